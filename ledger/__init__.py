@@ -1,0 +1,1 @@
+"""ratings-ledger: an event-sourced ledger for chess rating federations."""

@@ -1,0 +1,217 @@
+"""`estimate`: rate one section from given pre-event states (the command's contract)."""
+
+from __future__ import annotations
+
+import sys
+from datetime import date
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from ledger.errors import InputError, describe
+from ledger.results import white_score
+from ledger.rules.rounding import round_half_up
+from ledger.rules.uschess.section import Entrant, Game, Rated, rate_section
+from ledger.rules.uschess.systems import System
+from ledger.rules.uschess.time_controls import (
+    is_dual_rated_time_control,
+    parse_time_control,
+    rated_systems,
+)
+from ledger.rules.uschess.versions import VERSIONS, resolve
+
+Lenient = ConfigDict(extra="allow", str_strip_whitespace=True)
+
+
+class EstimatePlayer(BaseModel):
+    model_config = Lenient
+
+    id: str = Field(min_length=1)
+    rating: float | None = Field(default=None, ge=0)
+    games: int | None = Field(default=None, ge=0)
+    unrated: bool = False
+    history: Literal["mixed", "all_wins", "all_losses"] = "mixed"
+    floor: float | None = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _needs_a_state(self) -> EstimatePlayer:
+        if self.rating is None:
+            raise ValueError("a rating is required (the Step 1 rating if unrated)")
+        if self.games is None:
+            if not self.unrated:
+                raise ValueError("games (N) is required for a rated player")
+            self.games = 0
+        return self
+
+
+class EstimateGame(BaseModel):
+    model_config = Lenient
+
+    white: str = Field(min_length=1)
+    black: str = Field(min_length=1)
+    result: str
+    round: int | None = Field(default=None, ge=1)
+
+    @field_validator("result")
+    @classmethod
+    def _known_result(cls, value: str) -> str:
+        white_score(value)
+        return value
+
+
+class EstimateSection(BaseModel):
+    model_config = Lenient
+
+    rules: str | None = None
+    system: System
+    start_date: date
+    end_date: date
+    time_control: str | None = None
+    online: bool | None = None
+    players: list[EstimatePlayer] = Field(min_length=1)
+    games: list[EstimateGame]
+
+    @field_validator("rules")
+    @classmethod
+    def _known_rules(cls, value: str | None) -> str | None:
+        if value is not None and value not in VERSIONS:
+            raise ValueError(f"unknown rules version; known: {', '.join(VERSIONS)}")
+        return value
+
+    @field_validator("time_control")
+    @classmethod
+    def _readable_time_control(cls, value: str | None) -> str | None:
+        if value is not None:
+            parse_time_control(value)
+        return value
+
+
+def load_section(data: Any) -> EstimateSection:
+    """Validate fully; raise InputError naming the first bad field."""
+    try:
+        section = EstimateSection.model_validate(data)
+    except ValidationError as exc:
+        raise InputError("", describe(exc)) from None
+    if section.end_date < section.start_date:
+        raise InputError(
+            "end_date", f"{section.end_date} is before start_date {section.start_date}"
+        )
+    seen: set[str] = set()
+    for i, p in enumerate(section.players):
+        if p.id in seen:
+            raise InputError(f"players[{i}].id", f"{p.id!r} is listed twice")
+        seen.add(p.id)
+    for i, g in enumerate(section.games):
+        for side in ("white", "black"):
+            if getattr(g, side) not in seen:
+                raise InputError(
+                    f"games[{i}].{side}", f"{getattr(g, side)!r} is not a player of this section"
+                )
+        if g.white == g.black:
+            raise InputError(f"games[{i}]", f"{g.white!r} is paired with themselves")
+    return section
+
+
+def unknown_fields(section: EstimateSection) -> list[str]:
+    """Keys the contract does not know, reported as warnings (they are ignored)."""
+    found = [f"{k}" for k in section.model_extra or {}]
+    for kind, items in (("players", section.players), ("games", section.games)):
+        for i, item in enumerate(items):
+            found += [f"{kind}[{i}].{k}" for k in item.model_extra or {}]
+    return found
+
+
+def estimate(section: EstimateSection, rules_name: str | None = None, explain: bool = False) -> dict:
+    """Rate the section and return the contract's JSON-ready output."""
+    rules = resolve(section.start_date, rules_name or section.rules)
+    version = rules.version
+    system = section.system
+    if system not in version.systems:
+        raise InputError("system", f"{system} is not rated under {version.name}")
+    online = system.online if section.online is None else section.online
+    if online != system.online:
+        raise InputError("online", f"{section.online} does not match system {system}")
+    dual_k = False
+    if section.time_control is not None:
+        total = parse_time_control(section.time_control).total
+        if system not in rated_systems(total, online, version):
+            raise InputError(
+                "time_control",
+                f"{section.time_control!r} (mm+ss = {total}) is not rated in {system} "
+                f"under {version.name}",
+            )
+        dual_k = system in version.dual_k_systems and is_dual_rated_time_control(total)
+
+    index = {p.id: i for i, p in enumerate(section.players)}
+    entrants = [
+        Entrant(p.id, float(p.rating), p.games, p.unrated, p.history) for p in section.players
+    ]
+    games = [Game(index[g.white], index[g.black], white_score(g.result)) for g in section.games]
+    rated = rate_section(
+        entrants,
+        games,
+        rules.bonus_multiplier,
+        version.bonus_needs_distinct_opponents_at_three,
+        dual_k,
+        explain=explain,
+    )
+    players = []
+    for p, r in zip(section.players, rated, strict=True):
+        players.append(_player_output(p, r, explain))
+    out: dict[str, Any] = {"rules": version.name, "system": str(system), "players": players}
+    if explain:
+        out["parameters"] = {
+            "bonus_multiplier": rules.bonus_multiplier,
+            "dual_rated_k": dual_k,
+            "start_date": section.start_date.isoformat(),
+        }
+    return out
+
+
+def _player_output(p: EstimatePlayer, r: Rated, explain: bool) -> dict:
+    post = r.post_rating
+    floor_applied = False
+    if post is not None and p.floor is not None and post < p.floor:
+        post, floor_applied = float(p.floor), True
+    out: dict[str, Any] = {
+        "id": p.id,
+        "pre_rating": r.pre_rating,
+        "post_rating": post,
+        "official_rating": None if post is None else round_half_up(post),
+        "games_before": int(r.games_before),
+        "games_after": int(r.games_after),
+        "formula": r.formula,
+    }
+    if explain:
+        out["explain"] = {
+            "unrated": r.unrated,
+            "m": r.m,
+            "score": r.score,
+            "n_eff": r.n_eff,
+            "k": r.k,
+            "expected": r.expected,
+            "bonus": r.bonus,
+            "bonus_eligible": r.bonus_eligible,
+            "step3": r.step3,
+            "step4": r.step4,
+            "step5": r.step5,
+            "floor": p.floor,
+            "floor_applied": floor_applied,
+            "opponents_step4": r.opponents_step4,
+            "opponents_step5": r.opponents_step5,
+            "knots": {
+                f"step{n}": [[label, value] for label, value in sp.path]
+                for n, sp in (
+                    (3, r.special_step3),
+                    (4, r.special_step4),
+                    (5, r.special_step5),
+                )
+                if sp is not None
+            },
+        }
+    return out
+
+
+def warn(lines: list[str]) -> None:
+    for line in lines:
+        print(f"warning: {line}: unknown field ignored", file=sys.stderr)

@@ -1,0 +1,1 @@
+"""Rating rules: pure functions and data, one subpackage per rule family."""

@@ -1,0 +1,295 @@
+"""A FIDE-rated section (10.2–10.68): each player's result with every intermediate value."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from datetime import date
+from typing import Literal, get_args
+
+from ledger.rules.fide.rated import (
+    cap_adjustment,
+    expected_score,
+    k_factor,
+    rating_change,
+    round_robin_competition,
+)
+from ledger.rules.fide.tables import dp, pd_hundredths, percentage
+from ledger.rules.fide.unrated import (
+    Performance,
+    new_rating,
+    olympiad_entry,
+    olympiad_qualified,
+    performance,
+    published_rating,
+    tournament_average,
+)
+from ledger.rules.rounding import round_half_up
+
+RULES = "fide-2003"
+Format = Literal["swiss", "round_robin", "team", "match", "scheveningen", "olympiad"]
+FORMATS: frozenset[str] = frozenset(get_args(Format))
+SCORES = (0.0, 0.5, 1.0)
+Game = tuple[str, str, float]
+
+
+@dataclass(frozen=True)
+class Player:
+    """A participant; `rating` None if unrated, `games` rated games completed before (10.641).
+
+    `prior`: earlier Ru results of an unrated player (10.3). `newly_rated`: unrated when he
+    played but published since, so rated with `rating` yet counted as unrated by opponents (10.5).
+    """
+
+    id: str
+    rating: float | None
+    games: int = 0
+    reached_2400: bool = False
+    prior: tuple[Performance, ...] = ()
+    newly_rated: bool = False
+
+    @property
+    def counts_as_rated(self) -> bool:
+        """Whether his opponents' calculations treat him as a rated player (10.5)."""
+        return self.rating is not None and not self.newly_rated
+
+
+@dataclass(frozen=True)
+class Section:
+    """A section; games as (white, black, white's score), in round order (10.41)."""
+
+    format: Format
+    start: date
+    end: date
+    players: tuple[Player, ...]
+    games: tuple[Game, ...]
+    rounds: int | None = None
+    womens: bool = False
+
+    def __post_init__(self) -> None:
+        if self.format not in FORMATS:
+            raise ValueError(f"unknown format {self.format!r}; known: {', '.join(sorted(FORMATS))}")
+        if self.end < self.start:
+            raise ValueError("a section cannot end before it starts")
+        ids = [p.id for p in self.players]
+        if len(set(ids)) != len(ids):
+            raise ValueError("player ids must be unique")
+        for p in self.players:
+            if p.newly_rated and p.rating is None:
+                raise ValueError(f"{p.id}: a newly rated player needs his published rating")
+        for white, black, score in self.games:
+            if white not in ids or black not in ids or white == black:
+                raise ValueError(f"game {white}–{black}: players must be two different entrants")
+            if score not in SCORES:
+                raise ValueError(f"game {white}–{black}: score must be 1, 0.5 or 0")
+        if self.format == "olympiad" and (self.rounds is None or self.rounds < 1):
+            raise ValueError("an Olympiad section needs its number of rounds (10.4)")
+
+
+@dataclass(frozen=True)
+class PlayerOutcome:
+    """One player's result: ratings, Ru for unrated players, and the values behind them."""
+
+    player: str
+    pre: float | None
+    post: float | None
+    official: int | None
+    rating_change: float | None
+    rated: bool = True
+    performance: float | None = None
+    published_rating: int | None = None
+    games: int = 0
+    score: float = 0.0
+    rc: float | None = None
+    rc_before_cap: float | None = None
+    performance_before_cap: float | None = None
+    d: float | None = None
+    pd: float | None = None
+    expected: float | None = None
+    k: float | None = None
+    p: float | None = None
+    dp: float | None = None
+    provisional: bool = False
+
+
+@dataclass(frozen=True)
+class SectionOutcome:
+    """Every player's outcome; Rar, dpa and Ra for a round robin with unrated players."""
+
+    rules: str
+    rated: bool
+    players: tuple[PlayerOutcome, ...]
+    reason: str | None = None
+    rar: float | None = None
+    dpa: float | None = None
+    ra: float | None = None
+
+    def player(self, player_id: str) -> PlayerOutcome:
+        return next(p for p in self.players if p.player == player_id)
+
+
+def results_by_player(
+    ids: Iterable[str], games: Sequence[Game]
+) -> dict[str, list[tuple[str, float]]]:
+    """Each player's (opponent, own score) pairs in game order."""
+    results: dict[str, list[tuple[str, float]]] = {i: [] for i in ids}
+    for white, black, score in games:
+        results[white].append((black, score))
+        results[black].append((white, 1.0 - score))
+    return results
+
+
+def not_rated(player_id: str, rating: float | None) -> PlayerOutcome:
+    """The outcome of a player whose rating this section leaves unchanged."""
+    official = None if rating is None else round_half_up(rating)
+    change = None if rating is None else 0.0
+    return PlayerOutcome(player_id, rating, rating, official, change, rated=False)
+
+
+def rate_section(section: Section) -> SectionOutcome:
+    """Rate one section under FIDE 10.0."""
+    if section.format == "scheveningen" and not all(p.counts_as_rated for p in section.players):
+        # 10.67: "Scheveningen tournaments/matches are not rated if unrated players participate."
+        outcomes = tuple(not_rated(p.id, p.rating) for p in section.players)
+        return SectionOutcome(RULES, False, outcomes, reason="10.67: Scheveningen with unrated")
+    if section.format == "round_robin":
+        return _round_robin(section)
+    return _by_opponents(section)
+
+
+def _by_opponents(section: Section) -> SectionOutcome:
+    """Swiss, team, match, Scheveningen, Olympiad: Rc is the average of the rated opponents."""
+    by_id = {p.id: p for p in section.players}
+    results = results_by_player((p.id for p in section.players), section.games)
+    outcomes = []
+    for player in section.players:
+        counted = [(by_id[o], s) for o, s in results[player.id] if by_id[o].counts_as_rated]
+        if not counted:
+            outcomes.append(not_rated(player.id, player.rating))
+            continue
+        opponents = [o.rating for o, _ in counted]
+        score = sum(s for _, s in counted)
+        average = sum(opponents) / len(opponents)  # 10.21a/10.61: average of the opponents
+        if player.rating is not None:
+            outcomes.append(_rated(player, player.rating, average, opponents, score))
+        else:
+            own_scores = [s for _, s in results[player.id]]
+            outcomes.append(_unrated(player, average, opponents, score, None, section, own_scores))
+    return SectionOutcome(RULES, True, tuple(outcomes))
+
+
+def _round_robin(section: Section) -> SectionOutcome:
+    """10.21b/10.61: round robin, where unrated players count through the average Ra."""
+    results = results_by_player((p.id for p in section.players), section.games)
+    active = [p for p in section.players if results[p.id]]
+    rated = [p for p in active if p.counts_as_rated]
+    if not rated:
+        outcomes = tuple(not_rated(p.id, p.rating) for p in section.players)
+        return SectionOutcome(RULES, False, outcomes, reason="10.21b: no rated players")
+    n = len(active) - 1
+    scores = {p.id: sum(s for _, s in results[p.id]) for p in active}
+    rar = sum(p.rating for p in rated) / len(rated)  # 10.21b1: Rar
+    pct: dict[str, int] = {}
+    dpa = None
+    ra = rar
+    if len(rated) < len(active):
+        pct = {p.id: percentage(scores[p.id], len(results[p.id])) for p in rated}
+        dpa = sum(dp(v) for v in pct.values()) / len(pct)  # 10.21b2: dpa
+        ra = tournament_average(rar, dpa, n)
+    # 10.68: an unrated player counts for others at his Ru from Rc = Ra (10.5: newly rated too).
+    counted_as = {
+        p.id: p.rating
+        if p.counts_as_rated
+        else performance(ra, scores[p.id], len(results[p.id]), n)
+        for p in active
+    }
+    outcomes = []
+    for player in section.players:
+        if not results[player.id]:
+            outcomes.append(not_rated(player.id, player.rating))
+            continue
+        opponents = [counted_as[o] for o, _ in results[player.id]]
+        own_scores = [s for _, s in results[player.id]]
+        if player.rating is not None:
+            rc = round_robin_competition(ra, player.rating, n)
+            outcome = _rated(player, player.rating, rc, opponents, scores[player.id])
+            if player.id in pct:
+                outcome = replace(outcome, p=pct[player.id] / 100, dp=dp(pct[player.id]))
+            if player.newly_rated:
+                outcome = replace(outcome, performance_before_cap=counted_as[player.id])
+        else:
+            outcome = _unrated(player, ra, opponents, scores[player.id], n, section, own_scores)
+        outcomes.append(outcome)
+    return SectionOutcome(RULES, True, tuple(outcomes), rar=rar, dpa=dpa, ra=ra)
+
+
+def _rated(
+    player: Player, rating: float, rc_before_cap: float, opponents: list[float], score: float
+) -> PlayerOutcome:
+    """10.61–10.64 for one rated player."""
+    games = len(opponents)
+    rc = rc_before_cap + cap_adjustment(rating, opponents)  # 10.61: 350-point rule
+    d = rating - rc  # 10.63: D = R − Rc
+    pd = pd_hundredths(d)
+    k = k_factor(rating, player.games, player.reached_2400)
+    change = rating_change(k, score, pd, games)  # 10.64: ΔR = K(W − We)
+    post = rating + change
+    return PlayerOutcome(
+        player=player.id,
+        pre=rating,
+        post=post,
+        official=round_half_up(post),  # 10.66: rounded to the nearest 1
+        rating_change=change,
+        games=games,
+        score=score,
+        rc=rc,
+        rc_before_cap=rc_before_cap,
+        d=d,
+        pd=pd / 100,
+        expected=expected_score(pd, games),
+        k=k,
+    )
+
+
+def _unrated(
+    player: Player,
+    rc_before_cap: float,
+    opponents: list[float],
+    score: float,
+    round_robin_opponents: int | None,
+    section: Section,
+    own_scores: list[float],
+) -> PlayerOutcome:
+    """10.2–10.4 for one unrated player; the 350-point rule is taken from his first Ru (10.68)."""
+    games = len(opponents)
+    first = performance(rc_before_cap, score, games, round_robin_opponents)
+    rc = rc_before_cap + cap_adjustment(first, opponents)  # 10.61 as applied in 10.68
+    ru = performance(rc, score, games, round_robin_opponents)
+    p = percentage(score, games)
+    performances = (*player.prior, Performance(ru, games))
+    rn = new_rating(performances)
+    published = published_rating(performances)
+    if (
+        section.format == "olympiad"
+        and section.rounds is not None
+        and olympiad_qualified(own_scores, section.rounds)
+        and (published is None or published < olympiad_entry(section.womens))
+    ):
+        published = olympiad_entry(section.womens)  # 10.4: "entered on the FRL at 2200"
+        rn = float(published)
+    return PlayerOutcome(
+        player=player.id,
+        pre=None,
+        post=rn if published is not None else None,
+        official=published,
+        rating_change=None,
+        performance=ru,
+        published_rating=published,
+        games=games,
+        score=score,
+        rc=rc,
+        rc_before_cap=rc_before_cap,
+        performance_before_cap=first,
+        p=p / 100,
+        dp=dp(p) if 2 * score < games else None,
+    )

@@ -1,0 +1,14 @@
+"""Conventional rounding (half up); Python's round() rounds half to even."""
+
+import math
+
+
+def round_half_up(x: float) -> int:
+    """Nearest integer, halves rounded up (US Chess §1, §7: "conventional rounding rules")."""
+    whole = math.floor(x)
+    return int(whole) + 1 if x - whole >= 0.5 else int(whole)
+
+
+def round_to_nearest(x: float, step: int) -> int:
+    """Nearest multiple of step, halves rounded up (FIDE 10.32: "nearest 5 or zero")."""
+    return round_half_up(x / step) * step

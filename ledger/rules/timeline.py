@@ -1,0 +1,38 @@
+"""Parameters that change over time, as dated values."""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """Values in force from their dates on; the first entry is in force from date.min."""
+
+    entries: tuple[tuple[date, Any], ...]
+
+    def __post_init__(self) -> None:
+        dates = [d for d, _ in self.entries]
+        if not dates or dates != sorted(dates) or len(set(dates)) != len(dates):
+            raise ValueError("timeline dates must be unique and ascending")
+
+    def at(self, day: date) -> Any:
+        """The value in force for something starting on `day`."""
+        i = bisect.bisect_right([d for d, _ in self.entries], day) - 1
+        if i < 0:
+            raise ValueError(f"no value in force on {day}")
+        return self.entries[i][1]
+
+    def amended(self, value: Any, effective: date, until: date | None = None) -> Timeline:
+        """A new timeline where `value` is in force from `effective` (until `until`, exclusive)."""
+        after = self.at(until) if until is not None else None
+        kept = [
+            (d, v) for d, v in self.entries if d < effective or (until is not None and d > until)
+        ]
+        kept.append((effective, value))
+        if until is not None:
+            kept.append((until, after))
+        return Timeline(tuple(sorted(kept, key=lambda e: e[0])))

@@ -1,0 +1,193 @@
+"""Rating floors and ceilings (§5; §7 for ceilings, money floors and match floor lowering)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from enum import StrEnum
+
+from ledger.rules.rounding import round_half_up
+from ledger.rules.uschess.systems import System, is_established
+from ledger.rules.uschess.versions import RuleVersion
+
+ABSOLUTE_FLOOR = 100  # §5: "The absolute rating floor for all ratings is 100."
+PERSONAL_FLOOR_CAP = 150  # §5: "a player's absolute floor can never be higher than 150"
+PEAK_FLOOR_MARGIN = 200  # §5: "subtracting 200 points from the highest attained established rating"
+PEAK_FLOOR_LOWEST = 1200  # §5: "Higher rating floors exist at 1200, 1300, 1400, ..., 2100."
+PEAK_FLOOR_HIGHEST = 2100
+FLOOR_STEP = 100
+OLM_RATING = 2200  # §5: "keeps an established rating above 2200 for 300 ... rated games"
+OLM_GAMES = 300
+OLM_FLOOR = 2200  # §5: "will obtain a rating floor of 2200"
+MONEY_FLOOR_HIGHEST = 2000  # §5: "in an under-2000 context ... first 100-point level (up to 2000)"
+MATCH_FLOOR_LOWERING = 100  # §7: "the new floor will be 100 points below the old floor"
+
+
+class Bound(StrEnum):
+    """What held a rating: a floor component, or the director's ceiling."""
+
+    ABSOLUTE = "absolute"
+    PERSONAL_ABSOLUTE = "personal_absolute"
+    PEAK = "peak"
+    MONEY = "money"
+    DIRECTOR = "director"
+    OLM = "olm"
+    CEILING = "ceiling"
+
+
+@dataclass(frozen=True)
+class FloorState:
+    """A player's floor-relevant record in one rating system.
+
+    `peak` is the highest rating held while established (full precision); `olm_games` the rated
+    games started with an established rating above 2200; `floor_lowerings` the granted match
+    requests (§7); `money_floor`, `director_floor` and `ceiling` are set by the office.
+    """
+
+    wins: int = 0
+    draws: int = 0
+    sections_of_three: int = 0
+    peak: float | None = None
+    olm_games: int = 0
+    money_floor: int | None = None
+    director_floor: int | None = None
+    ceiling: float | None = None
+    floor_lowerings: int = 0
+
+
+def absolute_floor(state: FloorState, system: System, version: RuleVersion) -> int:
+    """§5: the personal absolute floor in the systems the version gives it to, else 100."""
+    if system not in version.absolute_floor_systems:
+        return ABSOLUTE_FLOOR
+    # §5: AF = min(100 + 4N_W + 2N_D + N_R, 150)
+    personal = ABSOLUTE_FLOOR + 4 * state.wins + 2 * state.draws + state.sections_of_three
+    return min(personal, PERSONAL_FLOOR_CAP)
+
+
+def peak_floor(peak: float | None) -> int | None:
+    """§5: round the peak half up, subtract 200, take the level at or below (1200..2100)."""
+    if peak is None:
+        return None
+    level = (round_half_up(peak) - PEAK_FLOOR_MARGIN) // FLOOR_STEP * FLOOR_STEP
+    if level < PEAK_FLOOR_LOWEST:
+        return None
+    return min(level, PEAK_FLOOR_HIGHEST)
+
+
+def olm_floor(state: FloorState, system: System, version: RuleVersion) -> int | None:
+    """§5: 2200 once 300 games were played with an established rating above 2200."""
+    if system in version.olm_floor_systems and state.olm_games >= OLM_GAMES:
+        return OLM_FLOOR
+    return None
+
+
+def olm_games_after(olm_games: int, pre_rating: float | None, pre_games: int, games: int) -> int:
+    """§5: a section's games count toward the 300 when its pre-section published rating
+    (rounded half up) is established and above 2200."""
+    if pre_rating is None or not is_established(pre_games):
+        return olm_games
+    if round_half_up(pre_rating) > OLM_RATING:
+        return olm_games + games
+    return olm_games
+
+
+def money_floor(prize: float, under: int, version: RuleVersion) -> int | None:
+    """§5: the floor a prize earns in a section or prize for players rated under `under`."""
+    large = (
+        prize >= version.money_floor_amount
+        if version.money_floor_inclusive
+        else prize > version.money_floor_amount
+    )
+    if not large or under > MONEY_FLOOR_HIGHEST:
+        return None
+    # §5: "the first 100-point level (up to 2000) which would make the player no longer eligible"
+    return math.ceil(under / FLOOR_STEP) * FLOOR_STEP
+
+
+def floor_components(state: FloorState, system: System, version: RuleVersion) -> dict[Bound, int]:
+    """Every floor that applies to the player in `system`, by kind."""
+    components = {
+        Bound.ABSOLUTE: ABSOLUTE_FLOOR,
+        Bound.PERSONAL_ABSOLUTE: absolute_floor(state, system, version),
+    }
+    optional = {
+        Bound.PEAK: peak_floor(state.peak),
+        Bound.MONEY: state.money_floor,
+        Bound.DIRECTOR: state.director_floor,
+        Bound.OLM: olm_floor(state, system, version),
+    }
+    components.update({kind: level for kind, level in optional.items() if level is not None})
+    return components
+
+
+def effective_floor(state: FloorState, system: System, version: RuleVersion) -> tuple[int, Bound]:
+    """The highest floor component, lowered 100 per granted match request (§7), never below 100.
+
+    Ties go to the component listed first in `Bound`.
+    """
+    components = floor_components(state, system, version)
+    kind = max(components, key=components.__getitem__)
+    # §7: "the new floor will be 100 points below the old floor"
+    level = components[kind] - MATCH_FLOOR_LOWERING * state.floor_lowerings
+    if level <= ABSOLUTE_FLOOR:
+        return ABSOLUTE_FLOOR, Bound.ABSOLUTE
+    return level, kind
+
+
+def apply_floor_and_ceiling(
+    rating: float, state: FloorState, system: System, version: RuleVersion
+) -> tuple[float, Bound | None]:
+    """The rating after the floor and the director's ceiling, and which of them bound it.
+
+    A ceiling below the floor wins over the floor; nothing goes below 100.
+    """
+    bound: Bound | None = None
+    floor, kind = effective_floor(state, system, version)
+    if rating < floor:
+        rating, bound = float(floor), kind
+    # §7: a "ceiling" is "a level above which a player's rating may not rise"
+    if state.ceiling is not None and rating > state.ceiling:
+        rating, bound = state.ceiling, Bound.CEILING
+    # §5: "No rating can be lower than the absolute rating floor."
+    if rating < ABSOLUTE_FLOOR:
+        rating, bound = float(ABSOLUTE_FLOOR), Bound.ABSOLUTE
+    return rating, bound
+
+
+def after_section(
+    state: FloorState,
+    *,
+    pre_rating: float | None,
+    pre_games: int,
+    post_rating: float,
+    games: int,
+    wins: int,
+    draws: int,
+) -> FloorState:
+    """The record after one rated section of `games` games (final `post_rating`)."""
+    peak = state.peak
+    # §5: the peak is the "highest attained established rating" (post-section N > 25).
+    if is_established(pre_games + games) and (peak is None or post_rating > peak):
+        peak = post_rating
+    return replace(
+        state,
+        wins=state.wins + wins,
+        draws=state.draws + draws,
+        # §5: N_R "events of at least three ratable games"
+        sections_of_three=state.sections_of_three + (1 if games >= 3 else 0),
+        peak=peak,
+        olm_games=olm_games_after(state.olm_games, pre_rating, pre_games, games),
+    )
+
+
+def with_prize(state: FloorState, prize: float, under: int, version: RuleVersion) -> FloorState:
+    """The record after winning `prize` restricted to players under `under` (keeps the highest)."""
+    level = money_floor(prize, under, version)
+    if level is None or (state.money_floor is not None and state.money_floor >= level):
+        return state
+    return replace(state, money_floor=level)
+
+
+def with_floor_lowered(state: FloorState) -> FloorState:
+    """The record after the office grants a match floor-lowering request (§7)."""
+    return replace(state, floor_lowerings=state.floor_lowerings + 1)

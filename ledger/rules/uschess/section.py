@@ -1,0 +1,170 @@
+"""The five steps (§1) that rate one section in one rating system."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ledger.rules.uschess.effective_games import effective_games
+from ledger.rules.uschess.special_formula import SpecialResult, special_rating
+from ledger.rules.uschess.standard_formula import bonus_eligible, k_factor, standard_rating
+
+MINIMUM_RATING = 100.0  # §1 Steps 3–5: "If the resulting rating ... is less than 100, ... 100"
+SPECIAL_UP_TO = 8  # §1 Step 4: the special formula for "8 or fewer games (N ≤ 8)"
+
+
+@dataclass(frozen=True, slots=True)
+class Entrant:
+    """A player's state entering the section: pre-event rating, or the Step 1 values if unrated."""
+
+    id: str
+    rating: float
+    games: float
+    unrated: bool = False
+    history: str = "mixed"  # the player's previous games: mixed, all_wins or all_losses
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    """A rated game: `score` is the first player's result (1, ½ or 0)."""
+
+    white: int
+    black: int
+    score: float
+
+
+@dataclass(slots=True)
+class Rated:
+    """One player's result with every intermediate value (for `--explain` and history rows)."""
+
+    id: str
+    pre_rating: float
+    games_before: float
+    unrated: bool
+    formula: str
+    m: int = 0
+    score: float = 0.0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    n_eff: float = 0.0
+    k: float | None = None
+    bonus_eligible: bool = False
+    step3: float | None = None
+    step4: float | None = None
+    step5: float | None = None
+    expected: float | None = None
+    bonus: float | None = None
+    opponents_step4: list[float] = field(default_factory=list)
+    opponents_step5: list[float] = field(default_factory=list)
+    special_step3: SpecialResult | None = None
+    special_step4: SpecialResult | None = None
+    special_step5: SpecialResult | None = None
+
+    @property
+    def post_rating(self) -> float | None:
+        """Step 5's rating; unchanged when no game was played; None if still unrated."""
+        if self.m:
+            return self.step5
+        return None if self.unrated else self.pre_rating
+
+    @property
+    def games_after(self) -> float:
+        """§7: "each players' value of N is incremented by m"."""
+        return self.games_before + self.m
+
+
+def rate_section(
+    entrants: Sequence[Entrant],
+    games: Sequence[Game],
+    bonus_multiplier: float,
+    bonus_needs_distinct_opponents_at_three: bool,
+    dual_rated_k: bool,
+    explain: bool = False,
+) -> list[Rated]:
+    """Rate a section through Steps 2–5; `dual_rated_k` when §4.2's reduced K applies."""
+    n = len(entrants)
+    opponents: list[list[int]] = [[] for _ in range(n)]
+    results: list[list[float]] = [[] for _ in range(n)]
+    for g in games:
+        opponents[g.white].append(g.black)
+        results[g.white].append(g.score)
+        opponents[g.black].append(g.white)
+        results[g.black].append(1.0 - g.score)
+
+    prior = [e.rating for e in entrants]
+    rated: list[Rated] = []
+    for i, e in enumerate(entrants):
+        special = e.games <= SPECIAL_UP_TO or e.history != "mixed"
+        res = results[i]
+        m = len(res)
+        r = Rated(e.id, e.rating, e.games, e.unrated, "special" if special else "standard", m)
+        if m:
+            r.score = math.fsum(res)
+            r.wins = res.count(1.0)
+            r.draws = res.count(0.5)
+            r.losses = m - r.wins - r.draws
+            r.n_eff = effective_games(e.games, e.rating)  # Step 2, §3
+            if not special:
+                r.k = k_factor(r.n_eff, m, e.rating, dual_rated_k)
+                most = max(opponents[i].count(j) for j in set(opponents[i]))
+                r.bonus_eligible = bonus_eligible(m, most, bonus_needs_distinct_opponents_at_three)
+        rated.append(r)
+
+    # Step 3: unrated players with N = 0, N' = 1, against opponents' pre-event or Step 1 ratings.
+    step4_opponent = list(prior)
+    for i, e in enumerate(entrants):
+        r = rated[i]
+        if e.unrated and e.games == 0 and r.m:
+            s3 = special_rating(e.rating, 1.0, [prior[j] for j in opponents[i]], r.score)
+            r.step3 = max(s3.rating, MINIMUM_RATING)
+            if explain:
+                r.special_step3 = s3
+            step4_opponent[i] = r.step3
+
+    # Step 4 with those opponent ratings, then Step 5 with the Step 4 results.
+    step4 = _step(rated, entrants, opponents, step4_opponent, bonus_multiplier, 4, explain)
+    _step(rated, entrants, opponents, step4, bonus_multiplier, 5, explain)
+    return rated
+
+
+def _step(
+    rated: list[Rated],
+    entrants: Sequence[Entrant],
+    opponents: list[list[int]],
+    opponent_rating: list[float],
+    bonus_multiplier: float,
+    step: int,
+    explain: bool,
+) -> list[float]:
+    out = list(opponent_rating)
+    for i, r in enumerate(rated):
+        if not r.m:
+            continue
+        r0 = r.pre_rating
+        opp = [opponent_rating[j] for j in opponents[i]]
+        if r.k is None:
+            sp = special_rating(r0, r.n_eff, opp, r.score, entrants[i].history)
+            new = sp.rating
+            if explain:
+                setattr(r, f"special_step{step}", sp)
+        else:
+            st = standard_rating(
+                r0, opp, r.score, r.k, bonus_multiplier if r.bonus_eligible else None
+            )
+            new = st.rating
+            if step == 5:
+                r.expected, r.bonus = st.expected, st.bonus
+        if new < MINIMUM_RATING:
+            new = MINIMUM_RATING
+        out[i] = new
+        if step == 4:
+            r.step4 = new
+            if explain:
+                r.opponents_step4 = opp
+        else:
+            r.step5 = new
+            if explain:
+                r.opponents_step5 = opp
+    return out

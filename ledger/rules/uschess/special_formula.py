@@ -1,0 +1,137 @@
+"""The special rating formula (§4.1): the root of a piecewise-linear f found knot by knot."""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+from typing import NamedTuple
+
+EPSILON = 1e-7  # §4.1: "Let ε = 10^−7 be a tolerance to detect values different from zero"
+# Comparisons with the knots R_i ± 400 allow this much floating-point error in rating points, so
+# that an M which is a knot in exact arithmetic (400.0000000000003 away in floats) counts as one.
+KNOT_TOLERANCE = 1e-9
+SPECIAL_CAP = 2700.0  # §4.1: "If the final value of M is greater than 2700, ... changed to 2700"
+MAX_STEPS = 10_000
+
+
+class SpecialResult(NamedTuple):
+    rating: float
+    adjusted_prior: float
+    adjusted_score: float
+    p: int
+    path: tuple[tuple[str, float], ...]
+
+
+def pwe(r: float, ri: float) -> float:
+    """§4.1: provisional winning expectancy PWe(R, R_i)."""
+    if r <= ri - 400.0:
+        return 0.0
+    if r >= ri + 400.0:
+        return 1.0
+    return 0.5 + (r - ri) / 800.0
+
+
+def adjusted_prior_and_score(
+    r0: float, n_eff: float, score: float, history: str
+) -> tuple[float, float]:
+    """§4.1: R'_0 and S' for a player whose previous games were all wins, all losses, or mixed."""
+    if history == "all_wins":
+        return r0 - 400.0, score + n_eff
+    if history == "all_losses":
+        return r0 + 400.0, score
+    return r0, score + n_eff / 2.0
+
+
+def special_rating(
+    r0: float,
+    n_eff: float,
+    opponents: Sequence[float],
+    score: float,
+    history: str = "mixed",
+) -> SpecialResult:
+    """§4.1 steps 1–4 and the 2700 cap, the search starting at M = R'_0 as the program does.
+
+    §4.1 step 1 gives a closed-form first M and says the implemented program starts from R'_0
+    with "the same" final result; where f is zero on a whole interval the two differ, and only
+    the start at R'_0 keeps the text's promise that wins never lower a rating
+    (docs/decisions.md).
+    """
+    prior, target = adjusted_prior_and_score(r0, n_eff, score, history)
+    lows = [prior - 400.0] + [ri - 400.0 for ri in opponents]
+    highs = [prior + 400.0] + [ri + 400.0 for ri in opponents]
+    weights = [n_eff] + [1.0] * len(opponents)
+    knots = sorted(set(lows) | set(highs))
+    terms = list(zip(lows, highs, [prior, *opponents], weights, strict=True))
+
+    def f(r: float) -> float:
+        # §4.1: f(R) = N'·PWe(R, R'_0) + Σ PWe(R, R_i) − S', PWe judged against the same knots.
+        total = -target
+        for lo, hi, ri, w in terms:
+            if r >= hi:
+                total += w
+            elif r > lo:
+                total += w * (0.5 + (r - ri) / 800.0)
+        return total
+
+    # §4.1 step 1: "in the actual implemented rating program, M is set to R'_0"
+    big_m = prior
+    path = [("1", big_m)]
+    f_m = f(big_m)
+    for _ in range(MAX_STEPS):
+        if f_m > EPSILON:
+            # §4.1 step 2: move down towards z_a, the largest knot below M.
+            i = bisect.bisect_left(knots, big_m) - 1
+            if i < 0:
+                break
+            z_a = knots[i]
+            f_a = f(z_a)
+            if abs(f_m - f_a) < EPSILON:
+                big_m, label = z_a, "2b:knot"
+            else:
+                m_star = big_m - f_m * ((big_m - z_a) / (f_m - f_a))
+                big_m, label = (z_a, "2b:knot") if m_star < z_a else (m_star, "2b:secant")
+        elif f_m < -EPSILON:
+            # §4.1 step 3: move up towards z_b, the smallest knot above M.
+            j = bisect.bisect_right(knots, big_m)
+            if j >= len(knots):
+                break
+            z_b = knots[j]
+            f_b = f(z_b)
+            if abs(f_b - f_m) < EPSILON:
+                big_m, label = z_b, "3b:knot"
+            else:
+                m_star = big_m - f_m * ((z_b - big_m) / (f_b - f_m))
+                big_m, label = (z_b, "3b:knot") if m_star > z_b else (m_star, "3b:secant")
+        else:
+            break
+        path.append((label, big_m))
+        f_m = f(big_m)
+    else:
+        raise ArithmeticError("special formula did not converge")
+
+    big_m, p = step_four(big_m, r0, prior, opponents, knots)
+    if big_m != path[-1][1]:
+        path.append(("4b", big_m))
+    if big_m > SPECIAL_CAP:
+        big_m = SPECIAL_CAP
+        path.append(("cap", big_m))
+    return SpecialResult(big_m, prior, target, p, tuple(path))
+
+
+def step_four(
+    big_m: float, r0: float, prior: float, opponents: Sequence[float], knots: Sequence[float]
+) -> tuple[float, int]:
+    """§4.1 step 4, given |f(M)| ≤ ε: M and p, or R_0 clamped to the knots around M if p = 0."""
+    # §4.1 step 4: p counts the i with |M − R_i| ≤ 400, plus one if |M − R'_0| ≤ 400.
+    limit = 400.0 + KNOT_TOLERANCE
+    p = sum(1 for ri in opponents if abs(big_m - ri) <= limit)
+    if abs(big_m - prior) <= limit:
+        p += 1
+    if p:
+        return big_m, p
+    # §4.1 step 4(b): z_a < M < z_b are the knots around M; take R_0 clamped to [z_a, z_b].
+    i = bisect.bisect_left(knots, big_m)
+    z_a = knots[i - 1] if i > 0 else float("-inf")
+    j = bisect.bisect_right(knots, big_m)
+    z_b = knots[j] if j < len(knots) else float("inf")
+    return min(max(r0, z_a), z_b), p

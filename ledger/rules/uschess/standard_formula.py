@@ -1,0 +1,63 @@
+"""The standard rating formula (§4.2)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import NamedTuple
+
+
+class StandardResult(NamedTuple):
+    rating: float
+    k: float
+    expected: float
+    score: float
+    bonus: float
+
+
+def winning_expectancy(r: float, ri: float) -> float:
+    """§4.2: We(R, Ri) = 1 / (1 + 10^(−(R − Ri)/400))."""
+    return 1.0 / (1.0 + 10.0 ** ((ri - r) / 400.0))
+
+
+def k_factor(n_eff: float, m: int, rating: float, dual_rated: bool = False) -> float:
+    """§4.2: K = 800/(N' + m); for a dual-rated update of a rating over 2200 the reduced K."""
+    if dual_rated and rating > 2200:
+        if rating < 2500:
+            return 800.0 * (6.5 - 0.0025 * rating) / (n_eff + m)
+        return 200.0 / (n_eff + m)
+    return 800.0 / (n_eff + m)
+
+
+def bonus_eligible(m: int, most_meetings: int, distinct_at_three: bool) -> bool:
+    """§4.2: whether the bonus term applies, given the most games against any one opponent.
+
+    2015/2020: m ≥ 3 and no opponent more than twice. 2024 (`distinct_at_three`): m > 3 and no
+    opponent more than twice, or m = 3 and no opponent more than once.
+    """
+    if m < 3 or most_meetings > 2:
+        return False
+    return not (distinct_at_three and m == 3 and most_meetings > 1)
+
+
+def bonus_amount(k: float, score: float, expected: float, m: int, multiplier: float) -> float:
+    """§4.2: max(0, K(S − E) − B√m') with m' = max(m, 4)."""
+    return max(0.0, k * (score - expected) - multiplier * math.sqrt(max(m, 4)))
+
+
+def standard_rating(
+    r0: float,
+    opponents: Sequence[float],
+    score: float,
+    k: float,
+    bonus_multiplier: float | None,
+) -> StandardResult:
+    """§4.2: Rs = R0 + K(S − E) [+ bonus]; `bonus_multiplier` None when not eligible."""
+    expected = 0.0
+    for ri in opponents:
+        expected += 1.0 / (1.0 + 10.0 ** ((ri - r0) / 400.0))
+    change = k * (score - expected)
+    bonus = 0.0
+    if bonus_multiplier is not None:
+        bonus = bonus_amount(k, score, expected, len(opponents), bonus_multiplier)
+    return StandardResult(r0 + change + bonus, k, expected, score, bonus)

@@ -1,0 +1,122 @@
+"""Time controls and the systems a section is rated in (2020/2024 footnote 1, 2015 introduction)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ledger.rules.uschess.systems import System
+from ledger.rules.uschess.versions import RuleVersion
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """Footnote 1: mm = total "main time" in minutes, ss = delay or increment in seconds."""
+
+    main_minutes: int
+    delay_seconds: int
+
+    @property
+    def total(self) -> int:
+        """Footnote 1: the ranges are stated in mm + ss."""
+        return self.main_minutes + self.delay_seconds
+
+
+_SEPARATOR = re.compile(r"[\s;,]*")
+_PERIOD = re.compile(r"(?:(?P<moves>\d+)|(?P<sudden>game|g|sd))\s*/\s*(?P<minutes>\d+)", re.I)
+_BONUS = re.compile(r"(?:delay|inc|d|\+)\s*/?\s*(?P<seconds>\d+)", re.I)
+
+
+def parse_time_control(text: str) -> TimeControl:
+    """Parse `G/90;d30`, `G/3+2`, `40/120,SD/30;+30`…: minutes of all periods summed, one bonus."""
+    periods: list[tuple[bool, int]] = []
+    bonuses: set[int] = set()
+    pos = 0
+    while True:
+        pos = _SEPARATOR.match(text, pos).end()
+        if pos == len(text):
+            break
+        period = _PERIOD.match(text, pos)
+        bonus = _BONUS.match(text, pos) if period is None else None
+        if period is not None:
+            if periods and periods[-1][0]:
+                raise ValueError(f"time control {text!r}: a period follows sudden death")
+            if period["moves"] is not None and int(period["moves"]) == 0:
+                raise ValueError(f"time control {text!r}: a period of 0 moves")
+            periods.append((period["sudden"] is not None, int(period["minutes"])))
+            pos = period.end()
+        elif bonus is not None and periods:
+            bonuses.add(int(bonus["seconds"]))
+            pos = bonus.end()
+        else:
+            raise ValueError(f"time control {text!r}: cannot read {text[pos:]!r}")
+    if not periods:
+        raise ValueError(f"time control {text!r}: no period such as G/90 or 40/120")
+    if any(minutes == 0 for _, minutes in periods):
+        raise ValueError(f"time control {text!r}: a period of 0 minutes")
+    if len(bonuses) > 1:
+        raise ValueError(f"time control {text!r}: different delays or increments")
+    return TimeControl(sum(minutes for _, minutes in periods), bonuses.pop() if bonuses else 0)
+
+
+@dataclass(frozen=True)
+class Range:
+    """An interval of mm + ss; `None` for an unbounded side."""
+
+    low: float
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+
+    def __contains__(self, total: float) -> bool:
+        above = total > self.low if self.low_open else total >= self.low
+        if self.high is None:
+            return above
+        return above and (total < self.high if self.high_open else total <= self.high)
+
+
+BLITZ = Range(5, 10)  # footnote 1: 5 ≤ mm + ss ≤ 10; 2015: "G/5 (or G/3+2) to G/10+0"
+QUICK = Range(10, 30, low_open=True, high_open=True)  # footnote 1: 10 < mm + ss < 30
+QUICK_TO_65 = Range(10, 65, low_open=True)  # footnote 1: OTBQ "through mm + ss ≤ 65"
+REGULAR = Range(30)  # footnote 1: mm + ss ≥ 30; 2015: "G/25+5 or slower"
+DUAL = Range(30, 65)  # §4.2: "between mm + ss ≥ 30 and mm + ss ≤ 65"; 2015 "G/30 … to G/60+5"
+
+RANGES: dict[str, dict[System, Range]] = {
+    # 2015 intro: both QC systems "G/10+0 through G/60+5"; G/10+0 itself is Blitz (decision).
+    "uschess-2015": {
+        System.OTBB: BLITZ,
+        System.OTBQ: QUICK_TO_65,
+        System.OTBR: REGULAR,
+        System.OLB: BLITZ,
+        System.OLQ: QUICK_TO_65,
+    },
+    **{
+        name: {
+            System.OTBB: BLITZ,
+            System.OTBQ: QUICK_TO_65,
+            System.OTBR: REGULAR,
+            System.OLB: BLITZ,
+            System.OLQ: QUICK,
+            System.OLR: REGULAR,
+        }
+        for name in ("uschess-2020", "uschess-2024")
+    },
+}
+
+
+def rated_systems(tc_total: float, online: bool, version: RuleVersion) -> frozenset[System]:
+    """The systems a section with this mm + ss is rated in (empty below every range)."""
+    try:
+        ranges = RANGES[version.name]
+    except KeyError:
+        raise ValueError(f"no time-control ranges for rules version {version.name!r}") from None
+    return frozenset(
+        system
+        for system, rng in ranges.items()
+        if system.online == online and system in version.systems and tc_total in rng
+    )
+
+
+def is_dual_rated_time_control(tc_total: float) -> bool:
+    """§4.2: dual-rated when 30 ≤ mm + ss ≤ 65 (2015: "between G/30 (or G/25+5) to G/60+5")."""
+    return tc_total in DUAL
