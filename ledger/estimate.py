@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import asdict
 from datetime import date
 from typing import Any, Literal
 
@@ -11,6 +12,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ledger.errors import InputError, describe
 from ledger.results import white_score
 from ledger.rules.rounding import round_half_up
+from ledger.rules.uschess.initialization import (
+    ForeignRating,
+    Initialization,
+    PlayerBackground,
+    SourceRating,
+    initialize,
+)
 from ledger.rules.uschess.section import Entrant, Game, Rated, rate_section
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.time_controls import (
@@ -23,6 +31,17 @@ from ledger.rules.uschess.versions import VERSIONS, resolve
 Lenient = ConfigDict(extra="allow", str_strip_whitespace=True)
 
 
+class DatedRating(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    rating: float = Field(ge=0)
+    date: date
+
+
+class SystemRating(DatedRating):
+    games: int = Field(ge=0)
+
+
 class EstimatePlayer(BaseModel):
     model_config = Lenient
 
@@ -32,16 +51,32 @@ class EstimatePlayer(BaseModel):
     unrated: bool = False
     history: Literal["mixed", "all_wins", "all_losses"] = "mixed"
     floor: float | None = Field(default=None, ge=0)
+    # For an unrated player given without a rating, Step 1 (§2) initializes from these.
+    birth_date: date | None = None
+    adult: bool = False
+    fide: DatedRating | None = None
+    cfc: DatedRating | None = None
+    ratings: dict[System, SystemRating] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _needs_a_state(self) -> EstimatePlayer:
-        if self.rating is None:
-            raise ValueError("a rating is required (the Step 1 rating if unrated)")
-        if self.games is None:
-            if not self.unrated:
-                raise ValueError("games (N) is required for a rated player")
+        if not self.unrated and (self.rating is None or self.games is None):
+            raise ValueError("a rated player needs both rating and games (N)")
+        if self.unrated and self.rating is not None and self.games is None:
             self.games = 0
         return self
+
+    def background(self) -> PlayerBackground:
+        def foreign(r: DatedRating | None) -> ForeignRating | None:
+            return None if r is None else ForeignRating(r.rating, r.date)
+
+        return PlayerBackground(
+            birth_date=self.birth_date,
+            adult=self.adult,
+            fide=foreign(self.fide),
+            cfc=foreign(self.cfc),
+            ratings={s: SourceRating(r.rating, r.games, r.date) for s, r in self.ratings.items()},
+        )
 
 
 class EstimateGame(BaseModel):
@@ -121,7 +156,9 @@ def unknown_fields(section: EstimateSection) -> list[str]:
     return found
 
 
-def estimate(section: EstimateSection, rules_name: str | None = None, explain: bool = False) -> dict:
+def estimate(
+    section: EstimateSection, rules_name: str | None = None, explain: bool = False
+) -> dict:
     """Rate the section and return the contract's JSON-ready output."""
     rules = resolve(section.start_date, rules_name or section.rules)
     version = rules.version
@@ -143,9 +180,17 @@ def estimate(section: EstimateSection, rules_name: str | None = None, explain: b
         dual_k = system in version.dual_k_systems and is_dual_rated_time_control(total)
 
     index = {p.id: i for i, p in enumerate(section.players)}
-    entrants = [
-        Entrant(p.id, float(p.rating), p.games, p.unrated, p.history) for p in section.players
-    ]
+    inits: dict[str, Initialization] = {}
+    entrants = []
+    for i, p in enumerate(section.players):
+        rating, games = p.rating, p.games
+        if rating is None:
+            try:
+                inits[p.id] = initialize(system, section.end_date, rules, p.background())
+            except ValueError as exc:
+                raise InputError(f"players[{i}]", str(exc)) from None
+            rating, games = inits[p.id].rating, inits[p.id].games
+        entrants.append(Entrant(p.id, float(rating), games, p.unrated, p.history))
     games = [Game(index[g.white], index[g.black], white_score(g.result)) for g in section.games]
     rated = rate_section(
         entrants,
@@ -157,7 +202,7 @@ def estimate(section: EstimateSection, rules_name: str | None = None, explain: b
     )
     players = []
     for p, r in zip(section.players, rated, strict=True):
-        players.append(_player_output(p, r, explain))
+        players.append(_player_output(p, r, inits.get(p.id), explain))
     out: dict[str, Any] = {"rules": version.name, "system": str(system), "players": players}
     if explain:
         out["parameters"] = {
@@ -168,7 +213,7 @@ def estimate(section: EstimateSection, rules_name: str | None = None, explain: b
     return out
 
 
-def _player_output(p: EstimatePlayer, r: Rated, explain: bool) -> dict:
+def _player_output(p: EstimatePlayer, r: Rated, init: Initialization | None, explain: bool) -> dict:
     post = r.post_rating
     floor_applied = False
     if post is not None and p.floor is not None and post < p.floor:
@@ -197,6 +242,7 @@ def _player_output(p: EstimatePlayer, r: Rated, explain: bool) -> dict:
             "step5": r.step5,
             "floor": p.floor,
             "floor_applied": floor_applied,
+            "initialization": None if init is None else _initialization(init),
             "opponents_step4": r.opponents_step4,
             "opponents_step5": r.opponents_step5,
             "knots": {
@@ -215,3 +261,16 @@ def _player_output(p: EstimatePlayer, r: Rated, explain: bool) -> dict:
 def warn(lines: list[str]) -> None:
     for line in lines:
         print(f"warning: {line}: unknown field ignored", file=sys.stderr)
+
+
+def _initialization(init: Initialization) -> dict:
+    return {
+        "rating": init.rating,
+        "games": init.games,
+        "method": init.method,
+        "clause": init.clause,
+        "sources": [
+            {k: (v.isoformat() if isinstance(v, date) else v) for k, v in asdict(row).items()}
+            for row in init.sources
+        ],
+    }

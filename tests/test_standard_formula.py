@@ -5,7 +5,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ledger.rules.uschess.standard_formula import (
-    bonus_amount,
     bonus_eligible,
     k_factor,
     standard_rating,
@@ -87,13 +86,15 @@ def test_bonus_is_not_awarded_when_an_opponent_is_met_twice_in_three_rounds_unde
 @pytest.mark.parametrize(("m", "m_prime"), [(3, 4), (4, 4), (5, 5), (9, 9)])
 def test_three_round_sections_count_as_four_rounds_in_the_bonus(m, m_prime):
     # §4.2: "m' = max(m, 4) (3-round events are treated as 4-round events ...)"
-    k, s, e, b = 40.0, float(m), 0.5, 12.0
-    assert bonus_amount(k, s, e, m, b) == pytest.approx(k * (s - e) - b * math.sqrt(m_prime))
+    opponents = [1900.0] * m
+    result = standard_rating(1500.0, opponents, float(m), 40.0, 12.0)
+    change = 40.0 * (m - result.expected)
+    assert result.bonus == pytest.approx(change - 12.0 * math.sqrt(m_prime))
 
 
 def test_bonus_is_zero_when_the_performance_is_not_unusual():
     # §4.2: "max(0, K(S − E) − B√m')"
-    assert bonus_amount(20.0, 2.5, 2.0, 4, 12.0) == 0.0
+    assert standard_rating(1500.0, [1500.0] * 4, 2.5, 20.0, 12.0).bonus == 0.0
 
 
 def test_standard_formula_adds_the_bonus_on_top_of_k_times_s_minus_e():

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -12,6 +11,7 @@ from ledger.rules.uschess.standard_formula import bonus_eligible, k_factor, stan
 
 MINIMUM_RATING = 100.0  # §1 Steps 3–5: "If the resulting rating ... is less than 100, ... 100"
 SPECIAL_UP_TO = 8  # §1 Step 4: the special formula for "8 or fewer games (N ≤ 8)"
+SPECIAL, STANDARD = "special", "standard"
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,18 +99,39 @@ def rate_section(
         special = e.games <= SPECIAL_UP_TO or e.history != "mixed"
         res = results[i]
         m = len(res)
-        r = Rated(e.id, e.rating, e.games, e.unrated, "special" if special else "standard", m)
-        if m:
-            r.score = math.fsum(res)
-            r.wins = res.count(1.0)
-            r.draws = res.count(0.5)
-            r.losses = m - r.wins - r.draws
-            r.n_eff = effective_games(e.games, e.rating)  # Step 2, §3
-            if not special:
-                r.k = k_factor(r.n_eff, m, e.rating, dual_rated_k)
-                most = max(opponents[i].count(j) for j in set(opponents[i]))
-                r.bonus_eligible = bonus_eligible(m, most, bonus_needs_distinct_opponents_at_three)
-        rated.append(r)
+        if not m:
+            rated.append(
+                Rated(e.id, e.rating, e.games, e.unrated, SPECIAL if special else STANDARD)
+            )
+            continue
+        wins = res.count(1.0)
+        draws = res.count(0.5)
+        n_eff = effective_games(e.games, e.rating)  # Step 2, §3
+        k = None
+        eligible = False
+        if not special:
+            k = k_factor(n_eff, m, e.rating, dual_rated_k)
+            met = opponents[i]
+            distinct = set(met)
+            most = 1 if len(distinct) == m else max(map(met.count, distinct))
+            eligible = bonus_eligible(m, most, bonus_needs_distinct_opponents_at_three)
+        rated.append(
+            Rated(
+                e.id,
+                e.rating,
+                e.games,
+                e.unrated,
+                SPECIAL if special else STANDARD,
+                m,
+                sum(res),
+                wins,
+                draws,
+                m - wins - draws,
+                n_eff,
+                k,
+                eligible,
+            )
+        )
 
     # Step 3: unrated players with N = 0, N' = 1, against opponents' pre-event or Step 1 ratings.
     step4_opponent = list(prior)

@@ -40,11 +40,6 @@ def bonus_eligible(m: int, most_meetings: int, distinct_at_three: bool) -> bool:
     return not (distinct_at_three and m == 3 and most_meetings > 1)
 
 
-def bonus_amount(k: float, score: float, expected: float, m: int, multiplier: float) -> float:
-    """§4.2: max(0, K(S − E) − B√m') with m' = max(m, 4)."""
-    return max(0.0, k * (score - expected) - multiplier * math.sqrt(max(m, 4)))
-
-
 def standard_rating(
     r0: float,
     opponents: Sequence[float],
@@ -59,5 +54,9 @@ def standard_rating(
     change = k * (score - expected)
     bonus = 0.0
     if bonus_multiplier is not None:
-        bonus = bonus_amount(k, score, expected, len(opponents), bonus_multiplier)
+        # §4.2: bonus = max(0, K(S − E) − B√m'), m' = max(m, 4)
+        m = len(opponents)
+        bonus = change - bonus_multiplier * math.sqrt(m if m > 4 else 4)
+        if bonus < 0.0:
+            bonus = 0.0
     return StandardResult(r0 + change + bonus, k, expected, score, bonus)

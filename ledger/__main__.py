@@ -1,0 +1,3 @@
+from ledger.cli import app
+
+app(prog_name="ratings-ledger")
