@@ -125,6 +125,7 @@ class SectionOutcome:
     ra: float | None = None
 
     def player(self, player_id: str) -> PlayerOutcome:
+        """The outcome of one player."""
         return next(p for p in self.players if p.player == player_id)
 
 

@@ -22,10 +22,8 @@ class Performance(NamedTuple):
     games: int
 
 
-def tournament_average(rated: Sequence[float], dps: Sequence[int], opponents: int) -> float:
+def tournament_average(rar: float, dpa: float, opponents: int) -> int:
     """10.21b: Ra = Rar − dpa × n/(n+1), rounded to a whole number as in the 10.68 example."""
-    rar = sum(rated) / len(rated)
-    dpa = sum(dps) / len(dps)
     return round_half_up(rar - dpa * opponents / (opponents + 1))
 
 
