@@ -11,6 +11,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ledger.errors import InputError, describe
 from ledger.results import white_score
+from ledger.rules.fide import section as fide
+from ledger.rules.fide.section import Format as FideFormat
+from ledger.rules.fide.section import SectionOutcome
+from ledger.rules.icu import section as icu
 from ledger.rules.rounding import round_half_up
 from ledger.rules.uschess.initialization import (
     ForeignRating,
@@ -27,6 +31,8 @@ from ledger.rules.uschess.time_controls import (
     rated_systems,
 )
 from ledger.rules.uschess.versions import VERSIONS, resolve
+
+RULES_NAMES = (*VERSIONS, fide.RULES, icu.RULES)
 
 Lenient = ConfigDict(extra="allow", str_strip_whitespace=True)
 
@@ -51,6 +57,8 @@ class EstimatePlayer(BaseModel):
     unrated: bool = False
     history: Literal["mixed", "all_wins", "all_losses"] = "mixed"
     floor: float | None = Field(default=None, ge=0)
+    reached_2400: bool = False  # FIDE 10.64
+    playing_since: date | None = None  # ICU: the date the player started playing
     # For an unrated player given without a rating, Step 1 (§2) initializes from these.
     birth_date: date | None = None
     adult: bool = False
@@ -62,7 +70,7 @@ class EstimatePlayer(BaseModel):
     def _needs_a_state(self) -> EstimatePlayer:
         if not self.unrated and (self.rating is None or self.games is None):
             raise ValueError("a rated player needs both rating and games (N)")
-        if self.unrated and self.rating is not None and self.games is None:
+        if self.unrated and self.games is None:
             self.games = 0
         return self
 
@@ -98,7 +106,9 @@ class EstimateSection(BaseModel):
     model_config = Lenient
 
     rules: str | None = None
-    system: System
+    system: str | None = None
+    format: FideFormat = "swiss"
+    rounds: int | None = Field(default=None, ge=1)
     start_date: date
     end_date: date
     time_control: str | None = None
@@ -109,8 +119,8 @@ class EstimateSection(BaseModel):
     @field_validator("rules")
     @classmethod
     def _known_rules(cls, value: str | None) -> str | None:
-        if value is not None and value not in VERSIONS:
-            raise ValueError(f"unknown rules version; known: {', '.join(VERSIONS)}")
+        if value is not None and value not in RULES_NAMES:
+            raise ValueError(f"unknown rules version; known: {', '.join(RULES_NAMES)}")
         return value
 
     @field_validator("time_control")
@@ -159,10 +169,25 @@ def unknown_fields(section: EstimateSection) -> list[str]:
 def estimate(
     section: EstimateSection, rules_name: str | None = None, explain: bool = False
 ) -> dict:
-    """Rate the section and return the contract's JSON-ready output."""
-    rules = resolve(section.start_date, rules_name or section.rules)
+    """Rate the section under the rules named (or in force) and return the contract's output."""
+    name = rules_name or section.rules
+    if name is not None and name not in RULES_NAMES:
+        raise InputError("rules", f"unknown rules {name!r}; known: {', '.join(RULES_NAMES)}")
+    if name in (fide.RULES, icu.RULES):
+        return _estimate_foreign(section, name, explain)
+    return _estimate_uschess(section, name, explain)
+
+
+def _estimate_uschess(section: EstimateSection, name: str | None, explain: bool) -> dict:
+    rules = resolve(section.start_date, name)
     version = rules.version
-    system = section.system
+    if section.system is None:
+        raise InputError("system", "required field is missing")
+    try:
+        system = System(section.system)
+    except ValueError:
+        known = ", ".join(System)
+        raise InputError("system", f"{section.system!r} is not one of {known}") from None
     if system not in version.systems:
         raise InputError("system", f"{system} is not rated under {version.name}")
     online = system.online if section.online is None else section.online
@@ -184,6 +209,8 @@ def estimate(
     entrants = []
     for i, p in enumerate(section.players):
         rating, games = p.rating, p.games
+        if rating is None and not p.unrated:
+            raise InputError(f"players[{i}].rating", "required for a rated player")
         if rating is None:
             try:
                 inits[p.id] = initialize(system, section.end_date, rules, p.background())
@@ -274,3 +301,70 @@ def _initialization(init: Initialization) -> dict:
             for row in init.sources
         ],
     }
+
+
+def _estimate_foreign(section: EstimateSection, name: str, explain: bool) -> dict:
+    """FIDE 10.0 or ICU: the same contract, plus rating_change, performance, published_rating."""
+    games = tuple((g.white, g.black, white_score(g.result)) for g in section.games)
+    try:
+        if name == fide.RULES:
+            outcome = fide.rate_section(
+                fide.Section(
+                    section.format,
+                    section.start_date,
+                    section.end_date,
+                    tuple(
+                        fide.Player(p.id, p.rating, p.games or 0, p.reached_2400)
+                        for p in section.players
+                    ),
+                    games,
+                    rounds=section.rounds,
+                )
+            )
+        else:
+            outcome = icu.rate_section(
+                icu.Section(
+                    section.start_date,
+                    section.end_date,
+                    tuple(
+                        icu.Player(p.id, p.rating, p.games or 0, p.birth_date, p.playing_since)
+                        for p in section.players
+                    ),
+                    games,
+                )
+            )
+    except ValueError as exc:
+        raise InputError("section", str(exc)) from None
+    return _foreign_output(section, outcome, explain)
+
+
+def _foreign_output(section: EstimateSection, outcome: SectionOutcome, explain: bool) -> dict:
+    players = []
+    for p, o in zip(section.players, outcome.players, strict=True):
+        out: dict[str, Any] = {
+            "id": p.id,
+            "pre_rating": o.pre,
+            "post_rating": o.post,
+            "official_rating": o.official,
+            "games_before": p.games or 0,
+            "games_after": (p.games or 0) + o.games,
+            "formula": "performance" if o.performance is not None else "continuous",
+            "rating_change": o.rating_change,
+        }
+        if o.performance is not None:
+            out["performance"] = o.performance
+            out["published_rating"] = o.published_rating
+        if explain:
+            out["explain"] = {k: v for k, v in asdict(o).items() if k != "player"}
+        players.append(out)
+    result: dict[str, Any] = {
+        "rules": outcome.rules,
+        "system": section.system or "standard",
+        "rated": outcome.rated,
+        "players": players,
+    }
+    if outcome.reason:
+        result["reason"] = outcome.reason
+    if explain:
+        result["tournament"] = {"rar": outcome.rar, "dpa": outcome.dpa, "ra": outcome.ra}
+    return result

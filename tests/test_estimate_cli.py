@@ -151,3 +151,59 @@ def test_the_console_script_runs_as_a_process(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["players"][0]["id"] == "12345678"
+
+
+def test_fide_rules_rate_a_swiss_with_the_table_expectancy(run):
+    # FIDE 10.61 Rc = average of opponents (2350); 10.63 D = 2300 − 2350 = −50 → PD .43 (table
+    # 10.1b, 47–53, lower rated); 10.64 We = PD × n = 0.86, K = 15 under 2400 after 30 games,
+    # ΔR = 15 × (2 − 0.86) = 17.1; 10.66 rounded to the nearest 1.
+    section = {
+        "rules": "fide-2003",
+        "format": "swiss",
+        "start_date": "2003-06-01",
+        "end_date": "2003-06-02",
+        "players": [
+            {"id": "p", "rating": 2300, "games": 100},
+            {"id": "q", "rating": 2300, "games": 100},
+            {"id": "r", "rating": 2400, "games": 100},
+        ],
+        "games": [
+            {"white": "p", "black": "q", "result": "1-0"},
+            {"white": "r", "black": "p", "result": "0-1"},
+        ],
+    }
+    out = json.loads(run(section).stdout)
+    p = out["players"][0]
+    assert out["rules"] == "fide-2003"
+    assert p["rating_change"] == pytest.approx(17.1)
+    assert p["post_rating"] == pytest.approx(2317.1)
+    assert p["official_rating"] == 2317
+
+
+def test_icu_rules_use_the_continuous_formula_with_k_24_for_experienced_adults(run):
+    # ICU: "Rn = Ro + K(W – We)"; "K = 24 where rating < 2100 and age ≥ 21 and playing
+    # experience ≥ 8 years"; equal ratings expect 0.5.
+    section = {
+        "rules": "icu-2005",
+        "start_date": "2010-06-01",
+        "end_date": "2010-06-01",
+        "players": [
+            {
+                "id": "a",
+                "rating": 1800,
+                "games": 200,
+                "birth_date": "1960-01-01",
+                "playing_since": "1990-01-01",
+            },
+            {
+                "id": "b",
+                "rating": 1800,
+                "games": 200,
+                "birth_date": "1960-01-01",
+                "playing_since": "1990-01-01",
+            },
+        ],
+        "games": [{"white": "a", "black": "b", "result": "1-0"}],
+    }
+    out = json.loads(run(section).stdout)
+    assert [p["post_rating"] for p in out["players"]] == [1812.0, 1788.0]
