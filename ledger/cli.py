@@ -9,6 +9,7 @@ from typing import Annotated, NoReturn
 
 import typer
 
+from ledger.cli_ledger import register as register_ledger_commands
 from ledger.errors import InputError
 
 app = typer.Typer(
@@ -23,6 +24,9 @@ app = typer.Typer(
 @app.callback()
 def main() -> None:
     """Rate, record and audit chess ratings."""
+
+
+register_ledger_commands(app)
 
 
 def fail(message: str) -> NoReturn:

@@ -1,0 +1,307 @@
+"""`RatingsLedger`: every write verb validates fully, then appends its facts atomically."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, TypeVar, cast
+from uuid import UUID
+
+from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.domain import Aggregate
+from eventsourcing.persistence import ApplicationRecorder, IntegrityError, PersistenceError
+from eventsourcing.utils import Environment, EnvType
+
+from ledger import commands
+from ledger.commands import (
+    AmendRules,
+    AwardMoneyFloor,
+    DirectorOverride,
+    RecordOpeningBalance,
+    RegisterPlayer,
+    SubmitFideAdjustment,
+    SubmitMatch,
+    SubmitSection,
+)
+from ledger.domain import (
+    ConflictError,
+    FideAdjustment,
+    InvalidCommand,
+    Match,
+    MoneyFloorAward,
+    Override,
+    Player,
+    RulesAmendment,
+    Section,
+    StoreError,
+    fide_adjustment_key,
+    match_key,
+    player_key,
+    section_key,
+)
+from ledger.log import LedgerEntry, to_entry
+from ledger.store import redacted, store_env, store_url
+
+A = TypeVar("A", bound=Aggregate)
+ATTEMPTS = 6
+BACKOFF_SECONDS = 0.005  # up to 5, 10, 20, … ms (random) before deciding again
+CREATE_TABLES_LOCK = 0x7261_7469_6E67_73  # a PostgreSQL advisory lock key ("ratings")
+
+
+class RatingsLedger(Application):
+    """The write side of the ledger; read it in order with `ledger.log.read_entries`."""
+
+    name = "RatingsLedger"
+    log_section_size = 5000
+
+    def __init__(self, store: str | None = None) -> None:
+        self.store = store_url(store)
+        try:
+            super().__init__(env=store_env(self.store, self.name))
+        except (PersistenceError, OSError) as exc:
+            raise StoreError(f"cannot open store {redacted(self.store)}: {exc}") from None
+
+    def construct_env(self, name: str, env: EnvType | None = None) -> Environment:
+        """Only the store's settings: ambient variables never redirect the ledger."""
+        return Environment(name, dict(env or {}))
+
+    def construct_recorder(self) -> ApplicationRecorder:
+        """The recorder, its tables created; on PostgreSQL one process at a time, because
+        concurrent `CREATE ... IF NOT EXISTS` of the same objects fails there."""
+        if self.env.get("PERSISTENCE_MODULE") != "eventsourcing.postgres":
+            return super().construct_recorder()
+        datastore = self.factory.datastore  # type: ignore[attr-defined]
+        with datastore.get_connection() as conn:
+            conn.execute("SELECT pg_advisory_lock(%s)", (CREATE_TABLES_LOCK,))
+            try:
+                return super().construct_recorder()
+            finally:
+                conn.execute("SELECT pg_advisory_unlock(%s)", (CREATE_TABLES_LOCK,))
+
+    def register_player(self, *players: RegisterPlayer, actor: str) -> list[LedgerEntry]:
+        """Register new players; for registered ones record the changed profile, if any."""
+        actor = commands.actor(actor)
+        _unique(players, lambda p: repr(p.id), ("id",))
+
+        def decide() -> list[Aggregate]:
+            changed: list[Aggregate] = []
+            for p in players:
+                try:
+                    player = self._get(Player, player_key(p.id))
+                except AggregateNotFoundError:
+                    changed.append(Player(member_id=p.id, **p.profile(), actor=actor))
+                    continue
+                profile = p.profile(player.profile)
+                if profile != player.profile:
+                    player.update_profile(member_id=p.id, **profile, actor=actor)
+                    changed.append(player)
+            return changed
+
+        return self._append(decide)
+
+    def record_opening_balance(
+        self, *balances: RecordOpeningBalance, actor: str
+    ) -> list[LedgerEntry]:
+        """A registered player's record per system; at most one opening balance per system."""
+        actor = commands.actor(actor)
+        _unique(balances, lambda b: f"player {b.player!r} in {b.system.value}", ("system",))
+
+        def decide() -> list[Aggregate]:
+            players: dict[str, Player] = {}
+            for i, b in enumerate(balances):
+                with _item(i):
+                    player = players.get(b.player) or self._registered(b.player, ("player",))
+                    player.check_no_opening_balance(b.system.value)
+                    player.record_opening_balance(**b.event_fields(), actor=actor)
+                players[b.player] = player
+            return list(players.values())
+
+        return self._append(decide)
+
+    def submit_section(self, *sections: SubmitSection, actor: str) -> list[LedgerEntry]:
+        """New sections, all players registered; a section id is accepted once."""
+        actor = commands.actor(actor)
+        _unique(sections, lambda s: repr(s.section_id), ("section_id",))
+
+        def decide() -> list[Aggregate]:
+            created: list[Aggregate] = []
+            for i, s in enumerate(sections):
+                with _item(i):
+                    if self._exists(section_key(s.section_id)):
+                        raise InvalidCommand(
+                            ("section_id",), f"section {s.section_id!r} already exists"
+                        )
+                    self._check_players(s)
+                created.append(Section(**s.event_fields(), actor=actor))
+            return created
+
+        return self._append(decide)
+
+    def correct_section(
+        self, revision: SubmitSection, *, reason: str, actor: str
+    ) -> list[LedgerEntry]:
+        """Replace a section's report with `revision` (same section id), giving the reason."""
+        actor, reason = commands.actor(actor), commands.reason(reason)
+
+        def decide() -> list[Aggregate]:
+            section = self._section(revision.section_id)
+            section.check_not_withdrawn()
+            self._check_players(revision)
+            section.correct(**revision.event_fields(), reason=reason, actor=actor)
+            return [section]
+
+        return self._append(decide)
+
+    def withdraw_section(self, section_id: str, *, reason: str, actor: str) -> list[LedgerEntry]:
+        """Withdraw a section from rating, giving the reason; a withdrawn section is final."""
+        actor, reason = commands.actor(actor), commands.reason(reason)
+        section_id = commands.record_id("section_id", section_id)
+
+        def decide() -> list[Aggregate]:
+            section = self._section(section_id)
+            section.check_not_withdrawn()
+            section.withdraw(section_id=section_id, reason=reason, actor=actor)
+            return [section]
+
+        return self._append(decide)
+
+    def submit_fide_adjustment(
+        self, *adjustments: SubmitFideAdjustment, actor: str
+    ) -> list[LedgerEntry]:
+        """Foreign FIDE games of registered players, one submission per player and list."""
+        actor = commands.actor(actor)
+        _unique(
+            adjustments,
+            lambda a: f"player {a.player!r} for the {a.rating_list} list",
+            ("rating_list",),
+        )
+
+        def decide() -> list[Aggregate]:
+            created: list[Aggregate] = []
+            for i, a in enumerate(adjustments):
+                with _item(i):
+                    self._registered(a.player, ("player",))
+                    if self._exists(fide_adjustment_key(a.player, a.rating_list.isoformat())):
+                        raise InvalidCommand(
+                            ("rating_list",),
+                            f"player {a.player!r} already has a FIDE adjustment for the "
+                            f"{a.rating_list} list",
+                        )
+                created.append(FideAdjustment(**a.event_fields(), actor=actor))
+            return created
+
+        return self._append(decide)
+
+    def award_money_floor(self, award: AwardMoneyFloor, *, actor: str) -> list[LedgerEntry]:
+        """A large prize won by a registered player under a rating limit."""
+        actor = commands.actor(actor)
+
+        def decide() -> list[Aggregate]:
+            self._registered(award.player, ("player",))
+            return [MoneyFloorAward(**award.event_fields(), actor=actor)]
+
+        return self._append(decide)
+
+    def submit_match(self, *matches: SubmitMatch, actor: str) -> list[LedgerEntry]:
+        """New matches between registered players; a match id is accepted once."""
+        actor = commands.actor(actor)
+        _unique(matches, lambda m: repr(m.match_id), ("match_id",))
+
+        def decide() -> list[Aggregate]:
+            created: list[Aggregate] = []
+            for i, m in enumerate(matches):
+                with _item(i):
+                    if self._exists(match_key(m.match_id)):
+                        raise InvalidCommand(("match_id",), f"match {m.match_id!r} already exists")
+                    self._check_players(m)
+                created.append(Match(**m.event_fields(), actor=actor))
+            return created
+
+        return self._append(decide)
+
+    def override(self, decision: DirectorOverride, *, actor: str) -> list[LedgerEntry]:
+        """A director's decision about a registered player's rating, with its reason."""
+        actor = commands.actor(actor)
+
+        def decide() -> list[Aggregate]:
+            self._registered(decision.player, ("player",))
+            return [Override(**decision.event_fields(), actor=actor)]
+
+        return self._append(decide)
+
+    def amend_rules(self, amendment: AmendRules, *, actor: str) -> list[LedgerEntry]:
+        """A rules parameter's new value from its effective date, with the reason."""
+        actor = commands.actor(actor)
+        return self._append(lambda: [RulesAmendment(**amendment.event_fields(), actor=actor)])
+
+    def _append(self, decide: Callable[[], list[Aggregate]]) -> list[LedgerEntry]:
+        """Decide against the current state and save atomically; re-decide if another writer
+        got there first (the decision's checks then run against the new state)."""
+        for attempt in range(ATTEMPTS):
+            aggregates = decide()
+            if not aggregates:
+                return []
+            try:
+                recordings = self.save(*aggregates)
+            except IntegrityError:
+                time.sleep(random.uniform(0, BACKOFF_SECONDS * 2**attempt))
+                continue
+            except PersistenceError as exc:
+                raise StoreError(f"store {redacted(self.store)}: {exc}") from None
+            return [to_entry(r.notification) for r in recordings]
+        raise ConflictError(
+            f"other writers kept changing the same records ({ATTEMPTS} attempts); "
+            "nothing was appended — try again"
+        )
+
+    def _get(self, cls: type[A], key: UUID) -> A:
+        try:
+            return cast(A, self.repository.get(key))
+        except PersistenceError as exc:
+            raise StoreError(f"store {redacted(self.store)}: {exc}") from None
+
+    def _exists(self, key: UUID) -> bool:
+        try:
+            return bool(self.recorder.select_events(key, limit=1))
+        except PersistenceError as exc:
+            raise StoreError(f"store {redacted(self.store)}: {exc}") from None
+
+    def _registered(self, member_id: str, path: tuple[int | str, ...]) -> Player:
+        try:
+            return self._get(Player, player_key(member_id))
+        except AggregateNotFoundError:
+            raise InvalidCommand(path, f"{member_id!r} is not a registered player") from None
+
+    def _check_players(self, report: SubmitSection | SubmitMatch) -> None:
+        for j, p in enumerate(report.players):
+            if not self._exists(player_key(p.id)):
+                raise InvalidCommand(("players", j, "id"), f"{p.id!r} is not a registered player")
+
+    def _section(self, section_id: str) -> Section:
+        try:
+            return self._get(Section, section_key(section_id))
+        except AggregateNotFoundError:
+            raise InvalidCommand(
+                ("section_id",), f"section {section_id!r} does not exist"
+            ) from None
+
+
+def _unique(items: Sequence[Any], key: Callable[[Any], str], path: tuple[str, ...]) -> None:
+    """Reject a batch that gives the same record twice."""
+    seen: dict[str, int] = {}
+    for i, item in enumerate(items):
+        k = key(item)
+        if k in seen:
+            raise InvalidCommand(path, f"{k} is given twice (also in item {seen[k]})", i)
+        seen[k] = i
+
+
+@contextmanager
+def _item(index: int) -> Iterator[None]:
+    """Locate an InvalidCommand raised while deciding item `index` of a batch."""
+    try:
+        yield
+    except InvalidCommand as exc:
+        raise exc.in_item(index) from None

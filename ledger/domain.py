@@ -1,0 +1,310 @@
+"""The ledger's aggregates: each `@event` method records one immutable fact, never a rating."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+from uuid import UUID, uuid5
+
+from eventsourcing.domain import Aggregate, event
+from eventsourcing.utils import register_topic
+
+from ledger.errors import InputError, field_path
+
+NAMESPACE = UUID("5b0e4c1e-9f6a-5d38-8c2a-7f1e0b9d4a63")
+TOPIC_PREFIX = "ratings-ledger:"
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class LedgerError(Exception):
+    """A command the ledger refused; nothing was appended."""
+
+
+class InvalidCommand(InputError, LedgerError):
+    """Bad input: the message names the field (`games[3].result`) and the offending value."""
+
+    def __init__(self, path: tuple[int | str, ...], message: str, index: int | None = None):
+        super().__init__(field_path(path), message)
+        self.path = path
+        self.message = message
+        self.index = index
+
+    def in_item(self, index: int) -> InvalidCommand:
+        """The same error, located in item `index` of a list of commands."""
+        return InvalidCommand(self.path, self.message, index)
+
+
+class ConflictError(LedgerError):
+    """Other writers kept changing the same records; retrying the command may succeed."""
+
+
+class StoreError(LedgerError):
+    """The store cannot be opened, read or written."""
+
+
+def fact(name: str) -> Callable[[F], F]:
+    """`@event` with a stable topic (`ratings-ledger:Name`), independent of module paths.
+
+    Topics are registered by `_register_topics` below, so any process can read the events.
+    """
+    return event(name, topic=TOPIC_PREFIX + name)
+
+
+def player_key(member_id: str) -> UUID:
+    return uuid5(NAMESPACE, "player:" + member_id)
+
+
+def section_key(section_id: str) -> UUID:
+    return uuid5(NAMESPACE, "section:" + section_id)
+
+
+def match_key(match_id: str) -> UUID:
+    return uuid5(NAMESPACE, "match:" + match_id)
+
+
+def fide_adjustment_key(member_id: str, rating_list: str) -> UUID:
+    return uuid5(NAMESPACE, f"fide-adjustment:{member_id}:{rating_list}")
+
+
+class Player(Aggregate):
+    """A registered member: profile facts and the opening balances moved onto the ledger."""
+
+    @staticmethod
+    def create_id(member_id: str) -> UUID:
+        return player_key(member_id)
+
+    @fact("PlayerRegistered")
+    def __init__(
+        self,
+        member_id: str,
+        name: str | None,
+        birth_date: str | None,
+        adult: bool | None,
+        fide: dict[str, Any] | None,
+        cfc: dict[str, Any] | None,
+        fide_adjustment_opt_in: bool | None,
+        membership_expires: str | None,
+        playing_since: str | None,
+        actor: str,
+    ) -> None:
+        self.member_id = member_id
+        self.profile = {
+            "name": name,
+            "birth_date": birth_date,
+            "adult": adult,
+            "fide": fide,
+            "cfc": cfc,
+            "fide_adjustment_opt_in": fide_adjustment_opt_in,
+            "membership_expires": membership_expires,
+            "playing_since": playing_since,
+        }
+        self.opening_balances: set[str] = set()
+
+    @fact("PlayerProfileUpdated")
+    def update_profile(
+        self,
+        member_id: str,
+        name: str | None,
+        birth_date: str | None,
+        adult: bool | None,
+        fide: dict[str, Any] | None,
+        cfc: dict[str, Any] | None,
+        fide_adjustment_opt_in: bool | None,
+        membership_expires: str | None,
+        playing_since: str | None,
+        actor: str,
+    ) -> None:
+        self.profile = {
+            "name": name,
+            "birth_date": birth_date,
+            "adult": adult,
+            "fide": fide,
+            "cfc": cfc,
+            "fide_adjustment_opt_in": fide_adjustment_opt_in,
+            "membership_expires": membership_expires,
+            "playing_since": playing_since,
+        }
+
+    def check_no_opening_balance(self, system: str) -> None:
+        if system in self.opening_balances:
+            raise InvalidCommand(
+                ("system",),
+                f"player {self.member_id!r} already has an opening balance in {system}",
+            )
+
+    @fact("OpeningBalanceRecorded")
+    def record_opening_balance(
+        self,
+        member_id: str,
+        system: str,
+        as_of: str,
+        rating: float,
+        games: int,
+        wins: int | None,
+        draws: int | None,
+        losses: int | None,
+        sections_of_three: int | None,
+        history: str,
+        peak: float | None,
+        olm_games: int | None,
+        money_floor: int | None,
+        director_floor: int | None,
+        ceiling: float | None,
+        actor: str,
+    ) -> None:
+        self.opening_balances.add(system)
+
+
+class Section(Aggregate):
+    """A tournament section as reported: submitted once, then corrected or withdrawn."""
+
+    @staticmethod
+    def create_id(section_id: str) -> UUID:
+        return section_key(section_id)
+
+    @fact("SectionSubmitted")
+    def __init__(
+        self,
+        section_id: str,
+        tournament_id: str | None,
+        event_name: str,
+        online: bool,
+        time_control: str,
+        start_date: str,
+        end_date: str,
+        system: str | None,
+        rules: str | None,
+        players: list[dict[str, Any]],
+        games: list[dict[str, Any]],
+        byes: list[dict[str, Any]],
+        actor: str,
+    ) -> None:
+        self.section_id = section_id
+        self.withdrawn = False
+
+    def check_not_withdrawn(self) -> None:
+        if self.withdrawn:
+            raise InvalidCommand(
+                ("section_id",), f"section {self.section_id!r} was withdrawn; it cannot change"
+            )
+
+    @fact("SectionCorrected")
+    def correct(
+        self,
+        section_id: str,
+        tournament_id: str | None,
+        event_name: str,
+        online: bool,
+        time_control: str,
+        start_date: str,
+        end_date: str,
+        system: str | None,
+        rules: str | None,
+        players: list[dict[str, Any]],
+        games: list[dict[str, Any]],
+        byes: list[dict[str, Any]],
+        reason: str,
+        actor: str,
+    ) -> None:
+        """A full replacement of the section's report; the latest revision is the one rated."""
+
+    @fact("SectionWithdrawn")
+    def withdraw(self, section_id: str, reason: str, actor: str) -> None:
+        self.withdrawn = True
+
+
+class Match(Aggregate):
+    """A rated match between two players (§7 of the US Chess text)."""
+
+    @staticmethod
+    def create_id(match_id: str) -> UUID:
+        return match_key(match_id)
+
+    @fact("MatchResultSubmitted")
+    def __init__(
+        self,
+        match_id: str,
+        event_name: str | None,
+        online: bool,
+        time_control: str,
+        start_date: str,
+        end_date: str,
+        system: str | None,
+        players: list[dict[str, Any]],
+        games: list[dict[str, Any]],
+        actor: str,
+    ) -> None:
+        self.match_id = match_id
+
+
+class FideAdjustment(Aggregate):
+    """A player's games in foreign FIDE events for one FIDE rating list (§6)."""
+
+    @staticmethod
+    def create_id(member_id: str, rating_list: str) -> UUID:
+        return fide_adjustment_key(member_id, rating_list)
+
+    @fact("FideAdjustmentSubmitted")
+    def __init__(
+        self,
+        member_id: str,
+        rating_list: str,
+        youth_event: bool,
+        games: list[dict[str, Any]],
+        actor: str,
+    ) -> None:
+        self.member_id = member_id
+
+
+class MoneyFloorAward(Aggregate):
+    """A large cash prize won under a rating limit (§5)."""
+
+    @fact("MoneyFloorAwarded")
+    def __init__(
+        self, member_id: str, amount: float, limit: int, date: str, system: str, actor: str
+    ) -> None:
+        self.member_id = member_id
+
+
+class Override(Aggregate):
+    """A decision of the Executive Director about one player's rating (§7)."""
+
+    @fact("DirectorOverride")
+    def __init__(
+        self,
+        member_id: str,
+        action: str,
+        system: str,
+        value: float | None,
+        effective: str,
+        reason: str,
+        actor: str,
+    ) -> None:
+        self.member_id = member_id
+
+
+class RulesAmendment(Aggregate):
+    """A rules parameter taking a value from a date, recorded at any time after (§8)."""
+
+    @fact("RulesAmended")
+    def __init__(
+        self,
+        parameter: str,
+        value: float | dict[str, Any],
+        effective: str,
+        until: str | None,
+        reason: str,
+        actor: str,
+    ) -> None:
+        self.parameter = parameter
+
+
+def _register_topics(*aggregates: type[Aggregate]) -> None:
+    for aggregate in aggregates:
+        for value in vars(aggregate).values():
+            if isinstance(value, type) and "TOPIC" in vars(value):
+                register_topic(value.TOPIC, value)
+
+
+_register_topics(Player, Section, Match, FideAdjustment, MoneyFloorAward, Override, RulesAmendment)

@@ -1,0 +1,89 @@
+"""Store URLs (`sqlite:///path.db`, `postgresql://user@host:port/db`) → application settings."""
+
+from __future__ import annotations
+
+import os
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from ledger.domain import StoreError
+
+DEFAULT_STORE = "sqlite:///ratings-ledger.db"
+STORE_VARIABLE = "RATINGS_LEDGER_STORE"
+SQLITE_LOCK_TIMEOUT_SECONDS = 30
+POSTGRES_CONNECT_TIMEOUT_SECONDS = 5
+
+
+def store_url(url: str | None = None) -> str:
+    """The store to use: `url`, else $RATINGS_LEDGER_STORE, else the SQLite file in the cwd."""
+    return url or os.environ.get(STORE_VARIABLE) or DEFAULT_STORE
+
+
+def redacted(url: str) -> str:
+    """The URL without its password, for messages."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return parts._replace(netloc=netloc).geturl()
+
+
+def store_env(url: str, app_name: str) -> dict[str, str]:
+    """The environment of application `app_name` for the store at `url`.
+
+    Every key carries the application's prefix (`RATINGSLEDGER_PERSISTENCE_MODULE`, …).
+    """
+    prefix = app_name.upper() + "_"
+    return {prefix + key: value for key, value in _settings(url).items()}
+
+
+def _settings(url: str) -> dict[str, str]:
+    scheme = url.partition(":")[0]
+    if scheme == "sqlite":
+        return _sqlite_settings(url)
+    if scheme in ("postgresql", "postgres"):
+        return _postgres_settings(url)
+    raise StoreError(
+        f"store {redacted(url)!r}: use sqlite:///PATH.db or postgresql://USER@HOST:PORT/DB"
+    )
+
+
+def _sqlite_settings(url: str) -> dict[str, str]:
+    prefix = "sqlite:///"
+    path = url[len(prefix) :] if url.startswith(prefix) else ""
+    if not path:
+        raise StoreError(
+            f"store {url!r}: a SQLite store is sqlite:///relative.db or sqlite:////abs.db"
+        )
+    return {
+        "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+        "SQLITE_DBNAME": path,
+        "SQLITE_LOCK_TIMEOUT": str(SQLITE_LOCK_TIMEOUT_SECONDS),
+    }
+
+
+def _postgres_settings(url: str) -> dict[str, str]:
+    parts = urlsplit(url)
+    shown = redacted(url)
+    dbname = unquote(parts.path.lstrip("/"))
+    if not parts.hostname or not parts.username or not dbname:
+        raise StoreError(f"store {shown!r}: a PostgreSQL store is postgresql://USER@HOST:PORT/DB")
+    try:
+        port = parts.port or 5432
+    except ValueError:
+        raise StoreError(f"store {shown!r}: the port is not a number") from None
+    query = parse_qs(parts.query, keep_blank_values=True)
+    unknown = sorted(set(query) - {"schema"})
+    if unknown:
+        raise StoreError(f"store {shown!r}: unknown option {unknown[0]!r} (known: schema)")
+    return {
+        "PERSISTENCE_MODULE": "eventsourcing.postgres",
+        "POSTGRES_DBNAME": dbname,
+        "POSTGRES_HOST": parts.hostname,
+        "POSTGRES_PORT": str(port),
+        "POSTGRES_USER": unquote(parts.username),
+        "POSTGRES_PASSWORD": unquote(parts.password or ""),
+        "POSTGRES_SCHEMA": query.get("schema", [""])[-1],
+        "POSTGRES_CONNECT_TIMEOUT": str(POSTGRES_CONNECT_TIMEOUT_SECONDS),
+        "POSTGRES_POOL_SIZE": "1",
+        "POSTGRES_MAX_OVERFLOW": "9",
+    }

@@ -1,0 +1,111 @@
+"""Shared fixtures: a fresh ledger on SQLite (in tmp_path) and on PostgreSQL (own schema)."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ledger.application import RatingsLedger
+from ledger.commands import RegisterPlayer, SubmitSection, parse
+
+POSTGRES_URL = os.environ.get(
+    "RATINGS_LEDGER_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test"
+)
+REQUIRE_POSTGRES = os.environ.get("RATINGS_LEDGER_REQUIRE_POSTGRES") == "1"
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> str:
+    """The test server's URL; skips (or fails, when required) if it does not answer."""
+    import psycopg
+
+    try:
+        psycopg.connect(POSTGRES_URL, connect_timeout=3).close()
+    except psycopg.Error as exc:
+        reason = (
+            f"PostgreSQL not reachable at {POSTGRES_URL.split('@')[-1]} — start it or set "
+            f"RATINGS_LEDGER_TEST_POSTGRES ({str(exc).strip().splitlines()[0]})"
+        )
+        if REQUIRE_POSTGRES:
+            pytest.fail(reason + "; RATINGS_LEDGER_REQUIRE_POSTGRES=1 forbids skipping")
+        pytest.skip(reason)
+    return POSTGRES_URL
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A store URL of an empty ledger: a new SQLite file, or a new PostgreSQL schema."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'ledger.db'}"
+        return
+    import psycopg
+
+    base = request.getfixturevalue("postgres_url")
+    schema = f"test_{uuid.uuid4().hex[:16]}"
+    with psycopg.connect(base, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    try:
+        yield f"{base}?schema={schema}"
+    finally:
+        with psycopg.connect(base, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+@pytest.fixture
+def ledger(store_url: str) -> Iterator[RatingsLedger]:
+    """A fresh ledger on each store."""
+    app = RatingsLedger(store_url)
+    try:
+        yield app
+    finally:
+        app.close()
+
+
+@pytest.fixture
+def register_players(ledger: RatingsLedger) -> Callable[..., None]:
+    """Register players by member id."""
+
+    def run(*member_ids: str) -> None:
+        ledger.register_player(*(parse(RegisterPlayer, {"id": m}) for m in member_ids), actor="t")
+
+    return run
+
+
+def section_data(section_id: str = "2024-05-GP-OPEN", **changes: Any) -> dict[str, Any]:
+    """A valid section file's content: four players, two rounds."""
+    data: dict[str, Any] = {
+        "section_id": section_id,
+        "event_name": "Grand Prix",
+        "online": False,
+        "time_control": "G/90;d30",
+        "start_date": "2024-05-04",
+        "end_date": "2024-05-05",
+        "players": [{"id": p} for p in ("12345678", "30000001", "30000002", "30000003")],
+        "games": [
+            {"round": 1, "white": "12345678", "black": "30000001", "result": "1-0"},
+            {"round": 1, "white": "30000002", "black": "30000003", "result": "1/2-1/2"},
+            {"round": 2, "white": "30000001", "black": "30000002", "result": "0-1"},
+            {"round": 2, "white": "30000003", "black": "12345678", "result": "0F-1F"},
+        ],
+    }
+    data.update(changes)
+    return data
+
+
+SECTION_PLAYERS = ("12345678", "30000001", "30000002", "30000003")
+
+
+@pytest.fixture
+def section_ready(register_players: Callable[..., None]) -> Callable[..., SubmitSection]:
+    """Register the section's players and return a parser of section data."""
+    register_players(*SECTION_PLAYERS)
+
+    def make(section_id: str = "2024-05-GP-OPEN", **changes: Any) -> SubmitSection:
+        return parse(SubmitSection, section_data(section_id, **changes))
+
+    return make
