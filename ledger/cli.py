@@ -10,6 +10,7 @@ from typing import Annotated, NoReturn
 import typer
 
 from ledger.cli_ledger import register as register_ledger_commands
+from ledger.cli_view import register as register_view_commands
 from ledger.errors import InputError
 
 app = typer.Typer(
@@ -27,6 +28,7 @@ def main() -> None:
 
 
 register_ledger_commands(app)
+register_view_commands(app)
 
 
 def fail(message: str) -> NoReturn:

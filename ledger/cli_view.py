@@ -1,0 +1,172 @@
+"""Read-model commands: `catch-up`, `rebuild`, `player`, `history`, `rating`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
+from datetime import date
+from pathlib import Path
+from typing import Annotated, Any
+from urllib.parse import urlsplit
+
+import typer
+
+from ledger.application import RatingsLedger
+from ledger.cli_ledger import Store, _reported
+from ledger.log import read_entries
+from ledger.rules.uschess.systems import System
+from ledger.store import DEFAULT_STORE
+from projections.view import View
+
+ViewPath = Annotated[
+    Path | None,
+    typer.Option(
+        "--view",
+        envvar="RATINGS_LEDGER_VIEW",
+        help="The read model's SQLite file (default: beside a SQLite store, "
+        "else ./ratings-ledger-view.db)",
+    ),
+]
+AsJson = Annotated[bool, typer.Option("--json", help="Print JSON")]
+SystemOption = Annotated[System, typer.Option("--system", help="Rating system")]
+
+
+def register(app: typer.Typer) -> None:
+    """Add the read-model commands to the `ratings-ledger` app."""
+    app.command("catch-up")(catch_up)
+    app.command("rebuild")(rebuild)
+    app.command("player")(player)
+    app.command("history")(history)
+    app.command("rating")(rating)
+
+
+def view_path(store: str, view: Path | None) -> Path:
+    """`ledger.db` → `ledger.view.db` beside it; other stores → ./ratings-ledger-view.db."""
+    if view is not None:
+        return view
+    parts = urlsplit(store)
+    if parts.scheme == "sqlite":
+        db = Path(store[len("sqlite:///") :])
+        return db.with_name(db.stem + ".view.db")
+    return Path("ratings-ledger-view.db")
+
+
+@contextmanager
+def _view(store: str, view: Path | None) -> Iterator[View]:
+    with _reported(), closing(View(view_path(store, view))) as v:
+        with closing(RatingsLedger(store)) as ledger:
+            v.catch_up(read_entries(ledger, v.last_position))
+        yield v
+
+
+def catch_up(store: Store = DEFAULT_STORE, view: ViewPath = None) -> None:
+    """Bring the read model up to date with the ledger (incremental)."""
+    with (
+        _reported(),
+        closing(View(view_path(store, view))) as v,
+        closing(RatingsLedger(store)) as ledger,
+    ):
+        stats = v.catch_up(read_entries(ledger, v.last_position))
+    typer.echo(
+        f"caught up to position {stats.last_position}: {stats.entries} entries, "
+        f"{stats.items_rated} items rated, {len(stats.players)} players changed"
+    )
+
+
+def rebuild(store: Store = DEFAULT_STORE, view: ViewPath = None) -> None:
+    """Replay the whole ledger into an empty read model."""
+    with (
+        _reported(),
+        closing(View(view_path(store, view))) as v,
+        closing(RatingsLedger(store)) as ledger,
+    ):
+        stats = v.rebuild(read_entries(ledger))
+        digest = v.digest()
+    typer.echo(
+        f"rebuilt to position {stats.last_position}: {stats.items_rated} items rated, "
+        f"{stats.rows} history rows; digest {digest}"
+    )
+
+
+def player(
+    player_id: Annotated[str, typer.Argument(help="Member id")],
+    as_json: AsJson = False,
+    store: Store = DEFAULT_STORE,
+    view: ViewPath = None,
+) -> None:
+    """A player's ratings in every system they are rated in."""
+    with _view(store, view) as v:
+        out = v.player(player_id)
+    if out is None:
+        _missing(f"player {player_id!r} is not in the ledger")
+    if as_json:
+        _print(out)
+        return
+    typer.echo(f"{out['id']}  {out.get('name') or ''}")
+    for system, r in out["ratings"].items():
+        flag = "" if r["established"] else f"  (P{r['games']})"
+        typer.echo(
+            f"  {system:<5} {r['official_rating']:>5}{flag}  N={r['games']}  "
+            f"W/D/L={r['wins']}/{r['draws']}/{r['losses']}  floor={r['floor']} ({r['floor_bound']})"
+            + (f"  ceiling={r['ceiling']}" if r["ceiling"] is not None else "")
+        )
+
+
+def history(
+    player_id: Annotated[str, typer.Argument(help="Member id")],
+    system: SystemOption,
+    as_json: AsJson = False,
+    store: Store = DEFAULT_STORE,
+    view: ViewPath = None,
+) -> None:
+    """Every change of a player's rating in one system, in rating order."""
+    with _view(store, view) as v:
+        rows = v.history(player_id, str(system))
+    if as_json:
+        _print(rows)
+        return
+    for r in rows:
+        pre = "unrated" if r["pre_rating"] is None else f"{r['pre_rating']:.2f}"
+        post = "-" if r["post_rating"] is None else f"{r['post_rating']:.2f}"
+        typer.echo(
+            f"{r['end_date']}  {r['item_key']:<40} {pre:>9} -> {post:>9}  "
+            f"N {r['games_before']}->{r['games_after']}  {r['formula']}  [{r['rules']}]"
+        )
+
+
+def rating(
+    player_id: Annotated[str, typer.Argument(help="Member id")],
+    system: SystemOption,
+    as_of: Annotated[str, typer.Option("--as-of", help="YYYY-MM-DD")],
+    as_json: AsJson = False,
+    store: Store = DEFAULT_STORE,
+    view: ViewPath = None,
+) -> None:
+    """The rating in effect on a date (after every item that ended on or before it)."""
+    try:
+        day = date.fromisoformat(as_of).isoformat()
+    except ValueError:
+        _fail(f"--as-of: {as_of!r} is not a date (YYYY-MM-DD)")
+    with _view(store, view) as v:
+        out = v.rating_as_of(player_id, str(system), day)
+    if out is None:
+        _missing(f"{player_id!r} had no {system} rating on {day}")
+    if as_json:
+        _print(out)
+    else:
+        typer.echo(f"{player_id} {system} on {day}: {out['official_rating']} ({out['rating']})")
+
+
+def _print(data: Any) -> None:
+    typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def _fail(message: str) -> None:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(2)
+
+
+def _missing(message: str) -> None:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(1)

@@ -1,0 +1,545 @@
+"""Rating one timeline item under the US Chess rules: new standings and a history row each."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, replace
+from datetime import date
+from typing import Any
+
+from ledger.results import RATED_RESULTS
+from ledger.rules.rounding import round_half_up
+from ledger.rules.uschess import floors
+from ledger.rules.uschess.fide_adjustment import (
+    FideGame,
+    FidePlayer,
+    NotEligible,
+    adjust_for_fide_event,
+)
+from ledger.rules.uschess.initialization import (
+    ForeignRating,
+    Initialization,
+    PlayerBackground,
+    SourceRating,
+    initialize,
+)
+from ledger.rules.uschess.matches import MatchPlayer, NotRateable, rate_match
+from ledger.rules.uschess.section import Entrant, Game, rate_section
+from ledger.rules.uschess.systems import System
+from ledger.rules.uschess.time_controls import (
+    is_dual_rated_time_control,
+    parse_time_control,
+    rated_systems,
+)
+from ledger.rules.uschess.versions import Amendment, Rules, resolve
+from projections.items import Item
+from projections.standing import Standing, history_after
+
+OLM_GAMES = 300  # §5: "keeps an established rating above 2200 for 300 ... rated games"
+
+Lookup = Callable[[str, System], Standing]
+
+
+@dataclass(frozen=True)
+class Change:
+    """One player's new standing in one system and the history row that explains it."""
+
+    player: str
+    system: System
+    standing: Standing
+    row: dict[str, Any]
+
+
+def parse_amendments(entries: Sequence[Mapping[str, Any]]) -> tuple[Amendment, ...]:
+    return tuple(
+        Amendment(
+            e["parameter"],
+            e["value"],
+            date.fromisoformat(e["effective"]),
+            date.fromisoformat(e["until"]) if e.get("until") else None,
+        )
+        for e in entries
+    )
+
+
+class Rater:
+    """Rates items given each player's standing before it (`lookup`), profiles and amendments."""
+
+    def __init__(
+        self,
+        lookup: Lookup,
+        profiles: Mapping[str, Mapping[str, Any]],
+        amendments: tuple[Amendment, ...] = (),
+    ) -> None:
+        self.lookup = lookup
+        self.profiles = profiles
+        self.amendments = amendments
+        self._rules: dict[tuple[str, str | None], Rules] = {}
+
+    def rules(self, start: str, version: str | None = None) -> Rules:
+        key = (start, version)
+        if key not in self._rules:
+            self._rules[key] = resolve(date.fromisoformat(start), version, self.amendments)
+        return self._rules[key]
+
+    def rate(self, item: Item) -> list[Change]:
+        return getattr(self, "_" + item.kind)(item)
+
+    def _row(
+        self,
+        item: Item,
+        player: str,
+        system: System,
+        rules: Rules,
+        pre: Standing,
+        post: Standing,
+        formula: str,
+        **values: Any,
+    ) -> Change:
+        row = {
+            "item_key": item.key,
+            "player": player,
+            "system": str(system),
+            "sort_key": item.sort_key,
+            "kind": item.kind,
+            "end_date": item.end,
+            "position": item.position,
+            "revision": item.revision,
+            "rules": rules.name,
+            "bonus_multiplier": rules.bonus_multiplier,
+            "formula": formula,
+            "pre_rating": pre.rating,
+            "post_rating": post.rating,
+            "official_rating": None if post.rating is None else round_half_up(post.rating),
+            "games_before": pre.games,
+            "games_after": post.games,
+            "m": values.pop("m", 0),
+            "score": values.pop("score", None),
+            "n_eff": values.pop("n_eff", None),
+            "k": values.pop("k", None),
+            "expected": values.pop("expected", None),
+            "bonus": values.pop("bonus", None),
+            "step3": values.pop("step3", None),
+            "step4": values.pop("step4", None),
+            "step5": values.pop("step5", None),
+            "floor_bound": values.pop("floor_bound", None),
+            "detail": json.dumps(values, sort_keys=True, default=_plain),
+            "state": post.to_json(),
+        }
+        return Change(player, system, post, row)
+
+    def _background(self, player: str, system: System, on: str) -> PlayerBackground:
+        profile = self.profiles.get(player, {})
+        ratings = {}
+        for other in System:
+            if other is system:
+                continue
+            s = self.lookup(player, other)
+            if s.rating is not None and s.games > 0 and s.rated_on is not None:
+                ratings[other] = SourceRating(s.rating, s.games, date.fromisoformat(s.rated_on))
+
+        def foreign(data: Mapping[str, Any] | None) -> ForeignRating | None:
+            if not data:
+                return None
+            return ForeignRating(data["rating"], date.fromisoformat(data.get("date") or on))
+
+        born = profile.get("birth_date")
+        return PlayerBackground(
+            birth_date=date.fromisoformat(born) if born else None,
+            adult=bool(profile.get("adult")),
+            fide=foreign(profile.get("fide")),
+            cfc=foreign(profile.get("cfc")),
+            ratings=ratings,
+        )
+
+    def _section(self, item: Item) -> list[Change]:
+        p = item.payload
+        rules = self.rules(p["start_date"], p.get("rules") if _uschess(p.get("rules")) else None)
+        version = rules.version
+        total = parse_time_control(p["time_control"]).total
+        if p.get("system"):
+            systems = [System(p["system"])]
+        else:
+            systems = sorted(rated_systems(total, p["online"], version) & version.systems)
+        ids = [x["id"] for x in p["players"]]
+        index = {pid: i for i, pid in enumerate(ids)}
+        games = [
+            Game(index[g["white"]], index[g["black"]], RATED_RESULTS[g["result"]])
+            for g in p["games"]
+            if g["result"] in RATED_RESULTS
+        ]
+        changes: list[Change] = []
+        for system in systems:
+            dual = system in version.dual_k_systems and is_dual_rated_time_control(total)
+            changes += self._rate_games(item, rules, system, ids, games, dual)
+        return changes
+
+    def _match(self, item: Item) -> list[Change]:
+        p = item.payload
+        rules = self.rules(p["start_date"])
+        version = rules.version
+        total = parse_time_control(p["time_control"]).total
+        system = System(p["system"]) if p.get("system") else _match_system(total, p, version)
+        first, second = (x["id"] for x in p["players"])
+        score, m = 0.0, 0
+        for g in p["games"]:
+            if g["result"] not in RATED_RESULTS:
+                continue
+            white_score = RATED_RESULTS[g["result"]]
+            score += white_score if g["white"] == first else 1.0 - white_score
+            m += 1
+        if m == 0:
+            return []
+        pre = {pid: self.lookup(pid, system) for pid in (first, second)}
+        if pre[first].rating is None or pre[second].rating is None:
+            return []
+        dual = system in version.dual_k_systems and is_dual_rated_time_control(total)
+        on = date.fromisoformat(p["end_date"])
+        players = {
+            pid: MatchPlayer(
+                s.rating,
+                s.games,
+                floors.effective_floor(s.floors, system, version)[0],
+                tuple((date.fromisoformat(d), c) for d, c in s.match_changes),
+            )
+            for pid, s in pre.items()
+        }
+        result = rate_match(
+            players[first],
+            players[second],
+            first_score=score,
+            games=m,
+            on=on,
+            system=system,
+            version=version,
+            dual_rated=dual,
+        )
+        if isinstance(result, NotRateable):
+            return []
+        changes = []
+        for pid, r, s in ((first, result.first, score), (second, result.second, m - score)):
+            before = pre[pid]
+            wins = sum(
+                1
+                for g in p["games"]
+                if g["result"] in ("1-0", "0-1")
+                and (g["white"] == pid) == (RATED_RESULTS[g["result"]] == 1.0)
+            )
+            draws = sum(1 for g in p["games"] if RATED_RESULTS.get(g["result"]) == 0.5)
+            request = r.floor_request
+            after = replace(
+                before,
+                rating=r.rating,
+                games=r.games_after,
+                losses=before.losses + (m - wins - draws),
+                history=history_after(before, m, wins, m - wins - draws),
+                rated_on=p["end_date"],
+                floors=floors.after_section(
+                    before.floors,
+                    pre_rating=before.rating,
+                    pre_games=before.games,
+                    post_rating=r.rating,
+                    games=m,
+                    wins=wins,
+                    draws=draws,
+                ),
+                match_changes=(*before.match_changes, (p["end_date"], r.change)),
+                pending_request=None
+                if request is None
+                else (request.new_floor, request.rating_if_granted),
+            )
+            changes.append(
+                self._row(
+                    item,
+                    pid,
+                    system,
+                    rules,
+                    before,
+                    after,
+                    "match",
+                    m=m,
+                    score=s,
+                    n_eff=r.n_eff,
+                    k=r.k,
+                    expected=r.expected,
+                    raw_change=r.raw_change,
+                    limits_applied=list(r.limits_applied),
+                    floor_request=None if request is None else asdict(request),
+                )
+            )
+        return changes
+
+    def _rate_games(
+        self,
+        item: Item,
+        rules: Rules,
+        system: System,
+        ids: list[str],
+        games: list[Game],
+        dual: bool,
+    ) -> list[Change]:
+        version = rules.version
+        playing = sorted({g.white for g in games} | {g.black for g in games})
+        local = {i: n for n, i in enumerate(playing)}
+        pre: list[Standing] = []
+        entrants: list[Entrant] = []
+        inits: dict[int, Initialization] = {}
+        for n, i in enumerate(playing):
+            s = self.lookup(ids[i], system)
+            pre.append(s)
+            if s.rating is None:
+                init = initialize(
+                    system,
+                    date.fromisoformat(item.end),
+                    rules,
+                    self._background(ids[i], system, item.end),
+                )
+                inits[n] = init
+                entrants.append(Entrant(ids[i], init.rating, init.games, True, "mixed"))
+            else:
+                entrants.append(Entrant(ids[i], s.rating, s.games, False, s.history))
+        rated = rate_section(
+            entrants,
+            [Game(local[g.white], local[g.black], g.score) for g in games],
+            rules.bonus_multiplier,
+            version.bonus_needs_distinct_opponents_at_three,
+            dual,
+        )
+        changes = []
+        for n, r in enumerate(rated):
+            before = pre[n]
+            rating, bound = floors.apply_floor_and_ceiling(r.step5, before.floors, system, version)
+            fl = floors.after_section(
+                before.floors,
+                pre_rating=before.rating,
+                pre_games=before.games,
+                post_rating=rating,
+                games=r.m,
+                wins=r.wins,
+                draws=r.draws,
+            )
+            after = replace(
+                before,
+                rating=rating,
+                games=before.games + r.m,
+                losses=before.losses + r.losses,
+                history=history_after(before, r.m, r.wins, r.losses),
+                rated_on=item.end,
+                floors=fl,
+                olm_title_date=before.olm_title_date
+                or (item.end if fl.olm_games >= OLM_GAMES else None),
+            )
+            init = inits.get(n)
+            changes.append(
+                self._row(
+                    item,
+                    entrants[n].id,
+                    system,
+                    rules,
+                    before,
+                    after,
+                    r.formula,
+                    m=r.m,
+                    score=r.score,
+                    n_eff=r.n_eff,
+                    k=r.k,
+                    expected=r.expected,
+                    bonus=r.bonus,
+                    step3=r.step3,
+                    step4=r.step4,
+                    step5=r.step5,
+                    floor_bound=None if bound is None else str(bound),
+                    dual_rated_k=dual,
+                    initial_rating=entrants[n].rating if init else None,
+                    initial_games=entrants[n].games if init else None,
+                    initialization=None if init is None else asdict(init),
+                )
+            )
+        return changes
+
+    def _opening(self, item: Item) -> list[Change]:
+        p = item.payload
+        system = System(p["system"])
+        rules = self.rules(item.start)
+        before = self.lookup(p["member_id"], system)
+        fl = floors.FloorState(
+            wins=p.get("wins") or 0,
+            draws=p.get("draws") or 0,
+            sections_of_three=p.get("sections_of_three") or 0,
+            peak=p.get("peak"),
+            olm_games=p.get("olm_games") or 0,
+            money_floor=p.get("money_floor"),
+            director_floor=p.get("director_floor"),
+            ceiling=p.get("ceiling"),
+        )
+        after = Standing(
+            rating=float(p["rating"]),
+            games=p["games"],
+            losses=p.get("losses") or 0,
+            history=p.get("history") or "mixed",
+            rated_on=item.end,
+            floors=fl,
+        )
+        return [self._row(item, p["member_id"], system, rules, before, after, "opening")]
+
+    def _money(self, item: Item) -> list[Change]:
+        p = item.payload
+        system = System(p["system"])
+        rules = self.rules(item.start)
+        before = self.lookup(p["member_id"], system)
+        fl = floors.with_prize(before.floors, p["amount"], p["limit"], rules.version)
+        after = replace(before, floors=fl)
+        bound = None
+        if after.rating is not None:
+            rating, bound = floors.apply_floor_and_ceiling(after.rating, fl, system, rules.version)
+            after = replace(after, rating=rating)
+        return [
+            self._row(
+                item,
+                p["member_id"],
+                system,
+                rules,
+                before,
+                after,
+                "money_floor",
+                floor_bound=None if bound is None else str(bound),
+                amount=p["amount"],
+                limit=p["limit"],
+                money_floor=fl.money_floor,
+            )
+        ]
+
+    def _override(self, item: Item) -> list[Change]:
+        p = item.payload
+        system = System(p["system"])
+        rules = self.rules(item.start)
+        before = self.lookup(p["member_id"], system)
+        action, value = p["action"], p.get("value")
+        after = before
+        if action == "impose_ceiling":
+            after = before.with_floors(ceiling=value)
+            if after.rating is not None and after.rating > value:
+                after = replace(after, rating=float(value))
+        elif action == "lift_ceiling":
+            after = before.with_floors(ceiling=None)
+        elif action == "set_floor":
+            after = before.with_floors(director_floor=None if value is None else int(value))
+            if after.rating is not None and value is not None and after.rating < value:
+                after = replace(after, rating=float(value))
+        elif action == "grant_floor_lowering":
+            after = replace(
+                before.with_floors(floor_lowerings=before.floors.floor_lowerings + 1),
+                pending_request=None,
+            )
+            if before.pending_request is not None:
+                after = replace(after, rating=before.pending_request[1])
+        elif action == "adjust_rating":
+            after = replace(before, rating=float(value), rated_on=item.end)
+        return [
+            self._row(
+                item,
+                p["member_id"],
+                system,
+                rules,
+                before,
+                after,
+                action,
+                value=value,
+                reason=p.get("reason"),
+            )
+        ]
+
+    def _fide(self, item: Item) -> list[Change]:
+        p = item.payload
+        system = System.OTBR
+        rules = self.rules(item.start)
+        member = p["member_id"]
+        before = self.lookup(member, system)
+        profile = self.profiles.get(member, {})
+        fide = profile.get("fide") or {}
+        expires = profile.get("membership_expires")
+        player = FidePlayer(
+            otbr_rating=before.rating,
+            otbr_games=before.games,
+            member=expires is None or expires >= item.start,
+            usa_flag=fide.get("federation") == "USA",
+            fide_rating=fide.get("rating"),
+            opted_in=bool(profile.get("fide_adjustment_opt_in")),
+        )
+        games = [
+            FideGame(g["opponent_rating"], g["score"], g.get("opponent_id")) for g in p["games"]
+        ]
+        result = adjust_for_fide_event(player, games, rules, youth=p.get("youth_event", False))
+        if isinstance(result, NotEligible):
+            return [
+                self._row(
+                    item,
+                    member,
+                    system,
+                    rules,
+                    before,
+                    before,
+                    "fide_not_eligible",
+                    reason=result.reason,
+                )
+            ]
+        rating, bound = floors.apply_floor_and_ceiling(
+            result.rating, before.floors, system, rules.version
+        )
+        wins = sum(1 for g in games if g.opponent_fide is not None and g.score == 1.0)
+        draws = sum(1 for g in games if g.opponent_fide is not None and g.score == 0.5)
+        losses = result.m - wins - draws
+        after = replace(
+            before,
+            rating=rating,
+            games=result.games_after,
+            losses=before.losses + losses,
+            history=history_after(before, result.m, wins, losses),
+            rated_on=item.end,
+            floors=floors.after_section(
+                before.floors,
+                pre_rating=before.rating,
+                pre_games=before.games,
+                post_rating=rating,
+                games=result.m,
+                wins=wins,
+                draws=draws,
+            ),
+        )
+        return [
+            self._row(
+                item,
+                member,
+                system,
+                rules,
+                before,
+                after,
+                "fide_adjustment",
+                m=result.m,
+                score=result.score,
+                n_eff=result.n_eff,
+                k=result.k,
+                expected=result.expected,
+                bonus=result.bonus,
+                floor_bound=None if bound is None else str(bound),
+                opponents_converted=list(result.opponents_converted),
+                youth=result.youth,
+            )
+        ]
+
+
+def _uschess(rules: str | None) -> bool:
+    return bool(rules) and rules.startswith("uschess-")
+
+
+def _match_system(total: int, payload: Mapping[str, Any], version: Any) -> System:
+    systems = rated_systems(total, payload["online"], version)
+    regular = System.OLR if payload["online"] else System.OTBR
+    return regular if regular in systems else sorted(systems)[0]
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, date):
+        return value.isoformat()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")

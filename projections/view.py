@@ -1,0 +1,514 @@
+"""The read model: a SQLite file (sqlite-utils) kept up to date by replaying the ledger."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from ledger.log import LedgerEntry
+from ledger.rules.rounding import round_half_up
+from ledger.rules.uschess import floors
+from ledger.rules.uschess.systems import System, is_established
+from ledger.rules.uschess.versions import resolve
+from projections.items import ITEM_ENTRIES, Item, item_key, to_item
+from projections.rating import Change, Rater, parse_amendments
+from projections.standing import UNRATED, Standing
+
+SCHEMA_VERSION = "1"
+HISTORY_COLUMNS = {
+    "item_key": str,
+    "player": str,
+    "system": str,
+    "sort_key": str,
+    "kind": str,
+    "end_date": str,
+    "position": int,
+    "revision": int,
+    "rules": str,
+    "bonus_multiplier": float,
+    "formula": str,
+    "pre_rating": float,
+    "post_rating": float,
+    "official_rating": int,
+    "games_before": int,
+    "games_after": int,
+    "m": int,
+    "score": float,
+    "n_eff": float,
+    "k": float,
+    "expected": float,
+    "bonus": float,
+    "step3": float,
+    "step4": float,
+    "step5": float,
+    "floor_bound": str,
+    "detail": str,
+    "state": str,
+}
+RATING_COLUMNS = {
+    "player": str,
+    "system": str,
+    "rating": float,
+    "official_rating": int,
+    "games": int,
+    "wins": int,
+    "draws": int,
+    "losses": int,
+    "established": int,
+    "history": str,
+    "sections_of_three": int,
+    "peak": float,
+    "olm_games": int,
+    "olm_title_date": str,
+    "floor": int,
+    "floor_bound": str,
+    "floor_absolute": int,
+    "floor_peak": int,
+    "floor_olm": int,
+    "floor_money": int,
+    "floor_director": int,
+    "floor_lowerings": int,
+    "ceiling": float,
+    "pending_floor_request": str,
+    "rated_on": str,
+}
+
+
+@dataclass
+class CatchUp:
+    """What one catch-up did: entries read, items re-rated, rows written."""
+
+    entries: int = 0
+    items_rated: int = 0
+    rows: int = 0
+    players: set[str] = field(default_factory=set)
+    last_position: int = 0
+
+
+class View:
+    """The read model in one SQLite file; `catch_up` is incremental, `rebuild` starts empty."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        self.db = sqlite_utils.Database(self.path)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self._create()
+
+    def close(self) -> None:
+        self.db.close()
+
+    def _create(self) -> None:
+        db = self.db
+        if "meta" in db.table_names():
+            return
+        with db.conn:
+            db["meta"].create({"key": str, "value": str}, pk="key")
+            db["meta"].insert_all(
+                [
+                    {"key": "schema", "value": SCHEMA_VERSION},
+                    {"key": "last_position", "value": "0"},
+                    {"key": "rules_family", "value": "uschess"},
+                ]
+            )
+            db["players"].create({"id": str, "profile": str, "position": int}, pk="id")
+            db["items"].create(
+                {
+                    "key": str,
+                    "kind": str,
+                    "sort_key": str,
+                    "start": str,
+                    "end": str,
+                    "position": int,
+                    "revision": int,
+                    "payload": str,
+                },
+                pk="key",
+            )
+            db["items"].create_index(["sort_key"])
+            db["item_players"].create({"item_key": str, "player": str}, pk=("item_key", "player"))
+            db["item_players"].create_index(["player"])
+            db["sections"].create(
+                {
+                    "section_id": str,
+                    "event_name": str,
+                    "status": str,
+                    "start_date": str,
+                    "end_date": str,
+                    "submitted_position": int,
+                    "latest_position": int,
+                    "reason": str,
+                },
+                pk="section_id",
+            )
+            db["amendments"].create(
+                {
+                    "position": int,
+                    "parameter": str,
+                    "value": str,
+                    "effective": str,
+                    "until": str,
+                    "reason": str,
+                },
+                pk="position",
+            )
+            db["history"].create(HISTORY_COLUMNS, pk=("player", "system", "sort_key"))
+            db["history"].create_index(["item_key"])
+            db["ratings"].create(RATING_COLUMNS, pk=("player", "system"))
+
+    @property
+    def last_position(self) -> int:
+        return int(self.db["meta"].get("last_position")["value"])
+
+    def catch_up(self, entries: Iterable[LedgerEntry]) -> CatchUp:
+        """Apply every entry after the last processed position in one transaction."""
+        stats = CatchUp(last_position=self.last_position)
+        batch = [e for e in entries if e.position > stats.last_position]
+        if not batch:
+            return stats
+        with self.db.conn:
+            self._apply(batch, stats)
+            stats.entries = len(batch)
+            stats.last_position = batch[-1].position
+            self.db["meta"].upsert({"key": "last_position", "value": str(stats.last_position)})
+        return stats
+
+    def _apply(self, batch: list[LedgerEntry], stats: CatchUp) -> None:
+        db = self.db
+        fresh = db["history"].count == 0
+        dirty: dict[str, str] = {}  # item key → the earliest sort key it touches
+        seeds: set[str] = set()  # players whose later rows may all change
+        amend_from: list[tuple[str, str | None]] = []
+        for e in batch:
+            if e.type in ("PlayerRegistered", "PlayerProfileUpdated"):
+                profile = {k: v for k, v in e.payload.items() if k != "member_id"}
+                row = db["players"].get(e.payload["member_id"]) if not fresh else None
+                if row is not None and json.loads(row["profile"]) != profile:
+                    seeds.add(e.payload["member_id"])
+                db["players"].upsert(
+                    {
+                        "id": e.payload["member_id"],
+                        "profile": json.dumps(profile, sort_keys=True),
+                        "position": e.position,
+                    },
+                    pk="id",
+                )
+            elif e.type == "RulesAmended":
+                p = e.payload
+                db["amendments"].insert(
+                    {
+                        "position": e.position,
+                        "parameter": p["parameter"],
+                        "value": json.dumps(p["value"], sort_keys=True),
+                        "effective": p["effective"],
+                        "until": p.get("until"),
+                        "reason": p.get("reason"),
+                    }
+                )
+                amend_from.append((p["effective"], p.get("until")))
+            elif e.type in ITEM_ENTRIES:
+                self._apply_item(e, dirty, seeds)
+        for start, until in amend_from:
+            rows = db.execute(
+                "select key, sort_key from items where start >= ?"
+                + (" and start < ?" if until else ""),
+                [start, until] if until else [start],
+            ).fetchall()
+            for key, sk in rows:
+                dirty.setdefault(key, sk)
+        starts = list(dirty.values())
+        for player in seeds:
+            first = db.execute(
+                "select min(i.sort_key) from item_players p join items i on i.key = p.item_key "
+                "where p.player = ?",
+                [player],
+            ).fetchone()[0]
+            if first is not None:
+                starts.append(first)
+        if starts:
+            self._recompute(min(starts), set(dirty), seeds, fresh, stats)
+
+    def _apply_item(self, e: LedgerEntry, dirty: dict[str, str], seeds: set[str]) -> None:
+        db = self.db
+        key = item_key(e)
+        found = list(db["items"].rows_where("key = ?", [key]))
+        old = found[0] if found else None
+        if e.type.startswith("Section"):
+            p = e.payload
+            section = {
+                "section_id": p["section_id"],
+                "latest_position": e.position,
+                "reason": p.get("reason"),
+            }
+            if e.type == "SectionWithdrawn":
+                section["status"] = "withdrawn"
+            else:
+                section |= {
+                    "event_name": p.get("event_name"),
+                    "start_date": p["start_date"],
+                    "end_date": p["end_date"],
+                    "status": "corrected" if e.type == "SectionCorrected" else "submitted",
+                }
+                if e.type == "SectionSubmitted":
+                    section["submitted_position"] = e.position
+            db["sections"].upsert(section, pk="section_id")
+        if old is not None:
+            dirty[key] = old["sort_key"]
+            seeds.update(_players(old))
+            db["item_players"].delete_where("item_key = ?", [key])
+        if e.type == "SectionWithdrawn":
+            if old is not None:
+                db["items"].delete(key)
+            return
+        item = to_item(e, None if old is None else old["position"])
+        db["items"].upsert(
+            {
+                "key": item.key,
+                "kind": item.kind,
+                "sort_key": item.sort_key,
+                "start": item.start,
+                "end": item.end,
+                "position": item.position,
+                "revision": item.revision,
+                "payload": json.dumps(item.payload, sort_keys=True),
+            },
+            pk="key",
+        )
+        db["item_players"].insert_all(
+            [{"item_key": key, "player": p} for p in dict.fromkeys(item.players)]
+        )
+        dirty[key] = min(dirty.get(key, item.sort_key), item.sort_key)
+
+    def _recompute(
+        self, start: str, dirty: set[str], seeds: set[str], fresh: bool, stats: CatchUp
+    ) -> None:
+        db = self.db
+        profiles = {r["id"]: json.loads(r["profile"]) for r in db["players"].rows}
+        amendments = parse_amendments(
+            [
+                {
+                    "parameter": r["parameter"],
+                    "value": json.loads(r["value"]),
+                    "effective": r["effective"],
+                    "until": r["until"],
+                }
+                for r in db["amendments"].rows_where(order_by="position")
+            ]
+        )
+        live: dict[tuple[str, System], Standing] = {}
+        affected = set(seeds)
+        current = [start]
+
+        def lookup(player: str, system: System) -> Standing:
+            s = live.get((player, system))
+            if s is not None:
+                return s
+            if fresh:
+                return UNRATED
+            row = db.execute(
+                "select state from history where player = ? and system = ? and sort_key < ? "
+                "order by sort_key desc limit 1",
+                [player, str(system), current[0]],
+            ).fetchone()
+            return UNRATED if row is None else Standing.from_json(row[0])
+
+        rater = Rater(lookup, profiles, amendments)
+        # Rows of withdrawn items go; their players are seeds already.
+        gone = [k for k in dirty if not db["items"].count_where("key = ?", [k])]
+        for key in gone:
+            for player, system in db.execute(
+                "select player, system from history where item_key = ?", [key]
+            ).fetchall():
+                live.setdefault((player, System(system)), _before(db, player, system, key))
+            db["history"].delete_where("item_key = ?", [key])
+        new_rows: list[dict[str, Any]] = []
+        cursor = db.execute(
+            "select key, kind, start, end, position, revision, payload from items "
+            "where sort_key >= ? order by sort_key",
+            [start],
+        ).fetchall()
+        for key, kind, s, e, position, revision, payload in cursor:
+            item = Item(key, kind, s, e, position, revision, json.loads(payload))
+            if key not in dirty and affected.isdisjoint(item.players):
+                continue
+            current[0] = item.sort_key
+            changes: list[Change] = rater.rate(item)
+            stats.items_rated += 1
+            if fresh:
+                new_rows.extend(c.row for c in changes)
+            else:
+                old = {
+                    (r["player"], r["system"]): r["state"]
+                    for r in db["history"].rows_where("item_key = ?", [key])
+                }
+                db["history"].delete_where("item_key = ?", [key])
+                db["history"].insert_all([c.row for c in changes])
+                for c in changes:
+                    if old.pop((c.player, str(c.system)), None) != c.row["state"]:
+                        affected.add(c.player)
+                for player, system in old:  # no longer in the item: back to the prior state
+                    live[(player, System(system))] = lookup(player, System(system))
+                    affected.add(player)
+            for c in changes:
+                live[(c.player, c.system)] = c.standing
+                stats.players.add(c.player)
+            stats.rows += len(changes)
+        if fresh:
+            db["history"].insert_all(new_rows, batch_size=2000)
+        ratings = []
+        for (player, system), s in live.items():
+            if s.rating is None:
+                db["ratings"].delete_where("player = ? and system = ?", [player, str(system)])
+            else:
+                ratings.append(rating_row(player, system, s))
+        if ratings:
+            db["ratings"].upsert_all(ratings, pk=("player", "system"), batch_size=2000)
+
+    def rebuild(self, entries: Iterable[LedgerEntry]) -> CatchUp:
+        """Drop the read model and replay the whole ledger into it."""
+        self.db.close()
+        for suffix in ("", "-wal", "-shm"):
+            Path(self.path + suffix).unlink(missing_ok=True)
+        self.__init__(self.path)
+        return self.catch_up(entries)
+
+    def digest(self) -> str:
+        """SHA-256 over every table's rows in primary-key order (rebuild identity)."""
+        h = hashlib.sha256()
+        for table in sorted(self.db.table_names()):
+            t = self.db[table]
+            order = ", ".join(t.pks)
+            h.update(table.encode())
+            for row in self.db.execute(f"select * from [{table}] order by {order}"):
+                h.update(json.dumps(row, default=str).encode())
+        return h.hexdigest()
+
+    def player(self, player: str) -> dict[str, Any] | None:
+        rows = list(self.db["ratings"].rows_where("player = ?", [player], order_by="system"))
+        profile = self.db.execute("select profile from players where id = ?", [player]).fetchone()
+        if profile is None and not rows:
+            return None
+        ratings = {}
+        for r in rows:
+            r = dict(r)
+            system = r.pop("system")
+            r["established"] = bool(r["established"])
+            r["pending_floor_request"] = json.loads(r["pending_floor_request"] or "null")
+            ratings[system] = {k: v for k, v in r.items() if k != "player"}
+        out: dict[str, Any] = {"id": player}
+        if profile is not None:
+            out["name"] = json.loads(profile[0]).get("name")
+        out["ratings"] = ratings
+        return out
+
+    def history(self, player: str, system: str) -> list[dict[str, Any]]:
+        return [
+            _history_out(r)
+            for r in self.db["history"].rows_where(
+                "player = ? and system = ?", [player, system], order_by="sort_key"
+            )
+        ]
+
+    def rating_as_of(self, player: str, system: str, day: str) -> dict[str, Any] | None:
+        """The rating in effect on `day`: after every item that ended on or before it."""
+        row = self.db.execute(
+            "select * from history where player = ? and system = ? and end_date <= ? "
+            "order by sort_key desc limit 1",
+            [player, system, day],
+        ).fetchone()
+        if row is None:
+            return None
+        r = _history_out(
+            dict(
+                zip(
+                    [c[0] for c in self.db.execute("select * from history limit 0").description],
+                    row,
+                    strict=True,
+                )
+            )
+        )
+        return {
+            "id": player,
+            "system": system,
+            "as_of": day,
+            "rating": r["post_rating"],
+            "official_rating": r["official_rating"],
+            "games": r["games_after"],
+            "from": r["item_key"],
+        }
+
+
+def _players(row: dict[str, Any]) -> set[str]:
+    item = Item(
+        row["key"],
+        row["kind"],
+        row["start"],
+        row["end"],
+        row["position"],
+        row["revision"],
+        json.loads(row["payload"]),
+    )
+    return set(item.players)
+
+
+def _before(db: sqlite_utils.Database, player: str, system: str, key: str) -> Standing:
+    row = db.execute(
+        "select state from history where player = ? and system = ? and sort_key < "
+        "(select sort_key from history where item_key = ? and player = ? and system = ?) "
+        "order by sort_key desc limit 1",
+        [player, system, key, player, system],
+    ).fetchone()
+    return UNRATED if row is None else Standing.from_json(row[0])
+
+
+def _history_out(r: dict[str, Any]) -> dict[str, Any]:
+    r = dict(r)
+    r["detail"] = json.loads(r["detail"])
+    r.pop("state")
+    return r
+
+
+def rating_row(player: str, system: System, s: Standing) -> dict[str, Any]:
+    """The `ratings` row for a standing: rating, N, results, each floor component, ceiling."""
+    version = resolve(date.fromisoformat(s.rated_on)).version
+    components = floors.floor_components(s.floors, system, version)
+    floor, bound = floors.effective_floor(s.floors, system, version)
+    return {
+        "player": player,
+        "system": str(system),
+        "rating": s.rating,
+        "official_rating": round_half_up(s.rating),
+        "games": s.games,
+        "wins": s.wins,
+        "draws": s.draws,
+        "losses": s.losses,
+        "established": int(is_established(s.games)),
+        "history": s.history,
+        "sections_of_three": s.floors.sections_of_three,
+        "peak": s.floors.peak,
+        "olm_games": s.floors.olm_games,
+        "olm_title_date": s.olm_title_date,
+        "floor": floor,
+        "floor_bound": str(bound),
+        "floor_absolute": components.get(floors.Bound.PERSONAL_ABSOLUTE)
+        or components.get(floors.Bound.ABSOLUTE),
+        "floor_peak": components.get(floors.Bound.PEAK),
+        "floor_olm": components.get(floors.Bound.OLM),
+        "floor_money": components.get(floors.Bound.MONEY),
+        "floor_director": components.get(floors.Bound.DIRECTOR),
+        "floor_lowerings": s.floors.floor_lowerings,
+        "ceiling": s.floors.ceiling,
+        "pending_floor_request": None
+        if s.pending_request is None
+        else json.dumps(
+            {"new_floor": s.pending_request[0], "rating_if_granted": s.pending_request[1]}
+        ),
+        "rated_on": s.rated_on,
+    }

@@ -1,0 +1,136 @@
+"""Building small ledgers for the projection tests."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from ledger.application import RatingsLedger
+from ledger.commands import (
+    AmendRules,
+    AwardMoneyFloor,
+    DirectorOverride,
+    RecordOpeningBalance,
+    RegisterPlayer,
+    SubmitFideAdjustment,
+    SubmitMatch,
+    SubmitSection,
+    parse,
+)
+from ledger.log import read_entries
+from projections.view import View
+
+
+def round_robin(
+    section_id: str,
+    players: list[str],
+    start: str,
+    end: str | None = None,
+    *,
+    results: dict[tuple[str, str], str] | None = None,
+    time_control: str = "G/90;d30",
+    online: bool = False,
+) -> dict[str, Any]:
+    """Everyone plays everyone once; the earlier-listed player wins unless `results` says."""
+    results = results or {}
+    games = [
+        {"round": r, "white": a, "black": b, "result": results.get((a, b), "1-0")}
+        for r, (a, b) in enumerate(itertools.combinations(players, 2), start=1)
+    ]
+    return {
+        "section_id": section_id,
+        "event_name": section_id,
+        "online": online,
+        "time_control": time_control,
+        "start_date": start,
+        "end_date": end or start,
+        "players": [{"id": p} for p in players],
+        "games": games,
+    }
+
+
+class Ledger:
+    """A RatingsLedger with one-line verbs for tests."""
+
+    def __init__(self, app: RatingsLedger) -> None:
+        self.app = app
+
+    def register(self, *ids: str, **profile: Any) -> None:
+        self.app.register_player(
+            *(parse(RegisterPlayer, {"id": i, **profile}) for i in ids), actor="td"
+        )
+
+    def submit(self, *sections: dict[str, Any]) -> None:
+        self.app.submit_section(*(parse(SubmitSection, s) for s in sections), actor="td")
+
+    def correct(self, section: dict[str, Any], reason: str = "wrong result") -> None:
+        self.app.correct_section(parse(SubmitSection, section), reason=reason, actor="admin")
+
+    def withdraw(self, section_id: str) -> None:
+        self.app.withdraw_section(section_id, reason="not rateable", actor="admin")
+
+    def opening(self, player: str, system: str, rating: float, games: int, **more: Any) -> None:
+        data = {
+            "player": player,
+            "system": system,
+            "as_of": "2020-01-01",
+            "rating": rating,
+            "games": games,
+            **more,
+        }
+        self.app.record_opening_balance(parse(RecordOpeningBalance, data), actor="admin")
+
+    def money_floor(self, player: str, amount: float, limit: int, day: str) -> None:
+        data = {"player": player, "amount": amount, "limit": limit, "date": day}
+        self.app.award_money_floor(parse(AwardMoneyFloor, data), actor="director")
+
+    def override(self, player: str, action: str, value: float | None, day: str) -> None:
+        data = {
+            "player": player,
+            "action": action,
+            "value": value,
+            "effective": day,
+            "reason": "director's decision",
+        }
+        self.app.override(parse(DirectorOverride, data), actor="director")
+
+    def match(self, match_id: str, a: str, b: str, results: list[str], day: str) -> None:
+        data = {
+            "match_id": match_id,
+            "online": False,
+            "time_control": "G/120",
+            "start_date": day,
+            "end_date": day,
+            "players": [{"id": a}, {"id": b}],
+            "games": [
+                {"round": i, "white": a, "black": b, "result": r}
+                for i, r in enumerate(results, start=1)
+            ],
+        }
+        self.app.submit_match(parse(SubmitMatch, data), actor="td")
+
+    def fide(self, player: str, rating_list: str, games: list[tuple[float, float]]) -> None:
+        data = {
+            "player": player,
+            "rating_list": rating_list,
+            "games": [{"opponent_rating": r, "score": s} for r, s in games],
+        }
+        self.app.submit_fide_adjustment(parse(SubmitFideAdjustment, data), actor="admin")
+
+    def amend(self, parameter: str, value: Any, effective: str, until: str | None = None) -> None:
+        data = {
+            "parameter": parameter,
+            "value": value,
+            "effective": effective,
+            "until": until,
+            "reason": "retroactive change",
+        }
+        self.app.amend_rules(parse(AmendRules, data), actor="director")
+
+    def catch_up(self, view: View):
+        return view.catch_up(read_entries(self.app, view.last_position))
+
+    def rebuilt(self, path) -> View:
+        view = View(path)
+        view.rebuild(read_entries(self.app))
+        return view
