@@ -34,21 +34,54 @@ from ledger.rules.uschess.time_controls import (
 )
 from ledger.rules.uschess.versions import Amendment, Rules, resolve
 from projections.items import Item
-from projections.standing import Standing, history_after
+from projections.standing import STATE_COLUMNS, Standing, history_after
 
 OLM_GAMES = 300  # §5: "keeps an established rating above 2200 for 300 ... rated games"
 
 Lookup = Callable[[str, System], Standing]
 
 
+HISTORY_COLUMNS = (
+    "item_key",
+    "player",
+    "system",
+    "sort_key",
+    "kind",
+    "end_date",
+    "position",
+    "revision",
+    "rules",
+    "bonus_multiplier",
+    "formula",
+    "pre_rating",
+    "post_rating",
+    "official_rating",
+    "games_before",
+    "games_after",
+    "m",
+    "score",
+    "n_eff",
+    "k",
+    "expected",
+    "bonus",
+    "step3",
+    "step4",
+    "step5",
+    "floor_bound",
+    "detail",
+    *STATE_COLUMNS,
+)
+STATE = slice(len(HISTORY_COLUMNS) - len(STATE_COLUMNS), len(HISTORY_COLUMNS))
+
+
 @dataclass(frozen=True)
 class Change:
-    """One player's new standing in one system and the history row that explains it."""
+    """One player's new standing in one system and its history row (in HISTORY_COLUMNS order)."""
 
     player: str
     system: System
     standing: Standing
-    row: dict[str, Any]
+    row: tuple[Any, ...]
 
 
 def parse_amendments(entries: Sequence[Mapping[str, Any]]) -> tuple[Amendment, ...]:
@@ -97,36 +130,36 @@ class Rater:
         formula: str,
         **values: Any,
     ) -> Change:
-        row = {
-            "item_key": item.key,
-            "player": player,
-            "system": str(system),
-            "sort_key": item.sort_key,
-            "kind": item.kind,
-            "end_date": item.end,
-            "position": item.position,
-            "revision": item.revision,
-            "rules": rules.name,
-            "bonus_multiplier": rules.bonus_multiplier,
-            "formula": formula,
-            "pre_rating": pre.rating,
-            "post_rating": post.rating,
-            "official_rating": None if post.rating is None else round_half_up(post.rating),
-            "games_before": pre.games,
-            "games_after": post.games,
-            "m": values.pop("m", 0),
-            "score": values.pop("score", None),
-            "n_eff": values.pop("n_eff", None),
-            "k": values.pop("k", None),
-            "expected": values.pop("expected", None),
-            "bonus": values.pop("bonus", None),
-            "step3": values.pop("step3", None),
-            "step4": values.pop("step4", None),
-            "step5": values.pop("step5", None),
-            "floor_bound": values.pop("floor_bound", None),
-            "detail": json.dumps(values, sort_keys=True, default=_plain),
-            "state": post.to_json(),
-        }
+        row = (
+            item.key,
+            player,
+            str(system),
+            item.sort_key,
+            item.kind,
+            item.end,
+            item.position,
+            item.revision,
+            rules.name,
+            rules.bonus_multiplier,
+            formula,
+            pre.rating,
+            post.rating,
+            None if post.rating is None else round_half_up(post.rating),
+            pre.games,
+            post.games,
+            values.pop("m", 0),
+            values.pop("score", None),
+            values.pop("n_eff", None),
+            values.pop("k", None),
+            values.pop("expected", None),
+            values.pop("bonus", None),
+            values.pop("step3", None),
+            values.pop("step4", None),
+            values.pop("step5", None),
+            values.pop("floor_bound", None),
+            json.dumps(values, sort_keys=True, default=_plain) if values else "{}",
+            *post.columns(),
+        )
         return Change(player, system, post, row)
 
     def _background(self, player: str, system: System, on: str) -> PlayerBackground:
@@ -319,16 +352,16 @@ class Rater:
                 wins=r.wins,
                 draws=r.draws,
             )
-            after = replace(
-                before,
-                rating=rating,
-                games=before.games + r.m,
-                losses=before.losses + r.losses,
-                history=history_after(before, r.m, r.wins, r.losses),
-                rated_on=item.end,
-                floors=fl,
-                olm_title_date=before.olm_title_date
-                or (item.end if fl.olm_games >= OLM_GAMES else None),
+            after = Standing(
+                rating,
+                before.games + r.m,
+                before.losses + r.losses,
+                history_after(before, r.m, r.wins, r.losses),
+                item.end,
+                before.olm_title_date or (item.end if fl.olm_games >= OLM_GAMES else None),
+                fl,
+                before.match_changes,
+                before.pending_request,
             )
             init = inits.get(n)
             changes.append(
@@ -350,10 +383,7 @@ class Rater:
                     step4=r.step4,
                     step5=r.step5,
                     floor_bound=None if bound is None else str(bound),
-                    dual_rated_k=dual,
-                    initial_rating=entrants[n].rating if init else None,
-                    initial_games=entrants[n].games if init else None,
-                    initialization=None if init is None else asdict(init),
+                    **({} if init is None else {"initialization": asdict(init)}),
                 )
             )
         return changes

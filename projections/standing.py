@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from ledger.rules.uschess.floors import FloorState
 
@@ -30,22 +32,95 @@ class Standing:
     def draws(self) -> int:
         return self.floors.draws
 
-    def to_json(self) -> str:
-        return json.dumps(asdict(self), sort_keys=True, separators=(",", ":"))
+    def columns(self) -> tuple[Any, ...]:
+        """The standing as the history table's state columns (STATE_COLUMNS order)."""
+        f = self.floors
+        return (
+            self.rating,
+            self.games,
+            f.wins,
+            f.draws,
+            self.losses,
+            self.history,
+            self.rated_on,
+            f.sections_of_three,
+            f.peak,
+            f.olm_games,
+            self.olm_title_date,
+            f.money_floor,
+            f.director_floor,
+            f.ceiling,
+            f.floor_lowerings,
+            json.dumps(self.match_changes) if self.match_changes else None,
+            None if self.pending_request is None else json.dumps(self.pending_request),
+        )
 
     @classmethod
-    def from_json(cls, text: str) -> Standing:
-        data = json.loads(text)
-        data["floors"] = FloorState(**data["floors"])
-        data["match_changes"] = tuple((d, c) for d, c in data["match_changes"])
-        if data["pending_request"] is not None:
-            data["pending_request"] = tuple(data["pending_request"])
-        return cls(**data)
+    def from_columns(cls, values: Sequence[Any]) -> Standing:
+        (
+            rating,
+            games,
+            wins,
+            draws,
+            losses,
+            history,
+            rated_on,
+            sections_of_three,
+            peak,
+            olm_games,
+            olm_date,
+            money,
+            director,
+            ceiling,
+            lowerings,
+            changes,
+            pending,
+        ) = values
+        return cls(
+            rating,
+            games,
+            losses,
+            history,
+            rated_on,
+            olm_date,
+            FloorState(
+                wins,
+                draws,
+                sections_of_three,
+                peak,
+                olm_games,
+                money,
+                director,
+                ceiling,
+                lowerings,
+            ),
+            () if changes is None else tuple((d, c) for d, c in json.loads(changes)),
+            None if pending is None else tuple(json.loads(pending)),
+        )
 
     def with_floors(self, **changes: object) -> Standing:
         return replace(self, floors=replace(self.floors, **changes))
 
 
+STATE_COLUMNS = (
+    "s_rating",
+    "s_games",
+    "s_wins",
+    "s_draws",
+    "s_losses",
+    "s_history",
+    "s_rated_on",
+    "s_sections_of_three",
+    "s_peak",
+    "s_olm_games",
+    "s_olm_title_date",
+    "s_money_floor",
+    "s_director_floor",
+    "s_ceiling",
+    "s_floor_lowerings",
+    "s_match_changes",
+    "s_pending_request",
+)
 UNRATED = Standing()
 
 

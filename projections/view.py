@@ -18,22 +18,28 @@ from ledger.rules.uschess import floors
 from ledger.rules.uschess.systems import System, is_established
 from ledger.rules.uschess.versions import resolve
 from projections.items import ITEM_ENTRIES, Item, item_key, to_item
-from projections.rating import Change, Rater, parse_amendments
-from projections.standing import UNRATED, Standing
+from projections.rating import HISTORY_COLUMNS, STATE, Change, Rater, parse_amendments
+from projections.standing import STATE_COLUMNS, UNRATED, Standing
+
+STATE_SELECT = ", ".join(STATE_COLUMNS)
 
 SCHEMA_VERSION = "1"
-HISTORY_COLUMNS = {
-    "item_key": str,
-    "player": str,
-    "system": str,
-    "sort_key": str,
-    "kind": str,
-    "end_date": str,
+HISTORY_TYPES = {
+    "s_rating": float,
+    "s_games": int,
+    "s_wins": int,
+    "s_draws": int,
+    "s_losses": int,
+    "s_sections_of_three": int,
+    "s_peak": float,
+    "s_olm_games": int,
+    "s_money_floor": int,
+    "s_director_floor": int,
+    "s_ceiling": float,
+    "s_floor_lowerings": int,
     "position": int,
     "revision": int,
-    "rules": str,
     "bonus_multiplier": float,
-    "formula": str,
     "pre_rating": float,
     "post_rating": float,
     "official_rating": int,
@@ -48,9 +54,6 @@ HISTORY_COLUMNS = {
     "step3": float,
     "step4": float,
     "step5": float,
-    "floor_bound": str,
-    "detail": str,
-    "state": str,
 }
 RATING_COLUMNS = {
     "player": str,
@@ -79,6 +82,26 @@ RATING_COLUMNS = {
     "pending_floor_request": str,
     "rated_on": str,
 }
+
+
+SECTION_COLUMNS = (
+    "section_id",
+    "event_name",
+    "status",
+    "start_date",
+    "end_date",
+    "submitted_position",
+    "latest_position",
+    "reason",
+)
+HISTORY_INSERT = (
+    f"insert into history ({', '.join(HISTORY_COLUMNS)}) "
+    f"values ({', '.join('?' for _ in HISTORY_COLUMNS)})"
+)
+RATINGS_INSERT = (
+    f"insert or replace into ratings ({', '.join(RATING_COLUMNS)}) "
+    f"values ({', '.join('?' for _ in RATING_COLUMNS)})"
+)
 
 
 @dataclass
@@ -159,7 +182,10 @@ class View:
                 },
                 pk="position",
             )
-            db["history"].create(HISTORY_COLUMNS, pk=("player", "system", "sort_key"))
+            db["history"].create(
+                {c: HISTORY_TYPES.get(c, str) for c in HISTORY_COLUMNS},
+                pk=("player", "system", "sort_key"),
+            )
             db["history"].create_index(["item_key"])
             db["ratings"].create(RATING_COLUMNS, pk=("player", "system"))
 
@@ -181,15 +207,18 @@ class View:
         return stats
 
     def _apply(self, batch: list[LedgerEntry], stats: CatchUp) -> None:
+        if stats.last_position == 0:
+            self._replay(batch, stats)
+            return
         db = self.db
-        fresh = db["history"].count == 0
         dirty: dict[str, str] = {}  # item key → the earliest sort key it touches
         seeds: set[str] = set()  # players whose later rows may all change
         amend_from: list[tuple[str, str | None]] = []
         for e in batch:
             if e.type in ("PlayerRegistered", "PlayerProfileUpdated"):
                 profile = {k: v for k, v in e.payload.items() if k != "member_id"}
-                row = db["players"].get(e.payload["member_id"]) if not fresh else None
+                found = list(db["players"].rows_where("id = ?", [e.payload["member_id"]]))
+                row = found[0] if found else None
                 if row is not None and json.loads(row["profile"]) != profile:
                     seeds.add(e.payload["member_id"])
                 db["players"].upsert(
@@ -233,7 +262,7 @@ class View:
             if first is not None:
                 starts.append(first)
         if starts:
-            self._recompute(min(starts), set(dirty), seeds, fresh, stats)
+            self._recompute(min(starts), set(dirty), seeds, stats)
 
     def _apply_item(self, e: LedgerEntry, dirty: dict[str, str], seeds: set[str]) -> None:
         db = self.db
@@ -241,24 +270,14 @@ class View:
         found = list(db["items"].rows_where("key = ?", [key]))
         old = found[0] if found else None
         if e.type.startswith("Section"):
-            p = e.payload
-            section = {
-                "section_id": p["section_id"],
-                "latest_position": e.position,
-                "reason": p.get("reason"),
-            }
-            if e.type == "SectionWithdrawn":
-                section["status"] = "withdrawn"
-            else:
-                section |= {
-                    "event_name": p.get("event_name"),
-                    "start_date": p["start_date"],
-                    "end_date": p["end_date"],
-                    "status": "corrected" if e.type == "SectionCorrected" else "submitted",
-                }
-                if e.type == "SectionSubmitted":
-                    section["submitted_position"] = e.position
-            db["sections"].upsert(section, pk="section_id")
+            record: dict[str, dict[str, Any]] = {}
+            found_section = list(
+                db["sections"].rows_where("section_id = ?", [e.payload["section_id"]])
+            )
+            if found_section:
+                record[e.payload["section_id"]] = found_section[0]
+            _section_record(record, e)
+            db["sections"].upsert(record[e.payload["section_id"]], pk="section_id")
         if old is not None:
             dirty[key] = old["sort_key"]
             seeds.update(_players(old))
@@ -286,9 +305,7 @@ class View:
         )
         dirty[key] = min(dirty.get(key, item.sort_key), item.sort_key)
 
-    def _recompute(
-        self, start: str, dirty: set[str], seeds: set[str], fresh: bool, stats: CatchUp
-    ) -> None:
+    def _recompute(self, start: str, dirty: set[str], seeds: set[str], stats: CatchUp) -> None:
         db = self.db
         profiles = {r["id"]: json.loads(r["profile"]) for r in db["players"].rows}
         amendments = parse_amendments(
@@ -310,14 +327,12 @@ class View:
             s = live.get((player, system))
             if s is not None:
                 return s
-            if fresh:
-                return UNRATED
             row = db.execute(
-                "select state from history where player = ? and system = ? and sort_key < ? "
-                "order by sort_key desc limit 1",
+                f"select {STATE_SELECT} from history where player = ? and system = ? "
+                "and sort_key < ? order by sort_key desc limit 1",
                 [player, str(system), current[0]],
             ).fetchone()
-            return UNRATED if row is None else Standing.from_json(row[0])
+            return UNRATED if row is None else Standing.from_columns(row)
 
         rater = Rater(lookup, profiles, amendments)
         # Rows of withdrawn items go; their players are seeds already.
@@ -328,7 +343,6 @@ class View:
             ).fetchall():
                 live.setdefault((player, System(system)), _before(db, player, system, key))
             db["history"].delete_where("item_key = ?", [key])
-        new_rows: list[dict[str, Any]] = []
         cursor = db.execute(
             "select key, kind, start, end, position, revision, payload from items "
             "where sort_key >= ? order by sort_key",
@@ -341,35 +355,125 @@ class View:
             current[0] = item.sort_key
             changes: list[Change] = rater.rate(item)
             stats.items_rated += 1
-            if fresh:
-                new_rows.extend(c.row for c in changes)
-            else:
-                old = {
-                    (r["player"], r["system"]): r["state"]
-                    for r in db["history"].rows_where("item_key = ?", [key])
-                }
-                db["history"].delete_where("item_key = ?", [key])
-                db["history"].insert_all([c.row for c in changes])
-                for c in changes:
-                    if old.pop((c.player, str(c.system)), None) != c.row["state"]:
-                        affected.add(c.player)
-                for player, system in old:  # no longer in the item: back to the prior state
-                    live[(player, System(system))] = lookup(player, System(system))
-                    affected.add(player)
+            old = {
+                (r[0], r[1]): tuple(r[2:])
+                for r in db.execute(
+                    f"select player, system, {STATE_SELECT} from history where item_key = ?",
+                    [key],
+                )
+            }
+            db["history"].delete_where("item_key = ?", [key])
+            self._insert_history([c.row for c in changes])
+            for c in changes:
+                if old.pop((c.player, str(c.system)), None) != c.row[STATE]:
+                    affected.add(c.player)
+            for player, system in old:  # no longer in the item: back to the prior state
+                live[(player, System(system))] = lookup(player, System(system))
+                affected.add(player)
             for c in changes:
                 live[(c.player, c.system)] = c.standing
                 stats.players.add(c.player)
             stats.rows += len(changes)
-        if fresh:
-            db["history"].insert_all(new_rows, batch_size=2000)
-        ratings = []
-        for (player, system), s in live.items():
-            if s.rating is None:
-                db["ratings"].delete_where("player = ? and system = ?", [player, str(system)])
-            else:
-                ratings.append(rating_row(player, system, s))
-        if ratings:
-            db["ratings"].upsert_all(ratings, pk=("player", "system"), batch_size=2000)
+        self._write_ratings(live)
+
+    def _insert_history(self, rows: list[tuple[Any, ...]]) -> None:
+        self.db.conn.executemany(HISTORY_INSERT, rows)
+
+    def _write_ratings(self, live: dict[tuple[str, System], Standing]) -> None:
+        gone = [(p, str(s)) for (p, s), st in live.items() if st.rating is None]
+        self.db.conn.executemany("delete from ratings where player = ? and system = ?", gone)
+        rows = [rating_row(p, s, st) for (p, s), st in live.items() if st.rating is not None]
+        self.db.conn.executemany(
+            RATINGS_INSERT, [tuple(r[c] for c in RATING_COLUMNS) for r in rows]
+        )
+
+    def _replay(self, batch: list[LedgerEntry], stats: CatchUp) -> None:
+        """Into an empty read model: the whole log in memory, in rating order, one bulk write."""
+        profiles: dict[str, dict[str, Any]] = {}
+        players: dict[str, tuple[str, str, int]] = {}
+        amendments: list[tuple[Any, ...]] = []
+        items: dict[str, Item] = {}
+        sections: dict[str, dict[str, Any]] = {}
+        for e in batch:
+            p = e.payload
+            if e.type in ("PlayerRegistered", "PlayerProfileUpdated"):
+                profile = {k: v for k, v in p.items() if k != "member_id"}
+                profiles[p["member_id"]] = profile
+                players[p["member_id"]] = (
+                    p["member_id"],
+                    json.dumps(profile, sort_keys=True),
+                    e.position,
+                )
+            elif e.type == "RulesAmended":
+                amendments.append(
+                    (
+                        e.position,
+                        p["parameter"],
+                        json.dumps(p["value"], sort_keys=True),
+                        p["effective"],
+                        p.get("until"),
+                        p.get("reason"),
+                    )
+                )
+            elif e.type in ITEM_ENTRIES:
+                key = item_key(e)
+                if e.type.startswith("Section"):
+                    _section_record(sections, e)
+                if e.type == "SectionWithdrawn":
+                    items.pop(key, None)
+                    continue
+                old = items.get(key)
+                items[key] = to_item(e, None if old is None else old.position)
+        live: dict[tuple[str, System], Standing] = {}
+        rater = Rater(
+            lambda player, system: live.get((player, system), UNRATED),
+            profiles,
+            parse_amendments(
+                [
+                    {"parameter": a[1], "value": json.loads(a[2]), "effective": a[3], "until": a[4]}
+                    for a in amendments
+                ]
+            ),
+        )
+        rows: list[tuple[Any, ...]] = []
+        ordered = sorted(items.values(), key=lambda i: i.sort_key)
+        for item in ordered:
+            for c in rater.rate(item):
+                live[(c.player, c.system)] = c.standing
+                rows.append(c.row)
+                stats.players.add(c.player)
+            stats.items_rated += 1
+        stats.rows = len(rows)
+        conn = self.db.conn
+        conn.executemany("insert into players values (?, ?, ?)", list(players.values()))
+        conn.executemany("insert into amendments values (?, ?, ?, ?, ?, ?)", amendments)
+        conn.executemany(
+            "insert into items values (?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    i.key,
+                    i.kind,
+                    i.sort_key,
+                    i.start,
+                    i.end,
+                    i.position,
+                    i.revision,
+                    json.dumps(i.payload, sort_keys=True),
+                )
+                for i in ordered
+            ],
+        )
+        conn.executemany(
+            "insert into item_players values (?, ?)",
+            [(i.key, p) for i in ordered for p in dict.fromkeys(i.players)],
+        )
+        conn.executemany(
+            "insert into sections values (?, ?, ?, ?, ?, ?, ?, ?)",
+            [tuple(r.get(c) for c in SECTION_COLUMNS) for r in sections.values()],
+        )
+        rows.sort(key=lambda r: (r[1], r[2], r[3]))  # primary-key order: sequential index writes
+        conn.executemany(HISTORY_INSERT, rows)
+        self._write_ratings(live)
 
     def rebuild(self, entries: Iterable[LedgerEntry]) -> CatchUp:
         """Drop the read model and replay the whole ledger into it."""
@@ -445,6 +549,23 @@ class View:
         }
 
 
+def _section_record(sections: dict[str, dict[str, Any]], e: LedgerEntry) -> None:
+    """The `sections` row after a SectionSubmitted, SectionCorrected or SectionWithdrawn."""
+    p = e.payload
+    row = sections.setdefault(p["section_id"], {"section_id": p["section_id"]})
+    row["latest_position"] = e.position
+    row["reason"] = p.get("reason")
+    if e.type == "SectionWithdrawn":
+        row["status"] = "withdrawn"
+        return
+    row["event_name"] = p.get("event_name")
+    row["start_date"] = p["start_date"]
+    row["end_date"] = p["end_date"]
+    row["status"] = "corrected" if e.type == "SectionCorrected" else "submitted"
+    if e.type == "SectionSubmitted":
+        row["submitted_position"] = e.position
+
+
 def _players(row: dict[str, Any]) -> set[str]:
     item = Item(
         row["key"],
@@ -460,18 +581,19 @@ def _players(row: dict[str, Any]) -> set[str]:
 
 def _before(db: sqlite_utils.Database, player: str, system: str, key: str) -> Standing:
     row = db.execute(
-        "select state from history where player = ? and system = ? and sort_key < "
+        f"select {STATE_SELECT} from history where player = ? and system = ? and sort_key < "
         "(select sort_key from history where item_key = ? and player = ? and system = ?) "
         "order by sort_key desc limit 1",
         [player, system, key, player, system],
     ).fetchone()
-    return UNRATED if row is None else Standing.from_json(row[0])
+    return UNRATED if row is None else Standing.from_columns(row)
 
 
 def _history_out(r: dict[str, Any]) -> dict[str, Any]:
     r = dict(r)
     r["detail"] = json.loads(r["detail"])
-    r.pop("state")
+    for c in ("s_rating", "s_games"):
+        r.pop(c)
     return r
 
 

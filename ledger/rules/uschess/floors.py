@@ -125,10 +125,18 @@ def effective_floor(state: FloorState, system: System, version: RuleVersion) -> 
 
     Ties go to the component listed first in `Bound`.
     """
-    components = floor_components(state, system, version)
-    kind = max(components, key=components.__getitem__)
+    kind, best = Bound.ABSOLUTE, ABSOLUTE_FLOOR
+    for k, level in (
+        (Bound.PERSONAL_ABSOLUTE, absolute_floor(state, system, version)),
+        (Bound.PEAK, peak_floor(state.peak)),
+        (Bound.MONEY, state.money_floor),
+        (Bound.DIRECTOR, state.director_floor),
+        (Bound.OLM, olm_floor(state, system, version)),
+    ):
+        if level is not None and level > best:
+            kind, best = k, level
     # §7: "the new floor will be 100 points below the old floor"
-    level = components[kind] - MATCH_FLOOR_LOWERING * state.floor_lowerings
+    level = best - MATCH_FLOOR_LOWERING * state.floor_lowerings
     if level <= ABSOLUTE_FLOOR:
         return ABSOLUTE_FLOOR, Bound.ABSOLUTE
     return level, kind
@@ -169,14 +177,17 @@ def after_section(
     # §5: the peak is the "highest attained established rating" (post-section N > 25).
     if is_established(pre_games + games) and (peak is None or post_rating > peak):
         peak = post_rating
-    return replace(
-        state,
+    return FloorState(
         wins=state.wins + wins,
         draws=state.draws + draws,
         # §5: N_R "events of at least three ratable games"
         sections_of_three=state.sections_of_three + (1 if games >= 3 else 0),
         peak=peak,
         olm_games=olm_games_after(state.olm_games, pre_rating, pre_games, games),
+        money_floor=state.money_floor,
+        director_floor=state.director_floor,
+        ceiling=state.ceiling,
+        floor_lowerings=state.floor_lowerings,
     )
 
 
