@@ -33,11 +33,12 @@ class Standing:
         return self.floors.draws
 
     def columns(self) -> tuple[Any, ...]:
-        """The standing as the history table's state columns (STATE_COLUMNS order)."""
+        """The standing as the history table's state columns (STATE_COLUMNS order).
+
+        The rating and N are the row's own `post_rating` and `games_after`.
+        """
         f = self.floors
         return (
-            self.rating,
-            self.games,
             f.wins,
             f.draws,
             self.losses,
@@ -57,6 +58,7 @@ class Standing:
 
     @classmethod
     def from_columns(cls, values: Sequence[Any]) -> Standing:
+        """From a row's `post_rating`, `games_after` and STATE_COLUMNS."""
         (
             rating,
             games,
@@ -103,8 +105,6 @@ class Standing:
 
 
 STATE_COLUMNS = (
-    "s_rating",
-    "s_games",
     "s_wins",
     "s_draws",
     "s_losses",

@@ -21,12 +21,12 @@ from projections.items import ITEM_ENTRIES, Item, item_key, to_item
 from projections.rating import HISTORY_COLUMNS, STATE, Change, Rater, parse_amendments
 from projections.standing import STATE_COLUMNS, UNRATED, Standing
 
-STATE_SELECT = ", ".join(STATE_COLUMNS)
+POST_RATING = HISTORY_COLUMNS.index("post_rating")
+GAMES_AFTER = HISTORY_COLUMNS.index("games_after")
+STATE_SELECT = ", ".join(("post_rating", "games_after", *STATE_COLUMNS))
 
 SCHEMA_VERSION = "1"
 HISTORY_TYPES = {
-    "s_rating": float,
-    "s_games": int,
     "s_wins": int,
     "s_draws": int,
     "s_losses": int,
@@ -365,7 +365,11 @@ class View:
             db["history"].delete_where("item_key = ?", [key])
             self._insert_history([c.row for c in changes])
             for c in changes:
-                if old.pop((c.player, str(c.system)), None) != c.row[STATE]:
+                if old.pop((c.player, str(c.system)), None) != (
+                    c.row[POST_RATING],
+                    c.row[GAMES_AFTER],
+                    *c.row[STATE],
+                ):
                     affected.add(c.player)
             for player, system in old:  # no longer in the item: back to the prior state
                 live[(player, System(system))] = lookup(player, System(system))
@@ -592,8 +596,6 @@ def _before(db: sqlite_utils.Database, player: str, system: str, key: str) -> St
 def _history_out(r: dict[str, Any]) -> dict[str, Any]:
     r = dict(r)
     r["detail"] = json.loads(r["detail"])
-    for c in ("s_rating", "s_games"):
-        r.pop(c)
     return r
 
 
