@@ -15,7 +15,6 @@ import typer
 from ledger.application import RatingsLedger
 from ledger.cli_ledger import Store, _reported
 from ledger.log import read_entries
-from ledger.rules.uschess.systems import System
 from ledger.store import DEFAULT_STORE
 from projections.view import View
 
@@ -29,7 +28,13 @@ ViewPath = Annotated[
     ),
 ]
 AsJson = Annotated[bool, typer.Option("--json", help="Print JSON")]
-SystemOption = Annotated[System, typer.Option("--system", help="Rating system")]
+Family = Annotated[
+    str,
+    typer.Option(
+        "--rules-family",
+        help="Rate under uschess (default), fide (FIDE 10.0) or icu; one read model each",
+    ),
+]
 
 
 def register(app: typer.Typer) -> None:
@@ -41,30 +46,40 @@ def register(app: typer.Typer) -> None:
     app.command("rating")(rating)
 
 
-def view_path(store: str, view: Path | None) -> Path:
-    """`ledger.db` → `ledger.view.db` beside it; other stores → ./ratings-ledger-view.db."""
+def view_path(store: str, view: Path | None, family: str = "uschess") -> Path:
+    """`ledger.db` → `ledger.view.db` (`ledger.fide.view.db`…) beside it; other stores → ./."""
     if view is not None:
         return view
+    suffix = ".view.db" if family == "uschess" else f".{family}.view.db"
     parts = urlsplit(store)
     if parts.scheme == "sqlite":
         db = Path(store[len("sqlite:///") :])
-        return db.with_name(db.stem + ".view.db")
-    return Path("ratings-ledger-view.db")
+        return db.with_name(db.stem + suffix)
+    return Path("ratings-ledger" + suffix)
 
 
 @contextmanager
-def _view(store: str, view: Path | None) -> Iterator[View]:
-    with _reported(), closing(View(view_path(store, view))) as v:
+def _view(store: str, view: Path | None, family: str) -> Iterator[View]:
+    with _reported(), closing(_open(store, view, family)) as v:
         with closing(RatingsLedger(store)) as ledger:
             v.catch_up(read_entries(ledger, v.last_position))
         yield v
 
 
-def catch_up(store: Store = DEFAULT_STORE, view: ViewPath = None) -> None:
+def _open(store: str, view: Path | None, family: str) -> View:
+    try:
+        return View(view_path(store, view, family), family)
+    except ValueError as exc:
+        _fail(str(exc))
+
+
+def catch_up(
+    store: Store = DEFAULT_STORE, view: ViewPath = None, family: Family = "uschess"
+) -> None:
     """Bring the read model up to date with the ledger (incremental)."""
     with (
         _reported(),
-        closing(View(view_path(store, view))) as v,
+        closing(_open(store, view, family)) as v,
         closing(RatingsLedger(store)) as ledger,
     ):
         stats = v.catch_up(read_entries(ledger, v.last_position))
@@ -74,11 +89,13 @@ def catch_up(store: Store = DEFAULT_STORE, view: ViewPath = None) -> None:
     )
 
 
-def rebuild(store: Store = DEFAULT_STORE, view: ViewPath = None) -> None:
+def rebuild(
+    store: Store = DEFAULT_STORE, view: ViewPath = None, family: Family = "uschess"
+) -> None:
     """Replay the whole ledger into an empty read model."""
     with (
         _reported(),
-        closing(View(view_path(store, view))) as v,
+        closing(_open(store, view, family)) as v,
         closing(RatingsLedger(store)) as ledger,
     ):
         stats = v.rebuild(read_entries(ledger))
@@ -94,9 +111,10 @@ def player(
     as_json: AsJson = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
+    family: Family = "uschess",
 ) -> None:
     """A player's ratings in every system they are rated in."""
-    with _view(store, view) as v:
+    with _view(store, view, family) as v:
         out = v.player(player_id)
     if out is None:
         _missing(f"player {player_id!r} is not in the ledger")
@@ -115,14 +133,15 @@ def player(
 
 def history(
     player_id: Annotated[str, typer.Argument(help="Member id")],
-    system: SystemOption,
+    system: Annotated[str, typer.Option("--system", help="Rating system (OTBR…, FIDE, ICU)")],
     as_json: AsJson = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
+    family: Family = "uschess",
 ) -> None:
     """Every change of a player's rating in one system, in rating order."""
-    with _view(store, view) as v:
-        rows = v.history(player_id, str(system))
+    with _view(store, view, family) as v:
+        rows = v.history(player_id, system)
     if as_json:
         _print(rows)
         return
@@ -137,19 +156,20 @@ def history(
 
 def rating(
     player_id: Annotated[str, typer.Argument(help="Member id")],
-    system: SystemOption,
+    system: Annotated[str, typer.Option("--system", help="Rating system (OTBR…, FIDE, ICU)")],
     as_of: Annotated[str, typer.Option("--as-of", help="YYYY-MM-DD")],
     as_json: AsJson = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
+    family: Family = "uschess",
 ) -> None:
     """The rating in effect on a date (after every item that ended on or before it)."""
     try:
         day = date.fromisoformat(as_of).isoformat()
     except ValueError:
         _fail(f"--as-of: {as_of!r} is not a date (YYYY-MM-DD)")
-    with _view(store, view) as v:
-        out = v.rating_as_of(player_id, str(system), day)
+    with _view(store, view, family) as v:
+        out = v.rating_as_of(player_id, system, day)
     if out is None:
         _missing(f"{player_id!r} had no {system} rating on {day}")
     if as_json:

@@ -79,9 +79,67 @@ class Change:
     """One player's new standing in one system and its history row (in HISTORY_COLUMNS order)."""
 
     player: str
-    system: System
+    system: str
     standing: Standing
     row: tuple[Any, ...]
+
+
+def change(
+    item: Item,
+    player: str,
+    system: str,
+    rules: str,
+    bonus_multiplier: float | None,
+    pre: Standing,
+    post: Standing,
+    formula: str,
+    m: int = 0,
+    score: float | None = None,
+    n_eff: float | None = None,
+    k: float | None = None,
+    expected: float | None = None,
+    bonus: float | None = None,
+    step3: float | None = None,
+    step4: float | None = None,
+    step5: float | None = None,
+    floor_bound: str | None = None,
+    official: int | None = None,
+    **detail: Any,
+) -> Change:
+    """A player's new standing after `item` and its history row (HISTORY_COLUMNS order)."""
+    if official is None and post.rating is not None:
+        official = round_half_up(post.rating)
+    row = (
+        item.key,
+        player,
+        str(system),
+        item.sort_key,
+        item.kind,
+        item.end,
+        item.position,
+        item.revision,
+        rules,
+        bonus_multiplier,
+        formula,
+        pre.rating,
+        post.rating,
+        official,
+        pre.games,
+        post.games,
+        m,
+        score,
+        n_eff,
+        k,
+        expected,
+        bonus,
+        step3,
+        step4,
+        step5,
+        floor_bound,
+        json.dumps(detail, sort_keys=True, default=_plain) if detail else "{}",
+        *post.columns(),
+    )
+    return Change(player, system, post, row)
 
 
 def parse_amendments(entries: Sequence[Mapping[str, Any]]) -> tuple[Amendment, ...]:
@@ -128,49 +186,11 @@ class Rater:
         pre: Standing,
         post: Standing,
         formula: str,
-        m: int = 0,
-        score: float | None = None,
-        n_eff: float | None = None,
-        k: float | None = None,
-        expected: float | None = None,
-        bonus: float | None = None,
-        step3: float | None = None,
-        step4: float | None = None,
-        step5: float | None = None,
-        floor_bound: str | None = None,
-        **detail: Any,
+        **values: Any,
     ) -> Change:
-        row = (
-            item.key,
-            player,
-            str(system),
-            item.sort_key,
-            item.kind,
-            item.end,
-            item.position,
-            item.revision,
-            rules.name,
-            rules.bonus_multiplier,
-            formula,
-            pre.rating,
-            post.rating,
-            None if post.rating is None else round_half_up(post.rating),
-            pre.games,
-            post.games,
-            m,
-            score,
-            n_eff,
-            k,
-            expected,
-            bonus,
-            step3,
-            step4,
-            step5,
-            floor_bound,
-            json.dumps(detail, sort_keys=True, default=_plain) if detail else "{}",
-            *post.columns(),
+        return change(
+            item, player, system, rules.name, rules.bonus_multiplier, pre, post, formula, **values
         )
-        return Change(player, system, post, row)
 
     def _background(self, player: str, system: System, on: str) -> PlayerBackground:
         profile = self.profiles.get(player, {})
@@ -393,7 +413,7 @@ class Rater:
                     step4=r.step4,
                     step5=r.step5,
                     floor_bound=None if bound is None else str(bound),
-                    **({} if init is None else {"initialization": asdict(init)}),
+                    **({} if init is None else {"initialization": initialization_detail(init)}),
                 )
             )
         return changes
@@ -583,3 +603,28 @@ def _plain(value: Any) -> Any:
     if isinstance(value, date):
         return value.isoformat()
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def initialization_detail(init: Initialization) -> dict[str, Any]:
+    """Step 1's inputs for the history row: method, clause and each source's weights (§2)."""
+    return {
+        "rating": init.rating,
+        "games": init.games,
+        "method": init.method,
+        "clause": init.clause,
+        "sources": [
+            {
+                "source": w.source,
+                "original": w.original,
+                "rating": w.rating,
+                "as_of": w.as_of.isoformat(),
+                "game_factor": w.game_factor,
+                "staleness_days": w.staleness_days,
+                "age_rating": w.age_rating,
+                "z": w.z,
+                "staleness_factor": w.staleness_factor,
+                "weight": w.weight,
+            }
+            for w in init.sources
+        ],
+    }

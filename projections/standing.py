@@ -23,6 +23,7 @@ class Standing:
     floors: FloorState = field(default_factory=FloorState)
     match_changes: tuple[tuple[str, float], ...] = ()
     pending_request: tuple[int, float] | None = None  # (new floor, rating if granted)
+    extra: str | None = None  # a rule family's own state, as JSON (FIDE 10.3 performances…)
 
     @property
     def wins(self) -> int:
@@ -54,6 +55,7 @@ class Standing:
             f.floor_lowerings,
             json.dumps(self.match_changes) if self.match_changes else None,
             None if self.pending_request is None else json.dumps(self.pending_request),
+            self.extra,
         )
 
     @classmethod
@@ -77,6 +79,7 @@ class Standing:
             lowerings,
             changes,
             pending,
+            extra,
         ) = values
         return cls(
             rating,
@@ -98,6 +101,7 @@ class Standing:
             ),
             () if changes is None else tuple((d, c) for d, c in json.loads(changes)),
             None if pending is None else tuple(json.loads(pending)),
+            extra,
         )
 
     def with_floors(self, **changes: object) -> Standing:
@@ -120,6 +124,7 @@ STATE_COLUMNS = (
     "s_floor_lowerings",
     "s_match_changes",
     "s_pending_request",
+    "s_extra",
 )
 UNRATED = Standing()
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -16,7 +17,8 @@ from ledger.log import LedgerEntry
 from ledger.rules.rounding import round_half_up
 from ledger.rules.uschess import floors
 from ledger.rules.uschess.systems import System, is_established
-from ledger.rules.uschess.versions import resolve
+from ledger.rules.uschess.versions import Amendment, RuleVersion, resolve
+from projections.foreign import RATERS, ForeignRater
 from projections.items import ITEM_ENTRIES, Item, item_key, to_item
 from projections.rating import HISTORY_COLUMNS, STATE, Change, Rater, parse_amendments
 from projections.standing import STATE_COLUMNS, UNRATED, Standing
@@ -26,6 +28,7 @@ GAMES_AFTER = HISTORY_COLUMNS.index("games_after")
 STATE_SELECT = ", ".join(("post_rating", "games_after", *STATE_COLUMNS))
 
 SCHEMA_VERSION = "1"
+FAMILIES = ("uschess", "fide", "icu")
 HISTORY_TYPES = {
     "s_wins": int,
     "s_draws": int,
@@ -118,17 +121,36 @@ class CatchUp:
 class View:
     """The read model in one SQLite file; `catch_up` is incremental, `rebuild` starts empty."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, family: str = "uschess") -> None:
+        if family not in FAMILIES:
+            raise ValueError(f"unknown rules family {family!r}; known: {', '.join(FAMILIES)}")
         self.path = str(path)
         self.db = sqlite_utils.Database(self.path)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
-        self._create()
+        self._create(family)
+        self.family = self.db["meta"].get("rules_family")["value"]
+        if self.family != family:
+            self.db.close()
+            raise ValueError(
+                f"the read model {self.path} rates under {self.family!r}, not {family!r}; "
+                "use another --view"
+            )
+
+    def _rater(
+        self,
+        lookup: Callable[[str, str], Standing],
+        profiles: dict[str, dict[str, Any]],
+        amendments: tuple[Amendment, ...],
+    ) -> Rater | ForeignRater:
+        if self.family == "uschess":
+            return Rater(lookup, profiles, amendments)
+        return RATERS[self.family](lookup, profiles)
 
     def close(self) -> None:
         self.db.close()
 
-    def _create(self) -> None:
+    def _create(self, family: str) -> None:
         db = self.db
         if "meta" in db.table_names():
             return
@@ -138,7 +160,7 @@ class View:
                 [
                     {"key": "schema", "value": SCHEMA_VERSION},
                     {"key": "last_position", "value": "0"},
-                    {"key": "rules_family", "value": "uschess"},
+                    {"key": "rules_family", "value": family},
                 ]
             )
             db["players"].create({"id": str, "profile": str, "position": int}, pk="id")
@@ -334,14 +356,14 @@ class View:
             ).fetchone()
             return UNRATED if row is None else Standing.from_columns(row)
 
-        rater = Rater(lookup, profiles, amendments)
+        rater = self._rater(lookup, profiles, amendments)
         # Rows of withdrawn items go; their players are seeds already.
         gone = [k for k in dirty if not db["items"].count_where("key = ?", [k])]
         for key in gone:
             for player, system in db.execute(
                 "select player, system from history where item_key = ?", [key]
             ).fetchall():
-                live.setdefault((player, System(system)), _before(db, player, system, key))
+                live.setdefault((player, system), _before(db, player, system, key))
             db["history"].delete_where("item_key = ?", [key])
         cursor = db.execute(
             "select key, kind, start, end, position, revision, payload from items "
@@ -372,7 +394,7 @@ class View:
                 ):
                     affected.add(c.player)
             for player, system in old:  # no longer in the item: back to the prior state
-                live[(player, System(system))] = lookup(player, System(system))
+                live[(player, system)] = lookup(player, system)
                 affected.add(player)
             for c in changes:
                 live[(c.player, c.system)] = c.standing
@@ -386,7 +408,11 @@ class View:
     def _write_ratings(self, live: dict[tuple[str, System], Standing]) -> None:
         gone = [(p, str(s)) for (p, s), st in live.items() if st.rating is None]
         self.db.conn.executemany("delete from ratings where player = ? and system = ?", gone)
-        rows = [rating_row(p, s, st) for (p, s), st in live.items() if st.rating is not None]
+        rows = [
+            rating_row(p, s, st, self.family == "uschess")
+            for (p, s), st in live.items()
+            if st.rating is not None
+        ]
         self.db.conn.executemany(
             RATINGS_INSERT, [tuple(r[c] for c in RATING_COLUMNS) for r in rows]
         )
@@ -429,7 +455,7 @@ class View:
                 old = items.get(key)
                 items[key] = to_item(e, None if old is None else old.position)
         live: dict[tuple[str, System], Standing] = {}
-        rater = Rater(
+        rater = self._rater(
             lambda player, system: live.get((player, system), UNRATED),
             profiles,
             parse_amendments(
@@ -484,7 +510,7 @@ class View:
         self.db.close()
         for suffix in ("", "-wal", "-shm"):
             Path(self.path + suffix).unlink(missing_ok=True)
-        self.__init__(self.path)
+        self.__init__(self.path, self.family)
         return self.catch_up(entries)
 
     def digest(self) -> str:
@@ -507,7 +533,7 @@ class View:
         for r in rows:
             r = dict(r)
             system = r.pop("system")
-            r["established"] = bool(r["established"])
+            r["established"] = None if r["established"] is None else bool(r["established"])
             r["pending_floor_request"] = json.loads(r["pending_floor_request"] or "null")
             ratings[system] = {k: v for k, v in r.items() if k != "player"}
         out: dict[str, Any] = {"id": player}
@@ -599,11 +625,20 @@ def _history_out(r: dict[str, Any]) -> dict[str, Any]:
     return r
 
 
-def rating_row(player: str, system: System, s: Standing) -> dict[str, Any]:
+@functools.lru_cache(maxsize=4096)
+def _version_on(day: str) -> RuleVersion:
+    return resolve(date.fromisoformat(day)).version
+
+
+def rating_row(player: str, system: str, s: Standing, uschess: bool = True) -> dict[str, Any]:
     """The `ratings` row for a standing: rating, N, results, each floor component, ceiling."""
-    version = resolve(date.fromisoformat(s.rated_on)).version
-    components = floors.floor_components(s.floors, system, version)
-    floor, bound = floors.effective_floor(s.floors, system, version)
+    components: dict[floors.Bound, int] = {}
+    floor: int | None = None
+    bound: floors.Bound | None = None
+    if uschess:
+        version = _version_on(s.rated_on)
+        components = floors.floor_components(s.floors, System(system), version)
+        floor, bound = floors.effective_floor(s.floors, System(system), version)
     return {
         "player": player,
         "system": str(system),
@@ -613,14 +648,14 @@ def rating_row(player: str, system: System, s: Standing) -> dict[str, Any]:
         "wins": s.wins,
         "draws": s.draws,
         "losses": s.losses,
-        "established": int(is_established(s.games)),
+        "established": int(is_established(s.games)) if uschess else None,
         "history": s.history,
         "sections_of_three": s.floors.sections_of_three,
         "peak": s.floors.peak,
         "olm_games": s.floors.olm_games,
         "olm_title_date": s.olm_title_date,
         "floor": floor,
-        "floor_bound": str(bound),
+        "floor_bound": None if bound is None else str(bound),
         "floor_absolute": components.get(floors.Bound.PERSONAL_ABSOLUTE)
         or components.get(floors.Bound.ABSOLUTE),
         "floor_peak": components.get(floors.Bound.PEAK),

@@ -1,0 +1,271 @@
+"""Rating the same sections under FIDE 10.0 (`fide-2003`) or the ICU rules (`icu-2005`)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from datetime import date
+from typing import Any
+
+from ledger.results import RATED_RESULTS
+from ledger.rules.fide import section as fide
+from ledger.rules.fide.section import PlayerOutcome, SectionOutcome
+from ledger.rules.fide.unrated import Performance
+from ledger.rules.icu import section as icu
+from ledger.rules.uschess.time_controls import parse_time_control
+from projections.items import Item
+from projections.rating import Change, change
+from projections.standing import Standing
+
+REGULAR_FROM = 30  # mm + ss: the slowest range of the US Chess footnote 1, "Regular"
+SEED_GAMES = 30  # a published FIDE rating without a game count: past 10.64's first 30 games
+
+Lookup = Callable[[str, str], Standing]
+
+
+def rateable(item: Item) -> bool:
+    """Over-the-board sections and matches at a regular time control (docs/decisions.md)."""
+    p = item.payload
+    if item.kind not in ("section", "match") or p["online"]:
+        return False
+    return parse_time_control(p["time_control"]).total >= REGULAR_FROM
+
+
+def rated_games(item: Item) -> tuple[tuple[str, str, float], ...]:
+    return tuple(
+        (g["white"], g["black"], RATED_RESULTS[g["result"]])
+        for g in item.payload["games"]
+        if g["result"] in RATED_RESULTS
+    )
+
+
+def section_format(item: Item, games: tuple[tuple[str, str, float], ...]) -> str:
+    """A match, a round robin (every pair met exactly once, three or more players), or Swiss."""
+    if item.kind == "match":
+        return "match"
+    players = sorted({w for w, _, _ in games} | {b for _, b, _ in games})
+    pairs = sorted(tuple(sorted((w, b))) for w, b, _ in games)
+    if len(players) >= 3 and pairs == sorted(itertools.combinations(players, 2)):
+        return "round_robin"
+    return "swiss"
+
+
+class ForeignRater(ABC):
+    """Common ground: the family's one rating list, opening balances recorded for it."""
+
+    system = ""
+    rules = ""
+
+    def __init__(self, lookup: Lookup, profiles: Mapping[str, Mapping[str, Any]]) -> None:
+        self.lookup = lookup
+        self.profiles = profiles
+
+    def standing(self, player: str) -> Standing:
+        return self.lookup(player, self.system)
+
+    def rate(self, item: Item) -> list[Change]:
+        if item.kind == "opening" and item.payload["system"] == self.system:
+            p = item.payload
+            before = self.standing(p["member_id"])
+            after = Standing(
+                rating=float(p["rating"]),
+                games=p["games"],
+                rated_on=item.end,
+                extra=self.opening_extra(p),
+            )
+            return [
+                change(
+                    item, p["member_id"], self.system, self.rules, None, before, after, "opening"
+                )
+            ]
+        if not rateable(item):
+            return []
+        return self.rate_games(item)
+
+    def opening_extra(self, payload: Mapping[str, Any]) -> str | None:
+        return None
+
+    @abstractmethod
+    def rate_games(self, item: Item) -> list[Change]:
+        """Rate a section's or match's rated games under the family's rules."""
+
+
+class FideRater(ForeignRater):
+    """FIDE 10.0 on the ledger's sections; one list (`FIDE`), rated players and Ru results."""
+
+    system = "FIDE"
+    rules = fide.RULES
+
+    def standing(self, player: str) -> Standing:
+        """The player's FIDE standing; first seen, the profile's published FIDE rating."""
+        found = self.lookup(player, self.system)
+        profile_fide = self.profiles.get(player, {}).get("fide")
+        if found.rating is not None or found.extra is not None or not profile_fide:
+            return found
+        rating = float(profile_fide["rating"])
+        games = profile_fide.get("games")
+        return Standing(
+            rating=rating,
+            games=SEED_GAMES if games is None else games,
+            rated_on=profile_fide.get("date"),
+            extra=json.dumps({"reached_2400": rating >= 2400}),
+        )
+
+    def opening_extra(self, payload: Mapping[str, Any]) -> str | None:
+        return json.dumps({"reached_2400": float(payload["rating"]) >= 2400})
+
+    def rate_games(self, item: Item) -> list[Change]:
+        games = rated_games(item)
+        ids = list(dict.fromkeys(x for g in games for x in g[:2]))
+        pre = {pid: self.standing(pid) for pid in ids}
+        extra = {pid: json.loads(s.extra or "{}") for pid, s in pre.items()}
+        rounds = max((g.get("round") or 0 for g in item.payload["games"]), default=0) or None
+        outcome = fide.rate_section(
+            fide.Section(
+                section_format(item, games),
+                date.fromisoformat(item.start),
+                date.fromisoformat(item.end),
+                tuple(
+                    fide.Player(
+                        pid,
+                        pre[pid].rating,
+                        pre[pid].games,
+                        extra[pid].get("reached_2400", False),
+                        tuple(Performance(r, n) for r, n in extra[pid].get("prior", ())),
+                    )
+                    for pid in ids
+                ),
+                games,
+                rounds=rounds,
+            )
+        )
+        if not outcome.rated:
+            return []
+        return [
+            self._change(item, o, pre[o.player], extra[o.player], outcome)
+            for o in outcome.players
+            if o.games
+        ]
+
+    def _change(
+        self,
+        item: Item,
+        o: PlayerOutcome,
+        before: Standing,
+        extra: dict[str, Any],
+        outcome: SectionOutcome,
+    ) -> Change:
+        if before.rating is not None:
+            rating, official = o.post, o.official
+            # FIDE 10.64: K = 10 "once a player's published rating has reached 2400"
+            extra = {**extra, "reached_2400": extra.get("reached_2400", False) or official >= 2400}
+        else:
+            prior = [*extra.get("prior", ()), [o.performance, o.games]]
+            extra = {**extra, "prior": prior}
+            rating = None if o.published_rating is None else float(o.published_rating)
+            official = o.published_rating
+        after = Standing(
+            rating=rating,
+            games=before.games + o.games,
+            rated_on=item.end,
+            extra=json.dumps(extra, sort_keys=True),
+        )
+        return change(
+            item,
+            o.player,
+            self.system,
+            outcome.rules,
+            None,
+            before,
+            after,
+            "continuous" if before.rating is not None else "performance",
+            m=o.games,
+            score=o.score,
+            k=o.k,
+            expected=o.expected,
+            official=official,
+            **_detail(o, outcome),
+        )
+
+
+class IcuRater(ForeignRater):
+    """The ICU rules on the ledger's sections: continuous formula, or performance while new."""
+
+    system = "ICU"
+    rules = icu.RULES
+
+    def rate_games(self, item: Item) -> list[Change]:
+        games = rated_games(item)
+        ids = list(dict.fromkeys(x for g in games for x in g[:2]))
+        pre = {pid: self.lookup(pid, self.system) for pid in ids}
+        outcome = icu.rate_section(
+            icu.Section(
+                date.fromisoformat(item.start),
+                date.fromisoformat(item.end),
+                tuple(
+                    icu.Player(
+                        pid,
+                        pre[pid].rating,
+                        pre[pid].games,
+                        _date(self.profiles.get(pid, {}).get("birth_date")),
+                        _date(self.profiles.get(pid, {}).get("playing_since")),
+                    )
+                    for pid in ids
+                ),
+                games,
+            )
+        )
+        changes = []
+        for o in outcome.players:
+            if not o.games:
+                continue
+            before = pre[o.player]
+            after = Standing(rating=o.post, games=before.games + o.games, rated_on=item.end)
+            changes.append(
+                change(
+                    item,
+                    o.player,
+                    self.system,
+                    outcome.rules,
+                    None,
+                    before,
+                    after,
+                    "performance" if o.performance is not None else "continuous",
+                    m=o.games,
+                    score=o.score,
+                    k=o.k,
+                    expected=o.expected,
+                    official=o.official,
+                    **_detail(o, outcome),
+                )
+            )
+        return changes
+
+
+def _detail(o: PlayerOutcome, outcome: SectionOutcome) -> dict[str, Any]:
+    keys = (
+        "rc",
+        "rc_before_cap",
+        "performance",
+        "performance_before_cap",
+        "published_rating",
+        "d",
+        "pd",
+        "p",
+        "dp",
+        "rating_change",
+        "provisional",
+    )
+    detail = {k: getattr(o, k) for k in keys if getattr(o, k) not in (None, False)}
+    if outcome.ra is not None:
+        detail |= {"rar": outcome.rar, "dpa": outcome.dpa, "ra": outcome.ra}
+    return detail
+
+
+def _date(value: str | None) -> date | None:
+    return date.fromisoformat(value) if value else None
+
+
+RATERS = {"fide": FideRater, "icu": IcuRater}

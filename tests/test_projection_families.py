@@ -1,0 +1,98 @@
+"""The same ledger rated under FIDE 10.0 and the ICU rules, one read model per family."""
+
+import json
+
+import pytest
+from projection_helpers import Ledger, round_robin
+from typer.testing import CliRunner
+
+from ledger.application import RatingsLedger
+from ledger.cli import app
+from projections.view import View
+
+P, Q, R, S = "40000001", "40000002", "40000003", "40000004"
+
+
+def fide(rating, games=100):
+    return {"rating": rating, "date": "2024-01-01", "games": games, "federation": "USA"}
+
+
+@pytest.fixture
+def led(ledger):
+    led = Ledger(ledger)
+    led.register(P, adult=True, fide=fide(2300))
+    led.register(Q, adult=True, fide=fide(2300))
+    led.register(R, adult=True, fide=fide(2400))
+    led.register(S, adult=True)
+    return led
+
+
+def swiss(section_id="SW", time_control="G/90;d30", online=False):
+    section = round_robin(
+        section_id, [P, Q, R], "2024-06-01", time_control=time_control, online=online
+    )
+    # p beats q and r; q and r do not meet: a Swiss, not a round robin.
+    section["games"] = [
+        {"round": 1, "white": P, "black": Q, "result": "1-0"},
+        {"round": 2, "white": R, "black": P, "result": "0-1"},
+    ]
+    return section
+
+
+def test_fide_rates_with_the_table_expectancy_and_k_15(led, tmp_path):
+    # FIDE 10.61 Rc = average of the opponents (2350); 10.63 D = −50 → PD .43 (10.1b, 47–53);
+    # 10.64 We = PD × n = 0.86, K = 15 under 2400 after 30 games, ΔR = 15 × (2 − 0.86) = 17.1.
+    led.submit(swiss())
+    view = View(tmp_path / "fide.db", "fide")
+    led.catch_up(view)
+    row = view.history(P, "FIDE")[-1]
+    assert row["rules"] == "fide-2003"
+    assert row["pre_rating"] == 2300.0
+    assert row["post_rating"] == pytest.approx(2317.1)
+    assert row["official_rating"] == 2317
+    assert view.player(P)["ratings"]["FIDE"]["games"] == 102
+
+
+@pytest.mark.parametrize(("time_control", "online"), [("G/5;d0", False), ("G/90;d30", True)])
+def test_fide_leaves_online_and_fast_sections_unrated(led, tmp_path, time_control, online):
+    led.submit(swiss(time_control=time_control, online=online))
+    view = View(tmp_path / "fide.db", "fide")
+    led.catch_up(view)
+    assert view.history(P, "FIDE") == []
+
+
+def test_families_do_not_share_a_read_model(tmp_path):
+    View(tmp_path / "v.db", "fide").close()
+    with pytest.raises(ValueError, match="rates under 'fide'"):
+        View(tmp_path / "v.db", "uschess")
+
+
+def test_each_family_is_its_own_read_model_from_the_cli(tmp_path):
+    store = f"sqlite:///{tmp_path / 'ledger.db'}"
+    led = Ledger(RatingsLedger(store))
+    led.register(P, adult=True, fide=fide(2300))
+    led.register(Q, adult=True, fide=fide(2300))
+    led.register(R, adult=True, fide=fide(2400))
+    led.submit(swiss())
+    led.app.close()
+    runner = CliRunner()
+    us = json.loads(runner.invoke(app, ["player", P, "--json", "--store", store]).stdout)
+    fi = runner.invoke(app, ["player", P, "--json", "--rules-family", "fide", "--store", store])
+    assert set(us["ratings"]) == {"OTBR"}
+    assert set(json.loads(fi.stdout)["ratings"]) == {"FIDE"}
+    assert (tmp_path / "ledger.fide.view.db").exists()
+    wrong = runner.invoke(
+        app,
+        [
+            "player",
+            P,
+            "--rules-family",
+            "icu",
+            "--view",
+            str(tmp_path / "ledger.view.db"),
+            "--store",
+            store,
+        ],
+    )
+    assert wrong.exit_code == 2
+    assert "uschess" in wrong.stderr
