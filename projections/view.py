@@ -234,7 +234,7 @@ class View:
             return
         db = self.db
         dirty: dict[str, str] = {}  # item key → the earliest sort key it touches
-        seeds: set[str] = set()  # players whose later rows may all change
+        seeds: set[str] = set()  # players whose profile changed: all their rows may change
         amend_from: list[tuple[str, str | None]] = []
         for e in batch:
             if e.type in ("PlayerRegistered", "PlayerProfileUpdated"):
@@ -265,7 +265,7 @@ class View:
                 )
                 amend_from.append((p["effective"], p.get("until")))
             elif e.type in ITEM_ENTRIES:
-                self._apply_item(e, dirty, seeds)
+                self._apply_item(e, dirty)
         for start, until in amend_from:
             rows = db.execute(
                 "select key, sort_key from items where start >= ?"
@@ -286,7 +286,7 @@ class View:
         if starts:
             self._recompute(min(starts), set(dirty), seeds, stats)
 
-    def _apply_item(self, e: LedgerEntry, dirty: dict[str, str], seeds: set[str]) -> None:
+    def _apply_item(self, e: LedgerEntry, dirty: dict[str, str]) -> None:
         db = self.db
         key = item_key(e)
         found = list(db["items"].rows_where("key = ?", [key]))
@@ -302,7 +302,6 @@ class View:
             db["sections"].upsert(record[e.payload["section_id"]], pk="section_id")
         if old is not None:
             dirty[key] = old["sort_key"]
-            seeds.update(_players(old))
             db["item_players"].delete_where("item_key = ?", [key])
         if e.type == "SectionWithdrawn":
             if old is not None:
@@ -357,13 +356,14 @@ class View:
             return UNRATED if row is None else Standing.from_columns(row)
 
         rater = self._rater(lookup, profiles, amendments)
-        # Rows of withdrawn items go; their players are seeds already.
+        # Rows of withdrawn items go; their players' later rows may change.
         gone = [k for k in dirty if not db["items"].count_where("key = ?", [k])]
         for key in gone:
             for player, system in db.execute(
                 "select player, system from history where item_key = ?", [key]
             ).fetchall():
                 live.setdefault((player, system), _before(db, player, system, key))
+                affected.add(player)
             db["history"].delete_where("item_key = ?", [key])
         cursor = db.execute(
             "select key, kind, start, end, position, revision, payload from items "
@@ -396,9 +396,11 @@ class View:
             for player, system in old:  # no longer in the item: back to the prior state
                 live[(player, system)] = lookup(player, system)
                 affected.add(player)
+            # Only players whose rows changed are followed in memory; the others' rows stand.
             for c in changes:
-                live[(c.player, c.system)] = c.standing
-                stats.players.add(c.player)
+                if c.player in affected:
+                    live[(c.player, c.system)] = c.standing
+                    stats.players.add(c.player)
             stats.rows += len(changes)
         self._write_ratings(live)
 
@@ -594,19 +596,6 @@ def _section_record(sections: dict[str, dict[str, Any]], e: LedgerEntry) -> None
     row["status"] = "corrected" if e.type == "SectionCorrected" else "submitted"
     if e.type == "SectionSubmitted":
         row["submitted_position"] = e.position
-
-
-def _players(row: dict[str, Any]) -> set[str]:
-    item = Item(
-        row["key"],
-        row["kind"],
-        row["start"],
-        row["end"],
-        row["position"],
-        row["revision"],
-        json.loads(row["payload"]),
-    )
-    return set(item.players)
 
 
 def _before(db: sqlite_utils.Database, player: str, system: str, key: str) -> Standing:

@@ -74,12 +74,16 @@ def test_a_correction_re_rates_the_cascade_and_equals_a_full_replay(led, view, t
     led.submit(round_robin("S3", [E, F], "2024-03-02"))
     led.catch_up(view)
     before_e = view.history(E, "OTBR")
+    before_a = view.history(A, "OTBR")
     corrected = round_robin("S1", [A, B, C], "2024-01-06", results={(B, C): "0-1"})
     led.correct(corrected)
     stats = led.catch_up(view)
-    # C's S1 result changed, so C's S2 row (and D's) are re-rated; E and F are untouched.
-    assert {A, B, C, D} <= stats.players
-    assert not {E, F} & stats.players
+    # B's and C's S1 results changed, so C's S2 row (and D's) are re-rated; A's S1 rating is
+    # the same (still 400 above the knot), so the cascade does not follow A; E and F untouched.
+    assert stats.players == {B, C, D}
+    assert [r["post_rating"] for r in view.history(A, "OTBR")] == [
+        r["post_rating"] for r in before_a
+    ]
     assert view.history(E, "OTBR") == before_e
     assert view.history(C, "OTBR")[0]["revision"] > view.history(C, "OTBR")[0]["position"]
     assert led.rebuilt(tmp_path / "full.db").digest() == view.digest()
