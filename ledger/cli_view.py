@@ -44,6 +44,7 @@ def register(app: typer.Typer) -> None:
     app.command("player")(player)
     app.command("history")(history)
     app.command("rating")(rating)
+    app.command("explain")(explain)
 
 
 def view_path(store: str, view: Path | None, family: str = "uschess") -> Path:
@@ -176,6 +177,41 @@ def rating(
         _print(out)
     else:
         typer.echo(f"{player_id} {system} on {day}: {out['official_rating']} ({out['rating']})")
+
+
+def explain(
+    player_id: Annotated[str, typer.Argument(help="Member id")],
+    system: Annotated[str, typer.Option("--system", help="Rating system (OTBR…, FIDE, ICU)")],
+    section: Annotated[
+        str | None, typer.Option("--section", help="A section id (or item key)")
+    ] = None,
+    as_of: Annotated[
+        str | None, typer.Option("--as-of", help="The change in effect on YYYY-MM-DD")
+    ] = None,
+    as_json: AsJson = False,
+    store: Store = DEFAULT_STORE,
+    view: ViewPath = None,
+    family: Family = "uschess",
+) -> None:
+    """Every number behind a rating change: inputs, rules, each step, floors (recomputed)."""
+    from projections import explain as ex
+
+    if (section is None) == (as_of is None):
+        _fail("give exactly one of --section and --as-of")
+    if as_of is not None:
+        try:
+            as_of = date.fromisoformat(as_of).isoformat()
+        except ValueError:
+            _fail(f"--as-of: {as_of!r} is not a date (YYYY-MM-DD)")
+    with _view(store, view, family) as v:
+        try:
+            out = ex.explain(v, player_id, system, section, as_of)
+        except ex.NotFound as exc:
+            _missing(str(exc))
+    if as_json:
+        _print(out)
+    else:
+        typer.echo(ex.render(out))
 
 
 def _print(data: Any) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 from ledger.results import RATED_RESULTS
 from ledger.rules.rounding import round_half_up
 from ledger.rules.uschess import floors
+from ledger.rules.uschess.effective_games import n_star
 from ledger.rules.uschess.fide_adjustment import (
     FideGame,
     FidePlayer,
@@ -25,14 +26,14 @@ from ledger.rules.uschess.initialization import (
     initialize,
 )
 from ledger.rules.uschess.matches import MatchPlayer, NotRateable, rate_match
-from ledger.rules.uschess.section import Entrant, Game, rate_section
+from ledger.rules.uschess.section import Entrant, Game, Rated, rate_section
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.time_controls import (
     is_dual_rated_time_control,
     parse_time_control,
     rated_systems,
 )
-from ledger.rules.uschess.versions import Amendment, Rules, resolve
+from ledger.rules.uschess.versions import Amendment, Rules, RuleVersion, resolve
 from projections.items import Item
 from projections.standing import STATE_COLUMNS, Standing, history_after
 
@@ -162,10 +163,12 @@ class Rater:
         lookup: Lookup,
         profiles: Mapping[str, Mapping[str, Any]],
         amendments: tuple[Amendment, ...] = (),
+        explain: bool = False,
     ) -> None:
         self.lookup = lookup
         self.profiles = profiles
         self.amendments = amendments
+        self.explain = explain
         self._rules: dict[tuple[str, str | None], Rules] = {}
 
     def rules(self, start: str, version: str | None = None) -> Rules:
@@ -368,6 +371,7 @@ class Rater:
             rules.bonus_multiplier,
             version.bonus_needs_distinct_opponents_at_three,
             dual,
+            explain=self.explain,
         )
         changes = []
         for n, r in enumerate(rated):
@@ -414,9 +418,68 @@ class Rater:
                     step5=r.step5,
                     floor_bound=None if bound is None else str(bound),
                     **({} if init is None else {"initialization": initialization_detail(init)}),
+                    **(
+                        self._explained(entrants, n, r, before, system, version, dual, games, local)
+                        if self.explain
+                        else {}
+                    ),
                 )
             )
         return changes
+
+    def _explained(
+        self,
+        entrants: list[Entrant],
+        n: int,
+        r: Rated,
+        before: Standing,
+        system: System,
+        version: RuleVersion,
+        dual: bool,
+        games: list[Game],
+        local: dict[int, int],
+    ) -> dict[str, Any]:
+        """Everything behind one player's result, for `explain` (not stored in rows)."""
+        e = entrants[n]
+        opponents = [
+            entrants[local[g.black if local[g.white] == n else g.white]].id
+            for g in games
+            if n in (local[g.white], local[g.black])
+        ]
+        floor, kind = floors.effective_floor(before.floors, system, version)
+        return {
+            "entrant": {
+                "rating": e.rating,
+                "games": e.games,
+                "unrated": e.unrated,
+                "history": e.history,
+            },
+            "n_star": n_star(e.rating),
+            "dual_rated_k": dual,
+            "bonus_eligible": r.bonus_eligible,
+            "opponents": opponents,
+            "opponents_step4": r.opponents_step4,
+            "opponents_step5": r.opponents_step5,
+            "special": {
+                f"step{k}": {
+                    "path": [list(p) for p in sp.path],
+                    "adjusted_prior": sp.adjusted_prior,
+                    "adjusted_score": sp.adjusted_score,
+                    "p": sp.p,
+                }
+                for k, sp in ((3, r.special_step3), (4, r.special_step4), (5, r.special_step5))
+                if sp is not None
+            },
+            "floor_components": {
+                str(b): level
+                for b, level in floors.floor_components(before.floors, system, version).items()
+            },
+            "floor_before": floor,
+            "floor_kind": str(kind),
+            "wins": r.wins,
+            "draws": r.draws,
+            "losses": r.losses,
+        }
 
     def _opening(self, item: Item) -> list[Change]:
         p = item.payload

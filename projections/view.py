@@ -142,10 +142,28 @@ class View:
         lookup: Callable[[str, str], Standing],
         profiles: dict[str, dict[str, Any]],
         amendments: tuple[Amendment, ...],
+        explain: bool = False,
     ) -> Rater | ForeignRater:
         if self.family == "uschess":
-            return Rater(lookup, profiles, amendments)
+            return Rater(lookup, profiles, amendments, explain)
         return RATERS[self.family](lookup, profiles)
+
+    def item(self, key: str) -> Item | None:
+        row = self.db.execute(
+            "select key, kind, start, end, position, revision, payload from items where key = ?",
+            [key],
+        ).fetchone()
+        return None if row is None else Item(*row[:6], json.loads(row[6]))
+
+    def rerate(self, item: Item) -> list[Change]:
+        """The item rated again from the stored standings before it, with every value shown."""
+        rater = self._rater(
+            lambda p, s: self.standing_before(p, s, item.sort_key),
+            self.profiles(),
+            self.amendments(),
+            explain=True,
+        )
+        return rater.rate(item)
 
     def close(self) -> None:
         self.db.close()
@@ -326,10 +344,11 @@ class View:
         )
         dirty[key] = min(dirty.get(key, item.sort_key), item.sort_key)
 
-    def _recompute(self, start: str, dirty: set[str], seeds: set[str], stats: CatchUp) -> None:
-        db = self.db
-        profiles = {r["id"]: json.loads(r["profile"]) for r in db["players"].rows}
-        amendments = parse_amendments(
+    def profiles(self) -> dict[str, dict[str, Any]]:
+        return {r["id"]: json.loads(r["profile"]) for r in self.db["players"].rows}
+
+    def amendments(self) -> tuple[Amendment, ...]:
+        return parse_amendments(
             [
                 {
                     "parameter": r["parameter"],
@@ -337,25 +356,30 @@ class View:
                     "effective": r["effective"],
                     "until": r["until"],
                 }
-                for r in db["amendments"].rows_where(order_by="position")
+                for r in self.db["amendments"].rows_where(order_by="position")
             ]
         )
+
+    def standing_before(self, player: str, system: str, sort_key: str) -> Standing:
+        """A player's standing just before the item at `sort_key`, from the history rows."""
+        row = self.db.execute(
+            f"select {STATE_SELECT} from history where player = ? and system = ? "
+            "and sort_key < ? order by sort_key desc limit 1",
+            [player, str(system), sort_key],
+        ).fetchone()
+        return UNRATED if row is None else Standing.from_columns(row)
+
+    def _recompute(self, start: str, dirty: set[str], seeds: set[str], stats: CatchUp) -> None:
+        db = self.db
         live: dict[tuple[str, System], Standing] = {}
         affected = set(seeds)
         current = [start]
 
         def lookup(player: str, system: System) -> Standing:
             s = live.get((player, system))
-            if s is not None:
-                return s
-            row = db.execute(
-                f"select {STATE_SELECT} from history where player = ? and system = ? "
-                "and sort_key < ? order by sort_key desc limit 1",
-                [player, str(system), current[0]],
-            ).fetchone()
-            return UNRATED if row is None else Standing.from_columns(row)
+            return s if s is not None else self.standing_before(player, system, current[0])
 
-        rater = self._rater(lookup, profiles, amendments)
+        rater = self._rater(lookup, self.profiles(), self.amendments())
         # Rows of withdrawn items go; their players' later rows may change.
         gone = [k for k in dirty if not db["items"].count_where("key = ?", [k])]
         for key in gone:

@@ -1,0 +1,243 @@
+"""`explain`: every number behind one rating change, recomputed from the stored standings."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from typing import Any
+
+from ledger.rules.uschess.versions import VERSIONS, timelines
+from projections.rating import HISTORY_COLUMNS
+from projections.view import View
+
+DETAIL = HISTORY_COLUMNS.index("detail")
+POST = HISTORY_COLUMNS.index("post_rating")
+KIND_SECTIONS = {
+    "section": "§1 (the five steps), §4 (formulas), §5 (floors)",
+    "match": "§7 (individual matches)",
+    "fide": "§6 (foreign FIDE events)",
+    "money": "§5 (money floors)",
+    "override": "§7 (Executive Director's adjustments)",
+    "opening": "opening balance (the federation's list when it moved onto the ledger)",
+}
+
+
+class NotFound(LookupError):
+    """No rating change matches the request."""
+
+
+def find_row(
+    view: View, player: str, system: str, section: str | None = None, as_of: str | None = None
+) -> dict[str, Any]:
+    """The history row of `section` (or the last one in effect on `as_of`)."""
+    if section is not None:
+        key = section if ":" in section else "section:" + section
+        rows = list(
+            view.db["history"].rows_where(
+                "player = ? and system = ? and item_key = ?", [player, system, key]
+            )
+        )
+        if not rows:
+            raise NotFound(f"{player} has no {system} rating change from {key}")
+        return rows[0]
+    rows = list(
+        view.db["history"].rows_where(
+            "player = ? and system = ? and end_date <= ?",
+            [player, system, as_of],
+            order_by="sort_key desc",
+            limit=1,
+        )
+    )
+    if not rows:
+        raise NotFound(f"{player} had no {system} rating on {as_of}")
+    return rows[0]
+
+
+def explain(
+    view: View, player: str, system: str, section: str | None = None, as_of: str | None = None
+) -> dict[str, Any]:
+    """The explanation of one history row, recomputed through the rules."""
+    row = find_row(view, player, system, section, as_of)
+    item = view.item(row["item_key"])
+    if item is None:
+        raise NotFound(f"{row['item_key']} is no longer in the ledger")
+    change = next(c for c in view.rerate(item) if c.player == player and str(c.system) == system)
+    detail = json.loads(change.row[DETAIL])
+    previous = view.db.execute(
+        "select item_key, position, revision from history where player = ? and system = ? "
+        "and sort_key < ? order by sort_key desc limit 1",
+        [player, system, item.sort_key],
+    ).fetchone()
+    out: dict[str, Any] = {
+        "player": player,
+        "system": system,
+        "item": {
+            "key": item.key,
+            "kind": item.kind,
+            "start": item.start,
+            "end": item.end,
+            "event_name": item.payload.get("event_name"),
+            "follows": KIND_SECTIONS.get(item.kind, ""),
+        },
+        "fed_by": _fed_by(view, item, previous, detail, player, system),
+        "rules": _rules(view, row, item),
+        "result": {
+            "pre_rating": row["pre_rating"],
+            "post_rating": row["post_rating"],
+            "official_rating": row["official_rating"],
+            "games_before": row["games_before"],
+            "games_after": row["games_after"],
+            "formula": row["formula"],
+            "recomputed_post_rating": change.row[POST],
+            "recomputes": change.row[POST] == row["post_rating"],
+        },
+    }
+    if item.kind == "section" and "entrant" in detail:
+        out["steps"] = _steps(row, detail, view.family)
+    else:
+        out["values"] = {
+            k: row[k]
+            for k in ("m", "score", "n_eff", "k", "expected", "bonus", "floor_bound")
+            if row[k] is not None
+        } | {k: v for k, v in detail.items()}
+    return out
+
+
+def _fed_by(
+    view: View, item: Any, previous: Any, detail: dict[str, Any], player: str, system: str
+) -> list[dict[str, Any]]:
+    fed = [{"position": item.position, "what": f"{item.kind} {item.key} submitted"}]
+    if item.revision != item.position:
+        fed.append({"position": item.revision, "what": f"{item.key} corrected (rated as now)"})
+    if previous is not None:
+        fed.append({"position": previous[2], "what": f"pre-event standing after {previous[0]}"})
+    for opponent in dict.fromkeys(detail.get("opponents", ())):
+        before = view.db.execute(
+            "select item_key, revision from history where player = ? and system = ? "
+            "and sort_key < ? order by sort_key desc limit 1",
+            [opponent, system, item.sort_key],
+        ).fetchone()
+        if before is not None:
+            fed.append(
+                {"position": before[1], "what": f"opponent {opponent}'s standing after {before[0]}"}
+            )
+    profile = view.db.execute("select position from players where id = ?", [player]).fetchone()
+    if profile is not None:
+        fed.append({"position": profile[0], "what": "player profile"})
+    for a in view.db["amendments"].rows_where(order_by="position"):
+        if a["effective"] <= item.start and (a["until"] is None or item.start < a["until"]):
+            fed.append(
+                {"position": a["position"], "what": f"RulesAmended {a['parameter']} = {a['value']}"}
+            )
+    return sorted(fed, key=lambda f: f["position"])
+
+
+def _rules(view: View, row: dict[str, Any], item: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"version": row["rules"]}
+    if row["rules"] in VERSIONS:
+        start = date.fromisoformat(item.start)
+        base = timelines().get("bonus_multiplier").at(start)
+        amended = row["bonus_multiplier"] != base
+        out |= {
+            "bonus_multiplier": row["bonus_multiplier"],
+            "bonus_multiplier_from": "a RulesAmended entry" if amended else "§8 timeline",
+            "selected_by": f"section start date {item.start} (§8)",
+        }
+    return out
+
+
+def _steps(row: dict[str, Any], d: dict[str, Any], family: str) -> dict[str, Any]:
+    e = d["entrant"]
+    steps: dict[str, Any] = {}
+    if e["unrated"]:
+        steps["step1"] = {
+            "follows": "§1 Step 1, §2 (initialization)",
+            "rating": e["rating"],
+            "games": e["games"],
+            "initialization": d.get("initialization"),
+        }
+    else:
+        steps["step1"] = {
+            "follows": "§1 Step 1 (rated players keep their pre-event rating)",
+            "rating": e["rating"],
+            "games": e["games"],
+            "history": e["history"],
+        }
+    steps["step2"] = {
+        "follows": "§3: N' = min(N, N*)",
+        "N": e["games"],
+        "N*": d["n_star"],
+        "N'": row["n_eff"],
+    }
+    if row["step3"] is not None:
+        steps["step3"] = {
+            "follows": "§1 Step 3: special formula with N' = 1 (§4.1)",
+            "rating": row["step3"],
+            "knots": d["special"].get("step3"),
+        }
+    standard = row["formula"] == "standard"
+    formula = "standard formula §4.2" if standard else "special formula §4.1"
+    for n, opponents in ((4, d["opponents_step4"]), (5, d["opponents_step5"])):
+        steps[f"step{n}"] = {
+            "follows": f"§1 Step {n}: {formula}",
+            "rating": row[f"step{n}"],
+            "opponents": dict(zip(d["opponents"], opponents, strict=False))
+            if len(set(d["opponents"])) == len(d["opponents"])
+            else list(zip(d["opponents"], opponents, strict=False)),
+            "knots": d["special"].get(f"step{n}"),
+        }
+    if standard:
+        dual = d["dual_rated_k"] and e["rating"] > 2200
+        steps["standard"] = {
+            "follows": "§4.2",
+            "K": row["k"],
+            "K_rule": "dual-rated OTBR K for R > 2200" if dual else "K = 800/(N' + m)",
+            "m": row["m"],
+            "S": row["score"],
+            "E": row["expected"],
+            "bonus": row["bonus"],
+            "bonus_eligible": d["bonus_eligible"],
+            "bonus_rule": "max(0, K(S − E) − B√max(m, 4)) when eligible",
+        }
+    steps["floors"] = {
+        "follows": "§5",
+        "components": d["floor_components"],
+        "floor": d["floor_before"],
+        "bound": row["floor_bound"],
+    }
+    return steps
+
+
+def render(x: dict[str, Any]) -> str:
+    """The explanation as text for a person."""
+    it, res = x["item"], x["result"]
+    lines = [
+        f"{x['player']} {x['system']}: {_r(res['pre_rating'])} -> {_r(res['post_rating'])} "
+        f"(official {res['official_rating']}), N {res['games_before']} -> {res['games_after']}",
+        f"from {it['key']} ({it.get('event_name') or it['kind']}), {it['start']}..{it['end']}; "
+        f"follows {it['follows']}",
+        f"rules {x['rules']['version']}"
+        + (
+            f", B = {x['rules']['bonus_multiplier']} ({x['rules']['bonus_multiplier_from']})"
+            if "bonus_multiplier" in x["rules"]
+            else ""
+        ),
+        "fed by ledger positions:",
+        *[f"  {f['position']:>8}  {f['what']}" for f in x["fed_by"]],
+    ]
+    for name, step in x.get("steps", {}).items():
+        lines.append(f"{name} [{step.get('follows', '')}]")
+        for k, v in step.items():
+            if k != "follows" and v is not None:
+                lines.append(f"  {k}: {json.dumps(v, default=str, ensure_ascii=False)}")
+    for k, v in x.get("values", {}).items():
+        lines.append(f"  {k}: {json.dumps(v, default=str, ensure_ascii=False)}")
+    lines.append(
+        f"recomputed: {_r(res['recomputed_post_rating'])} "
+        f"({'equals' if res['recomputes'] else 'DIFFERS FROM'} the stored rating)"
+    )
+    return "\n".join(lines)
+
+
+def _r(value: float | None) -> str:
+    return "unrated" if value is None else f"{value:.4f}"
