@@ -15,8 +15,9 @@ import typer
 from ledger.application import RatingsLedger
 from ledger.cli_ledger import Store, _reported
 from ledger.log import read_entries
+from ledger.rules.uschess.versions import VERSIONS, Amendment
 from ledger.store import DEFAULT_STORE
-from projections.view import View
+from projections.view import View, WhatIf
 
 ViewPath = Annotated[
     Path | None,
@@ -45,6 +46,8 @@ def register(app: typer.Typer) -> None:
     app.command("history")(history)
     app.command("rating")(rating)
     app.command("explain")(explain)
+    app.command("replay")(replay)
+    app.command("diff")(diff)
 
 
 def view_path(store: str, view: Path | None, family: str = "uschess") -> Path:
@@ -212,6 +215,84 @@ def explain(
         _print(out)
     else:
         typer.echo(ex.render(out))
+
+
+def parse_amend(text: str) -> dict[str, Any]:
+    """`PARAM=VALUE@DATE[..UNTIL]`, e.g. `bonus_multiplier=10@2025-01-01..2026-01-01`."""
+    try:
+        parameter, rest = text.split("=", 1)
+        value, dates = rest.rsplit("@", 1)
+        effective, _, until = dates.partition("..")
+        parsed: Any = json.loads(value)
+        amendment = Amendment(
+            parameter,
+            parsed,
+            date.fromisoformat(effective),
+            date.fromisoformat(until) if until else None,
+        )
+    except ValueError as exc:
+        _fail(f"--amend {text!r}: {exc} (expected PARAM=VALUE@YYYY-MM-DD[..YYYY-MM-DD])")
+    return {
+        "parameter": amendment.parameter,
+        "value": parsed,
+        "effective": effective,
+        "until": until or None,
+    }
+
+
+def replay(
+    to: Annotated[Path, typer.Option("--to", help="The what-if read model to write")],
+    rules: Annotated[
+        str | None, typer.Option("--rules", help="Rate every section under this version")
+    ] = None,
+    amend: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--amend", help="PARAM=VALUE@DATE[..UNTIL], e.g. bonus_multiplier=10@2025-01-01"
+        ),
+    ] = None,
+    compare: Annotated[
+        Path | None, typer.Option("--compare", help="Also diff against this read model")
+    ] = None,
+    store: Store = DEFAULT_STORE,
+) -> None:
+    """Build a what-if read model under other rules, without touching the ledger."""
+    from projections import compare as cmp
+
+    if rules is not None and rules not in VERSIONS:
+        _fail(f"--rules: unknown version {rules!r}; known: {', '.join(VERSIONS)}")
+    what_if = WhatIf(rules, tuple(parse_amend(a) for a in amend or ()))
+    if to.exists():
+        _fail(f"--to: {to} exists; a what-if replay writes a new read model")
+    with (
+        _reported(),
+        closing(View(to, "uschess", what_if)) as v,
+        closing(RatingsLedger(store)) as ledger,
+    ):
+        stats = v.rebuild(read_entries(ledger))
+        digest = v.digest()
+    typer.echo(
+        f"{what_if}: {stats.items_rated} items rated into {to}, {stats.rows} history rows; "
+        f"digest {digest}"
+    )
+    if compare is not None:
+        typer.echo(cmp.render(cmp.diff(str(compare), str(to))))
+
+
+def diff(
+    view_a: Annotated[Path, typer.Argument(help="Read model A")],
+    view_b: Annotated[Path, typer.Argument(help="Read model B")],
+    system: Annotated[str | None, typer.Option("--system", help="Only this system")] = None,
+    as_json: AsJson = False,
+) -> None:
+    """Who changes between two read models, and by how much."""
+    from projections import compare as cmp
+
+    for path in (view_a, view_b):
+        if not path.exists():
+            _fail(f"{path}: no such read model")
+    out = cmp.diff(str(view_a), str(view_b), system)
+    typer.echo(json.dumps(out, indent=2) if as_json else cmp.render(out))
 
 
 def _print(data: Any) -> None:

@@ -164,17 +164,20 @@ class Rater:
         profiles: Mapping[str, Mapping[str, Any]],
         amendments: tuple[Amendment, ...] = (),
         explain: bool = False,
+        version: str | None = None,
     ) -> None:
         self.lookup = lookup
         self.profiles = profiles
         self.amendments = amendments
         self.explain = explain
+        self.version = version  # a what-if replay's rules version for every section
         self._rules: dict[tuple[str, str | None], Rules] = {}
 
     def rules(self, start: str, version: str | None = None) -> Rules:
         key = (start, version)
         if key not in self._rules:
-            self._rules[key] = resolve(date.fromisoformat(start), version, self.amendments)
+            chosen = self.version or version
+            self._rules[key] = resolve(date.fromisoformat(start), chosen, self.amendments)
         return self._rules[key]
 
     def rate(self, item: Item) -> list[Change]:

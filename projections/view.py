@@ -107,6 +107,33 @@ RATINGS_INSERT = (
 )
 
 
+@dataclass(frozen=True)
+class WhatIf:
+    """A replay under other rules: a version for every section, and extra amendments."""
+
+    rules: str | None = None
+    amendments: tuple[dict[str, Any], ...] = ()
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {"rules": self.rules, "amendments": list(self.amendments)}, sort_keys=True
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> WhatIf:
+        data = json.loads(text)
+        return cls(data["rules"], tuple(data["amendments"]))
+
+    def __str__(self) -> str:
+        parts = [f"rules {self.rules}"] if self.rules else []
+        parts += [
+            f"{a['parameter']}={a['value']}@{a['effective']}"
+            + (f"..{a['until']}" if a.get("until") else "")
+            for a in self.amendments
+        ]
+        return "what-if " + ", ".join(parts)
+
+
 @dataclass
 class CatchUp:
     """What one catch-up did: entries read, items re-rated, rows written."""
@@ -121,20 +148,27 @@ class CatchUp:
 class View:
     """The read model in one SQLite file; `catch_up` is incremental, `rebuild` starts empty."""
 
-    def __init__(self, path: str | Path, family: str = "uschess") -> None:
+    def __init__(
+        self, path: str | Path, family: str = "uschess", what_if: WhatIf | None = None
+    ) -> None:
         if family not in FAMILIES:
             raise ValueError(f"unknown rules family {family!r}; known: {', '.join(FAMILIES)}")
+        if what_if == WhatIf():
+            what_if = None  # the ledger's own rules: the same model as the real one
         self.path = str(path)
         self.db = sqlite_utils.Database(self.path)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
-        self._create(family)
+        self._create(family, what_if)
         self.family = self.db["meta"].get("rules_family")["value"]
-        if self.family != family:
+        found = [r["value"] for r in self.db["meta"].rows_where("key = 'what_if'")]
+        self.what_if = WhatIf.from_json(found[0]) if found else None
+        if self.family != family or (what_if is not None and what_if != self.what_if):
             self.db.close()
             raise ValueError(
-                f"the read model {self.path} rates under {self.family!r}, not {family!r}; "
-                "use another --view"
+                f"the read model {self.path} rates under {self.family!r}"
+                + (f" with {self.what_if}" if self.what_if else "")
+                + "; use another --view"
             )
 
     def _rater(
@@ -145,7 +179,10 @@ class View:
         explain: bool = False,
     ) -> Rater | ForeignRater:
         if self.family == "uschess":
-            return Rater(lookup, profiles, amendments, explain)
+            if self.what_if is None:
+                return Rater(lookup, profiles, amendments, explain)
+            extra = parse_amendments(list(self.what_if.amendments))
+            return Rater(lookup, profiles, amendments + extra, explain, self.what_if.rules)
         return RATERS[self.family](lookup, profiles)
 
     def item(self, key: str) -> Item | None:
@@ -168,7 +205,7 @@ class View:
     def close(self) -> None:
         self.db.close()
 
-    def _create(self, family: str) -> None:
+    def _create(self, family: str, what_if: WhatIf | None) -> None:
         db = self.db
         if "meta" in db.table_names():
             return
@@ -180,6 +217,7 @@ class View:
                     {"key": "last_position", "value": "0"},
                     {"key": "rules_family", "value": family},
                 ]
+                + ([{"key": "what_if", "value": what_if.to_json()}] if what_if else [])
             )
             db["players"].create({"id": str, "profile": str, "position": int}, pk="id")
             db["items"].create(
@@ -536,7 +574,7 @@ class View:
         self.db.close()
         for suffix in ("", "-wal", "-shm"):
             Path(self.path + suffix).unlink(missing_ok=True)
-        self.__init__(self.path, self.family)
+        self.__init__(self.path, self.family, self.what_if)
         return self.catch_up(entries)
 
     def digest(self) -> str:
