@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+import tempfile
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import urlsplit
@@ -62,12 +63,62 @@ def view_path(store: str, view: Path | None, family: str = "uschess") -> Path:
     return Path("ratings-ledger" + suffix)
 
 
+KnownAt = Annotated[
+    str | None,
+    typer.Option(
+        "--as-known-at",
+        help="What the ledger said at this time (ISO date-time), before later corrections",
+    ),
+]
+Position = Annotated[
+    int | None, typer.Option("--position", min=1, help="What the ledger said at this position")
+]
+
+
 @contextmanager
-def _view(store: str, view: Path | None, family: str) -> Iterator[View]:
-    with _reported(), closing(_open(store, view, family)) as v:
-        with closing(RatingsLedger(store)) as ledger:
-            v.catch_up(read_entries(ledger, v.last_position))
-        yield v
+def _view(
+    store: str,
+    view: Path | None,
+    family: str,
+    known_at: str | None = None,
+    position: int | None = None,
+) -> Iterator[View]:
+    """The read model caught up; or, bitemporally, as the ledger stood at a time or position."""
+    with (
+        _reported(),
+        closing(_open(store, view, family)) as v,
+        closing(RatingsLedger(store)) as ledger,
+    ):
+        v.catch_up(read_entries(ledger, v.last_position))
+        if known_at is not None:
+            position = _position_at(ledger, known_at)
+        if position is None:
+            yield v
+            return
+        with tempfile.TemporaryDirectory() as tmp:
+            past = v.at_position(
+                lambda after: read_entries(ledger, after), position, Path(tmp) / "past.db"
+            )
+            with closing(past):
+                yield past
+
+
+def _position_at(ledger: RatingsLedger, known_at: str) -> int:
+    """The last ledger position recorded at or before `known_at`."""
+    try:
+        moment = datetime.fromisoformat(known_at)
+    except ValueError:
+        _fail(f"--as-known-at: {known_at!r} is not an ISO date or date-time")
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    position = 0
+    for e in read_entries(ledger):
+        if datetime.fromisoformat(e.recorded_at) > moment:
+            break
+        position = e.position
+    if position == 0:
+        _fail(f"--as-known-at: the ledger had no entries at {known_at}")
+    return position
 
 
 def _open(store: str, view: Path | None, family: str) -> View:
@@ -116,9 +167,11 @@ def player(
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
     family: Family = "uschess",
+    known_at: KnownAt = None,
+    position: Position = None,
 ) -> None:
     """A player's ratings in every system they are rated in."""
-    with _view(store, view, family) as v:
+    with _view(store, view, family, known_at, position) as v:
         out = v.player(player_id)
     if out is None:
         _missing(f"player {player_id!r} is not in the ledger")
@@ -142,9 +195,11 @@ def history(
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
     family: Family = "uschess",
+    known_at: KnownAt = None,
+    position: Position = None,
 ) -> None:
     """Every change of a player's rating in one system, in rating order."""
-    with _view(store, view, family) as v:
+    with _view(store, view, family, known_at, position) as v:
         rows = v.history(player_id, system)
     if as_json:
         _print(rows)
@@ -166,13 +221,15 @@ def rating(
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
     family: Family = "uschess",
+    known_at: KnownAt = None,
+    position: Position = None,
 ) -> None:
     """The rating in effect on a date (after every item that ended on or before it)."""
     try:
         day = date.fromisoformat(as_of).isoformat()
     except ValueError:
         _fail(f"--as-of: {as_of!r} is not a date (YYYY-MM-DD)")
-    with _view(store, view, family) as v:
+    with _view(store, view, family, known_at, position) as v:
         out = v.rating_as_of(player_id, system, day)
     if out is None:
         _missing(f"{player_id!r} had no {system} rating on {day}")
@@ -195,6 +252,8 @@ def explain(
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
     family: Family = "uschess",
+    known_at: KnownAt = None,
+    position: Position = None,
 ) -> None:
     """Every number behind a rating change: inputs, rules, each step, floors (recomputed)."""
     from projections import explain as ex
@@ -206,7 +265,7 @@ def explain(
             as_of = date.fromisoformat(as_of).isoformat()
         except ValueError:
             _fail(f"--as-of: {as_of!r} is not a date (YYYY-MM-DD)")
-    with _view(store, view, family) as v:
+    with _view(store, view, family, known_at, position) as v:
         try:
             out = ex.explain(v, player_id, system, section, as_of)
         except ex.NotFound as exc:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 import json
+import shutil
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date
@@ -29,6 +31,7 @@ STATE_SELECT = ", ".join(("post_rating", "games_after", *STATE_COLUMNS))
 
 SCHEMA_VERSION = "1"
 FAMILIES = ("uschess", "fide", "icu")
+CHECKPOINT_EVERY = 50_000  # ledger positions between read-model checkpoints (as-known-at)
 HISTORY_TYPES = {
     "s_wins": int,
     "s_draws": int,
@@ -149,8 +152,13 @@ class View:
     """The read model in one SQLite file; `catch_up` is incremental, `rebuild` starts empty."""
 
     def __init__(
-        self, path: str | Path, family: str = "uschess", what_if: WhatIf | None = None
+        self,
+        path: str | Path,
+        family: str = "uschess",
+        what_if: WhatIf | None = None,
+        checkpoint_every: int = CHECKPOINT_EVERY,
     ) -> None:
+        self.checkpoint_every = checkpoint_every
         if family not in FAMILIES:
             raise ValueError(f"unknown rules family {family!r}; known: {', '.join(FAMILIES)}")
         if what_if == WhatIf():
@@ -282,7 +290,43 @@ class View:
             stats.entries = len(batch)
             stats.last_position = batch[-1].position
             self.db["meta"].upsert({"key": "last_position", "value": str(stats.last_position)})
+        before = batch[0].position - 1
+        if self.checkpoint_every and (
+            stats.last_position // self.checkpoint_every > before // self.checkpoint_every
+        ):
+            self.checkpoint()
         return stats
+
+    @property
+    def checkpoints_dir(self) -> Path:
+        return Path(self.path + ".checkpoints")
+
+    def checkpoint(self) -> Path:
+        """A copy of the read model as it stands, for `--as-known-at` (see `at_position`)."""
+        self.checkpoints_dir.mkdir(exist_ok=True)
+        target = self.checkpoints_dir / f"{self.last_position:012d}.db"
+        target.unlink(missing_ok=True)
+        self.db.execute("VACUUM INTO ?", [str(target)])
+        return target
+
+    def at_position(
+        self, entries_after: Callable[[int], Iterable[LedgerEntry]], position: int, path: Path
+    ) -> View:
+        """The read model as the ledger stood at `position` (bitemporal "as known at"), in
+        `path`: the latest checkpoint at or before it, caught up to `position`."""
+        found = sorted(
+            (int(f.stem), f)
+            for f in (self.checkpoints_dir.glob("*.db") if self.checkpoints_dir.exists() else ())
+            if int(f.stem) <= position
+        )
+        path.unlink(missing_ok=True)
+        if found:
+            shutil.copyfile(found[-1][1], path)
+        view = View(path, self.family, self.what_if, checkpoint_every=0)
+        view.catch_up(
+            itertools.takewhile(lambda e: e.position <= position, entries_after(view.last_position))
+        )
+        return view
 
     def _apply(self, batch: list[LedgerEntry], stats: CatchUp) -> None:
         if stats.last_position == 0:
@@ -574,7 +618,8 @@ class View:
         self.db.close()
         for suffix in ("", "-wal", "-shm"):
             Path(self.path + suffix).unlink(missing_ok=True)
-        self.__init__(self.path, self.family, self.what_if)
+        shutil.rmtree(self.checkpoints_dir, ignore_errors=True)
+        self.__init__(self.path, self.family, self.what_if, self.checkpoint_every)
         return self.catch_up(entries)
 
     def digest(self) -> str:
