@@ -26,6 +26,7 @@ from ledger.commands import (
     SubmitSection,
 )
 from ledger.domain import (
+    ROLES_KEY,
     ConflictError,
     FideAdjustment,
     InvalidCommand,
@@ -33,6 +34,7 @@ from ledger.domain import (
     MoneyFloorAward,
     Override,
     Player,
+    Roles,
     RulesAmendment,
     Section,
     StoreError,
@@ -42,6 +44,7 @@ from ledger.domain import (
     section_key,
 )
 from ledger.log import LedgerEntry, to_entry
+from ledger.roles import NotInitialized, Role, Verb, authorize, parse_holder, parse_role
 from ledger.store import redacted, store_env, store_url
 
 A = TypeVar("A", bound=Aggregate)
@@ -51,7 +54,10 @@ CREATE_TABLES_LOCK = 0x7261_7469_6E67_73  # a PostgreSQL advisory lock key ("rat
 
 
 class RatingsLedger(Application):
-    """The write side of the ledger; read it in order with `ledger.log.read_entries`."""
+    """The write side of the ledger; read it in order with `ledger.log.read_entries`.
+
+    Every write verb first checks the actor's roles as recorded in the ledger (`ledger.roles`).
+    """
 
     name = "RatingsLedger"
     log_section_size = 5000
@@ -99,7 +105,7 @@ class RatingsLedger(Application):
                     changed.append(player)
             return changed
 
-        return self._append(decide)
+        return self._append(Verb.REGISTER, actor, decide)
 
     def record_opening_balance(
         self, *balances: RecordOpeningBalance, actor: str
@@ -118,7 +124,7 @@ class RatingsLedger(Application):
                 players[b.player] = player
             return list(players.values())
 
-        return self._append(decide)
+        return self._append(Verb.OPENING_BALANCE, actor, decide)
 
     def submit_section(self, *sections: SubmitSection, actor: str) -> list[LedgerEntry]:
         """New sections, all players registered; a section id is accepted once."""
@@ -137,7 +143,7 @@ class RatingsLedger(Application):
                 created.append(Section(**s.event_fields(), actor=actor))
             return created
 
-        return self._append(decide)
+        return self._append(Verb.SUBMIT, actor, decide)
 
     def correct_section(
         self, revision: SubmitSection, *, reason: str, actor: str
@@ -152,7 +158,7 @@ class RatingsLedger(Application):
             section.correct(**revision.event_fields(), reason=reason, actor=actor)
             return [section]
 
-        return self._append(decide)
+        return self._append(Verb.CORRECT, actor, decide)
 
     def withdraw_section(self, section_id: str, *, reason: str, actor: str) -> list[LedgerEntry]:
         """Withdraw a section from rating, giving the reason; a withdrawn section is final."""
@@ -165,7 +171,7 @@ class RatingsLedger(Application):
             section.withdraw(section_id=section_id, reason=reason, actor=actor)
             return [section]
 
-        return self._append(decide)
+        return self._append(Verb.WITHDRAW, actor, decide)
 
     def submit_fide_adjustment(
         self, *adjustments: SubmitFideAdjustment, actor: str
@@ -192,7 +198,7 @@ class RatingsLedger(Application):
                 created.append(FideAdjustment(**a.event_fields(), actor=actor))
             return created
 
-        return self._append(decide)
+        return self._append(Verb.FIDE_ADJUST, actor, decide)
 
     def award_money_floor(self, award: AwardMoneyFloor, *, actor: str) -> list[LedgerEntry]:
         """A large prize won by a registered player under a rating limit."""
@@ -202,7 +208,7 @@ class RatingsLedger(Application):
             self._registered(award.player, ("player",))
             return [MoneyFloorAward(**award.event_fields(), actor=actor)]
 
-        return self._append(decide)
+        return self._append(Verb.AWARD_MONEY_FLOOR, actor, decide)
 
     def submit_match(self, *matches: SubmitMatch, actor: str) -> list[LedgerEntry]:
         """New matches between registered players; a match id is accepted once."""
@@ -219,7 +225,7 @@ class RatingsLedger(Application):
                 created.append(Match(**m.event_fields(), actor=actor))
             return created
 
-        return self._append(decide)
+        return self._append(Verb.MATCH, actor, decide)
 
     def override(self, decision: DirectorOverride, *, actor: str) -> list[LedgerEntry]:
         """A director's decision about a registered player's rating, with its reason."""
@@ -229,17 +235,91 @@ class RatingsLedger(Application):
             self._registered(decision.player, ("player",))
             return [Override(**decision.event_fields(), actor=actor)]
 
-        return self._append(decide)
+        return self._append(Verb.OVERRIDE, actor, decide)
 
     def amend_rules(self, amendment: AmendRules, *, actor: str) -> list[LedgerEntry]:
         """A rules parameter's new value from its effective date, with the reason."""
         actor = commands.actor(actor)
-        return self._append(lambda: [RulesAmendment(**amendment.event_fields(), actor=actor)])
+        return self._append(
+            Verb.AMEND_RULES,
+            actor,
+            lambda: [RulesAmendment(**amendment.event_fields(), actor=actor)],
+        )
 
-    def _append(self, decide: Callable[[], list[Aggregate]]) -> list[LedgerEntry]:
-        """Decide against the current state and save atomically; re-decide if another writer
-        got there first (the decision's checks then run against the new state)."""
+    def initialize(self, *, actor: str) -> list[LedgerEntry]:
+        """Set the ledger up with `actor` as its first director; a ledger is set up once."""
+        actor = commands.actor(actor)
+
+        def decide() -> list[Aggregate]:
+            record = self._roles()
+            if record is not None:
+                directors = ", ".join(repr(d) for d in record.holders_of(Role.DIRECTOR))
+                raise InvalidCommand(
+                    (),
+                    f"the ledger is already initialized (director: {directors}); a director "
+                    "gives others roles with grant-role",
+                )
+            record = Roles(actor=actor)
+            record.grant(holder=actor, role=Role.DIRECTOR.value, actor=actor)
+            return [record]
+
+        return self._append(None, actor, decide)
+
+    def grant_role(self, holder: str, role: str, *, actor: str) -> list[LedgerEntry]:
+        """Give `holder` a role; granting a role already held records nothing."""
+        actor, holder, granted = commands.actor(actor), parse_holder(holder), parse_role(role)
+
+        def decide() -> list[Aggregate]:
+            record = self._authorized(Verb.GRANT_ROLE, actor)
+            if granted in record.roles_of(holder):
+                return []
+            record.grant(holder=holder, role=granted.value, actor=actor)
+            return [record]
+
+        return self._append(None, actor, decide)
+
+    def revoke_role(self, holder: str, role: str, *, actor: str) -> list[LedgerEntry]:
+        """Take a role from `holder`, who must hold it; the last director keeps theirs."""
+        actor, holder, revoked = commands.actor(actor), parse_holder(holder), parse_role(role)
+
+        def decide() -> list[Aggregate]:
+            record = self._authorized(Verb.REVOKE_ROLE, actor)
+            held = record.roles_of(holder)
+            if revoked not in held:
+                holds = ", ".join(sorted(held)) or "no role"
+                raise InvalidCommand(
+                    ("role",), f"{holder!r} does not hold {revoked} ({holder!r} holds {holds})"
+                )
+            if revoked is Role.DIRECTOR and record.holders_of(Role.DIRECTOR) == [holder]:
+                raise InvalidCommand(
+                    ("role",),
+                    f"{holder!r} is the last director; grant director to another actor first",
+                )
+            record.revoke(holder=holder, role=revoked.value, actor=actor)
+            return [record]
+
+        return self._append(None, actor, decide)
+
+    def roles_of(self, actor: str) -> frozenset[Role]:
+        """The roles `actor` holds now, as recorded in the ledger."""
+        record = self._roles()
+        return frozenset(map(Role, record.roles_of(actor))) if record else frozenset()
+
+    def holders(self) -> dict[str, frozenset[Role]]:
+        """Every actor holding a role now, with their roles (empty before `initialize`)."""
+        record = self._roles()
+        held = record.held.items() if record else ()
+        return {h: frozenset(map(Role, r)) for h, r in sorted(held) if r}
+
+    def _append(
+        self, verb: Verb | None, actor: str, decide: Callable[[], list[Aggregate]]
+    ) -> list[LedgerEntry]:
+        """Check that `actor` may use `verb` (None: `decide` checks, if anything), decide against
+        the current state and save atomically; re-check and re-decide if another writer got
+        there first (the checks then run against the new state)."""
         for attempt in range(ATTEMPTS):
+            if verb is not None:
+                self._authorized(verb, actor)
             aggregates = decide()
             if not aggregates:
                 return []
@@ -255,6 +335,20 @@ class RatingsLedger(Application):
             f"other writers kept changing the same records ({ATTEMPTS} attempts); "
             "nothing was appended — try again"
         )
+
+    def _roles(self) -> Roles | None:
+        try:
+            return self._get(Roles, ROLES_KEY)
+        except AggregateNotFoundError:
+            return None
+
+    def _authorized(self, verb: Verb, actor: str) -> Roles:
+        """The ledger's roles record, if `actor` holds a role that may use `verb`."""
+        record = self._roles()
+        if record is None:
+            raise NotInitialized()
+        authorize(record.roles_of(actor), actor, verb)
+        return record
 
     def _get(self, cls: type[A], key: UUID) -> A:
         try:

@@ -1,7 +1,8 @@
 """The ledger's write verbs and `log` for the `ratings-ledger` command line.
 
-Bad input exits 2, a conflict with other writers 3, an unusable store 1; each with one line on
-stderr and nothing appended.
+Bad input exits 2, a conflict with other writers 3, an unusable store 1, a write the actor's
+roles do not allow (or any write to a ledger never set up with `init --actor NAME`) 4; each with
+one line on stderr and nothing appended.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from ledger.commands import (
 from ledger.domain import ConflictError, InvalidCommand, LedgerError
 from ledger.errors import field_path
 from ledger.log import LedgerEntry, read_entries
+from ledger.roles import AccessDenied, Role
 from ledger.store import DEFAULT_STORE, STORE_VARIABLE, redacted
 
 M = TypeVar("M", bound=BaseModel)
@@ -48,7 +50,11 @@ Actor = Annotated[str, typer.Option(help="Who makes this change; recorded with i
 Reason = Annotated[str, typer.Option(help="Why; recorded with the change.")]
 JsonFile = Annotated[Path, typer.Argument(help="JSON file holding one object or a list")]
 SectionId = Annotated[str, typer.Argument(help="The section's id")]
+Holder = Annotated[str, typer.Argument(help="The actor who gets or loses the role")]
+RoleName = Annotated[str, typer.Argument(help=" | ".join(Role))]
 SUBJECT_KEYS = (
+    "holder",
+    "role",
     "section_id",
     "match_id",
     "member_id",
@@ -72,14 +78,34 @@ def register(app: typer.Typer) -> None:
     app.command("match")(match)
     app.command("override")(override)
     app.command("amend-rules")(amend_rules)
+    app.command("grant-role")(grant_role)
+    app.command("revoke-role")(revoke_role)
     app.command("log")(log)
 
 
-def init(store: Store = DEFAULT_STORE) -> None:
-    """Create the ledger's tables (SQLite needs no set-up: this only creates the file)."""
+def init(
+    actor: Annotated[str, typer.Option(help="Who sets the ledger up; they become its director.")],
+    store: Store = DEFAULT_STORE,
+) -> None:
+    """Set the ledger up, once, with ACTOR as its first director (creating its tables)."""
     with _reported(), closing(RatingsLedger(store)) as ledger:
+        director = ledger.initialize(actor=actor)[0].actor
         count = ledger.recorder.max_notification_id() or 0
-    typer.echo(f"ledger ready at {redacted(store)} ({count} entries)")
+    typer.echo(f"ledger ready at {redacted(store)}, director {director!r} ({count} entries)")
+
+
+def grant_role(holder: Holder, role: RoleName, actor: Actor, store: Store = DEFAULT_STORE) -> None:
+    """Give HOLDER a role (directors only); see docs/decisions/roles.md for what each allows."""
+    with _reported(), closing(RatingsLedger(store)) as ledger:
+        entries = ledger.grant_role(holder, role, actor=actor)
+    _print_entries(entries)
+
+
+def revoke_role(holder: Holder, role: RoleName, actor: Actor, store: Store = DEFAULT_STORE) -> None:
+    """Take a role from HOLDER (directors only); the last director cannot lose the role."""
+    with _reported(), closing(RatingsLedger(store)) as ledger:
+        entries = ledger.revoke_role(holder, role, actor=actor)
+    _print_entries(entries)
 
 
 def register_players(file: JsonFile, actor: Actor, store: Store = DEFAULT_STORE) -> None:
@@ -249,7 +275,7 @@ class _Report:
 @contextmanager
 def _reported() -> Iterator[_Report]:
     """Turn a refused command into one line on stderr and exit code 2 (bad input),
-    3 (conflict with other writers) or 1 (store); `listed`: the file held a list."""
+    3 (conflict with other writers), 4 (roles) or 1 (store); `listed`: the file held a list."""
     report = _Report()
     try:
         yield report
@@ -259,6 +285,8 @@ def _reported() -> Iterator[_Report]:
         _fail(2, f"{field_path(path)}: {exc.message}" if path else exc.message)
     except ConflictError as exc:
         _fail(3, str(exc))
+    except AccessDenied as exc:
+        _fail(4, str(exc))
     except LedgerError as exc:
         _fail(1, str(exc))
 

@@ -67,6 +67,9 @@ def fide_adjustment_key(member_id: str, rating_list: str) -> UUID:
     return uuid5(NAMESPACE, f"fide-adjustment:{member_id}:{rating_list}")
 
 
+ROLES_KEY = uuid5(NAMESPACE, "roles")
+
+
 class Player(Aggregate):
     """A registered member: profile facts and the opening balances moved onto the ledger."""
 
@@ -300,6 +303,32 @@ class RulesAmendment(Aggregate):
         self.parameter = parameter
 
 
+class Roles(Aggregate):
+    """Who holds which role: created by `init`, which also makes its actor the first director."""
+
+    @staticmethod
+    def create_id() -> UUID:
+        return ROLES_KEY
+
+    @fact("LedgerInitialized")
+    def __init__(self, actor: str) -> None:
+        self.held: dict[str, set[str]] = {}
+
+    @fact("RoleGranted")
+    def grant(self, holder: str, role: str, actor: str) -> None:
+        self.held.setdefault(holder, set()).add(role)
+
+    @fact("RoleRevoked")
+    def revoke(self, holder: str, role: str, actor: str) -> None:
+        self.held[holder].discard(role)
+
+    def roles_of(self, holder: str) -> frozenset[str]:
+        return frozenset(self.held.get(holder, ()))
+
+    def holders_of(self, role: str) -> list[str]:
+        return sorted(h for h, roles in self.held.items() if role in roles)
+
+
 def _register_topics(*aggregates: type[Aggregate]) -> None:
     for aggregate in aggregates:
         for value in vars(aggregate).values():
@@ -307,4 +336,6 @@ def _register_topics(*aggregates: type[Aggregate]) -> None:
                 register_topic(value.TOPIC, value)
 
 
-_register_topics(Player, Section, Match, FideAdjustment, MoneyFloorAward, Override, RulesAmendment)
+_register_topics(
+    Player, Section, Match, FideAdjustment, MoneyFloorAward, Override, RulesAmendment, Roles
+)

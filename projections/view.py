@@ -6,6 +6,7 @@ import functools
 import hashlib
 import itertools
 import json
+import operator
 import shutil
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -167,6 +168,7 @@ class View:
         self.db = sqlite_utils.Database(self.path)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute("PRAGMA cache_size=-262144")  # 256 MiB: index writes stay in memory
         self._create(family, what_if)
         self.family = self.db["meta"].get("rules_family")["value"]
         found = [r["value"] for r in self.db["meta"].rows_where("key = 'what_if'")]
@@ -609,8 +611,10 @@ class View:
             "insert into sections values (?, ?, ?, ?, ?, ?, ?, ?)",
             [tuple(r.get(c) for c in SECTION_COLUMNS) for r in sections.values()],
         )
-        rows.sort(key=lambda r: (r[1], r[2], r[3]))  # primary-key order: sequential index writes
+        rows.sort(key=operator.itemgetter(1, 2, 3))  # primary-key order: sequential index writes
+        conn.execute("drop index if exists idx_history_item_key")
         conn.executemany(HISTORY_INSERT, rows)
+        conn.execute("create index idx_history_item_key on history (item_key)")
         self._write_ratings(live)
 
     def rebuild(self, entries: Iterable[LedgerEntry]) -> CatchUp:

@@ -99,7 +99,8 @@ def profile_rebuild(app: RatingsLedger, path: Path, top: int = 12) -> list[dict]
 
 
 def correction_one_year_back(app: RatingsLedger, view: View) -> tuple[float, int]:
-    """Correct one result of a section that ended about a year before the last one."""
+    """Correct one result of a section that ended about a year before the last one (as the
+    generated ledger's ratings admin)."""
     sections = view.db.execute(
         "select payload, end from items where kind = 'section' order by sort_key"
     ).fetchall()
@@ -109,7 +110,7 @@ def correction_one_year_back(app: RatingsLedger, view: View) -> tuple[float, int
     game = next(g for g in payload["games"] if g["result"] in ("1-0", "0-1"))
     game["result"] = "0-1" if game["result"] == "1-0" else "1-0"
     data = {k: payload[k] for k in SubmitSection.model_fields if k in payload}
-    app.correct_section(parse(SubmitSection, data), reason="benchmark", actor="bench")
+    app.correct_section(parse(SubmitSection, data), reason="benchmark", actor="ratings-office")
     start = time.perf_counter()
     stats = view.catch_up(read_entries(app, view.last_position))
     return time.perf_counter() - start, stats.items_rated

@@ -7,7 +7,8 @@ Players have a latent strength that changes with age; a fifth start with opening
 rest join over the years unrated. Sections (Swiss, round robins, quads; OTB and online; every
 system and dual rating) are drawn from the strengths and submitted roughly in date order, with a
 few late arrivals; FIDE adjustments, money floors, matches, director overrides, corrections, a
-withdrawal and the 2025 bonus multiplier amendment are interleaved by date. Same seed, same
+withdrawal and the 2025 bonus multiplier amendment are interleaved by date. The ledger is set up
+first, its director granting each actor the role its writes need (STAFF). Same seed, same
 content (apart from the recorded_at timestamps).
 """
 
@@ -40,7 +41,15 @@ from ledger.commands import (
 )
 from ledger.domain import LedgerError
 from ledger.log import read_entries
+from ledger.roles import Role
 
+DIRECTOR = "executive-director"
+STAFF = {
+    "membership": Role.RATINGS_ADMIN,
+    "migration": Role.RATINGS_ADMIN,
+    "ratings-office": Role.RATINGS_ADMIN,
+    "td": Role.TOURNAMENT_DIRECTOR,
+}
 SECTION_BATCH = 200
 ITEM_BATCH = 1000
 OPENING_SHARE = 0.2
@@ -864,7 +873,7 @@ class Writer:
             )
             self.counts.fide_adjustments += len(items)
         elif kind == "match":
-            ledger.submit_match(*(parse(SubmitMatch, i) for i in items), actor="ratings-office")
+            ledger.submit_match(*(parse(SubmitMatch, i) for i in items), actor="td")
             self.counts.matches += len(items)
         else:
             for item in items:
@@ -879,20 +888,22 @@ class Writer:
         ledger, counts = self.ledger, self.counts
         if kind == "correction":
             revision, reason = item
-            ledger.correct_section(parse(SubmitSection, revision), reason=reason, actor="td")
+            ledger.correct_section(
+                parse(SubmitSection, revision), reason=reason, actor="ratings-office"
+            )
             counts.corrections += 1
         elif kind == "withdrawal":
             section_id, reason = item
             ledger.withdraw_section(section_id, reason=reason, actor="ratings-office")
             counts.withdrawals += 1
         elif kind == "money_floor":
-            ledger.award_money_floor(parse(AwardMoneyFloor, item), actor="ratings-office")
+            ledger.award_money_floor(parse(AwardMoneyFloor, item), actor=DIRECTOR)
             counts.money_floors += 1
         elif kind == "override":
-            ledger.override(parse(DirectorOverride, item), actor="executive-director")
+            ledger.override(parse(DirectorOverride, item), actor=DIRECTOR)
             counts.overrides += 1
         elif kind == "amendment":
-            ledger.amend_rules(parse(AmendRules, item), actor="ratings-committee")
+            ledger.amend_rules(parse(AmendRules, item), actor=DIRECTOR)
             counts.amendments += 1
 
 
@@ -906,6 +917,9 @@ def generate(
     try:
         if next(read_entries(ledger, batch=1), None) is not None:
             raise LedgerError(f"store {ledger.store} is not empty; generate into a new store")
+        ledger.initialize(actor=DIRECTOR)
+        for actor, role in STAFF.items():
+            ledger.grant_role(actor, role, actor=DIRECTOR)
         writer = Writer(ledger, generator.counts)
         writer.write(generator.ops())
     finally:

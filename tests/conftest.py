@@ -12,11 +12,14 @@ import pytest
 
 from ledger.application import RatingsLedger
 from ledger.commands import RegisterPlayer, SubmitSection, parse
+from ledger.roles import Role
 
 POSTGRES_URL = os.environ.get(
     "RATINGS_LEDGER_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test"
 )
 REQUIRE_POSTGRES = os.environ.get("RATINGS_LEDGER_REQUIRE_POSTGRES") == "1"
+DIRECTOR = "director"
+CAST = {"office": Role.RATINGS_ADMIN, "td": Role.TOURNAMENT_DIRECTOR}
 
 
 @pytest.fixture(scope="session")
@@ -58,9 +61,13 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 
 @pytest.fixture
 def ledger(store_url: str) -> Iterator[RatingsLedger]:
-    """A fresh ledger on each store."""
+    """A fresh ledger on each store, set up by `director`; `office` is a ratings admin and `td`
+    a tournament director (CAST)."""
     app = RatingsLedger(store_url)
     try:
+        app.initialize(actor=DIRECTOR)
+        for actor, role in CAST.items():
+            app.grant_role(actor, role, actor=DIRECTOR)
         yield app
     finally:
         app.close()
@@ -71,7 +78,7 @@ def register_players(ledger: RatingsLedger) -> Callable[..., None]:
     """Register players by member id."""
 
     def run(*member_ids: str) -> None:
-        ledger.register_player(*(parse(RegisterPlayer, {"id": m}) for m in member_ids), actor="t")
+        ledger.register_player(*(parse(RegisterPlayer, {"id": m}) for m in member_ids), actor="td")
 
     return run
 

@@ -18,6 +18,7 @@ from ledger.commands import (
     parse,
 )
 from ledger.log import read_entries
+from ledger.roles import Role
 from projections.view import View
 
 
@@ -50,10 +51,15 @@ def round_robin(
 
 
 class Ledger:
-    """A RatingsLedger with one-line verbs for tests."""
+    """A RatingsLedger with one-line verbs for tests: `td` registers, submits and reports
+    matches, `admin` keeps the records, `director` decides (set up here if not yet)."""
 
     def __init__(self, app: RatingsLedger) -> None:
         self.app = app
+        if not app.holders():
+            app.initialize(actor="director")
+        app.grant_role("td", Role.TOURNAMENT_DIRECTOR, actor="director")
+        app.grant_role("admin", Role.RATINGS_ADMIN, actor="director")
 
     def register(self, *ids: str, **profile: Any) -> None:
         self.app.register_player(

@@ -88,10 +88,15 @@ def test_every_kind_of_entry_appears_in_a_moderate_ledger(
     ledger: tuple[dict[str, Any], list[LedgerEntry]],
 ) -> None:
     # Brief: players, opening balances, sections, FIDE adjustments, money floors, matches,
-    # overrides, corrections, a withdrawal and the rules amendment.
+    # overrides, corrections, a withdrawal and the rules amendment; roles: "The first actor set
+    # up at init is the director", and writes need roles, so the roles come first.
     counts, entries = ledger
     types = Counter(e.type for e in entries)
+    setup = ["LedgerInitialized"] + ["RoleGranted"] * (1 + len(generate.STAFF))
+    assert [e.type for e in entries[: len(setup)]] == setup
     assert set(types) == {
+        "LedgerInitialized",
+        "RoleGranted",
         "PlayerRegistered",
         "OpeningBalanceRecorded",
         "SectionSubmitted",

@@ -15,6 +15,12 @@ from ledger.cli_ledger import register
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 Run = Callable[..., Result]
+SET_UP = (
+    ("init", "--actor", "director"),
+    ("grant-role", "office", "ratings_admin", "--actor", "director"),
+    ("grant-role", "td", "tournament_director", "--actor", "director"),
+)
+SET_UP_ENTRIES = 4  # LedgerInitialized, then a RoleGranted each for director, office and td
 
 
 @pytest.fixture
@@ -50,32 +56,47 @@ def log_json(run: Run) -> list[dict[str, Any]]:
 
 
 @pytest.fixture
-def populated(run: Run) -> Run:
-    """The example players and section, plus a withdrawn section."""
+def ready(run: Run) -> Run:
+    """A ledger set up by `director`; `office` is a ratings admin and `td` a tournament director."""
+    for args in SET_UP:
+        assert run(*args).exit_code == 0
+    return run
+
+
+@pytest.fixture
+def populated(ready: Run) -> Run:
+    """The example players and section, after the set-up."""
     for args in (
         ("register", str(EXAMPLES / "players.json"), "--actor", "office"),
         ("submit", str(EXAMPLES / "section-submit.json"), "--actor", "td"),
     ):
-        assert run(*args).exit_code == 0
-    return run
+        assert ready(*args).exit_code == 0
+    return ready
 
 
 def test_the_examples_register_submit_and_show_in_the_json_log(populated: Run) -> None:
     # Brief: "log --json prints a JSON list of entries each with at least position, type,
     # recorded_at, actor"; the examples are "small realistic examples".
-    entries = log_json(populated)
+    entries = log_json(populated)[SET_UP_ENTRIES:]
     assert [e["type"] for e in entries] == ["PlayerRegistered"] * 6 + ["SectionSubmitted"]
-    assert [e["position"] for e in entries] == list(range(1, 8))
+    assert [e["position"] for e in entries] == list(range(SET_UP_ENTRIES + 1, SET_UP_ENTRIES + 8))
     assert {e["actor"] for e in entries} == {"office", "td"}
     assert all(e["recorded_at"] and e["payload"] for e in entries)
     assert entries[-1]["payload"]["games"][1]["result"] == "1/2-1/2"
 
 
-def test_init_creates_an_empty_ledger(run: Run) -> None:
-    # Brief: "init"; "SQLite ... must work with zero set-up".
-    result = run("init")
-    assert (result.exit_code, result.stdout.endswith("(0 entries)\n")) == (0, True)
-    assert log_json(run) == []
+def test_init_records_its_actor_as_the_director_of_a_new_ledger(run: Run) -> None:
+    # Brief: "init"; "SQLite ... must work with zero set-up"; roles: "The first actor set up at
+    # `init` is the director".
+    result = run("init", "--actor", "ann")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.endswith("director 'ann' (2 entries)\n")
+    entries = log_json(run)
+    assert [(e["type"], e["actor"]) for e in entries] == [
+        ("LedgerInitialized", "ann"),
+        ("RoleGranted", "ann"),
+    ]
+    assert entries[1]["payload"] == {"holder": "ann", "role": "director"}
 
 
 def test_every_option_verb_appends_its_fact(populated: Run, write: Callable[[Any], str]) -> None:
@@ -128,10 +149,10 @@ def test_every_option_verb_appends_its_fact(populated: Run, write: Callable[[Any
         ("withdraw", "2024-05-GRANDPRIX-OPEN", "--reason", "irregular pairings"),
     ]
     for args in commands:
-        result = populated(*args, "--actor", "office")
+        result = populated(*args, "--actor", "director")
         assert result.exit_code == 0, result.output
         assert result.stdout.startswith("recorded ")
-    entries = log_json(populated)[7:]
+    entries = log_json(populated)[SET_UP_ENTRIES + 7 :]
     assert [e["type"] for e in entries] == [
         "SectionCorrected",
         "MoneyFloorAwarded",
@@ -173,9 +194,9 @@ def test_the_file_verbs_for_balances_fide_games_and_matches_append(
         "games": [{"round": 1, "white": "30000001", "black": "30000002", "result": "1-0"}],
     }
     for verb, content in (("opening-balance", balance), ("fide-adjust", fide), ("match", match)):
-        result = populated(verb, write(content), "--actor", "office")
+        result = populated(verb, write(content), "--actor", "director")
         assert result.exit_code == 0, result.output
-    assert [e["type"] for e in log_json(populated)[7:]] == [
+    assert [e["type"] for e in log_json(populated)[SET_UP_ENTRIES + 7 :]] == [
         "OpeningBalanceRecorded",
         "FideAdjustmentSubmitted",
         "MatchResultSubmitted",
@@ -268,7 +289,7 @@ def test_bad_file_input_exits_2_with_one_line_naming_the_field_and_appends_nothi
     # value ..., never a traceback, and nothing appended (test that the log is unchanged)".
     before = log_json(populated)
     verb, content = args
-    result = populated(verb, write(content), "--actor", "td")
+    result = populated(verb, write(content), "--actor", "director")
     assert result.exit_code == 2
     assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: ")
     assert line in result.stderr
@@ -339,7 +360,7 @@ def test_bad_option_input_exits_2_with_one_line_and_appends_nothing(
     # Brief: "correcting/withdrawing an unknown ... section, …" → exit 2, one line, nothing
     # appended.
     before = log_json(populated)
-    result = populated(*args, "--actor", "td")
+    result = populated(*args, "--actor", "director")
     assert result.exit_code == 2
     assert result.stderr.count("\n") == 1 and line in result.stderr
     assert log_json(populated) == before
@@ -355,22 +376,25 @@ def test_a_write_without_actor_is_refused(populated: Run) -> None:
 
 def test_log_prints_a_line_per_entry_after_a_position_up_to_a_limit(populated: Run) -> None:
     # Brief: "log [--json] [--after N] [--limit N]".
-    lines = populated("log", "--after", "2", "--limit", "3").stdout.splitlines()
-    assert [line.split()[0] for line in lines] == ["3", "4", "5"]
+    after = SET_UP_ENTRIES + 2
+    lines = populated("log", "--after", str(after), "--limit", "3").stdout.splitlines()
+    assert [int(line.split()[0]) for line in lines] == [after + 1, after + 2, after + 3]
     assert all("PlayerRegistered" in line and "office" in line for line in lines)
+    last = SET_UP_ENTRIES + 7
     assert [
-        e["position"] for e in json.loads(populated("log", "--json", "--after", "6").stdout)
-    ] == [7]
+        e["position"]
+        for e in json.loads(populated("log", "--json", "--after", str(last - 1)).stdout)
+    ] == [last]
 
 
 def test_the_store_defaults_to_the_ratings_ledger_store_variable(
-    run: Run, store_url: str, monkeypatch: pytest.MonkeyPatch
+    ready: Run, store_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Brief: "--store (default from RATINGS_LEDGER_STORE, else sqlite:///ratings-ledger.db)".
     monkeypatch.setenv("RATINGS_LEDGER_STORE", store_url)
-    result = run("register", str(EXAMPLES / "players.json"), "--actor", "office", store=False)
+    result = ready("register", str(EXAMPLES / "players.json"), "--actor", "office", store=False)
     assert result.exit_code == 0, result.output
-    assert len(log_json(run)) == 6
+    assert len(log_json(ready)) == SET_UP_ENTRIES + 6
 
 
 def test_a_store_problem_exits_1_with_one_line(run: Run, tmp_path: Path) -> None:

@@ -17,8 +17,10 @@ from ledger.application import RatingsLedger
 from ledger.commands import RegisterPlayer, SubmitSection, parse
 from ledger.domain import ConflictError, InvalidCommand
 from ledger.log import read_entries
+from ledger.roles import Role
 
 PLAYERS = [f"5000000{i}" for i in range(6)]
+WRITERS = [*(f"{kind}{w}" for kind in "PT" for w in range(6)), "rival", "me"]
 Outcome = tuple[str, str, int | None]
 
 
@@ -102,6 +104,11 @@ def check_every_accepted_write_is_logged_once(
 
 @pytest.fixture
 def players_registered(ledger: RatingsLedger) -> RatingsLedger:
+    """The players registered; each of WRITERS may submit (tournament director) and correct
+    (ratings admin) sections."""
+    for writer in WRITERS:
+        for role in (Role.TOURNAMENT_DIRECTOR, Role.RATINGS_ADMIN):
+            ledger.grant_role(writer, role, actor="director")
     ledger.register_player(*(parse(RegisterPlayer, {"id": p}) for p in PLAYERS), actor="office")
     return ledger
 

@@ -27,6 +27,10 @@ from ledger.commands import (
 from ledger.log import LedgerEntry, read_entries
 
 EVERY_TYPE = [
+    "LedgerInitialized",
+    "RoleGranted",
+    "RoleGranted",
+    "RoleGranted",
     "PlayerRegistered",
     "PlayerRegistered",
     "PlayerRegistered",
@@ -41,6 +45,7 @@ EVERY_TYPE = [
     "DirectorOverride",
     "RulesAmended",
     "SectionWithdrawn",
+    "RoleRevoked",
 ]
 
 
@@ -48,8 +53,9 @@ EVERY_TYPE = [
 def full_ledger(
     ledger: RatingsLedger, section_ready: Callable[..., SubmitSection]
 ) -> RatingsLedger:
-    """One entry of every type, in the order of EVERY_TYPE (section_ready registers four)."""
-    ledger.register_player(parse(RegisterPlayer, {"id": "12345678", "adult": True}), actor="o")
+    """One entry of every type, in the order of EVERY_TYPE (the `ledger` fixture sets up the
+    roles, section_ready registers four)."""
+    ledger.register_player(parse(RegisterPlayer, {"id": "12345678", "adult": True}), actor="office")
     ledger.record_opening_balance(
         parse(
             RecordOpeningBalance,
@@ -61,10 +67,12 @@ def full_ledger(
                 "games": 40,
             },
         ),
-        actor="migration",
+        actor="office",
     )
     ledger.submit_section(section_ready(), actor="td")
-    ledger.correct_section(section_ready(event_name="Grand Prix 2024"), reason="name", actor="td")
+    ledger.correct_section(
+        section_ready(event_name="Grand Prix 2024"), reason="name", actor="office"
+    )
     ledger.submit_fide_adjustment(
         parse(
             SubmitFideAdjustment,
@@ -81,7 +89,7 @@ def full_ledger(
             AwardMoneyFloor,
             {"player": "12345678", "amount": 5000, "limit": 1800, "date": "2024-05-05"},
         ),
-        actor="office",
+        actor="director",
     )
     ledger.submit_match(
         parse(
@@ -109,7 +117,7 @@ def full_ledger(
                 "reason": "review",
             },
         ),
-        actor="ed",
+        actor="director",
     )
     ledger.amend_rules(
         parse(
@@ -121,9 +129,10 @@ def full_ledger(
                 "reason": "vote",
             },
         ),
-        actor="committee",
+        actor="director",
     )
     ledger.withdraw_section("2024-05-GP-OPEN", reason="not rated", actor="office")
+    ledger.revoke_role("td", "tournament_director", actor="director")
     return ledger
 
 
@@ -179,14 +188,15 @@ def test_another_process_rebuilds_recorded_aggregates_from_the_stored_topics(
     full_ledger: RatingsLedger,
 ) -> None:
     # Brief: the log is read by other tools and processes; a new process must resolve every
-    # recorded fact (here: reconstruct the withdrawn section to refuse another withdrawal).
+    # recorded fact (here: reconstruct the roles, then the withdrawn section to refuse another
+    # withdrawal).
     code = (
         "import sys\n"
         "from ledger.application import RatingsLedger\n"
         "from ledger.domain import InvalidCommand\n"
         "app = RatingsLedger(sys.argv[1])\n"
         "try:\n"
-        "    app.withdraw_section('2024-05-GP-OPEN', reason='again', actor='x')\n"
+        "    app.withdraw_section('2024-05-GP-OPEN', reason='again', actor='office')\n"
         "except InvalidCommand as exc:\n"
         "    print(exc)\n"
     )

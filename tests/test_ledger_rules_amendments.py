@@ -29,7 +29,7 @@ def amendment(**changes: Any) -> AmendRules:
 def test_an_amendment_records_parameter_value_dates_and_reason(ledger: RatingsLedger) -> None:
     # Brief: "RulesAmended: a named parameter ..., value, effective date, optional until date,
     # reason; recorded later than it takes effect".
-    [entry] = ledger.amend_rules(amendment(until="2026-01-01"), actor="ratings committee")
+    [entry] = ledger.amend_rules(amendment(until="2026-01-01"), actor="director")
     assert (entry.type, entry.payload) == (
         "RulesAmended",
         {
@@ -48,7 +48,7 @@ def test_a_recorded_conversion_amendment_resolves_to_the_rules_it_states(
     # Brief: "validate with ledger.rules.uschess.parameters.parse_parameter_value": the stored
     # value is one the rules accept unchanged, in force from its effective date.
     [entry] = ledger.amend_rules(
-        amendment(parameter="fide_conversion", value=CONVERSION), actor="committee"
+        amendment(parameter="fide_conversion", value=CONVERSION), actor="director"
     )
     p = entry.payload
     assert p["value"] == {"split": 2000.0, "low": [-1000.0, 1.5], "high": [20.0, 1.02]}

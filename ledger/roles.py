@@ -1,0 +1,94 @@
+"""Who may write what: the roles recorded in the ledger and, as data, the verbs each may use."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from enum import StrEnum
+
+from ledger import commands
+from ledger.domain import InvalidCommand, LedgerError
+
+
+class Role(StrEnum):
+    DIRECTOR = "director"
+    RATINGS_ADMIN = "ratings_admin"
+    TOURNAMENT_DIRECTOR = "tournament_director"
+    AUDITOR = "auditor"
+
+
+class Verb(StrEnum):
+    """The ledger's write verbs, named as on the command line (`init` needs no role)."""
+
+    REGISTER = "register"
+    OPENING_BALANCE = "opening-balance"
+    SUBMIT = "submit"
+    CORRECT = "correct"
+    WITHDRAW = "withdraw"
+    FIDE_ADJUST = "fide-adjust"
+    AWARD_MONEY_FLOOR = "award-money-floor"
+    MATCH = "match"
+    OVERRIDE = "override"
+    AMEND_RULES = "amend-rules"
+    GRANT_ROLE = "grant-role"
+    REVOKE_ROLE = "revoke-role"
+
+
+D, RA, TD = Role.DIRECTOR, Role.RATINGS_ADMIN, Role.TOURNAMENT_DIRECTOR
+
+MAY: dict[Verb, tuple[Role, ...]] = {
+    Verb.REGISTER: (D, RA, TD),
+    Verb.OPENING_BALANCE: (D, RA),
+    Verb.SUBMIT: (D, TD),
+    Verb.CORRECT: (D, RA),
+    Verb.WITHDRAW: (D, RA),
+    Verb.FIDE_ADJUST: (D, RA),
+    Verb.AWARD_MONEY_FLOOR: (D,),
+    Verb.MATCH: (D, TD),
+    Verb.OVERRIDE: (D,),
+    Verb.AMEND_RULES: (D,),
+    Verb.GRANT_ROLE: (D,),
+    Verb.REVOKE_ROLE: (D,),
+}
+"""The roles that may use each write verb; an auditor may use none (reading needs no role)."""
+
+
+class AccessDenied(LedgerError):
+    """A write the acting actor's roles do not allow; nothing was appended."""
+
+
+class NotInitialized(AccessDenied):
+    """A write to a ledger that was never initialized: no one holds a role yet."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "this ledger has no roles yet: run `ratings-ledger init --actor NAME` first "
+            "(NAME becomes its director)"
+        )
+
+
+def authorize(held: Collection[str], actor: str, verb: Verb) -> None:
+    """Refuse `verb` to `actor`, who holds the roles `held`, unless one of them may use it."""
+    allowed = MAY[verb]
+    if any(role in held for role in allowed):
+        return
+    names = ", ".join(allowed)
+    needs = f"the role {names}" if len(allowed) == 1 else f"one of the roles {names}"
+    holds = ", ".join(sorted(held)) or "no role"
+    raise AccessDenied(f"{actor!r} may not {verb}: it takes {needs} ({actor!r} holds {holds})")
+
+
+def parse_role(value: object) -> Role:
+    """A role named in a grant or revocation."""
+    try:
+        return Role(value)
+    except ValueError:
+        pass
+    raise InvalidCommand(("role",), f"{value!r} is not one of {', '.join(Role)}")
+
+
+def parse_holder(value: object) -> str:
+    """The actor a role is granted to or revoked from: a name like any actor's."""
+    try:
+        return commands.actor(value)
+    except InvalidCommand as exc:
+        raise InvalidCommand(("holder", *exc.path[1:]), exc.message) from None

@@ -1,0 +1,443 @@
+"""Roles: recorded in the ledger itself (RoleGranted/RoleRevoked) and checked on every write."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from contextlib import closing
+from typing import Any
+
+import pytest
+import typer
+from typer.testing import CliRunner, Result
+
+from ledger.application import RatingsLedger
+from ledger.cli_ledger import register
+from ledger.commands import (
+    AmendRules,
+    AwardMoneyFloor,
+    DirectorOverride,
+    RecordOpeningBalance,
+    RegisterPlayer,
+    SubmitFideAdjustment,
+    SubmitMatch,
+    SubmitSection,
+    parse,
+)
+from ledger.domain import InvalidCommand
+from ledger.log import LedgerEntry, read_entries
+from ledger.roles import MAY, AccessDenied, NotInitialized, Role, Verb
+
+Command = Callable[[RatingsLedger, str], list[LedgerEntry]]
+SECTION = "2024-05-GP-OPEN"
+PLAYERS = ("12345678", "30000001", "30000002", "30000003")
+ACTORS = {  # actor → the role the `prepared` ledger records for them (None: no role)
+    "director": Role.DIRECTOR,
+    "office": Role.RATINGS_ADMIN,
+    "td": Role.TOURNAMENT_DIRECTOR,
+    "auditor": Role.AUDITOR,
+    "stranger": None,
+}
+
+
+def section(section_id: str = SECTION, **changes: Any) -> SubmitSection:
+    """One round among PLAYERS."""
+    data = {
+        "section_id": section_id,
+        "event_name": "Grand Prix",
+        "online": False,
+        "time_control": "G/90;d30",
+        "start_date": "2024-05-04",
+        "end_date": "2024-05-04",
+        "players": [{"id": p} for p in PLAYERS],
+        "games": [
+            {"round": 1, "white": PLAYERS[0], "black": PLAYERS[1], "result": "1-0"},
+            {"round": 1, "white": PLAYERS[2], "black": PLAYERS[3], "result": "1/2-1/2"},
+        ],
+    }
+    return parse(SubmitSection, {**data, **changes})
+
+
+COMMANDS: dict[Verb, Command] = {
+    Verb.REGISTER: lambda app, actor: app.register_player(
+        parse(RegisterPlayer, {"id": "40000000"}), actor=actor
+    ),
+    Verb.OPENING_BALANCE: lambda app, actor: app.record_opening_balance(
+        parse(
+            RecordOpeningBalance,
+            {
+                "player": "12345678",
+                "system": "OTBR",
+                "as_of": "2024-01-01",
+                "rating": 1500,
+                "games": 30,
+            },
+        ),
+        actor=actor,
+    ),
+    Verb.SUBMIT: lambda app, actor: app.submit_section(section("2024-06-GP-OPEN"), actor=actor),
+    Verb.CORRECT: lambda app, actor: app.correct_section(
+        section(event_name="Grand Prix 2024"), reason="name", actor=actor
+    ),
+    Verb.WITHDRAW: lambda app, actor: app.withdraw_section(
+        SECTION, reason="not rated", actor=actor
+    ),
+    Verb.FIDE_ADJUST: lambda app, actor: app.submit_fide_adjustment(
+        parse(
+            SubmitFideAdjustment,
+            {
+                "player": "12345678",
+                "rating_list": "2024-06-01",
+                "games": [{"opponent_rating": 2100, "score": 1}],
+            },
+        ),
+        actor=actor,
+    ),
+    Verb.AWARD_MONEY_FLOOR: lambda app, actor: app.award_money_floor(
+        parse(
+            AwardMoneyFloor,
+            {"player": "12345678", "amount": 5000, "limit": 1800, "date": "2024-05-05"},
+        ),
+        actor=actor,
+    ),
+    Verb.MATCH: lambda app, actor: app.submit_match(
+        parse(
+            SubmitMatch,
+            {
+                "match_id": "M1",
+                "online": False,
+                "time_control": "G/60",
+                "start_date": "2024-06-01",
+                "end_date": "2024-06-01",
+                "players": [{"id": "12345678"}, {"id": "30000001"}],
+                "games": [{"round": 1, "white": "12345678", "black": "30000001", "result": "1-0"}],
+            },
+        ),
+        actor=actor,
+    ),
+    Verb.OVERRIDE: lambda app, actor: app.override(
+        parse(
+            DirectorOverride,
+            {
+                "player": "12345678",
+                "action": "impose_ceiling",
+                "value": 2000,
+                "effective": "2024-07-01",
+                "reason": "review",
+            },
+        ),
+        actor=actor,
+    ),
+    Verb.AMEND_RULES: lambda app, actor: app.amend_rules(
+        parse(
+            AmendRules,
+            {
+                "parameter": "bonus_multiplier",
+                "value": 10,
+                "effective": "2025-01-01",
+                "reason": "vote",
+            },
+        ),
+        actor=actor,
+    ),
+    Verb.GRANT_ROLE: lambda app, actor: app.grant_role("newcomer", Role.AUDITOR, actor=actor),
+    Verb.REVOKE_ROLE: lambda app, actor: app.revoke_role("auditor", Role.AUDITOR, actor=actor),
+}
+CASES = [(verb, actor) for verb in Verb for actor in ACTORS]
+
+
+@pytest.fixture
+def prepared(ledger: RatingsLedger, register_players: Callable[..., None]) -> RatingsLedger:
+    """The `ledger` fixture's roles plus an auditor; PLAYERS and a submitted section."""
+    ledger.grant_role("auditor", Role.AUDITOR, actor="director")
+    register_players(*PLAYERS)
+    ledger.submit_section(section(), actor="td")
+    return ledger
+
+
+def test_every_write_verb_has_a_command_here_and_a_row_in_the_table() -> None:
+    # Issue: "Every write command ... checks the acting actor's roles": none is left out.
+    assert set(COMMANDS) == set(MAY) == set(Verb)
+
+
+@pytest.mark.parametrize(
+    ("verb", "role", "allowed"),
+    [
+        *((verb, Role.DIRECTOR, True) for verb in Verb),
+        *((verb, Role.AUDITOR, False) for verb in Verb),
+        (Verb.SUBMIT, Role.TOURNAMENT_DIRECTOR, True),
+        (Verb.MATCH, Role.TOURNAMENT_DIRECTOR, True),
+        (Verb.REGISTER, Role.TOURNAMENT_DIRECTOR, True),
+        (Verb.CORRECT, Role.TOURNAMENT_DIRECTOR, False),
+        (Verb.CORRECT, Role.RATINGS_ADMIN, True),
+        (Verb.WITHDRAW, Role.RATINGS_ADMIN, True),
+        (Verb.FIDE_ADJUST, Role.RATINGS_ADMIN, True),
+        (Verb.OPENING_BALANCE, Role.RATINGS_ADMIN, True),
+        (Verb.REGISTER, Role.RATINGS_ADMIN, True),
+        (Verb.SUBMIT, Role.RATINGS_ADMIN, False),
+        *(
+            (verb, role, False)
+            for verb in (
+                Verb.OVERRIDE,
+                Verb.AWARD_MONEY_FLOOR,
+                Verb.AMEND_RULES,
+                Verb.GRANT_ROLE,
+                Verb.REVOKE_ROLE,
+            )
+            for role in (Role.RATINGS_ADMIN, Role.TOURNAMENT_DIRECTOR)
+        ),
+    ],
+)
+def test_the_table_gives_each_role_the_writes_the_issue_names(
+    verb: Verb, role: Role, allowed: bool
+) -> None:
+    # Issue: "tournament director may submit, ratings admin may correct/withdraw/record
+    # adjustments, director may override, award money floors and amend rules, auditor reads";
+    # "director: everything".
+    assert (role in MAY[verb]) is allowed
+
+
+@pytest.mark.parametrize(("verb", "actor"), CASES, ids=[f"{v}-by-{a}" for v, a in CASES])
+def test_a_write_is_appended_only_when_the_actors_role_may_use_the_verb(
+    prepared: RatingsLedger, verb: Verb, actor: str
+) -> None:
+    # Issue: "writes are checked against roles recorded in the ledger itself"; "A write by an
+    # actor without the role is refused with a clear error and nothing appended."
+    before = list(read_entries(prepared))
+    if ACTORS[actor] in MAY[verb]:
+        entries = COMMANDS[verb](prepared, actor)
+        assert entries and all(e.actor == actor for e in entries)
+        assert list(read_entries(prepared)) == before + entries
+        return
+    with pytest.raises(AccessDenied) as refused:
+        COMMANDS[verb](prepared, actor)
+    roles = ", ".join(MAY[verb])
+    assert f"{actor!r} may not {verb}: it takes " in str(refused.value)
+    assert roles in str(refused.value)
+    assert list(read_entries(prepared)) == before
+
+
+def test_the_refusal_names_the_actor_the_verb_the_roles_that_may_and_the_roles_held(
+    prepared: RatingsLedger,
+) -> None:
+    # Issue: "a clear message naming actor, verb and the roles that may do it".
+    with pytest.raises(AccessDenied) as refused:
+        COMMANDS[Verb.CORRECT](prepared, "td")
+    assert str(refused.value) == (
+        "'td' may not correct: it takes one of the roles director, ratings_admin "
+        "('td' holds tournament_director)"
+    )
+    with pytest.raises(AccessDenied) as refused:
+        COMMANDS[Verb.OVERRIDE](prepared, "stranger")
+    assert str(refused.value) == (
+        "'stranger' may not override: it takes the role director ('stranger' holds no role)"
+    )
+
+
+@pytest.mark.parametrize("verb", list(Verb))
+def test_a_ledger_never_initialized_refuses_every_write_and_says_to_run_init(
+    store_url: str, verb: Verb
+) -> None:
+    # Issue: "A ledger that was never `init`ed refuses writes with a message telling the user to
+    # run `ratings-ledger init --actor NAME`."
+    with closing(RatingsLedger(store_url)) as app:
+        with pytest.raises(NotInitialized, match=r"run `ratings-ledger init --actor NAME` first"):
+            COMMANDS[verb](app, "anyone")
+        assert list(read_entries(app)) == []
+
+
+def test_init_makes_its_actor_the_director_once(store_url: str) -> None:
+    # Issue: "The first actor set up at `init` is the director and holds every role"; "once; a
+    # second `init` on an initialized ledger is refused clearly".
+    with closing(RatingsLedger(store_url)) as app:
+        entries = app.initialize(actor="ann")
+        assert [(e.type, e.actor, e.payload) for e in entries] == [
+            ("LedgerInitialized", "ann", {}),
+            ("RoleGranted", "ann", {"holder": "ann", "role": "director"}),
+        ]
+        assert app.holders() == {"ann": {Role.DIRECTOR}}
+        with pytest.raises(InvalidCommand, match="already initialized \\(director: 'ann'\\)"):
+            app.initialize(actor="bob")
+        assert list(read_entries(app)) == entries
+
+
+def test_a_granted_role_takes_effect_and_a_revoked_one_stops(prepared: RatingsLedger) -> None:
+    # Issue: "grant then revoke takes effect".
+    withdraw = COMMANDS[Verb.WITHDRAW]
+    with pytest.raises(AccessDenied):
+        withdraw(prepared, "td")
+    [granted] = prepared.grant_role("td", Role.RATINGS_ADMIN, actor="director")
+    assert (granted.type, granted.payload) == (
+        "RoleGranted",
+        {"holder": "td", "role": "ratings_admin"},
+    )
+    assert prepared.roles_of("td") == {Role.TOURNAMENT_DIRECTOR, Role.RATINGS_ADMIN}
+    [revoked] = prepared.revoke_role("td", Role.RATINGS_ADMIN, actor="director")
+    assert (revoked.type, revoked.payload) == (
+        "RoleRevoked",
+        {"holder": "td", "role": "ratings_admin"},
+    )
+    before = list(read_entries(prepared))
+    with pytest.raises(AccessDenied):
+        withdraw(prepared, "td")
+    assert list(read_entries(prepared)) == before
+    prepared.grant_role("td", Role.RATINGS_ADMIN, actor="director")
+    [entry] = withdraw(prepared, "td")
+    assert entry.type == "SectionWithdrawn"
+
+
+def test_roles_are_read_from_the_ledger_by_any_new_ledger_on_the_store(
+    prepared: RatingsLedger, store_url: str
+) -> None:
+    # Issue: "roles recorded in the ledger itself": another application on the same store sees
+    # and enforces them.
+    prepared.grant_role("td", Role.RATINGS_ADMIN, actor="director")
+    prepared.revoke_role("office", Role.RATINGS_ADMIN, actor="director")
+    with closing(RatingsLedger(store_url)) as fresh:
+        assert fresh.holders() == {
+            "auditor": {Role.AUDITOR},
+            "director": {Role.DIRECTOR},
+            "td": {Role.TOURNAMENT_DIRECTOR, Role.RATINGS_ADMIN},
+        }
+        with pytest.raises(AccessDenied, match="'office' holds no role"):
+            COMMANDS[Verb.WITHDRAW](fresh, "office")
+        [entry] = COMMANDS[Verb.WITHDRAW](fresh, "td")
+        assert entry.actor == "td"
+
+
+def test_granting_a_role_already_held_records_nothing(prepared: RatingsLedger) -> None:
+    # Facts only: a grant that changes nothing is no fact (like re-registering a profile).
+    before = list(read_entries(prepared))
+    assert prepared.grant_role("office", Role.RATINGS_ADMIN, actor="director") == []
+    assert list(read_entries(prepared)) == before
+
+
+@pytest.mark.parametrize(
+    ("holder", "role", "message"),
+    [
+        ("td", "wizard", "role: 'wizard' is not one of director, ratings_admin"),
+        ("td", Role.AUDITOR, "role: 'td' does not hold auditor ('td' holds tournament_director)"),
+        ("nobody", Role.AUDITOR, "role: 'nobody' does not hold auditor ('nobody' holds no role)"),
+        ("director", Role.DIRECTOR, "role: 'director' is the last director; grant director to"),
+        ("  ", Role.AUDITOR, "holder: must not be empty"),
+    ],
+)
+def test_a_revocation_that_cannot_be_made_is_refused_and_appends_nothing(
+    prepared: RatingsLedger, holder: str, role: str, message: str
+) -> None:
+    # Issue: "only a director may grant/revoke; refuse revoking the last director".
+    before = list(read_entries(prepared))
+    with pytest.raises(InvalidCommand) as refused:
+        prepared.revoke_role(holder, role, actor="director")
+    assert str(refused.value).startswith(message)
+    assert list(read_entries(prepared)) == before
+
+
+def test_a_director_may_hand_over_to_another_and_then_loses_every_write(
+    prepared: RatingsLedger,
+) -> None:
+    # Issue: "refuse revoking the last director" — but not a director who has a successor.
+    prepared.grant_role("bea", Role.DIRECTOR, actor="director")
+    prepared.revoke_role("director", Role.DIRECTOR, actor="director")
+    assert prepared.holders()["bea"] == {Role.DIRECTOR}
+    with pytest.raises(AccessDenied, match="'director' may not grant-role"):
+        prepared.grant_role("director", Role.DIRECTOR, actor="director")
+    with pytest.raises(InvalidCommand, match="'bea' is the last director"):
+        prepared.revoke_role("bea", Role.DIRECTOR, actor="bea")
+
+
+def test_two_directors_revoking_each_other_at_once_leave_one_director(
+    prepared: RatingsLedger, store_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue: "refuse revoking the last director", also against a rival revoking at the same
+    # time: the loser re-decides on the new roles and is then no director at all.
+    prepared.grant_role("bea", Role.DIRECTOR, actor="director")
+    save = RatingsLedger.save
+    raced: list[bool] = []
+
+    def save_after_a_rival(self: RatingsLedger, *objs: Any, **kwargs: Any) -> Any:
+        if not raced:
+            raced.append(True)
+            with closing(RatingsLedger(store_url)) as rival:
+                rival.revoke_role("director", Role.DIRECTOR, actor="bea")
+        return save(self, *objs, **kwargs)
+
+    monkeypatch.setattr(RatingsLedger, "save", save_after_a_rival)
+    with pytest.raises(AccessDenied, match="'director' may not revoke-role"):
+        prepared.revoke_role("bea", Role.DIRECTOR, actor="director")
+    assert prepared.holders() == {
+        "auditor": {Role.AUDITOR},
+        "bea": {Role.DIRECTOR},
+        "office": {Role.RATINGS_ADMIN},
+        "td": {Role.TOURNAMENT_DIRECTOR},
+    }
+
+
+def test_the_role_check_loads_the_roles_record_and_never_reads_the_log(
+    prepared: RatingsLedger, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Brief: "Keep the role check cheap (one aggregate load, not a scan of the log)".
+    def no_scan(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the log was read")
+
+    monkeypatch.setattr(prepared.recorder, "select_notifications", no_scan)
+    with pytest.raises(AccessDenied):
+        COMMANDS[Verb.SUBMIT](prepared, "office")
+    [entry] = COMMANDS[Verb.SUBMIT](prepared, "td")
+    assert entry.type == "SectionSubmitted"
+
+
+@pytest.fixture
+def run(store_url: str) -> Callable[..., Result]:
+    """Invoke `ratings-ledger ARGS --store STORE`."""
+    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+    register(app)
+    return lambda *args: CliRunner().invoke(app, [*args, "--store", store_url])
+
+
+def log_json(run: Callable[..., Result]) -> list[dict[str, Any]]:
+    return json.loads(run("log", "--json").stdout)
+
+
+def test_the_command_line_refuses_a_write_without_the_role_with_exit_4_and_one_line(
+    run: Callable[..., Result],
+) -> None:
+    # Issue: "refused → ... a clear message naming actor, verb and the roles that may do it,
+    # exit code 4 ..., nothing appended".
+    assert run("init", "--actor", "ann").exit_code == 0
+    assert run("grant-role", "tom", "tournament_director", "--actor", "ann").exit_code == 0
+    before = log_json(run)
+    result = run("withdraw", "ANY", "--reason", "x", "--actor", "tom")
+    assert result.exit_code == 4
+    assert result.stderr == (
+        "error: 'tom' may not withdraw: it takes one of the roles director, ratings_admin "
+        "('tom' holds tournament_director)\n"
+    )
+    result = run("grant-role", "tom", "director", "--actor", "tom")
+    assert (result.exit_code, result.stderr.count("\n")) == (4, 1)
+    assert "'tom' may not grant-role: it takes the role director" in result.stderr
+    assert log_json(run) == before
+
+
+def test_the_command_line_grants_and_revokes_roles_and_refuses_a_second_init(
+    run: Callable[..., Result],
+) -> None:
+    # Issue: "New verbs `grant-role ACTOR ROLE --actor WHO` and `revoke-role ACTOR ROLE --actor
+    # WHO`"; "a second `init` on an initialized ledger is refused clearly".
+    assert run("withdraw", "ANY", "--reason", "x", "--actor", "ann").exit_code == 4
+    assert run("init", "--actor", "ann").exit_code == 0
+    result = run("grant-role", "ola", "ratings_admin", "--actor", "ann")
+    assert result.stdout == "recorded RoleGranted at position 3: holder=ola role=ratings_admin\n"
+    result = run("revoke-role", "ola", "ratings_admin", "--actor", "ann")
+    assert result.stdout == "recorded RoleRevoked at position 4: holder=ola role=ratings_admin\n"
+    before = log_json(run)
+    for args, code, line in (
+        (("init", "--actor", "bob"), 2, "error: the ledger is already initialized"),
+        (("grant-role", "ola", "admin", "--actor", "ann"), 2, "error: role: 'admin' is not one"),
+        (("revoke-role", "ann", "director", "--actor", "ann"), 2, "error: role: 'ann' is the"),
+        (("revoke-role", "ola", "ratings_admin", "--actor", "ola"), 4, "error: 'ola' may not"),
+    ):
+        result = run(*args)
+        assert (result.exit_code, result.stderr.count("\n")) == (code, 1)
+        assert result.stderr.startswith(line)
+    assert log_json(run) == before
