@@ -11,7 +11,12 @@ from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.domain import Aggregate
-from eventsourcing.persistence import ApplicationRecorder, IntegrityError, PersistenceError
+from eventsourcing.persistence import (
+    ApplicationRecorder,
+    IntegrityError,
+    Notification,
+    PersistenceError,
+)
 from eventsourcing.utils import Environment, EnvType
 
 from ledger import commands
@@ -62,8 +67,9 @@ class RatingsLedger(Application):
     name = "RatingsLedger"
     log_section_size = 5000
 
-    def __init__(self, store: str | None = None) -> None:
+    def __init__(self, store: str | None = None, preview: bool = False) -> None:
         self.store = store_url(store)
+        self.preview = preview  # decide and return the entries, append nothing (--dry-run)
         try:
             super().__init__(env=store_env(self.store, self.name))
         except (PersistenceError, OSError) as exc:
@@ -323,6 +329,8 @@ class RatingsLedger(Application):
             aggregates = decide()
             if not aggregates:
                 return []
+            if self.preview:
+                return self._previewed(aggregates)
             try:
                 recordings = self.save(*aggregates)
             except IntegrityError:
@@ -335,6 +343,27 @@ class RatingsLedger(Application):
             f"other writers kept changing the same records ({ATTEMPTS} attempts); "
             "nothing was appended — try again"
         )
+
+    def _previewed(self, aggregates: list[Aggregate]) -> list[LedgerEntry]:
+        """The entries `aggregates` would append, at the positions they would take; none is."""
+        start = self.recorder.max_notification_id() or 0
+        entries = []
+        for position, event in enumerate(
+            (e for a in aggregates for e in a.collect_events()), start=start + 1
+        ):
+            stored = self.mapper.to_stored_event(event)
+            entries.append(
+                to_entry(
+                    Notification(
+                        originator_id=stored.originator_id,
+                        originator_version=stored.originator_version,
+                        topic=stored.topic,
+                        state=stored.state,
+                        id=position,
+                    )
+                )
+            )
+        return entries
 
     def _roles(self) -> Roles | None:
         try:

@@ -9,6 +9,7 @@ from typing import Annotated, NoReturn
 
 import typer
 
+from ledger.cli_interchange import register as register_interchange_commands
 from ledger.cli_ledger import register as register_ledger_commands
 from ledger.cli_view import register as register_view_commands
 from ledger.errors import InputError
@@ -29,6 +30,7 @@ def main() -> None:
 
 register_ledger_commands(app)
 register_view_commands(app)
+register_interchange_commands(app)
 
 
 def fail(message: str) -> NoReturn:

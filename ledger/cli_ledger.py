@@ -34,7 +34,7 @@ from ledger.domain import ConflictError, InvalidCommand, LedgerError
 from ledger.errors import field_path
 from ledger.log import LedgerEntry, read_entries
 from ledger.roles import AccessDenied, Role
-from ledger.store import DEFAULT_STORE, STORE_VARIABLE, redacted
+from ledger.store import DEFAULT_STORE, STORE_VARIABLE, redacted, view_path
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -47,6 +47,11 @@ Store = Annotated[
     ),
 ]
 Actor = Annotated[str, typer.Option(help="Who makes this change; recorded with it.")]
+DryRun = Annotated[bool, typer.Option("--dry-run", help="Show what would change; append nothing")]
+AsJson = Annotated[bool, typer.Option("--json", help="Print the consequences as JSON")]
+ViewOption = Annotated[
+    Path | None, typer.Option("--view", help="The read model to report from (default beside)")
+]
 Reason = Annotated[str, typer.Option(help="Why; recorded with the change.")]
 JsonFile = Annotated[Path, typer.Argument(help="JSON file holding one object or a list")]
 SectionId = Annotated[str, typer.Argument(help="The section's id")]
@@ -129,8 +134,12 @@ def correct(
     reason: Reason,
     actor: Actor,
     store: Store = DEFAULT_STORE,
+    dry_run: DryRun = False,
+    as_json: AsJson = False,
+    view: ViewOption = None,
 ) -> None:
-    """Replace a section's report with the section in FILE (the same section id)."""
+    """Replace a section's report with the section in FILE (the same section id); print the
+    ratings it changes."""
     with _reported():
         sections, listed = commands.load_file(file, SubmitSection)
         if listed:
@@ -141,18 +150,24 @@ def correct(
                 f"{sections[0].section_id!r} in {file} is not the section being corrected "
                 f"({section_id!r})",
             )
-        with closing(RatingsLedger(store)) as ledger:
+        with closing(RatingsLedger(store, preview=dry_run)) as ledger:
             entries = ledger.correct_section(sections[0], reason=reason, actor=actor)
-    _print_entries(entries)
+            _report(ledger, store, view, entries, dry_run, as_json)
 
 
 def withdraw(
-    section_id: SectionId, reason: Reason, actor: Actor, store: Store = DEFAULT_STORE
+    section_id: SectionId,
+    reason: Reason,
+    actor: Actor,
+    store: Store = DEFAULT_STORE,
+    dry_run: DryRun = False,
+    as_json: AsJson = False,
+    view: ViewOption = None,
 ) -> None:
-    """Withdraw a section from rating; a withdrawn section cannot be corrected."""
-    with _reported(), closing(RatingsLedger(store)) as ledger:
+    """Withdraw a section from rating (final); print the ratings it changes."""
+    with _reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
         entries = ledger.withdraw_section(section_id, reason=reason, actor=actor)
-    _print_entries(entries)
+        _report(ledger, store, view, entries, dry_run, as_json)
 
 
 def fide_adjust(file: JsonFile, actor: Actor, store: Store = DEFAULT_STORE) -> None:
@@ -197,16 +212,19 @@ def override(
     system: Annotated[str, typer.Option(help="Rating system")] = "OTBR",
     value: Annotated[str | None, typer.Option(help="The ceiling, floor or rating")] = None,
     store: Store = DEFAULT_STORE,
+    dry_run: DryRun = False,
+    as_json: AsJson = False,
+    view: ViewOption = None,
 ) -> None:
-    """Record a director's decision about a player's rating (§7)."""
+    """Record a director's decision about a player's rating (§7); print what it changes."""
     data = {"player": player, "action": action, "system": system, "effective": effective}
     if value is not None:
         data["value"] = _number(value)
     with _reported():
         decision = commands.parse(DirectorOverride, {**data, "reason": reason})
-        with closing(RatingsLedger(store)) as ledger:
+        with closing(RatingsLedger(store, preview=dry_run)) as ledger:
             entries = ledger.override(decision, actor=actor)
-    _print_entries(entries)
+            _report(ledger, store, view, entries, dry_run, as_json)
 
 
 def amend_rules(
@@ -217,8 +235,12 @@ def amend_rules(
     actor: Actor,
     until: Annotated[str | None, typer.Option(help="First date no longer in force")] = None,
     store: Store = DEFAULT_STORE,
+    dry_run: DryRun = False,
+    as_json: AsJson = False,
+    view: ViewOption = None,
 ) -> None:
-    """Record a rules parameter's value from a date (it may be recorded after that date)."""
+    """Record a rules parameter's value from a date (it may be recorded after that date);
+    print the ratings the (retroactive) change re-rates."""
     try:
         parsed: object = json.loads(value)
     except json.JSONDecodeError:
@@ -228,9 +250,9 @@ def amend_rules(
         data["until"] = until
     with _reported():
         amendment = commands.parse(AmendRules, data)
-        with closing(RatingsLedger(store)) as ledger:
+        with closing(RatingsLedger(store, preview=dry_run)) as ledger:
             entries = ledger.amend_rules(amendment, actor=actor)
-    _print_entries(entries)
+            _report(ledger, store, view, entries, dry_run, as_json)
 
 
 def log(
@@ -309,6 +331,30 @@ def _number(text: str) -> object:
 def _subject(entry: LedgerEntry) -> str:
     payload = entry.payload
     return " ".join(f"{k}={payload[k]}" for k in SUBJECT_KEYS if payload.get(k) is not None)
+
+
+def _report(
+    ledger: RatingsLedger,
+    store: str,
+    view: Path | None,
+    entries: list[LedgerEntry],
+    dry_run: bool,
+    as_json: bool,
+) -> None:
+    """The entries recorded (or that would be), then the ratings they change."""
+    from ledger.consequences import consequences, render
+
+    report = consequences(ledger, view_path(store, view), entries, dry_run) if entries else None
+    if as_json:
+        typer.echo(json.dumps(report, indent=2))
+        return
+    if dry_run:
+        for e in entries:
+            typer.echo(f"would record {e.type} at position {e.position}: {_subject(e)}")
+    else:
+        _print_entries(entries)
+    if report is not None:
+        typer.echo(render(report))
 
 
 def _print_entries(entries: list[LedgerEntry]) -> None:

@@ -9,7 +9,6 @@ from contextlib import closing, contextmanager
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Annotated, Any
-from urllib.parse import urlsplit
 
 import typer
 
@@ -17,7 +16,7 @@ from ledger.application import RatingsLedger
 from ledger.cli_ledger import Store, _reported
 from ledger.log import read_entries
 from ledger.rules.uschess.versions import VERSIONS, Amendment
-from ledger.store import DEFAULT_STORE
+from ledger.store import DEFAULT_STORE, view_path
 from projections.view import View, WhatIf
 
 ViewPath = Annotated[
@@ -49,18 +48,6 @@ def register(app: typer.Typer) -> None:
     app.command("explain")(explain)
     app.command("replay")(replay)
     app.command("diff")(diff)
-
-
-def view_path(store: str, view: Path | None, family: str = "uschess") -> Path:
-    """`ledger.db` → `ledger.view.db` (`ledger.fide.view.db`…) beside it; other stores → ./."""
-    if view is not None:
-        return view
-    suffix = ".view.db" if family == "uschess" else f".{family}.view.db"
-    parts = urlsplit(store)
-    if parts.scheme == "sqlite":
-        db = Path(store[len("sqlite:///") :])
-        return db.with_name(db.stem + suffix)
-    return Path("ratings-ledger" + suffix)
 
 
 KnownAt = Annotated[

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from ledger.domain import StoreError
@@ -87,3 +88,15 @@ def _postgres_settings(url: str) -> dict[str, str]:
         "POSTGRES_POOL_SIZE": "1",
         "POSTGRES_MAX_OVERFLOW": "9",
     }
+
+
+def view_path(store: str, view: Path | None, family: str = "uschess") -> Path:
+    """`ledger.db` → `ledger.view.db` (`ledger.fide.view.db`…) beside it; other stores → ./."""
+    if view is not None:
+        return view
+    suffix = ".view.db" if family == "uschess" else f".{family}.view.db"
+    parts = urlsplit(store)
+    if parts.scheme == "sqlite":
+        db = Path(store[len("sqlite:///") :])
+        return db.with_name(db.stem + suffix)
+    return Path("ratings-ledger" + suffix)

@@ -147,6 +147,11 @@ class CatchUp:
     rows: int = 0
     players: set[str] = field(default_factory=set)
     last_position: int = 0
+    # (player, system) → (ratings row before or None, after or None), for changed standings
+    changes: dict[tuple[str, str], tuple[dict[str, Any] | None, dict[str, Any] | None]] = field(
+        default_factory=dict
+    )
+    history_changed: dict[tuple[str, str], int] = field(default_factory=dict)
 
 
 class View:
@@ -281,17 +286,27 @@ class View:
     def last_position(self) -> int:
         return int(self.db["meta"].get("last_position")["value"])
 
-    def catch_up(self, entries: Iterable[LedgerEntry]) -> CatchUp:
-        """Apply every entry after the last processed position in one transaction."""
+    def catch_up(self, entries: Iterable[LedgerEntry], dry_run: bool = False) -> CatchUp:
+        """Apply every entry after the last processed position in one transaction (rolled
+        back with `dry_run`: the report of what would change, and nothing kept)."""
         stats = CatchUp(last_position=self.last_position)
         batch = [e for e in entries if e.position > stats.last_position]
         if not batch:
             return stats
-        with self.db.conn:
+        conn = self.db.conn
+        conn.execute("begin")
+        try:
             self._apply(batch, stats)
             stats.entries = len(batch)
             stats.last_position = batch[-1].position
             self.db["meta"].upsert({"key": "last_position", "value": str(stats.last_position)})
+        except BaseException:
+            conn.rollback()
+            raise
+        if dry_run:
+            conn.rollback()
+            return stats
+        conn.commit()
         before = batch[0].position - 1
         if self.checkpoint_every and (
             stats.last_position // self.checkpoint_every > before // self.checkpoint_every
@@ -472,6 +487,9 @@ class View:
             ).fetchall():
                 live.setdefault((player, system), _before(db, player, system, key))
                 affected.add(player)
+                stats.history_changed[(player, system)] = (
+                    stats.history_changed.get((player, system), 0) + 1
+                )
             db["history"].delete_where("item_key = ?", [key])
         cursor = db.execute(
             "select key, kind, start, end, position, revision, payload from items "
@@ -501,31 +519,48 @@ class View:
                     *c.row[STATE],
                 ):
                     affected.add(c.player)
+                    key = (c.player, str(c.system))
+                    stats.history_changed[key] = stats.history_changed.get(key, 0) + 1
             for player, system in old:  # no longer in the item: back to the prior state
                 live[(player, system)] = lookup(player, system)
                 affected.add(player)
+                key = (player, str(system))
+                stats.history_changed[key] = stats.history_changed.get(key, 0) + 1
             # Only players whose rows changed are followed in memory; the others' rows stand.
             for c in changes:
                 if c.player in affected:
                     live[(c.player, c.system)] = c.standing
                     stats.players.add(c.player)
             stats.rows += len(changes)
-        self._write_ratings(live)
+        self._write_ratings(live, stats)
 
     def _insert_history(self, rows: list[tuple[Any, ...]]) -> None:
         self.db.conn.executemany(HISTORY_INSERT, rows)
 
-    def _write_ratings(self, live: dict[tuple[str, System], Standing]) -> None:
+    def _write_ratings(
+        self, live: dict[tuple[str, System], Standing], stats: CatchUp | None = None
+    ) -> None:
         gone = [(p, str(s)) for (p, s), st in live.items() if st.rating is None]
-        self.db.conn.executemany("delete from ratings where player = ? and system = ?", gone)
         rows = [
             rating_row(p, s, st, self.family == "uschess")
             for (p, s), st in live.items()
             if st.rating is not None
         ]
+        if stats is not None:
+            for key in [*gone, *((r["player"], r["system"]) for r in rows)]:
+                stats.changes[key] = (self._rating(*key), None)
+        self.db.conn.executemany("delete from ratings where player = ? and system = ?", gone)
         self.db.conn.executemany(
             RATINGS_INSERT, [tuple(r[c] for c in RATING_COLUMNS) for r in rows]
         )
+        if stats is not None:
+            for r in rows:
+                key = (r["player"], r["system"])
+                stats.changes[key] = (stats.changes[key][0], self._rating(*key))
+
+    def _rating(self, player: str, system: str) -> dict[str, Any] | None:
+        found = list(self.db["ratings"].rows_where("player = ? and system = ?", [player, system]))
+        return found[0] if found else None
 
     def _replay(self, batch: list[LedgerEntry], stats: CatchUp) -> None:
         """Into an empty read model: the whole log in memory, in rating order, one bulk write."""

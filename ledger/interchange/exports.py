@@ -1,0 +1,278 @@
+"""What a federation publishes from the read model: the rating supplement (every player's rating
+on a date), a player's history as a table, and a section's crosstable."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ledger.rules.rounding import round_half_up
+from ledger.rules.uschess.systems import System, is_established
+from projections.standing import STATE_COLUMNS, Standing
+from projections.view import View, rating_row
+
+SUPPLEMENT_COLUMNS = (
+    "id",
+    "name",
+    "system",
+    "rating",
+    "official_rating",
+    "games",
+    "established",
+    "floor",
+    "rated_on",
+)
+HISTORY_EXPORT_COLUMNS = (
+    "end_date",
+    "item_key",
+    "kind",
+    "formula",
+    "rules",
+    "pre_rating",
+    "post_rating",
+    "official_rating",
+    "games_before",
+    "games_after",
+    "m",
+    "score",
+    "expected",
+    "k",
+    "bonus",
+    "floor_bound",
+)
+_STANDING = ("post_rating", "games_after", *STATE_COLUMNS)
+# A game's cell for white and for black, and their scores.
+GAME_CELLS = {
+    "1-0": (("W", 1.0), ("L", 0.0)),
+    "0-1": (("L", 0.0), ("W", 1.0)),
+    "1/2-1/2": (("D", 0.5), ("D", 0.5)),
+    "1F-0F": (("X", 1.0), ("F", 0.0)),
+    "0F-1F": (("F", 0.0), ("X", 1.0)),
+}
+BYE_CELLS = {"full": ("B--", 1.0), "half": ("H--", 0.5), "zero": ("U--", 0.0)}
+UNPLAYED = ("U--", 0.0)
+
+
+def rating_supplement(view: View, system: str, day: str) -> list[dict[str, Any]]:
+    """Every player rated in `system` on `day` (after every item that ended on or before it):
+    rating, N, and under the US Chess rules established (§1: N > 25) and the floor then; in
+    member-id order."""
+    columns = ", ".join(f"h.{c}" for c in _STANDING)
+    rows = view.db.execute(
+        f"select h.player, p.profile, {columns} from history h "
+        "join (select player, max(sort_key) as sort_key from history "
+        "where system = ? and end_date <= ? group by player) latest "
+        "on latest.player = h.player and latest.sort_key = h.sort_key "
+        "left join players p on p.id = h.player "
+        "where h.system = ? order by h.player",
+        [system, day, system],
+    ).fetchall()
+    out = []
+    for player, profile, *state in rows:
+        if state[0] is None:
+            continue
+        r = rating_row(player, system, Standing.from_columns(state), view.family == "uschess")
+        out.append(
+            {
+                "id": player,
+                "name": _name(profile),
+                "system": system,
+                "rating": r["rating"],
+                "official_rating": r["official_rating"],
+                "games": r["games"],
+                "established": None if r["established"] is None else bool(r["established"]),
+                "floor": r["floor"],
+                "rated_on": r["rated_on"],
+            }
+        )
+    return out
+
+
+def history_export(view: View, player: str, system: str) -> list[dict[str, Any]]:
+    """A player's history rows in one system, in rating order, as flat export rows."""
+    return [{c: r[c] for c in HISTORY_EXPORT_COLUMNS} for r in view.history(player, system)]
+
+
+def section_status(view: View, section_id: str) -> str | None:
+    """`submitted`, `corrected` or `withdrawn`; None for a section not in the ledger."""
+    row = view.db.execute(
+        "select status from sections where section_id = ?", [section_id]
+    ).fetchone()
+    return None if row is None else row[0]
+
+
+@dataclass(frozen=True)
+class RatingChange:
+    """One player's rating in one system before and after a section."""
+
+    pre: float | None
+    games_before: int
+    post: float
+    official: int
+    games_after: int
+
+    def text(self, provisional: bool = True) -> str:
+        """`1500P10 -> 1520P13`: with `provisional` (US Chess), P and N while a rating is not
+        established (§1: "established if it is based upon more than 25 games")."""
+        pre = "unrated"
+        if self.pre is not None:
+            pre = _rating(round_half_up(self.pre), self.games_before, provisional)
+        return f"{pre} -> {_rating(self.official, self.games_after, provisional)}"
+
+
+@dataclass(frozen=True)
+class CrosstableRow:
+    pair: int
+    player: str
+    name: str | None
+    cells: tuple[str, ...]
+    total: float
+    ratings: Mapping[str, RatingChange]
+
+
+@dataclass(frozen=True)
+class Crosstable:
+    section_id: str
+    event_name: str
+    start_date: str
+    end_date: str
+    time_control: str
+    status: str
+    provisional: bool
+    systems: tuple[str, ...]
+    rows: tuple[CrosstableRow, ...]
+
+
+def crosstable(
+    view: View, section_id: str, systems: Sequence[str] | None = None
+) -> Crosstable | None:
+    """A rated section's crosstable: pair numbers in the report's player order, each round's
+    result against a pair number, the total, and pre -> post ratings in each system (those
+    given, else every system the section was rated in). None if the section is not rated."""
+    found = view.db.execute(
+        "select payload from items where key = ?", ["section:" + section_id]
+    ).fetchone()
+    if found is None:
+        return None
+    payload = json.loads(found[0])
+    changes: dict[str, dict[str, RatingChange]] = {}
+    for player, system, pre, post, official, before, after in view.db.execute(
+        "select player, system, pre_rating, post_rating, official_rating, games_before, "
+        "games_after from history where item_key = ?",
+        ["section:" + section_id],
+    ):
+        if post is not None:
+            changes.setdefault(system, {})[player] = RatingChange(
+                pre, before, post, official, after
+            )
+    shown = tuple(systems or sorted(changes, key=_system_order))
+    ids = [p["id"] for p in payload["players"]]
+    pair = {pid: n for n, pid in enumerate(ids, start=1)}
+    rounds = max(x["round"] for x in (*payload["games"], *payload.get("byes", [])))
+    cells = _cells(payload, pair)
+    names = _names(view, ids)
+    rows = []
+    for pid in ids:
+        played = [cells.get((pid, r), UNPLAYED) for r in range(1, rounds + 1)]
+        rows.append(
+            CrosstableRow(
+                pair[pid],
+                pid,
+                names.get(pid),
+                tuple(text for text, _ in played),
+                sum(score for _, score in played),
+                {s: changes[s][pid] for s in shown if pid in changes.get(s, {})},
+            )
+        )
+    status = section_status(view, section_id) or "submitted"
+    return Crosstable(
+        section_id,
+        payload["event_name"],
+        payload["start_date"],
+        payload["end_date"],
+        payload["time_control"],
+        status,
+        view.family == "uschess",
+        shown,
+        tuple(rows),
+    )
+
+
+def crosstable_lines(table: Crosstable) -> list[str]:
+    """The crosstable in the familiar US Chess text form, one line per player."""
+    players = [f"{r.name} {r.player}" if r.name else r.player for r in table.rows]
+    width = max(len("Player"), *(len(p) for p in players))
+    cell = max(4, *(len(c) for r in table.rows for c in r.cells))
+    rounds = len(table.rows[0].cells)
+    texts = {
+        s: [r.ratings[s].text(table.provisional) if s in r.ratings else "-" for r in table.rows]
+        for s in table.systems
+    }
+    system_width = {s: max(len(s), *(len(t) for t in texts[s])) for s in table.systems}
+    head = [f"{'Pair':>4}  {'Player':<{width}}"]
+    head += [f"{'Rd ' + str(n):<{cell}}" for n in range(1, rounds + 1)]
+    head += [f"{'Total':>5}", *(f"{s:<{system_width[s]}}" for s in table.systems)]
+    lines = [
+        f"{table.event_name} ({table.section_id})",
+        f"{table.start_date} to {table.end_date}  {table.time_control}  {table.status}",
+        "  ".join(head).rstrip(),
+    ]
+    for i, (row, player) in enumerate(zip(table.rows, players, strict=True)):
+        parts = [f"{row.pair:>4}  {player:<{width}}"]
+        parts += [f"{c:<{cell}}" for c in row.cells]
+        parts += [f"{row.total:>5.1f}", *(f"{texts[s][i]:<{system_width[s]}}" for s in texts)]
+        lines.append("  ".join(parts).rstrip())
+    return lines
+
+
+def to_csv(rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> str:
+    """Rows as CSV with a header line; booleans as true/false, None as empty."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow([_csv_value(row[c]) for c in columns])
+    return out.getvalue()
+
+
+def _csv_value(value: Any) -> Any:
+    if isinstance(value, bool):
+        return str(value).lower()
+    return "" if value is None else value
+
+
+def _cells(
+    payload: Mapping[str, Any], pair: Mapping[str, int]
+) -> dict[tuple[str, int], tuple[str, float]]:
+    cells: dict[tuple[str, int], tuple[str, float]] = {}
+    for g in payload["games"]:
+        (white, ws), (black, bs) = GAME_CELLS[g["result"]]
+        cells[(g["white"], g["round"])] = (f"{white}{pair[g['black']]}", ws)
+        cells[(g["black"], g["round"])] = (f"{black}{pair[g['white']]}", bs)
+    for b in payload.get("byes", []):
+        cells[(b["player"], b["round"])] = BYE_CELLS[b["bye"]]
+    return cells
+
+
+def _names(view: View, ids: Sequence[str]) -> dict[str, str]:
+    marks = ", ".join("?" for _ in ids)
+    rows = view.db.execute(f"select id, profile from players where id in ({marks})", list(ids))
+    return {pid: name for pid, profile in rows if (name := _name(profile))}
+
+
+def _name(profile: str | None) -> str | None:
+    return None if profile is None else json.loads(profile).get("name")
+
+
+def _rating(rating: int, games: int, provisional: bool) -> str:
+    return f"{rating}P{games}" if provisional and not is_established(games) else f"{rating}"
+
+
+def _system_order(system: str) -> tuple[int, str]:
+    """US Chess systems in their usual order (OTBR, OTBQ, …), then any other by name."""
+    order = [str(s) for s in System]
+    return (order.index(system), "") if system in order else (len(order), system)

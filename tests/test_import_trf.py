@@ -1,0 +1,497 @@
+"""`import trf`: a FIDE Tournament Report File (TRF16) as one SectionSubmitted, through the same
+validation as `submit`.
+
+The fixture tests/fixtures/riverside-open-2024.trf follows the layout of FIDE's published
+example: tournament lines 012 … 132, then one `001` line per player with the fixed columns and a
+10-column block per round (opponent, colour, result).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+from hypothesis import given
+from hypothesis import strategies as st
+from typer.testing import CliRunner, Result
+
+from ledger.application import RatingsLedger
+from ledger.cli_interchange import register
+from ledger.cli_ledger import register as register_ledger
+from ledger.commands import RegisterPlayer, parse
+from ledger.domain import InvalidCommand
+from ledger.interchange import trf
+from ledger.log import read_entries
+from ledger.results import RATED_RESULTS
+
+FIXTURE = Path(__file__).parent / "fixtures" / "riverside-open-2024.trf"
+SECTION_ID = "2024-05-04-riverside-spring-open-2024"
+FIDE_IDS = [f"200000{n}" for n in range(1, 8)]
+HEADER = ["012 Test Open", "042 2024/05/04", "052 2024/05/05", "122 G/90;d30"]
+Round = tuple[int | None, str, str]  # opponent's starting rank (None: 0000), colour, code
+
+# TRF16: "1 win, = draw, 0 loss" are the rated results; "+ forfeit win, - forfeit loss" and
+# "W win, D draw, L loss not rated". (white's code, black's code) → the ledger's result.
+GAMES = {
+    ("1", "0"): "1-0",
+    ("0", "1"): "0-1",
+    ("=", "="): "1/2-1/2",
+    ("+", "-"): "1F-0F",
+    ("-", "+"): "0F-1F",
+    ("W", "L"): "1F-0F",
+    ("L", "W"): "0F-1F",
+}
+# An unrated draw and a double forfeit have no ledger result: two byes that score the same.
+BYE_PAIRS = {("D", "D"): "half", ("-", "-"): "zero"}
+# "H half-point-bye, F full-point-bye, U pairing-allocated bye, Z zero-point-bye"; TRF06's
+# "+", "=", "-" against 0000.
+NO_OPPONENT = {"F": "full", "U": "full", "+": "full", "H": "half", "=": "half", "Z": "zero"}
+NO_OPPONENT["-"] = "zero"
+
+
+def player_line(start: int, fide_id: str, rounds: Sequence[Round], name: str = "") -> str:
+    """A `001` line in TRF16's columns (name 15-47, FIDE id 58-68, rounds from 92)."""
+    name = name or f"Player, No{start}"
+    line = f"001 {start:>4} m    {name:<33} 2000 USA {fide_id:>11} 2000/01/01  0.0 {start:>4}"
+    for opponent, colour, code in rounds:
+        line += f"  {'0000' if opponent is None else opponent:>4} {colour} {code}"
+    return line
+
+
+def trf_text(*players: Sequence[Round], header: Sequence[str] = HEADER) -> str:
+    lines = [*header]
+    lines += [player_line(n, FIDE_IDS[n - 1], r) for n, r in enumerate(players, start=1)]
+    return "\n".join(lines) + "\n"
+
+
+def section_of(text: str, **options: Any) -> dict[str, Any]:
+    return trf.to_section(trf.parse_trf(text, "game.trf"), **options).data
+
+
+def refusal(text: str, **options: Any) -> str:
+    with pytest.raises(InvalidCommand) as caught:
+        section_of(text, **options)
+    return caught.value.message
+
+
+def test_the_fide_layout_file_becomes_one_section_with_every_pairing() -> None:
+    # Brief: "players, rounds, colours, results, forfeits and byes mapped faithfully; rated vs
+    # unrated games per the TRF result codes".
+    section = section_of(FIXTURE.read_text())
+    a, b, c, d, e, f, g = FIDE_IDS
+    assert {k: v for k, v in section.items() if k not in ("games", "byes")} == {
+        "section_id": SECTION_ID,
+        "event_name": "Riverside Spring Open 2024",
+        "online": False,
+        "time_control": "G/90+30",
+        "start_date": "2024-05-04",
+        "end_date": "2024-05-05",
+        "players": [{"id": p} for p in FIDE_IDS],
+    }
+    assert section["games"] == [
+        {"round": 1, "white": a, "black": d, "result": "1-0"},
+        {"round": 1, "white": e, "black": b, "result": "1/2-1/2"},
+        {"round": 1, "white": c, "black": f, "result": "0-1"},
+        {"round": 2, "white": f, "black": a, "result": "0-1"},
+        {"round": 2, "white": e, "black": c, "result": "1F-0F"},  # "+" / "-"
+        {"round": 2, "white": d, "black": g, "result": "0-1"},
+        {"round": 3, "white": a, "black": b, "result": "1/2-1/2"},
+        {"round": 3, "white": e, "black": d, "result": "0F-1F"},  # "L" / "W": not rated
+        {"round": 3, "white": g, "black": f, "result": "0-1"},
+        {"round": 4, "white": e, "black": a, "result": "0-1"},
+        {"round": 4, "white": b, "black": c, "result": "1/2-1/2"},
+        {"round": 4, "white": f, "black": d, "result": "0-1"},
+    ]
+    assert section["byes"] == [
+        {"round": 1, "player": g, "bye": "full"},  # "U": pairing-allocated bye
+        {"round": 2, "player": b, "bye": "half"},  # "H"
+        {"round": 3, "player": c, "bye": "zero"},  # "Z"
+        {"round": 4, "player": g, "bye": "zero"},  # "(blank) equivalent to Z"
+    ]
+
+
+@pytest.mark.parametrize(("codes", "result"), GAMES.items())
+@pytest.mark.parametrize("white", [1, 2])
+def test_each_pair_of_result_codes_is_the_game_it_means(
+    codes: tuple[str, str], result: str, white: int
+) -> None:
+    first, second = codes if white == 1 else codes[::-1]
+    colours = ("w", "b") if white == 1 else ("b", "w")
+    text = trf_text([(2, colours[0], first)], [(1, colours[1], second)])
+    players = FIDE_IDS[:2] if white == 1 else FIDE_IDS[1::-1]
+    section = section_of(text)
+    assert section["games"] == [
+        {"round": 1, "white": players[0], "black": players[1], "result": result}
+    ]
+    # Only "1", "=", "0" are rated: the ledger rates exactly the results in RATED_RESULTS.
+    assert (result in RATED_RESULTS) == (set(codes) <= {"1", "0", "="})
+
+
+@pytest.mark.parametrize(("codes", "bye"), BYE_PAIRS.items())
+def test_an_unrated_draw_or_a_double_forfeit_is_two_byes(codes: tuple[str, str], bye: str) -> None:
+    section = section_of(trf_text([(2, "w", codes[0])], [(1, "b", codes[1])], [(None, "-", "F")]))
+    assert section["games"] == []
+    assert section["byes"][:2] == [
+        {"round": 1, "player": FIDE_IDS[0], "bye": bye},
+        {"round": 1, "player": FIDE_IDS[1], "bye": bye},
+    ]
+
+
+@pytest.mark.parametrize(("code", "bye"), NO_OPPONENT.items())
+def test_each_bye_code_is_the_bye_it_means(code: str, bye: str) -> None:
+    section = section_of(trf_text([(2, "w", "1")], [(1, "b", "0")], [(None, "-", code)]))
+    assert section["byes"] == [{"round": 1, "player": FIDE_IDS[2], "bye": bye}]
+
+
+def test_a_forfeit_without_colours_gives_white_to_the_lower_starting_rank() -> None:
+    # TRF16 colour: "- (bye or not paired)": a forfeit may have no scheduled colour.
+    section = section_of(trf_text([(2, "-", "-")], [(1, "-", "+")]))
+    assert section["games"] == [
+        {"round": 1, "white": FIDE_IDS[0], "black": FIDE_IDS[1], "result": "0F-1F"}
+    ]
+
+
+@st.composite
+def grids(draw: st.DrawFn) -> tuple[list[list[Round]], list[dict[str, Any]], list[Any]]:
+    """A random tournament's player lines and the games and byes they must become."""
+    n = draw(st.integers(2, len(FIDE_IDS)))
+    lines: list[list[Round]] = [[] for _ in range(n)]
+    games: list[dict[str, Any]] = []
+    byes: list[dict[str, Any]] = []
+    for number in range(1, draw(st.integers(1, 5)) + 1):
+        order = draw(st.permutations(range(1, n + 1)))
+        resting = draw(st.integers(0, n // 2)) * 2 + n % 2
+        for p in order[:resting]:
+            code = draw(st.sampled_from(sorted(NO_OPPONENT)))
+            lines[p - 1].append((None, "-", code))
+            byes.append({"round": number, "player": FIDE_IDS[p - 1], "bye": NO_OPPONENT[code]})
+        for white, black in zip(order[resting::2], order[resting + 1 :: 2], strict=True):
+            codes = draw(st.sampled_from([*GAMES, *BYE_PAIRS]))
+            lines[white - 1].append((black, "w", codes[0]))
+            lines[black - 1].append((white, "b", codes[1]))
+            if codes in BYE_PAIRS:
+                byes += [
+                    {"round": number, "player": FIDE_IDS[p - 1], "bye": BYE_PAIRS[codes]}
+                    for p in (white, black)
+                ]
+            else:
+                ids = (FIDE_IDS[white - 1], FIDE_IDS[black - 1])
+                games.append(
+                    {"round": number, "white": ids[0], "black": ids[1], "result": GAMES[codes]}
+                )
+    return lines, games, byes
+
+
+def by_round(items: list[dict[str, Any]]) -> list[str]:
+    return sorted(json.dumps(i, sort_keys=True) for i in items)
+
+
+@given(grids())
+def test_any_consistent_grid_is_read_back_as_its_games_and_byes(
+    grid: tuple[list[list[Round]], list[dict[str, Any]], list[Any]],
+) -> None:
+    # Brief: everything "mapped faithfully": whatever pairing grid a file holds, the section
+    # holds each pairing once, with its colours and result, and each bye.
+    lines, games, byes = grid
+    section = section_of(trf_text(*lines))
+    assert by_round(section["games"]) == by_round(games)
+    assert by_round(section["byes"]) == by_round(byes)
+
+
+@pytest.mark.parametrize(
+    ("players", "message"),
+    [
+        (
+            ([(2, "w", "1"), (3, "w", "1")], [(1, "b", "0"), (3, "b", "0")], [(None, "-", "U")]),
+            "game.trf line 5 (player 1): round 2: opponent 3's line gives no opponent",
+        ),
+        (
+            ([(2, "w", "1")], [(1, "b", "1")]),
+            "game.trf line 5 (player 1): round 1 result '1' does not match '1' on opponent 2's "
+            "line",
+        ),
+        (
+            ([(2, "w", "1")], [(1, "w", "0")]),
+            "game.trf line 5 (player 1): round 1 colour 'w' does not match 'w' on opponent 2's "
+            "line",
+        ),
+        (
+            ([(2, "-", "1")], [(1, "-", "0")]),
+            "game.trf line 5 (player 1): round 1 result '1' needs a colour",
+        ),
+        (
+            ([(9, "w", "1")], [(None, "-", "F")]),
+            "game.trf line 5 (player 1): round 1 opponent 9 is not a player of the file",
+        ),
+        (
+            ([(1, "w", "1")], [(None, "-", "F")]),
+            "game.trf line 5 (player 1): round 1 opponent 1 is the player themselves",
+        ),
+        (
+            ([(2, "w", "H")], [(1, "b", "H")]),
+            "game.trf line 5 (player 1): round 1 result 'H' is a bye but names opponent 2",
+        ),
+        (
+            ([(None, "-", "1")], [(None, "-", "F")]),
+            "game.trf line 5 (player 1): round 1 result '1' needs an opponent",
+        ),
+    ],
+)
+def test_an_inconsistent_pairing_is_refused_naming_the_line(
+    players: Sequence[Sequence[Round]], message: str
+) -> None:
+    # Brief: "a malformed file is rejected with the line/record and field named".
+    assert refusal(trf_text(*players)) == message
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (
+            player_line(1, "2000001", [(2, "w", "X")]),
+            "game.trf line 5 (player 1): round 1 result 'X' is not a TRF result code",
+        ),
+        (
+            player_line(1, "2000001", [(2, "x", "1")]),
+            "game.trf line 5 (player 1): round 1 colour 'x' is not w, b or -",
+        ),
+        (
+            player_line(1, "2000001", [(2, "w", "1")]).replace("     2 w", "    2a w"),
+            "game.trf line 5 (player 1): round 1 opponent '2a' is not a starting rank",
+        ),
+        (
+            player_line(1, "FIDE-1", [(2, "w", "1")]),
+            "game.trf line 5 (player 1): FIDE id 'FIDE-1' (columns 58-68) is not a number",
+        ),
+        (
+            "001    x" + player_line(1, "2000001", [(2, "w", "1")])[8:],
+            "game.trf line 5: starting rank 'x' (columns 5-8) is not 1-9999",
+        ),
+        (
+            player_line(2, "2000001", [(1, "w", "1")]),
+            "game.trf line 6: starting rank 2 is also on line 5",
+        ),
+    ],
+)
+def test_a_malformed_player_line_is_refused_naming_line_and_column(line: str, message: str) -> None:
+    text = "\n".join([*HEADER, line, player_line(2, "2000002", [(1, "b", "0")])]) + "\n"
+    assert refusal(text) == message
+
+
+@pytest.mark.parametrize(
+    ("header", "options", "message"),
+    [
+        (HEADER[1:], {}, "game.trf: no 012 line (tournament name)"),
+        (
+            [HEADER[0], "042 4 May 2024", *HEADER[2:]],
+            {},
+            "game.trf line 2: start date '4 May 2024' is not a date (YYYY/MM/DD)",
+        ),
+        ([*HEADER[:2], HEADER[3]], {}, "game.trf: no 052 line (end date): give --end"),
+        (HEADER[:3], {}, "game.trf: no 122 line (time control): give --time-control"),
+    ],
+)
+def test_a_missing_or_bad_tournament_line_is_named(
+    header: list[str], options: dict[str, Any], message: str
+) -> None:
+    assert refusal(trf_text([(2, "w", "1")], [(1, "b", "0")], header=header), **options) == message
+
+
+def test_options_replace_what_the_file_says() -> None:
+    # Brief: "section id from --section-id …; time control from --time-control …; dates from
+    # 042/052 or --start/--end".
+    section = section_of(
+        trf_text([(2, "w", "1")], [(1, "b", "0")], header=HEADER[:1]),
+        section_id="TEST-1",
+        tournament_id="TEST",
+        time_control="G/60;d5",
+        start=date(2024, 5, 4),
+        end=date(2024, 5, 4),
+        online=True,
+    )
+    assert {k: section[k] for k in ("section_id", "tournament_id", "time_control")} == {
+        "section_id": "TEST-1",
+        "tournament_id": "TEST",
+        "time_control": "G/60;d5",
+    }
+    assert (section["start_date"], section["end_date"], section["online"]) == (
+        "2024-05-04",
+        "2024-05-04",
+        True,
+    )
+
+
+def test_an_id_map_gives_each_starting_rank_its_member_id(tmp_path: Path) -> None:
+    # Brief: "use the FIDE id column, or a --id-map CSV of start number → member id".
+    path = tmp_path / "ids.csv"
+    path.write_text("start,member\n1,12345678\n2,30000001\n")
+    ids = trf.read_id_map(path)
+    text = trf_text([(2, "w", "1")], [(1, "b", "0")])
+    assert section_of(text, ids=ids)["players"] == [{"id": "12345678"}, {"id": "30000001"}]
+    assert refusal(text, ids={1: "12345678"}) == (
+        "game.trf line 6 (player 2): starting rank 2 is not in the id map"
+    )
+    path.write_text("1,12345678\nx,30000001\n")
+    with pytest.raises(InvalidCommand, match=r"ids.csv line 2: 'x' is not a starting rank"):
+        trf.read_id_map(path)
+
+
+def test_a_player_without_fide_id_needs_the_id_map() -> None:
+    # Brief: "Map player ids: use the FIDE id column, or a --id-map CSV".
+    text = "\n".join(
+        [
+            *HEADER,
+            player_line(1, "", [(2, "w", "1")]),
+            player_line(2, "2000002", [(1, "b", "0")]),
+        ]
+    )
+    assert refusal(text) == "game.trf line 5 (player 1): no FIDE id (columns 58-68); give --id-map"
+
+
+@pytest.fixture
+def run(
+    ledger: RatingsLedger, store_url: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> Callable[..., Result]:
+    """The command line in tmp_path, on a ledger the conftest sets up (`td` is a tournament
+    director) with the fixture's players registered."""
+    ledger.register_player(*(parse(RegisterPlayer, {"id": m}) for m in FIDE_IDS), actor="td")
+    monkeypatch.chdir(tmp_path)
+    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+    register(app)
+    register_ledger(app)
+    runner = CliRunner()
+
+    def invoke(*args: str) -> Result:
+        return runner.invoke(app, [*args, "--store", store_url])
+
+    return invoke
+
+
+def positions(ledger: RatingsLedger) -> int:
+    return ledger.recorder.max_notification_id() or 0
+
+
+def submitted(ledger: RatingsLedger) -> list[dict[str, Any]]:
+    return [e.payload for e in read_entries(ledger) if e.type == "SectionSubmitted"]
+
+
+def test_the_import_appends_one_section_submitted(
+    run: Callable[..., Result], ledger: RatingsLedger
+) -> None:
+    # Brief: "`ratings-ledger import trf FILE.trf` → one SectionSubmitted".
+    result = run("import", "trf", str(FIXTURE), "--actor", "td")
+    assert result.exit_code == 0, result.output
+    (payload,) = submitted(ledger)
+    expected = section_of(FIXTURE.read_text())
+    assert {k: payload[k] for k in expected} == expected
+
+
+def test_the_brief_s_malformed_file_exits_2_with_its_line(
+    run: Callable[..., Result], ledger: RatingsLedger, tmp_path: Path
+) -> None:
+    # Brief: "error: game.trf line 7 (player 3): round 2 result 'X' is not a TRF result code",
+    # nothing appended, exit 2.
+    (tmp_path / "game.trf").write_text(
+        trf_text(
+            [(2, "w", "1"), (3, "b", "1")],
+            [(1, "b", "0"), (None, "-", "H")],
+            [(None, "-", "U"), (1, "w", "X")],
+        )
+    )
+    before = positions(ledger)
+    result = run("import", "trf", "game.trf", "--actor", "td")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "error: game.trf line 7 (player 3): round 2 result 'X' is not a TRF result code\n"
+    )
+    assert positions(ledger) == before
+
+
+def test_an_unregistered_player_is_refused_naming_the_line(
+    run: Callable[..., Result], ledger: RatingsLedger, tmp_path: Path
+) -> None:
+    # "Both go through the same validation as submit": every player must be registered.
+    (tmp_path / "game.trf").write_text(
+        trf_text([(2, "w", "1")], [(1, "b", "0")]).replace(FIDE_IDS[1], "2999999")
+    )
+    before = positions(ledger)
+    result = run("import", "trf", "game.trf", "--actor", "td")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "error: game.trf line 6 (player 2): players[1].id: '2999999' is not a registered player\n"
+    )
+    assert positions(ledger) == before
+
+
+def test_a_time_control_the_rules_cannot_read_names_the_122_line(
+    run: Callable[..., Result], tmp_path: Path
+) -> None:
+    header = [*HEADER[:3], "122 90 min/40 moves + 30 min + 30 sec/move"]
+    (tmp_path / "game.trf").write_text(trf_text([(2, "w", "1")], [(1, "b", "0")], header=header))
+    result = run("import", "trf", "game.trf", "--actor", "td", "--dry-run")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: game.trf line 4: time_control: time control '90 min")
+    # A FIDE-rules section keeps its own notation (as `submit` does).
+    fide = run("import", "trf", "game.trf", "--actor", "td", "--dry-run", "--rules", "fide")
+    assert fide.exit_code == 0, fide.output
+    assert json.loads(fide.stdout)["time_control"] == "90 min/40 moves + 30 min + 30 sec/move"
+
+
+def test_a_dry_run_prints_what_submit_would_accept_and_appends_nothing(
+    run: Callable[..., Result], ledger: RatingsLedger, tmp_path: Path
+) -> None:
+    # Brief: "--dry-run prints the section JSON that would be submitted and appends nothing".
+    before = positions(ledger)
+    result = run("import", "trf", str(FIXTURE), "--actor", "td", "--dry-run")
+    assert result.exit_code == 0, result.output
+    assert positions(ledger) == before
+    (tmp_path / "section.json").write_text(result.stdout)
+    assert run("submit", "section.json", "--actor", "td").exit_code == 0
+    (payload,) = submitted(ledger)
+    assert payload["section_id"] == SECTION_ID
+    assert payload["games"] == section_of(FIXTURE.read_text())["games"]
+
+
+def test_a_second_import_of_the_same_file_is_refused(
+    run: Callable[..., Result], ledger: RatingsLedger
+) -> None:
+    # The derived section id (start date and 012 name) is the same each time: "a section id is
+    # accepted once".
+    assert run("import", "trf", str(FIXTURE), "--actor", "td").exit_code == 0
+    result = run("import", "trf", str(FIXTURE), "--actor", "td")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"error: {FIXTURE}: section_id: section '{SECTION_ID}' already exists\n"
+    )
+    assert len(submitted(ledger)) == 1
+
+
+def test_the_id_map_and_date_options_on_the_command_line(
+    run: Callable[..., Result], tmp_path: Path
+) -> None:
+    (tmp_path / "ids.csv").write_text("".join(f"{n},{m}\n" for n, m in enumerate(FIDE_IDS, 1)))
+    result = run(
+        "import",
+        "trf",
+        str(FIXTURE),
+        "--actor",
+        "td",
+        "--dry-run",
+        "--id-map",
+        "ids.csv",
+        "--start",
+        "2024-05-03",
+        "--section-id",
+        "RSO-2024",
+    )
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert (out["section_id"], out["start_date"]) == ("RSO-2024", "2024-05-03")
+    bad = run("import", "trf", str(FIXTURE), "--actor", "td", "--start", "2024/05/03")
+    assert bad.exit_code == 2
+    assert bad.stderr == "error: --start: '2024/05/03' is not a date (YYYY-MM-DD)\n"
