@@ -118,14 +118,14 @@ class RatingsLedger(Application):
     ) -> list[LedgerEntry]:
         """A registered player's record per system; at most one opening balance per system."""
         actor = commands.actor(actor)
-        _unique(balances, lambda b: f"player {b.player!r} in {b.system.value}", ("system",))
+        _unique(balances, lambda b: f"player {b.player!r} in {b.system}", ("system",))
 
         def decide() -> list[Aggregate]:
             players: dict[str, Player] = {}
             for i, b in enumerate(balances):
                 with _item(i):
                     player = players.get(b.player) or self._registered(b.player, ("player",))
-                    player.check_no_opening_balance(b.system.value)
+                    player.check_no_opening_balance(str(b.system))
                     player.record_opening_balance(**b.event_fields(), actor=actor)
                 players[b.player] = player
             return list(players.values())

@@ -98,6 +98,20 @@ def _system(value: object) -> object:
     raise ValueError(f"{value!r} is not one of {', '.join(System)}")
 
 
+FOREIGN_LISTS = ("FIDE", "ICU")  # the rating lists of the fide and icu rules families
+
+
+def _opening_list(value: object) -> object:
+    if isinstance(value, str) and value in FOREIGN_LISTS:
+        return value
+    try:
+        return _system(value)
+    except ValueError:
+        raise ValueError(
+            f"{value!r} is not one of {', '.join([*System, *FOREIGN_LISTS])}"
+        ) from None
+
+
 def _rules_hint(value: str) -> str:
     if value not in RULES_HINTS:
         raise ValueError(f"{value!r} is not one of {', '.join(RULES_HINTS)}")
@@ -113,6 +127,7 @@ RecordId = Annotated[str, _matching(_RECORD_ID, "an id (letters, digits, . _ : /
 Result = Annotated[str, BeforeValidator(_result)]
 Score = Annotated[float, BeforeValidator(_score)]
 SystemName = Annotated[System, BeforeValidator(_system)]
+ListName = Annotated[System | str, BeforeValidator(_opening_list)]
 RulesHint = Annotated[str, AfterValidator(_rules_hint)]
 Rating = Annotated[float, Field(ge=0)]
 Count = Annotated[int, Field(ge=0)]
@@ -169,7 +184,7 @@ class RecordOpeningBalance(Command):
     """A player's record in one system when the federation moves onto the ledger."""
 
     player: MemberId
-    system: SystemName
+    system: ListName
     as_of: IsoDate
     rating: Rating
     games: Count

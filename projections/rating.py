@@ -486,6 +486,8 @@ class Rater:
 
     def _opening(self, item: Item) -> list[Change]:
         p = item.payload
+        if p["system"] not in System.__members__:
+            return []  # a FIDE or ICU list's opening balance, for those families' read models
         system = System(p["system"])
         rules = self.rules(item.start)
         before = self.lookup(p["member_id"], system)

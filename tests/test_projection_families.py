@@ -96,3 +96,26 @@ def test_each_family_is_its_own_read_model_from_the_cli(tmp_path):
     )
     assert wrong.exit_code == 2
     assert "uschess" in wrong.stderr
+
+
+def test_icu_rates_new_players_by_performance_against_an_opening_list(ledger, tmp_path):
+    # ICU: "New (unrated) players ... are processed by the Performance Rating Formula":
+    # Rp = Rc + Dp; with 50 % against two 1800s, Rp = 1800 (Dp = 0 at p = .50, FIDE 10.1a).
+    led = Ledger(ledger)
+    led.register(P, Q, R, adult=True)
+    led.opening(Q, "ICU", 1800.0, 100)
+    led.opening(R, "ICU", 1800.0, 100)
+    section = round_robin("ICU1", [P, Q, R], "2024-06-01")
+    section["games"] = [
+        {"round": 1, "white": P, "black": Q, "result": "1-0"},
+        {"round": 2, "white": R, "black": P, "result": "1-0"},
+    ]
+    led.submit(section)
+    view = View(tmp_path / "icu.db", "icu")
+    led.catch_up(view)
+    row = view.history(P, "ICU")[-1]
+    assert row["formula"] == "performance"
+    assert row["post_rating"] == pytest.approx(1800.0)
+    us = View(tmp_path / "us.db")
+    led.catch_up(us)
+    assert "ICU" not in us.player(Q)["ratings"]
