@@ -14,7 +14,8 @@ import typer
 
 from ledger.application import RatingsLedger
 from ledger.cli_ledger import Store, _reported
-from ledger.log import read_entries
+from ledger.log import LedgerEntry, read_entries
+from ledger.progress import progress
 from ledger.rules.uschess.versions import VERSIONS, Amendment
 from ledger.store import DEFAULT_STORE, view_path
 from projections.view import View, WhatIf
@@ -76,18 +77,38 @@ def _view(
         closing(_open(store, view, family)) as v,
         closing(RatingsLedger(store)) as ledger,
     ):
-        v.catch_up(read_entries(ledger, v.last_position))
         if known_at is not None:
             position = _position_at(ledger, known_at)
-        if position is None:
-            yield v
-            return
-        with tempfile.TemporaryDirectory() as tmp:
-            past = v.at_position(
-                lambda after: read_entries(ledger, after), position, Path(tmp) / "past.db"
-            )
-            with closing(past):
-                yield past
+        with view_at(ledger, v, position) as shown:
+            yield shown
+
+
+@contextmanager
+def view_at(ledger: RatingsLedger, v: View, position: int | None = None) -> Iterator[View]:
+    """`v` caught up with the ledger; with `position`, the read model as the ledger stood
+    then (built in a temporary file, removed on exit)."""
+    v.catch_up(_entries(ledger, v.last_position, "catching up"))
+    if position is None:
+        yield v
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        past = v.at_position(
+            lambda after: read_entries(ledger, after), position, Path(tmp) / "past.db"
+        )
+        with closing(past):
+            yield past
+
+
+def position_at(ledger: RatingsLedger, moment: datetime) -> int:
+    """The last ledger position recorded at or before `moment` (UTC if naive); 0 if none."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    position = 0
+    for e in read_entries(ledger):
+        if datetime.fromisoformat(e.recorded_at) > moment:
+            break
+        position = e.position
+    return position
 
 
 def _position_at(ledger: RatingsLedger, known_at: str) -> int:
@@ -96,16 +117,16 @@ def _position_at(ledger: RatingsLedger, known_at: str) -> int:
         moment = datetime.fromisoformat(known_at)
     except ValueError:
         _fail(f"--as-known-at: {known_at!r} is not an ISO date or date-time")
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    position = 0
-    for e in read_entries(ledger):
-        if datetime.fromisoformat(e.recorded_at) > moment:
-            break
-        position = e.position
+    position = position_at(ledger, moment)
     if position == 0:
         _fail(f"--as-known-at: the ledger had no entries at {known_at}")
     return position
+
+
+def _entries(ledger: RatingsLedger, after: int, label: str) -> Iterator[LedgerEntry]:
+    """The ledger's entries after `after`, with a progress bar on a terminal."""
+    last = ledger.recorder.max_notification_id() or 0
+    return progress(read_entries(ledger, after), max(last - after, 0), label)
 
 
 def _open(store: str, view: Path | None, family: str) -> View:
@@ -124,7 +145,7 @@ def catch_up(
         closing(_open(store, view, family)) as v,
         closing(RatingsLedger(store)) as ledger,
     ):
-        stats = v.catch_up(read_entries(ledger, v.last_position))
+        stats = v.catch_up(_entries(ledger, v.last_position, "catching up"))
     typer.echo(
         f"caught up to position {stats.last_position}: {stats.entries} entries, "
         f"{stats.items_rated} items rated, {len(stats.players)} players changed"
@@ -140,7 +161,7 @@ def rebuild(
         closing(_open(store, view, family)) as v,
         closing(RatingsLedger(store)) as ledger,
     ):
-        stats = v.rebuild(read_entries(ledger))
+        stats = v.rebuild(_entries(ledger, 0, "rebuilding"))
         digest = v.digest()
     typer.echo(
         f"rebuilt to position {stats.last_position}: {stats.items_rated} items rated, "
@@ -315,7 +336,7 @@ def replay(
         closing(View(to, "uschess", what_if)) as v,
         closing(RatingsLedger(store)) as ledger,
     ):
-        stats = v.rebuild(read_entries(ledger))
+        stats = v.rebuild(_entries(ledger, 0, "replaying"))
         digest = v.digest()
     typer.echo(
         f"{what_if}: {stats.items_rated} items rated into {to}, {stats.rows} history rows; "

@@ -88,10 +88,11 @@ def rate_section(
     opponents: list[list[int]] = [[] for _ in range(n)]
     results: list[list[float]] = [[] for _ in range(n)]
     for g in games:
-        opponents[g.white].append(g.black)
-        results[g.white].append(g.score)
-        opponents[g.black].append(g.white)
-        results[g.black].append(1.0 - g.score)
+        white, black, score = g.white, g.black, g.score
+        opponents[white].append(black)
+        results[white].append(score)
+        opponents[black].append(white)
+        results[black].append(1.0 - score)
 
     prior = [e.rating for e in entrants]
     rated: list[Rated] = []

@@ -1,0 +1,1 @@
+"""The read-only audit site served by `ratings-ledger serve`."""
