@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any, TypeVar, cast
 from uuid import UUID
 
@@ -20,6 +20,7 @@ from eventsourcing.persistence import (
 from eventsourcing.utils import Environment, EnvType
 
 from ledger import commands
+from ledger.chain import seal
 from ledger.commands import (
     AmendRules,
     AwardMoneyFloor,
@@ -338,11 +339,19 @@ class RatingsLedger(Application):
                 continue
             except PersistenceError as exc:
                 raise StoreError(f"store {redacted(self.store)}: {exc}") from None
-            return [to_entry(r.notification) for r in recordings]
+            entries = [to_entry(r.notification) for r in recordings]
+            self._seal()
+            return entries
         raise ConflictError(
             f"other writers kept changing the same records ({ATTEMPTS} attempts); "
             "nothing was appended — try again"
         )
+
+    def _seal(self) -> None:
+        """Chain the entries just committed (`ledger.chain`). They are in the ledger already,
+        so a store failure here is not the command's: the next write or `verify` seals them."""
+        with suppress(StoreError):
+            seal(self)
 
     def _previewed(self, aggregates: list[Aggregate]) -> list[LedgerEntry]:
         """The entries `aggregates` would append, at the positions they would take; none is."""
@@ -384,6 +393,10 @@ class RatingsLedger(Application):
             return cast(A, self.repository.get(key))
         except PersistenceError as exc:
             raise StoreError(f"store {redacted(self.store)}: {exc}") from None
+
+    def is_registered(self, member_id: str) -> bool:
+        """Whether a player with this member id is registered."""
+        return self._exists(player_key(member_id))
 
     def _exists(self, key: UUID) -> bool:
         try:

@@ -11,6 +11,7 @@ import typer
 
 from ledger.cli_interchange import register as register_interchange_commands
 from ledger.cli_ledger import register as register_ledger_commands
+from ledger.cli_verify import register as register_verify_commands
 from ledger.cli_view import register as register_view_commands
 from ledger.cli_web import register as register_web_commands
 from ledger.errors import InputError
@@ -33,6 +34,7 @@ register_ledger_commands(app)
 register_view_commands(app)
 register_interchange_commands(app)
 register_web_commands(app)
+register_verify_commands(app)
 
 
 def fail(message: str) -> NoReturn:

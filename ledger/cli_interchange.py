@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import closing
 from datetime import date
 from pathlib import Path
@@ -16,6 +16,7 @@ import typer
 from ledger.application import RatingsLedger
 from ledger.cli_ledger import Actor, Store, _print_entries, _reported
 from ledger.cli_view import AsJson, Family, ViewPath, _missing, _view
+from ledger.commands import RegisterPlayer, parse
 from ledger.domain import InvalidCommand
 from ledger.interchange import Imported, exports, locate_submission, trf, uschess_dbf, validated
 from ledger.log import LedgerEntry
@@ -30,6 +31,10 @@ DryRun = Annotated[
     ),
 ]
 Online = Annotated[bool, typer.Option("--online", help="The section was played online")]
+Register = Annotated[
+    bool,
+    typer.Option("--register-players", help="Register the players the ledger does not know yet"),
+]
 TimeControl = Annotated[
     str | None,
     typer.Option("--time-control", help="The time control (G/90;d30), instead of the file's"),
@@ -71,23 +76,28 @@ def import_trf(
     online: Online = False,
     rules: Annotated[str | None, typer.Option("--rules", help="uschess, fide or icu")] = None,
     dry_run: DryRun = False,
+    register: Register = False,
     store: Store = DEFAULT_STORE,
 ) -> None:
     """Submit the section of a TRF: its players, rounds, colours, results, forfeits and byes."""
     with _reported():
         report = trf.read_trf(file)
+        ids = None if id_map is None else trf.read_id_map(id_map)
         imported = trf.to_section(
             report,
             section_id=section_id,
             tournament_id=tournament_id,
-            ids=None if id_map is None else trf.read_id_map(id_map),
+            ids=ids,
             time_control=time_control,
             start=_day("--start", start),
             end=_day("--end", end),
             online=online,
             rules=rules,
         )
-        entries = _submit([imported], actor, store, dry_run, listed=False)
+        names = {trf.member_id(report, p, ids): p.name for p in report.players}
+        entries = _submit(
+            [imported], actor, store, dry_run, listed=False, register=register, names=names
+        )
     if entries is not None:
         _print_entries(entries)
 
@@ -104,6 +114,7 @@ def import_uschess_dbf(
     time_control: TimeControl = None,
     online: Online = False,
     dry_run: DryRun = False,
+    register: Register = False,
     store: Store = DEFAULT_STORE,
 ) -> None:
     """Submit every section of a US Chess rating report (all or none)."""
@@ -112,7 +123,7 @@ def import_uschess_dbf(
         imported = uschess_dbf.to_sections(
             report, tournament_id=tournament_id, time_control=time_control, online=online
         )
-        entries = _submit(imported, actor, store, dry_run, listed=True)
+        entries = _submit(imported, actor, store, dry_run, listed=True, register=register)
     if entries is not None:
         _print_entries(entries)
 
@@ -192,17 +203,37 @@ def crosstable(
 
 
 def _submit(
-    imported: Sequence[Imported], actor: str, store: str, dry_run: bool, listed: bool
+    imported: Sequence[Imported],
+    actor: str,
+    store: str,
+    dry_run: bool,
+    listed: bool,
+    register: bool = False,
+    names: Mapping[str, str] | None = None,
 ) -> list[LedgerEntry] | None:
-    """Validate every section as `submit` does; print them (dry run) or submit them all."""
+    """Validate every section as `submit` does; print them (dry run) or submit them all,
+    first registering the players the ledger does not know yet when `register`."""
     sections = [validated(i) for i in imported]
     if dry_run:
         data = [s.model_dump(mode="json", exclude_none=True) for s in sections]
         _print_json(data if listed else data[0])
         return None
     with closing(RatingsLedger(store)) as ledger:
+        entries: list[LedgerEntry] = []
+        if register:
+            ids = dict.fromkeys(p.id for s in sections for p in s.players)
+            missing = [i for i in ids if not ledger.is_registered(i)]
+            if missing:
+                names = names or {}
+                players = [
+                    parse(
+                        RegisterPlayer, {"id": i, "name": names[i]} if names.get(i) else {"id": i}
+                    )
+                    for i in missing
+                ]
+                entries += ledger.register_player(*players, actor=actor)
         try:
-            return ledger.submit_section(*sections, actor=actor)
+            return entries + ledger.submit_section(*sections, actor=actor)
         except InvalidCommand as exc:
             raise locate_submission(exc, imported) from None
 

@@ -35,6 +35,11 @@ RESULT_CHOICES = ", ".join(dict.fromkeys(RESULTS.values()))
 RULES_FAMILIES = ("uschess", "fide", "icu")
 RULES_HINTS = (*RULES_FAMILIES, *VERSIONS)
 
+MAX_FILE_BYTES = 8 * 1024 * 1024  # a command file larger than this is refused unread
+MAX_SECTION_GAMES = 20_000  # games in one section or match (the largest opens play ~7,000)
+MAX_SECTION_PLAYERS = 5_000  # players in one section
+MAX_MESSAGE = 300  # characters of an error message; a huge offending value is cut short
+
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _MEMBER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}")
 _RECORD_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/+-]{0,99}")
@@ -110,6 +115,17 @@ def _opening_list(value: object) -> object:
         raise ValueError(
             f"{value!r} is not one of {', '.join([*System, *FOREIGN_LISTS])}"
         ) from None
+
+
+def _at_most(limit: int, what: str, name: str) -> BeforeValidator:
+    """Refuse a list longer than `limit` before validating its items (bounded work)."""
+
+    def check(value: object) -> object:
+        if isinstance(value, list) and len(value) > limit:
+            raise ValueError(f"{len(value)} {what}; the limit is {limit:,} ({name})")
+        return value
+
+    return BeforeValidator(check)
 
 
 def _rules_hint(value: str) -> str:
@@ -236,6 +252,12 @@ class Bye(Command):
     bye: Literal["full", "half", "zero"]
 
 
+SectionGames = Annotated[list[Game], _at_most(MAX_SECTION_GAMES, "games", "MAX_SECTION_GAMES")]
+SectionPlayers = Annotated[
+    list[SectionPlayer], _at_most(MAX_SECTION_PLAYERS, "players", "MAX_SECTION_PLAYERS")
+]
+
+
 def _check_dates(start: date, end: date) -> None:
     if end < start:
         raise FieldError(("end_date",), f"{end.isoformat()} is before start_date {start}")
@@ -303,8 +325,8 @@ class SubmitSection(Command):
     end_date: IsoDate
     system: SystemName | None = None
     rules: RulesHint | None = None
-    players: list[SectionPlayer] = Field(min_length=2)
-    games: list[Game] = Field(min_length=1)
+    players: SectionPlayers = Field(min_length=2)
+    games: SectionGames = Field(min_length=1)
     byes: list[Bye] = []
 
     @model_validator(mode="after")
@@ -330,7 +352,7 @@ class SubmitMatch(Command):
     end_date: IsoDate
     system: SystemName | None = None
     players: list[SectionPlayer] = Field(min_length=2, max_length=2)
-    games: list[Game] = Field(min_length=1)
+    games: SectionGames = Field(min_length=1)
 
     @model_validator(mode="after")
     def _consistent(self) -> "SubmitMatch":
@@ -470,8 +492,13 @@ def invalid(error: ValidationError) -> InvalidCommand:
         message = "is required"
     elif first["type"] == "extra_forbidden":
         message = f"is not a known field (value {first['input']!r})"
+        name = path[-1] if path else ""
+        if isinstance(name, str) and not name.isidentifier():
+            path = (*path[:-1], repr(name[:50]))  # a name with spaces or control characters
     else:
         message = f"{first['input']!r}: {first['msg'][0].lower()}{first['msg'][1:]}"
+    if len(message) > MAX_MESSAGE:
+        message = message[: MAX_MESSAGE - 1] + "…"
     if len(problems) > 1:
         message += f" (and {len(problems) - 1} more problem{'s' if len(problems) > 2 else ''})"
     return InvalidCommand(path, message)
@@ -514,7 +541,8 @@ def load_file(path: Path, model: type[M]) -> tuple[list[M], bool]:
     The whole file is validated before anything is returned: one bad item rejects the file.
     """
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        size = path.stat().st_size
+        data = None if size > MAX_FILE_BYTES else json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise InvalidCommand((), f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -523,6 +551,15 @@ def load_file(path: Path, model: type[M]) -> tuple[list[M], bool]:
         raise InvalidCommand(
             (), f"{path}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
         ) from None
+    except (ValueError, RecursionError) as exc:
+        # a number of more than 4,300 digits, or nesting deeper than the parser's stack
+        raise InvalidCommand((), f"{path}: not valid JSON ({str(exc)[:100]})") from None
+    if size > MAX_FILE_BYTES:
+        raise InvalidCommand(
+            (),
+            f"{path}: {size:,} bytes; the limit is {MAX_FILE_BYTES:,} (MAX_FILE_BYTES) — "
+            "split it into several files",
+        )
     if not isinstance(data, list):
         return [parse(model, data)], False
     if not data:

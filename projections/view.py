@@ -32,7 +32,7 @@ STATE_SELECT = ", ".join(("post_rating", "games_after", *STATE_COLUMNS))
 
 SCHEMA_VERSION = "1"
 FAMILIES = ("uschess", "fide", "icu")
-CHECKPOINT_EVERY = 50_000  # ledger positions between read-model checkpoints (as-known-at)
+CHECKPOINT_EVERY = 10_000  # ledger positions between read-model checkpoints (as-known-at)
 HISTORY_TYPES = {
     "s_wins": int,
     "s_draws": int,
@@ -222,8 +222,10 @@ class View:
 
     def _create(self, family: str, what_if: WhatIf | None) -> None:
         db = self.db
-        if "meta" in db.table_names():
+        if "ratings" in db.table_names():  # created last: the schema is complete
             return
+        for table in db.table_names():  # a creation killed half-way: start again
+            db[table].drop()
         with db.conn:
             db["meta"].create({"key": str, "value": str}, pk="key")
             db["meta"].insert_all(
@@ -655,7 +657,7 @@ class View:
     def rebuild(self, entries: Iterable[LedgerEntry]) -> CatchUp:
         """Drop the read model and replay the whole ledger into it."""
         self.db.close()
-        for suffix in ("", "-wal", "-shm"):
+        for suffix in ("-wal", "-shm", ""):
             Path(self.path + suffix).unlink(missing_ok=True)
         shutil.rmtree(self.checkpoints_dir, ignore_errors=True)
         self.__init__(self.path, self.family, self.what_if, self.checkpoint_every)

@@ -147,11 +147,25 @@ def run_size(games: int, players: int, seed: int, repeats: int, workdir: Path) -
             "games_per_s": round(real_games / replay_s),
             "replay_over_raw_read": round(replay_s / read_s, 2),
         }
+        view.checkpoint()
+        published = view.last_position
         correction_s, rated = correction_one_year_back(app, view)
         result["correction"] = {
             "re_rate_s": round(correction_s, 3),
             "items_re_rated": rated,
             "over_full_replay": round(correction_s / replay_s, 4),
+        }
+        known_s, past = timed(
+            lambda: view.at_position(
+                lambda after: read_entries(app, after), published, workdir / "past.db"
+            ),
+            repeats,
+        )
+        assert isinstance(past, View)
+        past.close()
+        result["as_known_at"] = {
+            "before_the_correction_s": round(known_s, 3),
+            "from": "the read model's checkpoint at that position, caught up to it",
         }
         rng = random.Random(seed)
         keys = view.db.execute("select player, system from ratings").fetchall()

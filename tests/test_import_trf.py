@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner, Result
 
 from ledger.application import RatingsLedger
+from ledger.cli import app as main_app
 from ledger.cli_interchange import register
 from ledger.cli_ledger import register as register_ledger
 from ledger.commands import RegisterPlayer, parse
@@ -495,3 +496,49 @@ def test_the_id_map_and_date_options_on_the_command_line(
     bad = run("import", "trf", str(FIXTURE), "--actor", "td", "--start", "2024/05/03")
     assert bad.exit_code == 2
     assert bad.stderr == "error: --start: '2024/05/03' is not a date (YYYY-MM-DD)\n"
+
+
+def test_three_commands_take_a_trf_file_to_an_explainable_ledger(tmp_path: Path) -> None:
+    # The README's first flow: init, import with --register-players, then read it back.
+    store = f"sqlite:///{tmp_path / 'ledger.db'}"
+    runner = CliRunner()
+    assert runner.invoke(main_app, ["init", "--actor", "ed", "--store", store]).exit_code == 0
+    result = runner.invoke(
+        main_app,
+        [
+            "import",
+            "trf",
+            str(FIXTURE),
+            "--actor",
+            "ed",
+            "--register-players",
+            "--time-control",
+            "G/90;d30",
+            "--store",
+            store,
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "PlayerRegistered" in result.stdout
+    player = json.loads(
+        runner.invoke(main_app, ["player", "2000006", "--json", "--store", store]).stdout
+    )
+    assert player["name"] == "Chen, Fay"
+    assert player["ratings"]["OTBR"]["games"] == 4
+    again = runner.invoke(
+        main_app,
+        [
+            "import",
+            "trf",
+            str(FIXTURE),
+            "--actor",
+            "ed",
+            "--register-players",
+            "--time-control",
+            "G/90;d30",
+            "--store",
+            store,
+        ],
+    )
+    assert again.exit_code == 2
+    assert "already exists" in again.stderr

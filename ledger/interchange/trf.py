@@ -218,7 +218,7 @@ def to_section(
     else:
         origins[("section_id",)] = "--section-id"
     entrants = [
-        Entrant(p.start, _member_id(report, p, ids), report.where(p), p.rounds)
+        Entrant(p.start, member_id(report, p, ids), report.where(p), p.rounds)
         for p in report.players
     ]
     for i, e in enumerate(entrants):
@@ -266,7 +266,8 @@ def _date_of(report: TrfReport, tag: str, given: date | None, option: str) -> tu
         ) from None
 
 
-def _member_id(report: TrfReport, player: TrfPlayer, ids: Mapping[int, str] | None) -> str:
+def member_id(report: TrfReport, player: TrfPlayer, ids: Mapping[int, str] | None) -> str:
+    """The member id of a TRF player: from the id map, else the FIDE id."""
     if ids is not None:
         if player.start not in ids:
             raise InvalidCommand(
