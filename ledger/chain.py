@@ -3,7 +3,7 @@
 Link i is `sha256(link[i-1] || canonical(entry i))` (link 0 is GENESIS). `seal` stores the link
 of every entry not sealed yet in the store's chain table; `verify` recomputes the chain from the
 stored events and reports the first position whose entry no longer matches its stored link.
-See docs/decisions/trust.md.
+See docs/decisions.md.
 """
 
 from __future__ import annotations

@@ -100,7 +100,7 @@ def init(
 
 
 def grant_role(holder: Holder, role: RoleName, actor: Actor, store: Store = DEFAULT_STORE) -> None:
-    """Give HOLDER a role (directors only); see docs/decisions/roles.md for what each allows."""
+    """Give HOLDER a role (directors only); see docs/decisions.md for what each allows."""
     with _reported(), closing(RatingsLedger(store)) as ledger:
         entries = ledger.grant_role(holder, role, actor=actor)
     _print_entries(entries)

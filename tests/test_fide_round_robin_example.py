@@ -1,7 +1,7 @@
 """FIDE 10.68: "Determining the Ratings in a round-robin tournament", row by row.
 
 Where the page disagrees with its own rules the test asserts the rules' value and names the
-printed one (docs/decisions/fide-icu.md lists every discrepancy).
+printed one (docs/decisions.md lists every discrepancy).
 """
 
 from datetime import date

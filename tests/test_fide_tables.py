@@ -34,7 +34,7 @@ def test_dp_matches_the_printed_table(p, expected):
 
 
 # FIDE 10.1: "For a zero or 100% score dp is necessarily indeterminate." Decision: ±800,
-# the values FIDE later printed in those two blank cells (docs/decisions/fide-icu.md).
+# the values FIDE later printed in those two blank cells (docs/decisions.md).
 @pytest.mark.parametrize(("p", "expected"), [(100, 800), (0, -800)])
 def test_the_indeterminate_ends_of_the_dp_table_are_800(p, expected):
     assert dp(p) == expected

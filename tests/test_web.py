@@ -142,7 +142,7 @@ def test_the_rating_chart_is_server_rendered_svg_with_one_point_per_change(site)
 
 def test_explain_recomputes_the_stored_rating_and_names_the_positions_that_fed_it(site):
     # Issue: "the `explain` view of any change"; explain reports "whether the recomputed
-    # rating equals the stored one" (docs/decisions/audit.md).
+    # rating equals the stored one" (docs/decisions.md).
     out = get(site, f"/api/players/{A}/explain", "system=OTBR&item=section:JAN").json()
     assert out["result"]["recomputes"] is True
     page = get(site, f"/players/{A}/explain", "system=OTBR&item=section:JAN").text

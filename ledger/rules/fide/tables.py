@@ -7,7 +7,7 @@ from fractions import Fraction
 from ledger.rules.rounding import round_half_up
 
 # 10.1a: p (in hundredths) → dp. The text leaves 1.0 and .00 blank ("necessarily indeterminate");
-# we fill them with ±800, the values FIDE printed there later (see docs/decisions/fide-icu.md).
+# we fill them with ±800, the values FIDE printed there later (see docs/decisions.md).
 DP: dict[int, int] = {
     100: 800, 99: 677, 98: 589, 97: 538, 96: 501, 95: 470, 94: 444, 93: 422, 92: 401,
     91: 383, 90: 366, 89: 351, 88: 336, 87: 322, 86: 309, 85: 296, 84: 284,
