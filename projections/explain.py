@@ -40,17 +40,10 @@ def find_row(
         if not rows:
             raise NotFound(f"{player} has no {system} rating change from {key}")
         return rows[0]
-    rows = list(
-        view.db["history"].rows_where(
-            "player = ? and system = ? and end_date <= ?",
-            [player, system, as_of],
-            order_by="sort_key desc",
-            limit=1,
-        )
-    )
-    if not rows:
+    row = view.row_as_of(player, system, as_of or "")
+    if row is None:
         raise NotFound(f"{player} had no {system} rating on {as_of}")
-    return rows[0]
+    return row
 
 
 def explain(

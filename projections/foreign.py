@@ -33,7 +33,10 @@ def rateable(item: Item) -> bool:
     return parse_time_control(p["time_control"]).total >= REGULAR_FROM
 
 
-def rated_games(item: Item) -> tuple[tuple[str, str, float], ...]:
+Games = tuple[tuple[str, str, float], ...]
+
+
+def rated_games(item: Item) -> Games:
     return tuple(
         (g["white"], g["black"], RATED_RESULTS[g["result"]])
         for g in item.payload["games"]
@@ -41,7 +44,7 @@ def rated_games(item: Item) -> tuple[tuple[str, str, float], ...]:
     )
 
 
-def section_format(item: Item, games: tuple[tuple[str, str, float], ...]) -> str:
+def section_format(item: Item, games: Games) -> str:
     """A match, a round robin (every pair met exactly once, three or more players), or Swiss."""
     if item.kind == "match":
         return "match"
@@ -82,14 +85,16 @@ class ForeignRater(ABC):
             ]
         if not rateable(item):
             return []
-        return self.rate_games(item)
+        games = rated_games(item)
+        ids = dict.fromkeys(x for g in games for x in g[:2])
+        return self.rate_games(item, games, {pid: self.standing(pid) for pid in ids})
 
     def opening_extra(self, payload: Mapping[str, Any]) -> str | None:
         return None
 
     @abstractmethod
-    def rate_games(self, item: Item) -> list[Change]:
-        """Rate a section's or match's rated games under the family's rules."""
+    def rate_games(self, item: Item, games: Games, pre: dict[str, Standing]) -> list[Change]:
+        """Rate a section's or match's rated games, given each player's standing before."""
 
 
 class FideRater(ForeignRater):
@@ -116,10 +121,8 @@ class FideRater(ForeignRater):
     def opening_extra(self, payload: Mapping[str, Any]) -> str | None:
         return json.dumps({"reached_2400": float(payload["rating"]) >= 2400})
 
-    def rate_games(self, item: Item) -> list[Change]:
-        games = rated_games(item)
-        ids = list(dict.fromkeys(x for g in games for x in g[:2]))
-        pre = {pid: self.standing(pid) for pid in ids}
+    def rate_games(self, item: Item, games: Games, pre: dict[str, Standing]) -> list[Change]:
+        ids = list(pre)
         extra = {pid: json.loads(s.extra or "{}") for pid, s in pre.items()}
         rounds = max((g.get("round") or 0 for g in item.payload["games"]), default=0) or None
         outcome = fide.rate_section(
@@ -196,10 +199,8 @@ class IcuRater(ForeignRater):
     system = "ICU"
     rules = icu.RULES
 
-    def rate_games(self, item: Item) -> list[Change]:
-        games = rated_games(item)
-        ids = list(dict.fromkeys(x for g in games for x in g[:2]))
-        pre = {pid: self.lookup(pid, self.system) for pid in ids}
+    def rate_games(self, item: Item, games: Games, pre: dict[str, Standing]) -> list[Change]:
+        ids = list(pre)
         outcome = icu.rate_section(
             icu.Section(
                 date.fromisoformat(item.start),

@@ -484,10 +484,10 @@ class View:
         # Rows of withdrawn items go; their players' later rows may change.
         gone = [k for k in dirty if not db["items"].count_where("key = ?", [k])]
         for key in gone:
-            for player, system in db.execute(
-                "select player, system from history where item_key = ?", [key]
+            for player, system, sort_key in db.execute(
+                "select player, system, sort_key from history where item_key = ?", [key]
             ).fetchall():
-                live.setdefault((player, system), _before(db, player, system, key))
+                live.setdefault((player, system), self.standing_before(player, system, sort_key))
                 affected.add(player)
                 stats.history_changed[(player, system)] = (
                     stats.history_changed.get((player, system), 0) + 1
@@ -700,24 +700,23 @@ class View:
             )
         ]
 
-    def rating_as_of(self, player: str, system: str, day: str) -> dict[str, Any] | None:
-        """The rating in effect on `day`: after every item that ended on or before it."""
-        row = self.db.execute(
-            "select * from history where player = ? and system = ? and end_date <= ? "
-            "order by sort_key desc limit 1",
-            [player, system, day],
-        ).fetchone()
-        if row is None:
-            return None
-        r = _history_out(
-            dict(
-                zip(
-                    [c[0] for c in self.db.execute("select * from history limit 0").description],
-                    row,
-                    strict=True,
-                )
+    def row_as_of(self, player: str, system: str, day: str) -> dict[str, Any] | None:
+        """The history row in effect on `day`: the last item that ended on or before it."""
+        rows = list(
+            self.db["history"].rows_where(
+                "player = ? and system = ? and end_date <= ?",
+                [player, system, day],
+                order_by="sort_key desc",
+                limit=1,
             )
         )
+        return rows[0] if rows else None
+
+    def rating_as_of(self, player: str, system: str, day: str) -> dict[str, Any] | None:
+        """The rating in effect on `day`: after every item that ended on or before it."""
+        r = self.row_as_of(player, system, day)
+        if r is None:
+            return None
         return {
             "id": player,
             "system": system,
@@ -744,16 +743,6 @@ def _section_record(sections: dict[str, dict[str, Any]], e: LedgerEntry) -> None
     row["status"] = "corrected" if e.type == "SectionCorrected" else "submitted"
     if e.type == "SectionSubmitted":
         row["submitted_position"] = e.position
-
-
-def _before(db: sqlite_utils.Database, player: str, system: str, key: str) -> Standing:
-    row = db.execute(
-        f"select {STATE_SELECT} from history where player = ? and system = ? and sort_key < "
-        "(select sort_key from history where item_key = ? and player = ? and system = ?) "
-        "order by sort_key desc limit 1",
-        [player, system, key, player, system],
-    ).fetchone()
-    return UNRATED if row is None else Standing.from_columns(row)
 
 
 def _history_out(r: dict[str, Any]) -> dict[str, Any]:
