@@ -22,8 +22,8 @@ from typer.testing import CliRunner, Result
 
 from ledger.application import RatingsLedger
 from ledger.cli import app as main_app
-from ledger.cli_interchange import register
-from ledger.cli_ledger import register as register_ledger
+from ledger.cli.interchange import register
+from ledger.cli.writes import register as register_ledger
 from ledger.commands import RegisterPlayer, parse
 from ledger.domain import InvalidCommand
 from ledger.interchange import trf

@@ -12,7 +12,7 @@ import typer
 from typer.testing import CliRunner, Result
 
 from ledger.application import RatingsLedger
-from ledger.cli_ledger import register
+from ledger.cli.writes import register
 from ledger.commands import (
     AmendRules,
     AwardMoneyFloor,

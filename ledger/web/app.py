@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import parse_qs, quote, urlencode
 
 from ledger.application import RatingsLedger
-from ledger.cli_view import position_at, view_at
+from ledger.cli.reads import position_at, view_at
 from ledger.domain import LedgerError
 from ledger.interchange.exports import crosstable
 from ledger.log import read_entries

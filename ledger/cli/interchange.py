@@ -3,19 +3,28 @@ bad input exits 2, nothing appended) and the exports `list`, `export-history`, `
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from contextlib import closing
 from datetime import date
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from ledger.application import RatingsLedger
-from ledger.cli_ledger import Actor, Store, _print_entries, _reported
-from ledger.cli_view import AsJson, Family, ViewPath, _missing, _view
+from ledger.cli.common import (
+    Actor,
+    AsJson,
+    Family,
+    Store,
+    ViewPath,
+    missing,
+    print_entries,
+    print_json,
+    reported,
+)
+from ledger.cli.reads import caught_up
 from ledger.commands import RegisterPlayer, parse
 from ledger.domain import InvalidCommand
 from ledger.interchange import Imported, exports, locate_submission, trf, uschess_dbf, validated
@@ -80,7 +89,7 @@ def import_trf(
     store: Store = DEFAULT_STORE,
 ) -> None:
     """Submit the section of a TRF: its players, rounds, colours, results, forfeits and byes."""
-    with _reported():
+    with reported():
         report = trf.read_trf(file)
         ids = None if id_map is None else trf.read_id_map(id_map)
         imported = trf.to_section(
@@ -99,7 +108,7 @@ def import_trf(
             [imported], actor, store, dry_run, listed=False, register=register, names=names
         )
     if entries is not None:
-        _print_entries(entries)
+        print_entries(entries)
 
 
 def import_uschess_dbf(
@@ -118,14 +127,14 @@ def import_uschess_dbf(
     store: Store = DEFAULT_STORE,
 ) -> None:
     """Submit every section of a US Chess rating report (all or none)."""
-    with _reported():
+    with reported():
         report = uschess_dbf.read_report(directory)
         imported = uschess_dbf.to_sections(
             report, tournament_id=tournament_id, time_control=time_control, online=online
         )
         entries = _submit(imported, actor, store, dry_run, listed=True, register=register)
     if entries is not None:
-        _print_entries(entries)
+        print_entries(entries)
 
 
 def rating_list(
@@ -138,13 +147,13 @@ def rating_list(
     family: Family = "uschess",
 ) -> None:
     """The rating supplement: every player's rating in a system on a date, N, floor."""
-    with _reported():
+    with reported():
         day = _required_day("--as-of", as_of)
         _one_format(as_csv, as_json)
-    with _view(store, view, family) as v:
+    with caught_up(store, view, family) as v:
         rows = exports.rating_supplement(v, system, day)
     if as_json:
-        _print_json(rows)
+        print_json(rows)
     elif as_csv:
         typer.echo(exports.to_csv(rows, exports.SUPPLEMENT_COLUMNS), nl=False)
     else:
@@ -167,15 +176,15 @@ def export_history(
     family: Family = "uschess",
 ) -> None:
     """A player's rating history in one system as CSV (or JSON), one row per change."""
-    with _reported():
+    with reported():
         _one_format(as_csv, as_json)
-    with _view(store, view, family) as v:
+    with caught_up(store, view, family) as v:
         known = v.player(player_id) is not None
         rows = exports.history_export(v, player_id, system)
     if not known:
-        _missing(f"player {player_id!r} is not in the ledger")
+        missing(f"player {player_id!r} is not in the ledger")
     if as_json:
-        _print_json(rows)
+        print_json(rows)
     else:
         typer.echo(exports.to_csv(rows, exports.HISTORY_EXPORT_COLUMNS), nl=False)
 
@@ -191,13 +200,13 @@ def crosstable(
     family: Family = "uschess",
 ) -> None:
     """A section's crosstable: results by round, total, pre -> post rating (P<n>: provisional)."""
-    with _view(store, view, family) as v:
+    with caught_up(store, view, family) as v:
         status = exports.section_status(v, section_id)
         table = exports.crosstable(v, section_id, system)
     if status == "withdrawn":
-        _missing(f"section {section_id!r} was withdrawn")
+        missing(f"section {section_id!r} was withdrawn")
     if table is None:
-        _missing(f"section {section_id!r} is not in the ledger")
+        missing(f"section {section_id!r} is not in the ledger")
     for line in exports.crosstable_lines(table):
         typer.echo(line)
 
@@ -216,7 +225,7 @@ def _submit(
     sections = [validated(i) for i in imported]
     if dry_run:
         data = [s.model_dump(mode="json", exclude_none=True) for s in sections]
-        _print_json(data if listed else data[0])
+        print_json(data if listed else data[0])
         return None
     with closing(RatingsLedger(store)) as ledger:
         entries: list[LedgerEntry] = []
@@ -254,7 +263,3 @@ def _required_day(option: str, text: str) -> str:
 def _one_format(as_csv: bool, as_json: bool) -> None:
     if as_csv and as_json:
         raise InvalidCommand((), "--csv and --json: choose one")
-
-
-def _print_json(data: Any) -> None:
-    typer.echo(json.dumps(data, indent=2, ensure_ascii=False))

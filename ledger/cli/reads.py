@@ -13,30 +13,12 @@ from typing import Annotated, Any
 import typer
 
 from ledger.application import RatingsLedger
-from ledger.cli_ledger import Store, _reported
+from ledger.cli.common import AsJson, Family, Store, ViewPath, missing, print_json, reported, usage
 from ledger.log import LedgerEntry, read_entries
 from ledger.progress import progress
 from ledger.rules.uschess.versions import VERSIONS, Amendment
 from ledger.store import DEFAULT_STORE, view_path
 from projections.view import View, WhatIf
-
-ViewPath = Annotated[
-    Path | None,
-    typer.Option(
-        "--view",
-        envvar="RATINGS_LEDGER_VIEW",
-        help="The read model's SQLite file (default: beside a SQLite store, "
-        "else ./ratings-ledger-view.db)",
-    ),
-]
-AsJson = Annotated[bool, typer.Option("--json", help="Print JSON")]
-Family = Annotated[
-    str,
-    typer.Option(
-        "--rules-family",
-        help="Rate under uschess (default), fide (FIDE 10.0) or icu; one read model each",
-    ),
-]
 
 
 def register(app: typer.Typer) -> None:
@@ -64,7 +46,7 @@ Position = Annotated[
 
 
 @contextmanager
-def _view(
+def caught_up(
     store: str,
     view: Path | None,
     family: str,
@@ -73,7 +55,7 @@ def _view(
 ) -> Iterator[View]:
     """The read model caught up; or, bitemporally, as the ledger stood at a time or position."""
     with (
-        _reported(),
+        reported(),
         closing(_open(store, view, family)) as v,
         closing(RatingsLedger(store)) as ledger,
     ):
@@ -116,10 +98,10 @@ def _position_at(ledger: RatingsLedger, known_at: str) -> int:
     try:
         moment = datetime.fromisoformat(known_at)
     except ValueError:
-        _fail(f"--as-known-at: {known_at!r} is not an ISO date or date-time")
+        usage(f"--as-known-at: {known_at!r} is not an ISO date or date-time")
     position = position_at(ledger, moment)
     if position == 0:
-        _fail(f"--as-known-at: the ledger had no entries at {known_at}")
+        usage(f"--as-known-at: the ledger had no entries at {known_at}")
     return position
 
 
@@ -133,7 +115,7 @@ def _open(store: str, view: Path | None, family: str) -> View:
     try:
         return View(view_path(store, view, family), family)
     except ValueError as exc:
-        _fail(str(exc))
+        usage(str(exc))
 
 
 def catch_up(
@@ -141,7 +123,7 @@ def catch_up(
 ) -> None:
     """Bring the read model up to date with the ledger (incremental)."""
     with (
-        _reported(),
+        reported(),
         closing(_open(store, view, family)) as v,
         closing(RatingsLedger(store)) as ledger,
     ):
@@ -157,7 +139,7 @@ def rebuild(
 ) -> None:
     """Replay the whole ledger into an empty read model."""
     with (
-        _reported(),
+        reported(),
         closing(_open(store, view, family)) as v,
         closing(RatingsLedger(store)) as ledger,
     ):
@@ -179,12 +161,12 @@ def player(
     position: Position = None,
 ) -> None:
     """A player's ratings in every system they are rated in."""
-    with _view(store, view, family, known_at, position) as v:
+    with caught_up(store, view, family, known_at, position) as v:
         out = v.player(player_id)
     if out is None:
-        _missing(f"player {player_id!r} is not in the ledger")
+        missing(f"player {player_id!r} is not in the ledger")
     if as_json:
-        _print(out)
+        print_json(out)
         return
     typer.echo(f"{out['id']}  {out.get('name') or ''}")
     for system, r in out["ratings"].items():
@@ -207,10 +189,10 @@ def history(
     position: Position = None,
 ) -> None:
     """Every change of a player's rating in one system, in rating order."""
-    with _view(store, view, family, known_at, position) as v:
+    with caught_up(store, view, family, known_at, position) as v:
         rows = v.history(player_id, system)
     if as_json:
-        _print(rows)
+        print_json(rows)
         return
     for r in rows:
         pre = "unrated" if r["pre_rating"] is None else f"{r['pre_rating']:.2f}"
@@ -236,13 +218,13 @@ def rating(
     try:
         day = date.fromisoformat(as_of).isoformat()
     except ValueError:
-        _fail(f"--as-of: {as_of!r} is not a date (YYYY-MM-DD)")
-    with _view(store, view, family, known_at, position) as v:
+        usage(f"--as-of: {as_of!r} is not a date (YYYY-MM-DD)")
+    with caught_up(store, view, family, known_at, position) as v:
         out = v.rating_as_of(player_id, system, day)
     if out is None:
-        _missing(f"{player_id!r} had no {system} rating on {day}")
+        missing(f"{player_id!r} had no {system} rating on {day}")
     if as_json:
-        _print(out)
+        print_json(out)
     else:
         typer.echo(f"{player_id} {system} on {day}: {out['official_rating']} ({out['rating']})")
 
@@ -267,19 +249,19 @@ def explain(
     from projections import explain as ex
 
     if (section is None) == (as_of is None):
-        _fail("give exactly one of --section and --as-of")
+        usage("give exactly one of --section and --as-of")
     if as_of is not None:
         try:
             as_of = date.fromisoformat(as_of).isoformat()
         except ValueError:
-            _fail(f"--as-of: {as_of!r} is not a date (YYYY-MM-DD)")
-    with _view(store, view, family, known_at, position) as v:
+            usage(f"--as-of: {as_of!r} is not a date (YYYY-MM-DD)")
+    with caught_up(store, view, family, known_at, position) as v:
         try:
             out = ex.explain(v, player_id, system, section, as_of)
         except ex.NotFound as exc:
-            _missing(str(exc))
+            missing(str(exc))
     if as_json:
-        _print(out)
+        print_json(out)
     else:
         typer.echo(ex.render(out))
 
@@ -298,7 +280,7 @@ def parse_amend(text: str) -> dict[str, Any]:
             date.fromisoformat(until) if until else None,
         )
     except ValueError as exc:
-        _fail(f"--amend {text!r}: {exc} (expected PARAM=VALUE@YYYY-MM-DD[..YYYY-MM-DD])")
+        usage(f"--amend {text!r}: {exc} (expected PARAM=VALUE@YYYY-MM-DD[..YYYY-MM-DD])")
     return {
         "parameter": amendment.parameter,
         "value": parsed,
@@ -327,12 +309,12 @@ def replay(
     from projections import compare as cmp
 
     if rules is not None and rules not in VERSIONS:
-        _fail(f"--rules: unknown version {rules!r}; known: {', '.join(VERSIONS)}")
+        usage(f"--rules: unknown version {rules!r}; known: {', '.join(VERSIONS)}")
     what_if = WhatIf(rules, tuple(parse_amend(a) for a in amend or ()))
     if to.exists():
-        _fail(f"--to: {to} exists; a what-if replay writes a new read model")
+        usage(f"--to: {to} exists; a what-if replay writes a new read model")
     with (
-        _reported(),
+        reported(),
         closing(View(to, "uschess", what_if)) as v,
         closing(RatingsLedger(store)) as ledger,
     ):
@@ -357,20 +339,6 @@ def diff(
 
     for path in (view_a, view_b):
         if not path.exists():
-            _fail(f"{path}: no such read model")
+            usage(f"{path}: no such read model")
     out = cmp.diff(str(view_a), str(view_b), system)
     typer.echo(json.dumps(out, indent=2) if as_json else cmp.render(out))
-
-
-def _print(data: Any) -> None:
-    typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
-
-
-def _fail(message: str) -> None:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(2)
-
-
-def _missing(message: str) -> None:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(1)
