@@ -30,6 +30,7 @@ from ledger.domain import InvalidCommand
 from ledger.interchange import Imported, exports, locate_submission, trf, uschess_dbf, validated
 from ledger.log import LedgerEntry
 from ledger.store import DEFAULT_STORE
+from projections import queries
 
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
@@ -179,7 +180,7 @@ def export_history(
     with reported():
         _one_format(as_csv, as_json)
     with caught_up(store, view, family) as v:
-        known = v.player(player_id) is not None
+        known = queries.player(v, player_id) is not None
         rows = exports.history_export(v, player_id, system)
     if not known:
         missing(f"player {player_id!r} is not in the ledger")
@@ -201,7 +202,7 @@ def crosstable(
 ) -> None:
     """A section's crosstable: results by round, total, pre -> post rating (P<n>: provisional)."""
     with caught_up(store, view, family) as v:
-        status = exports.section_status(v, section_id)
+        status = queries.section_status(v, section_id)
         table = exports.crosstable(v, section_id, system)
     if status == "withdrawn":
         missing(f"section {section_id!r} was withdrawn")

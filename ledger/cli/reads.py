@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
-import tempfile
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -18,7 +17,9 @@ from ledger.log import LedgerEntry, read_entries
 from ledger.progress import progress
 from ledger.rules.uschess.versions import VERSIONS, Amendment
 from ledger.store import DEFAULT_STORE, view_path
-from projections.view import View, WhatIf
+from projections import queries
+from projections.projector import View, WhatIf
+from projections.timetravel import position_at, view_at
 
 
 def register(app: typer.Typer) -> None:
@@ -61,36 +62,10 @@ def caught_up(
     ):
         if known_at is not None:
             position = _position_at(ledger, known_at)
-        with view_at(ledger, v, position) as shown:
+        with view_at(
+            ledger, v, position, lambda after: _entries(ledger, after, "catching up")
+        ) as shown:
             yield shown
-
-
-@contextmanager
-def view_at(ledger: RatingsLedger, v: View, position: int | None = None) -> Iterator[View]:
-    """`v` caught up with the ledger; with `position`, the read model as the ledger stood
-    then (built in a temporary file, removed on exit)."""
-    v.catch_up(_entries(ledger, v.last_position, "catching up"))
-    if position is None:
-        yield v
-        return
-    with tempfile.TemporaryDirectory() as tmp:
-        past = v.at_position(
-            lambda after: read_entries(ledger, after), position, Path(tmp) / "past.db"
-        )
-        with closing(past):
-            yield past
-
-
-def position_at(ledger: RatingsLedger, moment: datetime) -> int:
-    """The last ledger position recorded at or before `moment` (UTC if naive); 0 if none."""
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    position = 0
-    for e in read_entries(ledger):
-        if datetime.fromisoformat(e.recorded_at) > moment:
-            break
-        position = e.position
-    return position
 
 
 def _position_at(ledger: RatingsLedger, known_at: str) -> int:
@@ -162,7 +137,7 @@ def player(
 ) -> None:
     """A player's ratings in every system they are rated in."""
     with caught_up(store, view, family, known_at, position) as v:
-        out = v.player(player_id)
+        out = queries.player(v, player_id)
     if out is None:
         missing(f"player {player_id!r} is not in the ledger")
     if as_json:
@@ -190,7 +165,7 @@ def history(
 ) -> None:
     """Every change of a player's rating in one system, in rating order."""
     with caught_up(store, view, family, known_at, position) as v:
-        rows = v.history(player_id, system)
+        rows = queries.history(v, player_id, system)
     if as_json:
         print_json(rows)
         return
@@ -220,7 +195,7 @@ def rating(
     except ValueError:
         usage(f"--as-of: {as_of!r} is not a date (YYYY-MM-DD)")
     with caught_up(store, view, family, known_at, position) as v:
-        out = v.rating_as_of(player_id, system, day)
+        out = queries.rating_as_of(v, player_id, system, day)
     if out is None:
         missing(f"{player_id!r} had no {system} rating on {day}")
     if as_json:
