@@ -9,6 +9,7 @@ Algorithm).
 from datetime import date
 
 import pytest
+from projection_helpers import Ledger, round_robin
 
 from ledger.estimate import estimate, load_section
 from ledger.rules.icu import practice, section
@@ -16,7 +17,9 @@ from ledger.rules.icu.bonus import bonus, threshold
 from ledger.rules.icu.practice import Player, Section, rate_section
 from ledger.rules.icu.provisional import average_performance, game_performance, iterate
 from ledger.rules.icu.versions import resolve, version_for
+from ledger.rules.rounding import round_half_up
 from projections.items import sort_key
+from projections.view import View
 
 START = date(2010, 6, 1)
 JUNIOR, ADULT = date(1995, 1, 1), date(1960, 1, 1)
@@ -175,7 +178,7 @@ def test_a_bonus_is_added_and_the_opponents_are_re_rated_against_it():
     games = [("a", x, 1) for x in "bcdefghi"] + [("a", "j", 0.5)]
     out = rate(players, games)
     initial = 1906 + 40 * (8.5 - 9 * e(1906, 1800))
-    points = round(1.25 * round(initial - 1953))
+    points = round_half_up(1.25 * round_half_up(initial - 1953))
     a = out.player("a")
     assert a.bonus == points == 75
     assert a.post == pytest.approx(initial + points)
@@ -254,3 +257,30 @@ def test_estimate_picks_the_icu_version_by_date_or_by_name():
     named = estimate(load_section(data), "icu-2005")
     assert named["rules"] == "icu-2005"
     assert named["players"][0]["post_rating"] == 2600  # FIDE's dp(1.00) = +800 (decision)
+
+
+def test_the_read_model_starts_each_tournament_from_the_published_ratings(ledger, tmp_path):
+    # articles/7: the start rating is from the player's last tournament; articles/16: "New
+    # ratings are always rounded to the nearest integer". p beats q (1801 + 400) and draws r
+    # (1800): 2000.5, published 2001. r (K 24 by the default dates) draws p at 2000.5. Next,
+    # p draws r again: (2 × 2001 + r's published rating) / 3.
+    p, q, r = "40000001", "40000002", "40000003"
+    led = Ledger(ledger)
+    led.register(p, q, r, adult=True)
+    led.opening(q, "ICU", 1801.0, 100)
+    led.opening(r, "ICU", 1800.0, 100)
+    first = round_robin("ICU1", [p, q, r], "2024-06-01")
+    first["games"] = [
+        {"round": 1, "white": p, "black": q, "result": "1-0"},
+        {"round": 2, "white": r, "black": p, "result": "1/2-1/2"},
+    ]
+    second = round_robin("ICU2", [p, r], "2024-07-01")
+    second["games"] = [{"round": 1, "white": p, "black": r, "result": "1/2-1/2"}]
+    led.submit(first, second)
+    view = View(tmp_path / "icu.db", "icu")
+    led.catch_up(view)
+    after_first, after_second = view.history(p, "ICU")
+    assert after_first["post_rating"] == 2001 and after_first["rules"] == "icu-1999"
+    r_published = round_half_up(1800 + 24 * (0.5 - e(1800, 2000.5)))
+    assert view.history(r, "ICU")[-2]["post_rating"] == r_published
+    assert after_second["post_rating"] == round_half_up((2 * 2001 + r_published) / 3)
