@@ -55,7 +55,13 @@ def rate_section(section: Section) -> SectionOutcome:
     full = {p.id: float(p.rating) for p in section.players if is_full(p) and p.rating is not None}
     prior = {p.id: (p.rated_games, p.rating) for p in section.players if p.id not in full}
     k = {
-        p.id: k_on(full[p.id], p.born or DEFAULT_BORN, p.started or DEFAULT_STARTED, section.start)
+        p.id: k_on(
+            full[p.id],
+            p.born or DEFAULT_BORN,
+            p.started or DEFAULT_STARTED,
+            section.start,
+            above_only=True,  # the rating database: every old rating of exactly 2100 had K > 16
+        )
         for p in section.players
         if p.id in full
     }
