@@ -120,6 +120,29 @@ def test_a_cutoff_beyond_the_last_position_is_refused_on_an_empty_family(
     assert last_position(ledger) == SET_UP_ENTRIES
 
 
+def test_a_publication_that_loses_a_race_is_decided_again_against_the_winner(
+    store_url: str, ledger: RatingsLedger
+) -> None:
+    # Decision: lists are numbered per family, so two writers publishing at once both take
+    # number n+1; the loser's save fails and it decides again, seeing the winner's list.
+    rival = RatingsLedger(store_url)
+    real, calls = rival.published_lists, []
+
+    def stale_once(family: str) -> list[RatingList]:
+        calls.append(family)
+        return [] if len(calls) == 1 else real(family)  # decided before the winner saved
+
+    rival.published_lists = stale_once  # type: ignore[method-assign]
+    try:
+        ledger.publish_list(publication(name="2004-01", as_of="2004-01-01"), actor="office")
+        with pytest.raises(InvalidCommand, match="as_of: 2003-07-01 is before 2004-01-01"):
+            rival.publish_list(publication(), actor="office")
+    finally:
+        rival.close()
+    assert len(calls) == 2
+    assert [x.name for x in ledger.published_lists("fide")] == ["2004-01"]
+
+
 @pytest.mark.parametrize("actor", ["td", "nobody"])
 def test_only_a_director_or_ratings_admin_may_publish_a_list(
     ledger: RatingsLedger, actor: str
