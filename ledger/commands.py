@@ -128,6 +128,12 @@ def _at_most(limit: int, what: str, name: str) -> BeforeValidator:
     return BeforeValidator(check)
 
 
+def _family(value: str) -> str:
+    if value not in RULES_FAMILIES:
+        raise ValueError(f"{value!r} is not one of {', '.join(RULES_FAMILIES)}")
+    return value
+
+
 def _rules_hint(value: str) -> str:
     if value not in RULES_HINTS:
         raise ValueError(f"{value!r} is not one of {', '.join(RULES_HINTS)}")
@@ -145,6 +151,7 @@ Score = Annotated[float, BeforeValidator(_score)]
 SystemName = Annotated[System, BeforeValidator(_system)]
 ListName = Annotated[System | str, BeforeValidator(_opening_list)]
 RulesHint = Annotated[str, AfterValidator(_rules_hint)]
+Family = Annotated[str, AfterValidator(_family)]
 Rating = Annotated[float, Field(ge=0)]
 Count = Annotated[int, Field(ge=0)]
 Floor = Annotated[int, Field(ge=0)]
@@ -471,6 +478,16 @@ class AmendRules(Command):
                 "high": list(parsed.high),
             }
         return fields
+
+
+class PublishList(Command):
+    """A federation published a rating list: its family, name, as-of date and the ledger
+    position up to which it takes items (None: the ledger's last position when recorded)."""
+
+    family: Family
+    name: Text
+    as_of: IsoDate
+    cutoff_position: Count | None = None
 
 
 _ACTOR = TypeAdapter(Annotated[Text, Field(max_length=100)], config=Command.model_config)

@@ -17,6 +17,7 @@ from ledger.commands import (
     AmendRules,
     AwardMoneyFloor,
     DirectorOverride,
+    PublishList,
     RecordOpeningBalance,
     RegisterPlayer,
     SubmitFideAdjustment,
@@ -138,6 +139,10 @@ COMMANDS: dict[Verb, Command] = {
                 "reason": "vote",
             },
         ),
+        actor=actor,
+    ),
+    Verb.PUBLISH_LIST: lambda app, actor: app.publish_list(
+        parse(PublishList, {"family": "fide", "name": "2024-07", "as_of": "2024-07-01"}),
         actor=actor,
     ),
     Verb.GRANT_ROLE: lambda app, actor: app.grant_role("newcomer", Role.AUDITOR, actor=actor),

@@ -55,6 +55,8 @@ SUBJECT_KEYS = (
     "system",
     "action",
     "rating_list",
+    "family",
+    "list_name",
     "parameter",
 )
 

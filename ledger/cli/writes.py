@@ -25,6 +25,7 @@ from ledger.commands import (
     AmendRules,
     AwardMoneyFloor,
     DirectorOverride,
+    PublishList,
     RecordOpeningBalance,
     RegisterPlayer,
     SubmitFideAdjustment,
@@ -63,6 +64,7 @@ def register(app: typer.Typer) -> None:
     app.command("match")(match)
     app.command("override")(override)
     app.command("amend-rules")(amend_rules)
+    app.command("publish-list")(publish_list)
     app.command("grant-role")(grant_role)
     app.command("revoke-role")(revoke_role)
     app.command("log")(log)
@@ -233,6 +235,28 @@ def amend_rules(
         with closing(RatingsLedger(store, preview=dry_run)) as ledger:
             entries = ledger.amend_rules(amendment, actor=actor)
             _report(ledger, store, view, entries, dry_run, as_json)
+
+
+def publish_list(
+    family: Annotated[str, typer.Option(help=" | ".join(commands.RULES_FAMILIES))],
+    name: Annotated[str, typer.Option(help="The list's name, unique in its family")],
+    as_of: Annotated[str, typer.Option(help="The list's as-of date (YYYY-MM-DD)")],
+    actor: Actor,
+    cutoff_position: Annotated[
+        str | None,
+        typer.Option(help="Last ledger position it takes items from (default: the last now)"),
+    ] = None,
+    store: Store = DEFAULT_STORE,
+) -> None:
+    """Record that a federation published a rating list of a rules family (no ratings)."""
+    data = {"family": family, "name": name, "as_of": as_of}
+    if cutoff_position is not None:
+        data["cutoff_position"] = _number(cutoff_position)
+    with reported():
+        publication = commands.parse(PublishList, data)
+        with closing(RatingsLedger(store)) as ledger:
+            entries = ledger.publish_list(publication, actor=actor)
+    print_entries(entries)
 
 
 def log(
