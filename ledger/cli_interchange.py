@@ -20,6 +20,7 @@ from ledger.commands import RegisterPlayer, parse
 from ledger.domain import InvalidCommand
 from ledger.interchange import Imported, exports, locate_submission, trf, uschess_dbf, validated
 from ledger.log import LedgerEntry
+from ledger.plausibility import shown
 from ledger.store import DEFAULT_STORE
 
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -199,7 +200,7 @@ def crosstable(
     if table is None:
         _missing(f"section {section_id!r} is not in the ledger")
     for line in exports.crosstable_lines(table):
-        typer.echo(line)
+        typer.echo(shown(line))
 
 
 def _submit(

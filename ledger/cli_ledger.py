@@ -33,6 +33,7 @@ from ledger.commands import (
 from ledger.domain import ConflictError, InvalidCommand, LedgerError
 from ledger.errors import field_path
 from ledger.log import LedgerEntry, read_entries
+from ledger.plausibility import shown
 from ledger.roles import AccessDenied, Role
 from ledger.store import DEFAULT_STORE, STORE_VARIABLE, redacted, view_path
 
@@ -271,7 +272,8 @@ def log(
         else:
             for e in entries:
                 typer.echo(
-                    f"{e.position:>8}  {e.recorded_at}  {e.type:<24} {e.actor:<16} {_subject(e)}"
+                    f"{e.position:>8}  {e.recorded_at}  {e.type:<24} {shown(e.actor):<16} "
+                    f"{_subject(e)}"
                 )
 
 
@@ -330,7 +332,7 @@ def _number(text: str) -> object:
 
 def _subject(entry: LedgerEntry) -> str:
     payload = entry.payload
-    return " ".join(f"{k}={payload[k]}" for k in SUBJECT_KEYS if payload.get(k) is not None)
+    return shown(" ".join(f"{k}={payload[k]}" for k in SUBJECT_KEYS if payload.get(k) is not None))
 
 
 def _report(

@@ -15,6 +15,7 @@ import typer
 from ledger.application import RatingsLedger
 from ledger.cli_ledger import Store, _reported
 from ledger.log import LedgerEntry, read_entries
+from ledger.plausibility import shown
 from ledger.progress import progress
 from ledger.rules.uschess.versions import VERSIONS, Amendment
 from ledger.store import DEFAULT_STORE, view_path
@@ -186,7 +187,7 @@ def player(
     if as_json:
         _print(out)
         return
-    typer.echo(f"{out['id']}  {out.get('name') or ''}")
+    typer.echo(shown(f"{out['id']}  {out.get('name') or ''}"))
     for system, r in out["ratings"].items():
         flag = "" if r["established"] else f"  (P{r['games']})"
         typer.echo(

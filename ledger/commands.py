@@ -21,6 +21,7 @@ from pydantic import (
     model_validator,
 )
 
+from ledger import plausibility as plausible
 from ledger.domain import InvalidCommand
 from ledger.results import RATED_RESULTS
 from ledger.rules.uschess.parameters import BASE_TIMELINES, parse_parameter_value
@@ -65,13 +66,6 @@ def _iso_date(value: object) -> date:
         except ValueError:
             pass
     raise ValueError(f"{value!r} is not a date (YYYY-MM-DD)")
-
-
-def _text(value: str) -> str:
-    value = value.strip()
-    if not value:
-        raise ValueError("must not be empty")
-    return value
 
 
 def _matching(pattern: re.Pattern[str], what: str) -> AfterValidator:
@@ -134,9 +128,11 @@ def _rules_hint(value: str) -> str:
     return value
 
 
-IsoDate = Annotated[date, BeforeValidator(_iso_date)]
-Text = Annotated[str, Field(max_length=200), AfterValidator(_text)]
-Reason = Annotated[str, Field(max_length=1000), AfterValidator(_text)]
+IsoDate = Annotated[date, BeforeValidator(_iso_date), plausible.IN_WINDOW]
+PastDate = Annotated[date, BeforeValidator(_iso_date), plausible.NOT_FUTURE]
+MembershipDate = Annotated[date, BeforeValidator(_iso_date), plausible.MEMBERSHIP]
+Text = Annotated[str, plausible.text(plausible.MAX_NAME)]
+Reason = Annotated[str, plausible.text(plausible.MAX_REASON)]
 MemberId = Annotated[str, _matching(_MEMBER_ID, "a member id (letters, digits, . _ -; ≤ 32)")]
 Federation = Annotated[str, _matching(re.compile(r"[A-Z]{3}"), "a FIDE federation code")]
 RecordId = Annotated[str, _matching(_RECORD_ID, "an id (letters, digits, . _ : / + -; ≤ 100)")]
@@ -145,10 +141,10 @@ Score = Annotated[float, BeforeValidator(_score)]
 SystemName = Annotated[System, BeforeValidator(_system)]
 ListName = Annotated[System | str, BeforeValidator(_opening_list)]
 RulesHint = Annotated[str, AfterValidator(_rules_hint)]
-Rating = Annotated[float, Field(ge=0)]
-Count = Annotated[int, Field(ge=0)]
-Floor = Annotated[int, Field(ge=0)]
-Round = Annotated[int, Field(ge=1)]
+Rating = Annotated[float, Field(ge=0, le=plausible.MAX_RATING)]
+Count = Annotated[int, Field(ge=0, le=plausible.MAX_GAMES)]
+Floor = Annotated[int, Field(ge=0, le=plausible.MAX_RATING)]
+Round = Annotated[int, Field(ge=1, le=plausible.MAX_ROUND)]
 
 
 class Command(BaseModel):
@@ -178,13 +174,13 @@ class RegisterPlayer(Command):
 
     id: MemberId
     name: Text | None = None
-    birth_date: IsoDate | None = None
+    birth_date: PastDate | None = None
     adult: bool | None = None
     fide: FideRating | None = None
     cfc: CfcRating | None = None
     fide_adjustment_opt_in: bool | None = None
-    membership_expires: IsoDate | None = None
-    playing_since: IsoDate | None = None
+    membership_expires: MembershipDate | None = None
+    playing_since: PastDate | None = None
 
     def profile(self, base: dict[str, Any] | None = None) -> dict[str, Any]:
         """The full profile: `base` with the fields this item gives replaced."""
@@ -261,6 +257,10 @@ SectionPlayers = Annotated[
 def _check_dates(start: date, end: date) -> None:
     if end < start:
         raise FieldError(("end_date",), f"{end.isoformat()} is before start_date {start}")
+    try:
+        plausible.check_span(start, end)
+    except ValueError as exc:
+        raise FieldError(("end_date",), str(exc)) from None
 
 
 def _check_system(system: System | None, online: bool) -> None:
@@ -369,7 +369,7 @@ class SubmitMatch(Command):
 
 
 class FideGame(Command):
-    opponent_rating: Annotated[float, Field(gt=0)]
+    opponent_rating: Annotated[float, Field(gt=0, le=plausible.MAX_RATING)]
     opponent_id: Text | None = None
     score: Score
 
@@ -391,8 +391,8 @@ class AwardMoneyFloor(Command):
     """A prize of `amount` won in a section or prize for players rated under `limit` (§5)."""
 
     player: MemberId
-    amount: Annotated[float, Field(gt=0)]
-    limit: Annotated[int, Field(gt=0)]
+    amount: Annotated[float, Field(gt=0, le=plausible.MAX_PRIZE)]
+    limit: Annotated[int, Field(gt=0, le=plausible.MAX_RATING)]
     date: IsoDate
     system: SystemName = System.OTBR
 
@@ -452,7 +452,9 @@ class AmendRules(Command):
                 f"{self.parameter!r} is not one of {', '.join(BASE_TIMELINES)}",
             )
         try:
-            parse_parameter_value(self.parameter, self.value)
+            plausible.check_parameter(
+                self.parameter, parse_parameter_value(self.parameter, self.value)
+            )
         except ValueError as exc:
             raise FieldError(("value",), str(exc)) from None
         if self.until is not None and self.until <= self.effective:
@@ -473,7 +475,9 @@ class AmendRules(Command):
         return fields
 
 
-_ACTOR = TypeAdapter(Annotated[Text, Field(max_length=100)], config=Command.model_config)
+_ACTOR = TypeAdapter(
+    Annotated[str, plausible.text(plausible.MAX_ACTOR)], config=Command.model_config
+)
 _REASON = TypeAdapter(Reason, config=Command.model_config)
 _RECORD_ID_ADAPTER = TypeAdapter(RecordId, config=Command.model_config)
 

@@ -110,7 +110,9 @@ def _dated(latest: Callable[[], date], what: str) -> AfterValidator:
 
 IN_WINDOW = _dated(lambda: years_ahead(YEARS_AHEAD), "at most a year after today")
 NOT_FUTURE = _dated(date.today, "not after today")
-MEMBERSHIP = _dated(lambda: years_ahead(MEMBERSHIP_YEARS_AHEAD), f"at most {MEMBERSHIP_YEARS_AHEAD} years ahead")
+MEMBERSHIP = _dated(
+    lambda: years_ahead(MEMBERSHIP_YEARS_AHEAD), f"at most {MEMBERSHIP_YEARS_AHEAD} years ahead"
+)
 
 
 def check_span(start: date, end: date) -> None:

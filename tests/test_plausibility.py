@@ -236,7 +236,9 @@ POISON: list[tuple[str, tuple[Any, ...], Any, str]] = [
 
 
 @pytest.mark.parametrize(
-    ("verb", "path", "value", "shown"), POISON, ids=[f"{c[0]}-{c[1][-1]}-{c[3][:20]}" for c in POISON]
+    ("verb", "path", "value", "shown"),
+    POISON,
+    ids=[f"{c[0]}-{c[1][-1]}-{c[3][:20]}" for c in POISON],
 )
 def test_an_implausible_value_is_refused_in_one_line_naming_the_field_and_nothing_is_appended(
     store: str, tmp_path: Path, verb: str, path: tuple[Any, ...], value: Any, shown: str
@@ -301,7 +303,8 @@ def test_a_name_is_stored_nfc_normalized_and_stripped_of_spaces_at_the_ends(
     # Issue 10: "NFC-normalized ... decide about plain spaces at the ends: strip".
     assert write(store, tmp_path, "register", ("name",), "  Zoe\u0308 ")[0] == 0
     with closing(RatingsLedger(store)) as ledger:
-        assert [e.payload["name"] for e in read_entries(ledger)][-1] == "Zo\u00eb"
+        [entry] = [e for e in read_entries(ledger) if e.payload.get("member_id") == "20000003"]
+    assert entry.payload["name"] == "Zo\u00eb"
 
 
 def test_a_stored_name_with_control_characters_cannot_forge_lines_in_log_or_player(
