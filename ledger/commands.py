@@ -20,9 +20,11 @@ from pydantic import (
     ValidationError,
     model_validator,
 )
+from pydantic_core import ErrorDetails
 
 from ledger import plausibility as plausible
 from ledger.domain import InvalidCommand
+from ledger.errors import field_path
 from ledger.results import RATED_RESULTS
 from ledger.rules.uschess.parameters import BASE_TIMELINES, parse_parameter_value
 from ledger.rules.uschess.systems import System
@@ -40,6 +42,7 @@ MAX_FILE_BYTES = 8 * 1024 * 1024  # a command file larger than this is refused u
 MAX_SECTION_GAMES = 20_000  # games in one section or match (the largest opens play ~7,000)
 MAX_SECTION_PLAYERS = 5_000  # players in one section
 MAX_MESSAGE = 300  # characters of an error message; a huge offending value is cut short
+MAX_PROBLEMS = 10  # problems listed in one error line; more are only counted
 
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _MEMBER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}")
@@ -482,46 +485,56 @@ _REASON = TypeAdapter(Reason, config=Command.model_config)
 _RECORD_ID_ADAPTER = TypeAdapter(RecordId, config=Command.model_config)
 
 
-def invalid(error: ValidationError) -> InvalidCommand:
-    """The first problem of a ValidationError as one line naming the field and the value."""
-    problems = error.errors(include_url=False)
-    first = problems[0]
-    path: tuple[int | str, ...] = tuple(first["loc"])
-    cause = first.get("ctx", {}).get("error")
+Loc = tuple[int | str, ...]  # a field's path: ('games', 3, 'round')
+
+
+def _problem(problem: ErrorDetails, at: Loc) -> tuple[Loc, str]:
+    """One problem of a ValidationError: the field's path (below `at`) and what is wrong."""
+    path: Loc = (*at, *problem["loc"])
+    cause = problem.get("ctx", {}).get("error")
     if isinstance(cause, FieldError):
         path, message = path + cause.path, cause.message
-    elif first["type"] == "value_error":
+    elif problem["type"] == "value_error":
         message = str(cause)
-    elif first["type"] == "missing":
+    elif problem["type"] == "missing":
         message = "is required"
-    elif first["type"] == "extra_forbidden":
-        message = f"is not a known field (value {first['input']!r})"
+    elif problem["type"] == "extra_forbidden":
+        message = f"is not a known field (value {problem['input']!r})"
         name = path[-1] if path else ""
         if isinstance(name, str) and not name.isidentifier():
             path = (*path[:-1], repr(name[:50]))  # a name with spaces or control characters
     else:
-        message = f"{first['input']!r}: {first['msg'][0].lower()}{first['msg'][1:]}"
+        message = f"{problem['input']!r}: {problem['msg'][0].lower()}{problem['msg'][1:]}"
     if len(message) > MAX_MESSAGE:
         message = message[: MAX_MESSAGE - 1] + "…"
-    if len(problems) > 1:
-        message += f" (and {len(problems) - 1} more problem{'s' if len(problems) > 2 else ''})"
+    return path, message
+
+
+def invalid(error: ValidationError, at: Loc = ()) -> InvalidCommand:
+    """Every problem of a ValidationError (up to MAX_PROBLEMS) in one line, each naming its
+    field and value: the first problem's field is the error's path, the others follow it."""
+    problems = error.errors(include_url=False)
+    (path, message), *others = (_problem(p, at) for p in problems[:MAX_PROBLEMS])
+    for other_path, other in others:
+        message += f"; {field_path(other_path)}: {other}"
+    if len(problems) > MAX_PROBLEMS:
+        message += f" (and {len(problems) - MAX_PROBLEMS:,} more problems)"
     return InvalidCommand(path, message)
 
 
-def parse(model: type[M], data: object) -> M:
-    """`data` (JSON-compatible values) as a `model`, or InvalidCommand."""
+def parse(model: type[M], data: object, at: Loc = ()) -> M:
+    """`data` (JSON-compatible values) as a `model`, or InvalidCommand (its fields below `at`)."""
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise invalid(exc) from None
+        raise invalid(exc, at) from None
 
 
 def _checked(adapter: TypeAdapter[str], name: str, value: object) -> str:
     try:
         return adapter.validate_python(value)
     except ValidationError as exc:
-        error = invalid(exc)
-        raise InvalidCommand((name, *error.path), error.message) from None
+        raise invalid(exc, (name,)) from None
 
 
 def actor(value: object) -> str:
@@ -568,10 +581,4 @@ def load_file(path: Path, model: type[M]) -> tuple[list[M], bool]:
         return [parse(model, data)], False
     if not data:
         raise InvalidCommand((), f"{path}: the list is empty")
-    items = []
-    for i, item in enumerate(data):
-        try:
-            items.append(parse(model, item))
-        except InvalidCommand as exc:
-            raise InvalidCommand((i, *exc.path), exc.message) from None
-    return items, True
+    return [parse(model, item, (i,)) for i, item in enumerate(data)], True

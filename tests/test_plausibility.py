@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from ledger import plausibility as p
 from ledger.application import RatingsLedger
 from ledger.cli import app
+from ledger.commands import MAX_PROBLEMS
 from ledger.domain import Player
 from ledger.log import read_entries
 
@@ -337,3 +338,33 @@ def test_shown_escapes_exactly_the_characters_a_text_may_not_hold() -> None:
     # One predicate decides both what a command refuses and what display escapes.
     text = "a\nb\x1b\u202e\u2028\u200cé 李"
     assert p.shown(text) == "a\\nb\\x1b\\u202e\\u2028\u200cé 李"
+
+
+@pytest.mark.parametrize("listed", [False, True])
+def test_a_refusal_lists_every_problem_in_its_one_line_each_naming_its_field(
+    store: str, tmp_path: Path, listed: bool
+) -> None:
+    # Issue 10: "if a validation has several problems, the line should list them all, not
+    # '(and 1 more problem)'".
+    bad = {**PLAYER, "name": ANSI, "birth_date": "0001-01-01", "fide": {"rating": 1e300}}
+    (tmp_path / "players.json").write_text(json.dumps([PLAYER, bad] if listed else bad))
+    code, _, stderr = cli(store, "register", str(tmp_path / "players.json"), actor="td")
+    at = "[1]." if listed else ""
+    assert (code, stderr) == (
+        2,
+        f"error: {at}name: 'Ann\\x1b[31m' holds a control character at position 4 (U+001B); "
+        f"{at}birth_date: 0001-01-01 is not between 1900-01-01 and {TODAY} (not after today); "
+        f"{at}fide.rating: 1e+300: input should be less than or equal to {p.MAX_RATING}\n",
+    )
+
+
+def test_a_refusal_with_very_many_problems_lists_the_first_ones_and_counts_the_rest(
+    store: str, tmp_path: Path
+) -> None:
+    # One line stays short: MAX_PROBLEMS problems are listed, the others only counted.
+    games = [{**GAME, "round": 10**12}] * 25
+    (tmp_path / "section.json").write_text(json.dumps({**SECTION, "games": games}))
+    code, _, stderr = cli(store, "submit", str(tmp_path / "section.json"), actor="td")
+    assert code == 2 and stderr.count("\n") == 1
+    assert stderr.count("1000000000000: input should be less than") == MAX_PROBLEMS
+    assert stderr.endswith(f" (and {25 - MAX_PROBLEMS} more problems)\n")
