@@ -15,7 +15,7 @@ import typer
 from ledger.application import RatingsLedger
 from ledger.cli_ledger import Store, _reported
 from ledger.log import LedgerEntry, read_entries
-from ledger.plausibility import shown
+from ledger.plausibility import check_parameter, shown
 from ledger.progress import progress
 from ledger.rules.uschess.versions import VERSIONS, Amendment
 from ledger.store import DEFAULT_STORE, view_path
@@ -298,6 +298,7 @@ def parse_amend(text: str) -> dict[str, Any]:
             date.fromisoformat(effective),
             date.fromisoformat(until) if until else None,
         )
+        check_parameter(amendment.parameter, amendment.value)
     except ValueError as exc:
         _fail(f"--amend {text!r}: {exc} (expected PARAM=VALUE@YYYY-MM-DD[..YYYY-MM-DD])")
     return {

@@ -368,3 +368,20 @@ def test_a_refusal_with_very_many_problems_lists_the_first_ones_and_counts_the_r
     assert code == 2 and stderr.count("\n") == 1
     assert stderr.count("1000000000000: input should be less than") == MAX_PROBLEMS
     assert stderr.endswith(f" (and {25 - MAX_PROBLEMS} more problems)\n")
+
+
+@pytest.mark.parametrize(
+    "value", ["NaN", "Infinity", "1e300", '{"split": 2000, "low": [0, 99], "high": [0, 1]}']
+)
+def test_a_what_if_replay_refuses_an_implausible_amendment_like_amend_rules(
+    store: str, tmp_path: Path, value: str
+) -> None:
+    # A what-if appends nothing, but its --amend values meet the same ranges as amend-rules.
+    parameter = "fide_conversion" if value.startswith("{") else "bonus_multiplier"
+    to = tmp_path / "what-if.db"
+    result = runner.invoke(
+        app,
+        ["replay", "--to", str(to), "--amend", f"{parameter}={value}@2025-01-01", "--store", store],
+    )
+    assert (result.exit_code, result.stderr.count("\n")) == (2, 1), result.stderr
+    assert result.stderr.startswith(f"error: --amend '{parameter}={value}@2025-01-01': ")
