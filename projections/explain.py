@@ -6,6 +6,7 @@ import json
 from datetime import date
 from typing import Any
 
+from ledger.plausibility import shown
 from ledger.rules.uschess.versions import VERSIONS, timelines
 from projections import queries
 from projections.projector import View
@@ -218,7 +219,7 @@ def render(x: dict[str, Any]) -> str:
         f"recomputed: {_r(res['recomputed_post_rating'])} "
         f"({'equals' if res['recomputes'] else 'DIFFERS FROM'} the stored rating)"
     )
-    return "\n".join(lines)
+    return "\n".join(map(shown, lines))  # a stored text cannot forge a line
 
 
 def _r(value: float | None) -> str:

@@ -17,6 +17,7 @@ import typer
 from ledger.domain import ConflictError, InvalidCommand, LedgerError
 from ledger.errors import field_path
 from ledger.log import LedgerEntry
+from ledger.plausibility import shown
 from ledger.roles import AccessDenied
 from ledger.store import STORE_VARIABLE
 
@@ -107,7 +108,7 @@ def print_json(data: Any) -> None:
 def subject(entry: LedgerEntry) -> str:
     """The fields that say what an entry is about, as `key=value` pairs."""
     payload = entry.payload
-    return " ".join(f"{k}={payload[k]}" for k in SUBJECT_KEYS if payload.get(k) is not None)
+    return shown(" ".join(f"{k}={payload[k]}" for k in SUBJECT_KEYS if payload.get(k) is not None))
 
 
 def print_entries(entries: list[LedgerEntry]) -> None:

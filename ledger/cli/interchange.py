@@ -29,6 +29,7 @@ from ledger.commands import RegisterPlayer, parse
 from ledger.domain import InvalidCommand
 from ledger.interchange import Imported, exports, locate_submission, trf, uschess_dbf, validated
 from ledger.log import LedgerEntry
+from ledger.plausibility import shown
 from ledger.store import DEFAULT_STORE
 from projections import queries
 
@@ -209,7 +210,7 @@ def crosstable(
     if table is None:
         missing(f"section {section_id!r} is not in the ledger")
     for line in exports.crosstable_lines(table):
-        typer.echo(line)
+        typer.echo(shown(line))
 
 
 def _submit(

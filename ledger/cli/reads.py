@@ -14,6 +14,7 @@ import typer
 from ledger.application import RatingsLedger
 from ledger.cli.common import AsJson, Family, Store, ViewPath, missing, print_json, reported, usage
 from ledger.log import LedgerEntry, read_entries
+from ledger.plausibility import check_parameter, shown
 from ledger.progress import progress
 from ledger.rules.uschess.versions import VERSIONS, Amendment
 from ledger.store import DEFAULT_STORE, view_path
@@ -143,7 +144,7 @@ def player(
     if as_json:
         print_json(out)
         return
-    typer.echo(f"{out['id']}  {out.get('name') or ''}")
+    typer.echo(shown(f"{out['id']}  {out.get('name') or ''}"))
     for system, r in out["ratings"].items():
         flag = "" if r["established"] else f"  (P{r['games']})"
         typer.echo(
@@ -254,6 +255,7 @@ def parse_amend(text: str) -> dict[str, Any]:
             date.fromisoformat(effective),
             date.fromisoformat(until) if until else None,
         )
+        check_parameter(amendment.parameter, amendment.value)
     except ValueError as exc:
         usage(f"--amend {text!r}: {exc} (expected PARAM=VALUE@YYYY-MM-DD[..YYYY-MM-DD])")
     return {

@@ -34,6 +34,7 @@ from ledger.commands import (
 )
 from ledger.domain import InvalidCommand
 from ledger.log import LedgerEntry, read_entries
+from ledger.plausibility import shown
 from ledger.roles import Role
 from ledger.store import DEFAULT_STORE, redacted, view_path
 
@@ -275,7 +276,8 @@ def log(
         else:
             for e in entries:
                 typer.echo(
-                    f"{e.position:>8}  {e.recorded_at}  {e.type:<24} {e.actor:<16} {subject(e)}"
+                    f"{e.position:>8}  {e.recorded_at}  {e.type:<24} {shown(e.actor):<16} "
+                    f"{subject(e)}"
                 )
 
 
