@@ -18,11 +18,13 @@ from ledger.cli.common import (
     AsJson,
     Family,
     Store,
+    SystemName,
     ViewPath,
     missing,
     print_entries,
     print_json,
     reported,
+    system_name,
 )
 from ledger.cli.reads import caught_up
 from ledger.commands import RegisterPlayer, parse
@@ -52,7 +54,6 @@ TimeControl = Annotated[
 TournamentId = Annotated[str | None, typer.Option("--tournament-id", help="The tournament's id")]
 AsCsv = Annotated[bool, typer.Option("--csv", help="Print CSV")]
 AsOf = Annotated[str, typer.Option("--as-of", help="YYYY-MM-DD")]
-SystemName = Annotated[str, typer.Option("--system", help="Rating system (OTBR…, FIDE, ICU)")]
 
 
 def register(app: typer.Typer) -> None:
@@ -194,7 +195,11 @@ def crosstable(
     section_id: Annotated[str, typer.Argument(help="The section's id")],
     system: Annotated[
         list[str] | None,
-        typer.Option("--system", help="Rating system (repeat for several; default: all rated)"),
+        typer.Option(
+            "--system",
+            callback=system_name,
+            help="Rating system (repeat for several; default: all rated)",
+        ),
     ] = None,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,

@@ -12,7 +12,18 @@ from typing import Annotated, Any
 import typer
 
 from ledger.application import RatingsLedger
-from ledger.cli.common import AsJson, Family, Store, ViewPath, missing, print_json, reported, usage
+from ledger.cli.common import (
+    AsJson,
+    Family,
+    Store,
+    SystemName,
+    ViewPath,
+    missing,
+    print_json,
+    reported,
+    system_name,
+    usage,
+)
 from ledger.log import LedgerEntry, read_entries
 from ledger.progress import progress
 from ledger.rules.uschess.versions import VERSIONS, Amendment
@@ -155,7 +166,7 @@ def player(
 
 def history(
     player_id: Annotated[str, typer.Argument(help="Member id")],
-    system: Annotated[str, typer.Option("--system", help="Rating system (OTBR…, FIDE, ICU)")],
+    system: SystemName,
     as_json: AsJson = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
@@ -180,7 +191,7 @@ def history(
 
 def rating(
     player_id: Annotated[str, typer.Argument(help="Member id")],
-    system: Annotated[str, typer.Option("--system", help="Rating system (OTBR…, FIDE, ICU)")],
+    system: SystemName,
     as_of: Annotated[str, typer.Option("--as-of", help="YYYY-MM-DD")],
     as_json: AsJson = False,
     store: Store = DEFAULT_STORE,
@@ -206,7 +217,7 @@ def rating(
 
 def explain(
     player_id: Annotated[str, typer.Argument(help="Member id")],
-    system: Annotated[str, typer.Option("--system", help="Rating system (OTBR…, FIDE, ICU)")],
+    system: SystemName,
     section: Annotated[
         str | None, typer.Option("--section", help="A section id (or item key)")
     ] = None,
@@ -243,19 +254,27 @@ def explain(
 
 def parse_amend(text: str) -> dict[str, Any]:
     """`PARAM=VALUE@DATE[..UNTIL]`, e.g. `bonus_multiplier=10@2025-01-01..2026-01-01`."""
+    expected = "expected PARAM=VALUE@YYYY-MM-DD[..YYYY-MM-DD]"
+    parameter, equals, rest = text.partition("=")
+    value, at, dates = rest.rpartition("@")
+    if not parameter or not equals:
+        usage(f"--amend {text!r}: no PARAM= ({expected})")
+    if not at or not value:
+        usage(f"--amend {text!r}: no VALUE@DATE ({expected})")
+    effective, _, until = dates.partition("..")
     try:
-        parameter, rest = text.split("=", 1)
-        value, dates = rest.rsplit("@", 1)
-        effective, _, until = dates.partition("..")
         parsed: Any = json.loads(value)
+    except ValueError:
+        usage(f"--amend {text!r}: {value!r} is not a number or JSON ({expected})")
+    try:
         amendment = Amendment(
             parameter,
             parsed,
             date.fromisoformat(effective),
             date.fromisoformat(until) if until else None,
         )
-    except ValueError as exc:
-        usage(f"--amend {text!r}: {exc} (expected PARAM=VALUE@YYYY-MM-DD[..YYYY-MM-DD])")
+    except (ValueError, TypeError) as exc:
+        usage(f"--amend {text!r}: {exc} ({expected})")
     return {
         "parameter": amendment.parameter,
         "value": parsed,
@@ -306,7 +325,9 @@ def replay(
 def diff(
     view_a: Annotated[Path, typer.Argument(help="Read model A")],
     view_b: Annotated[Path, typer.Argument(help="Read model B")],
-    system: Annotated[str | None, typer.Option("--system", help="Only this system")] = None,
+    system: Annotated[
+        str | None, typer.Option("--system", callback=system_name, help="Only this system")
+    ] = None,
     as_json: AsJson = False,
 ) -> None:
     """Who changes between two read models, and by how much."""

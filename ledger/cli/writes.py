@@ -20,7 +20,7 @@ from pydantic import BaseModel
 
 from ledger import commands
 from ledger.application import RatingsLedger
-from ledger.cli.common import Actor, Store, print_entries, reported, subject
+from ledger.cli.common import Actor, Store, SystemName, print_entries, reported, subject
 from ledger.commands import (
     AmendRules,
     AwardMoneyFloor,
@@ -161,7 +161,7 @@ def award_money_floor(
     limit: Annotated[str, typer.Option(help="The prize's rating limit: 1800 for under-1800")],
     date: Annotated[str, typer.Option(help="Date of the prize (YYYY-MM-DD)")],
     actor: Actor,
-    system: Annotated[str, typer.Option(help="Rating system")] = "OTBR",
+    system: SystemName = "OTBR",
     store: Store = DEFAULT_STORE,
 ) -> None:
     """Record a large cash prize that may raise the winner's floor (§5)."""
@@ -189,7 +189,7 @@ def override(
     effective: Annotated[str, typer.Option(help="Effective date (YYYY-MM-DD)")],
     reason: Reason,
     actor: Actor,
-    system: Annotated[str, typer.Option(help="Rating system")] = "OTBR",
+    system: SystemName = "OTBR",
     value: Annotated[str | None, typer.Option(help="The ceiling, floor or rating")] = None,
     store: Store = DEFAULT_STORE,
     dry_run: DryRun = False,
