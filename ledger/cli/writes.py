@@ -14,13 +14,22 @@ from contextlib import closing
 from itertools import islice
 from pathlib import Path
 from typing import Annotated, TypeVar
+from urllib.parse import urlsplit
 
 import typer
 from pydantic import BaseModel
 
 from ledger import commands
 from ledger.application import RatingsLedger
-from ledger.cli.common import Actor, Store, SystemName, print_entries, reported, subject
+from ledger.cli.common import (
+    Actor,
+    Store,
+    SystemName,
+    print_entries,
+    print_json,
+    reported,
+    subject,
+)
 from ledger.commands import (
     AmendRules,
     AwardMoneyFloor,
@@ -41,11 +50,18 @@ M = TypeVar("M", bound=BaseModel)
 DryRun = Annotated[bool, typer.Option("--dry-run", help="Show what would change; append nothing")]
 AsJson = Annotated[bool, typer.Option("--json", help="Print the consequences as JSON")]
 ViewOption = Annotated[
-    Path | None, typer.Option("--view", help="The read model to report from (default beside)")
+    Path | None,
+    typer.Option(
+        "--view",
+        help="The read model to report from (default: beside a SQLite store; a PostgreSQL "
+        "store's writes report only with --view or --dry-run)",
+    ),
 ]
 Reason = Annotated[str, typer.Option(help="Why; recorded with the change.")]
-JsonFile = Annotated[Path, typer.Argument(help="JSON file holding one object or a list")]
-SectionId = Annotated[str, typer.Argument(help="The section's id")]
+JsonFile = Annotated[
+    Path, typer.Argument(metavar="FILE", help="JSON file holding one object or a list")
+]
+SectionId = Annotated[str, typer.Argument(metavar="ID", help="The section's id")]
 Holder = Annotated[str, typer.Argument(help="The actor who gets or loses the role")]
 RoleName = Annotated[str, typer.Argument(help=" | ".join(Role))]
 
@@ -58,10 +74,12 @@ def register(app: typer.Typer) -> None:
     app.command("submit")(submit)
     app.command("correct")(correct)
     app.command("withdraw")(withdraw)
+    app.command("reinstate")(reinstate)
     app.command("fide-adjust")(fide_adjust)
     app.command("award-money-floor")(award_money_floor)
     app.command("match")(match)
     app.command("override")(override)
+    app.command("revoke-override")(revoke_override)
     app.command("amend-rules")(amend_rules)
     app.command("grant-role")(grant_role)
     app.command("revoke-role")(revoke_role)
@@ -71,41 +89,91 @@ def register(app: typer.Typer) -> None:
 def init(
     actor: Annotated[str, typer.Option(help="Who sets the ledger up; they become its director.")],
     store: Store = DEFAULT_STORE,
+    as_json: AsJson = False,
 ) -> None:
     """Set the ledger up, once, with ACTOR as its first director (creating its tables)."""
     with reported(), closing(RatingsLedger(store)) as ledger:
         director = ledger.initialize(actor=actor)[0].actor
         count = ledger.recorder.max_notification_id() or 0
+    if as_json:
+        print_json({"store": redacted(store), "director": director, "entries": count})
+        return
     typer.echo(f"ledger ready at {redacted(store)}, director {director!r} ({count} entries)")
 
 
-def grant_role(holder: Holder, role: RoleName, actor: Actor, store: Store = DEFAULT_STORE) -> None:
+def grant_role(
+    holder: Holder,
+    role: RoleName,
+    actor: Actor,
+    store: Store = DEFAULT_STORE,
+    as_json: AsJson = False,
+) -> None:
     """Give HOLDER a role (directors only); see docs/decisions.md for what each allows."""
     with reported(), closing(RatingsLedger(store)) as ledger:
         entries = ledger.grant_role(holder, role, actor=actor)
-    print_entries(entries)
+    _print_entries(entries, as_json)
 
 
-def revoke_role(holder: Holder, role: RoleName, actor: Actor, store: Store = DEFAULT_STORE) -> None:
+def revoke_role(
+    holder: Holder,
+    role: RoleName,
+    actor: Actor,
+    store: Store = DEFAULT_STORE,
+    as_json: AsJson = False,
+) -> None:
     """Take a role from HOLDER (directors only); the last director cannot lose the role."""
     with reported(), closing(RatingsLedger(store)) as ledger:
         entries = ledger.revoke_role(holder, role, actor=actor)
-    print_entries(entries)
+    _print_entries(entries, as_json)
 
 
-def register_players(file: JsonFile, actor: Actor, store: Store = DEFAULT_STORE) -> None:
+def register_players(
+    file: JsonFile,
+    actor: Actor,
+    store: Store = DEFAULT_STORE,
+    dry_run: DryRun = False,
+    as_json: AsJson = False,
+    view: ViewOption = None,
+) -> None:
     """Register players from a player file; a registered player's changed fields are updated."""
-    _append_file(file, RegisterPlayer, store, RatingsLedger.register_player, actor)
+    _append_file(
+        file, RegisterPlayer, RatingsLedger.register_player, actor, store, dry_run, as_json, view
+    )
 
 
-def opening_balance(file: JsonFile, actor: Actor, store: Store = DEFAULT_STORE) -> None:
+def opening_balance(
+    file: JsonFile,
+    actor: Actor,
+    store: Store = DEFAULT_STORE,
+    dry_run: DryRun = False,
+    as_json: AsJson = False,
+    view: ViewOption = None,
+) -> None:
     """Record players' opening balances (their record per system when moving onto the ledger)."""
-    _append_file(file, RecordOpeningBalance, store, RatingsLedger.record_opening_balance, actor)
+    _append_file(
+        file,
+        RecordOpeningBalance,
+        RatingsLedger.record_opening_balance,
+        actor,
+        store,
+        dry_run,
+        as_json,
+        view,
+    )
 
 
-def submit(file: JsonFile, actor: Actor, store: Store = DEFAULT_STORE) -> None:
+def submit(
+    file: JsonFile,
+    actor: Actor,
+    store: Store = DEFAULT_STORE,
+    dry_run: DryRun = False,
+    as_json: AsJson = False,
+    view: ViewOption = None,
+) -> None:
     """Submit sections from a section file (a list is accepted or rejected as a whole)."""
-    _append_file(file, SubmitSection, store, RatingsLedger.submit_section, actor)
+    _append_file(
+        file, SubmitSection, RatingsLedger.submit_section, actor, store, dry_run, as_json, view
+    )
 
 
 def correct(
@@ -150,9 +218,41 @@ def withdraw(
         _report(ledger, store, view, entries, dry_run, as_json)
 
 
-def fide_adjust(file: JsonFile, actor: Actor, store: Store = DEFAULT_STORE) -> None:
+def reinstate(
+    section_id: SectionId,
+    reason: Reason,
+    actor: Actor,
+    store: Store = DEFAULT_STORE,
+    dry_run: DryRun = False,
+    as_json: AsJson = False,
+    view: ViewOption = None,
+) -> None:
+    """Rate a withdrawn section again with its last report (a new fact; the withdrawal stays in
+    the ledger); print the ratings it changes."""
+    with reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
+        entries = ledger.reinstate_section(section_id, reason=reason, actor=actor)
+        _report(ledger, store, view, entries, dry_run, as_json)
+
+
+def fide_adjust(
+    file: JsonFile,
+    actor: Actor,
+    store: Store = DEFAULT_STORE,
+    dry_run: DryRun = False,
+    as_json: AsJson = False,
+    view: ViewOption = None,
+) -> None:
     """Submit players' games in foreign FIDE events for one FIDE rating list (§6)."""
-    _append_file(file, SubmitFideAdjustment, store, RatingsLedger.submit_fide_adjustment, actor)
+    _append_file(
+        file,
+        SubmitFideAdjustment,
+        RatingsLedger.submit_fide_adjustment,
+        actor,
+        store,
+        dry_run,
+        as_json,
+        view,
+    )
 
 
 def award_money_floor(
@@ -163,19 +263,32 @@ def award_money_floor(
     actor: Actor,
     system: SystemName = "OTBR",
     store: Store = DEFAULT_STORE,
+    dry_run: DryRun = False,
+    as_json: AsJson = False,
+    view: ViewOption = None,
 ) -> None:
-    """Record a large cash prize that may raise the winner's floor (§5)."""
+    """Record a large cash prize that may raise the winner's floor (§5); print what it changes,
+    or why it changes nothing."""
     data = {"player": player, "amount": _number(amount), "limit": _number(limit), "date": date}
     with reported():
         award = commands.parse(AwardMoneyFloor, {**data, "system": system})
-        with closing(RatingsLedger(store)) as ledger:
+        with closing(RatingsLedger(store, preview=dry_run)) as ledger:
             entries = ledger.award_money_floor(award, actor=actor)
-    print_entries(entries)
+            _report(ledger, store, view, entries, dry_run, as_json, always=False)
 
 
-def match(file: JsonFile, actor: Actor, store: Store = DEFAULT_STORE) -> None:
+def match(
+    file: JsonFile,
+    actor: Actor,
+    store: Store = DEFAULT_STORE,
+    dry_run: DryRun = False,
+    as_json: AsJson = False,
+    view: ViewOption = None,
+) -> None:
     """Submit matches from a match file."""
-    _append_file(file, SubmitMatch, store, RatingsLedger.submit_match, actor)
+    _append_file(
+        file, SubmitMatch, RatingsLedger.submit_match, actor, store, dry_run, as_json, view
+    )
 
 
 def override(
@@ -205,6 +318,24 @@ def override(
         with closing(RatingsLedger(store, preview=dry_run)) as ledger:
             entries = ledger.override(decision, actor=actor)
             _report(ledger, store, view, entries, dry_run, as_json)
+
+
+def revoke_override(
+    position: Annotated[
+        int, typer.Argument(metavar="POSITION", min=1, help="The decision's ledger position")
+    ],
+    reason: Reason,
+    actor: Actor,
+    store: Store = DEFAULT_STORE,
+    dry_run: DryRun = False,
+    as_json: AsJson = False,
+    view: ViewOption = None,
+) -> None:
+    """Revoke a director's decision (a new fact; the decision stays in the ledger); print the
+    ratings it changes."""
+    with reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
+        entries = ledger.revoke_override(position, reason=reason, actor=actor)
+        _report(ledger, store, view, entries, dry_run, as_json)
 
 
 def amend_rules(
@@ -258,16 +389,20 @@ def log(
 def _append_file(
     file: Path,
     model: type[M],
-    store: str,
     verb: Callable[..., list[LedgerEntry]],
     actor: str,
+    store: str,
+    dry_run: bool,
+    as_json: bool,
+    view: Path | None,
 ) -> None:
-    """Validate every command in `file`, then append them all with `verb` (or none)."""
+    """Validate every command in `file`, then append them all with `verb` (or none, or none
+    with `dry_run`); print the consequences."""
     with reported() as report:
         items, report.listed = commands.load_file(file, model)
-        with closing(RatingsLedger(store)) as ledger:
+        with closing(RatingsLedger(store, preview=dry_run)) as ledger:
             entries = verb(ledger, *items, actor=actor)
-    print_entries(entries)
+            _report(ledger, store, view, entries, dry_run, as_json, always=False)
 
 
 def _number(text: str) -> object:
@@ -287,13 +422,18 @@ def _report(
     entries: list[LedgerEntry],
     dry_run: bool,
     as_json: bool,
+    always: bool = True,
 ) -> None:
-    """The entries recorded (or that would be), then the ratings they change."""
+    """The entries recorded (or that would be), then the ratings they change (unless not
+    `always` and the read model is not known: a PostgreSQL store without --view)."""
     from ledger.consequences import consequences, render
 
-    report = consequences(ledger, view_path(store, view), entries, dry_run) if entries else None
+    known = always or dry_run or view is not None or urlsplit(ledger.store).scheme == "sqlite"
+    report = None
+    if entries and known:
+        report = consequences(ledger, view_path(store, view), entries, dry_run)
     if as_json:
-        typer.echo(json.dumps(report, indent=2))
+        print_json(report if report is not None else {"entries": _entries_json(entries)})
         return
     if dry_run:
         for e in entries:
@@ -302,6 +442,17 @@ def _report(
         print_entries(entries)
     if report is not None:
         typer.echo(render(report))
+
+
+def _entries_json(entries: list[LedgerEntry]) -> list[dict[str, object]]:
+    return [{"position": e.position, "type": e.type, "subject": subject(e)} for e in entries]
+
+
+def _print_entries(entries: list[LedgerEntry], as_json: bool) -> None:
+    if as_json:
+        print_json({"entries": _entries_json(entries)})
+    else:
+        print_entries(entries)
 
 
 def _print_json(entries: Iterable[LedgerEntry]) -> None:
