@@ -13,7 +13,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperArgument, TyperCommand, TyperGroup
 
-from ledger.cli import estimate, interchange, reads, serve, verify, writes
+from ledger.cli import estimate, interchange, office, reads, serve, verify, writes
 
 DATES = {"as_of", "effective", "until", "since", "date", "start", "end", "known_at"}
 
@@ -76,14 +76,18 @@ class OneLineErrors(TyperGroup):
             message = exc.format_message().rstrip(".")
             typer.echo(f"error: {message} (see {where} --help)", err=True)
             code = exc.exit_code
+        if not standalone_mode:
+            return code
+        sys.exit(code or 0)
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
         except OSError as exc:
             if exc.errno != errno.EPIPE:
                 raise
             _silence_stdout()
-            code = 0
-        if not standalone_mode:
-            return code
-        sys.exit(code or 0)
+            raise typer.Exit(0) from None
 
 
 def _silence_stdout() -> None:
@@ -131,6 +135,7 @@ def main(
 writes.register(app)
 reads.register(app)
 interchange.register(app)
+office.register(app)
 serve.register(app)
 verify.register(app)
 estimate.register(app)

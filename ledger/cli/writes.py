@@ -11,6 +11,7 @@ import json
 import sys
 from collections.abc import Callable, Iterable
 from contextlib import closing
+from datetime import date
 from itertools import islice
 from pathlib import Path
 from typing import Annotated, TypeVar
@@ -41,6 +42,7 @@ from ledger.commands import (
     SubmitSection,
 )
 from ledger.domain import InvalidCommand
+from ledger.interchange.exports import to_csv
 from ledger.log import LedgerEntry, read_entries
 from ledger.roles import Role
 from ledger.store import DEFAULT_STORE, redacted, view_path
@@ -368,22 +370,70 @@ def amend_rules(
 
 def log(
     as_json: Annotated[bool, typer.Option("--json", help="A JSON list of entries")] = False,
-    after: Annotated[int, typer.Option(min=0, help="Only entries after this position")] = 0,
-    limit: Annotated[int | None, typer.Option(min=1, help="At most this many entries")] = None,
+    as_csv: Annotated[bool, typer.Option("--csv", help="CSV: one row per entry")] = False,
+    after: Annotated[
+        int, typer.Option(metavar="POSITION", min=0, help="Only entries after this position")
+    ] = 0,
+    limit: Annotated[
+        int | None, typer.Option(metavar="N", min=1, help="At most this many entries")
+    ] = None,
+    entry_type: Annotated[
+        str | None,
+        typer.Option(
+            "--type", metavar="TYPE", help="Only entries of this type (SectionCorrected…)"
+        ),
+    ] = None,
+    by: Annotated[
+        str | None, typer.Option("--actor", metavar="NAME", help="Only entries by this actor")
+    ] = None,
+    section: Annotated[
+        str | None, typer.Option("--section", metavar="ID", help="Only entries about this section")
+    ] = None,
+    since: Annotated[
+        str | None,
+        typer.Option("--since", metavar="DATE", help="Only entries recorded on or after"),
+    ] = None,
+    newest_first: Annotated[
+        bool, typer.Option("--newest-first", help="The latest entries first")
+    ] = False,
     store: Store = DEFAULT_STORE,
 ) -> None:
-    """Print the ledger's entries in order."""
+    """Print the ledger's entries in order (or newest first), filtered."""
+    with reported():
+        if as_json and as_csv:
+            raise InvalidCommand((), "--csv and --json: choose one")
+        if since is not None:
+            try:
+                since = date.fromisoformat(since).isoformat()
+            except ValueError:
+                raise InvalidCommand((), f"--since: {since!r} is not a date (YYYY-MM-DD)") from None
     with reported(), closing(RatingsLedger(store)) as ledger:
-        entries: Iterable[LedgerEntry] = read_entries(ledger, after)
+        entries: Iterable[LedgerEntry] = (
+            e
+            for e in read_entries(ledger, after)
+            if (entry_type is None or e.type.lower() == entry_type.lower())
+            and (by is None or e.actor == by)
+            and (section is None or e.payload.get("section_id") == section)
+            and (since is None or e.recorded_at[:10] >= since)
+        )
+        if newest_first:
+            entries = reversed(list(entries))
         if limit is not None:
             entries = islice(entries, limit)
         if as_json:
             _print_json(entries)
-        else:
-            for e in entries:
-                typer.echo(
-                    f"{e.position:>8}  {e.recorded_at}  {e.type:<24} {e.actor:<16} {subject(e)}"
-                )
+            return
+        rows = [(str(e.position), e.recorded_at, e.type, e.actor, subject(e)) for e in entries]
+    if as_csv:
+        columns = ("position", "recorded_at", "type", "actor", "subject")
+        typer.echo(to_csv([dict(zip(columns, r, strict=True)) for r in rows], columns), nl=False)
+        return
+    widths = [max([0, *(len(r[i]) for r in rows)]) for i in range(4)]
+    for r in rows:
+        typer.echo(
+            f"{r[0]:>{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:<{widths[2]}}  "
+            f"{r[3]:<{widths[3]}}  {r[4]}".rstrip()
+        )
 
 
 def _append_file(
