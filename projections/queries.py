@@ -306,6 +306,17 @@ def rating_values(path: str, system: str | None) -> dict[tuple[str, str], tuple[
     return {(p, s): (r, o, g) for p, s, r, o, g in rows}
 
 
+def names_in(path: str, ids: Sequence[str]) -> dict[str, str]:
+    """The names of those of `ids` that have one, from a read model file."""
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        marks = ", ".join("?" for _ in ids)
+        rows = db.execute(f"select id, profile from players where id in ({marks})", list(ids))
+        return {pid: name for pid, profile in rows if (name := _name(profile))}
+    finally:
+        db.close()
+
+
 def _history_out(r: dict[str, Any]) -> dict[str, Any]:
     r = dict(r)
     r["detail"] = json.loads(r["detail"])

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from contextlib import closing
+from dataclasses import asdict
 from datetime import date
 from pathlib import Path
 from typing import Annotated
@@ -204,6 +205,7 @@ def crosstable(
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
     family: Family = "uschess",
+    as_json: AsJson = False,
 ) -> None:
     """A section's crosstable: results by round, total, pre -> post rating (P<n>: provisional)."""
     with caught_up(store, view, family) as v:
@@ -213,6 +215,9 @@ def crosstable(
         missing(f"section {section_id!r} was withdrawn")
     if table is None:
         missing(f"section {section_id!r} is not in the ledger")
+    if as_json:
+        print_json(asdict(table))
+        return
     for line in exports.crosstable_lines(table):
         typer.echo(line)
 

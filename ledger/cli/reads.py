@@ -45,6 +45,17 @@ def register(app: typer.Typer) -> None:
     app.command("diff")(diff)
 
 
+HISTORY_CSV = (
+    "end_date",
+    "item_key",
+    "pre_rating",
+    "post_rating",
+    "official_rating",
+    "games_before",
+    "games_after",
+    "formula",
+    "rules",
+)
 KnownAt = Annotated[
     str | None,
     typer.Option(
@@ -105,7 +116,10 @@ def _open(store: str, view: Path | None, family: str) -> View:
 
 
 def catch_up(
-    store: Store = DEFAULT_STORE, view: ViewPath = None, family: Family = "uschess"
+    store: Store = DEFAULT_STORE,
+    view: ViewPath = None,
+    family: Family = "uschess",
+    as_json: AsJson = False,
 ) -> None:
     """Bring the read model up to date with the ledger (incremental)."""
     with (
@@ -114,6 +128,16 @@ def catch_up(
         closing(RatingsLedger(store)) as ledger,
     ):
         stats = v.catch_up(_entries(ledger, v.last_position, "catching up"))
+    if as_json:
+        print_json(
+            {
+                "last_position": stats.last_position,
+                "entries": stats.entries,
+                "items_rated": stats.items_rated,
+                "players_changed": len(stats.players),
+            }
+        )
+        return
     typer.echo(
         f"caught up to position {stats.last_position}: {stats.entries} entries, "
         f"{stats.items_rated} items rated, {len(stats.players)} players changed"
@@ -121,7 +145,10 @@ def catch_up(
 
 
 def rebuild(
-    store: Store = DEFAULT_STORE, view: ViewPath = None, family: Family = "uschess"
+    store: Store = DEFAULT_STORE,
+    view: ViewPath = None,
+    family: Family = "uschess",
+    as_json: AsJson = False,
 ) -> None:
     """Replay the whole ledger into an empty read model."""
     with (
@@ -131,6 +158,16 @@ def rebuild(
     ):
         stats = v.rebuild(_entries(ledger, 0, "rebuilding"))
         digest = v.digest()
+    if as_json:
+        print_json(
+            {
+                "last_position": stats.last_position,
+                "items_rated": stats.items_rated,
+                "rows": stats.rows,
+                "digest": digest,
+            }
+        )
+        return
     typer.echo(
         f"rebuilt to position {stats.last_position}: {stats.items_rated} items rated, "
         f"{stats.rows} history rows; digest {digest}"
@@ -168,6 +205,7 @@ def history(
     player_id: Annotated[str, typer.Argument(help="Member id")],
     system: SystemName,
     as_json: AsJson = False,
+    as_csv: Annotated[bool, typer.Option("--csv", help="Print CSV")] = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
     family: Family = "uschess",
@@ -175,10 +213,15 @@ def history(
     position: Position = None,
 ) -> None:
     """Every change of a player's rating in one system, in rating order."""
+    from ledger.interchange.exports import to_csv
+
     with caught_up(store, view, family, known_at, position) as v:
         rows = queries.history(v, player_id, system)
     if as_json:
         print_json(rows)
+        return
+    if as_csv:
+        typer.echo(to_csv(rows, HISTORY_CSV), nl=False)
         return
     for r in rows:
         pre = "unrated" if r["pre_rating"] is None else f"{r['pre_rating']:.2f}"
@@ -298,6 +341,7 @@ def replay(
         Path | None, typer.Option("--compare", help="Also diff against this read model")
     ] = None,
     store: Store = DEFAULT_STORE,
+    as_json: AsJson = False,
 ) -> None:
     """Build a what-if read model under other rules, without touching the ledger."""
     from projections import compare as cmp
@@ -314,6 +358,18 @@ def replay(
     ):
         stats = v.rebuild(_entries(ledger, 0, "replaying"))
         digest = v.digest()
+    if as_json:
+        print_json(
+            {
+                "what_if": str(what_if),
+                "to": str(to),
+                "items_rated": stats.items_rated,
+                "rows": stats.rows,
+                "digest": digest,
+                "compare": None if compare is None else cmp.diff(str(compare), str(to)),
+            }
+        )
+        return
     typer.echo(
         f"{what_if}: {stats.items_rated} items rated into {to}, {stats.rows} history rows; "
         f"digest {digest}"

@@ -15,7 +15,7 @@ from datetime import date
 from itertools import islice
 from pathlib import Path
 from typing import Annotated, TypeVar
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 import typer
 from pydantic import BaseModel
@@ -41,11 +41,11 @@ from ledger.commands import (
     SubmitMatch,
     SubmitSection,
 )
-from ledger.domain import InvalidCommand
+from ledger.domain import InvalidCommand, StoreError
 from ledger.interchange.exports import to_csv
 from ledger.log import LedgerEntry, read_entries
 from ledger.roles import Role
-from ledger.store import DEFAULT_STORE, redacted, view_path
+from ledger.store import DEFAULT_STORE, redacted, store_url, view_path
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -93,7 +93,10 @@ def init(
     store: Store = DEFAULT_STORE,
     as_json: AsJson = False,
 ) -> None:
-    """Set the ledger up, once, with ACTOR as its first director (creating its tables)."""
+    """Set the ledger up, once, with ACTOR as its first director (creating its tables, and on
+    PostgreSQL its schema)."""
+    with reported():
+        create_schema(store_url(store))
     with reported(), closing(RatingsLedger(store)) as ledger:
         director = ledger.initialize(actor=actor)[0].actor
         count = ledger.recorder.max_notification_id() or 0
@@ -101,6 +104,22 @@ def init(
         print_json({"store": redacted(store), "director": director, "entries": count})
         return
     typer.echo(f"ledger ready at {redacted(store)}, director {director!r} ({count} entries)")
+
+
+def create_schema(url: str) -> None:
+    """Create the schema a PostgreSQL store URL names (`?schema=NAME`) if it does not exist."""
+    parts = urlsplit(url)
+    schema = parse_qs(parts.query).get("schema", [""])[-1]
+    if parts.scheme not in ("postgresql", "postgres") or not schema:
+        return
+    import psycopg
+    from psycopg import sql
+
+    try:
+        with psycopg.connect(parts._replace(query="").geturl(), autocommit=True) as conn:
+            conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(schema)))
+    except psycopg.Error as exc:
+        raise StoreError(f"cannot create schema {schema!r} in {redacted(url)}: {exc}") from None
 
 
 def grant_role(
