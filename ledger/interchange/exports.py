@@ -125,7 +125,7 @@ def supplement(
         member["birth_year"] = int(birth[:4]) if birth else None
     rows = list(members.values())
     if sort == "name":
-        rows.sort(key=lambda m: ((m["name"] or "").casefold(), m["id"]))
+        rows.sort(key=lambda m: (m["name"] is None, (m["name"] or "").casefold(), m["id"]))
     elif sort == "rating":
         first = systems[0]
         rows.sort(key=lambda m: (-m["ratings"].get(first, {}).get("official_rating", -1), m["id"]))
