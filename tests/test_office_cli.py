@@ -380,3 +380,16 @@ def test_the_demo_installs_without_the_test_extras_and_shows_progress():
     demo = (ROOT / "scripts" / "demo").read_text()
     assert ".[test]" not in demo and "scripts/setup" not in demo
     assert "pip install" in demo and "--quiet" not in demo
+
+
+def test_diff_names_the_players_who_change(office):
+    run, tmp, _ = office
+    assert run("replay", "--to", str(tmp / "before.db")).exit_code == 0
+    run("withdraw", "JAN", "--reason", "late", "--actor", "admin")
+    run("catch-up")
+    out = run(
+        "diff", str(tmp / "before.db"), str(tmp / "ledger.view.db"), "--json", store_option=False
+    )
+    assert out.exit_code == 0, out.output
+    largest = json.loads(out.stdout)["largest"]
+    assert {(x["player"], x["name"]) for x in largest} >= {(A, LONG)}
