@@ -115,6 +115,11 @@ class RatingsLedger(Application):
                 if profile != player.profile:
                     player.update_profile(member_id=p.id, **profile, actor=actor)
                     changed.append(player)
+            if not changed:
+                who = repr(players[0].id) if len(players) == 1 else "every player given"
+                raise InvalidCommand(
+                    ("id",), f"{who} is already registered with these fields: it changes nothing"
+                )
             return changed
 
         return self._append(Verb.REGISTER, actor, decide)
@@ -167,6 +172,12 @@ class RatingsLedger(Application):
             section = self._section(revision.section_id)
             section.check_not_withdrawn()
             self._check_players(revision)
+            if revision.event_fields() == section.report:
+                raise InvalidCommand(
+                    ("section_id",),
+                    f"the correction of section {revision.section_id!r} is identical to its "
+                    "current report: it changes nothing",
+                )
             section.correct(**revision.event_fields(), reason=reason, actor=actor)
             return [section]
 
@@ -184,6 +195,23 @@ class RatingsLedger(Application):
             return [section]
 
         return self._append(Verb.WITHDRAW, actor, decide)
+
+    def reinstate_section(self, section_id: str, *, reason: str, actor: str) -> list[LedgerEntry]:
+        """Rate a withdrawn section again with its last report, giving the reason."""
+        actor, reason = commands.actor(actor), commands.reason(reason)
+        section_id = commands.record_id("section_id", section_id)
+
+        def decide() -> list[Aggregate]:
+            section = self._section(section_id)
+            if not section.withdrawn:
+                raise InvalidCommand(
+                    ("section_id",),
+                    f"section {section_id!r} is not withdrawn; nothing to reinstate",
+                )
+            section.reinstate(**section.report, reason=reason, actor=actor)
+            return [section]
+
+        return self._append(Verb.REINSTATE, actor, decide)
 
     def submit_fide_adjustment(
         self, *adjustments: SubmitFideAdjustment, actor: str
@@ -248,6 +276,37 @@ class RatingsLedger(Application):
             return [Override(**decision.event_fields(), actor=actor)]
 
         return self._append(Verb.OVERRIDE, actor, decide)
+
+    def revoke_override(self, position: int, *, reason: str, actor: str) -> list[LedgerEntry]:
+        """Undo the director's decision recorded at ledger `position`, giving the reason."""
+        actor, reason = commands.actor(actor), commands.reason(reason)
+
+        def decide() -> list[Aggregate]:
+            found = self.recorder.select_notifications(position, 1)
+            if (
+                not found
+                or found[0].id != position
+                or not found[0].topic.endswith(":DirectorOverride")
+            ):
+                raise InvalidCommand(
+                    ("position",), f"{position} is not the position of a director's decision"
+                )
+            decision = self._get(Override, found[0].originator_id)
+            if decision.revoked:
+                raise InvalidCommand(
+                    ("position",), f"the decision at position {position} is already revoked"
+                )
+            system = to_entry(found[0]).payload["system"]
+            decision.revoke(
+                member_id=decision.member_id,
+                system=system,
+                position=position,
+                reason=reason,
+                actor=actor,
+            )
+            return [decision]
+
+        return self._append(Verb.REVOKE_OVERRIDE, actor, decide)
 
     def amend_rules(self, amendment: AmendRules, *, actor: str) -> list[LedgerEntry]:
         """A rules parameter's new value from its effective date, with the reason."""

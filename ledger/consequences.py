@@ -1,7 +1,9 @@
-"""What a correction, withdrawal, override or amendment did (or would do) to the ratings."""
+"""What a write did (or would do) to the ratings: who changed, before → after, and why a write
+that changes no rating changes none."""
 
 from __future__ import annotations
 
+import json
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -9,6 +11,12 @@ from typing import Any
 from ledger.log import LedgerEntry, read_entries
 
 FIELDS = ("rating", "official_rating", "games", "floor", "ceiling")
+NEW_ITEMS = {
+    "MatchResultSubmitted",
+    "MoneyFloorAwarded",
+    "FideAdjustmentSubmitted",
+    "DirectorOverride",
+}
 
 
 def consequences(
@@ -16,7 +24,10 @@ def consequences(
 ) -> dict[str, Any]:
     """Catch the read model up with `entries` (rolled back when `dry_run`) and report every
     player and system whose rating, N, floor or history changed, before → after."""
+    from projections import queries
+    from projections.items import to_item
     from projections.projector import View
+    from projections.schema import HISTORY_COLUMNS
 
     with closing(View(view_path)) as view:
         if dry_run:
@@ -28,8 +39,16 @@ def consequences(
                 if e.position < entries[0].position
             )
         stats = view.catch_up(entries, dry_run=dry_run)
+        why = [
+            {"player": c.player, "system": str(c.system), "item": c.row[0], **said}
+            for e in entries
+            if e.type in NEW_ITEMS
+            for c in view.rerate(to_item(e))
+            if (said := _said(c.row[HISTORY_COLUMNS.index("detail")]))
+        ]
+        keys = sorted(set(stats.changes) | set(stats.history_changed))
+        names = queries.names(view, sorted({p for p, _ in keys} | {w["player"] for w in why}))
     changed = []
-    keys = sorted(set(stats.changes) | set(stats.history_changed))
     for player, system in keys:
         before, after = stats.changes.get((player, system), (None, None))
         b = {f: before[f] for f in FIELDS} if before else None
@@ -39,6 +58,7 @@ def consequences(
         changed.append(
             {
                 "player": player,
+                "name": names.get(player),
                 "system": system,
                 "before": b,
                 "after": a,
@@ -50,6 +70,7 @@ def consequences(
         "entries": [{"position": e.position, "type": e.type} for e in entries],
         "items_re_rated": stats.items_rated,
         "changed": changed,
+        "why": [{**w, "name": names.get(w["player"])} for w in why],
     }
 
 
@@ -61,10 +82,28 @@ def render(report: dict[str, Any]) -> str:
     for c in report["changed"]:
         b, a = c["before"], c["after"]
         lines.append(
-            f"  {c['player']} {c['system']:<5} {_state(b)} -> {_state(a)}"
+            f"  {_who(c)} {c['system']:<5} {_state(b)} -> {_state(a)}"
             f"  ({c['history_rows_changed']} history rows)"
         )
+    for w in report.get("why", ()):
+        for key in ("warning", "reason"):
+            if w.get(key):
+                label = "warning" if key == "warning" else "not rated"
+                lines.append(f"  {label}: {_who(w)} {w['system']} ({w['item']}): {w[key]}")
     return "\n".join(lines)
+
+
+def _who(c: dict[str, Any]) -> str:
+    return f"{c['player']} {c['name']}" if c.get("name") else c["player"]
+
+
+def _said(detail: str) -> dict[str, str]:
+    """The rules' reason a row changed nothing, and any warning, from a history row's detail."""
+    d = json.loads(detail)
+    said = {"warning": d.get("warning")} if d.get("warning") else {}
+    if d.get("reason") and "value" not in d:  # an override's reason is the director's, not why
+        said["reason"] = d["reason"]
+    return said
 
 
 def _state(s: dict[str, Any] | None) -> str:

@@ -189,6 +189,7 @@ class Section(Aggregate):
     ) -> None:
         self.section_id = section_id
         self.withdrawn = False
+        self.report = {k: v for k, v in locals().items() if k not in ("self", "actor")}
 
     def check_not_withdrawn(self) -> None:
         if self.withdrawn:
@@ -215,10 +216,32 @@ class Section(Aggregate):
         actor: str,
     ) -> None:
         """A full replacement of the section's report; the latest revision is the one rated."""
+        self.report = {k: v for k, v in locals().items() if k not in ("self", "reason", "actor")}
 
     @fact("SectionWithdrawn")
     def withdraw(self, section_id: str, reason: str, actor: str) -> None:
         self.withdrawn = True
+
+    @fact("SectionReinstated")
+    def reinstate(
+        self,
+        section_id: str,
+        tournament_id: str | None,
+        event_name: str,
+        online: bool,
+        time_control: str,
+        start_date: str,
+        end_date: str,
+        system: str | None,
+        rules: str | None,
+        players: list[dict[str, Any]],
+        games: list[dict[str, Any]],
+        byes: list[dict[str, Any]],
+        reason: str,
+        actor: str,
+    ) -> None:
+        """A withdrawn section rated again with its last report (repeated here, as a fact)."""
+        self.withdrawn = False
 
 
 class Match(Aggregate):
@@ -289,6 +312,12 @@ class Override(Aggregate):
         actor: str,
     ) -> None:
         self.member_id = member_id
+        self.revoked = False
+
+    @fact("OverrideRevoked")
+    def revoke(self, member_id: str, system: str, position: int, reason: str, actor: str) -> None:
+        """The decision at ledger `position` no longer applies (undone as a new fact)."""
+        self.revoked = True
 
 
 class RulesAmendment(Aggregate):

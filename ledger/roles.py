@@ -24,10 +24,12 @@ class Verb(StrEnum):
     SUBMIT = "submit"
     CORRECT = "correct"
     WITHDRAW = "withdraw"
+    REINSTATE = "reinstate"
     FIDE_ADJUST = "fide-adjust"
     AWARD_MONEY_FLOOR = "award-money-floor"
     MATCH = "match"
     OVERRIDE = "override"
+    REVOKE_OVERRIDE = "revoke-override"
     AMEND_RULES = "amend-rules"
     PUBLISH_LIST = "publish-list"
     GRANT_ROLE = "grant-role"
@@ -42,10 +44,12 @@ MAY: dict[Verb, tuple[Role, ...]] = {
     Verb.SUBMIT: (D, TD),
     Verb.CORRECT: (D, RA),
     Verb.WITHDRAW: (D, RA),
+    Verb.REINSTATE: (D, RA),
     Verb.FIDE_ADJUST: (D, RA),
     Verb.AWARD_MONEY_FLOOR: (D,),
     Verb.MATCH: (D, TD),
     Verb.OVERRIDE: (D,),
+    Verb.REVOKE_OVERRIDE: (D,),
     Verb.AMEND_RULES: (D,),
     Verb.PUBLISH_LIST: (D, RA),
     Verb.GRANT_ROLE: (D,),

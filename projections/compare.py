@@ -5,7 +5,7 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
-from projections.queries import rating_values
+from projections.queries import names_in, rating_values
 
 BUCKETS = (-100, -50, -10, -1, 0, 1, 10, 50, 100)
 
@@ -22,6 +22,7 @@ def diff(path_a: str, path_b: str, system: str | None = None, largest: int = 10)
     for low, high in zip((float("-inf"), *BUCKETS), (*BUCKETS, float("inf")), strict=True):
         histogram[_bucket(low, high)] = sum(1 for d in deltas if low <= d < high and d != 0)
     top = sorted(moved, key=lambda c: (-abs(c[1]), c[0]))[:largest]
+    names = names_in(path_b, sorted({p for (p, _), *_ in top}))
     return {
         "a": path_a,
         "b": path_b,
@@ -37,6 +38,7 @@ def diff(path_a: str, path_b: str, system: str | None = None, largest: int = 10)
         "largest": [
             {
                 "player": p,
+                "name": names.get(p),
                 "system": s,
                 "a": ra[0],
                 "b": rb[0],
@@ -67,7 +69,8 @@ def render(d: dict[str, Any]) -> str:
         *[f"  {k:>14}  {v}" for k, v in d["distribution"].items()],
         "largest changes:",
         *[
-            f"  {x['player']} {x['system']:<5} {x['a']:9.2f} -> {x['b']:9.2f} "
+            f"  {x['player']} {x.get('name') or ''} {x['system']:<5} "
+            f"{x['a']:9.2f} -> {x['b']:9.2f} "
             f"({x['change']:+.2f}; official {x['official']})"
             for x in d["largest"]
         ],

@@ -42,17 +42,20 @@ ITEM_ENTRIES = {
     "SectionSubmitted",
     "SectionCorrected",
     "SectionWithdrawn",
+    "SectionReinstated",
     "FideAdjustmentSubmitted",
     "MoneyFloorAwarded",
     "MatchResultSubmitted",
     "DirectorOverride",
+    "OverrideRevoked",
 }
+WITHDRAWALS = {"SectionWithdrawn", "OverrideRevoked"}
 
 
 def item_key(entry: LedgerEntry) -> str:
     p = entry.payload
     match entry.type:
-        case "SectionSubmitted" | "SectionCorrected" | "SectionWithdrawn":
+        case "SectionSubmitted" | "SectionCorrected" | "SectionWithdrawn" | "SectionReinstated":
             return "section:" + p["section_id"]
         case "MatchResultSubmitted":
             return "match:" + p["match_id"]
@@ -64,6 +67,8 @@ def item_key(entry: LedgerEntry) -> str:
             return f"money:{entry.position}"
         case "DirectorOverride":
             return f"override:{entry.position}"
+        case "OverrideRevoked":
+            return f"override:{p['position']}"
     raise ValueError(f"{entry.type} is not a rated item")
 
 
@@ -71,7 +76,7 @@ def to_item(entry: LedgerEntry, first_position: int | None = None) -> Item:
     """The item an entry submits (or revises: `first_position` keeps its place in the order)."""
     p = entry.payload
     match entry.type:
-        case "SectionSubmitted" | "SectionCorrected" | "MatchResultSubmitted":
+        case "SectionSubmitted" | "SectionCorrected" | "SectionReinstated" | "MatchResultSubmitted":
             kind = "match" if entry.type == "MatchResultSubmitted" else "section"
             start, end = p["start_date"], p["end_date"]
         case "OpeningBalanceRecorded":

@@ -18,7 +18,7 @@ from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.versions import Amendment
 from projections import queries
 from projections.foreign import RATERS, ForeignRater
-from projections.items import ITEM_ENTRIES, Item, item_key, to_item
+from projections.items import ITEM_ENTRIES, WITHDRAWALS, Item, item_key, to_item
 from projections.rating import Change, Rater, parse_amendments
 from projections.schema import (
     FAMILIES,
@@ -259,7 +259,7 @@ class View:
         if old is not None:
             dirty[key] = old["sort_key"]
             db["item_players"].delete_where("item_key = ?", [key])
-        if e.type == "SectionWithdrawn":
+        if e.type in WITHDRAWALS:
             if old is not None:
                 db["items"].delete(key)
             return
@@ -410,7 +410,7 @@ class View:
                 key = item_key(e)
                 if e.type.startswith("Section"):
                     _section_record(sections, e)
-                if e.type == "SectionWithdrawn":
+                if e.type in WITHDRAWALS:
                     items.pop(key, None)
                     continue
                 old = items.get(key)
@@ -501,7 +501,9 @@ def _section_record(sections: dict[str, dict[str, Any]], e: LedgerEntry) -> None
     row["event_name"] = p.get("event_name")
     row["start_date"] = p["start_date"]
     row["end_date"] = p["end_date"]
-    row["status"] = "corrected" if e.type == "SectionCorrected" else "submitted"
+    row["status"] = {"SectionCorrected": "corrected", "SectionReinstated": "reinstated"}.get(
+        e.type, "submitted"
+    )
     if e.type == "SectionSubmitted":
         row["submitted_position"] = e.position
 

@@ -204,6 +204,35 @@ def supplement(view: ReadModel, system: str, day: str) -> list[tuple[str, dict, 
     return out
 
 
+def awaiting_admin(view: ReadModel) -> list[dict[str, Any]]:
+    """What awaits the office: pending floor-lowering requests (§7) and ceilings set below the
+    floor, with the player's name, in player and system order."""
+    rows = view.db.execute(
+        "select r.player, json_extract(p.profile, '$.name'), r.system, r.official_rating, "
+        "r.floor, r.ceiling, r.pending_floor_request from ratings r "
+        "left join players p on p.id = r.player "
+        "where r.pending_floor_request is not null or r.ceiling < r.floor "
+        "order by r.player, r.system"
+    ).fetchall()
+    out = []
+    for player_id, name, system, official, floor, ceiling, pending in rows:
+        base = {"player": player_id, "name": name, "system": system, "rating": official}
+        if pending is not None:
+            request = json.loads(pending)
+            out.append(
+                base
+                | {
+                    "kind": "floor_lowering_request",
+                    "floor": floor,
+                    "new_floor": request["new_floor"],
+                    "rating_if_granted": request["rating_if_granted"],
+                }
+            )
+        if ceiling is not None and ceiling < floor:
+            out.append(base | {"kind": "ceiling_below_floor", "floor": floor, "ceiling": ceiling})
+    return out
+
+
 # Items, sections and amendments
 
 
@@ -275,6 +304,17 @@ def rating_values(path: str, system: str | None) -> dict[tuple[str, str], tuple[
     finally:
         db.close()
     return {(p, s): (r, o, g) for p, s, r, o, g in rows}
+
+
+def names_in(path: str, ids: Sequence[str]) -> dict[str, str]:
+    """The names of those of `ids` that have one, from a read model file."""
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        marks = ", ".join("?" for _ in ids)
+        rows = db.execute(f"select id, profile from players where id in ({marks})", list(ids))
+        return {pid: name for pid, profile in rows if (name := _name(profile))}
+    finally:
+        db.close()
 
 
 def _history_out(r: dict[str, Any]) -> dict[str, Any]:

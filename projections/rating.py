@@ -252,7 +252,10 @@ class Rater:
             dual_rated=dual,
         )
         if isinstance(result, NotRateable):
-            return []
+            return [
+                self._row(item, pid, system, rules, s, s, "match_not_rated", reason=result.reason)
+                for pid, s in pre.items()
+            ]
         changes = []
         for pid, r, s in ((first, result.first, score), (second, result.second, m - score)):
             before = pre[pid]
@@ -502,6 +505,7 @@ class Rater:
                 amount=p["amount"],
                 limit=p["limit"],
                 money_floor=fl.money_floor,
+                reason=floors.no_money_floor(p["amount"], p["limit"], rules.version),
             )
         ]
 
@@ -542,6 +546,7 @@ class Rater:
                 action,
                 value=value,
                 reason=p.get("reason"),
+                warning=_ceiling_below_floor(action, value, before, system, rules),
             )
         ]
 
@@ -622,6 +627,18 @@ class Rater:
                 youth=result.youth,
             )
         ]
+
+
+def _ceiling_below_floor(
+    action: str, value: float | None, before: Standing, system: System, rules: Rules
+) -> str | None:
+    """A ceiling imposed below the player's floor: both are kept and the ceiling binds (§7)."""
+    if action != "impose_ceiling" or value is None:
+        return None
+    floor = floors.effective_floor(before.floors, system, rules.version)[0]
+    if value >= floor:
+        return None
+    return f"the ceiling {value:g} is below the floor {floor}: both are recorded, the ceiling binds"
 
 
 def _uschess(rules: str | None) -> bool:

@@ -75,11 +75,15 @@ def test_an_explicit_null_clears_a_registered_field(ledger: RatingsLedger) -> No
     assert entry.payload["birth_date"] == "2010-04-02"
 
 
-def test_registering_the_same_profile_again_records_nothing(ledger: RatingsLedger) -> None:
-    # Brief: events are "immutable facts": re-sending a player file adds no fact.
+def test_registering_the_same_profile_again_is_refused_as_changing_nothing(
+    ledger: RatingsLedger,
+) -> None:
+    # Issue 11: "a profile update that changes nothing (register with identical fields)" is
+    # refused; events are "immutable facts": re-sending a player file adds no fact.
     ledger.register_player(player(**ANN), actor="office")
     before = list(read_entries(ledger))
-    assert ledger.register_player(player(**ANN), actor="office") == []
+    with pytest.raises(InvalidCommand, match="already registered with these fields"):
+        ledger.register_player(player(**ANN), actor="office")
     assert list(read_entries(ledger)) == before
 
 

@@ -31,6 +31,7 @@ from ledger.roles import MAY, AccessDenied, NotInitialized, Role, Verb
 
 Command = Callable[[RatingsLedger, str], list[LedgerEntry]]
 SECTION = "2024-05-GP-OPEN"
+WITHDRAWN = "2024-04-GP-OPEN"
 PLAYERS = ("12345678", "30000001", "30000002", "30000003")
 ACTORS = {  # actor → the role the `prepared` ledger records for them (None: no role)
     "director": Role.DIRECTOR,
@@ -83,6 +84,9 @@ COMMANDS: dict[Verb, Command] = {
     Verb.WITHDRAW: lambda app, actor: app.withdraw_section(
         SECTION, reason="not rated", actor=actor
     ),
+    Verb.REINSTATE: lambda app, actor: app.reinstate_section(
+        WITHDRAWN, reason="rateable after all", actor=actor
+    ),
     Verb.FIDE_ADJUST: lambda app, actor: app.submit_fide_adjustment(
         parse(
             SubmitFideAdjustment,
@@ -129,6 +133,11 @@ COMMANDS: dict[Verb, Command] = {
         ),
         actor=actor,
     ),
+    Verb.REVOKE_OVERRIDE: lambda app, actor: app.revoke_override(
+        next((e.position for e in read_entries(app) if e.type == "DirectorOverride"), 1),
+        reason="reconsidered",
+        actor=actor,
+    ),
     Verb.AMEND_RULES: lambda app, actor: app.amend_rules(
         parse(
             AmendRules,
@@ -153,10 +162,15 @@ CASES = [(verb, actor) for verb in Verb for actor in ACTORS]
 
 @pytest.fixture
 def prepared(ledger: RatingsLedger, register_players: Callable[..., None]) -> RatingsLedger:
-    """The `ledger` fixture's roles plus an auditor; PLAYERS and a submitted section."""
+    """The `ledger` fixture's roles plus an auditor; PLAYERS, a submitted section, a withdrawn
+    one and a director's decision."""
     ledger.grant_role("auditor", Role.AUDITOR, actor="director")
     register_players(*PLAYERS)
     ledger.submit_section(section(), actor="td")
+    ledger.submit_section(section(WITHDRAWN), actor="td")
+    ledger.withdraw_section(WITHDRAWN, reason="not rated", actor="director")
+    decision = {"player": PLAYERS[1], "action": "lift_ceiling", "effective": "2024-05-01"}
+    ledger.override(parse(DirectorOverride, {**decision, "reason": "review"}), actor="director")
     return ledger
 
 

@@ -2,27 +2,145 @@
 
 from __future__ import annotations
 
-import typer
+import contextlib
+import errno
+import os
+import sys
+from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError, version
+from typing import Annotated, Any
 
-from ledger.cli import estimate, interchange, reads, serve, verify, writes
+import typer
+from typer.core import TyperArgument, TyperCommand, TyperGroup
+
+from ledger.cli import estimate, interchange, office, reads, serve, verify, writes
+
+DATES = {"as_of", "effective", "until", "since", "date", "start", "end", "known_at"}
+
+
+def metavar(name: str, is_path: bool, is_int: bool) -> str:
+    """The placeholder a parameter shows in help: FILE, DATE, ID, N or the name in capitals."""
+    if is_path:
+        return "FILE"
+    if name in DATES:
+        return "DATE"
+    if name in ("player", "player_id", "section_id", "holder") or name.endswith("_id"):
+        return "ID"
+    if is_int:
+        return "N"
+    return name.upper()
+
+
+class TidyArgument(TyperArgument):
+    """An argument shown by its metavar alone."""
+
+    def display_type_rich(self, ctx: Any) -> str | None:
+        return None
+
+
+class TidyHelp(TyperCommand):
+    """A command whose help shows metavars (FILE, DATE, ID), never `<str>` or `{file}`."""
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        for param in self.params:
+            if param.metavar is None and not getattr(param, "is_flag", False):
+                desc = param.type_descriptor
+                param.metavar = metavar(param.name, desc.is_path, desc.annotation is int)
+            if isinstance(param, TyperArgument):
+                param.__class__ = TidyArgument
+        super().format_help(ctx, formatter)
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        return [p.strip("{}") for p in super().collect_usage_pieces(ctx)]
+
+
+class OneLineErrors(TyperGroup):
+    """Usage errors as one `error:` line (exit 2), not a panel; a closed pipe (`| head`) ends
+    the output quietly with exit 0."""
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except typer.Abort:
+            code = 1
+        except typer.TyperException as exc:
+            ctx = getattr(exc, "ctx", None)
+            where = ctx.command_path if ctx is not None else "ratings-ledger"
+            message = exc.format_message().rstrip(".")
+            typer.echo(f"error: {message} (see {where} --help)", err=True)
+            code = exc.exit_code
+        if not standalone_mode:
+            return code
+        sys.exit(code or 0)
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except OSError as exc:
+            if exc.errno != errno.EPIPE:
+                raise
+            _silence_stdout()
+            raise typer.Exit(0) from None
+
+
+def _silence_stdout() -> None:
+    """The reader went away: send what is still buffered nowhere, so exit stays quiet."""
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
 
 app = typer.Typer(
     name="ratings-ledger",
     help="An event-sourced ledger for chess rating federations.",
+    cls=OneLineErrors,
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
 
 
+def _version() -> str:
+    try:
+        return version("ratings-ledger")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"ratings-ledger {_version()}")
+        raise typer.Exit()
+
+
 @app.callback()
-def main() -> None:
+def main(
+    show_version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_show_version, is_eager=True, help="Print the version and exit"
+        ),
+    ] = False,
+) -> None:
     """Rate, record and audit chess ratings."""
 
 
 writes.register(app)
 reads.register(app)
 interchange.register(app)
+office.register(app)
 serve.register(app)
 verify.register(app)
 estimate.register(app)
+for info in [
+    *app.registered_commands,
+    *(c for g in app.registered_groups for c in g.typer_instance.registered_commands),
+]:
+    info.cls = TidyHelp

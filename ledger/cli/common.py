@@ -19,6 +19,7 @@ from ledger.errors import field_path
 from ledger.log import LedgerEntry
 from ledger.plausibility import shown
 from ledger.roles import AccessDenied
+from ledger.rules.uschess.systems import System
 from ledger.store import STORE_VARIABLE
 
 Store = Annotated[
@@ -45,6 +46,27 @@ Family = Annotated[
     typer.Option(
         "--rules-family",
         help="Rate under uschess (default), fide (FIDE 10.0) or icu; one read model each",
+    ),
+]
+SYSTEMS = (*(str(s) for s in System), "FIDE", "ICU")
+
+
+def system_name(value: str | list[str] | None) -> Any:
+    """A --system value (or several) matched case-insensitively; an unknown one is refused."""
+    if value is None:
+        return None
+    if isinstance(value, list):
+        return [system_name(v) for v in value]
+    for known in SYSTEMS:
+        if value.upper() == known:
+            return known
+    usage(f"unknown system {value} (one of {', '.join(SYSTEMS)})")
+
+
+SystemName = Annotated[
+    str,
+    typer.Option(
+        "--system", callback=system_name, metavar="SYSTEM", help="Rating system (OTBR…, FIDE, ICU)"
     ),
 ]
 SUBJECT_KEYS = (

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from contextlib import closing
+from dataclasses import asdict
 from datetime import date
 from pathlib import Path
 from typing import Annotated
@@ -18,11 +19,13 @@ from ledger.cli.common import (
     AsJson,
     Family,
     Store,
+    SystemName,
     ViewPath,
     missing,
     print_entries,
     print_json,
     reported,
+    system_name,
 )
 from ledger.cli.reads import caught_up
 from ledger.commands import RegisterPlayer, parse
@@ -53,7 +56,6 @@ TimeControl = Annotated[
 TournamentId = Annotated[str | None, typer.Option("--tournament-id", help="The tournament's id")]
 AsCsv = Annotated[bool, typer.Option("--csv", help="Print CSV")]
 AsOf = Annotated[str, typer.Option("--as-of", help="YYYY-MM-DD")]
-SystemName = Annotated[str, typer.Option("--system", help="Rating system (OTBR…, FIDE, ICU)")]
 
 
 def register(app: typer.Typer) -> None:
@@ -195,11 +197,16 @@ def crosstable(
     section_id: Annotated[str, typer.Argument(help="The section's id")],
     system: Annotated[
         list[str] | None,
-        typer.Option("--system", help="Rating system (repeat for several; default: all rated)"),
+        typer.Option(
+            "--system",
+            callback=system_name,
+            help="Rating system (repeat for several; default: all rated)",
+        ),
     ] = None,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
     family: Family = "uschess",
+    as_json: AsJson = False,
 ) -> None:
     """A section's crosstable: results by round, total, pre -> post rating (P<n>: provisional)."""
     with caught_up(store, view, family) as v:
@@ -209,6 +216,9 @@ def crosstable(
         missing(f"section {section_id!r} was withdrawn")
     if table is None:
         missing(f"section {section_id!r} is not in the ledger")
+    if as_json:
+        print_json(asdict(table))
+        return
     for line in exports.crosstable_lines(table):
         typer.echo(shown(line))
 

@@ -12,7 +12,18 @@ from typing import Annotated, Any
 import typer
 
 from ledger.application import RatingsLedger
-from ledger.cli.common import AsJson, Family, Store, ViewPath, missing, print_json, reported, usage
+from ledger.cli.common import (
+    AsJson,
+    Family,
+    Store,
+    SystemName,
+    ViewPath,
+    missing,
+    print_json,
+    reported,
+    system_name,
+    usage,
+)
 from ledger.log import LedgerEntry, read_entries
 from ledger.plausibility import check_parameter, shown
 from ledger.progress import progress
@@ -35,6 +46,17 @@ def register(app: typer.Typer) -> None:
     app.command("diff")(diff)
 
 
+HISTORY_CSV = (
+    "end_date",
+    "item_key",
+    "pre_rating",
+    "post_rating",
+    "official_rating",
+    "games_before",
+    "games_after",
+    "formula",
+    "rules",
+)
 KnownAt = Annotated[
     str | None,
     typer.Option(
@@ -95,7 +117,10 @@ def _open(store: str, view: Path | None, family: str) -> View:
 
 
 def catch_up(
-    store: Store = DEFAULT_STORE, view: ViewPath = None, family: Family = "uschess"
+    store: Store = DEFAULT_STORE,
+    view: ViewPath = None,
+    family: Family = "uschess",
+    as_json: AsJson = False,
 ) -> None:
     """Bring the read model up to date with the ledger (incremental)."""
     with (
@@ -104,6 +129,16 @@ def catch_up(
         closing(RatingsLedger(store)) as ledger,
     ):
         stats = v.catch_up(_entries(ledger, v.last_position, "catching up"))
+    if as_json:
+        print_json(
+            {
+                "last_position": stats.last_position,
+                "entries": stats.entries,
+                "items_rated": stats.items_rated,
+                "players_changed": len(stats.players),
+            }
+        )
+        return
     typer.echo(
         f"caught up to position {stats.last_position}: {stats.entries} entries, "
         f"{stats.items_rated} items rated, {len(stats.players)} players changed"
@@ -111,7 +146,10 @@ def catch_up(
 
 
 def rebuild(
-    store: Store = DEFAULT_STORE, view: ViewPath = None, family: Family = "uschess"
+    store: Store = DEFAULT_STORE,
+    view: ViewPath = None,
+    family: Family = "uschess",
+    as_json: AsJson = False,
 ) -> None:
     """Replay the whole ledger into an empty read model."""
     with (
@@ -121,6 +159,16 @@ def rebuild(
     ):
         stats = v.rebuild(_entries(ledger, 0, "rebuilding"))
         digest = v.digest()
+    if as_json:
+        print_json(
+            {
+                "last_position": stats.last_position,
+                "items_rated": stats.items_rated,
+                "rows": stats.rows,
+                "digest": digest,
+            }
+        )
+        return
     typer.echo(
         f"rebuilt to position {stats.last_position}: {stats.items_rated} items rated, "
         f"{stats.rows} history rows; digest {digest}"
@@ -156,8 +204,9 @@ def player(
 
 def history(
     player_id: Annotated[str, typer.Argument(help="Member id")],
-    system: Annotated[str, typer.Option("--system", help="Rating system (OTBR…, FIDE, ICU)")],
+    system: SystemName,
     as_json: AsJson = False,
+    as_csv: Annotated[bool, typer.Option("--csv", help="Print CSV")] = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
     family: Family = "uschess",
@@ -165,10 +214,15 @@ def history(
     position: Position = None,
 ) -> None:
     """Every change of a player's rating in one system, in rating order."""
+    from ledger.interchange.exports import to_csv
+
     with caught_up(store, view, family, known_at, position) as v:
         rows = queries.history(v, player_id, system)
     if as_json:
         print_json(rows)
+        return
+    if as_csv:
+        typer.echo(to_csv(rows, HISTORY_CSV), nl=False)
         return
     for r in rows:
         pre = "unrated" if r["pre_rating"] is None else f"{r['pre_rating']:.2f}"
@@ -181,7 +235,7 @@ def history(
 
 def rating(
     player_id: Annotated[str, typer.Argument(help="Member id")],
-    system: Annotated[str, typer.Option("--system", help="Rating system (OTBR…, FIDE, ICU)")],
+    system: SystemName,
     as_of: Annotated[str, typer.Option("--as-of", help="YYYY-MM-DD")],
     as_json: AsJson = False,
     store: Store = DEFAULT_STORE,
@@ -207,7 +261,7 @@ def rating(
 
 def explain(
     player_id: Annotated[str, typer.Argument(help="Member id")],
-    system: Annotated[str, typer.Option("--system", help="Rating system (OTBR…, FIDE, ICU)")],
+    system: SystemName,
     section: Annotated[
         str | None, typer.Option("--section", help="A section id (or item key)")
     ] = None,
@@ -244,11 +298,19 @@ def explain(
 
 def parse_amend(text: str) -> dict[str, Any]:
     """`PARAM=VALUE@DATE[..UNTIL]`, e.g. `bonus_multiplier=10@2025-01-01..2026-01-01`."""
+    expected = "expected PARAM=VALUE@YYYY-MM-DD[..YYYY-MM-DD]"
+    parameter, equals, rest = text.partition("=")
+    value, at, dates = rest.rpartition("@")
+    if not parameter or not equals:
+        usage(f"--amend {text!r}: no PARAM= ({expected})")
+    if not at or not value:
+        usage(f"--amend {text!r}: no VALUE@DATE ({expected})")
+    effective, _, until = dates.partition("..")
     try:
-        parameter, rest = text.split("=", 1)
-        value, dates = rest.rsplit("@", 1)
-        effective, _, until = dates.partition("..")
         parsed: Any = json.loads(value)
+    except ValueError:
+        usage(f"--amend {text!r}: {value!r} is not a number or JSON ({expected})")
+    try:
         amendment = Amendment(
             parameter,
             parsed,
@@ -256,8 +318,8 @@ def parse_amend(text: str) -> dict[str, Any]:
             date.fromisoformat(until) if until else None,
         )
         check_parameter(amendment.parameter, amendment.value)
-    except ValueError as exc:
-        usage(f"--amend {text!r}: {exc} (expected PARAM=VALUE@YYYY-MM-DD[..YYYY-MM-DD])")
+    except (ValueError, TypeError) as exc:
+        usage(f"--amend {text!r}: {exc} ({expected})")
     return {
         "parameter": amendment.parameter,
         "value": parsed,
@@ -281,6 +343,7 @@ def replay(
         Path | None, typer.Option("--compare", help="Also diff against this read model")
     ] = None,
     store: Store = DEFAULT_STORE,
+    as_json: AsJson = False,
 ) -> None:
     """Build a what-if read model under other rules, without touching the ledger."""
     from projections import compare as cmp
@@ -297,6 +360,18 @@ def replay(
     ):
         stats = v.rebuild(_entries(ledger, 0, "replaying"))
         digest = v.digest()
+    if as_json:
+        print_json(
+            {
+                "what_if": str(what_if),
+                "to": str(to),
+                "items_rated": stats.items_rated,
+                "rows": stats.rows,
+                "digest": digest,
+                "compare": None if compare is None else cmp.diff(str(compare), str(to)),
+            }
+        )
+        return
     typer.echo(
         f"{what_if}: {stats.items_rated} items rated into {to}, {stats.rows} history rows; "
         f"digest {digest}"
@@ -308,7 +383,9 @@ def replay(
 def diff(
     view_a: Annotated[Path, typer.Argument(help="Read model A")],
     view_b: Annotated[Path, typer.Argument(help="Read model B")],
-    system: Annotated[str | None, typer.Option("--system", help="Only this system")] = None,
+    system: Annotated[
+        str | None, typer.Option("--system", callback=system_name, help="Only this system")
+    ] = None,
     as_json: AsJson = False,
 ) -> None:
     """Who changes between two read models, and by how much."""

@@ -9,7 +9,7 @@ import typer
 
 from ledger.application import RatingsLedger
 from ledger.chain import link_at, parse_expected, verify
-from ledger.cli.common import Store, fail, reported
+from ledger.cli.common import AsJson, Store, fail, print_json, reported
 from ledger.store import DEFAULT_STORE
 
 
@@ -27,6 +27,7 @@ def verify_chain(
         typer.Option(help="A head recorded earlier (DIGEST@POS): the ledger must still hold it"),
     ] = None,
     store: Store = DEFAULT_STORE,
+    as_json: AsJson = False,
 ) -> None:
     """Recompute the ledger's SHA-256 chain; print the head digest (exit 0) or the first broken
     position (exit 1). Entries not sealed yet are sealed first, so the head covers every one."""
@@ -43,6 +44,16 @@ def verify_chain(
     if expected is not None and recorded != expected.digest:
         held = f"holds {recorded}" if recorded else "has no entry there"
         fail(1, f"expected {expected} but the chain {held}; the ledger was rewritten")
+    if as_json:
+        print_json(
+            {
+                "intact": True,
+                "entries": found.entries,
+                "head": str(found.head),
+                "matches": None if expected is None else str(expected),
+            }
+        )
+        return
     if digest:
         typer.echo(str(found.head))
         return

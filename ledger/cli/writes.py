@@ -11,16 +11,26 @@ import json
 import sys
 from collections.abc import Callable, Iterable
 from contextlib import closing
+from datetime import date
 from itertools import islice
 from pathlib import Path
 from typing import Annotated, TypeVar
+from urllib.parse import parse_qs, urlsplit
 
 import typer
 from pydantic import BaseModel
 
 from ledger import commands
 from ledger.application import RatingsLedger
-from ledger.cli.common import Actor, Store, print_entries, reported, subject
+from ledger.cli.common import (
+    Actor,
+    Store,
+    SystemName,
+    print_entries,
+    print_json,
+    reported,
+    subject,
+)
 from ledger.commands import (
     AmendRules,
     AwardMoneyFloor,
@@ -32,22 +42,30 @@ from ledger.commands import (
     SubmitMatch,
     SubmitSection,
 )
-from ledger.domain import InvalidCommand
+from ledger.domain import InvalidCommand, StoreError
+from ledger.interchange.exports import to_csv
 from ledger.log import LedgerEntry, read_entries
 from ledger.plausibility import shown
 from ledger.roles import Role
-from ledger.store import DEFAULT_STORE, redacted, view_path
+from ledger.store import DEFAULT_STORE, redacted, store_url, view_path
 
 M = TypeVar("M", bound=BaseModel)
 
 DryRun = Annotated[bool, typer.Option("--dry-run", help="Show what would change; append nothing")]
 AsJson = Annotated[bool, typer.Option("--json", help="Print the consequences as JSON")]
 ViewOption = Annotated[
-    Path | None, typer.Option("--view", help="The read model to report from (default beside)")
+    Path | None,
+    typer.Option(
+        "--view",
+        help="The read model to report from (default: beside a SQLite store; a PostgreSQL "
+        "store's writes report only with --view or --dry-run)",
+    ),
 ]
 Reason = Annotated[str, typer.Option(help="Why; recorded with the change.")]
-JsonFile = Annotated[Path, typer.Argument(help="JSON file holding one object or a list")]
-SectionId = Annotated[str, typer.Argument(help="The section's id")]
+JsonFile = Annotated[
+    Path, typer.Argument(metavar="FILE", help="JSON file holding one object or a list")
+]
+SectionId = Annotated[str, typer.Argument(metavar="ID", help="The section's id")]
 Holder = Annotated[str, typer.Argument(help="The actor who gets or loses the role")]
 RoleName = Annotated[str, typer.Argument(help=" | ".join(Role))]
 
@@ -60,10 +78,12 @@ def register(app: typer.Typer) -> None:
     app.command("submit")(submit)
     app.command("correct")(correct)
     app.command("withdraw")(withdraw)
+    app.command("reinstate")(reinstate)
     app.command("fide-adjust")(fide_adjust)
     app.command("award-money-floor")(award_money_floor)
     app.command("match")(match)
     app.command("override")(override)
+    app.command("revoke-override")(revoke_override)
     app.command("amend-rules")(amend_rules)
     app.command("publish-list")(publish_list)
     app.command("grant-role")(grant_role)
@@ -74,41 +94,110 @@ def register(app: typer.Typer) -> None:
 def init(
     actor: Annotated[str, typer.Option(help="Who sets the ledger up; they become its director.")],
     store: Store = DEFAULT_STORE,
+    as_json: AsJson = False,
 ) -> None:
-    """Set the ledger up, once, with ACTOR as its first director (creating its tables)."""
+    """Set the ledger up, once, with ACTOR as its first director (creating its tables, and on
+    PostgreSQL its schema)."""
+    with reported():
+        create_schema(store_url(store))
     with reported(), closing(RatingsLedger(store)) as ledger:
         director = ledger.initialize(actor=actor)[0].actor
         count = ledger.recorder.max_notification_id() or 0
+    if as_json:
+        print_json({"store": redacted(store), "director": director, "entries": count})
+        return
     typer.echo(f"ledger ready at {redacted(store)}, director {director!r} ({count} entries)")
 
 
-def grant_role(holder: Holder, role: RoleName, actor: Actor, store: Store = DEFAULT_STORE) -> None:
+def create_schema(url: str) -> None:
+    """Create the schema a PostgreSQL store URL names (`?schema=NAME`) if it does not exist."""
+    parts = urlsplit(url)
+    schema = parse_qs(parts.query).get("schema", [""])[-1]
+    if parts.scheme not in ("postgresql", "postgres") or not schema:
+        return
+    import psycopg
+    from psycopg import sql
+
+    try:
+        with psycopg.connect(parts._replace(query="").geturl(), autocommit=True) as conn:
+            conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(schema)))
+    except psycopg.Error as exc:
+        raise StoreError(f"cannot create schema {schema!r} in {redacted(url)}: {exc}") from None
+
+
+def grant_role(
+    holder: Holder,
+    role: RoleName,
+    actor: Actor,
+    store: Store = DEFAULT_STORE,
+    as_json: AsJson = False,
+) -> None:
     """Give HOLDER a role (directors only); see docs/decisions.md for what each allows."""
     with reported(), closing(RatingsLedger(store)) as ledger:
         entries = ledger.grant_role(holder, role, actor=actor)
-    print_entries(entries)
+    _print_entries(entries, as_json)
 
 
-def revoke_role(holder: Holder, role: RoleName, actor: Actor, store: Store = DEFAULT_STORE) -> None:
+def revoke_role(
+    holder: Holder,
+    role: RoleName,
+    actor: Actor,
+    store: Store = DEFAULT_STORE,
+    as_json: AsJson = False,
+) -> None:
     """Take a role from HOLDER (directors only); the last director cannot lose the role."""
     with reported(), closing(RatingsLedger(store)) as ledger:
         entries = ledger.revoke_role(holder, role, actor=actor)
-    print_entries(entries)
+    _print_entries(entries, as_json)
 
 
-def register_players(file: JsonFile, actor: Actor, store: Store = DEFAULT_STORE) -> None:
+def register_players(
+    file: JsonFile,
+    actor: Actor,
+    store: Store = DEFAULT_STORE,
+    dry_run: DryRun = False,
+    as_json: AsJson = False,
+    view: ViewOption = None,
+) -> None:
     """Register players from a player file; a registered player's changed fields are updated."""
-    _append_file(file, RegisterPlayer, store, RatingsLedger.register_player, actor)
+    _append_file(
+        file, RegisterPlayer, RatingsLedger.register_player, actor, store, dry_run, as_json, view
+    )
 
 
-def opening_balance(file: JsonFile, actor: Actor, store: Store = DEFAULT_STORE) -> None:
+def opening_balance(
+    file: JsonFile,
+    actor: Actor,
+    store: Store = DEFAULT_STORE,
+    dry_run: DryRun = False,
+    as_json: AsJson = False,
+    view: ViewOption = None,
+) -> None:
     """Record players' opening balances (their record per system when moving onto the ledger)."""
-    _append_file(file, RecordOpeningBalance, store, RatingsLedger.record_opening_balance, actor)
+    _append_file(
+        file,
+        RecordOpeningBalance,
+        RatingsLedger.record_opening_balance,
+        actor,
+        store,
+        dry_run,
+        as_json,
+        view,
+    )
 
 
-def submit(file: JsonFile, actor: Actor, store: Store = DEFAULT_STORE) -> None:
+def submit(
+    file: JsonFile,
+    actor: Actor,
+    store: Store = DEFAULT_STORE,
+    dry_run: DryRun = False,
+    as_json: AsJson = False,
+    view: ViewOption = None,
+) -> None:
     """Submit sections from a section file (a list is accepted or rejected as a whole)."""
-    _append_file(file, SubmitSection, store, RatingsLedger.submit_section, actor)
+    _append_file(
+        file, SubmitSection, RatingsLedger.submit_section, actor, store, dry_run, as_json, view
+    )
 
 
 def correct(
@@ -153,9 +242,41 @@ def withdraw(
         _report(ledger, store, view, entries, dry_run, as_json)
 
 
-def fide_adjust(file: JsonFile, actor: Actor, store: Store = DEFAULT_STORE) -> None:
+def reinstate(
+    section_id: SectionId,
+    reason: Reason,
+    actor: Actor,
+    store: Store = DEFAULT_STORE,
+    dry_run: DryRun = False,
+    as_json: AsJson = False,
+    view: ViewOption = None,
+) -> None:
+    """Rate a withdrawn section again with its last report (a new fact; the withdrawal stays in
+    the ledger); print the ratings it changes."""
+    with reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
+        entries = ledger.reinstate_section(section_id, reason=reason, actor=actor)
+        _report(ledger, store, view, entries, dry_run, as_json)
+
+
+def fide_adjust(
+    file: JsonFile,
+    actor: Actor,
+    store: Store = DEFAULT_STORE,
+    dry_run: DryRun = False,
+    as_json: AsJson = False,
+    view: ViewOption = None,
+) -> None:
     """Submit players' games in foreign FIDE events for one FIDE rating list (§6)."""
-    _append_file(file, SubmitFideAdjustment, store, RatingsLedger.submit_fide_adjustment, actor)
+    _append_file(
+        file,
+        SubmitFideAdjustment,
+        RatingsLedger.submit_fide_adjustment,
+        actor,
+        store,
+        dry_run,
+        as_json,
+        view,
+    )
 
 
 def award_money_floor(
@@ -164,21 +285,34 @@ def award_money_floor(
     limit: Annotated[str, typer.Option(help="The prize's rating limit: 1800 for under-1800")],
     date: Annotated[str, typer.Option(help="Date of the prize (YYYY-MM-DD)")],
     actor: Actor,
-    system: Annotated[str, typer.Option(help="Rating system")] = "OTBR",
+    system: SystemName = "OTBR",
     store: Store = DEFAULT_STORE,
+    dry_run: DryRun = False,
+    as_json: AsJson = False,
+    view: ViewOption = None,
 ) -> None:
-    """Record a large cash prize that may raise the winner's floor (§5)."""
+    """Record a large cash prize that may raise the winner's floor (§5); print what it changes,
+    or why it changes nothing."""
     data = {"player": player, "amount": _number(amount), "limit": _number(limit), "date": date}
     with reported():
         award = commands.parse(AwardMoneyFloor, {**data, "system": system})
-        with closing(RatingsLedger(store)) as ledger:
+        with closing(RatingsLedger(store, preview=dry_run)) as ledger:
             entries = ledger.award_money_floor(award, actor=actor)
-    print_entries(entries)
+            _report(ledger, store, view, entries, dry_run, as_json, always=False)
 
 
-def match(file: JsonFile, actor: Actor, store: Store = DEFAULT_STORE) -> None:
+def match(
+    file: JsonFile,
+    actor: Actor,
+    store: Store = DEFAULT_STORE,
+    dry_run: DryRun = False,
+    as_json: AsJson = False,
+    view: ViewOption = None,
+) -> None:
     """Submit matches from a match file."""
-    _append_file(file, SubmitMatch, store, RatingsLedger.submit_match, actor)
+    _append_file(
+        file, SubmitMatch, RatingsLedger.submit_match, actor, store, dry_run, as_json, view
+    )
 
 
 def override(
@@ -192,7 +326,7 @@ def override(
     effective: Annotated[str, typer.Option(help="Effective date (YYYY-MM-DD)")],
     reason: Reason,
     actor: Actor,
-    system: Annotated[str, typer.Option(help="Rating system")] = "OTBR",
+    system: SystemName = "OTBR",
     value: Annotated[str | None, typer.Option(help="The ceiling, floor or rating")] = None,
     store: Store = DEFAULT_STORE,
     dry_run: DryRun = False,
@@ -208,6 +342,24 @@ def override(
         with closing(RatingsLedger(store, preview=dry_run)) as ledger:
             entries = ledger.override(decision, actor=actor)
             _report(ledger, store, view, entries, dry_run, as_json)
+
+
+def revoke_override(
+    position: Annotated[
+        int, typer.Argument(metavar="POSITION", min=1, help="The decision's ledger position")
+    ],
+    reason: Reason,
+    actor: Actor,
+    store: Store = DEFAULT_STORE,
+    dry_run: DryRun = False,
+    as_json: AsJson = False,
+    view: ViewOption = None,
+) -> None:
+    """Revoke a director's decision (a new fact; the decision stays in the ledger); print the
+    ratings it changes."""
+    with reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
+        entries = ledger.revoke_override(position, reason=reason, actor=actor)
+        _report(ledger, store, view, entries, dry_run, as_json)
 
 
 def amend_rules(
@@ -262,38 +414,91 @@ def publish_list(
 
 def log(
     as_json: Annotated[bool, typer.Option("--json", help="A JSON list of entries")] = False,
-    after: Annotated[int, typer.Option(min=0, help="Only entries after this position")] = 0,
-    limit: Annotated[int | None, typer.Option(min=1, help="At most this many entries")] = None,
+    as_csv: Annotated[bool, typer.Option("--csv", help="CSV: one row per entry")] = False,
+    after: Annotated[
+        int, typer.Option(metavar="POSITION", min=0, help="Only entries after this position")
+    ] = 0,
+    limit: Annotated[
+        int | None, typer.Option(metavar="N", min=1, help="At most this many entries")
+    ] = None,
+    entry_type: Annotated[
+        str | None,
+        typer.Option(
+            "--type", metavar="TYPE", help="Only entries of this type (SectionCorrected…)"
+        ),
+    ] = None,
+    by: Annotated[
+        str | None, typer.Option("--actor", metavar="NAME", help="Only entries by this actor")
+    ] = None,
+    section: Annotated[
+        str | None, typer.Option("--section", metavar="ID", help="Only entries about this section")
+    ] = None,
+    since: Annotated[
+        str | None,
+        typer.Option("--since", metavar="DATE", help="Only entries recorded on or after"),
+    ] = None,
+    newest_first: Annotated[
+        bool, typer.Option("--newest-first", help="The latest entries first")
+    ] = False,
     store: Store = DEFAULT_STORE,
 ) -> None:
-    """Print the ledger's entries in order."""
+    """Print the ledger's entries in order (or newest first), filtered."""
+    with reported():
+        if as_json and as_csv:
+            raise InvalidCommand((), "--csv and --json: choose one")
+        if since is not None:
+            try:
+                since = date.fromisoformat(since).isoformat()
+            except ValueError:
+                raise InvalidCommand((), f"--since: {since!r} is not a date (YYYY-MM-DD)") from None
     with reported(), closing(RatingsLedger(store)) as ledger:
-        entries: Iterable[LedgerEntry] = read_entries(ledger, after)
+        entries: Iterable[LedgerEntry] = (
+            e
+            for e in read_entries(ledger, after)
+            if (entry_type is None or e.type.lower() == entry_type.lower())
+            and (by is None or e.actor == by)
+            and (section is None or e.payload.get("section_id") == section)
+            and (since is None or e.recorded_at[:10] >= since)
+        )
+        if newest_first:
+            entries = reversed(list(entries))
         if limit is not None:
             entries = islice(entries, limit)
         if as_json:
             _print_json(entries)
-        else:
-            for e in entries:
-                typer.echo(
-                    f"{e.position:>8}  {e.recorded_at}  {e.type:<24} {shown(e.actor):<16} "
-                    f"{subject(e)}"
-                )
+            return
+        rows = [
+            (str(e.position), e.recorded_at, e.type, shown(e.actor), subject(e)) for e in entries
+        ]
+    if as_csv:
+        columns = ("position", "recorded_at", "type", "actor", "subject")
+        typer.echo(to_csv([dict(zip(columns, r, strict=True)) for r in rows], columns), nl=False)
+        return
+    widths = [max([0, *(len(r[i]) for r in rows)]) for i in range(4)]
+    for r in rows:
+        typer.echo(
+            f"{r[0]:>{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:<{widths[2]}}  "
+            f"{r[3]:<{widths[3]}}  {r[4]}".rstrip()
+        )
 
 
 def _append_file(
     file: Path,
     model: type[M],
-    store: str,
     verb: Callable[..., list[LedgerEntry]],
     actor: str,
+    store: str,
+    dry_run: bool,
+    as_json: bool,
+    view: Path | None,
 ) -> None:
-    """Validate every command in `file`, then append them all with `verb` (or none)."""
+    """Validate every command in `file`, then append them all with `verb` (or none, or none
+    with `dry_run`); print the consequences."""
     with reported() as report:
         items, report.listed = commands.load_file(file, model)
-        with closing(RatingsLedger(store)) as ledger:
+        with closing(RatingsLedger(store, preview=dry_run)) as ledger:
             entries = verb(ledger, *items, actor=actor)
-    print_entries(entries)
+            _report(ledger, store, view, entries, dry_run, as_json, always=False)
 
 
 def _number(text: str) -> object:
@@ -313,13 +518,18 @@ def _report(
     entries: list[LedgerEntry],
     dry_run: bool,
     as_json: bool,
+    always: bool = True,
 ) -> None:
-    """The entries recorded (or that would be), then the ratings they change."""
+    """The entries recorded (or that would be), then the ratings they change (unless not
+    `always` and the read model is not known: a PostgreSQL store without --view)."""
     from ledger.consequences import consequences, render
 
-    report = consequences(ledger, view_path(store, view), entries, dry_run) if entries else None
+    known = always or dry_run or view is not None or urlsplit(ledger.store).scheme == "sqlite"
+    report = None
+    if entries and known:
+        report = consequences(ledger, view_path(store, view), entries, dry_run)
     if as_json:
-        typer.echo(json.dumps(report, indent=2))
+        print_json(report if report is not None else {"entries": _entries_json(entries)})
         return
     if dry_run:
         for e in entries:
@@ -328,6 +538,17 @@ def _report(
         print_entries(entries)
     if report is not None:
         typer.echo(render(report))
+
+
+def _entries_json(entries: list[LedgerEntry]) -> list[dict[str, object]]:
+    return [{"position": e.position, "type": e.type, "subject": subject(e)} for e in entries]
+
+
+def _print_entries(entries: list[LedgerEntry], as_json: bool) -> None:
+    if as_json:
+        print_json({"entries": _entries_json(entries)})
+    else:
+        print_entries(entries)
 
 
 def _print_json(entries: Iterable[LedgerEntry]) -> None:

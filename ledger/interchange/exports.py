@@ -8,6 +8,7 @@ import io
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 from ledger.rules.rounding import round_half_up
@@ -77,6 +78,135 @@ def rating_supplement(view: View, system: str, day: str) -> list[dict[str, Any]]
             }
         )
     return out
+
+
+SUPPLEMENT_FORMATS = ("uschess", "fide-txt", "csv", "json")
+# The FIDE rating-list TXT layout: (heading, width) of each fixed-width column.
+FIDE_TXT_COLUMNS = (
+    ("ID Number", 15),
+    ("Name", 61),
+    ("Fed", 4),
+    ("Sex", 4),
+    ("Tit", 5),
+    ("WTit", 5),
+    ("OTit", 15),
+    ("FOA", 4),
+    ("{month}", 6),
+    ("Gms", 4),
+    ("K", 3),
+    ("B-day", 6),
+    ("Flag", 4),
+)
+
+
+def supplement(
+    view: View, day: str, systems: Sequence[str], min_games: int = 0, sort: str = "id"
+) -> list[dict[str, Any]]:
+    """The published list on `day`: one row per member with their rating in each of `systems`
+    (those with at least `min_games` games), sorted by `id`, `name` or `rating` (the first
+    system's, highest first)."""
+    members: dict[str, dict[str, Any]] = {}
+    for system in systems:
+        for row in rating_supplement(view, system, day):
+            if row["games"] < min_games:
+                continue
+            member = members.setdefault(
+                row["id"], {"id": row["id"], "name": row["name"], "ratings": {}}
+            )
+            member["ratings"][system] = {
+                k: row[k] for k in ("official_rating", "games", "established", "floor")
+            }
+    profiles = queries.profiles(view)
+    for member in members.values():
+        profile = profiles.get(member["id"], {})
+        fide = profile.get("fide") or {}
+        birth = profile.get("birth_date")
+        member["federation"] = fide.get("federation")
+        member["birth_year"] = int(birth[:4]) if birth else None
+    rows = list(members.values())
+    if sort == "name":
+        rows.sort(key=lambda m: (m["name"] is None, (m["name"] or "").casefold(), m["id"]))
+    elif sort == "rating":
+        first = systems[0]
+        rows.sort(key=lambda m: (-m["ratings"].get(first, {}).get("official_rating", -1), m["id"]))
+    return rows
+
+
+def supplement_mark(rating: Mapping[str, Any] | None) -> str:
+    """`1523`, or `1234P12` for a provisional US Chess rating (§1: established after 25 games)."""
+    if rating is None:
+        return ""
+    provisional = rating["established"] is False
+    return f"{rating['official_rating']}" + (f"P{rating['games']}" if provisional else "")
+
+
+def supplement_lines(rows: Sequence[Mapping[str, Any]], systems: Sequence[str]) -> list[str]:
+    """The US Chess layout: id, name, then each system's rating (P and N when provisional) and
+    N, columns aligned however long the names."""
+    width = max([len("Name"), *(len(r["name"] or "") for r in rows)])
+    head = f"{'ID':<10} {'Name':<{width}}" + "".join(f" {s:>8} {'N':>4}" for s in systems)
+    lines = [head]
+    for r in rows:
+        cells = "".join(
+            f" {supplement_mark(r['ratings'].get(s)):>8} "
+            f"{r['ratings'][s]['games'] if s in r['ratings'] else '':>4}"
+            for s in systems
+        )
+        lines.append((f"{r['id']:<10} {r['name'] or '':<{width}}" + cells).rstrip())
+    return lines
+
+
+def supplement_csv(rows: Sequence[Mapping[str, Any]], systems: Sequence[str]) -> str:
+    """One CSV row per member: id, name, federation, birth year, then rating, N and
+    established for each system."""
+    columns = ["id", "name", "federation", "birth_year"]
+    for s in systems:
+        columns += [f"{s}_rating", f"{s}_games", f"{s}_established"]
+    flat = []
+    for r in rows:
+        row = {c: r.get(c) for c in columns[:4]}
+        for s in systems:
+            got = r["ratings"].get(s) or {}
+            row[f"{s}_rating"] = got.get("official_rating")
+            row[f"{s}_games"] = got.get("games")
+            row[f"{s}_established"] = got.get("established")
+        flat.append(row)
+    return to_csv(flat, columns)
+
+
+def fide_txt(rows: Sequence[Mapping[str, Any]], system: str, day: str) -> list[str]:
+    """The FIDE rating-list TXT layout, one line per player: ID Number, Name, Fed, Sex, Tit,
+    WTit, OTit, FOA, the rating under the list's month (`NOV25`), Gms, K, B-day, Flag. Sex,
+    titles and K are not in the ledger's profiles and stay blank."""
+    month = date.fromisoformat(day).strftime("%b%y").upper()
+    head = "".join(f"{h.format(month=month):<{w}}" for h, w in FIDE_TXT_COLUMNS).rstrip()
+    lines = [head]
+    for r in rows:
+        rating = r["ratings"].get(system)
+        if rating is None:
+            continue
+        values = (
+            r["id"],
+            r["name"] or "",
+            r["federation"] or "",
+            "",
+            "",
+            "",
+            "",
+            "",
+            rating["official_rating"],
+            rating["games"],
+            "",
+            r["birth_year"] or "",
+            "",
+        )
+        lines.append(
+            "".join(
+                f"{str(v)[: w - 1]:<{w}}"
+                for v, (_, w) in zip(values, FIDE_TXT_COLUMNS, strict=True)
+            ).rstrip()
+        )
+    return lines
 
 
 def history_export(view: View, player: str, system: str) -> list[dict[str, Any]]:

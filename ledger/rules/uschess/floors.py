@@ -104,6 +104,21 @@ def money_floor(prize: float, under: int, version: RuleVersion) -> int | None:
     return math.ceil(under / FLOOR_STEP) * FLOOR_STEP
 
 
+def no_money_floor(prize: float, under: int, version: RuleVersion) -> str | None:
+    """Why a prize earns no money floor under `version` (§5), or None if it earns one."""
+    if under > MONEY_FLOOR_HIGHEST:
+        # §5: "in an under-2000 context"
+        return f"an under-{under} prize is not in an under-{MONEY_FLOOR_HIGHEST} context (§5)"
+    if money_floor(prize, under, version) is None:
+        # §5: 2015 "wins over $2,000"; 2020+ "wins $4,000 or more"
+        need = "or more" if version.money_floor_inclusive else "exclusive, more than that"
+        return (
+            f"a ${prize:,.0f} prize is under the money-floor threshold of "
+            f"${version.money_floor_amount:,.0f} ({need}) in {version.name} (§5)"
+        )
+    return None
+
+
 def floor_components(state: FloorState, system: System, version: RuleVersion) -> dict[Bound, int]:
     """Every floor that applies to the player in `system`, by kind."""
     components = {

@@ -1,0 +1,167 @@
+"""The ratings office's daily work: `section` (the report to edit and feed back to `correct`),
+`requests` (what awaits an admin) and `supplement` (the rating list a federation publishes)."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Annotated, Any
+
+import typer
+
+from ledger.cli.common import (
+    SYSTEMS,
+    AsJson,
+    Family,
+    Store,
+    ViewPath,
+    missing,
+    print_json,
+    system_name,
+    usage,
+)
+from ledger.cli.reads import caught_up
+from ledger.interchange import exports
+from ledger.store import DEFAULT_STORE
+from projections import queries
+
+AsCsv = Annotated[bool, typer.Option("--csv", help="Print CSV")]
+US_CHESS_SYSTEMS = SYSTEMS[:6]
+
+
+def register(app: typer.Typer) -> None:
+    """Add the office commands to the `ratings-ledger` app."""
+    app.command("section")(section)
+    app.command("requests")(requests)
+    app.command("supplement")(supplement)
+
+
+def section(
+    section_id: Annotated[str, typer.Argument(metavar="ID", help="The section's id")],
+    as_json: Annotated[
+        bool, typer.Option("--json", help="The report as JSON, as `submit` and `correct` read it")
+    ] = False,
+    store: Store = DEFAULT_STORE,
+    view: ViewPath = None,
+    family: Family = "uschess",
+) -> None:
+    """A section's current report: with --json exactly the file `correct ID FILE` reads, to
+    edit and feed back; else its crosstable."""
+    with caught_up(store, view, family) as v:
+        status = queries.section_status(v, section_id)
+        report = queries.section_report(v, section_id)
+        table = None if as_json or report is None else exports.crosstable(v, section_id)
+    if status is None:
+        missing(f"section {section_id!r} is not in the ledger")
+    if report is None:
+        missing(f"section {section_id!r} was withdrawn (`reinstate` rates it again)")
+    if as_json:
+        print_json(submission(report))
+        return
+    if table is not None:
+        for line in exports.crosstable_lines(table):
+            typer.echo(line)
+
+
+def submission(report: dict[str, Any]) -> dict[str, Any]:
+    """A stored report as a section file: the correction's reason and empty fields left out."""
+    return {k: v for k, v in report.items() if k != "reason" and v is not None}
+
+
+def requests(
+    as_json: AsJson = False,
+    as_csv: AsCsv = False,
+    store: Store = DEFAULT_STORE,
+    view: ViewPath = None,
+) -> None:
+    """What awaits an admin: pending floor-lowering requests (§7; grant with `override --action
+    grant_floor_lowering`) and ceilings set below the floor."""
+    if as_json and as_csv:
+        usage("--csv and --json: choose one")
+    with caught_up(store, view, "uschess") as v:
+        rows = queries.awaiting_admin(v)
+    columns = (
+        "kind",
+        "player",
+        "name",
+        "system",
+        "rating",
+        "floor",
+        "new_floor",
+        "rating_if_granted",
+        "ceiling",
+    )
+    if as_json:
+        print_json(rows)
+        return
+    if as_csv:
+        typer.echo(
+            exports.to_csv([{c: r.get(c) for c in columns} for r in rows], columns), nl=False
+        )
+        return
+    if not rows:
+        typer.echo("nothing awaits an admin")
+    width = max([4, *(len(r["name"] or "") for r in rows)])
+    for r in rows:
+        what = (
+            f"floor {r['floor']} -> {r['new_floor']}, rating if granted {r['rating_if_granted']}"
+            if r["kind"] == "floor_lowering_request"
+            else f"ceiling {r['ceiling']} below floor {r['floor']}"
+        )
+        typer.echo(
+            f"{r['kind']:<22} {r['player']:<10} {r['name'] or '':<{width}} {r['system']:<5} "
+            f"{r['rating']:>5}  {what}"
+        )
+
+
+def supplement(
+    as_of: Annotated[str, typer.Option("--as-of", metavar="DATE", help="The list's date")],
+    output: Annotated[
+        str,
+        typer.Option("--format", metavar="FORMAT", help="uschess (default), fide-txt, csv or json"),
+    ] = "uschess",
+    system: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--system",
+            callback=system_name,
+            metavar="SYSTEM",
+            help="Only this system (repeat for several; default: the six US Chess systems, "
+            "OTBR for fide-txt; FIDE or ICU in those families)",
+        ),
+    ] = None,
+    min_games: Annotated[
+        int, typer.Option("--min-games", metavar="N", min=0, help="Only ratings of N+ games")
+    ] = 0,
+    sort: Annotated[
+        str, typer.Option("--sort", metavar="KEY", help="id (default), name or rating")
+    ] = "id",
+    store: Store = DEFAULT_STORE,
+    view: ViewPath = None,
+    family: Family = "uschess",
+) -> None:
+    """The rating supplement a federation publishes: every member's ratings on a date, with
+    provisional marks (P) and N, names, sorted and filtered."""
+    if output not in exports.SUPPLEMENT_FORMATS:
+        usage(f"--format: {output!r} is not one of {', '.join(exports.SUPPLEMENT_FORMATS)}")
+    if sort not in ("id", "name", "rating"):
+        usage(f"--sort: {sort!r} is not one of id, name, rating")
+    try:
+        day = date.fromisoformat(as_of).isoformat()
+    except ValueError:
+        usage(f"--as-of: {as_of!r} is not a date (YYYY-MM-DD)")
+    one = ["OTBR"] if output == "fide-txt" else list(US_CHESS_SYSTEMS)
+    systems = system or {"fide": ["FIDE"], "icu": ["ICU"]}.get(family, one)
+    if output == "fide-txt" and len(systems) != 1:
+        usage("--format fide-txt: give one --system (a FIDE list has one rating column)")
+    with caught_up(store, view, family) as v:
+        rows = exports.supplement(v, day, systems, min_games, sort)
+    if output == "json":
+        print_json({"as_of": day, "systems": systems, "players": rows})
+    elif output == "csv":
+        typer.echo(exports.supplement_csv(rows, systems), nl=False)
+    elif output == "fide-txt":
+        for line in exports.fide_txt(rows, systems[0], day):
+            typer.echo(line)
+    else:
+        for line in exports.supplement_lines(rows, systems):
+            typer.echo(line)
