@@ -139,6 +139,7 @@ Text = Annotated[str, Field(max_length=200), AfterValidator(_text)]
 Reason = Annotated[str, Field(max_length=1000), AfterValidator(_text)]
 MemberId = Annotated[str, _matching(_MEMBER_ID, "a member id (letters, digits, . _ -; ≤ 32)")]
 Federation = Annotated[str, _matching(re.compile(r"[A-Z]{3}"), "a FIDE federation code")]
+FideId = Annotated[str, _matching(re.compile(r"[1-9][0-9]{0,10}"), "a FIDE id (1-11 digits)")]
 RecordId = Annotated[str, _matching(_RECORD_ID, "an id (letters, digits, . _ : / + -; ≤ 100)")]
 Result = Annotated[str, BeforeValidator(_result)]
 Score = Annotated[float, BeforeValidator(_score)]
@@ -185,6 +186,10 @@ class RegisterPlayer(Command):
     fide_adjustment_opt_in: bool | None = None
     membership_expires: IsoDate | None = None
     playing_since: IsoDate | None = None
+    fide_id: FideId | None = None
+    title: Literal["GM", "IM", "FM", "CM", "WGM", "WIM", "WFM", "WCM"] | None = None
+    sex: Literal["m", "w"] | None = None
+    federation: Federation | None = None
 
     def profile(self, base: dict[str, Any] | None = None) -> dict[str, Any]:
         """The full profile: `base` with the fields this item gives replaced."""

@@ -90,6 +90,10 @@ class Player(Aggregate):
         membership_expires: str | None,
         playing_since: str | None,
         actor: str,
+        fide_id: str | None = None,
+        title: str | None = None,
+        sex: str | None = None,
+        federation: str | None = None,
     ) -> None:
         self.member_id = member_id
         self.profile = {
@@ -101,6 +105,10 @@ class Player(Aggregate):
             "fide_adjustment_opt_in": fide_adjustment_opt_in,
             "membership_expires": membership_expires,
             "playing_since": playing_since,
+            "fide_id": fide_id,
+            "title": title,
+            "sex": sex,
+            "federation": federation,
         }
         self.opening_balances: set[str] = set()
 
@@ -117,6 +125,10 @@ class Player(Aggregate):
         membership_expires: str | None,
         playing_since: str | None,
         actor: str,
+        fide_id: str | None = None,
+        title: str | None = None,
+        sex: str | None = None,
+        federation: str | None = None,
     ) -> None:
         self.profile = {
             "name": name,
@@ -127,6 +139,10 @@ class Player(Aggregate):
             "fide_adjustment_opt_in": fide_adjustment_opt_in,
             "membership_expires": membership_expires,
             "playing_since": playing_since,
+            "fide_id": fide_id,
+            "title": title,
+            "sex": sex,
+            "federation": federation,
         }
 
     def check_no_opening_balance(self, system: str) -> None:
