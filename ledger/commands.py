@@ -189,7 +189,6 @@ class RegisterPlayer(Command):
     fide_id: FideId | None = None
     title: Literal["GM", "IM", "FM", "CM", "WGM", "WIM", "WFM", "WCM"] | None = None
     sex: Literal["m", "w"] | None = None
-    federation: Federation | None = None
 
     def profile(self, base: dict[str, Any] | None = None) -> dict[str, Any]:
         """The full profile: `base` with the fields this item gives replaced."""

@@ -93,7 +93,6 @@ class Player(Aggregate):
         fide_id: str | None = None,
         title: str | None = None,
         sex: str | None = None,
-        federation: str | None = None,
     ) -> None:
         self.member_id = member_id
         self.profile = {
@@ -108,7 +107,6 @@ class Player(Aggregate):
             "fide_id": fide_id,
             "title": title,
             "sex": sex,
-            "federation": federation,
         }
         self.opening_balances: set[str] = set()
 
@@ -128,7 +126,6 @@ class Player(Aggregate):
         fide_id: str | None = None,
         title: str | None = None,
         sex: str | None = None,
-        federation: str | None = None,
     ) -> None:
         self.profile = {
             "name": name,
@@ -142,7 +139,6 @@ class Player(Aggregate):
             "fide_id": fide_id,
             "title": title,
             "sex": sex,
-            "federation": federation,
         }
 
     def check_no_opening_balance(self, system: str) -> None:

@@ -474,7 +474,6 @@ def test_every_field_of_the_player_line_goes_into_the_profile() -> None:
         "name": "Sokolov, Ivan",
         "sex": "m",
         "title": "GM",
-        "federation": "BIH",
         "fide_id": "14700011",
         "birth_date": "1965-06-13",
         "fide": {"rating": 2615, "date": "2024-09-14", "federation": "BIH"},
@@ -490,7 +489,8 @@ def test_every_field_of_the_player_line_goes_into_the_profile() -> None:
     # A year alone is not a date the rules can use; an unrated player has no FIDE rating.
     assert "birth_date" not in profiles[4]
     assert report.warnings == [
-        f"{LAKESIDE} line 18 (player 5): birth date '1979/00/00' gives only the year; not stored"
+        f"{LAKESIDE} line 18 (player 5): birth date '1979/00/00' gives only the year; not stored",
+        f"{LAKESIDE} line 19 (player 6): federation USA without a FIDE rating; not stored",
     ]
     assert "fide" not in profiles[5]
     for p in profiles:
@@ -726,7 +726,8 @@ def test_new_players_are_registered_with_what_the_file_says(
         "games": 8,
         "warnings": [
             f"{LAKESIDE} line 18 (player 5): birth date '1979/00/00' gives only the year; "
-            "not stored"
+            "not stored",
+            f"{LAKESIDE} line 19 (player 6): federation USA without a FIDE rating; not stored",
         ],
         "matched": [
             {"start": 1, "member": "14700011", "by": "new"},
@@ -755,7 +756,6 @@ def test_new_players_are_registered_with_what_the_file_says(
         "fide_id": "5500012",
         "title": "WGM",
         "sex": "w",
-        "federation": "KOR",
     }
     assert (registered["300001"]["title"], registered["300001"]["birth_date"]) == ("CM", None)
 

@@ -175,6 +175,9 @@ def _player(line: str, number: int, source: str) -> TrfPlayer:
             (), f"{where}: federation {federation!r} (columns 54-56) is not a FIDE federation code"
         )
     birth_date, warnings = _birth_date(line[69:79].strip(), where)
+    if federation and not (rating and int(rating)):
+        # The profile's federation is the FIDE rating's flag (`fide.federation`), nothing else.
+        warnings += (f"federation {federation} without a FIDE rating; not stored",)
     rounds: list[Entry] = []
     column = ROUND_COLUMN - 1
     while column < len(line.rstrip()):
@@ -457,14 +460,13 @@ def match(
 
 
 def profile(player: TrfPlayer, member: str, start: date) -> dict[str, Any]:
-    """The `register` item of a TRF player: every field the `001` line gives. The FIDE rating
-    is dated the tournament's start (the list the file was rated with)."""
+    """The `register` item of a TRF player: every field of the `001` line the profile holds.
+    The FIDE rating is dated the tournament's start (the list the file was paired with)."""
     fields: dict[str, Any] = {
         "id": member,
         "name": player.name or None,
         "sex": player.sex,
         "title": player.title,
-        "federation": player.federation,
         "fide_id": player.fide_id,
         "birth_date": player.birth_date and player.birth_date.isoformat(),
     }
