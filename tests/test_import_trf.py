@@ -101,7 +101,7 @@ def test_the_fide_layout_file_becomes_one_section_with_every_pairing() -> None:
         "section_id": SECTION_ID,
         "event_name": "Riverside Spring Open 2024",
         "online": False,
-        "time_control": "G/90;+30",  # 122 "G/90+30" in the ledger's notation
+        "time_control": "G/90+30",
         "start_date": "2024-05-04",
         "end_date": "2024-05-05",
         "players": [{"id": p} for p in FIDE_IDS],

@@ -2,8 +2,9 @@
 
 Swiss-Manager and Vega write `90+30`, `90'+30''`, `90 min + 30 s/move`, `90'/40+30'+30''`,
 `120/40+60`; the ledger writes `G/90;+30` and `40/90, SD/30;+30`, which
-`ledger.rules.uschess.time_controls` reads. Pieces are separated by `+`, `,` or `;`: periods
-(`40/90`, `90'/40`, `G/90`, `90'`), then at most one delay or increment (`30''`, `30s`, `d5`).
+`ledger.rules.uschess.time_controls` reads. Text the ledger already reads the same way is kept.
+Pieces are separated by `+`, `,` or `;`: periods (`40/90`, `90'/40`, `G/90`, `90'`), then at
+most one delay or increment (`30''`, `30s`, `d5`).
 """
 
 from __future__ import annotations
@@ -35,8 +36,9 @@ _QUOTES = str.maketrans({"’": "'", "′": "'", "″": '"', "”": '"'})
 
 
 def ledger_time_control(text: str) -> str:
-    """`text` in the ledger's notation; ValueError when it is neither a pairing program's
-    notation nor the ledger's own (which is kept as written: `G/90 d5`)."""
+    """`text` in the ledger's notation: as written when the ledger reads it the same way (so
+    `G/90+30` stays), else converted (`120/40+60`: 120 minutes per 40 moves, then 60);
+    ValueError when it is neither a pairing program's notation nor the ledger's."""
     try:
         converted = _converted(text.translate(_QUOTES))
     except ValueError:
@@ -49,11 +51,14 @@ def ledger_time_control(text: str) -> str:
             ) from None
         return text
     try:
-        parse_time_control(converted)
+        meant = parse_time_control(converted)
     except ValueError as exc:
         reason = str(exc).rsplit(": ", 1)[-1]
         raise ValueError(f"time control {text!r} ({converted}): {reason}") from None
-    return converted
+    try:
+        return text if parse_time_control(text) == meant else converted
+    except ValueError:
+        return converted
 
 
 def _converted(text: str) -> str:
