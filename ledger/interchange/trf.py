@@ -12,7 +12,7 @@ import csv
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -86,7 +86,7 @@ class TrfPlayer:
     rating: int | None = None
     federation: str | None = None
     birth_date: date | None = None
-    warnings: tuple[str, ...] = field(default=())
+    warnings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
