@@ -6,6 +6,7 @@ import random
 import time
 from collections.abc import Callable, Iterator, Sequence, Set
 from contextlib import contextmanager, suppress
+from datetime import date
 from typing import Any, TypeVar, cast
 from uuid import UUID
 
@@ -25,6 +26,7 @@ from ledger.commands import (
     AmendRules,
     AwardMoneyFloor,
     DirectorOverride,
+    PublishList,
     RecordOpeningBalance,
     RegisterPlayer,
     SubmitFideAdjustment,
@@ -40,6 +42,7 @@ from ledger.domain import (
     MoneyFloorAward,
     Override,
     Player,
+    PublishedList,
     Roles,
     RulesAmendment,
     Section,
@@ -47,10 +50,12 @@ from ledger.domain import (
     fide_adjustment_key,
     match_key,
     player_key,
+    published_list_key,
     section_key,
 )
 from ledger.log import LedgerEntry, to_entry
 from ledger.roles import NotInitialized, Role, Verb, authorize, parse_holder, parse_role
+from ledger.rules.rating_lists import RatingList
 from ledger.store import redacted, store_env, store_url
 
 A = TypeVar("A", bound=Aggregate)
@@ -263,6 +268,62 @@ class RatingsLedger(Application):
             actor,
             lambda: [RulesAmendment(**amendment.event_fields(), actor=actor)],
         )
+
+    def publish_list(self, publication: PublishList, *, actor: str) -> list[LedgerEntry]:
+        """A family's rating list, published after the family's latest one (as-of date and
+        cutoff not earlier), its name not used before in the family."""
+        actor = commands.actor(actor)
+        family, name = publication.family, publication.name
+
+        def decide() -> list[Aggregate]:
+            published = self.published_lists(family)
+            if any(p.name == name for p in published):
+                raise InvalidCommand(("name",), f"{family} already has a list {name!r}")
+            last = self.recorder.max_notification_id() or 0
+            cutoff = publication.cutoff_position
+            if cutoff is None:
+                cutoff = last
+            elif cutoff > last:
+                raise InvalidCommand(
+                    ("cutoff_position",), f"{cutoff} is beyond the ledger's last position {last}"
+                )
+            if published:
+                latest = published[-1]
+                if publication.as_of < latest.as_of:
+                    raise InvalidCommand(
+                        ("as_of",),
+                        f"{publication.as_of} is before {latest.as_of}, the as-of date of the "
+                        f"latest {family} list {latest.name!r}",
+                    )
+                if cutoff < latest.cutoff:
+                    raise InvalidCommand(
+                        ("cutoff_position",),
+                        f"{cutoff} is below {latest.cutoff}, the cutoff of the latest {family} "
+                        f"list {latest.name!r}",
+                    )
+            return [
+                PublishedList(
+                    family=family,
+                    number=len(published) + 1,
+                    list_name=name,
+                    as_of=publication.as_of.isoformat(),
+                    cutoff_position=cutoff,
+                    actor=actor,
+                )
+            ]
+
+        return self._append(Verb.PUBLISH_LIST, actor, decide)
+
+    def published_lists(self, family: str) -> list[RatingList]:
+        """The rating lists published in `family`, in the order they were published."""
+        published: list[RatingList] = []
+        while True:
+            try:
+                record = self._get(PublishedList, published_list_key(family, len(published) + 1))
+            except AggregateNotFoundError:
+                return published
+            as_of = date.fromisoformat(record.as_of)
+            published.append(RatingList(record.list_name, as_of, record.cutoff_position))
 
     def initialize(self, *, actor: str) -> list[LedgerEntry]:
         """Set the ledger up with `actor` as its first director; a ledger is set up once."""

@@ -20,8 +20,11 @@ from pydantic import (
     ValidationError,
     model_validator,
 )
+from pydantic_core import ErrorDetails
 
+from ledger import plausibility as plausible
 from ledger.domain import InvalidCommand
+from ledger.errors import field_path
 from ledger.results import RATED_RESULTS
 from ledger.rules.uschess.parameters import BASE_TIMELINES, parse_parameter_value
 from ledger.rules.uschess.systems import System
@@ -39,6 +42,7 @@ MAX_FILE_BYTES = 8 * 1024 * 1024  # a command file larger than this is refused u
 MAX_SECTION_GAMES = 20_000  # games in one section or match (the largest opens play ~7,000)
 MAX_SECTION_PLAYERS = 5_000  # players in one section
 MAX_MESSAGE = 300  # characters of an error message; a huge offending value is cut short
+MAX_PROBLEMS = 10  # problems listed in one error line; more are only counted
 
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _MEMBER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}")
@@ -65,13 +69,6 @@ def _iso_date(value: object) -> date:
         except ValueError:
             pass
     raise ValueError(f"{value!r} is not a date (YYYY-MM-DD)")
-
-
-def _text(value: str) -> str:
-    value = value.strip()
-    if not value:
-        raise ValueError("must not be empty")
-    return value
 
 
 def _matching(pattern: re.Pattern[str], what: str) -> AfterValidator:
@@ -128,15 +125,23 @@ def _at_most(limit: int, what: str, name: str) -> BeforeValidator:
     return BeforeValidator(check)
 
 
+def _family(value: str) -> str:
+    if value not in RULES_FAMILIES:
+        raise ValueError(f"{value!r} is not one of {', '.join(RULES_FAMILIES)}")
+    return value
+
+
 def _rules_hint(value: str) -> str:
     if value not in RULES_HINTS:
         raise ValueError(f"{value!r} is not one of {', '.join(RULES_HINTS)}")
     return value
 
 
-IsoDate = Annotated[date, BeforeValidator(_iso_date)]
-Text = Annotated[str, Field(max_length=200), AfterValidator(_text)]
-Reason = Annotated[str, Field(max_length=1000), AfterValidator(_text)]
+IsoDate = Annotated[date, BeforeValidator(_iso_date), plausible.IN_WINDOW]
+PastDate = Annotated[date, BeforeValidator(_iso_date), plausible.NOT_FUTURE]
+MembershipDate = Annotated[date, BeforeValidator(_iso_date), plausible.MEMBERSHIP]
+Text = Annotated[str, plausible.text(plausible.MAX_NAME)]
+Reason = Annotated[str, plausible.text(plausible.MAX_REASON)]
 MemberId = Annotated[str, _matching(_MEMBER_ID, "a member id (letters, digits, . _ -; ≤ 32)")]
 Federation = Annotated[str, _matching(re.compile(r"[A-Z]{3}"), "a FIDE federation code")]
 FideId = Annotated[str, _matching(re.compile(r"[1-9][0-9]{0,10}"), "a FIDE id (1-11 digits)")]
@@ -146,10 +151,12 @@ Score = Annotated[float, BeforeValidator(_score)]
 SystemName = Annotated[System, BeforeValidator(_system)]
 ListName = Annotated[System | str, BeforeValidator(_opening_list)]
 RulesHint = Annotated[str, AfterValidator(_rules_hint)]
-Rating = Annotated[float, Field(ge=0)]
-Count = Annotated[int, Field(ge=0)]
-Floor = Annotated[int, Field(ge=0)]
-Round = Annotated[int, Field(ge=1)]
+Family = Annotated[str, AfterValidator(_family)]
+Rating = Annotated[float, Field(ge=0, le=plausible.MAX_RATING)]
+Count = Annotated[int, Field(ge=0, le=plausible.MAX_GAMES)]
+Floor = Annotated[int, Field(ge=0, le=plausible.MAX_RATING)]
+Round = Annotated[int, Field(ge=1, le=plausible.MAX_ROUND)]
+LedgerPosition = Annotated[int, Field(ge=0, le=plausible.MAX_POSITION)]
 
 
 class Command(BaseModel):
@@ -179,13 +186,13 @@ class RegisterPlayer(Command):
 
     id: MemberId
     name: Text | None = None
-    birth_date: IsoDate | None = None
+    birth_date: PastDate | None = None
     adult: bool | None = None
     fide: FideRating | None = None
     cfc: CfcRating | None = None
     fide_adjustment_opt_in: bool | None = None
-    membership_expires: IsoDate | None = None
-    playing_since: IsoDate | None = None
+    membership_expires: MembershipDate | None = None
+    playing_since: PastDate | None = None
     fide_id: FideId | None = None
     title: Literal["GM", "IM", "FM", "CM", "WGM", "WIM", "WFM", "WCM"] | None = None
     sex: Literal["m", "w"] | None = None
@@ -265,6 +272,10 @@ SectionPlayers = Annotated[
 def _check_dates(start: date, end: date) -> None:
     if end < start:
         raise FieldError(("end_date",), f"{end.isoformat()} is before start_date {start}")
+    try:
+        plausible.check_span(start, end)
+    except ValueError as exc:
+        raise FieldError(("end_date",), str(exc)) from None
 
 
 def _check_system(system: System | None, online: bool) -> None:
@@ -373,7 +384,7 @@ class SubmitMatch(Command):
 
 
 class FideGame(Command):
-    opponent_rating: Annotated[float, Field(gt=0)]
+    opponent_rating: Annotated[float, Field(gt=0, le=plausible.MAX_RATING)]
     opponent_id: Text | None = None
     score: Score
 
@@ -395,8 +406,8 @@ class AwardMoneyFloor(Command):
     """A prize of `amount` won in a section or prize for players rated under `limit` (§5)."""
 
     player: MemberId
-    amount: Annotated[float, Field(gt=0)]
-    limit: Annotated[int, Field(gt=0)]
+    amount: Annotated[float, Field(gt=0, le=plausible.MAX_PRIZE)]
+    limit: Annotated[int, Field(gt=0, le=plausible.MAX_RATING)]
     date: IsoDate
     system: SystemName = System.OTBR
 
@@ -456,7 +467,9 @@ class AmendRules(Command):
                 f"{self.parameter!r} is not one of {', '.join(BASE_TIMELINES)}",
             )
         try:
-            parse_parameter_value(self.parameter, self.value)
+            plausible.check_parameter(
+                self.parameter, parse_parameter_value(self.parameter, self.value)
+            )
         except ValueError as exc:
             raise FieldError(("value",), str(exc)) from None
         if self.until is not None and self.until <= self.effective:
@@ -477,51 +490,73 @@ class AmendRules(Command):
         return fields
 
 
-_ACTOR = TypeAdapter(Annotated[Text, Field(max_length=100)], config=Command.model_config)
+class PublishList(Command):
+    """A federation published a rating list: its family, name, as-of date and the ledger
+    position up to which it takes items (None: the ledger's last position when recorded)."""
+
+    family: Family
+    name: Text
+    as_of: IsoDate
+    cutoff_position: LedgerPosition | None = None
+
+
+_ACTOR = TypeAdapter(
+    Annotated[str, plausible.text(plausible.MAX_ACTOR)], config=Command.model_config
+)
 _REASON = TypeAdapter(Reason, config=Command.model_config)
 _RECORD_ID_ADAPTER = TypeAdapter(RecordId, config=Command.model_config)
 
 
-def invalid(error: ValidationError) -> InvalidCommand:
-    """The first problem of a ValidationError as one line naming the field and the value."""
-    problems = error.errors(include_url=False)
-    first = problems[0]
-    path: tuple[int | str, ...] = tuple(first["loc"])
-    cause = first.get("ctx", {}).get("error")
+Loc = tuple[int | str, ...]  # a field's path: ('games', 3, 'round')
+
+
+def _problem(problem: ErrorDetails, at: Loc) -> tuple[Loc, str]:
+    """One problem of a ValidationError: the field's path (below `at`) and what is wrong."""
+    path: Loc = (*at, *problem["loc"])
+    cause = problem.get("ctx", {}).get("error")
     if isinstance(cause, FieldError):
         path, message = path + cause.path, cause.message
-    elif first["type"] == "value_error":
+    elif problem["type"] == "value_error":
         message = str(cause)
-    elif first["type"] == "missing":
+    elif problem["type"] == "missing":
         message = "is required"
-    elif first["type"] == "extra_forbidden":
-        message = f"is not a known field (value {first['input']!r})"
+    elif problem["type"] == "extra_forbidden":
+        message = f"is not a known field (value {problem['input']!r})"
         name = path[-1] if path else ""
         if isinstance(name, str) and not name.isidentifier():
             path = (*path[:-1], repr(name[:50]))  # a name with spaces or control characters
     else:
-        message = f"{first['input']!r}: {first['msg'][0].lower()}{first['msg'][1:]}"
+        message = f"{problem['input']!r}: {problem['msg'][0].lower()}{problem['msg'][1:]}"
     if len(message) > MAX_MESSAGE:
         message = message[: MAX_MESSAGE - 1] + "…"
-    if len(problems) > 1:
-        message += f" (and {len(problems) - 1} more problem{'s' if len(problems) > 2 else ''})"
+    return path, message
+
+
+def invalid(error: ValidationError, at: Loc = ()) -> InvalidCommand:
+    """Every problem of a ValidationError (up to MAX_PROBLEMS) in one line, each naming its
+    field and value: the first problem's field is the error's path, the others follow it."""
+    problems = error.errors(include_url=False)
+    (path, message), *others = (_problem(p, at) for p in problems[:MAX_PROBLEMS])
+    for other_path, other in others:
+        message += f"; {field_path(other_path)}: {other}"
+    if len(problems) > MAX_PROBLEMS:
+        message += f" (and {len(problems) - MAX_PROBLEMS:,} more problems)"
     return InvalidCommand(path, message)
 
 
-def parse(model: type[M], data: object) -> M:
-    """`data` (JSON-compatible values) as a `model`, or InvalidCommand."""
+def parse(model: type[M], data: object, at: Loc = ()) -> M:
+    """`data` (JSON-compatible values) as a `model`, or InvalidCommand (its fields below `at`)."""
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise invalid(exc) from None
+        raise invalid(exc, at) from None
 
 
 def _checked(adapter: TypeAdapter[str], name: str, value: object) -> str:
     try:
         return adapter.validate_python(value)
     except ValidationError as exc:
-        error = invalid(exc)
-        raise InvalidCommand((name, *error.path), error.message) from None
+        raise invalid(exc, (name,)) from None
 
 
 def actor(value: object) -> str:
@@ -568,10 +603,4 @@ def load_file(path: Path, model: type[M]) -> tuple[list[M], bool]:
         return [parse(model, data)], False
     if not data:
         raise InvalidCommand((), f"{path}: the list is empty")
-    items = []
-    for i, item in enumerate(data):
-        try:
-            items.append(parse(model, item))
-        except InvalidCommand as exc:
-            raise InvalidCommand((i, *exc.path), exc.message) from None
-    return items, True
+    return [parse(model, item, (i,)) for i, item in enumerate(data)], True

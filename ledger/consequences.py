@@ -16,7 +16,7 @@ def consequences(
 ) -> dict[str, Any]:
     """Catch the read model up with `entries` (rolled back when `dry_run`) and report every
     player and system whose rating, N, floor or history changed, before → after."""
-    from projections.view import View
+    from projections.projector import View
 
     with closing(View(view_path)) as view:
         if dry_run:

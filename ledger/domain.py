@@ -67,6 +67,10 @@ def fide_adjustment_key(member_id: str, rating_list: str) -> UUID:
     return uuid5(NAMESPACE, f"fide-adjustment:{member_id}:{rating_list}")
 
 
+def published_list_key(family: str, number: int) -> UUID:
+    return uuid5(NAMESPACE, f"rating-list:{family}:{number}")
+
+
 ROLES_KEY = uuid5(NAMESPACE, "roles")
 
 
@@ -315,6 +319,29 @@ class RulesAmendment(Aggregate):
         self.parameter = parameter
 
 
+class PublishedList(Aggregate):
+    """A rating list a federation published: the `number`th of its family, in order."""
+
+    @staticmethod
+    def create_id(family: str, number: int) -> UUID:
+        return published_list_key(family, number)
+
+    @fact("ListPublished")
+    def __init__(
+        self,
+        family: str,
+        number: int,
+        list_name: str,
+        as_of: str,
+        cutoff_position: int,
+        actor: str,
+    ) -> None:
+        self.family = family
+        self.list_name = list_name
+        self.as_of = as_of
+        self.cutoff_position = cutoff_position
+
+
 class Roles(Aggregate):
     """Who holds which role: created by `init`, which also makes its actor the first director."""
 
@@ -349,5 +376,13 @@ def _register_topics(*aggregates: type[Aggregate]) -> None:
 
 
 _register_topics(
-    Player, Section, Match, FideAdjustment, MoneyFloorAward, Override, RulesAmendment, Roles
+    Player,
+    Section,
+    Match,
+    FideAdjustment,
+    MoneyFloorAward,
+    Override,
+    RulesAmendment,
+    PublishedList,
+    Roles,
 )

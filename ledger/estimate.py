@@ -15,6 +15,7 @@ from ledger.rules.fide import section as fide
 from ledger.rules.fide.section import Format as FideFormat
 from ledger.rules.fide.section import SectionOutcome
 from ledger.rules.icu import section as icu
+from ledger.rules.icu import versions as icu_versions
 from ledger.rules.rounding import round_half_up
 from ledger.rules.uschess.initialization import (
     ForeignRating,
@@ -32,7 +33,7 @@ from ledger.rules.uschess.time_controls import (
 )
 from ledger.rules.uschess.versions import VERSIONS, resolve
 
-RULES_NAMES = (*VERSIONS, fide.RULES, icu.RULES)
+RULES_NAMES = (*VERSIONS, fide.RULES, *icu_versions.NAMES)
 
 Lenient = ConfigDict(extra="allow", str_strip_whitespace=True)
 
@@ -173,7 +174,7 @@ def estimate(
     name = rules_name or section.rules
     if name is not None and name not in RULES_NAMES:
         raise InputError("rules", f"unknown rules {name!r}; known: {', '.join(RULES_NAMES)}")
-    if name in (fide.RULES, icu.RULES):
+    if name == fide.RULES or name in icu_versions.NAMES:
         return _estimate_foreign(section, name, explain)
     return _estimate_uschess(section, name, explain)
 
@@ -322,7 +323,7 @@ def _estimate_foreign(section: EstimateSection, name: str, explain: bool) -> dic
                 )
             )
         else:
-            outcome = icu.rate_section(
+            outcome = icu_versions.resolve(section.start_date, name).rate(
                 icu.Section(
                     section.start_date,
                     section.end_date,

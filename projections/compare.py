@@ -2,29 +2,17 @@
 
 from __future__ import annotations
 
-import sqlite3
 import statistics
 from typing import Any
+
+from projections.queries import rating_values
 
 BUCKETS = (-100, -50, -10, -1, 0, 1, 10, 50, 100)
 
 
-def ratings(path: str, system: str | None) -> dict[tuple[str, str], tuple[float, int, int]]:
-    """(player, system) → (rating, official rating, N) from a read model's `ratings` table."""
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        query = "select player, system, rating, official_rating, games from ratings"
-        rows = db.execute(
-            query + (" where system = ?" if system else ""), [system] if system else []
-        ).fetchall()
-    finally:
-        db.close()
-    return {(p, s): (r, o, g) for p, s, r, o, g in rows}
-
-
 def diff(path_a: str, path_b: str, system: str | None = None, largest: int = 10) -> dict[str, Any]:
     """Counts, the largest changes and the distribution of B − A per player and system."""
-    a, b = ratings(path_a, system), ratings(path_b, system)
+    a, b = rating_values(path_a, system), rating_values(path_b, system)
     both = sorted(a.keys() & b.keys())
     changes = [(key, b[key][0] - a[key][0], a[key], b[key]) for key in both]
     moved = [c for c in changes if c[1] != 0.0]

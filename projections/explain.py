@@ -6,9 +6,11 @@ import json
 from datetime import date
 from typing import Any
 
+from ledger.plausibility import shown
 from ledger.rules.uschess.versions import VERSIONS, timelines
-from projections.rating import HISTORY_COLUMNS
-from projections.view import View
+from projections import queries
+from projections.projector import View
+from projections.schema import HISTORY_COLUMNS
 
 DETAIL = HISTORY_COLUMNS.index("detail")
 POST = HISTORY_COLUMNS.index("post_rating")
@@ -32,15 +34,11 @@ def find_row(
     """The history row of `section` (or the last one in effect on `as_of`)."""
     if section is not None:
         key = section if ":" in section else "section:" + section
-        rows = list(
-            view.db["history"].rows_where(
-                "player = ? and system = ? and item_key = ?", [player, system, key]
-            )
-        )
-        if not rows:
+        found = queries.history_row(view, player, system, key)
+        if found is None:
             raise NotFound(f"{player} has no {system} rating change from {key}")
-        return rows[0]
-    row = view.row_as_of(player, system, as_of or "")
+        return found
+    row = queries.row_as_of(view, player, system, as_of or "")
     if row is None:
         raise NotFound(f"{player} had no {system} rating on {as_of}")
     return row
@@ -51,16 +49,12 @@ def explain(
 ) -> dict[str, Any]:
     """The explanation of one history row, recomputed through the rules."""
     row = find_row(view, player, system, section, as_of)
-    item = view.item(row["item_key"])
+    item = queries.item(view, row["item_key"])
     if item is None:
         raise NotFound(f"{row['item_key']} is no longer in the ledger")
     change = next(c for c in view.rerate(item) if c.player == player and str(c.system) == system)
     detail = json.loads(change.row[DETAIL])
-    previous = view.db.execute(
-        "select item_key, position, revision from history where player = ? and system = ? "
-        "and sort_key < ? order by sort_key desc limit 1",
-        [player, system, item.sort_key],
-    ).fetchone()
+    previous = queries.previous_change(view, player, system, item.sort_key)
     out: dict[str, Any] = {
         "player": player,
         "system": system,
@@ -105,19 +99,15 @@ def _fed_by(
     if previous is not None:
         fed.append({"position": previous[2], "what": f"pre-event standing after {previous[0]}"})
     for opponent in dict.fromkeys(detail.get("opponents", ())):
-        before = view.db.execute(
-            "select item_key, revision from history where player = ? and system = ? "
-            "and sort_key < ? order by sort_key desc limit 1",
-            [opponent, system, item.sort_key],
-        ).fetchone()
+        before = queries.previous_change(view, opponent, system, item.sort_key)
         if before is not None:
             fed.append(
-                {"position": before[1], "what": f"opponent {opponent}'s standing after {before[0]}"}
+                {"position": before[2], "what": f"opponent {opponent}'s standing after {before[0]}"}
             )
-    profile = view.db.execute("select position from players where id = ?", [player]).fetchone()
+    profile = queries.profile_position(view, player)
     if profile is not None:
-        fed.append({"position": profile[0], "what": "player profile"})
-    for a in view.db["amendments"].rows_where(order_by="position"):
+        fed.append({"position": profile, "what": "player profile"})
+    for a in queries.amendment_rows(view):
         if a["effective"] <= item.start and (a["until"] is None or item.start < a["until"]):
             fed.append(
                 {"position": a["position"], "what": f"RulesAmended {a['parameter']} = {a['value']}"}
@@ -229,7 +219,7 @@ def render(x: dict[str, Any]) -> str:
         f"recomputed: {_r(res['recomputed_post_rating'])} "
         f"({'equals' if res['recomputes'] else 'DIFFERS FROM'} the stored rating)"
     )
-    return "\n".join(lines)
+    return "\n".join(map(shown, lines))  # a stored text cannot forge a line
 
 
 def _r(value: float | None) -> str:

@@ -1,4 +1,4 @@
-"""Rating the same sections under FIDE 10.0 (`fide-2003`) or the ICU rules (`icu-2005`)."""
+"""Rating the same sections under FIDE 10.0 (`fide-2003`) or the ICU rules (by section date)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from ledger.rules.fide import section as fide
 from ledger.rules.fide.section import PlayerOutcome, SectionOutcome
 from ledger.rules.fide.unrated import Performance
 from ledger.rules.icu import section as icu
+from ledger.rules.icu.versions import resolve as icu_version
 from ledger.rules.uschess.time_controls import parse_time_control
 from projections.items import Item
 from projections.rating import Change, change
@@ -201,7 +202,8 @@ class IcuRater(ForeignRater):
 
     def rate_games(self, item: Item, games: Games, pre: dict[str, Standing]) -> list[Change]:
         ids = list(pre)
-        outcome = icu.rate_section(
+        version = icu_version(date.fromisoformat(item.start))
+        outcome = version.rate(
             icu.Section(
                 date.fromisoformat(item.start),
                 date.fromisoformat(item.end),
@@ -223,7 +225,8 @@ class IcuRater(ForeignRater):
             if not o.games:
                 continue
             before = pre[o.player]
-            after = Standing(rating=o.post, games=before.games + o.games, rated_on=item.end)
+            rating = float(o.official) if version.carries_published else o.post
+            after = Standing(rating=rating, games=before.games + o.games, rated_on=item.end)
             changes.append(
                 change(
                     item,

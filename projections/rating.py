@@ -35,44 +35,11 @@ from ledger.rules.uschess.time_controls import (
 )
 from ledger.rules.uschess.versions import Amendment, Rules, RuleVersion, resolve
 from projections.items import Item
-from projections.standing import STATE_COLUMNS, Standing, history_after
+from projections.standing import Standing, history_after
 
 OLM_GAMES = 300  # §5: "keeps an established rating above 2200 for 300 ... rated games"
 
 Lookup = Callable[[str, System], Standing]
-
-
-HISTORY_COLUMNS = (
-    "item_key",
-    "player",
-    "system",
-    "sort_key",
-    "kind",
-    "end_date",
-    "position",
-    "revision",
-    "rules",
-    "bonus_multiplier",
-    "formula",
-    "pre_rating",
-    "post_rating",
-    "official_rating",
-    "games_before",
-    "games_after",
-    "m",
-    "score",
-    "n_eff",
-    "k",
-    "expected",
-    "bonus",
-    "step3",
-    "step4",
-    "step5",
-    "floor_bound",
-    "detail",
-    *STATE_COLUMNS,
-)
-STATE = slice(len(HISTORY_COLUMNS) - len(STATE_COLUMNS), len(HISTORY_COLUMNS))
 
 
 @dataclass(frozen=True)

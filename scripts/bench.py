@@ -25,7 +25,8 @@ from pathlib import Path
 from ledger.application import RatingsLedger
 from ledger.commands import SubmitSection, parse
 from ledger.log import read_entries
-from projections.view import View
+from projections import queries, timetravel
+from projections.projector import View
 
 HERE = Path(__file__).resolve().parent
 
@@ -156,8 +157,8 @@ def run_size(games: int, players: int, seed: int, repeats: int, workdir: Path) -
             "over_full_replay": round(correction_s / replay_s, 4),
         }
         known_s, past = timed(
-            lambda: view.at_position(
-                lambda after: read_entries(app, after), published, workdir / "past.db"
+            lambda: timetravel.at_position(
+                view, lambda after: read_entries(app, after), published, workdir / "past.db"
             ),
             repeats,
         )
@@ -175,7 +176,7 @@ def run_size(games: int, players: int, seed: int, repeats: int, workdir: Path) -
             player, system = rng.choice(keys)
             day = rng.choice(days)
             start = time.perf_counter()
-            view.rating_as_of(player, system, day)
+            queries.rating_as_of(view, player, system, day)
             latencies.append(time.perf_counter() - start)
         latencies.sort()
         result["as_of_ms"] = {

@@ -35,7 +35,7 @@ from ledger.commands import RegisterPlayer, SubmitSection, parse
 from ledger.domain import ConflictError, LedgerError
 from ledger.log import read_entries
 from ledger.roles import Role
-from projections.view import View
+from projections.projector import View
 
 SCRIPTS = Path(__file__).resolve().parent
 PLAYERS = [f"6000000{i}" for i in range(4)]

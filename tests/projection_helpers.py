@@ -19,7 +19,7 @@ from ledger.commands import (
 )
 from ledger.log import read_entries
 from ledger.roles import Role
-from projections.view import View
+from projections.projector import View
 
 
 def round_robin(

@@ -10,7 +10,8 @@ from typer.testing import CliRunner
 from ledger.application import RatingsLedger
 from ledger.cli import app
 from ledger.log import read_entries
-from projections.view import View
+from projections import queries, timetravel
+from projections.projector import View
 
 A, B, C = "70000001", "70000002", "70000003"
 
@@ -33,9 +34,11 @@ def test_as_known_before_a_correction_gives_the_published_rating(tmp_path):
     store, led, before, _ = build(tmp_path)
     now = View(tmp_path / "view.db")
     led.catch_up(now)
-    past = now.at_position(lambda after: read_entries(led.app, after), before, tmp_path / "p.db")
-    published = past.rating_as_of(A, "OTBR", "2024-01-31")
-    corrected = now.rating_as_of(A, "OTBR", "2024-01-31")
+    past = timetravel.at_position(
+        now, lambda after: read_entries(led.app, after), before, tmp_path / "p.db"
+    )
+    published = queries.rating_as_of(past, A, "OTBR", "2024-01-31")
+    corrected = queries.rating_as_of(now, A, "OTBR", "2024-01-31")
     # A beat B in the report first published; the correction makes it a loss.
     assert published["rating"] > corrected["rating"]
     fresh = View(tmp_path / "fresh.db")
@@ -50,8 +53,8 @@ def test_checkpoints_give_the_same_past_as_a_replay(tmp_path):
         view.catch_up([e])
     assert len(list(view.checkpoints_dir.glob("*.db"))) >= 2
     for position in range(1, view.last_position + 1):
-        past = view.at_position(
-            lambda after: read_entries(led.app, after), position, tmp_path / "past.db"
+        past = timetravel.at_position(
+            view, lambda after: read_entries(led.app, after), position, tmp_path / "past.db"
         )
         fresh = View(tmp_path / f"fresh-{position}.db")
         fresh.catch_up(e for e in read_entries(led.app) if e.position <= position)

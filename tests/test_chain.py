@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from ledger.application import RatingsLedger
 from ledger.chain import GENESIS, link, parse_expected, seal, verify
 from ledger.cli import app
-from ledger.cli_verify import register as register_verify
+from ledger.cli.verify import register as register_verify
 from ledger.commands import RegisterPlayer, parse
 from ledger.log import read_entries
 

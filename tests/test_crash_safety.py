@@ -26,7 +26,7 @@ from ledger.chain import verify
 from ledger.cli import app
 from ledger.commands import SubmitSection
 from ledger.log import read_entries
-from projections.view import View
+from projections.projector import View
 
 VALID_SECTION = {
     "section_id": "CRASH-1",

@@ -15,7 +15,7 @@ from ledger.application import RatingsLedger
 from ledger.cli import app
 from ledger.log import read_entries
 from projections.explain import explain, render
-from projections.view import View
+from projections.projector import View
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "generate.py"
 

@@ -18,7 +18,7 @@ import typer
 from typer.testing import CliRunner, Result
 
 from ledger.application import RatingsLedger
-from ledger.cli_interchange import register
+from ledger.cli.interchange import register
 from ledger.commands import RecordOpeningBalance, RegisterPlayer, parse
 from ledger.interchange import exports, trf, validated
 from ledger.rules.rounding import round_half_up

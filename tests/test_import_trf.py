@@ -22,8 +22,8 @@ from typer.testing import CliRunner, Result
 
 from ledger.application import RatingsLedger
 from ledger.cli import app as main_app
-from ledger.cli_interchange import register
-from ledger.cli_ledger import register as register_ledger
+from ledger.cli.interchange import register
+from ledger.cli.writes import register as register_ledger
 from ledger.commands import RegisterPlayer, parse
 from ledger.domain import InvalidCommand
 from ledger.interchange import trf
@@ -864,3 +864,16 @@ def test_fide_ratings_from_the_file_seed_the_fide_family(tmp_path: Path) -> None
     fide = json.loads(shown.stdout)["ratings"]["FIDE"]
     assert fide["games"] > 3  # a rated player's standing, not a first rating from 3 games
     assert abs(fide["rating"] - 2615) < 10
+
+
+def test_a_profile_the_ledger_refuses_is_named_by_its_line(
+    run: Callable[..., Result], ledger: RatingsLedger, tmp_path: Path
+) -> None:
+    # A birth date TRF16 can hold but `register` refuses (in the future) names the player line.
+    (tmp_path / "game.trf").write_text(LAKESIDE.read_text().replace("1965/06/13", "2090/06/13"))
+    before = positions(ledger)
+    result = run("import", "trf", "game.trf", "--actor", "td", "--register-players")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: game.trf line 14 (player 1): birth_date: ")
+    assert result.stderr.count("\n") == 1
+    assert positions(ledger) == before

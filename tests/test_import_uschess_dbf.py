@@ -18,7 +18,7 @@ import typer
 from typer.testing import CliRunner, Result
 
 from ledger.application import RatingsLedger
-from ledger.cli_interchange import register
+from ledger.cli.interchange import register
 from ledger.commands import RegisterPlayer, parse
 from ledger.domain import InvalidCommand
 from ledger.interchange import uschess_dbf

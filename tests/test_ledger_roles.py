@@ -12,11 +12,12 @@ import typer
 from typer.testing import CliRunner, Result
 
 from ledger.application import RatingsLedger
-from ledger.cli_ledger import register
+from ledger.cli.writes import register
 from ledger.commands import (
     AmendRules,
     AwardMoneyFloor,
     DirectorOverride,
+    PublishList,
     RecordOpeningBalance,
     RegisterPlayer,
     SubmitFideAdjustment,
@@ -138,6 +139,10 @@ COMMANDS: dict[Verb, Command] = {
                 "reason": "vote",
             },
         ),
+        actor=actor,
+    ),
+    Verb.PUBLISH_LIST: lambda app, actor: app.publish_list(
+        parse(PublishList, {"family": "fide", "name": "2024-07", "as_of": "2024-07-01"}),
         actor=actor,
     ),
     Verb.GRANT_ROLE: lambda app, actor: app.grant_role("newcomer", Role.AUDITOR, actor=actor),

@@ -4,7 +4,8 @@ import pytest
 from projection_helpers import Ledger, round_robin
 
 from ledger.rules.uschess.standard_formula import winning_expectancy
-from projections.view import View
+from projections import queries
+from projections.projector import View
 
 A, B, C, D, E, F = ("10000001", "10000002", "10000003", "10000004", "10000005", "10000006")
 
@@ -28,11 +29,11 @@ def test_a_dual_rated_section_rates_every_player_in_both_systems(led, view):
     led.submit(round_robin("S1", [A, B, C, D], "2024-05-04", time_control="G/45;d5"))
     led.catch_up(view)
     for p in (A, B, C, D):
-        ratings = view.player(p)["ratings"]
+        ratings = queries.player(view, p)["ratings"]
         assert set(ratings) == {"OTBR", "OTBQ"}
         assert ratings["OTBR"]["games"] == 3  # §7: "N is incremented by m"
-    assert view.player(A)["ratings"]["OTBR"]["wins"] == 3
-    assert view.player(D)["ratings"]["OTBR"]["losses"] == 3
+    assert queries.player(view, A)["ratings"]["OTBR"]["wins"] == 3
+    assert queries.player(view, D)["ratings"]["OTBR"]["losses"] == 3
 
 
 def test_history_rows_carry_every_value_behind_a_change(led, view):
@@ -41,7 +42,7 @@ def test_history_rows_carry_every_value_behind_a_change(led, view):
     led.opening(B, "OTBR", 1700.0, 60, wins=30, draws=10, losses=20)
     led.submit(round_robin("S1", [A, B], "2024-05-04"))
     led.catch_up(view)
-    row = view.history(A, "OTBR")[-1]
+    row = queries.history(view, A, "OTBR")[-1]
     assert row["pre_rating"] == 1800.0
     assert row["formula"] == "standard"
     assert row["rules"] == "uschess-2024"
@@ -51,7 +52,7 @@ def test_history_rows_carry_every_value_behind_a_change(led, view):
     assert row["post_rating"] == pytest.approx(1800 + k * (1 - row["expected"]))
     assert row["games_before"], row["games_after"] == (40, 41)
     assert row["position"] > 0
-    assert view.player(A)["ratings"]["OTBR"]["wins"] == 21
+    assert queries.player(view, A)["ratings"]["OTBR"]["wins"] == 21
 
 
 def test_rebuild_gives_a_byte_identical_read_model(led, view, tmp_path):
@@ -73,19 +74,22 @@ def test_a_correction_re_rates_the_cascade_and_equals_a_full_replay(led, view, t
     led.submit(round_robin("S2", [C, D], "2024-02-03"))
     led.submit(round_robin("S3", [E, F], "2024-03-02"))
     led.catch_up(view)
-    before_e = view.history(E, "OTBR")
-    before_a = view.history(A, "OTBR")
+    before_e = queries.history(view, E, "OTBR")
+    before_a = queries.history(view, A, "OTBR")
     corrected = round_robin("S1", [A, B, C], "2024-01-06", results={(B, C): "0-1"})
     led.correct(corrected)
     stats = led.catch_up(view)
     # B's and C's S1 results changed, so C's S2 row (and D's) are re-rated; A's S1 rating is
     # the same (still 400 above the knot), so the cascade does not follow A; E and F untouched.
     assert stats.players == {B, C, D}
-    assert [r["post_rating"] for r in view.history(A, "OTBR")] == [
+    assert [r["post_rating"] for r in queries.history(view, A, "OTBR")] == [
         r["post_rating"] for r in before_a
     ]
-    assert view.history(E, "OTBR") == before_e
-    assert view.history(C, "OTBR")[0]["revision"] > view.history(C, "OTBR")[0]["position"]
+    assert queries.history(view, E, "OTBR") == before_e
+    assert (
+        queries.history(view, C, "OTBR")[0]["revision"]
+        > queries.history(view, C, "OTBR")[0]["position"]
+    )
     assert led.rebuilt(tmp_path / "full.db").digest() == view.digest()
 
 
@@ -96,9 +100,9 @@ def test_a_withdrawn_section_leaves_no_rows_and_its_players_go_back(led, view, t
     led.catch_up(view)
     led.withdraw("S1")
     led.catch_up(view)
-    assert view.player(B)["ratings"] == {}
-    assert [r["item_key"] for r in view.history(A, "OTBR")] == ["section:S2"]
-    assert view.history(A, "OTBR")[0]["pre_rating"] is None
+    assert queries.player(view, B)["ratings"] == {}
+    assert [r["item_key"] for r in queries.history(view, A, "OTBR")] == ["section:S2"]
+    assert queries.history(view, A, "OTBR")[0]["pre_rating"] is None
     assert led.rebuilt(tmp_path / "full.db").digest() == view.digest()
 
 
@@ -109,7 +113,7 @@ def test_a_late_section_is_rated_in_date_order(led, view, tmp_path):
     led.catch_up(view)
     led.submit(round_robin("JAN", [A, B], "2024-01-06"))
     led.catch_up(view)
-    jan, feb = view.history(A, "OTBR")
+    jan, feb = queries.history(view, A, "OTBR")
     assert (jan["item_key"], feb["item_key"]) == ("section:JAN", "section:FEB")
     assert feb["pre_rating"] == jan["post_rating"]
     assert led.rebuilt(tmp_path / "full.db").digest() == view.digest()
@@ -125,10 +129,10 @@ def test_a_retroactive_bonus_multiplier_re_rates_only_sections_in_its_range(led,
     led.submit(round_robin("Y24", players, "2024-06-01"))
     led.submit(round_robin("Y25", players, "2025-06-07"))
     led.catch_up(view)
-    before = {r["item_key"]: r for r in view.history(A, "OTBR")}
+    before = {r["item_key"]: r for r in queries.history(view, A, "OTBR")}
     led.amend("bonus_multiplier", 10, "2025-01-01", "2026-01-01")
     led.catch_up(view)
-    after = {r["item_key"]: r for r in view.history(A, "OTBR")}
+    after = {r["item_key"]: r for r in queries.history(view, A, "OTBR")}
     assert after["section:Y24"] == before["section:Y24"]
     assert after["section:Y25"]["bonus_multiplier"] == 10.0
     y25 = after["section:Y25"]
@@ -145,7 +149,7 @@ def test_a_money_floor_raises_the_floor_and_the_rating(led, view):
     led.opening(A, "OTBR", 1750.0, 40)
     led.money_floor(A, 4000, 1800, "2024-03-01")
     led.catch_up(view)
-    r = view.player(A)["ratings"]["OTBR"]
+    r = queries.player(view, A)["ratings"]["OTBR"]
     assert r["floor_money"] == 1800
     assert r["floor"] == 1800
     assert r["rating"] == 1800.0
@@ -160,9 +164,9 @@ def test_a_ceiling_holds_a_later_section_and_an_adjustment_sets_the_rating(led, 
     led.submit(round_robin("S1", [A, B], "2024-02-03"))
     led.override(B, "adjust_rating", 1990.0, "2024-03-01")
     led.catch_up(view)
-    assert view.player(A)["ratings"]["OTBR"]["rating"] == 1510.0
-    assert view.player(A)["ratings"]["OTBR"]["ceiling"] == 1510.0
-    assert view.player(B)["ratings"]["OTBR"]["rating"] == 1990.0
+    assert queries.player(view, A)["ratings"]["OTBR"]["rating"] == 1510.0
+    assert queries.player(view, A)["ratings"]["OTBR"]["ceiling"] == 1510.0
+    assert queries.player(view, B)["ratings"]["OTBR"]["rating"] == 1990.0
 
 
 def test_a_match_changes_each_rating_by_at_most_50(led, view):
@@ -173,10 +177,10 @@ def test_a_match_changes_each_rating_by_at_most_50(led, view):
     led.opening(B, "OTBR", 2100.0, 30)
     led.match("M1", A, B, ["1-0"] * 6, "2024-04-06")
     led.catch_up(view)
-    row = view.history(A, "OTBR")[-1]
+    row = queries.history(view, A, "OTBR")[-1]
     assert row["formula"] == "match"
     assert row["post_rating"] - row["pre_rating"] == pytest.approx(50.0)
-    assert view.history(B, "OTBR")[-1]["post_rating"] == pytest.approx(2050.0)
+    assert queries.history(view, B, "OTBR")[-1]["post_rating"] == pytest.approx(2050.0)
 
 
 def test_a_fide_adjustment_applies_the_standard_formula_once(led, view):
@@ -187,7 +191,7 @@ def test_a_fide_adjustment_applies_the_standard_formula_once(led, view):
     led.opening(A, "OTBR", 2300.0, 200)
     led.fide(A, "2024-06-01", [(2300, 1.0), (2200, 0.5)])
     led.catch_up(view)
-    row = view.history(A, "OTBR")[-1]
+    row = queries.history(view, A, "OTBR")[-1]
     assert row["formula"] == "fide_adjustment"
     opponents = [20 + 1.02 * 2300, 20 + 1.02 * 2200]
     e = sum(winning_expectancy(2300.0, r) for r in opponents)
@@ -201,11 +205,11 @@ def test_the_rating_as_of_a_date_is_the_one_in_effect_then(led, view):
     led.submit(round_robin("JAN", [A, B], "2024-01-06"))
     led.submit(round_robin("MAR", [A, B], "2024-03-02", results={(A, B): "0-1"}))
     led.catch_up(view)
-    jan, mar = view.history(A, "OTBR")
-    assert view.rating_as_of(A, "OTBR", "2024-01-05") is None
-    assert view.rating_as_of(A, "OTBR", "2024-01-06")["rating"] == jan["post_rating"]
-    assert view.rating_as_of(A, "OTBR", "2024-02-28")["rating"] == jan["post_rating"]
-    assert view.rating_as_of(A, "OTBR", "2024-03-02")["rating"] == mar["post_rating"]
+    jan, mar = queries.history(view, A, "OTBR")
+    assert queries.rating_as_of(view, A, "OTBR", "2024-01-05") is None
+    assert queries.rating_as_of(view, A, "OTBR", "2024-01-06")["rating"] == jan["post_rating"]
+    assert queries.rating_as_of(view, A, "OTBR", "2024-02-28")["rating"] == jan["post_rating"]
+    assert queries.rating_as_of(view, A, "OTBR", "2024-03-02")["rating"] == mar["post_rating"]
 
 
 def test_forfeits_and_byes_are_recorded_but_not_rated(led, view):
@@ -216,5 +220,5 @@ def test_forfeits_and_byes_are_recorded_but_not_rated(led, view):
     section["byes"] = [{"round": 1, "player": C, "bye": "half"}]
     led.submit(section)
     led.catch_up(view)
-    assert view.player(A)["ratings"]["OTBR"]["games"] == 1
-    assert view.player(B)["ratings"]["OTBR"]["games"] == 1
+    assert queries.player(view, A)["ratings"]["OTBR"]["games"] == 1
+    assert queries.player(view, B)["ratings"]["OTBR"]["games"] == 1

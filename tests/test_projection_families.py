@@ -8,7 +8,8 @@ from typer.testing import CliRunner
 
 from ledger.application import RatingsLedger
 from ledger.cli import app
-from projections.view import View
+from projections import queries
+from projections.projector import View
 
 P, Q, R, S = "40000001", "40000002", "40000003", "40000004"
 
@@ -45,12 +46,12 @@ def test_fide_rates_with_the_table_expectancy_and_k_15(led, tmp_path):
     led.submit(swiss())
     view = View(tmp_path / "fide.db", "fide")
     led.catch_up(view)
-    row = view.history(P, "FIDE")[-1]
+    row = queries.history(view, P, "FIDE")[-1]
     assert row["rules"] == "fide-2003"
     assert row["pre_rating"] == 2300.0
     assert row["post_rating"] == pytest.approx(2317.1)
     assert row["official_rating"] == 2317
-    assert view.player(P)["ratings"]["FIDE"]["games"] == 102
+    assert queries.player(view, P)["ratings"]["FIDE"]["games"] == 102
 
 
 @pytest.mark.parametrize(("time_control", "online"), [("G/5;d0", False), ("G/90;d30", True)])
@@ -58,7 +59,7 @@ def test_fide_leaves_online_and_fast_sections_unrated(led, tmp_path, time_contro
     led.submit(swiss(time_control=time_control, online=online))
     view = View(tmp_path / "fide.db", "fide")
     led.catch_up(view)
-    assert view.history(P, "FIDE") == []
+    assert queries.history(view, P, "FIDE") == []
 
 
 def test_families_do_not_share_a_read_model(tmp_path):
@@ -113,9 +114,9 @@ def test_icu_rates_new_players_by_performance_against_an_opening_list(ledger, tm
     led.submit(section)
     view = View(tmp_path / "icu.db", "icu")
     led.catch_up(view)
-    row = view.history(P, "ICU")[-1]
+    row = queries.history(view, P, "ICU")[-1]
     assert row["formula"] == "performance"
     assert row["post_rating"] == pytest.approx(1800.0)
     us = View(tmp_path / "us.db")
     led.catch_up(us)
-    assert "ICU" not in us.player(Q)["ratings"]
+    assert "ICU" not in queries.player(us, Q)["ratings"]

@@ -9,7 +9,7 @@ import pytest
 
 from ledger.application import RatingsLedger
 from ledger.log import read_entries
-from projections.view import View
+from projections.projector import View
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "generate.py"
 

@@ -16,7 +16,7 @@ import pytest
 from projection_helpers import Ledger, round_robin
 
 from ledger.application import RatingsLedger
-from ledger.cli_web import serve, server
+from ledger.cli.serve import serve, server
 from ledger.log import read_entries
 from ledger.web.app import Site
 

@@ -14,7 +14,7 @@ import pytest
 from projection_helpers import Ledger, round_robin
 
 from ledger.application import RatingsLedger
-from ledger.cli_web import server
+from ledger.cli.serve import server
 from ledger.web.app import Site
 
 CHROMIUM = Path("/usr/bin/chromium")

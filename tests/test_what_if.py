@@ -9,8 +9,9 @@ from typer.testing import CliRunner
 from ledger.application import RatingsLedger
 from ledger.cli import app
 from ledger.log import read_entries
+from projections import queries
 from projections.compare import diff
-from projections.view import View, WhatIf
+from projections.projector import View, WhatIf
 
 PLAYERS = [f"6000000{i}" for i in range(1, 7)]
 
@@ -56,8 +57,8 @@ def test_b_10_for_2025_changes_only_ratings_from_2025_sections(store, tmp_path):
         "until": "2026-01-01",
     }
     b10 = build(store, tmp_path / "b10.db", WhatIf(None, (amend,)))
-    real_rows = {r["item_key"]: r for r in real.history(PLAYERS[0], "OTBR")}
-    b10_rows = {r["item_key"]: r for r in b10.history(PLAYERS[0], "OTBR")}
+    real_rows = {r["item_key"]: r for r in queries.history(real, PLAYERS[0], "OTBR")}
+    b10_rows = {r["item_key"]: r for r in queries.history(b10, PLAYERS[0], "OTBR")}
     assert b10_rows["section:Y24"] == real_rows["section:Y24"]
     assert b10_rows["section:Y25"]["bonus_multiplier"] == 10.0
     assert b10_rows["section:Y25"]["bonus"] > real_rows["section:Y25"]["bonus"]
@@ -82,8 +83,8 @@ def test_b_12_from_february_2023_against_the_old_14(tmp_path):
     real = build(url, tmp_path / "real.db")
     amend = {"parameter": "bonus_multiplier", "value": 14, "effective": "2023-02-01"}
     b14 = build(url, tmp_path / "b14.db", WhatIf(None, (amend,)))
-    real_rows = {r["item_key"]: r for r in real.history(PLAYERS[0], "OTBR")}
-    b14_rows = {r["item_key"]: r for r in b14.history(PLAYERS[0], "OTBR")}
+    real_rows = {r["item_key"]: r for r in queries.history(real, PLAYERS[0], "OTBR")}
+    b14_rows = {r["item_key"]: r for r in queries.history(b14, PLAYERS[0], "OTBR")}
     assert real_rows["section:Y23"]["bonus_multiplier"] == 12.0
     assert b14_rows["section:Y23"]["bonus_multiplier"] == 14.0
     assert b14_rows["section:Y22"] == real_rows["section:Y22"]

@@ -11,9 +11,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ledger.rules.rounding import round_half_up
-from ledger.rules.uschess.systems import System, is_established
-from projections.standing import STATE_COLUMNS, Standing
-from projections.view import View, rating_row
+from ledger.rules.uschess.systems import is_established
+from projections import queries
+from projections.projector import View
+from projections.queries import system_order
 
 SUPPLEMENT_COLUMNS = (
     "id",
@@ -44,7 +45,6 @@ HISTORY_EXPORT_COLUMNS = (
     "bonus",
     "floor_bound",
 )
-_STANDING = ("post_rating", "games_after", *STATE_COLUMNS)
 # A game's cell for white and for black, and their scores.
 GAME_CELLS = {
     "1-0": (("W", 1.0), ("L", 0.0)),
@@ -61,21 +61,8 @@ def rating_supplement(view: View, system: str, day: str) -> list[dict[str, Any]]
     """Every player rated in `system` on `day` (after every item that ended on or before it):
     rating, N, and under the US Chess rules established (§1: N > 25) and the floor then; in
     member-id order."""
-    columns = ", ".join(f"h.{c}" for c in _STANDING)
-    rows = view.db.execute(
-        f"select h.player, p.profile, {columns} from history h "
-        "join (select player, max(sort_key) as sort_key from history "
-        "where system = ? and end_date <= ? group by player) latest "
-        "on latest.player = h.player and latest.sort_key = h.sort_key "
-        "left join players p on p.id = h.player "
-        "where h.system = ? order by h.player",
-        [system, day, system],
-    ).fetchall()
     out = []
-    for player, profile, *state in rows:
-        if state[0] is None:
-            continue
-        r = rating_row(player, system, Standing.from_columns(state), view.family == "uschess")
+    for player, r, profile in queries.supplement(view, system, day):
         out.append(
             {
                 "id": player,
@@ -94,15 +81,9 @@ def rating_supplement(view: View, system: str, day: str) -> list[dict[str, Any]]
 
 def history_export(view: View, player: str, system: str) -> list[dict[str, Any]]:
     """A player's history rows in one system, in rating order, as flat export rows."""
-    return [{c: r[c] for c in HISTORY_EXPORT_COLUMNS} for r in view.history(player, system)]
-
-
-def section_status(view: View, section_id: str) -> str | None:
-    """`submitted`, `corrected` or `withdrawn`; None for a section not in the ledger."""
-    row = view.db.execute(
-        "select status from sections where section_id = ?", [section_id]
-    ).fetchone()
-    return None if row is None else row[0]
+    return [
+        {c: r[c] for c in HISTORY_EXPORT_COLUMNS} for r in queries.history(view, player, system)
+    ]
 
 
 @dataclass(frozen=True)
@@ -153,28 +134,23 @@ def crosstable(
     """A rated section's crosstable: pair numbers in the report's player order, each round's
     result against a pair number, the total, and pre -> post ratings in each system (those
     given, else every system the section was rated in). None if the section is not rated."""
-    found = view.db.execute(
-        "select payload from items where key = ?", ["section:" + section_id]
-    ).fetchone()
-    if found is None:
+    payload = queries.section_report(view, section_id)
+    if payload is None:
         return None
-    payload = json.loads(found[0])
     changes: dict[str, dict[str, RatingChange]] = {}
-    for player, system, pre, post, official, before, after in view.db.execute(
-        "select player, system, pre_rating, post_rating, official_rating, games_before, "
-        "games_after from history where item_key = ?",
-        ["section:" + section_id],
+    for player, system, pre, post, official, before, after in queries.section_changes(
+        view, section_id
     ):
         if post is not None:
             changes.setdefault(system, {})[player] = RatingChange(
                 pre, before, post, official, after
             )
-    shown = tuple(systems or sorted(changes, key=_system_order))
+    shown = tuple(systems or sorted(changes, key=system_order))
     ids = [p["id"] for p in payload["players"]]
     pair = {pid: n for n, pid in enumerate(ids, start=1)}
     rounds = max(x["round"] for x in (*payload["games"], *payload.get("byes", [])))
     cells = _cells(payload, pair)
-    names = _names(view, ids)
+    names = queries.names(view, ids)
     rows = []
     for pid in ids:
         played = [cells.get((pid, r), UNPLAYED) for r in range(1, rounds + 1)]
@@ -188,7 +164,7 @@ def crosstable(
                 {s: changes[s][pid] for s in shown if pid in changes.get(s, {})},
             )
         )
-    status = section_status(view, section_id) or "submitted"
+    status = queries.section_status(view, section_id) or "submitted"
     return Crosstable(
         section_id,
         payload["event_name"],
@@ -258,21 +234,9 @@ def _cells(
     return cells
 
 
-def _names(view: View, ids: Sequence[str]) -> dict[str, str]:
-    marks = ", ".join("?" for _ in ids)
-    rows = view.db.execute(f"select id, profile from players where id in ({marks})", list(ids))
-    return {pid: name for pid, profile in rows if (name := _name(profile))}
-
-
 def _name(profile: str | None) -> str | None:
     return None if profile is None else json.loads(profile).get("name")
 
 
 def _rating(rating: int, games: int, provisional: bool) -> str:
     return f"{rating}P{games}" if provisional and not is_established(games) else f"{rating}"
-
-
-def _system_order(system: str) -> tuple[int, str]:
-    """US Chess systems in their usual order (OTBR, OTBQ, …), then any other by name."""
-    order = [str(s) for s in System]
-    return (order.index(system), "") if system in order else (len(order), system)

@@ -18,16 +18,16 @@ from typing import Any
 from urllib.parse import parse_qs, quote, urlencode
 
 from ledger.application import RatingsLedger
-from ledger.cli_view import position_at, view_at
 from ledger.domain import LedgerError
 from ledger.interchange.exports import crosstable
 from ledger.log import read_entries
 from ledger.rules.uschess.floors import OLM_GAMES
-from ledger.rules.uschess.systems import System
 from ledger.store import view_path
 from projections import explain as ex
-from projections.standing import STATE_COLUMNS, Standing
-from projections.view import View, rating_row
+from projections import queries
+from projections.projector import View
+from projections.queries import system_order
+from projections.timetravel import position_at, view_at
 
 STATIC = Path(__file__).with_name("static")
 STATIC_TYPES = {".css": "text/css; charset=utf-8", ".svg": "image/svg+xml"}
@@ -207,14 +207,7 @@ def _search(view: View, text: str, when: When) -> tuple[Any, str]:
     text = text.strip()
     found: list[dict[str, Any]] = []
     if text:
-        escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        rows = view.db.execute(
-            "select id, json_extract(profile, '$.name') from players "
-            "where id like ? escape '\\' or json_extract(profile, '$.name') like ? escape '\\' "
-            "order by id limit ?",
-            [escaped + "%", "%" + escaped + "%", SEARCH_LIMIT],
-        ).fetchall()
-        found = [{"id": pid, "name": name} for pid, name in rows]
+        found = queries.search_players(view, text, SEARCH_LIMIT)
     rows_html = "".join(
         f"<li><a href='{href('/players/' + seg(p['id']), when)}'>{e(p['id'])}</a> "
         f"<span class='name'>{e(p['name'])}</span></li>"
@@ -237,48 +230,18 @@ def _search(view: View, text: str, when: When) -> tuple[Any, str]:
 
 
 def _player_data(view: View, player: str, when: When) -> dict[str, Any]:
-    out = view.player(player)
+    out = queries.player(view, player)
     if out is None:
         raise HttpError("404 Not Found", f"player {player!r} is not in the ledger")
     if when.as_of is not None:
-        out["ratings"] = _ratings_as_of(view, player, when.as_of)
-    out["ratings"] = {s: out["ratings"][s] for s in sorted(out["ratings"], key=_system_order)}
+        out["ratings"] = queries.ratings_as_of(view, player, when.as_of)
+    out["ratings"] = {s: out["ratings"][s] for s in sorted(out["ratings"], key=system_order)}
     out["as_of"] = when.as_of
     out["position"] = when.position
     for r in out["ratings"].values():
         if view.family == "uschess":
             r["olm_progress"] = f"{r['olm_games']}/{OLM_GAMES}"
     return out
-
-
-def _ratings_as_of(view: View, player: str, day: str) -> dict[str, dict[str, Any]]:
-    """Each system's ratings row after every item that ended on or before `day`."""
-    out = {}
-    systems = [
-        r[0]
-        for r in view.db.execute(
-            "select distinct system from history where player = ?", [player]
-        ).fetchall()
-    ]
-    columns = ", ".join(("post_rating", "games_after", *STATE_COLUMNS))
-    for system in sorted(systems, key=_system_order):
-        row = view.db.execute(
-            f"select {columns} from history where player = ? and system = ? and end_date <= ? "
-            "and post_rating is not null order by sort_key desc limit 1",
-            [player, system, day],
-        ).fetchone()
-        if row is None:
-            continue
-        r = rating_row(player, system, Standing.from_columns(row), view.family == "uschess")
-        r["established"] = None if r["established"] is None else bool(r["established"])
-        r["pending_floor_request"] = json.loads(r["pending_floor_request"] or "null")
-        out[system] = {k: v for k, v in r.items() if k not in ("player", "system")}
-    return out
-
-
-def _system_order(system: str) -> tuple[int, str]:
-    order = [str(s) for s in System]
-    return (order.index(system), "") if system in order else (len(order), system)
 
 
 RATING_FIELDS = (
@@ -316,7 +279,7 @@ def _player(view: View, player: str, when: When) -> tuple[Any, str]:
         + "</tr>"
         for s, r in data["ratings"].items()
     )
-    series = {s: _points(view.history(player, s), when.as_of) for s in systems}
+    series = {s: _points(queries.history(view, player, s), when.as_of) for s in systems}
     body = (
         f"<p class='name'>{e(data.get('name'))}</p>"
         + (
@@ -370,17 +333,9 @@ HISTORY_FIELDS = (
 
 def _history(view: View, player: str, system: str | None, when: When) -> tuple[Any, str]:
     data = _player_data(view, player, when)
-    systems = sorted(
-        {
-            r[0]
-            for r in view.db.execute(
-                "select distinct system from history where player = ?", [player]
-            ).fetchall()
-        },
-        key=_system_order,
-    )
+    systems = queries.systems_of(view, player)
     system = system or (systems[0] if systems else None)
-    rows = [] if system is None else view.history(player, system)
+    rows = [] if system is None else queries.history(view, player, system)
     if when.as_of is not None:
         rows = [r for r in rows if r["end_date"] <= when.as_of]
     pid = seg(player)

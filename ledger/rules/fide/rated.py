@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
+from ledger.rules.fide.tables import pd_hundredths
 from ledger.rules.rounding import round_half_up
 
 # 10.61: "A difference in rating of more than 350 points will be counted ... as 350 points".
@@ -48,6 +51,35 @@ def rating_change(k: int, score: float, pd_hundredths: int, games: int) -> float
     return k * (score * 100 - pd_hundredths * games) / 100
 
 
+class Change(NamedTuple):
+    """10.61–10.64 for a rated player in one section: ΔR and every value behind it."""
+
+    rc_before_cap: float
+    rc: float
+    d: float
+    pd_hundredths: int
+    expected: float
+    k: int
+    change: float
+
+
+def section_change(
+    rating: float, k: int, rc_before_cap: float, opponents: Sequence[float], score: float
+) -> Change:
+    """10.61–10.64: ΔR of a player rated `rating` who scored `score` against `opponents`."""
+    games = len(opponents)
+    rc = rc_before_cap + cap_adjustment(rating, opponents)  # 10.61: 350-point rule
+    d = rating - rc  # 10.63: D = R − Rc
+    pd = pd_hundredths(d)
+    change = rating_change(k, score, pd, games)  # 10.64: ΔR = K(W − We)
+    return Change(rc_before_cap, rc, d, pd, expected_score(pd, games), k, change)
+
+
+def period_sum(changes: Iterable[float]) -> float:
+    """10.65: ΣΔR, correctly rounded (math.fsum), so the sections' order cannot change it."""
+    return math.fsum(changes)
+
+
 def period_rating(old: float, changes: Iterable[float]) -> int:
     """10.65/10.66: Rn = Ro + ΣΔR over the period's sections, rounded to the nearest 1."""
-    return round_half_up(old + sum(changes))
+    return round_half_up(old + period_sum(changes))

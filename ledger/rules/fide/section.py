@@ -9,12 +9,11 @@ from typing import Literal, get_args
 
 from ledger.rules.fide.rated import (
     cap_adjustment,
-    expected_score,
     k_factor,
-    rating_change,
     round_robin_competition,
+    section_change,
 )
-from ledger.rules.fide.tables import dp, pd_hundredths, percentage
+from ledger.rules.fide.tables import dp, percentage
 from ledger.rules.fide.unrated import (
     Performance,
     new_rating,
@@ -228,26 +227,22 @@ def _rated(
     player: Player, rating: float, rc_before_cap: float, opponents: list[float], score: float
 ) -> PlayerOutcome:
     """10.61–10.64 for one rated player."""
-    games = len(opponents)
-    rc = rc_before_cap + cap_adjustment(rating, opponents)  # 10.61: 350-point rule
-    d = rating - rc  # 10.63: D = R − Rc
-    pd = pd_hundredths(d)
     k = k_factor(rating, player.games, player.reached_2400)
-    change = rating_change(k, score, pd, games)  # 10.64: ΔR = K(W − We)
-    post = rating + change
+    c = section_change(rating, k, rc_before_cap, opponents, score)
+    post = rating + c.change
     return PlayerOutcome(
         player=player.id,
         pre=rating,
         post=post,
         official=round_half_up(post),  # 10.66: rounded to the nearest 1
-        rating_change=change,
-        games=games,
+        rating_change=c.change,
+        games=len(opponents),
         score=score,
-        rc=rc,
+        rc=c.rc,
         rc_before_cap=rc_before_cap,
-        d=d,
-        pd=pd / 100,
-        expected=expected_score(pd, games),
+        d=c.d,
+        pd=c.pd_hundredths / 100,
+        expected=c.expected,
         k=k,
     )
 

@@ -1,1 +1,1 @@
-"""The Irish Chess Union rating calculations as published in 2005 ("icu-2005")."""
+"""Irish Chess Union rules: the 2005 text ("icu-2005") and the practice from 1999 ("icu-1999")."""

@@ -3,7 +3,6 @@ bad input exits 2, nothing appended) and the exports `list`, `export-history`, `
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import closing
@@ -14,13 +13,26 @@ from typing import Annotated, Any
 import typer
 
 from ledger.application import RatingsLedger
-from ledger.cli_ledger import Actor, Store, _print_entries, _reported
-from ledger.cli_view import AsJson, Family, ViewPath, _missing, _view
+from ledger.cli.common import (
+    Actor,
+    AsJson,
+    Family,
+    Store,
+    ViewPath,
+    missing,
+    print_entries,
+    print_json,
+    reported,
+)
+from ledger.cli.reads import caught_up
 from ledger.commands import RegisterPlayer, SubmitSection, parse
 from ledger.domain import TOPIC_PREFIX, InvalidCommand
+from ledger.errors import field_path
 from ledger.interchange import Imported, exports, locate_submission, trf, uschess_dbf, validated
 from ledger.log import LedgerEntry, to_entry
+from ledger.plausibility import shown
 from ledger.store import DEFAULT_STORE
+from projections import queries
 
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
@@ -90,7 +102,7 @@ def import_trf(
 ) -> None:
     """Submit the section of a TRF: its players (with what the file says of them), rounds,
     colours, results, forfeits and byes."""
-    with _reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
+    with reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
         report = trf.read_trf(file)
         mapping = None if id_map is None else trf.read_map(id_map)
         matches = trf.match(report, mapping, _registered(ledger))
@@ -138,7 +150,7 @@ def import_uschess_dbf(
     store: Store = DEFAULT_STORE,
 ) -> None:
     """Submit every section of a US Chess rating report (all or none)."""
-    with _reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
+    with reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
         report = uschess_dbf.read_report(directory)
         imported = uschess_dbf.to_sections(
             report, tournament_id=tournament_id, time_control=time_control, online=online
@@ -161,13 +173,13 @@ def rating_list(
     family: Family = "uschess",
 ) -> None:
     """The rating supplement: every player's rating in a system on a date, N, floor."""
-    with _reported():
+    with reported():
         day = _required_day("--as-of", as_of)
         _one_format(as_csv, as_json)
-    with _view(store, view, family) as v:
+    with caught_up(store, view, family) as v:
         rows = exports.rating_supplement(v, system, day)
     if as_json:
-        _print_json(rows)
+        print_json(rows)
     elif as_csv:
         typer.echo(exports.to_csv(rows, exports.SUPPLEMENT_COLUMNS), nl=False)
     else:
@@ -190,15 +202,15 @@ def export_history(
     family: Family = "uschess",
 ) -> None:
     """A player's rating history in one system as CSV (or JSON), one row per change."""
-    with _reported():
+    with reported():
         _one_format(as_csv, as_json)
-    with _view(store, view, family) as v:
-        known = v.player(player_id) is not None
+    with caught_up(store, view, family) as v:
+        known = queries.player(v, player_id) is not None
         rows = exports.history_export(v, player_id, system)
     if not known:
-        _missing(f"player {player_id!r} is not in the ledger")
+        missing(f"player {player_id!r} is not in the ledger")
     if as_json:
-        _print_json(rows)
+        print_json(rows)
     else:
         typer.echo(exports.to_csv(rows, exports.HISTORY_EXPORT_COLUMNS), nl=False)
 
@@ -214,15 +226,15 @@ def crosstable(
     family: Family = "uschess",
 ) -> None:
     """A section's crosstable: results by round, total, pre -> post rating (P<n>: provisional)."""
-    with _view(store, view, family) as v:
-        status = exports.section_status(v, section_id)
+    with caught_up(store, view, family) as v:
+        status = queries.section_status(v, section_id)
         table = exports.crosstable(v, section_id, system)
     if status == "withdrawn":
-        _missing(f"section {section_id!r} was withdrawn")
+        missing(f"section {section_id!r} was withdrawn")
     if table is None:
-        _missing(f"section {section_id!r} is not in the ledger")
+        missing(f"section {section_id!r} is not in the ledger")
     for line in exports.crosstable_lines(table):
-        typer.echo(line)
+        typer.echo(shown(line))
 
 
 def _submit(
@@ -251,7 +263,13 @@ def _submit(
                         "to register it",
                     )
                 )
-            new[p.id] = parse(RegisterPlayer, profile(p.id))
+            try:
+                new[p.id] = parse(RegisterPlayer, profile(p.id))
+            except InvalidCommand as exc:
+                place = source.origins.get(("players", j), source.where)
+                raise InvalidCommand(
+                    (), f"{place}: {field_path(exc.path)}: {exc.message}"
+                ) from None
     try:
         entries = ledger.submit_section(*sections, actor=actor, register=list(new.values()))
     except InvalidCommand as exc:
@@ -286,7 +304,7 @@ def _report(
     """The JSON summary (`--json`); else what was read and recorded (a dry run prints the
     section JSON `submit` would accept on stdout, the rest on stderr)."""
     if as_json:
-        _print_json(summary)
+        print_json(summary)
         return
     for f in summary["files"]:
         records = f"{f['records']} record" + ("" if f["records"] == 1 else "s")
@@ -295,9 +313,9 @@ def _report(
         typer.echo(f"warning: {warning}", err=True)
     if dry_run:
         submitted = [s.model_dump(mode="json", exclude_none=True) for s in sections]
-        _print_json(submitted if listed else submitted[0])
+        print_json(submitted if listed else submitted[0])
     else:
-        _print_entries(entries)
+        print_entries(entries)
 
 
 def _registered(ledger: RatingsLedger) -> dict[str, str | None]:
@@ -333,7 +351,3 @@ def _required_day(option: str, text: str) -> str:
 def _one_format(as_csv: bool, as_json: bool) -> None:
     if as_csv and as_json:
         raise InvalidCommand((), "--csv and --json: choose one")
-
-
-def _print_json(data: Any) -> None:
-    typer.echo(json.dumps(data, indent=2, ensure_ascii=False))

@@ -7,8 +7,7 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 import typer
 
-from ledger.cli_ledger import Store
-from ledger.cli_view import Family, ViewPath
+from ledger.cli.common import Family, Store, ViewPath
 from ledger.store import DEFAULT_STORE
 from ledger.web.app import Site
 

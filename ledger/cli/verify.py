@@ -9,7 +9,7 @@ import typer
 
 from ledger.application import RatingsLedger
 from ledger.chain import link_at, parse_expected, verify
-from ledger.cli_ledger import Store, _fail, _reported
+from ledger.cli.common import Store, fail, reported
 from ledger.store import DEFAULT_STORE
 
 
@@ -30,19 +30,19 @@ def verify_chain(
 ) -> None:
     """Recompute the ledger's SHA-256 chain; print the head digest (exit 0) or the first broken
     position (exit 1). Entries not sealed yet are sealed first, so the head covers every one."""
-    with _reported():
+    with reported():
         try:
             expected = parse_expected(expect) if expect is not None else None
         except ValueError as exc:
-            _fail(2, str(exc))
+            fail(2, str(exc))
         with closing(RatingsLedger(store)) as ledger:
             found = verify(ledger)
             recorded = link_at(ledger, expected.position) if expected else None
     if found.broken is not None:
-        _fail(1, f"chain broken at position {found.broken.position}: {found.broken.reason}")
+        fail(1, f"chain broken at position {found.broken.position}: {found.broken.reason}")
     if expected is not None and recorded != expected.digest:
         held = f"holds {recorded}" if recorded else "has no entry there"
-        _fail(1, f"expected {expected} but the chain {held}; the ledger was rewritten")
+        fail(1, f"expected {expected} but the chain {held}; the ledger was rewritten")
     if digest:
         typer.echo(str(found.head))
         return

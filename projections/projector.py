@@ -1,114 +1,41 @@
-"""The read model: a SQLite file (sqlite-utils) kept up to date by replaying the ledger."""
+"""The projector: catch-up, rebuild and the cascade that keep a read model up to date."""
 
 from __future__ import annotations
 
-import functools
 import hashlib
-import itertools
 import json
 import operator
 import shutil
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import date
 from pathlib import Path
 from typing import Any
 
 import sqlite_utils
 
 from ledger.log import LedgerEntry
-from ledger.rules.rounding import round_half_up
-from ledger.rules.uschess import floors
-from ledger.rules.uschess.systems import System, is_established
-from ledger.rules.uschess.versions import Amendment, RuleVersion, resolve
+from ledger.rules.uschess.systems import System
+from ledger.rules.uschess.versions import Amendment
+from projections import queries
 from projections.foreign import RATERS, ForeignRater
 from projections.items import ITEM_ENTRIES, Item, item_key, to_item
-from projections.rating import HISTORY_COLUMNS, STATE, Change, Rater, parse_amendments
-from projections.standing import STATE_COLUMNS, UNRATED, Standing
+from projections.rating import Change, Rater, parse_amendments
+from projections.schema import (
+    FAMILIES,
+    GAMES_AFTER,
+    HISTORY_INSERT,
+    POST_RATING,
+    RATING_COLUMNS,
+    RATINGS_INSERT,
+    SECTION_COLUMNS,
+    STATE,
+    STATE_SELECT,
+    create,
+    rating_row,
+)
+from projections.standing import UNRATED, Standing
 
-POST_RATING = HISTORY_COLUMNS.index("post_rating")
-GAMES_AFTER = HISTORY_COLUMNS.index("games_after")
-STATE_SELECT = ", ".join(("post_rating", "games_after", *STATE_COLUMNS))
-
-SCHEMA_VERSION = "1"
-FAMILIES = ("uschess", "fide", "icu")
 CHECKPOINT_EVERY = 10_000  # ledger positions between read-model checkpoints (as-known-at)
-HISTORY_TYPES = {
-    "s_wins": int,
-    "s_draws": int,
-    "s_losses": int,
-    "s_sections_of_three": int,
-    "s_peak": float,
-    "s_olm_games": int,
-    "s_money_floor": int,
-    "s_director_floor": int,
-    "s_ceiling": float,
-    "s_floor_lowerings": int,
-    "position": int,
-    "revision": int,
-    "bonus_multiplier": float,
-    "pre_rating": float,
-    "post_rating": float,
-    "official_rating": int,
-    "games_before": int,
-    "games_after": int,
-    "m": int,
-    "score": float,
-    "n_eff": float,
-    "k": float,
-    "expected": float,
-    "bonus": float,
-    "step3": float,
-    "step4": float,
-    "step5": float,
-}
-RATING_COLUMNS = {
-    "player": str,
-    "system": str,
-    "rating": float,
-    "official_rating": int,
-    "games": int,
-    "wins": int,
-    "draws": int,
-    "losses": int,
-    "established": int,
-    "history": str,
-    "sections_of_three": int,
-    "peak": float,
-    "olm_games": int,
-    "olm_title_date": str,
-    "floor": int,
-    "floor_bound": str,
-    "floor_absolute": int,
-    "floor_peak": int,
-    "floor_olm": int,
-    "floor_money": int,
-    "floor_director": int,
-    "floor_lowerings": int,
-    "ceiling": float,
-    "pending_floor_request": str,
-    "rated_on": str,
-}
-
-
-SECTION_COLUMNS = (
-    "section_id",
-    "event_name",
-    "status",
-    "start_date",
-    "end_date",
-    "submitted_position",
-    "latest_position",
-    "reason",
-)
-HISTORY_INSERT = (
-    f"insert into history ({', '.join(HISTORY_COLUMNS)}) "
-    f"values ({', '.join('?' for _ in HISTORY_COLUMNS)})"
-)
-RATINGS_INSERT = (
-    f"insert or replace into ratings ({', '.join(RATING_COLUMNS)}) "
-    f"values ({', '.join('?' for _ in RATING_COLUMNS)})"
-)
 
 
 @dataclass(frozen=True)
@@ -174,7 +101,7 @@ class View:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA cache_size=-262144")  # 256 MiB: index writes stay in memory
-        self._create(family, what_if)
+        create(self.db, family, None if what_if is None else what_if.to_json())
         self.family = self.db["meta"].get("rules_family")["value"]
         found = [r["value"] for r in self.db["meta"].rows_where("key = 'what_if'")]
         self.what_if = WhatIf.from_json(found[0]) if found else None
@@ -200,89 +127,18 @@ class View:
             return Rater(lookup, profiles, amendments + extra, explain, self.what_if.rules)
         return RATERS[self.family](lookup, profiles)
 
-    def item(self, key: str) -> Item | None:
-        row = self.db.execute(
-            "select key, kind, start, end, position, revision, payload from items where key = ?",
-            [key],
-        ).fetchone()
-        return None if row is None else Item(*row[:6], json.loads(row[6]))
-
     def rerate(self, item: Item) -> list[Change]:
         """The item rated again from the stored standings before it, with every value shown."""
         rater = self._rater(
-            lambda p, s: self.standing_before(p, s, item.sort_key),
-            self.profiles(),
-            self.amendments(),
+            lambda p, s: queries.standing_before(self, p, s, item.sort_key),
+            queries.profiles(self),
+            queries.amendments(self),
             explain=True,
         )
         return rater.rate(item)
 
     def close(self) -> None:
         self.db.close()
-
-    def _create(self, family: str, what_if: WhatIf | None) -> None:
-        db = self.db
-        if "ratings" in db.table_names():  # created last: the schema is complete
-            return
-        for table in db.table_names():  # a creation killed half-way: start again
-            db[table].drop()
-        with db.conn:
-            db["meta"].create({"key": str, "value": str}, pk="key")
-            db["meta"].insert_all(
-                [
-                    {"key": "schema", "value": SCHEMA_VERSION},
-                    {"key": "last_position", "value": "0"},
-                    {"key": "rules_family", "value": family},
-                ]
-                + ([{"key": "what_if", "value": what_if.to_json()}] if what_if else [])
-            )
-            db["players"].create({"id": str, "profile": str, "position": int}, pk="id")
-            db["items"].create(
-                {
-                    "key": str,
-                    "kind": str,
-                    "sort_key": str,
-                    "start": str,
-                    "end": str,
-                    "position": int,
-                    "revision": int,
-                    "payload": str,
-                },
-                pk="key",
-            )
-            db["items"].create_index(["sort_key"])
-            db["item_players"].create({"item_key": str, "player": str}, pk=("item_key", "player"))
-            db["item_players"].create_index(["player"])
-            db["sections"].create(
-                {
-                    "section_id": str,
-                    "event_name": str,
-                    "status": str,
-                    "start_date": str,
-                    "end_date": str,
-                    "submitted_position": int,
-                    "latest_position": int,
-                    "reason": str,
-                },
-                pk="section_id",
-            )
-            db["amendments"].create(
-                {
-                    "position": int,
-                    "parameter": str,
-                    "value": str,
-                    "effective": str,
-                    "until": str,
-                    "reason": str,
-                },
-                pk="position",
-            )
-            db["history"].create(
-                {c: HISTORY_TYPES.get(c, str) for c in HISTORY_COLUMNS},
-                pk=("player", "system", "sort_key"),
-            )
-            db["history"].create_index(["item_key"])
-            db["ratings"].create(RATING_COLUMNS, pk=("player", "system"))
 
     @property
     def last_position(self) -> int:
@@ -318,34 +174,15 @@ class View:
 
     @property
     def checkpoints_dir(self) -> Path:
-        return Path(self.path + ".checkpoints")
+        return checkpoints_dir(self.path)
 
     def checkpoint(self) -> Path:
-        """A copy of the read model as it stands, for `--as-known-at` (see `at_position`)."""
+        """A copy of the read model as it stands, for `--as-known-at` (projections.timetravel)."""
         self.checkpoints_dir.mkdir(exist_ok=True)
         target = self.checkpoints_dir / f"{self.last_position:012d}.db"
         target.unlink(missing_ok=True)
         self.db.execute("VACUUM INTO ?", [str(target)])
         return target
-
-    def at_position(
-        self, entries_after: Callable[[int], Iterable[LedgerEntry]], position: int, path: Path
-    ) -> View:
-        """The read model as the ledger stood at `position` (bitemporal "as known at"), in
-        `path`: the latest checkpoint at or before it, caught up to `position`."""
-        found = sorted(
-            (int(f.stem), f)
-            for f in (self.checkpoints_dir.glob("*.db") if self.checkpoints_dir.exists() else ())
-            if int(f.stem) <= position
-        )
-        path.unlink(missing_ok=True)
-        if found:
-            shutil.copyfile(found[-1][1], path)
-        view = View(path, self.family, self.what_if, checkpoint_every=0)
-        view.catch_up(
-            itertools.takewhile(lambda e: e.position <= position, entries_after(view.last_position))
-        )
-        return view
 
     def _apply(self, batch: list[LedgerEntry], stats: CatchUp) -> None:
         if stats.last_position == 0:
@@ -445,31 +282,6 @@ class View:
         )
         dirty[key] = min(dirty.get(key, item.sort_key), item.sort_key)
 
-    def profiles(self) -> dict[str, dict[str, Any]]:
-        return {r["id"]: json.loads(r["profile"]) for r in self.db["players"].rows}
-
-    def amendments(self) -> tuple[Amendment, ...]:
-        return parse_amendments(
-            [
-                {
-                    "parameter": r["parameter"],
-                    "value": json.loads(r["value"]),
-                    "effective": r["effective"],
-                    "until": r["until"],
-                }
-                for r in self.db["amendments"].rows_where(order_by="position")
-            ]
-        )
-
-    def standing_before(self, player: str, system: str, sort_key: str) -> Standing:
-        """A player's standing just before the item at `sort_key`, from the history rows."""
-        row = self.db.execute(
-            f"select {STATE_SELECT} from history where player = ? and system = ? "
-            "and sort_key < ? order by sort_key desc limit 1",
-            [player, str(system), sort_key],
-        ).fetchone()
-        return UNRATED if row is None else Standing.from_columns(row)
-
     def _recompute(self, start: str, dirty: set[str], seeds: set[str], stats: CatchUp) -> None:
         db = self.db
         live: dict[tuple[str, System], Standing] = {}
@@ -478,16 +290,18 @@ class View:
 
         def lookup(player: str, system: System) -> Standing:
             s = live.get((player, system))
-            return s if s is not None else self.standing_before(player, system, current[0])
+            return s if s is not None else queries.standing_before(self, player, system, current[0])
 
-        rater = self._rater(lookup, self.profiles(), self.amendments())
+        rater = self._rater(lookup, queries.profiles(self), queries.amendments(self))
         # Rows of withdrawn items go; their players' later rows may change.
         gone = [k for k in dirty if not db["items"].count_where("key = ?", [k])]
         for key in gone:
             for player, system, sort_key in db.execute(
                 "select player, system, sort_key from history where item_key = ?", [key]
             ).fetchall():
-                live.setdefault((player, system), self.standing_before(player, system, sort_key))
+                live.setdefault(
+                    (player, system), queries.standing_before(self, player, system, sort_key)
+                )
                 affected.add(player)
                 stats.history_changed[(player, system)] = (
                     stats.history_changed.get((player, system), 0) + 1
@@ -674,59 +488,6 @@ class View:
                 h.update(json.dumps(row, default=str).encode())
         return h.hexdigest()
 
-    def player(self, player: str) -> dict[str, Any] | None:
-        rows = list(self.db["ratings"].rows_where("player = ?", [player], order_by="system"))
-        profile = self.db.execute("select profile from players where id = ?", [player]).fetchone()
-        if profile is None and not rows:
-            return None
-        ratings = {}
-        for r in rows:
-            r = dict(r)
-            system = r.pop("system")
-            r["established"] = None if r["established"] is None else bool(r["established"])
-            r["pending_floor_request"] = json.loads(r["pending_floor_request"] or "null")
-            ratings[system] = {k: v for k, v in r.items() if k != "player"}
-        out: dict[str, Any] = {"id": player}
-        if profile is not None:
-            out["name"] = json.loads(profile[0]).get("name")
-        out["ratings"] = ratings
-        return out
-
-    def history(self, player: str, system: str) -> list[dict[str, Any]]:
-        return [
-            _history_out(r)
-            for r in self.db["history"].rows_where(
-                "player = ? and system = ?", [player, system], order_by="sort_key"
-            )
-        ]
-
-    def row_as_of(self, player: str, system: str, day: str) -> dict[str, Any] | None:
-        """The history row in effect on `day`: the last item that ended on or before it."""
-        rows = list(
-            self.db["history"].rows_where(
-                "player = ? and system = ? and end_date <= ?",
-                [player, system, day],
-                order_by="sort_key desc",
-                limit=1,
-            )
-        )
-        return rows[0] if rows else None
-
-    def rating_as_of(self, player: str, system: str, day: str) -> dict[str, Any] | None:
-        """The rating in effect on `day`: after every item that ended on or before it."""
-        r = self.row_as_of(player, system, day)
-        if r is None:
-            return None
-        return {
-            "id": player,
-            "system": system,
-            "as_of": day,
-            "rating": r["post_rating"],
-            "official_rating": r["official_rating"],
-            "games": r["games_after"],
-            "from": r["item_key"],
-        }
-
 
 def _section_record(sections: dict[str, dict[str, Any]], e: LedgerEntry) -> None:
     """The `sections` row after a SectionSubmitted, SectionCorrected or SectionWithdrawn."""
@@ -745,55 +506,6 @@ def _section_record(sections: dict[str, dict[str, Any]], e: LedgerEntry) -> None
         row["submitted_position"] = e.position
 
 
-def _history_out(r: dict[str, Any]) -> dict[str, Any]:
-    r = dict(r)
-    r["detail"] = json.loads(r["detail"])
-    return r
-
-
-@functools.lru_cache(maxsize=4096)
-def _version_on(day: str) -> RuleVersion:
-    return resolve(date.fromisoformat(day)).version
-
-
-def rating_row(player: str, system: str, s: Standing, uschess: bool = True) -> dict[str, Any]:
-    """The `ratings` row for a standing: rating, N, results, each floor component, ceiling."""
-    components: dict[floors.Bound, int] = {}
-    floor: int | None = None
-    bound: floors.Bound | None = None
-    if uschess:
-        version = _version_on(s.rated_on)
-        components = floors.floor_components(s.floors, System(system), version)
-        floor, bound = floors.effective_floor(s.floors, System(system), version)
-    return {
-        "player": player,
-        "system": str(system),
-        "rating": s.rating,
-        "official_rating": round_half_up(s.rating),
-        "games": s.games,
-        "wins": s.wins,
-        "draws": s.draws,
-        "losses": s.losses,
-        "established": int(is_established(s.games)) if uschess else None,
-        "history": s.history,
-        "sections_of_three": s.floors.sections_of_three,
-        "peak": s.floors.peak,
-        "olm_games": s.floors.olm_games,
-        "olm_title_date": s.olm_title_date,
-        "floor": floor,
-        "floor_bound": None if bound is None else str(bound),
-        "floor_absolute": components.get(floors.Bound.PERSONAL_ABSOLUTE)
-        or components.get(floors.Bound.ABSOLUTE),
-        "floor_peak": components.get(floors.Bound.PEAK),
-        "floor_olm": components.get(floors.Bound.OLM),
-        "floor_money": components.get(floors.Bound.MONEY),
-        "floor_director": components.get(floors.Bound.DIRECTOR),
-        "floor_lowerings": s.floors.floor_lowerings,
-        "ceiling": s.floors.ceiling,
-        "pending_floor_request": None
-        if s.pending_request is None
-        else json.dumps(
-            {"new_floor": s.pending_request[0], "rating_if_granted": s.pending_request[1]}
-        ),
-        "rated_on": s.rated_on,
-    }
+def checkpoints_dir(path: str | Path) -> Path:
+    """Where a read model's checkpoints are kept: `VIEW.db.checkpoints/POSITION.db`."""
+    return Path(str(path) + ".checkpoints")

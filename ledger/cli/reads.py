@@ -3,40 +3,24 @@
 from __future__ import annotations
 
 import json
-import tempfile
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from ledger.application import RatingsLedger
-from ledger.cli_ledger import Store, _reported
+from ledger.cli.common import AsJson, Family, Store, ViewPath, missing, print_json, reported, usage
 from ledger.log import LedgerEntry, read_entries
+from ledger.plausibility import check_parameter, shown
 from ledger.progress import progress
 from ledger.rules.uschess.versions import VERSIONS, Amendment
 from ledger.store import DEFAULT_STORE, view_path
-from projections.view import View, WhatIf
-
-ViewPath = Annotated[
-    Path | None,
-    typer.Option(
-        "--view",
-        envvar="RATINGS_LEDGER_VIEW",
-        help="The read model's SQLite file (default: beside a SQLite store, "
-        "else ./ratings-ledger-view.db)",
-    ),
-]
-AsJson = Annotated[bool, typer.Option("--json", help="Print JSON")]
-Family = Annotated[
-    str,
-    typer.Option(
-        "--rules-family",
-        help="Rate under uschess (default), fide (FIDE 10.0) or icu; one read model each",
-    ),
-]
+from projections import queries
+from projections.projector import View, WhatIf
+from projections.timetravel import position_at, view_at
 
 
 def register(app: typer.Typer) -> None:
@@ -64,7 +48,7 @@ Position = Annotated[
 
 
 @contextmanager
-def _view(
+def caught_up(
     store: str,
     view: Path | None,
     family: str,
@@ -73,42 +57,16 @@ def _view(
 ) -> Iterator[View]:
     """The read model caught up; or, bitemporally, as the ledger stood at a time or position."""
     with (
-        _reported(),
+        reported(),
         closing(_open(store, view, family)) as v,
         closing(RatingsLedger(store)) as ledger,
     ):
         if known_at is not None:
             position = _position_at(ledger, known_at)
-        with view_at(ledger, v, position) as shown:
+        with view_at(
+            ledger, v, position, lambda after: _entries(ledger, after, "catching up")
+        ) as shown:
             yield shown
-
-
-@contextmanager
-def view_at(ledger: RatingsLedger, v: View, position: int | None = None) -> Iterator[View]:
-    """`v` caught up with the ledger; with `position`, the read model as the ledger stood
-    then (built in a temporary file, removed on exit)."""
-    v.catch_up(_entries(ledger, v.last_position, "catching up"))
-    if position is None:
-        yield v
-        return
-    with tempfile.TemporaryDirectory() as tmp:
-        past = v.at_position(
-            lambda after: read_entries(ledger, after), position, Path(tmp) / "past.db"
-        )
-        with closing(past):
-            yield past
-
-
-def position_at(ledger: RatingsLedger, moment: datetime) -> int:
-    """The last ledger position recorded at or before `moment` (UTC if naive); 0 if none."""
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    position = 0
-    for e in read_entries(ledger):
-        if datetime.fromisoformat(e.recorded_at) > moment:
-            break
-        position = e.position
-    return position
 
 
 def _position_at(ledger: RatingsLedger, known_at: str) -> int:
@@ -116,10 +74,10 @@ def _position_at(ledger: RatingsLedger, known_at: str) -> int:
     try:
         moment = datetime.fromisoformat(known_at)
     except ValueError:
-        _fail(f"--as-known-at: {known_at!r} is not an ISO date or date-time")
+        usage(f"--as-known-at: {known_at!r} is not an ISO date or date-time")
     position = position_at(ledger, moment)
     if position == 0:
-        _fail(f"--as-known-at: the ledger had no entries at {known_at}")
+        usage(f"--as-known-at: the ledger had no entries at {known_at}")
     return position
 
 
@@ -133,7 +91,7 @@ def _open(store: str, view: Path | None, family: str) -> View:
     try:
         return View(view_path(store, view, family), family)
     except ValueError as exc:
-        _fail(str(exc))
+        usage(str(exc))
 
 
 def catch_up(
@@ -141,7 +99,7 @@ def catch_up(
 ) -> None:
     """Bring the read model up to date with the ledger (incremental)."""
     with (
-        _reported(),
+        reported(),
         closing(_open(store, view, family)) as v,
         closing(RatingsLedger(store)) as ledger,
     ):
@@ -157,7 +115,7 @@ def rebuild(
 ) -> None:
     """Replay the whole ledger into an empty read model."""
     with (
-        _reported(),
+        reported(),
         closing(_open(store, view, family)) as v,
         closing(RatingsLedger(store)) as ledger,
     ):
@@ -179,14 +137,14 @@ def player(
     position: Position = None,
 ) -> None:
     """A player's ratings in every system they are rated in."""
-    with _view(store, view, family, known_at, position) as v:
-        out = v.player(player_id)
+    with caught_up(store, view, family, known_at, position) as v:
+        out = queries.player(v, player_id)
     if out is None:
-        _missing(f"player {player_id!r} is not in the ledger")
+        missing(f"player {player_id!r} is not in the ledger")
     if as_json:
-        _print(out)
+        print_json(out)
         return
-    typer.echo(f"{out['id']}  {out.get('name') or ''}")
+    typer.echo(shown(f"{out['id']}  {out.get('name') or ''}"))
     for system, r in out["ratings"].items():
         flag = "" if r["established"] else f"  (P{r['games']})"
         typer.echo(
@@ -207,10 +165,10 @@ def history(
     position: Position = None,
 ) -> None:
     """Every change of a player's rating in one system, in rating order."""
-    with _view(store, view, family, known_at, position) as v:
-        rows = v.history(player_id, system)
+    with caught_up(store, view, family, known_at, position) as v:
+        rows = queries.history(v, player_id, system)
     if as_json:
-        _print(rows)
+        print_json(rows)
         return
     for r in rows:
         pre = "unrated" if r["pre_rating"] is None else f"{r['pre_rating']:.2f}"
@@ -236,13 +194,13 @@ def rating(
     try:
         day = date.fromisoformat(as_of).isoformat()
     except ValueError:
-        _fail(f"--as-of: {as_of!r} is not a date (YYYY-MM-DD)")
-    with _view(store, view, family, known_at, position) as v:
-        out = v.rating_as_of(player_id, system, day)
+        usage(f"--as-of: {as_of!r} is not a date (YYYY-MM-DD)")
+    with caught_up(store, view, family, known_at, position) as v:
+        out = queries.rating_as_of(v, player_id, system, day)
     if out is None:
-        _missing(f"{player_id!r} had no {system} rating on {day}")
+        missing(f"{player_id!r} had no {system} rating on {day}")
     if as_json:
-        _print(out)
+        print_json(out)
     else:
         typer.echo(f"{player_id} {system} on {day}: {out['official_rating']} ({out['rating']})")
 
@@ -267,19 +225,19 @@ def explain(
     from projections import explain as ex
 
     if (section is None) == (as_of is None):
-        _fail("give exactly one of --section and --as-of")
+        usage("give exactly one of --section and --as-of")
     if as_of is not None:
         try:
             as_of = date.fromisoformat(as_of).isoformat()
         except ValueError:
-            _fail(f"--as-of: {as_of!r} is not a date (YYYY-MM-DD)")
-    with _view(store, view, family, known_at, position) as v:
+            usage(f"--as-of: {as_of!r} is not a date (YYYY-MM-DD)")
+    with caught_up(store, view, family, known_at, position) as v:
         try:
             out = ex.explain(v, player_id, system, section, as_of)
         except ex.NotFound as exc:
-            _missing(str(exc))
+            missing(str(exc))
     if as_json:
-        _print(out)
+        print_json(out)
     else:
         typer.echo(ex.render(out))
 
@@ -297,8 +255,9 @@ def parse_amend(text: str) -> dict[str, Any]:
             date.fromisoformat(effective),
             date.fromisoformat(until) if until else None,
         )
+        check_parameter(amendment.parameter, amendment.value)
     except ValueError as exc:
-        _fail(f"--amend {text!r}: {exc} (expected PARAM=VALUE@YYYY-MM-DD[..YYYY-MM-DD])")
+        usage(f"--amend {text!r}: {exc} (expected PARAM=VALUE@YYYY-MM-DD[..YYYY-MM-DD])")
     return {
         "parameter": amendment.parameter,
         "value": parsed,
@@ -327,12 +286,12 @@ def replay(
     from projections import compare as cmp
 
     if rules is not None and rules not in VERSIONS:
-        _fail(f"--rules: unknown version {rules!r}; known: {', '.join(VERSIONS)}")
+        usage(f"--rules: unknown version {rules!r}; known: {', '.join(VERSIONS)}")
     what_if = WhatIf(rules, tuple(parse_amend(a) for a in amend or ()))
     if to.exists():
-        _fail(f"--to: {to} exists; a what-if replay writes a new read model")
+        usage(f"--to: {to} exists; a what-if replay writes a new read model")
     with (
-        _reported(),
+        reported(),
         closing(View(to, "uschess", what_if)) as v,
         closing(RatingsLedger(store)) as ledger,
     ):
@@ -357,20 +316,6 @@ def diff(
 
     for path in (view_a, view_b):
         if not path.exists():
-            _fail(f"{path}: no such read model")
+            usage(f"{path}: no such read model")
     out = cmp.diff(str(view_a), str(view_b), system)
     typer.echo(json.dumps(out, indent=2) if as_json else cmp.render(out))
-
-
-def _print(data: Any) -> None:
-    typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
-
-
-def _fail(message: str) -> None:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(2)
-
-
-def _missing(message: str) -> None:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(1)

@@ -9,44 +9,37 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import closing, contextmanager
+from collections.abc import Callable, Iterable
+from contextlib import closing
 from itertools import islice
 from pathlib import Path
-from typing import Annotated, NoReturn, TypeVar
+from typing import Annotated, TypeVar
 
 import typer
 from pydantic import BaseModel
 
 from ledger import commands
 from ledger.application import RatingsLedger
+from ledger.cli.common import Actor, Store, print_entries, reported, subject
 from ledger.commands import (
     AmendRules,
     AwardMoneyFloor,
     DirectorOverride,
+    PublishList,
     RecordOpeningBalance,
     RegisterPlayer,
     SubmitFideAdjustment,
     SubmitMatch,
     SubmitSection,
 )
-from ledger.domain import ConflictError, InvalidCommand, LedgerError
-from ledger.errors import field_path
+from ledger.domain import InvalidCommand
 from ledger.log import LedgerEntry, read_entries
-from ledger.roles import AccessDenied, Role
-from ledger.store import DEFAULT_STORE, STORE_VARIABLE, redacted, view_path
+from ledger.plausibility import shown
+from ledger.roles import Role
+from ledger.store import DEFAULT_STORE, redacted, view_path
 
 M = TypeVar("M", bound=BaseModel)
 
-Store = Annotated[
-    str,
-    typer.Option(
-        envvar=STORE_VARIABLE,
-        help="sqlite:///PATH.db (default in the current directory) or "
-        "postgresql://USER@HOST:PORT/DB[?schema=NAME]",
-    ),
-]
-Actor = Annotated[str, typer.Option(help="Who makes this change; recorded with it.")]
 DryRun = Annotated[bool, typer.Option("--dry-run", help="Show what would change; append nothing")]
 AsJson = Annotated[bool, typer.Option("--json", help="Print the consequences as JSON")]
 ViewOption = Annotated[
@@ -57,17 +50,6 @@ JsonFile = Annotated[Path, typer.Argument(help="JSON file holding one object or 
 SectionId = Annotated[str, typer.Argument(help="The section's id")]
 Holder = Annotated[str, typer.Argument(help="The actor who gets or loses the role")]
 RoleName = Annotated[str, typer.Argument(help=" | ".join(Role))]
-SUBJECT_KEYS = (
-    "holder",
-    "role",
-    "section_id",
-    "match_id",
-    "member_id",
-    "system",
-    "action",
-    "rating_list",
-    "parameter",
-)
 
 
 def register(app: typer.Typer) -> None:
@@ -83,6 +65,7 @@ def register(app: typer.Typer) -> None:
     app.command("match")(match)
     app.command("override")(override)
     app.command("amend-rules")(amend_rules)
+    app.command("publish-list")(publish_list)
     app.command("grant-role")(grant_role)
     app.command("revoke-role")(revoke_role)
     app.command("log")(log)
@@ -93,7 +76,7 @@ def init(
     store: Store = DEFAULT_STORE,
 ) -> None:
     """Set the ledger up, once, with ACTOR as its first director (creating its tables)."""
-    with _reported(), closing(RatingsLedger(store)) as ledger:
+    with reported(), closing(RatingsLedger(store)) as ledger:
         director = ledger.initialize(actor=actor)[0].actor
         count = ledger.recorder.max_notification_id() or 0
     typer.echo(f"ledger ready at {redacted(store)}, director {director!r} ({count} entries)")
@@ -101,16 +84,16 @@ def init(
 
 def grant_role(holder: Holder, role: RoleName, actor: Actor, store: Store = DEFAULT_STORE) -> None:
     """Give HOLDER a role (directors only); see docs/decisions.md for what each allows."""
-    with _reported(), closing(RatingsLedger(store)) as ledger:
+    with reported(), closing(RatingsLedger(store)) as ledger:
         entries = ledger.grant_role(holder, role, actor=actor)
-    _print_entries(entries)
+    print_entries(entries)
 
 
 def revoke_role(holder: Holder, role: RoleName, actor: Actor, store: Store = DEFAULT_STORE) -> None:
     """Take a role from HOLDER (directors only); the last director cannot lose the role."""
-    with _reported(), closing(RatingsLedger(store)) as ledger:
+    with reported(), closing(RatingsLedger(store)) as ledger:
         entries = ledger.revoke_role(holder, role, actor=actor)
-    _print_entries(entries)
+    print_entries(entries)
 
 
 def register_players(file: JsonFile, actor: Actor, store: Store = DEFAULT_STORE) -> None:
@@ -140,7 +123,7 @@ def correct(
 ) -> None:
     """Replace a section's report with the section in FILE (the same section id); print the
     ratings it changes."""
-    with _reported():
+    with reported():
         sections, listed = commands.load_file(file, SubmitSection)
         if listed:
             raise InvalidCommand((), f"{file}: a correction file holds one section, not a list")
@@ -165,7 +148,7 @@ def withdraw(
     view: ViewOption = None,
 ) -> None:
     """Withdraw a section from rating (final); print the ratings it changes."""
-    with _reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
+    with reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
         entries = ledger.withdraw_section(section_id, reason=reason, actor=actor)
         _report(ledger, store, view, entries, dry_run, as_json)
 
@@ -186,11 +169,11 @@ def award_money_floor(
 ) -> None:
     """Record a large cash prize that may raise the winner's floor (§5)."""
     data = {"player": player, "amount": _number(amount), "limit": _number(limit), "date": date}
-    with _reported():
+    with reported():
         award = commands.parse(AwardMoneyFloor, {**data, "system": system})
         with closing(RatingsLedger(store)) as ledger:
             entries = ledger.award_money_floor(award, actor=actor)
-    _print_entries(entries)
+    print_entries(entries)
 
 
 def match(file: JsonFile, actor: Actor, store: Store = DEFAULT_STORE) -> None:
@@ -220,7 +203,7 @@ def override(
     data = {"player": player, "action": action, "system": system, "effective": effective}
     if value is not None:
         data["value"] = _number(value)
-    with _reported():
+    with reported():
         decision = commands.parse(DirectorOverride, {**data, "reason": reason})
         with closing(RatingsLedger(store, preview=dry_run)) as ledger:
             entries = ledger.override(decision, actor=actor)
@@ -248,11 +231,33 @@ def amend_rules(
     data = {"parameter": parameter, "value": parsed, "effective": effective, "reason": reason}
     if until is not None:
         data["until"] = until
-    with _reported():
+    with reported():
         amendment = commands.parse(AmendRules, data)
         with closing(RatingsLedger(store, preview=dry_run)) as ledger:
             entries = ledger.amend_rules(amendment, actor=actor)
             _report(ledger, store, view, entries, dry_run, as_json)
+
+
+def publish_list(
+    family: Annotated[str, typer.Option(help=" | ".join(commands.RULES_FAMILIES))],
+    name: Annotated[str, typer.Option(help="The list's name, unique in its family")],
+    as_of: Annotated[str, typer.Option(help="The list's as-of date (YYYY-MM-DD)")],
+    actor: Actor,
+    cutoff_position: Annotated[
+        str | None,
+        typer.Option(help="Last ledger position it takes items from (default: the last now)"),
+    ] = None,
+    store: Store = DEFAULT_STORE,
+) -> None:
+    """Record that a federation published a rating list of a rules family (no ratings)."""
+    data = {"family": family, "name": name, "as_of": as_of}
+    if cutoff_position is not None:
+        data["cutoff_position"] = _number(cutoff_position)
+    with reported():
+        publication = commands.parse(PublishList, data)
+        with closing(RatingsLedger(store)) as ledger:
+            entries = ledger.publish_list(publication, actor=actor)
+    print_entries(entries)
 
 
 def log(
@@ -262,7 +267,7 @@ def log(
     store: Store = DEFAULT_STORE,
 ) -> None:
     """Print the ledger's entries in order."""
-    with _reported(), closing(RatingsLedger(store)) as ledger:
+    with reported(), closing(RatingsLedger(store)) as ledger:
         entries: Iterable[LedgerEntry] = read_entries(ledger, after)
         if limit is not None:
             entries = islice(entries, limit)
@@ -271,7 +276,8 @@ def log(
         else:
             for e in entries:
                 typer.echo(
-                    f"{e.position:>8}  {e.recorded_at}  {e.type:<24} {e.actor:<16} {_subject(e)}"
+                    f"{e.position:>8}  {e.recorded_at}  {e.type:<24} {shown(e.actor):<16} "
+                    f"{subject(e)}"
                 )
 
 
@@ -283,39 +289,11 @@ def _append_file(
     actor: str,
 ) -> None:
     """Validate every command in `file`, then append them all with `verb` (or none)."""
-    with _reported() as report:
+    with reported() as report:
         items, report.listed = commands.load_file(file, model)
         with closing(RatingsLedger(store)) as ledger:
             entries = verb(ledger, *items, actor=actor)
-    _print_entries(entries)
-
-
-class _Report:
-    listed = False
-
-
-@contextmanager
-def _reported() -> Iterator[_Report]:
-    """Turn a refused command into one line on stderr and exit code 2 (bad input),
-    3 (conflict with other writers), 4 (roles) or 1 (store); `listed`: the file held a list."""
-    report = _Report()
-    try:
-        yield report
-    except InvalidCommand as exc:
-        located = (exc.index,) if report.listed and exc.index is not None else ()
-        path = located + exc.path
-        _fail(2, f"{field_path(path)}: {exc.message}" if path else exc.message)
-    except ConflictError as exc:
-        _fail(3, str(exc))
-    except AccessDenied as exc:
-        _fail(4, str(exc))
-    except LedgerError as exc:
-        _fail(1, str(exc))
-
-
-def _fail(code: int, message: str) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(code)
+    print_entries(entries)
 
 
 def _number(text: str) -> object:
@@ -326,11 +304,6 @@ def _number(text: str) -> object:
         except ValueError:
             pass
     return text
-
-
-def _subject(entry: LedgerEntry) -> str:
-    payload = entry.payload
-    return " ".join(f"{k}={payload[k]}" for k in SUBJECT_KEYS if payload.get(k) is not None)
 
 
 def _report(
@@ -350,18 +323,11 @@ def _report(
         return
     if dry_run:
         for e in entries:
-            typer.echo(f"would record {e.type} at position {e.position}: {_subject(e)}")
+            typer.echo(f"would record {e.type} at position {e.position}: {subject(e)}")
     else:
-        _print_entries(entries)
+        print_entries(entries)
     if report is not None:
         typer.echo(render(report))
-
-
-def _print_entries(entries: list[LedgerEntry]) -> None:
-    if not entries:
-        typer.echo("nothing new to record")
-    for e in entries:
-        typer.echo(f"recorded {e.type} at position {e.position}: {_subject(e)}")
 
 
 def _print_json(entries: Iterable[LedgerEntry]) -> None:

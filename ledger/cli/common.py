@@ -1,0 +1,118 @@
+"""What every command group shares: the store and actor options, one error style, entry lines.
+
+Bad input exits 2, a conflict with other writers 3, an unusable store 1, a write the actor's
+roles do not allow 4; each with one `error:` line on stderr.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+
+from ledger.domain import ConflictError, InvalidCommand, LedgerError
+from ledger.errors import field_path
+from ledger.log import LedgerEntry
+from ledger.plausibility import shown
+from ledger.roles import AccessDenied
+from ledger.store import STORE_VARIABLE
+
+Store = Annotated[
+    str,
+    typer.Option(
+        envvar=STORE_VARIABLE,
+        help="sqlite:///PATH.db (default in the current directory) or "
+        "postgresql://USER@HOST:PORT/DB[?schema=NAME]",
+    ),
+]
+Actor = Annotated[str, typer.Option(help="Who makes this change; recorded with it.")]
+ViewPath = Annotated[
+    Path | None,
+    typer.Option(
+        "--view",
+        envvar="RATINGS_LEDGER_VIEW",
+        help="The read model's SQLite file (default: beside a SQLite store, "
+        "else ./ratings-ledger-view.db)",
+    ),
+]
+AsJson = Annotated[bool, typer.Option("--json", help="Print JSON")]
+Family = Annotated[
+    str,
+    typer.Option(
+        "--rules-family",
+        help="Rate under uschess (default), fide (FIDE 10.0) or icu; one read model each",
+    ),
+]
+SUBJECT_KEYS = (
+    "holder",
+    "role",
+    "section_id",
+    "match_id",
+    "member_id",
+    "system",
+    "action",
+    "rating_list",
+    "family",
+    "list_name",
+    "parameter",
+)
+
+
+class Report:
+    listed = False
+
+
+@contextmanager
+def reported() -> Iterator[Report]:
+    """Turn a refused command into one line on stderr and exit code 2 (bad input),
+    3 (conflict with other writers), 4 (roles) or 1 (store); `listed`: the file held a list."""
+    report = Report()
+    try:
+        yield report
+    except InvalidCommand as exc:
+        located = (exc.index,) if report.listed and exc.index is not None else ()
+        path = located + exc.path
+        fail(2, f"{field_path(path)}: {exc.message}" if path else exc.message)
+    except ConflictError as exc:
+        fail(3, str(exc))
+    except AccessDenied as exc:
+        fail(4, str(exc))
+    except LedgerError as exc:
+        fail(1, str(exc))
+
+
+def fail(code: int, message: str) -> NoReturn:
+    """One `error:` line on stderr and exit `code`."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def usage(message: str) -> NoReturn:
+    """Bad input: exit 2."""
+    fail(2, message)
+
+
+def missing(message: str) -> NoReturn:
+    """Nothing to show: exit 1."""
+    fail(1, message)
+
+
+def print_json(data: Any) -> None:
+    typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def subject(entry: LedgerEntry) -> str:
+    """The fields that say what an entry is about, as `key=value` pairs."""
+    payload = entry.payload
+    return shown(" ".join(f"{k}={payload[k]}" for k in SUBJECT_KEYS if payload.get(k) is not None))
+
+
+def print_entries(entries: list[LedgerEntry]) -> None:
+    if not entries:
+        typer.echo("nothing new to record")
+    for e in entries:
+        typer.echo(f"recorded {e.type} at position {e.position}: {subject(e)}")

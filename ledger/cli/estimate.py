@@ -1,0 +1,46 @@
+"""`estimate`: rate one section from given pre-event states, without a ledger."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ledger.cli.common import usage
+from ledger.errors import InputError
+
+
+def register(app: typer.Typer) -> None:
+    """Add `estimate` to the `ratings-ledger` app."""
+    app.command("estimate")(estimate)
+
+
+def read_json(path: Path) -> object:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        usage(f"{path}: no such file")
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        usage(f"{path}: not valid JSON ({exc})")
+
+
+def estimate(
+    section_file: Annotated[Path, typer.Argument(help="Section JSON with pre-event states")],
+    rules: Annotated[
+        str | None, typer.Option(help="Rules version (default: by the section's start date)")
+    ] = None,
+    explain: Annotated[bool, typer.Option(help="Add every intermediate value")] = False,
+) -> None:
+    """Rate one section from given pre-event states and print JSON."""
+    from ledger import estimate as est
+
+    data = read_json(section_file)
+    try:
+        section = est.load_section(data)
+        est.warn(est.unknown_fields(section))
+        out = est.estimate(section, rules, explain)
+    except (InputError, ValueError) as exc:
+        usage(str(exc))
+    print(json.dumps(out, indent=2))

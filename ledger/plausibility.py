@@ -1,0 +1,136 @@
+"""Plausibility at the door: the one place for the ranges a write's numbers, dates and texts
+must lie in (docs/decisions.md, "Plausibility at the door", gives the reason for each).
+
+The command models (ledger/commands.py) use the constraints below. Today is read here, when a
+command is validated, never inside ledger/rules/.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Callable
+from datetime import date
+
+from pydantic import AfterValidator
+
+from ledger.rules.uschess.parameters import Conversion
+
+# Numbers
+MAX_RATING = 3500  # ratings, peaks, floors, ceilings, prize limits, FIDE/CFC/opponent ratings
+MAX_GAMES = 100_000  # a player's game counts (N, wins, draws, losses, OLM games, sections)
+MAX_POSITION = 2**62  # a ledger position (a 64-bit row id in either store)
+MAX_ROUND = 20_000  # a round (or a match's game) number: one per game of the largest section
+MAX_PRIZE = 10_000_000  # a cash prize in dollars (money floors, §5)
+MAX_BONUS_MULTIPLIER = 50  # the bonus multiplier B (§4.2), 6–14 in every published version
+MAX_CONVERSION_SLOPE = 5  # a rating conversion's slope; intercepts lie within ±MAX_RATING
+
+# Dates
+EARLIEST_DATE = date(1900, 1, 1)
+YEARS_AHEAD = 1  # the latest date of a write: a year after today
+MEMBERSHIP_YEARS_AHEAD = 10  # a membership may be paid for that far ahead
+MAX_EVENT_DAYS = 365  # a section or match ends at most this many days after it starts
+
+# Texts
+MAX_NAME = 200  # names, event names, time controls, opponent ids
+MAX_ACTOR = 100  # actors and role holders
+MAX_REASON = 1000  # reasons of corrections, withdrawals, overrides and amendments
+FORBIDDEN = {
+    "Cc": "a control character",
+    "Cf": "a format character",
+    "Cs": "a surrogate",
+    "Co": "a private-use character",
+    "Cn": "an unassigned code point",
+    "Zl": "a line separator",
+    "Zp": "a paragraph separator",
+}
+JOINERS = {"\u200c", "\u200d"}  # ZWNJ and ZWJ (format characters) spell Persian, Indic names
+
+
+def forbidden(char: str) -> str | None:
+    """What `char` is, if no text may hold it (it could forge lines or reorder output)."""
+    if char in JOINERS:
+        return None
+    return FORBIDDEN.get(unicodedata.category(char))
+
+
+def shown(text: str) -> str:
+    """`text` safe to print: each character no text may hold escaped (\\n, \\x1b, \\u202e)."""
+    if not any(forbidden(c) for c in text):
+        return text
+    return "".join(c.encode("unicode_escape").decode() if forbidden(c) else c for c in text)
+
+
+def clean(value: str, limit: int) -> str:
+    """`value` NFC-normalized and stripped of spaces at the ends; refused if it holds a
+    forbidden character, is empty or is longer than `limit`."""
+    value = unicodedata.normalize("NFC", value)
+    for i, char in enumerate(value):
+        if what := forbidden(char):
+            name = unicodedata.name(char, "")
+            raise ValueError(
+                f"{value[:60]!r}{'…' if len(value) > 60 else ''} holds {what} at position "
+                f"{i + 1} (U+{ord(char):04X}{' ' + name if name else ''})"
+            )
+    value = value.strip()
+    if not value:
+        raise ValueError("must not be empty")
+    if len(value) > limit:
+        raise ValueError(f"{value[:20]!r}… is {len(value):,} characters; the limit is {limit:,}")
+    return value
+
+
+def text(limit: int) -> AfterValidator:
+    """A text of at most `limit` characters (see `clean`)."""
+    return AfterValidator(lambda value: clean(value, limit))
+
+
+def within(value: float, low: float, high: float, what: str) -> None:
+    """Refuse a number outside [low, high] (NaN included), naming it as `what`."""
+    if not low <= value <= high:
+        raise ValueError(f"{what} {value!r} is not between {low:,} and {high:,}")
+
+
+def years_ahead(years: int) -> date:
+    """Today's date `years` years on (28 February for 29 February)."""
+    today = date.today()
+    try:
+        return today.replace(year=today.year + years)
+    except ValueError:
+        return today.replace(year=today.year + years, day=28)
+
+
+def _dated(latest: Callable[[], date], what: str) -> AfterValidator:
+    def check(value: date) -> date:
+        end = latest()
+        if not EARLIEST_DATE <= value <= end:
+            raise ValueError(f"{value} is not between {EARLIEST_DATE} and {end} ({what})")
+        return value
+
+    return AfterValidator(check)
+
+
+IN_WINDOW = _dated(lambda: years_ahead(YEARS_AHEAD), "at most a year after today")
+NOT_FUTURE = _dated(date.today, "not after today")
+MEMBERSHIP = _dated(
+    lambda: years_ahead(MEMBERSHIP_YEARS_AHEAD), f"at most {MEMBERSHIP_YEARS_AHEAD} years ahead"
+)
+
+
+def check_span(start: date, end: date) -> None:
+    """Refuse an event ending more than MAX_EVENT_DAYS after it starts."""
+    if (end - start).days > MAX_EVENT_DAYS:
+        raise ValueError(
+            f"{end} is {(end - start).days:,} days after start_date {start}; a section or "
+            f"match lasts at most {MAX_EVENT_DAYS} days"
+        )
+
+
+def check_parameter(name: str, value: object) -> None:
+    """Refuse an implausible rules parameter (as parsed by `parse_parameter_value`)."""
+    if not isinstance(value, Conversion):
+        within(value, 0, MAX_BONUS_MULTIPLIER, name)  # type: ignore[arg-type]
+        return
+    within(value.split, 0, MAX_RATING, f"{name} split")
+    for piece, (intercept, slope) in (("low", value.low), ("high", value.high)):
+        within(intercept, -MAX_RATING, MAX_RATING, f"{name} {piece} intercept")
+        within(slope, 0, MAX_CONVERSION_SLOPE, f"{name} {piece} slope")

@@ -1,0 +1,250 @@
+"""The read model's tables: columns, types and inserts, all in one place."""
+
+from __future__ import annotations
+
+import functools
+import json
+from datetime import date
+from typing import Any, Protocol
+
+import sqlite_utils
+
+from ledger.rules.rounding import round_half_up
+from ledger.rules.uschess import floors
+from ledger.rules.uschess.systems import System, is_established
+from ledger.rules.uschess.versions import RuleVersion, resolve
+from projections.standing import STATE_COLUMNS, Standing
+
+HISTORY_COLUMNS = (
+    "item_key",
+    "player",
+    "system",
+    "sort_key",
+    "kind",
+    "end_date",
+    "position",
+    "revision",
+    "rules",
+    "bonus_multiplier",
+    "formula",
+    "pre_rating",
+    "post_rating",
+    "official_rating",
+    "games_before",
+    "games_after",
+    "m",
+    "score",
+    "n_eff",
+    "k",
+    "expected",
+    "bonus",
+    "step3",
+    "step4",
+    "step5",
+    "floor_bound",
+    "detail",
+    *STATE_COLUMNS,
+)
+STATE = slice(len(HISTORY_COLUMNS) - len(STATE_COLUMNS), len(HISTORY_COLUMNS))
+POST_RATING = HISTORY_COLUMNS.index("post_rating")
+GAMES_AFTER = HISTORY_COLUMNS.index("games_after")
+STATE_SELECT = ", ".join(("post_rating", "games_after", *STATE_COLUMNS))
+
+SCHEMA_VERSION = "1"
+FAMILIES = ("uschess", "fide", "icu")
+HISTORY_TYPES = {
+    "s_wins": int,
+    "s_draws": int,
+    "s_losses": int,
+    "s_sections_of_three": int,
+    "s_peak": float,
+    "s_olm_games": int,
+    "s_money_floor": int,
+    "s_director_floor": int,
+    "s_ceiling": float,
+    "s_floor_lowerings": int,
+    "position": int,
+    "revision": int,
+    "bonus_multiplier": float,
+    "pre_rating": float,
+    "post_rating": float,
+    "official_rating": int,
+    "games_before": int,
+    "games_after": int,
+    "m": int,
+    "score": float,
+    "n_eff": float,
+    "k": float,
+    "expected": float,
+    "bonus": float,
+    "step3": float,
+    "step4": float,
+    "step5": float,
+}
+RATING_COLUMNS = {
+    "player": str,
+    "system": str,
+    "rating": float,
+    "official_rating": int,
+    "games": int,
+    "wins": int,
+    "draws": int,
+    "losses": int,
+    "established": int,
+    "history": str,
+    "sections_of_three": int,
+    "peak": float,
+    "olm_games": int,
+    "olm_title_date": str,
+    "floor": int,
+    "floor_bound": str,
+    "floor_absolute": int,
+    "floor_peak": int,
+    "floor_olm": int,
+    "floor_money": int,
+    "floor_director": int,
+    "floor_lowerings": int,
+    "ceiling": float,
+    "pending_floor_request": str,
+    "rated_on": str,
+}
+
+
+SECTION_COLUMNS = (
+    "section_id",
+    "event_name",
+    "status",
+    "start_date",
+    "end_date",
+    "submitted_position",
+    "latest_position",
+    "reason",
+)
+HISTORY_INSERT = (
+    f"insert into history ({', '.join(HISTORY_COLUMNS)}) "
+    f"values ({', '.join('?' for _ in HISTORY_COLUMNS)})"
+)
+RATINGS_INSERT = (
+    f"insert or replace into ratings ({', '.join(RATING_COLUMNS)}) "
+    f"values ({', '.join('?' for _ in RATING_COLUMNS)})"
+)
+
+
+def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> None:
+    """Every table of an empty read model (nothing if complete; a half-made one starts again)."""
+    if "ratings" in db.table_names():  # created last: the schema is complete
+        return
+    for table in db.table_names():  # a creation killed half-way: start again
+        db[table].drop()
+    with db.conn:
+        db["meta"].create({"key": str, "value": str}, pk="key")
+        db["meta"].insert_all(
+            [
+                {"key": "schema", "value": SCHEMA_VERSION},
+                {"key": "last_position", "value": "0"},
+                {"key": "rules_family", "value": family},
+            ]
+            + ([{"key": "what_if", "value": what_if}] if what_if else [])
+        )
+        db["players"].create({"id": str, "profile": str, "position": int}, pk="id")
+        db["items"].create(
+            {
+                "key": str,
+                "kind": str,
+                "sort_key": str,
+                "start": str,
+                "end": str,
+                "position": int,
+                "revision": int,
+                "payload": str,
+            },
+            pk="key",
+        )
+        db["items"].create_index(["sort_key"])
+        db["item_players"].create({"item_key": str, "player": str}, pk=("item_key", "player"))
+        db["item_players"].create_index(["player"])
+        db["sections"].create(
+            {
+                "section_id": str,
+                "event_name": str,
+                "status": str,
+                "start_date": str,
+                "end_date": str,
+                "submitted_position": int,
+                "latest_position": int,
+                "reason": str,
+            },
+            pk="section_id",
+        )
+        db["amendments"].create(
+            {
+                "position": int,
+                "parameter": str,
+                "value": str,
+                "effective": str,
+                "until": str,
+                "reason": str,
+            },
+            pk="position",
+        )
+        db["history"].create(
+            {c: HISTORY_TYPES.get(c, str) for c in HISTORY_COLUMNS},
+            pk=("player", "system", "sort_key"),
+        )
+        db["history"].create_index(["item_key"])
+        db["ratings"].create(RATING_COLUMNS, pk=("player", "system"))
+
+
+@functools.lru_cache(maxsize=4096)
+def _version_on(day: str) -> RuleVersion:
+    return resolve(date.fromisoformat(day)).version
+
+
+def rating_row(player: str, system: str, s: Standing, uschess: bool = True) -> dict[str, Any]:
+    """The `ratings` row for a standing: rating, N, results, each floor component, ceiling."""
+    components: dict[floors.Bound, int] = {}
+    floor: int | None = None
+    bound: floors.Bound | None = None
+    if uschess:
+        version = _version_on(s.rated_on)
+        components = floors.floor_components(s.floors, System(system), version)
+        floor, bound = floors.effective_floor(s.floors, System(system), version)
+    return {
+        "player": player,
+        "system": str(system),
+        "rating": s.rating,
+        "official_rating": round_half_up(s.rating),
+        "games": s.games,
+        "wins": s.wins,
+        "draws": s.draws,
+        "losses": s.losses,
+        "established": int(is_established(s.games)) if uschess else None,
+        "history": s.history,
+        "sections_of_three": s.floors.sections_of_three,
+        "peak": s.floors.peak,
+        "olm_games": s.floors.olm_games,
+        "olm_title_date": s.olm_title_date,
+        "floor": floor,
+        "floor_bound": None if bound is None else str(bound),
+        "floor_absolute": components.get(floors.Bound.PERSONAL_ABSOLUTE)
+        or components.get(floors.Bound.ABSOLUTE),
+        "floor_peak": components.get(floors.Bound.PEAK),
+        "floor_olm": components.get(floors.Bound.OLM),
+        "floor_money": components.get(floors.Bound.MONEY),
+        "floor_director": components.get(floors.Bound.DIRECTOR),
+        "floor_lowerings": s.floors.floor_lowerings,
+        "ceiling": s.floors.ceiling,
+        "pending_floor_request": None
+        if s.pending_request is None
+        else json.dumps(
+            {"new_floor": s.pending_request[0], "rating_if_granted": s.pending_request[1]}
+        ),
+        "rated_on": s.rated_on,
+    }
+
+
+class ReadModel(Protocol):
+    """What a query needs of an open read model: its database and its rules family."""
+
+    db: sqlite_utils.Database
+    family: str
