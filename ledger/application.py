@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence, Set
 from contextlib import contextmanager, suppress
 from datetime import date
 from typing import Any, TypeVar, cast
@@ -143,20 +143,31 @@ class RatingsLedger(Application):
 
         return self._append(Verb.OPENING_BALANCE, actor, decide)
 
-    def submit_section(self, *sections: SubmitSection, actor: str) -> list[LedgerEntry]:
-        """New sections, all players registered; a section id is accepted once."""
+    def submit_section(
+        self, *sections: SubmitSection, actor: str, register: Sequence[RegisterPlayer] = ()
+    ) -> list[LedgerEntry]:
+        """New sections, all players registered or new in `register` (registered in the same
+        append, all or nothing); a section id is accepted once."""
         actor = commands.actor(actor)
         _unique(sections, lambda s: repr(s.section_id), ("section_id",))
+        _unique(register, lambda p: repr(p.id), ("id",))
 
         def decide() -> list[Aggregate]:
+            if register:
+                self._authorized(Verb.REGISTER, actor)
             created: list[Aggregate] = []
+            for p in register:
+                if self._exists(player_key(p.id)):
+                    raise InvalidCommand(("id",), f"player {p.id!r} is already registered")
+                created.append(Player(member_id=p.id, **p.profile(), actor=actor))
+            new = {p.id for p in register}
             for i, s in enumerate(sections):
                 with _item(i):
                     if self._exists(section_key(s.section_id)):
                         raise InvalidCommand(
                             ("section_id",), f"section {s.section_id!r} already exists"
                         )
-                    self._check_players(s)
+                    self._check_players(s, new)
                 created.append(Section(**s.event_fields(), actor=actor))
             return created
 
@@ -530,9 +541,11 @@ class RatingsLedger(Application):
         except AggregateNotFoundError:
             raise InvalidCommand(path, f"{member_id!r} is not a registered player") from None
 
-    def _check_players(self, report: SubmitSection | SubmitMatch) -> None:
+    def _check_players(
+        self, report: SubmitSection | SubmitMatch, new: Set[str] = frozenset()
+    ) -> None:
         for j, p in enumerate(report.players):
-            if not self._exists(player_key(p.id)):
+            if p.id not in new and not self._exists(player_key(p.id)):
                 raise InvalidCommand(("players", j, "id"), f"{p.id!r} is not a registered player")
 
     def _section(self, section_id: str) -> Section:

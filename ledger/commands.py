@@ -144,6 +144,7 @@ Text = Annotated[str, plausible.text(plausible.MAX_NAME)]
 Reason = Annotated[str, plausible.text(plausible.MAX_REASON)]
 MemberId = Annotated[str, _matching(_MEMBER_ID, "a member id (letters, digits, . _ -; ≤ 32)")]
 Federation = Annotated[str, _matching(re.compile(r"[A-Z]{3}"), "a FIDE federation code")]
+FideId = Annotated[str, _matching(re.compile(r"[1-9][0-9]{0,10}"), "a FIDE id (1-11 digits)")]
 RecordId = Annotated[str, _matching(_RECORD_ID, "an id (letters, digits, . _ : / + -; ≤ 100)")]
 Result = Annotated[str, BeforeValidator(_result)]
 Score = Annotated[float, BeforeValidator(_score)]
@@ -192,6 +193,9 @@ class RegisterPlayer(Command):
     fide_adjustment_opt_in: bool | None = None
     membership_expires: MembershipDate | None = None
     playing_since: PastDate | None = None
+    fide_id: FideId | None = None
+    title: Literal["GM", "IM", "FM", "CM", "WGM", "WIM", "WFM", "WCM"] | None = None
+    sex: Literal["m", "w"] | None = None
 
     def profile(self, base: dict[str, Any] | None = None) -> dict[str, Any]:
         """The full profile: `base` with the fields this item gives replaced."""

@@ -94,6 +94,9 @@ class Player(Aggregate):
         membership_expires: str | None,
         playing_since: str | None,
         actor: str,
+        fide_id: str | None = None,
+        title: str | None = None,
+        sex: str | None = None,
     ) -> None:
         self.member_id = member_id
         self.profile = {
@@ -105,6 +108,9 @@ class Player(Aggregate):
             "fide_adjustment_opt_in": fide_adjustment_opt_in,
             "membership_expires": membership_expires,
             "playing_since": playing_since,
+            "fide_id": fide_id,
+            "title": title,
+            "sex": sex,
         }
         self.opening_balances: set[str] = set()
 
@@ -121,6 +127,9 @@ class Player(Aggregate):
         membership_expires: str | None,
         playing_since: str | None,
         actor: str,
+        fide_id: str | None = None,
+        title: str | None = None,
+        sex: str | None = None,
     ) -> None:
         self.profile = {
             "name": name,
@@ -131,6 +140,9 @@ class Player(Aggregate):
             "fide_adjustment_opt_in": fide_adjustment_opt_in,
             "membership_expires": membership_expires,
             "playing_since": playing_since,
+            "fide_id": fide_id,
+            "title": title,
+            "sex": sex,
         }
 
     def check_no_opening_balance(self, system: str) -> None:

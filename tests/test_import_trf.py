@@ -64,6 +64,12 @@ def player_line(start: int, fide_id: str, rounds: Sequence[Round], name: str = "
     return line
 
 
+def columns(first: int, last: int, text: str) -> str:
+    """Player 1's line with columns `first`-`last` (1-based, as TRF16 numbers them) replaced."""
+    line = player_line(1, "2000001", [(2, "w", "1")])
+    return line[: first - 1] + text.rjust(last - first + 1) + line[last:]
+
+
 def trf_text(*players: Sequence[Round], header: Sequence[str] = HEADER) -> str:
     lines = [*header]
     lines += [player_line(n, FIDE_IDS[n - 1], r) for n, r in enumerate(players, start=1)]
@@ -72,6 +78,12 @@ def trf_text(*players: Sequence[Round], header: Sequence[str] = HEADER) -> str:
 
 def section_of(text: str, **options: Any) -> dict[str, Any]:
     return trf.to_section(trf.parse_trf(text, "game.trf"), **options).data
+
+
+def members(text: str, id_map: trf.IdMap | None = None, **registered: str | None) -> list[str]:
+    """Each player's member id, matched against members registered with those FIDE ids."""
+    matches = trf.match(trf.parse_trf(text, "game.trf"), id_map, registered)
+    return [matches[n].member for n in sorted(matches)]
 
 
 def refusal(text: str, **options: Any) -> str:
@@ -277,6 +289,29 @@ def test_an_inconsistent_pairing_is_refused_naming_the_line(
             player_line(2, "2000001", [(1, "w", "1")]),
             "game.trf line 6: starting rank 2 is also on line 5",
         ),
+        (
+            columns(10, 10, "x"),
+            "game.trf line 5 (player 1): sex 'x' (column 10) is not m or w",
+        ),
+        (
+            columns(11, 13, " gx"),
+            "game.trf line 5 (player 1): title 'gx' (columns 11-13) is not a FIDE title "
+            "(g, m, f, c, wg…)",
+        ),
+        (
+            columns(54, 56, "U1A"),
+            "game.trf line 5 (player 1): federation 'U1A' (columns 54-56) is not a FIDE "
+            "federation code",
+        ),
+        (
+            columns(49, 52, "20o0"),
+            "game.trf line 5 (player 1): FIDE rating '20o0' (columns 49-52) is not a number",
+        ),
+        (
+            columns(70, 79, "2000/13/01"),
+            "game.trf line 5 (player 1): birth date '2000/13/01' (columns 70-79) is not a date "
+            "(YYYY/MM/DD)",
+        ),
     ],
 )
 def test_a_malformed_player_line_is_refused_naming_line_and_column(line: str, message: str) -> None:
@@ -327,31 +362,151 @@ def test_options_replace_what_the_file_says() -> None:
     )
 
 
-def test_an_id_map_gives_each_starting_rank_its_member_id(tmp_path: Path) -> None:
-    # Brief: "use the FIDE id column, or a --id-map CSV of start number → member id".
-    path = tmp_path / "ids.csv"
-    path.write_text("start,member\n1,12345678\n2,30000001\n")
-    ids = trf.read_id_map(path)
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("ids.csv", "start,member\n1,12345678\n2,30000001\n"),
+        ("ids.csv", "1,12345678\n2,30000001\n"),
+        ("ids.csv", "fide_id,member_id\n2000001,12345678\n2000002,30000001\n"),
+        ("ids.json", '{"start": {"1": "12345678", "2": "30000001"}}'),
+        ("ids.json", '{"start": {"1": "12345678"}, "fide_id": {"2000002": "30000001"}}'),
+    ],
+)
+def test_a_map_gives_starting_ranks_or_fide_ids_their_member_ids(
+    tmp_path: Path, name: str, content: str
+) -> None:
+    # Issue 11: "a given mapping file (--map FILE, CSV or JSON of TRF start number or FIDE id →
+    # member id)".
+    path = tmp_path / name
+    path.write_text(content)
     text = trf_text([(2, "w", "1")], [(1, "b", "0")])
-    assert section_of(text, ids=ids)["players"] == [{"id": "12345678"}, {"id": "30000001"}]
-    assert refusal(text, ids={1: "12345678"}) == (
-        "game.trf line 6 (player 2): starting rank 2 is not in the id map"
-    )
-    path.write_text("1,12345678\nx,30000001\n")
-    with pytest.raises(InvalidCommand, match=r"ids.csv line 2: 'x' is not a starting rank"):
-        trf.read_id_map(path)
+    assert members(text, trf.read_map(path)) == ["12345678", "30000001"]
 
 
-def test_a_player_without_fide_id_needs_the_id_map() -> None:
-    # Brief: "Map player ids: use the FIDE id column, or a --id-map CSV".
+def test_the_map_wins_over_a_member_with_the_fide_id() -> None:
+    text = trf_text([(2, "w", "1")], [(1, "b", "0")])
+    id_map = trf.IdMap({2: "30000001"}, {})
+    assert members(text, id_map, m9=FIDE_IDS[1]) == [FIDE_IDS[0], "30000001"]
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("ids.csv", "1,12345678\nx,30000001\n", "ids.csv line 2: 'x' is not a starting rank"),
+        ("ids.csv", "fide_id,member\n20x,1\n", "ids.csv line 2: '20x' is not a FIDE id"),
+        ("ids.csv", "1,12345678\n1,30000001\n", "ids.csv line 2: start 1 is twice"),
+        ("ids.csv", "1\n", "ids.csv line 1: expected starting rank, member id"),
+        ("ids.json", '{"start": ["1"]}', "ids.json: start must map numbers to member ids"),
+        ("ids.json", '{"rank": {}}', "ids.json: 'rank' is not start or fide_id"),
+        ("ids.json", '{"start": {"0": "x"}}', "ids.json: starting rank 0 is not 1-9999"),
+        ("ids.json", '{"start": ', "ids.json: not valid JSON"),
+    ],
+)
+def test_a_bad_map_is_refused_naming_its_line(
+    tmp_path: Path, name: str, content: str, message: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(content)
+    with pytest.raises(InvalidCommand) as caught:
+        trf.read_map(path)
+    assert caught.value.message.startswith(f"{tmp_path}/{message}")
+
+
+def test_a_player_is_the_member_whose_profile_has_the_fide_id() -> None:
+    # Issue 11: "by FIDE id when a registered member has that FIDE id".
+    text = trf_text([(2, "w", "1")], [(1, "b", "0")])
+    assert members(text, m12345678=FIDE_IDS[0]) == ["m12345678", FIDE_IDS[1]]
+    matches = trf.match(trf.parse_trf(text, "game.trf"), None, {"u1": FIDE_IDS[0]})
+    assert [m.how for m in matches.values()] == ["fide_id", "new"]
+
+
+@pytest.mark.parametrize(
+    ("registered", "message"),
+    [
+        (
+            {"a1": FIDE_IDS[0], "b2": FIDE_IDS[0]},
+            "game.trf line 5 (player 1): FIDE id 2000001 is in the profiles of members a1, b2; "
+            "give --map",
+        ),
+        (
+            {FIDE_IDS[0]: "9999999"},
+            "game.trf line 5 (player 1): member 2000001 has FIDE id 9999999, not 2000001; "
+            "give --map",
+        ),
+    ],
+)
+def test_an_ambiguous_fide_id_is_refused(registered: dict[str, str], message: str) -> None:
+    text = trf_text([(2, "w", "1")], [(1, "b", "0")])
+    with pytest.raises(InvalidCommand) as caught:
+        trf.match(trf.parse_trf(text, "game.trf"), None, registered)
+    assert caught.value.message == message
+
+
+@pytest.mark.parametrize("fide_id", ["", "0"])
+def test_a_player_without_fide_id_needs_the_map(fide_id: str) -> None:
+    # Brief: "Map player ids: use the FIDE id column, or a --id-map CSV"; 0 is no FIDE id.
     text = "\n".join(
         [
             *HEADER,
-            player_line(1, "", [(2, "w", "1")]),
+            player_line(1, fide_id, [(2, "w", "1")]),
             player_line(2, "2000002", [(1, "b", "0")]),
         ]
     )
-    assert refusal(text) == "game.trf line 5 (player 1): no FIDE id (columns 58-68); give --id-map"
+    with pytest.raises(InvalidCommand) as caught:
+        members(text)
+    assert caught.value.message == (
+        "game.trf line 5 (player 1): no FIDE id (columns 58-68) and not in --map; give --map"
+    )
+    assert members(text, trf.IdMap({1: "30000001"}, {})) == ["30000001", "2000002"]
+
+
+LAKESIDE = Path(__file__).parent / "fixtures" / "lakeside-fide-open-2024.trf"
+
+
+def test_every_field_of_the_player_line_goes_into_the_profile() -> None:
+    # Issue 11: "Carry every field that TRF-16 gives (sex, title, name, FIDE rating,
+    # federation, FIDE id, birth date) into the profile".
+    report = trf.read_trf(LAKESIDE)
+    start = date(2024, 9, 14)
+    profiles = [trf.profile(p, p.fide_id or "", start) for p in report.players]
+    assert profiles[0] == {
+        "id": "14700011",
+        "name": "Sokolov, Ivan",
+        "sex": "m",
+        "title": "GM",
+        "fide_id": "14700011",
+        "birth_date": "1965-06-13",
+        "fide": {"rating": 2615, "date": "2024-09-14", "federation": "BIH"},
+    }
+    assert [(p.get("title"), p.get("sex")) for p in profiles] == [
+        ("GM", "m"),
+        ("WGM", "w"),
+        ("FM", "m"),
+        (None, "w"),
+        ("CM", "m"),
+        (None, "m"),
+    ]
+    # A year alone is not a date the rules can use; an unrated player has no FIDE rating.
+    assert "birth_date" not in profiles[4]
+    assert report.warnings == [
+        f"{LAKESIDE} line 18 (player 5): birth date '1979/00/00' gives only the year; not stored",
+        f"{LAKESIDE} line 19 (player 6): federation USA without a FIDE rating; not stored",
+    ]
+    assert "fide" not in profiles[5]
+    for p in profiles:
+        parse(RegisterPlayer, p)
+
+
+@pytest.mark.parametrize(
+    ("title", "expected"),
+    [("g", "GM"), ("m", "IM"), ("f", "FM"), ("c", "CM"), ("wg", "WGM"), ("wm", "WIM")]
+    + [("wf", "WFM"), ("wc", "WCM"), ("GM", "GM"), ("IM", "IM"), ("wgm", "WGM"), ("", None)],
+)
+def test_each_trf_title_is_the_fide_title(title: str, expected: str | None) -> None:
+    line = player_line(1, "2000001", [(2, "w", "1")])
+    line = line[:10] + f"{title:>3}" + line[13:]
+    text = "\n".join([*HEADER, line, player_line(2, "2000002", [(1, "b", "0")])])
+    assert trf.parse_trf(text, "game.trf").players[0].title == expected
 
 
 @pytest.fixture
@@ -424,23 +579,31 @@ def test_an_unregistered_player_is_refused_naming_the_line(
     result = run("import", "trf", "game.trf", "--actor", "td")
     assert result.exit_code == 2
     assert result.stderr == (
-        "error: game.trf line 6 (player 2): players[1].id: '2999999' is not a registered player\n"
+        "error: game.trf line 6 (player 2): players[1].id: '2999999' is not a registered player; "
+        "give --register-players to register it\n"
     )
     assert positions(ledger) == before
+    # Issue 11: "A dry run must run every check the real run does".
+    dry = run("import", "trf", "game.trf", "--actor", "td", "--dry-run")
+    assert (dry.exit_code, dry.stderr) == (2, result.stderr)
 
 
 def test_a_time_control_the_rules_cannot_read_names_the_122_line(
     run: Callable[..., Result], tmp_path: Path
 ) -> None:
-    header = [*HEADER[:3], "122 90 min/40 moves + 30 min + 30 sec/move"]
+    header = [*HEADER[:3], "122 90 minutes for 40 moves, then 30 minutes"]
     (tmp_path / "game.trf").write_text(trf_text([(2, "w", "1")], [(1, "b", "0")], header=header))
     result = run("import", "trf", "game.trf", "--actor", "td", "--dry-run")
     assert result.exit_code == 2
-    assert result.stderr.startswith("error: game.trf line 4: time_control: time control '90 min")
+    assert result.stderr == (
+        "error: game.trf line 4: time control '90 minutes for 40 moves, then 30 minutes' is not "
+        "a notation the ledger reads (90+30, 90'/40+30'+30'', 40/90+30+30s, G/90;d30…); give it "
+        "with --time-control, e.g. --time-control 'G/90;+30'\n"
+    )
     # A FIDE-rules section keeps its own notation (as `submit` does).
     fide = run("import", "trf", "game.trf", "--actor", "td", "--dry-run", "--rules", "fide")
     assert fide.exit_code == 0, fide.output
-    assert json.loads(fide.stdout)["time_control"] == "90 min/40 moves + 30 min + 30 sec/move"
+    assert json.loads(fide.stdout)["time_control"] == "90 minutes for 40 moves, then 30 minutes"
 
 
 def test_a_dry_run_prints_what_submit_would_accept_and_appends_nothing(
@@ -542,3 +705,175 @@ def test_three_commands_take_a_trf_file_to_an_explainable_ledger(tmp_path: Path)
     )
     assert again.exit_code == 2
     assert "already exists" in again.stderr
+
+
+LAKESIDE_SECTION = "2024-09-14-lakeside-fide-open-2024"
+
+
+def test_new_players_are_registered_with_what_the_file_says(
+    run: Callable[..., Result], ledger: RatingsLedger
+) -> None:
+    # Issue 11: "an FM rated 2215 by FIDE imports as an unrated US player" no more. Three of the
+    # file's FIDE ids are members' ids already (`run` registers them); the others are new.
+    result = run("import", "trf", str(LAKESIDE), "--actor", "td", "--register-players", "--json")
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary == {
+        "dry_run": False,
+        "files": [{"file": str(LAKESIDE), "records": 6}],
+        "sections": [{"section_id": LAKESIDE_SECTION, "players": 6, "games": 8, "byes": 2}],
+        "players_registered": ["14700011", "5500012", "300001"],
+        "games": 8,
+        "warnings": [
+            f"{LAKESIDE} line 18 (player 5): birth date '1979/00/00' gives only the year; "
+            "not stored",
+            f"{LAKESIDE} line 19 (player 6): federation USA without a FIDE rating; not stored",
+        ],
+        "matched": [
+            {"start": 1, "member": "14700011", "by": "new"},
+            {"start": 2, "member": "5500012", "by": "new"},
+            {"start": 3, "member": "2000002", "by": "member"},
+            {"start": 4, "member": "2000006", "by": "member"},
+            {"start": 5, "member": "300001", "by": "new"},
+            {"start": 6, "member": "2000007", "by": "member"},
+        ],
+    }
+    registered = {
+        e.payload["member_id"]: e.payload
+        for e in read_entries(ledger)
+        if e.type == "PlayerRegistered" and e.payload["member_id"] in summary["players_registered"]
+    }
+    assert registered["5500012"] == {
+        "member_id": "5500012",
+        "name": "Park, Chloe",
+        "birth_date": "1995-01-01",
+        "adult": None,
+        "fide": {"rating": 2310.0, "date": "2024-09-14", "games": None, "federation": "KOR"},
+        "cfc": None,
+        "fide_adjustment_opt_in": None,
+        "membership_expires": None,
+        "playing_since": None,
+        "fide_id": "5500012",
+        "title": "WGM",
+        "sex": "w",
+    }
+    assert (registered["300001"]["title"], registered["300001"]["birth_date"]) == ("CM", None)
+
+
+def test_a_member_whose_profile_has_the_fide_id_plays_under_their_member_id(
+    run: Callable[..., Result], ledger: RatingsLedger
+) -> None:
+    # Issue 11: "by FIDE id when a registered member has that FIDE id".
+    member = {"id": "12345678", "fide_id": "14700011", "name": "SOKOLOV, IVAN"}
+    ledger.register_player(parse(RegisterPlayer, member), actor="td")
+    result = run("import", "trf", str(LAKESIDE), "--actor", "td", "--register-players")
+    assert result.exit_code == 0, result.output
+    (payload,) = submitted(ledger)
+    assert payload["players"][0] == {"id": "12345678"}
+    registered = [
+        e.payload["member_id"] for e in read_entries(ledger) if e.type == "PlayerRegistered"
+    ]
+    assert "14700011" not in registered
+
+
+def test_a_map_file_on_the_command_line_names_the_members(
+    run: Callable[..., Result], ledger: RatingsLedger, tmp_path: Path
+) -> None:
+    (tmp_path / "map.json").write_text(
+        json.dumps({"start": {"1": "US-1", "2": "US-2"}, "fide_id": {"300001": "US-5"}})
+    )
+    result = run(
+        "import", "trf", str(LAKESIDE), "--actor", "td", "--map", "map.json", "--register-players"
+    )
+    assert result.exit_code == 0, result.output
+    (payload,) = submitted(ledger)
+    assert [p["id"] for p in payload["players"]] == [
+        "US-1",
+        "US-2",
+        "2000002",
+        "2000006",
+        "US-5",
+        "2000007",
+    ]
+
+
+def test_a_dry_run_runs_the_real_run_s_checks_and_appends_nothing(
+    run: Callable[..., Result], ledger: RatingsLedger
+) -> None:
+    # Issue 11: "A dry run must run every check the real run does (same code path, appending
+    # nothing). When the fix is --register-players, the error message says so."
+    before = positions(ledger)
+    refused = run("import", "trf", str(LAKESIDE), "--actor", "td", "--dry-run")
+    assert refused.exit_code == 2
+    assert refused.stderr == (
+        f"error: {LAKESIDE} line 14 (player 1): players[0].id: '14700011' is not a registered "
+        "player; give --register-players to register it\n"
+    )
+    dry = run("import", "trf", str(LAKESIDE), "--actor", "td", "--dry-run", "--register-players")
+    assert dry.exit_code == 0, dry.output
+    assert json.loads(dry.stdout)["section_id"] == LAKESIDE_SECTION
+    assert dry.stderr.startswith(f"read {LAKESIDE}: 6 records\n")
+    assert positions(ledger) == before
+    summary = run(
+        "import", "trf", str(LAKESIDE), "--actor", "td", "--dry-run", "--register-players", "--json"
+    )
+    assert json.loads(summary.stdout)["dry_run"] is True
+    assert json.loads(summary.stdout)["players_registered"] == ["14700011", "5500012", "300001"]
+    assert positions(ledger) == before
+    assert run("import", "trf", str(LAKESIDE), "--actor", "td", "--register-players").exit_code == 0
+    again = run("import", "trf", str(LAKESIDE), "--actor", "td", "--dry-run")
+    assert again.exit_code == 2
+    assert again.stderr == (
+        f"error: {LAKESIDE}: section_id: section '{LAKESIDE_SECTION}' already exists\n"
+    )
+
+
+def test_a_refused_section_registers_nobody(
+    run: Callable[..., Result], ledger: RatingsLedger, tmp_path: Path
+) -> None:
+    # "commands validate fully before appending": players and section are one append.
+    assert run("import", "trf", str(LAKESIDE), "--actor", "td", "--register-players").exit_code == 0
+    (tmp_path / "again.trf").write_text(LAKESIDE.read_text().replace("14700011", "14700099"))
+    before = positions(ledger)
+    result = run("import", "trf", "again.trf", "--actor", "td", "--register-players")
+    assert result.exit_code == 2
+    assert "already exists" in result.stderr
+    assert positions(ledger) == before
+    assert not ledger.is_registered("14700099")
+
+
+def test_the_import_reports_what_it_read(run: Callable[..., Result], ledger: RatingsLedger) -> None:
+    result = run("import", "trf", str(FIXTURE), "--actor", "td")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == [
+        f"read {FIXTURE}: 7 records",
+        f"recorded SectionSubmitted at position {positions(ledger)}: section_id={SECTION_ID}",
+    ]
+
+
+def test_fide_ratings_from_the_file_seed_the_fide_family(tmp_path: Path) -> None:
+    # Issue 11: "the FIDE and ICU families rate nobody" when the profile has no FIDE rating.
+    store = f"sqlite:///{tmp_path / 'ledger.db'}"
+    runner = CliRunner()
+    assert runner.invoke(main_app, ["init", "--actor", "ed", "--store", store]).exit_code == 0
+    args = ["import", "trf", str(LAKESIDE), "--actor", "ed", "--register-players"]
+    assert runner.invoke(main_app, [*args, "--store", store]).exit_code == 0
+    shown = runner.invoke(
+        main_app, ["player", "14700011", "--json", "--rules-family", "fide", "--store", store]
+    )
+    fide = json.loads(shown.stdout)["ratings"]["FIDE"]
+    assert fide["games"] > 3  # a rated player's standing, not a first rating from 3 games
+    assert abs(fide["rating"] - 2615) < 10
+
+
+def test_a_profile_the_ledger_refuses_is_named_by_its_line(
+    run: Callable[..., Result], ledger: RatingsLedger, tmp_path: Path
+) -> None:
+    # A birth date TRF16 can hold but `register` refuses (in the future) names the player line.
+    (tmp_path / "game.trf").write_text(LAKESIDE.read_text().replace("1965/06/13", "2090/06/13"))
+    before = positions(ledger)
+    result = run("import", "trf", "game.trf", "--actor", "td", "--register-players")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: game.trf line 14 (player 1): birth_date: ")
+    assert result.stderr.count("\n") == 1
+    assert positions(ledger) == before

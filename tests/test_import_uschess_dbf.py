@@ -84,7 +84,6 @@ HEADER = {
     "H_FORMAT": "2C",
     "H_PROGRAM": "TESTGEN",
     "H_NAME": "Riverside Club Championship",
-    "H_TOT_SECT": "2",
     "H_BEG_DATE": "20240601",
     "H_END_DATE": "20240602",
     "H_AFF_ID": "A6000001",
@@ -160,6 +159,7 @@ def write_report(
 ) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     rounds = max(len(p[5]) for p in players)
+    header = {"H_TOT_SECT": str(len(sections)), **header}
     write_dbf(folder / "THEXPORT.DBF", HEADER_FIELDS, [header])
     write_dbf(folder / "TSEXPORT.DBF", SECTION_FIELDS, sections)
     details = [
@@ -490,9 +490,14 @@ def test_one_unregistered_player_refuses_the_whole_report(
     assert result.exit_code == 2
     assert result.stderr == (
         f"error: {folder / 'TDEXPORT.DBF'} record 9 (section 2, pair 5): players[4].id: "
-        "'49999999' is not a registered player\n"
+        "'49999999' is not a registered player; give --register-players to register it\n"
     )
     assert positions(ledger) == before
+    dry = run("import", "uschess-dbf", str(folder), "--actor", "td", "--dry-run")
+    assert (dry.exit_code, dry.stderr) == (2, result.stderr)
+    registering = run("import", "uschess-dbf", str(folder), "--actor", "td", "--register-players")
+    assert registering.exit_code == 0, registering.output
+    assert ledger.is_registered("49999999")
 
 
 def test_a_malformed_report_exits_2_with_one_line_and_appends_nothing(
@@ -519,3 +524,112 @@ def test_an_invalid_time_control_names_the_tsexport_record(
     assert result.stderr.startswith(
         f"error: {folder / 'TSEXPORT.DBF'} record 2 (section 2) S_TIMECTL: time_control: "
     )
+
+
+def damaged(folder: Path, name: str, change: Callable[[bytes], bytes]) -> Path:
+    path = folder / name
+    path.write_bytes(change(path.read_bytes()))
+    return path
+
+
+def retyped(data: bytes, field: str, kind: str) -> bytes:
+    """The table with `field`'s type byte (offset 11 of its 32-byte descriptor) changed."""
+    at = data.index(field.encode("ascii").ljust(11, b"\0")) + 11
+    return data[:at] + kind.encode("ascii") + data[at + 1 :]
+
+
+@pytest.mark.parametrize(
+    ("name", "change", "message"),
+    [
+        (
+            "TDEXPORT.DBF",
+            lambda b: b[:-50],
+            "the header says 9 records of 91 bytes (819 bytes), the file has 770 after the header; "
+            "truncated or damaged",
+        ),
+        (
+            "TSEXPORT.DBF",
+            lambda b: b[:4] + (3).to_bytes(4, "little") + b[8:],
+            "the header says 3 records of 131 bytes (393 bytes), the file has 263 after the "
+            "header; truncated or damaged",
+        ),
+        (
+            "TSEXPORT.DBF",
+            lambda b: b + b" " * 131,
+            "the header says 2 records of 131 bytes (262 bytes), the file has 394 after the "
+            "header; truncated or damaged",
+        ),
+        (
+            "TSEXPORT.DBF",
+            lambda b: b[:10] + (150).to_bytes(2, "little") + b[12:],
+            "the fields take 131 bytes a record but the header says 150; damaged",
+        ),
+        ("TDEXPORT.DBF", lambda b: retyped(b, "D_PAIR_NUM", "F"), "field D_PAIR_NUM has type 'F'"),
+        ("TDEXPORT.DBF", lambda b: retyped(b, "D_RND02", "M"), "field D_RND02 has type 'M'"),
+        ("THEXPORT.DBF", lambda b: retyped(b, "H_BEG_DATE", "N"), "field H_BEG_DATE has type 'N'"),
+    ],
+)
+def test_a_truncated_or_mistyped_table_is_refused_naming_the_file(
+    tmp_path: Path, name: str, change: Callable[[bytes], bytes], message: str
+) -> None:
+    # Issue 10: "a truncated DBF, or one whose header record count does not match the file
+    # size, is refused (exit 2, one line naming the file)".
+    path = damaged(write_fixture(tmp_path / "report"), name, change)
+    assert refusal(path.parent).startswith(f"{path}: {message}")
+
+
+def test_the_number_of_sections_must_be_the_header_s(tmp_path: Path) -> None:
+    folder = write_report(tmp_path / "report", header=dict(HEADER, H_TOT_SECT="3"))
+    assert refusal(folder) == (
+        f"{folder / 'THEXPORT.DBF'} record 1: H_TOT_SECT '3' sections, but "
+        f"{folder / 'TSEXPORT.DBF'} has 2 records"
+    )
+
+
+def test_a_truncated_table_exits_2_with_one_line_and_appends_nothing(
+    run: Callable[..., Result], ledger: RatingsLedger, tmp_path: Path
+) -> None:
+    path = damaged(write_fixture(tmp_path / "report"), "TDEXPORT.DBF", lambda b: b[:-120])
+    before = positions(ledger)
+    result = run("import", "uschess-dbf", str(path.parent), "--actor", "td")
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"error: {path}: the header says 9 records")
+    assert result.stderr.count("\n") == 1
+    assert positions(ledger) == before
+
+
+def test_the_import_reports_the_records_of_each_file(
+    run: Callable[..., Result], ledger: RatingsLedger
+) -> None:
+    # Issue 10: "It reports per file what it read (records per file)".
+    result = run("import", "uschess-dbf", str(FIXTURE), "--actor", "td")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[:3] == [
+        f"read {FIXTURE / 'THEXPORT.DBF'}: 1 record",
+        f"read {FIXTURE / 'TSEXPORT.DBF'}: 2 records",
+        f"read {FIXTURE / 'TDEXPORT.DBF'}: 9 records",
+    ]
+
+
+def test_the_json_summary_gives_files_sections_players_and_games(
+    run: Callable[..., Result], ledger: RatingsLedger
+) -> None:
+    before = positions(ledger)
+    result = run("import", "uschess-dbf", str(FIXTURE), "--actor", "td", "--dry-run", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == {
+        "dry_run": True,
+        "files": [
+            {"file": str(FIXTURE / "THEXPORT.DBF"), "records": 1},
+            {"file": str(FIXTURE / "TSEXPORT.DBF"), "records": 2},
+            {"file": str(FIXTURE / "TDEXPORT.DBF"), "records": 9},
+        ],
+        "sections": [
+            {"section_id": f"{TOURNAMENT}-1", "players": 4, "games": 5, "byes": 2},
+            {"section_id": f"{TOURNAMENT}-2", "players": 5, "games": 8, "byes": 4},
+        ],
+        "players_registered": [],
+        "games": 13,
+        "warnings": [],
+    }
+    assert positions(ledger) == before

@@ -43,6 +43,9 @@ def test_registering_a_player_records_the_full_profile_with_dates_as_iso_strings
         "fide_adjustment_opt_in": None,
         "membership_expires": None,
         "playing_since": None,
+        "fide_id": None,
+        "title": None,
+        "sex": None,
     }
 
 

@@ -4,12 +4,12 @@ bad input exits 2, nothing appended) and the exports `list`, `export-history`, `
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import closing
 from dataclasses import asdict
 from datetime import date
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -28,10 +28,11 @@ from ledger.cli.common import (
     system_name,
 )
 from ledger.cli.reads import caught_up
-from ledger.commands import RegisterPlayer, parse
-from ledger.domain import InvalidCommand
+from ledger.commands import RegisterPlayer, SubmitSection, parse
+from ledger.domain import TOPIC_PREFIX, InvalidCommand
+from ledger.errors import field_path
 from ledger.interchange import Imported, exports, locate_submission, trf, uschess_dbf, validated
-from ledger.log import LedgerEntry
+from ledger.log import LedgerEntry, to_entry
 from ledger.plausibility import shown
 from ledger.store import DEFAULT_STORE
 from projections import queries
@@ -52,6 +53,10 @@ Register = Annotated[
 TimeControl = Annotated[
     str | None,
     typer.Option("--time-control", help="The time control (G/90;d30), instead of the file's"),
+]
+Summary = Annotated[
+    bool,
+    typer.Option("--json", help="Print a JSON summary: files read, sections, players, warnings"),
 ]
 TournamentId = Annotated[str | None, typer.Option("--tournament-id", help="The tournament's id")]
 AsCsv = Annotated[bool, typer.Option("--csv", help="Print CSV")]
@@ -81,7 +86,11 @@ def import_trf(
     tournament_id: TournamentId = None,
     id_map: Annotated[
         Path | None,
-        typer.Option("--id-map", help="CSV of starting rank, member id (default: FIDE ids)"),
+        typer.Option(
+            "--map",
+            "--id-map",
+            help="CSV or JSON: TRF starting rank or FIDE id → member id (default: FIDE ids)",
+        ),
     ] = None,
     time_control: TimeControl = None,
     start: Annotated[str | None, typer.Option("--start", help="Start date, instead of 042")] = None,
@@ -90,29 +99,40 @@ def import_trf(
     rules: Annotated[str | None, typer.Option("--rules", help="uschess, fide or icu")] = None,
     dry_run: DryRun = False,
     register: Register = False,
+    as_json: Summary = False,
     store: Store = DEFAULT_STORE,
 ) -> None:
-    """Submit the section of a TRF: its players, rounds, colours, results, forfeits and byes."""
-    with reported():
+    """Submit the section of a TRF: its players (with what the file says of them), rounds,
+    colours, results, forfeits and byes."""
+    with reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
         report = trf.read_trf(file)
-        ids = None if id_map is None else trf.read_id_map(id_map)
+        mapping = None if id_map is None else trf.read_map(id_map)
+        matches = trf.match(report, mapping, _registered(ledger))
         imported = trf.to_section(
             report,
             section_id=section_id,
             tournament_id=tournament_id,
-            ids=ids,
+            members={n: m.member for n, m in matches.items()},
             time_control=time_control,
             start=_day("--start", start),
             end=_day("--end", end),
             online=online,
             rules=rules,
         )
-        names = {trf.member_id(report, p, ids): p.name for p in report.players}
-        entries = _submit(
-            [imported], actor, store, dry_run, listed=False, register=register, names=names
+        section = validated(imported)
+        players = {matches[p.start].member: p for p in report.players}
+
+        def profile(member: str) -> dict[str, Any]:
+            return trf.profile(players[member], member, section.start_date)
+
+        files = [{"file": str(file), "records": len(report.players)}]
+        summary, entries = _submit(
+            ledger, [imported], [section], actor, register, profile, files, report.warnings
         )
-    if entries is not None:
-        print_entries(entries)
+        summary["matched"] = [
+            {"start": n, "member": m.member, "by": m.how} for n, m in sorted(matches.items())
+        ]
+    _report(summary, entries, [section], dry_run, as_json, listed=False)
 
 
 def import_uschess_dbf(
@@ -128,17 +148,21 @@ def import_uschess_dbf(
     online: Online = False,
     dry_run: DryRun = False,
     register: Register = False,
+    as_json: Summary = False,
     store: Store = DEFAULT_STORE,
 ) -> None:
     """Submit every section of a US Chess rating report (all or none)."""
-    with reported():
+    with reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
         report = uschess_dbf.read_report(directory)
         imported = uschess_dbf.to_sections(
             report, tournament_id=tournament_id, time_control=time_control, online=online
         )
-        entries = _submit(imported, actor, store, dry_run, listed=True, register=register)
-    if entries is not None:
-        print_entries(entries)
+        sections = [validated(i) for i in imported]
+        files = [{"file": name, "records": count} for name, count in report.files]
+        summary, entries = _submit(
+            ledger, imported, sections, actor, register, lambda m: {"id": m}, files, []
+        )
+    _report(summary, entries, sections, dry_run, as_json, listed=True)
 
 
 def rating_list(
@@ -224,39 +248,101 @@ def crosstable(
 
 
 def _submit(
+    ledger: RatingsLedger,
     imported: Sequence[Imported],
+    sections: Sequence[SubmitSection],
     actor: str,
-    store: str,
-    dry_run: bool,
-    listed: bool,
-    register: bool = False,
-    names: Mapping[str, str] | None = None,
-) -> list[LedgerEntry] | None:
-    """Validate every section as `submit` does; print them (dry run) or submit them all,
-    first registering the players the ledger does not know yet when `register`."""
-    sections = [validated(i) for i in imported]
-    if dry_run:
-        data = [s.model_dump(mode="json", exclude_none=True) for s in sections]
-        print_json(data if listed else data[0])
-        return None
-    with closing(RatingsLedger(store)) as ledger:
-        entries: list[LedgerEntry] = []
-        if register:
-            ids = dict.fromkeys(p.id for s in sections for p in s.players)
-            missing = [i for i in ids if not ledger.is_registered(i)]
-            if missing:
-                names = names or {}
-                players = [
-                    parse(
-                        RegisterPlayer, {"id": i, "name": names[i]} if names.get(i) else {"id": i}
+    register: bool,
+    profile: Callable[[str], Mapping[str, Any]],
+    files: list[dict[str, Any]],
+    warnings: list[str],
+) -> tuple[dict[str, Any], list[LedgerEntry]]:
+    """Submit the validated sections, registering in the same append (with `register`) the
+    players the ledger does not know yet (`profile`: a member's `register` item); a preview
+    ledger (`--dry-run`) appends nothing. The JSON summary, and the entries."""
+    new: dict[str, RegisterPlayer] = {}
+    for source, section in zip(imported, sections, strict=True):
+        for j, p in enumerate(section.players):
+            if p.id in new or ledger.is_registered(p.id):
+                continue
+            if not register:
+                raise source.locate(
+                    InvalidCommand(
+                        ("players", j, "id"),
+                        f"{p.id!r} is not a registered player; give --register-players "
+                        "to register it",
                     )
-                    for i in missing
-                ]
-                entries += ledger.register_player(*players, actor=actor)
-        try:
-            return entries + ledger.submit_section(*sections, actor=actor)
-        except InvalidCommand as exc:
-            raise locate_submission(exc, imported) from None
+                )
+            try:
+                new[p.id] = parse(RegisterPlayer, profile(p.id))
+            except InvalidCommand as exc:
+                place = source.origins.get(("players", j), source.where)
+                raise InvalidCommand(
+                    (), f"{place}: {field_path(exc.path)}: {exc.message}"
+                ) from None
+    try:
+        entries = ledger.submit_section(*sections, actor=actor, register=list(new.values()))
+    except InvalidCommand as exc:
+        raise locate_submission(exc, imported) from None
+    summary = {
+        "dry_run": ledger.preview,
+        "files": files,
+        "sections": [
+            {
+                "section_id": s.section_id,
+                "players": len(s.players),
+                "games": len(s.games),
+                "byes": len(s.byes),
+            }
+            for s in sections
+        ],
+        "players_registered": list(new),
+        "games": sum(len(s.games) for s in sections),
+        "warnings": warnings,
+    }
+    return summary, entries
+
+
+def _report(
+    summary: dict[str, Any],
+    entries: list[LedgerEntry],
+    sections: Sequence[SubmitSection],
+    dry_run: bool,
+    as_json: bool,
+    listed: bool,
+) -> None:
+    """The JSON summary (`--json`); else what was read and recorded (a dry run prints the
+    section JSON `submit` would accept on stdout, the rest on stderr)."""
+    if as_json:
+        print_json(summary)
+        return
+    for f in summary["files"]:
+        records = f"{f['records']} record" + ("" if f["records"] == 1 else "s")
+        typer.echo(f"read {f['file']}: {records}", err=dry_run)
+    for warning in summary["warnings"]:
+        typer.echo(f"warning: {warning}", err=True)
+    if dry_run:
+        submitted = [s.model_dump(mode="json", exclude_none=True) for s in sections]
+        print_json(submitted if listed else submitted[0])
+    else:
+        print_entries(entries)
+
+
+def _registered(ledger: RatingsLedger) -> dict[str, str | None]:
+    """Every registered member id and the FIDE id in its profile (None: none)."""
+    topics = [f"{TOPIC_PREFIX}PlayerRegistered", f"{TOPIC_PREFIX}PlayerProfileUpdated"]
+    members: dict[str, str | None] = {}
+    position = 0
+    while True:
+        batch = ledger.recorder.select_notifications(
+            position, 5000, topics=topics, inclusive_of_start=False
+        )
+        for notification in batch:
+            payload = to_entry(notification).payload
+            members[payload["member_id"]] = payload.get("fide_id")
+        if len(batch) < 5000:
+            return members
+        position = batch[-1].id
 
 
 def _day(option: str, text: str | None) -> date | None:

@@ -1,13 +1,15 @@
 """FIDE's Tournament Report File (TRF16, FIDE Handbook C.04 Annex 2) read as one section.
 
-The player lines (`001`) have fixed columns (1-based): starting rank 5-8, name 15-47, FIDE id
-58-68, and for round r a 10-column block from column 92 + 10(r-1): the opponent's starting rank
-(4 columns, `0000` or blanks for none), the colour (`w`, `b`, `-`) and the result code.
+The player lines (`001`) have fixed columns (1-based): starting rank 5-8, sex 10, title 11-13,
+name 15-47, FIDE rating 49-52, federation 54-56, FIDE id 58-68, birth date 70-79, and for round
+r a 10-column block from column 92 + 10(r-1): the opponent's starting rank (4 columns, `0000` or
+blanks for none), the colour (`w`, `b`, `-`) and the result code.
 """
 
 from __future__ import annotations
 
 import csv
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -25,6 +27,7 @@ from ledger.interchange import (
     derived_id,
     grid_to_section,
 )
+from ledger.interchange.time_controls import ledger_time_control
 
 ROUND_COLUMN = 92  # TRF16: "round 1 starting at position 92; round 2 at 102 …"
 ROUND_WIDTH = 10
@@ -60,15 +63,30 @@ TAG_NAMES = {
     "122": "time control",
 }
 _DATE = re.compile(r"(\d{4})[/.-](\d{1,2})[/.-](\d{1,2})")
+_FEDERATION = re.compile(r"[A-Z]{3}")
+_YEAR = re.compile(r"(\d{4})(?:[/.-]0{1,2}[/.-]0{1,2})?")
+# TRF16 titles: "GM=g, IM=m, WGM=wg, FM=f, WIM=wm, CM=c, WFM=wf, WCM=wc" (also written long).
+TITLES = {"g": "GM", "m": "IM", "wg": "WGM", "f": "FM", "wm": "WIM", "c": "CM", "wf": "WFM"}
+TITLES |= {"wc": "WCM"} | {
+    t.lower(): t for t in ("GM", "IM", "WGM", "FM", "WIM", "CM", "WFM", "WCM")
+}
 
 
 @dataclass(frozen=True)
 class TrfPlayer:
+    """A `001` line: what TRF16 says about the player, and the rounds."""
+
     start: int
     name: str
     fide_id: str | None
     line: int
     rounds: tuple[Entry, ...]
+    sex: str | None = None
+    title: str | None = None
+    rating: int | None = None
+    federation: str | None = None
+    birth_date: date | None = None
+    warnings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -81,6 +99,10 @@ class TrfReport:
 
     def where(self, player: TrfPlayer) -> str:
         return f"{self.source} line {player.line} (player {player.start})"
+
+    @property
+    def warnings(self) -> list[str]:
+        return [f"{self.where(p)}: {w}" for p in self.players for w in p.warnings]
 
     def tag(self, tag: str) -> tuple[str, str] | None:
         """The text of a tournament tag and where it is, if the file has it."""
@@ -134,16 +156,64 @@ def _player(line: str, number: int, source: str) -> TrfPlayer:
         )
     start = int(start_text)
     where = f"{source} line {number} (player {start})"
-    fide_id = line[57:68].strip()
+    fide_id = line[57:68].strip().lstrip("0")  # 0: none
     if fide_id and not fide_id.isdigit():
         raise InvalidCommand((), f"{where}: FIDE id {fide_id!r} (columns 58-68) is not a number")
+    rating = line[48:52].strip()
+    if rating and not rating.isdigit():
+        raise InvalidCommand((), f"{where}: FIDE rating {rating!r} (columns 49-52) is not a number")
+    sex, title = line[9:10].strip().lower(), line[10:13].strip().lower()
+    if sex not in ("", "m", "w", "f"):
+        raise InvalidCommand((), f"{where}: sex {sex!r} (column 10) is not m or w")
+    if title and title not in TITLES:
+        raise InvalidCommand(
+            (), f"{where}: title {title!r} (columns 11-13) is not a FIDE title (g, m, f, c, wg…)"
+        )
+    federation = line[53:56].strip().upper()
+    if federation and not _FEDERATION.fullmatch(federation):
+        raise InvalidCommand(
+            (), f"{where}: federation {federation!r} (columns 54-56) is not a FIDE federation code"
+        )
+    birth_date, warnings = _birth_date(line[69:79].strip(), where)
+    if federation and not (rating and int(rating)):
+        # The profile's federation is the FIDE rating's flag (`fide.federation`), nothing else.
+        warnings += (f"federation {federation} without a FIDE rating; not stored",)
     rounds: list[Entry] = []
     column = ROUND_COLUMN - 1
     while column < len(line.rstrip()):
         block = line[column : column + ROUND_WIDTH].ljust(ROUND_WIDTH)
         rounds.append(_round(block, len(rounds) + 1, where))
         column += ROUND_WIDTH
-    return TrfPlayer(start, line[14:47].strip(), fide_id or None, number, tuple(rounds))
+    return TrfPlayer(
+        start,
+        line[14:47].strip(),
+        fide_id or None,
+        number,
+        tuple(rounds),
+        sex={"m": "m", "w": "w", "f": "w"}.get(sex),
+        title=TITLES.get(title),
+        rating=int(rating) if rating and int(rating) else None,
+        federation=federation or None,
+        birth_date=birth_date,
+        warnings=warnings,
+    )
+
+
+def _birth_date(text: str, where: str) -> tuple[date | None, tuple[str, ...]]:
+    """TRF16's `YYYY/MM/DD`; a year alone (`1988`, `1988/00/00`) is not a date the rules use."""
+    if not text:
+        return None, ()
+    if _YEAR.fullmatch(text):
+        return None, (f"birth date {text!r} gives only the year; not stored",)
+    match = _DATE.fullmatch(text)
+    try:
+        if match is None:
+            raise ValueError
+        return date(*(int(g) for g in match.groups())), ()
+    except ValueError:
+        raise InvalidCommand(
+            (), f"{where}: birth date {text!r} (columns 70-79) is not a date (YYYY/MM/DD)"
+        ) from None
 
 
 def _round(block: str, number: int, where: str) -> Entry:
@@ -166,16 +236,31 @@ def _round(block: str, number: int, where: str) -> Entry:
     )
 
 
-def read_id_map(path: Path) -> dict[int, str]:
-    """A CSV of `starting rank, member id` (a header line is allowed)."""
+@dataclass(frozen=True)
+class IdMap:
+    """A `--map` file: TRF starting ranks and FIDE ids → member ids."""
+
+    by_start: Mapping[int, str]
+    by_fide_id: Mapping[str, str]
+
+
+def read_map(path: Path) -> IdMap:
+    """A JSON object `{"start": {"1": "12345678"}, "fide_id": {"2000001": "30000001"}}`, or a
+    CSV of `start, member id` rows (a header line `fide_id,member_id` makes them FIDE ids)."""
     try:
-        with path.open(newline="", encoding="utf-8-sig") as f:
-            rows = list(csv.reader(f))
+        text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise InvalidCommand((), f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+    except (OSError, UnicodeDecodeError) as exc:
         raise InvalidCommand((), f"{path}: cannot read ({exc})") from None
-    ids: dict[int, str] = {}
+    if text.lstrip().startswith("{"):
+        return _json_map(path, text)
+    try:
+        rows = list(csv.reader(text.splitlines()))
+    except csv.Error as exc:
+        raise InvalidCommand((), f"{path}: cannot read ({exc})") from None
+    keys: dict[str, str] = {}
+    kind = "start"
     for number, row in enumerate(rows, start=1):
         cells = [c.strip() for c in row]
         if not any(cells):
@@ -183,13 +268,40 @@ def read_id_map(path: Path) -> dict[int, str]:
         if len(cells) < 2 or not cells[1]:
             raise InvalidCommand((), f"{path} line {number}: expected starting rank, member id")
         if not cells[0].isdigit():
-            if not ids and number == 1:
+            if not keys and number == 1:
+                kind = "fide_id" if cells[0].lower().replace(" ", "_") == "fide_id" else "start"
                 continue
-            raise InvalidCommand((), f"{path} line {number}: {cells[0]!r} is not a starting rank")
-        if int(cells[0]) in ids:
-            raise InvalidCommand((), f"{path} line {number}: starting rank {cells[0]} is twice")
-        ids[int(cells[0])] = cells[1]
-    return ids
+            what = "a starting rank" if kind == "start" else "a FIDE id"
+            raise InvalidCommand((), f"{path} line {number}: {cells[0]!r} is not {what}")
+        if cells[0] in keys:
+            raise InvalidCommand((), f"{path} line {number}: {kind} {cells[0]} is twice")
+        keys[cells[0]] = cells[1]
+    return _id_map(path, {kind: keys})
+
+
+def _json_map(path: Path, text: str) -> IdMap:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidCommand(
+            (), f"{path}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+        ) from None
+    unknown = [k for k in data if k not in ("start", "fide_id")]
+    if unknown:
+        raise InvalidCommand((), f"{path}: {unknown[0]!r} is not start or fide_id")
+    for kind, keys in data.items():
+        if not isinstance(keys, dict) or not all(
+            isinstance(k, str) and k.isdigit() and isinstance(v, str) and v for k, v in keys.items()
+        ):
+            raise InvalidCommand((), f"{path}: {kind} must map numbers to member ids")
+    return _id_map(path, data)
+
+
+def _id_map(path: Path, data: Mapping[str, Mapping[str, str]]) -> IdMap:
+    by_start = {int(k): v for k, v in data.get("start", {}).items()}
+    if 0 in by_start:
+        raise InvalidCommand((), f"{path}: starting rank 0 is not 1-9999")
+    return IdMap(by_start, dict(data.get("fide_id", {})))
 
 
 def to_section(
@@ -197,20 +309,23 @@ def to_section(
     *,
     section_id: str | None = None,
     tournament_id: str | None = None,
-    ids: Mapping[int, str] | None = None,
+    members: Mapping[int, str] | None = None,
     time_control: str | None = None,
     start: date | None = None,
     end: date | None = None,
     online: bool = False,
     rules: str | None = None,
 ) -> Imported:
-    """The section file content of a TRF; options given replace what the file says."""
+    """The section file content of a TRF; options given replace what the file says.
+
+    `members` gives each starting rank's member id (default: the FIDE id, see `match`).
+    """
     origins: dict[FieldPath, str] = {}
     name, origins[("event_name",)] = _required(report, "012")
     start, origins[("start_date",)] = _date_of(report, "042", start, "--start")
     end, origins[("end_date",)] = _date_of(report, "052", end, "--end")
     if time_control is None:
-        time_control, origins[("time_control",)] = _required(report, "122", "--time-control")
+        time_control, origins[("time_control",)] = _time_control(report, rules)
     else:
         origins[("time_control",)] = "--time-control"
     if section_id is None:
@@ -218,7 +333,12 @@ def to_section(
     else:
         origins[("section_id",)] = "--section-id"
     entrants = [
-        Entrant(p.start, member_id(report, p, ids), report.where(p), p.rounds)
+        Entrant(
+            p.start,
+            members[p.start] if members else _fide_id(report, p),
+            report.where(p),
+            p.rounds,
+        )
         for p in report.players
     ]
     for i, e in enumerate(entrants):
@@ -266,19 +386,94 @@ def _date_of(report: TrfReport, tag: str, given: date | None, option: str) -> tu
         ) from None
 
 
-def member_id(report: TrfReport, player: TrfPlayer, ids: Mapping[int, str] | None) -> str:
-    """The member id of a TRF player: from the id map, else the FIDE id."""
-    if ids is not None:
-        if player.start not in ids:
-            raise InvalidCommand(
-                (), f"{report.where(player)}: starting rank {player.start} is not in the id map"
-            )
-        return ids[player.start]
+def _time_control(report: TrfReport, rules: str | None) -> tuple[str, str]:
+    """The 122 text in the ledger's notation; as written when the rules do not read it."""
+    text, where = _required(report, "122", "--time-control")
+    try:
+        return ledger_time_control(text), where
+    except ValueError as exc:
+        if rules is not None and not rules.startswith("uschess"):
+            return text, where
+        raise InvalidCommand(
+            (), f"{where}: {exc}; give it with --time-control, e.g. --time-control 'G/90;+30'"
+        ) from None
+
+
+def _fide_id(report: TrfReport, player: TrfPlayer) -> str:
     if player.fide_id is None:
         raise InvalidCommand(
-            (), f"{report.where(player)}: no FIDE id (columns 58-68); give --id-map"
+            (), f"{report.where(player)}: no FIDE id (columns 58-68) and not in --map; give --map"
         )
     return player.fide_id
+
+
+@dataclass(frozen=True)
+class Match:
+    """A TRF player's member id, and how it was found: `map`, `fide_id` (a member whose
+    profile has it), `member` (a member whose id it is) or `new` (to be registered)."""
+
+    member: str
+    how: str
+
+
+def match(
+    report: TrfReport, id_map: IdMap | None, registered: Mapping[str, str | None]
+) -> dict[int, Match]:
+    """Each starting rank's member: by `--map` (starting rank, then FIDE id), else the member
+    whose profile has the FIDE id, else the FIDE id as member id (registered or new).
+
+    `registered` maps every registered member id to its profile's FIDE id (or None).
+    """
+    holders: dict[str, list[str]] = {}
+    for member, fide_id in registered.items():
+        if fide_id is not None:
+            holders.setdefault(fide_id, []).append(member)
+    matches: dict[int, Match] = {}
+    for p in report.players:
+        if id_map is not None and p.start in id_map.by_start:
+            matches[p.start] = Match(id_map.by_start[p.start], "map")
+            continue
+        if id_map is not None and p.fide_id in id_map.by_fide_id:
+            matches[p.start] = Match(id_map.by_fide_id[p.fide_id], "map")
+            continue
+        fide_id = _fide_id(report, p)
+        found = sorted(holders.get(fide_id, []))
+        if len(found) > 1:
+            raise InvalidCommand(
+                (),
+                f"{report.where(p)}: FIDE id {fide_id} is in the profiles of members "
+                f"{', '.join(found)}; give --map",
+            )
+        if found:
+            matches[p.start] = Match(found[0], "fide_id")
+        elif fide_id in registered:
+            if registered[fide_id] is not None:
+                raise InvalidCommand(
+                    (),
+                    f"{report.where(p)}: member {fide_id} has FIDE id {registered[fide_id]}, "
+                    f"not {fide_id}; give --map",
+                )
+            matches[p.start] = Match(fide_id, "member")
+        else:
+            matches[p.start] = Match(fide_id, "new")
+    return matches
+
+
+def profile(player: TrfPlayer, member: str, start: date) -> dict[str, Any]:
+    """The `register` item of a TRF player: every field of the `001` line the profile holds.
+    The FIDE rating is dated the tournament's start (the list the file was paired with)."""
+    fields: dict[str, Any] = {
+        "id": member,
+        "name": player.name or None,
+        "sex": player.sex,
+        "title": player.title,
+        "fide_id": player.fide_id,
+        "birth_date": player.birth_date and player.birth_date.isoformat(),
+    }
+    if player.rating is not None:
+        fide = {"rating": player.rating, "date": start.isoformat()}
+        fields["fide"] = fide | ({"federation": player.federation} if player.federation else {})
+    return {k: v for k, v in fields.items() if v is not None}
 
 
 def _last_round(player: TrfPlayer) -> int:

@@ -57,6 +57,11 @@ TRN_TYPES = {"R": "round robin", "M": "match", "C": "cumulative swiss"}
 _CELL = re.compile(r"(?P<code>[A-Z])\s*(?P<opponent>\d*)\s*(?P<colour>[WB]?)")
 _ROUND_FIELD = re.compile(r"D_RND(\d+)")
 DATE_FORMATS = ("%Y%m%d", "%Y-%m-%d", "%m/%d/%Y")
+# dBase field types the report's fields may have: character; numbers and dates as numeric or
+# date fields, or as text. Any other (memo, logical, binary…) would be misread as text.
+TEXT, NUMBER, DAY = frozenset("C"), frozenset("CN"), frozenset("CD")
+NUMBER_FIELDS = {"S_SEC_NUM", "S_TOT_RNDS", "S_LST_PAIR", "H_TOT_SECT", "D_SEC_NUM", "D_PAIR_NUM"}
+NUMBER_FIELDS |= {"D_MEM_ID"}
 
 
 @dataclass(frozen=True)
@@ -79,6 +84,7 @@ class UschessReport:
     details: tuple[Record, ...]
     details_file: str
     round_fields: frozenset[str]
+    files: tuple[tuple[str, int], ...]  # each file read and its number of records
 
 
 def read_report(directory: Path) -> UschessReport:
@@ -90,10 +96,18 @@ def read_report(directory: Path) -> UschessReport:
         raise InvalidCommand(
             (), f"{header_file}: {len(headers)} events; import the report of one event"
         )
-    sections, _, _ = _read(directory, SECTIONS)
+    sections, sections_file, _ = _read(directory, SECTIONS)
+    declared = headers[0].get("H_TOT_SECT")
+    if declared and declared != str(len(sections)):
+        raise InvalidCommand(
+            (),
+            f"{headers[0].where}: H_TOT_SECT {declared!r} sections, but {sections_file} has "
+            f"{len(sections)} records",
+        )
     details, details_file, fields = _read(directory, DETAILS)
     rounds = frozenset(f for f in fields if _ROUND_FIELD.fullmatch(f))
-    return UschessReport(headers[0], sections, details, details_file, rounds)
+    files = ((header_file, 1), (sections_file, len(sections)), (details_file, len(details)))
+    return UschessReport(headers[0], sections, details, details_file, rounds, files)
 
 
 def _read(directory: Path, name: str) -> tuple[tuple[Record, ...], str, list[str]]:
@@ -101,9 +115,11 @@ def _read(directory: Path, name: str) -> tuple[tuple[Record, ...], str, list[str
     if path is None:
         raise InvalidCommand((), f"{directory}: no {name}")
     try:
-        table = DBF(str(path), encoding="latin-1", raw=True, load=True)
+        table = DBF(str(path), encoding="latin-1", raw=True, ignore_missing_memofile=True)
     except (OSError, ValueError, struct.error) as exc:
         raise InvalidCommand((), f"{path}: not a readable DBF file ({exc})") from None
+    _check_layout(path, table)
+    table.load()
     fields = [f.upper() for f in table.field_names]
     missing = [f for f in REQUIRED[name] if f not in fields]
     if missing:
@@ -118,6 +134,47 @@ def _read(directory: Path, name: str) -> tuple[tuple[Record, ...], str, list[str
     if not records:
         raise InvalidCommand((), f"{path}: no records")
     return records, str(path), fields
+
+
+def _check_layout(path: Path, table: DBF) -> None:
+    """The header's record count and length match the file's size and the fields' widths,
+    and each field the import reads has a type it can read."""
+    header = table.header
+    widths = 1 + sum(f.length for f in table.fields)  # the deletion flag, then the fields
+    if widths != header.recordlen:
+        raise InvalidCommand(
+            (),
+            f"{path}: the fields take {widths} bytes a record but the header says "
+            f"{header.recordlen}; damaged",
+        )
+    body = path.stat().st_size - header.headerlen
+    expected = header.numrecords * header.recordlen
+    if body not in (expected, expected + 1):  # + 1: the end-of-file marker 0x1A
+        raise InvalidCommand(
+            (),
+            f"{path}: the header says {header.numrecords} records of {header.recordlen} bytes "
+            f"({expected:,} bytes), the file has {body:,} after the header; truncated or damaged",
+        )
+    for f in table.fields:
+        name = f.name.upper()
+        allowed = _types(name)
+        if allowed is not None and f.type not in allowed:
+            raise InvalidCommand(
+                (),
+                f"{path}: field {name} has type {f.type!r}; expected "
+                + " or ".join(repr(t) for t in sorted(allowed)),
+            )
+
+
+def _types(name: str) -> frozenset[str] | None:
+    """The dBase types a field the import reads may have; None for a field it ignores."""
+    if name in NUMBER_FIELDS:
+        return NUMBER
+    if name.endswith("_DATE"):
+        return DAY
+    if name in ("H_NAME", "H_EVENT_ID", "S_SEC_NAME", "S_TIMECTL", "S_TRN_TYPE"):
+        return TEXT
+    return TEXT if _ROUND_FIELD.fullmatch(name) else None
 
 
 def to_sections(
