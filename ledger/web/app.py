@@ -436,12 +436,15 @@ def _player(view: View, player: str, when: When) -> tuple[Any, str]:
     data = _player_data(view, player, when)
     systems = list(data["ratings"])
     pid = seg(player)
-    head = "".join(f"<th>{label}</th>" for _, label in RATING_FIELDS)
+    fields = [
+        (k, label)
+        for k, label in RATING_FIELDS
+        if any(r.get(k) is not None for r in data["ratings"].values())
+    ]
+    head = "".join(f"<th>{label}</th>" for _, label in fields)
     rows = "".join(
         f"<tr><th scope='row'><a href='{href(f'/players/{pid}/history', when, system=s)}'>"
-        f"{e(s)}</a></th>"
-        + "".join(f"<td>{_cell(r.get(k))}</td>" for k, _ in RATING_FIELDS)
-        + "</tr>"
+        f"{e(s)}</a></th>" + "".join(f"<td>{_cell(r.get(k))}</td>" for k, _ in fields) + "</tr>"
         for s, r in data["ratings"].items()
     )
     series = {s: _points(queries.history(view, player, s), when.as_of) for s in systems}
@@ -457,7 +460,7 @@ def _player(view: View, player: str, when: When) -> tuple[Any, str]:
             if rows
             else "<p>No rating yet.</p>"
         )
-        + (chart(series) if any(series.values()) else "")
+        + (charts(series) if any(series.values()) else "")
         + f"<h2>Tournaments ({len(played)})</h2>"
         + _played_table(played, when)
     )
@@ -471,8 +474,8 @@ def _played_table(played: list[dict[str, Any]], when: When) -> str:
     lines = "".join(
         f"<tr><td><a href='{href('/sections/' + seg(t['section_id']), when)}'>"
         f"{e(t['event_name'] or t['section_id'])}</a>"
-        f"<br><span class='id'>{e(t['section_id'])}</span></td>"
-        f"<td>{e(_dates(t['start_date'], t['end_date']))}</td>"
+        f"<br><span class='id'>{e(_dates(t['start_date'], t['end_date']))} · "
+        f"{e(t['section_id'])}</span></td>"
         f"<td>{_score(t['score'])}/{t['games']}</td><td>"
         + "<br>".join(
             f"<span class='change'>{e(s)} {_official(r['before'])} → {_official(r['after'])}</span>"
@@ -482,7 +485,7 @@ def _played_table(played: list[dict[str, Any]], when: When) -> str:
         for t in played
     )
     return (
-        "<div class='scroll'><table class='played'><thead><tr><th>Event</th><th>Dates</th>"
+        "<div class='scroll'><table class='played'><thead><tr><th>Event</th>"
         "<th>Score</th><th>Rating before → after</th></tr></thead>"
         f"<tbody>{lines}</tbody></table></div>"
     )
@@ -561,9 +564,9 @@ def _history(view: View, player: str, system: str | None, when: When) -> tuple[A
     body = (
         f"<p class='name'><a href='{href('/players/' + pid, when)}'>{e(player)}</a> "
         f"{e(data.get('name'))}</p><nav class='systems'>{tabs}</nav>"
-        + (chart({system: _points(rows, None)}) if system and rows else "")
-        + f"<table class='history'><thead><tr><th>Item (explain)</th>{head}</tr></thead>"
-        f"<tbody>{lines}</tbody></table>"
+        + (charts({system: _points(rows, None)}) if system and rows else "")
+        + f"<div class='scroll'><table class='history'><thead><tr><th>Item (explain)</th>"
+        f"{head}</tr></thead><tbody>{lines}</tbody></table></div>"
     )
     out = {"id": player, "system": system, "as_of": when.as_of, "history": rows}
     title = f"History of {player} ({system or 'unrated'})"
@@ -635,7 +638,7 @@ def _games_table(games: list[dict[str, Any]], when: When) -> str:
     expected = sum(g["expected"] for g in games)
     return (
         "<div class='scroll'><table class='games'><thead><tr><th>Round</th><th>Colour</th>"
-        "<th>Opponent</th><th>Opponent's rating</th><th>Result</th><th>Expected</th></tr>"
+        "<th>Opponent</th><th>Their rating</th><th>Result</th><th>Expected</th></tr>"
         f"</thead><tbody>{lines}</tbody><tfoot><tr><th colspan='4' scope='row'>Total</th>"
         f"<td>{_score(total)}</td><td>{expected:.4f}</td></tr></tfoot></table></div>"
     )
@@ -687,7 +690,8 @@ def _section(view: View, ledger: RatingsLedger, section_id: str, when: When) -> 
         f"<p class='event'>{e(table.event_name)}</p>"
         f"<p>{e(table.start_date)} to {e(table.end_date)}, {e(table.time_control)}, "
         f"{e(table.status)}</p>"
-        f"<table class='crosstable'><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+        f"<div class='scroll'><table class='crosstable'><thead><tr>{head}</tr></thead>"
+        f"<tbody>{rows}</tbody></table></div>"
     )
     return asdict(table), _layout(f"Section {section_id}", body, when)
 
@@ -701,11 +705,12 @@ def _withdrawn(view: View, ledger: RatingsLedger, section_id: str, when: When) -
     entry = next(read_entries(ledger, position - 1, batch=1), None)
     actor = entry.actor if entry is not None else None
     at = entry.recorded_at if entry is not None else None
+    shown_at = None if at is None else datetime.fromisoformat(at).strftime("%Y-%m-%d %H:%M UTC")
     body = (
         f"<p class='event'>{e(record['event_name'])}</p>"
         f"<p>{e(_dates(record['start_date'], record['end_date']))}</p>"
         f"<p class='withdrawn'>Withdrawn from rating by <span class='actor'>{e(actor)}</span> "
-        f"on {e(at)} (<a href='{href('/log', when, after=position - 1)}#p{position}'>ledger "
+        f"on {e(shown_at)} (<a href='{href('/log', when, after=position - 1)}#p{position}'>ledger "
         f"position {position}</a>). Reason: <q class='reason'>{e(record['reason'])}</q></p>"
         "<p>Its games no longer count; ratings were recomputed without it.</p>"
     )
@@ -823,10 +828,22 @@ def _subject(entry: dict[str, Any], when: When) -> str:
     for key in ("member_id", "player"):
         if isinstance(p.get(key), str):
             return f"<a href='{href('/players/' + seg(p[key]), when)}'>{e(p[key])}</a>"
-    return ""
+    return " ".join(e(p[k]) for k in ("holder", "role", "parameter") if isinstance(p.get(k), str))
 
 
-def chart(series: dict[str, list[tuple[str, float]]], width: int = 720, height: int = 260) -> str:
+def charts(series: dict[str, list[tuple[str, float]]]) -> str:
+    """The chart twice: wide for a screen, narrow (larger lettering) for a phone; the
+    stylesheet shows one."""
+    return chart(series, 720, 260, "wide") + chart(series, 360, 240, "narrow", labels=4)
+
+
+def chart(
+    series: dict[str, list[tuple[str, float]]],
+    width: int = 720,
+    height: int = 260,
+    size: str = "wide",
+    labels: int = 7,
+) -> str:
     """A rating-history chart as inline SVG: one line per system, dates across, ratings up."""
     points = [p for ps in series.values() for p in ps]
     left, right, top, bottom = 56, 12, 12, 40
@@ -847,7 +864,7 @@ def chart(series: dict[str, list[tuple[str, float]]], width: int = 720, height: 
         return top + (hi - rating) / (hi - lo) * (height - top - bottom)
 
     parts = [
-        f"<svg class='chart' role='img' viewBox='0 0 {width} {height}' width='{width}' "
+        f"<svg class='chart {size}' role='img' viewBox='0 0 {width} {height}' width='{width}' "
         f"height='{height}' xmlns='http://www.w3.org/2000/svg'>"
         f"<title>Rating history: {e(', '.join(series))}</title>",
         f"<rect x='{left}' y='{top}' width='{width - left - right}' "
@@ -859,7 +876,7 @@ def chart(series: dict[str, list[tuple[str, float]]], width: int = 720, height: 
             f"class='grid'/><text x='{left - 6}' y='{y(value) + 4:.1f}' class='tick' "
             f"text-anchor='end'>{value}</text>"
         )
-    for day, label in _date_ticks(lo_day, hi_day):
+    for day, label in _date_ticks(lo_day, hi_day, labels):
         at = x(date.fromordinal(day).isoformat())
         parts.append(
             f"<line x1='{at:.1f}' x2='{at:.1f}' y1='{top}' y2='{height - bottom}' class='grid'/>"
@@ -896,12 +913,12 @@ def _rating_ticks(lo: float, hi: float) -> list[int]:
     return [int(first + i * step) for i in range(int((hi - first) // step) + 1)]
 
 
-def _date_ticks(lo_day: int, hi_day: int) -> list[tuple[int, str]]:
-    """Date labels (as ordinals) at the starts of years, quarters or months, at most seven."""
+def _date_ticks(lo_day: int, hi_day: int, most: int = 7) -> list[tuple[int, str]]:
+    """Date labels (as ordinals) at the starts of years, quarters or months, at most `most`."""
     first, last = date.fromordinal(lo_day), date.fromordinal(hi_day)
     months = (last.year - first.year) * 12 + last.month - first.month
     for every in (1, 3, 6, 12, 24, 60):
-        if months // every < 7:
+        if months // every < most:
             break
     ticks = []
     y, m = first.year, first.month
@@ -934,7 +951,8 @@ def _layout(title: str, body: str, when: When, keep: dict[str, str | None] | Non
         f"<title>{e(title)} · ratings-ledger</title>"
         "<link rel='stylesheet' href='/static/style.css'></head><body>"
         "<header><a href='/' class='home'>ratings-ledger</a> <nav>"
-        "<a href='/'>Players</a> <a href='/log'>Ledger log</a></nav>"
+        "<a href='/players'>Players</a> <a href='/sections'>Sections</a> "
+        "<a href='/log'>Ledger log</a></nav>"
         "<form method='get' class='when'>"
         f"<label>As of <input type='date' name='as_of' value='{e(when.as_of)}'></label> "
         f"<label>As known at <input name='as_known_at' value='{e(when.as_known_at)}' "
