@@ -135,7 +135,7 @@ def test_the_history_page_lists_changes_in_rating_order_with_an_explain_link_eac
 def test_the_rating_chart_is_server_rendered_svg_with_one_point_per_change(site):
     # Issue: "a rating-history chart (server-rendered SVG ...)".
     page = get(site, f"/players/{A}/history", "system=OTBR").text
-    svg = re.search(r"<svg class='chart'.*?</svg>", page).group(0)
+    svg = re.search(r"<svg class='chart wide'.*?</svg>", page).group(0)
     assert svg.count("<circle") == 2
     assert "<script" not in svg
 

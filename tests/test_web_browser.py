@@ -97,7 +97,7 @@ def test_searching_a_player_leads_to_the_player_page(page, base_url):
     assert page.url == f"{base_url}/players/{B}"
     assert page.text_content("p.name") == "Ada Lovelace"
     assert page.locator("table.ratings th[scope=row]").all_text_contents() == ["OTBR"]
-    assert page.locator("svg.chart circle").count() == 2
+    assert page.locator("svg.chart.wide circle").count() == 2
 
 
 def test_explain_opens_from_the_history_table(page, base_url):
