@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from ledger.cli import estimate, interchange, reads, serve, verify, writes
+from ledger.cli import browse, estimate, interchange, reads, serve, verify, writes
 
 app = typer.Typer(
     name="ratings-ledger",
@@ -26,3 +26,4 @@ interchange.register(app)
 serve.register(app)
 verify.register(app)
 estimate.register(app)
+browse.register(app)
