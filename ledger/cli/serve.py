@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Annotated
 
 import typer
 from waitress.server import create_server
-from waitress.wasyncore import close_all
+from waitress.wasyncore import close_all, loop
 
 from ledger.cli.common import Family, Store, ViewPath, fail
 from ledger.store import DEFAULT_STORE, missing_store
@@ -15,6 +16,7 @@ from ledger.web.app import Site
 THREADS = 8  # requests answered at once; a request is handed over only once fully read
 CHANNEL_TIMEOUT_SECONDS = 30  # a connection silent this long is closed
 CLEANUP_INTERVAL_SECONDS = 5  # how often silent connections are looked for
+LOOP_SECONDS = 1.0  # the longest one wait for network events lasts
 
 
 def register(app: typer.Typer) -> None:
@@ -27,6 +29,7 @@ class Server:
 
     def __init__(self, site: Site, host: str, port: int) -> None:
         self.map: dict = {}
+        self.stopping = threading.Event()
         self.inner = create_server(
             site,
             map=self.map,
@@ -41,12 +44,16 @@ class Server:
         self.server_port: int = self.inner.effective_port
 
     def serve_forever(self) -> None:
-        self.inner.run()
-
-    def shutdown(self) -> None:
-        """Stop accepting and answering; `serve_forever` returns within a second."""
+        """Answer requests until `shutdown`; then close every connection, in this thread."""
+        while not self.stopping.is_set():
+            loop(timeout=LOOP_SECONDS, map=self.map, count=1)
         self.inner.task_dispatcher.shutdown()
         close_all(self.map)
+
+    def shutdown(self) -> None:
+        """Stop accepting and answering; `serve_forever` returns soon after."""
+        self.stopping.set()
+        self.inner.pull_trigger()
 
     def server_close(self) -> None:
         self.inner.close()

@@ -944,6 +944,8 @@ def _layout(title: str, body: str, when: When, keep: dict[str, str | None] | Non
         shown.append(f"ratings as of {e(when.as_of)}")
     if when.as_known_at:
         shown.append(f"as the ledger stood at {e(when.as_known_at)} (position {e(when.position)})")
+    elif when.by_position:
+        shown.append(f"as the ledger stood at position {e(when.position)}")
     banner = f"<p class='when'>Showing {'; '.join(shown)}.</p>" if shown else ""
     return (
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
