@@ -870,13 +870,13 @@ def chart(
         f"<rect x='{left}' y='{top}' width='{width - left - right}' "
         f"height='{height - top - bottom}' class='plot'/>",
     ]
-    for value in _rating_ticks(lo, hi):
+    for value in rating_ticks(lo, hi):
         parts.append(
             f"<line x1='{left}' x2='{width - right}' y1='{y(value):.1f}' y2='{y(value):.1f}' "
             f"class='grid'/><text x='{left - 6}' y='{y(value) + 4:.1f}' class='tick' "
             f"text-anchor='end'>{value}</text>"
         )
-    for day, label in _date_ticks(lo_day, hi_day, labels):
+    for day, label in date_ticks(lo_day, hi_day, labels):
         at = x(date.fromordinal(day).isoformat())
         parts.append(
             f"<line x1='{at:.1f}' x2='{at:.1f}' y1='{top}' y2='{height - bottom}' class='grid'/>"
@@ -906,14 +906,14 @@ def _step(rough: float) -> int:
     return next(m * base for m in (1, 2, 2.5, 5, 10) if m * base >= rough)
 
 
-def _rating_ticks(lo: float, hi: float) -> list[int]:
+def rating_ticks(lo: float, hi: float) -> list[int]:
     """Round ratings from `lo` to `hi`, four to six of them."""
     step = _step((hi - lo) / 5)
     first = math.ceil(lo / step) * step
     return [int(first + i * step) for i in range(int((hi - first) // step) + 1)]
 
 
-def _date_ticks(lo_day: int, hi_day: int, most: int = 7) -> list[tuple[int, str]]:
+def date_ticks(lo_day: int, hi_day: int, most: int = 7) -> list[tuple[int, str]]:
     """Date labels (as ordinals) at the starts of years, quarters or months, at most `most`."""
     first, last = date.fromordinal(lo_day), date.fromordinal(hi_day)
     months = (last.year - first.year) * 12 + last.month - first.month
