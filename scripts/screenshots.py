@@ -1,7 +1,8 @@
 """Screenshots of every audit-site page at 1280 px and 390 px, for a person to look at.
 
 Builds a small demo ledger (accented names, sections over two years, a correction, a
-withdrawal), serves it and saves one full-page PNG per page and width into OUT (default /tmp/shots).
+withdrawal), serves it and saves one full-page PNG per page and width into OUT (default
+/tmp/shots), and the README's picture of the player page (audit-page.png).
 Needs Debian's /usr/bin/chromium and playwright.
 """
 
@@ -32,7 +33,9 @@ NAMES = {
 WIDTHS = (1280, 390)
 
 
-def section(sid: str, name: str, day: str, players: list[str], flip: int) -> SubmitSection:
+def section(
+    sid: str, name: str, day: str, players: list[str], flip: int, time_control: str
+) -> SubmitSection:
     games = [
         {"round": r, "white": a, "black": b, "result": ("1-0", "0-1", "1/2-1/2")[(r + flip) % 3]}
         for r, (a, b) in enumerate(itertools.combinations(players, 2), start=1)
@@ -41,7 +44,7 @@ def section(sid: str, name: str, day: str, players: list[str], flip: int) -> Sub
         "section_id": sid,
         "event_name": name,
         "online": False,
-        "time_control": "G/90;d30",
+        "time_control": time_control,
         "start_date": day,
         "end_date": day,
         "players": [{"id": p} for p in players],
@@ -64,7 +67,14 @@ def demo(store: str) -> None:
     for n, day in enumerate(months):
         players = ids[n % 2 :] if n % 3 else ids
         app.submit_section(
-            section(f"{day[:7]}-OPEN", f"Dublin Open {day[:4]} ({day[5:7]})", day, players, n),
+            section(
+                f"{day[:7]}-OPEN",
+                f"Dublin Open {day[:4]} ({day[5:7]})",
+                day,
+                players,
+                n,
+                "G/45" if n >= 4 else "G/90;d30",  # the last two dual-rated: OTBR and OTBQ
+            ),
             actor="td",
         )
     app.withdraw_section("2023-09-OPEN", reason="the arbiter was not certified", actor="office")
@@ -102,6 +112,9 @@ def main(out: Path) -> None:
                     page.screenshot(path=str(out / f"{name}-{width}.png"), full_page=True)
                     print(f"{name}-{width}.png scrollWidth={overflow}")
                 page.close()
+            page = browser.new_page(viewport={"width": 1280, "height": 720})
+            page.goto(base + pages["player"])
+            page.screenshot(path=str(out / "audit-page.png"))
             browser.close()
         httpd.shutdown()
         httpd.server_close()
