@@ -104,11 +104,11 @@ def _games(
     played = iter(
         g
         for g in report.get("games", ())
-        if player in (g["white"], g["black"]) and g["result"] in RATED_RESULTS
+        if player in (g.get("white"), g.get("black")) and g.get("result") in RATED_RESULTS
     )
     out = []
     for opponent, rating in zip(opponents, ratings, strict=False):
-        game = next((g for g in played if opponent in (g["white"], g["black"])), None)
+        game = next((g for g in played if opponent in (g.get("white"), g.get("black"))), None)
         if game is None:
             break
         white = game["white"] == player
