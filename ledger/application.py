@@ -73,11 +73,13 @@ class RatingsLedger(Application):
     name = "RatingsLedger"
     log_section_size = 5000
 
-    def __init__(self, store: str | None = None, preview: bool = False) -> None:
+    def __init__(
+        self, store: str | None = None, preview: bool = False, read_only: bool = False
+    ) -> None:
         self.store = store_url(store)
         self.preview = preview  # decide and return the entries, append nothing (--dry-run)
         try:
-            super().__init__(env=store_env(self.store, self.name))
+            super().__init__(env=store_env(self.store, self.name, read_only))
         except (PersistenceError, OSError) as exc:
             raise StoreError(f"cannot open store {redacted(self.store)}: {exc}") from None
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from ledger.domain import StoreError
 
@@ -28,13 +28,28 @@ def redacted(url: str) -> str:
     return parts._replace(netloc=netloc).geturl()
 
 
-def store_env(url: str, app_name: str) -> dict[str, str]:
-    """The environment of application `app_name` for the store at `url`.
+def store_env(url: str, app_name: str, read_only: bool = False) -> dict[str, str]:
+    """The environment of application `app_name` for the store at `url`; `read_only` creates
+    no table and opens a SQLite file read-only.
 
     Every key carries the application's prefix (`RATINGSLEDGER_PERSISTENCE_MODULE`, …).
     """
     prefix = app_name.upper() + "_"
-    return {prefix + key: value for key, value in _settings(url).items()}
+    settings = _settings(url)
+    if read_only:
+        settings["CREATE_TABLE"] = "no"
+        if "SQLITE_DBNAME" in settings:
+            path = Path(settings["SQLITE_DBNAME"]).resolve()
+            settings["SQLITE_DBNAME"] = f"file:{quote(str(path))}?mode=ro"
+    return {prefix + key: value for key, value in settings.items()}
+
+
+def missing_store(url: str) -> str | None:
+    """Why a SQLite store cannot be read (its file is missing); None otherwise."""
+    settings = _settings(url)
+    if "SQLITE_DBNAME" in settings and not Path(settings["SQLITE_DBNAME"]).is_file():
+        return f"store {url!r}: no such SQLite file (nothing is created for a read)"
+    return None
 
 
 def _settings(url: str) -> dict[str, str]:

@@ -7,6 +7,8 @@ from datetime import date
 from typing import Any
 
 from ledger.plausibility import shown
+from ledger.results import RATED_RESULTS, white_score
+from ledger.rules.uschess.standard_formula import winning_expectancy
 from ledger.rules.uschess.versions import VERSIONS, timelines
 from projections import queries
 from projections.projector import View
@@ -80,6 +82,7 @@ def explain(
         },
     }
     if item.kind == "section" and "entrant" in detail:
+        out["games"] = _games(view, item.payload, player, detail)
         out["steps"] = _steps(row, detail, view.family)
     else:
         out["values"] = {
@@ -87,6 +90,41 @@ def explain(
             for k in ("m", "score", "n_eff", "k", "expected", "bonus", "floor_bound")
             if row[k] is not None
         } | {k: v for k, v in detail.items()}
+    return out
+
+
+def _games(
+    view: View, report: dict[str, Any], player: str, detail: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """One row per rated game, in the section's order: round, colour, opponent with the
+    rating §1 step 5 used, result, and the winning expectancy against that rating (§4.2)."""
+    opponents = detail["opponents"]
+    ratings = detail["opponents_step5"]
+    names = queries.names(view, list(dict.fromkeys(opponents)))
+    own = detail["entrant"]["rating"]
+    played = iter(
+        g
+        for g in report.get("games", ())
+        if player in (g.get("white"), g.get("black")) and g.get("result") in RATED_RESULTS
+    )
+    out = []
+    for opponent, rating in zip(opponents, ratings, strict=False):
+        game = next((g for g in played if opponent in (g.get("white"), g.get("black"))), None)
+        if game is None:
+            break
+        white = game["white"] == player
+        score = white_score(game["result"])
+        out.append(
+            {
+                "round": game.get("round"),
+                "colour": "white" if white else "black",
+                "opponent": opponent,
+                "opponent_name": names.get(opponent),
+                "opponent_rating": rating,
+                "result": score if white else 1.0 - score,
+                "expected": winning_expectancy(own, rating),
+            }
+        )
     return out
 
 

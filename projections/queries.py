@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,6 +19,7 @@ from projections.rating import parse_amendments
 from projections.schema import STATE_SELECT, ReadModel, rating_row
 from projections.standing import STATE_COLUMNS, UNRATED, Standing
 
+BYE_POINTS = {"full": 1.0, "half": 0.5, "zero": 0.0}
 SUPPLEMENT_STANDING = ("post_rating", "games_after", *STATE_COLUMNS)
 
 
@@ -68,16 +70,77 @@ def names(view: ReadModel, ids: Sequence[str]) -> dict[str, str]:
     return {pid: name for pid, profile in rows if (name := _name(profile))}
 
 
-def search_players(view: ReadModel, text: str, limit: int) -> list[dict[str, Any]]:
-    """Players whose id starts with `text` or whose name contains it, in id order."""
-    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+def search_players(view: ReadModel, text: str, limit: int, offset: int = 0) -> dict[str, Any]:
+    """Players whose id starts with `text` or whose name holds every word of it, ignoring
+    accents, case and word order ("muller, hans" finds "Hans Müller"): `total` and one page
+    of `players`, each with its current ratings; id matches first, then by name."""
+    words = folded(text).split()
+    wanted = text.strip()
+    if not words and not wanted:
+        return {"total": 0, "players": []}
+    found = []
+    for pid, key, name in _name_index(view):
+        if wanted and pid.startswith(wanted):
+            found.append((0 if pid == wanted else 1, "", pid, name))
+        elif words and all(w in key for w in words):
+            starts = all(any(t.startswith(w) for t in key.split()) for w in words)
+            found.append((2 if starts else 3, key, pid, name))
+    found.sort()
+    page = found[offset : offset + limit] if limit >= 0 else []
+    ratings = current_ratings(view, [pid for _, _, pid, _ in page])
+    return {
+        "total": len(found),
+        "players": [
+            {"id": pid, "name": name, "ratings": ratings.get(pid, {})} for _, _, pid, name in page
+        ],
+    }
+
+
+def folded(text: str) -> str:
+    """`text` for matching: accents dropped, case folded, punctuation as spaces."""
+    plain = "".join(
+        c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c)
+    ).casefold()
+    return " ".join("".join(c if c.isalnum() else " " for c in plain).split())
+
+
+_INDEXES: dict[tuple[str, str], list[tuple[str, str, str | None]]] = {}
+
+
+def _name_index(view: ReadModel) -> list[tuple[str, str, str | None]]:
+    """(id, folded name, name) of every player, cached per read model file and position."""
+    path = view.db.execute("pragma database_list").fetchone()[2]
+    position = view.db.execute("select value from meta where key = 'last_position'").fetchone()
+    key = (path, position[0] if position else "")
+    index = _INDEXES.get(key) if path else None
+    if index is None:
+        rows = view.db.execute(
+            "select id, json_extract(profile, '$.name') from players order by id"
+        ).fetchall()
+        index = [(pid, folded(name or ""), name) for pid, name in rows]
+        _INDEXES.clear()
+        _INDEXES[key] = index
+    return index
+
+
+def current_ratings(view: ReadModel, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Member id → system → rating, official rating and N now, for those of `ids` rated."""
+    marks = ", ".join("?" for _ in ids)
     rows = view.db.execute(
-        "select id, json_extract(profile, '$.name') from players "
-        "where id like ? escape '\\' or json_extract(profile, '$.name') like ? escape '\\' "
-        "order by id limit ?",
-        [escaped + "%", "%" + escaped + "%", limit],
+        f"select player, system, rating, official_rating, games from ratings "
+        f"where player in ({marks}) and rating is not null",
+        list(ids),
     ).fetchall()
-    return [{"id": pid, "name": name} for pid, name in rows]
+    out: dict[str, dict[str, Any]] = {}
+    for pid, system, rating, official, games in sorted(
+        rows, key=lambda r: (r[0], system_order(r[1]))
+    ):
+        out.setdefault(pid, {})[system] = {
+            "rating": rating,
+            "official_rating": official,
+            "games": games,
+        }
+    return out
 
 
 # History and ratings as of a day
@@ -251,6 +314,117 @@ def section_status(view: ReadModel, section_id: str) -> str | None:
         "select status from sections where section_id = ?", [section_id]
     ).fetchone()
     return None if row is None else row[0]
+
+
+def sections(
+    view: ReadModel,
+    *,
+    player: str | None = None,
+    start: str | None = None,
+    end: str | None = None,
+    text: str = "",
+    limit: int = -1,
+    offset: int = 0,
+) -> dict[str, Any]:
+    """Sections newest first (by end date): id, event name, dates, status, players, and
+    `total`; only those `player` played in, ending on or after `start`, starting on or
+    before `end`, whose id or event name holds every word of `text` (accents ignored)."""
+    where, args = [], []
+    if player is not None:
+        where.append(
+            "'section:' || s.section_id in (select item_key from item_players where player = ?)"
+        )
+        args.append(player)
+    if start is not None:
+        where.append("s.end_date >= ?")
+        args.append(start)
+    if end is not None:
+        where.append("s.start_date <= ?")
+        args.append(end)
+    rows = view.db.execute(
+        "select s.section_id, s.event_name, s.start_date, s.end_date, s.status, "
+        "(select count(*) from item_players p where p.item_key = 'section:' || s.section_id) "
+        "from sections s"
+        + (" where " + " and ".join(where) if where else "")
+        + " order by s.end_date desc, s.start_date desc, s.section_id",
+        args,
+    ).fetchall()
+    words = folded(text).split()
+    if words:
+        rows = [r for r in rows if all(w in folded(f"{r[0]} {r[1] or ''}") for w in words)]
+    page = rows[offset:] if limit < 0 else rows[offset : offset + limit]
+    return {
+        "total": len(rows),
+        "sections": [
+            {
+                "section_id": sid,
+                "event_name": name,
+                "start_date": first,
+                "end_date": last,
+                "status": status,
+                "players": None if status == "withdrawn" else count,
+            }
+            for sid, name, first, last, status, count in page
+        ],
+    }
+
+
+def section_record(view: ReadModel, section_id: str) -> dict[str, Any] | None:
+    """A section's row as the ledger last left it (also when withdrawn): status, reason,
+    dates and the position of its latest entry."""
+    rows = list(view.db["sections"].rows_where("section_id = ?", [section_id]))
+    return rows[0] if rows else None
+
+
+def player_sections(view: ReadModel, player_id: str) -> list[dict[str, Any]]:
+    """The rated sections a player played, newest first: event, dates, the player's score
+    and games, and per system the rating before and after."""
+    rows = view.db.execute(
+        "select i.key, i.start, i.end, i.payload from item_players p "
+        "join items i on i.key = p.item_key "
+        "where p.player = ? and i.kind = 'section' order by i.sort_key desc",
+        [player_id],
+    ).fetchall()
+    out = []
+    for key, first, last, payload in rows:
+        report = json.loads(payload)
+        score, games = 0.0, 0
+        for g in report.get("games", ()):
+            if player_id in (g.get("white"), g.get("black")):
+                result = g.get("result", "")
+                score += _points(result, g.get("white") == player_id)
+                games += "F" not in result
+        for b in report.get("byes", ()):
+            if b.get("player") == player_id:
+                score += BYE_POINTS.get(b.get("bye"), 0.0)
+        changes = view.db.execute(
+            "select system, pre_rating, post_rating, official_rating from history "
+            "where player = ? and item_key = ?",
+            [player_id, key],
+        ).fetchall()
+        out.append(
+            {
+                "section_id": key.removeprefix("section:"),
+                "event_name": report.get("event_name"),
+                "start_date": first,
+                "end_date": last,
+                "score": score,
+                "games": games,
+                "ratings": {
+                    system: {"before": pre, "after": post, "official_after": official}
+                    for system, pre, post, official in sorted(
+                        changes, key=lambda c: system_order(c[0])
+                    )
+                },
+            }
+        )
+    return out
+
+
+def _points(result: str, white: bool) -> float:
+    """The player's points from a result string; a forfeit counts as its result."""
+    left, _, right = result.replace("½", "1/2").replace("F", "").partition("-")
+    return {"1": 1.0, "1/2": 0.5}.get(left if white else right, 0.0)
 
 
 def section_report(view: ReadModel, section_id: str) -> dict[str, Any] | None:

@@ -116,3 +116,34 @@ def section_ready(register_players: Callable[..., None]) -> Callable[..., Submit
         return parse(SubmitSection, section_data(section_id, **changes))
 
     return make
+
+
+FEDERATION = {
+    "20000001": "Hans Müller",
+    "20000002": "Ada Lovelace",
+    "20000003": "Zoë Ó Briain",
+    "20000004": "José García-Márquez",
+}
+
+
+@pytest.fixture(scope="module")
+def federation_store(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A small SQLite ledger with accented names (FEDERATION) and a fifth player without a
+    name: sections JAN (all four, 2024-01-06), MAR (three, 2024-03-02, Lovelace beats Müller)
+    and MAY (2024-05-04, withdrawn by `admin`: "not rateable")."""
+    from projection_helpers import Ledger, round_robin
+
+    store = f"sqlite:///{tmp_path_factory.mktemp('federation') / 'ledger.db'}"
+    ledger = Ledger(RatingsLedger(store))
+    try:
+        for member, name in FEDERATION.items():
+            ledger.register(member, name=name, adult=True)
+        ledger.register("20000005", adult=True)
+        a, b, c, d = FEDERATION
+        ledger.submit(round_robin("JAN", [a, b, c, d], "2024-01-06"))
+        ledger.submit(round_robin("MAR", [a, b, c], "2024-03-02", results={(a, b): "0-1"}))
+        ledger.submit(round_robin("MAY", [b, c, d], "2024-05-04"))
+        ledger.withdraw("MAY")
+    finally:
+        ledger.app.close()
+    return store

@@ -66,15 +66,33 @@ def base_url(tmp_path_factory):
     ledger = Ledger(RatingsLedger(store))
     ledger.register(A, name=SCRIPT, adult=True)
     ledger.register(B, name="Ada Lovelace", adult=True)
-    ledger.register(C, D, adult=True)
+    ledger.register(C, adult=True)
+    ledger.register(D, name="Zoë Ó Briain", adult=True)
     ledger.submit(round_robin("JAN", [A, B, C, D], "2024-01-06"))
     ledger.submit(round_robin("MAR", [A, B, C], "2024-03-02", results={(A, B): "0-1"}))
+    ledger.submit(round_robin("APR", [C, D], "2024-04-06", time_control="G/45"))  # dual-rated
+    ledger.submit(round_robin("MAY", [C, D], "2024-05-04"))
+    ledger.withdraw("MAY")
     ledger.app.close()
     httpd = server(Site(store), port=0, quiet=True)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{httpd.server_port}"
     httpd.shutdown()
     httpd.server_close()
+
+
+PAGES = [
+    "/",
+    "/players?q=briain",
+    f"/players/{A}",
+    f"/players/{C}",
+    f"/players/{A}/history?system=OTBR",
+    f"/players/{A}/explain?system=OTBR&section=JAN",
+    "/sections",
+    "/sections/JAN",
+    "/sections/MAY",
+    "/log",
+]
 
 
 @pytest.fixture
@@ -97,7 +115,7 @@ def test_searching_a_player_leads_to_the_player_page(page, base_url):
     assert page.url == f"{base_url}/players/{B}"
     assert page.text_content("p.name") == "Ada Lovelace"
     assert page.locator("table.ratings th[scope=row]").all_text_contents() == ["OTBR"]
-    assert page.locator("svg.chart circle").count() == 2
+    assert page.locator("svg.chart.wide circle").count() == 2
 
 
 def test_explain_opens_from_the_history_table(page, base_url):
@@ -123,3 +141,93 @@ def test_a_screenshot_of_the_player_page_is_a_non_empty_png(page, base_url):
     shot = page.screenshot(full_page=True)
     assert shot.startswith(b"\x89PNG\r\n\x1a\n")
     assert len(shot) > 5_000
+
+
+@pytest.fixture
+def phone(browser):
+    """A page 390 px wide, as on a phone."""
+    context = browser.new_context(viewport={"width": 390, "height": 800})
+    yield context.new_page()
+    context.close()
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_no_page_scrolls_sideways_on_a_390_px_phone(phone, base_url, path):
+    # Issue 11: "Tables fit 390 px (responsive, no sideways overflow)".
+    phone.goto(base_url + path)
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+
+
+def test_the_legend_shows_each_system_in_its_own_colour(page, base_url):
+    page.goto(f"{base_url}/players/{C}")
+    legend = page.locator("svg.chart.wide text.legend")
+    assert legend.all_text_contents() == ["OTBR", "OTBQ"]
+    fills = [t.evaluate("e => getComputedStyle(e).fill") for t in legend.all()]
+    lines = [
+        p.evaluate("e => getComputedStyle(e).stroke")
+        for p in page.locator("svg.chart.wide polyline").all()
+    ]
+    assert fills[0] != fills[1]
+    assert fills == lines
+
+
+def test_the_phone_sees_the_narrow_chart_and_the_desk_the_wide_one(page, phone, base_url):
+    page.goto(f"{base_url}/players/{C}")
+    phone.goto(f"{base_url}/players/{C}")
+    assert page.locator("svg.chart.wide").is_visible()
+    assert not page.locator("svg.chart.narrow").is_visible()
+    assert phone.locator("svg.chart.narrow").is_visible()
+
+
+def test_a_search_without_accents_finds_the_accented_name(page, base_url):
+    page.goto(base_url + "/")
+    page.fill("input[name=q]", "Briain, Zoe O")
+    page.click("form.search button")
+    result = page.locator("ul.results li")
+    assert result.count() == 1
+    assert "Zoë Ó Briain" in result.text_content()
+    assert "OTBR" in result.text_content()
+
+
+def test_the_home_page_leads_through_the_latest_sections_to_a_crosstable(page, base_url):
+    page.goto(base_url + "/")
+    assert page.locator("table.sections a").all_text_contents()[:2] == ["MAY", "APR"]
+    page.click("text=All 4 sections")
+    assert page.url == base_url + "/sections"
+    page.click("table.sections a >> text=JAN")
+    assert page.url == base_url + "/sections/JAN"
+    assert page.locator("table.crosstable tbody tr").count() == 4
+
+
+def test_the_player_page_lists_tournaments_linked_to_their_crosstables(page, base_url):
+    page.goto(f"{base_url}/players/{B}")
+    rows = page.locator("table.played tbody tr")
+    assert rows.count() == 2
+    assert "MAR" in rows.nth(0).text_content() and "2/2" in rows.nth(0).text_content()
+    assert "→" in rows.nth(0).text_content()
+    rows.nth(1).locator("a").click()
+    assert page.url == base_url + "/sections/JAN"
+
+
+def test_explain_shows_one_row_per_game_with_the_opponents_name(page, base_url):
+    page.goto(f"{base_url}/players/{A}/explain?system=OTBR&section=JAN")
+    rows = page.locator("table.games tbody tr")
+    assert rows.count() == 3
+    assert "Ada Lovelace" in rows.nth(0).text_content()
+    assert page.locator("dd:empty").count() == 0
+
+
+def test_a_withdrawn_section_says_who_withdrew_it_and_why(page, base_url):
+    page.goto(f"{base_url}/sections/MAY")
+    text = page.text_content("p.withdrawn")
+    assert "Withdrawn from rating by admin" in text
+    assert "not rateable" in text
+
+
+def test_the_log_opens_on_the_newest_entry_and_filters_by_type(page, base_url):
+    page.goto(f"{base_url}/log")
+    first = page.locator("table.log tbody tr").first
+    assert "SectionWithdrawn" in first.text_content()
+    first.locator("a >> text=SectionWithdrawn").click()
+    assert page.locator("table.log tbody tr").count() == 1
+    assert "Only entries of type SectionWithdrawn" in page.text_content("p.filter")

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperArgument, TyperCommand, TyperGroup
 
-from ledger.cli import estimate, interchange, office, reads, serve, verify, writes
+from ledger.cli import browse, estimate, interchange, office, reads, serve, verify, writes
 
 DATES = {"as_of", "effective", "until", "since", "date", "start", "end", "known_at"}
 
@@ -139,6 +139,7 @@ office.register(app)
 serve.register(app)
 verify.register(app)
 estimate.register(app)
+browse.register(app)
 for info in [
     *app.registered_commands,
     *(c for g in app.registered_groups for c in g.typer_instance.registered_commands),

@@ -1,15 +1,22 @@
-"""`serve`: the read-only audit site over the read model."""
+"""`serve`: the read-only audit site over the read model, on waitress (threads, timeouts)."""
 
 from __future__ import annotations
 
+import threading
 from typing import Annotated
-from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 import typer
+from waitress.server import create_server
+from waitress.wasyncore import close_all, loop
 
-from ledger.cli.common import Family, Store, ViewPath
-from ledger.store import DEFAULT_STORE
+from ledger.cli.common import Family, Store, ViewPath, fail
+from ledger.store import DEFAULT_STORE, missing_store
 from ledger.web.app import Site
+
+THREADS = 8  # requests answered at once; a request is handed over only once fully read
+CHANNEL_TIMEOUT_SECONDS = 30  # a connection silent this long is closed
+CLEANUP_INTERVAL_SECONDS = 5  # how often silent connections are looked for
+LOOP_SECONDS = 1.0  # the longest one wait for network events lasts
 
 
 def register(app: typer.Typer) -> None:
@@ -17,19 +24,45 @@ def register(app: typer.Typer) -> None:
     app.command("serve")(serve)
 
 
-class QuietHandler(WSGIRequestHandler):
-    """A request handler that does not log each request."""
+class Server:
+    """A waitress server for one site: `serve_forever` in one thread, `shutdown` from another."""
 
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
-        return
+    def __init__(self, site: Site, host: str, port: int) -> None:
+        self.map: dict = {}
+        self.stopping = threading.Event()
+        self.inner = create_server(
+            site,
+            map=self.map,
+            host=host,
+            port=port,
+            threads=THREADS,
+            channel_timeout=CHANNEL_TIMEOUT_SECONDS,
+            cleanup_interval=CLEANUP_INTERVAL_SECONDS,
+            ident="ratings-ledger",
+            clear_untrusted_proxy_headers=True,
+        )
+        self.server_port: int = self.inner.effective_port
+
+    def serve_forever(self) -> None:
+        """Answer requests until `shutdown`; then close every connection, in this thread."""
+        while not self.stopping.is_set():
+            loop(timeout=LOOP_SECONDS, map=self.map, count=1)
+        self.inner.task_dispatcher.shutdown()
+        close_all(self.map)
+
+    def shutdown(self) -> None:
+        """Stop accepting and answering; `serve_forever` returns soon after."""
+        self.stopping.set()
+        self.inner.pull_trigger()
+
+    def server_close(self) -> None:
+        self.inner.close()
 
 
-def server(
-    site: Site, host: str = "127.0.0.1", port: int = 8000, quiet: bool = False
-) -> WSGIServer:
-    """A WSGI server for `site` (port 0: any free port; see `server_port`)."""
-    handler = QuietHandler if quiet else WSGIRequestHandler
-    return make_server(host, port, site, handler_class=handler)
+def server(site: Site, host: str = "127.0.0.1", port: int = 8000, quiet: bool = False) -> Server:
+    """A threaded server for `site` (port 0: any free port; see `server_port`). waitress logs
+    nothing per request, so `quiet` changes nothing; it is kept for callers."""
+    return Server(site, host, port)
 
 
 def serve(
@@ -41,7 +74,10 @@ def serve(
     view: ViewPath = None,
     family: Family = "uschess",
 ) -> None:
-    """Serve the read-only audit site: players, histories, explain, crosstables, the log."""
+    """Serve the read-only audit site: players, sections, histories, explain, the log."""
+    absent = missing_store(store)
+    if absent:
+        fail(1, absent)
     httpd = server(Site(store, view, family), host, port)
     typer.echo(f"serving http://{host}:{httpd.server_port}/ (read-only); Ctrl-C stops")
     try:

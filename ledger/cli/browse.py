@@ -1,0 +1,99 @@
+"""Finding things: `search` (players by name or id) and `sections` (the sections index)."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Annotated
+
+import typer
+
+from ledger.cli.common import AsJson, Family, Store, ViewPath, print_json, usage
+from ledger.cli.reads import caught_up
+from ledger.interchange.exports import to_csv
+from ledger.store import DEFAULT_STORE
+from projections import queries
+
+SECTION_COLUMNS = ("section_id", "event_name", "start_date", "end_date", "status", "players")
+
+
+def register(app: typer.Typer) -> None:
+    """Add `search` and `sections` to the `ratings-ledger` app."""
+    app.command("search")(search)
+    app.command("sections")(sections)
+
+
+def search(
+    text: Annotated[str, typer.Argument(help="Name (any order, accents optional) or member id")],
+    limit: Annotated[int, typer.Option("--limit", min=0, help="Players to show")] = 20,
+    offset: Annotated[int, typer.Option("--offset", min=0, help="Players to skip")] = 0,
+    as_json: AsJson = False,
+    store: Store = DEFAULT_STORE,
+    view: ViewPath = None,
+    family: Family = "uschess",
+) -> None:
+    """Players by member id (prefix) or name ("Muller" finds "Müller"; "Last, First" works)."""
+    with caught_up(store, view, family) as v:
+        found = queries.search_players(v, text, limit, offset)
+    if as_json:
+        print_json({"query": text, "offset": offset, **found})
+        return
+    for p in found["players"]:
+        ratings = ", ".join(
+            f"{s} {r['official_rating']} ({r['games']})" for s, r in p["ratings"].items()
+        )
+        typer.echo(f"{p['id']}  {p['name'] or '(no name)'}  {ratings or 'unrated'}")
+    more = found["total"] - offset - len(found["players"])
+    if not found["total"]:
+        typer.echo(f"no player found for {text!r}")
+    elif more > 0:
+        typer.echo(f"{more} more (--offset {offset + len(found['players'])})")
+
+
+def sections(
+    player: Annotated[
+        str | None, typer.Option("--player", help="Only sections this member played")
+    ] = None,
+    start: Annotated[
+        str | None, typer.Option("--from", help="Only sections ending on or after YYYY-MM-DD")
+    ] = None,
+    end: Annotated[
+        str | None, typer.Option("--to", help="Only sections starting on or before YYYY-MM-DD")
+    ] = None,
+    as_json: AsJson = False,
+    as_csv: Annotated[bool, typer.Option("--csv", help="Print CSV")] = False,
+    store: Store = DEFAULT_STORE,
+    view: ViewPath = None,
+    family: Family = "uschess",
+) -> None:
+    """Sections newest first: id, event name, dates, status and number of players."""
+    if as_json and as_csv:
+        usage("--csv and --json: choose one")
+    first, last = _day(start, "--from"), _day(end, "--to")
+    with caught_up(store, view, family) as v:
+        rows = queries.sections(v, player=player, start=first, end=last)["sections"]
+    if as_json:
+        print_json(rows)
+    elif as_csv:
+        typer.echo(to_csv(rows, SECTION_COLUMNS), nl=False)
+    else:
+        for r in rows:
+            dates = (
+                r["start_date"]
+                if r["start_date"] == r["end_date"]
+                else (f"{r['start_date']}..{r['end_date']}")
+            )
+            count = "-" if r["players"] is None else f"{r['players']} players"
+            typer.echo(
+                f"{r['section_id']}  {dates}  {r['status']}  {count}  {r['event_name'] or ''}"
+            )
+        if not rows:
+            typer.echo("no sections")
+
+
+def _day(text: str | None, option: str) -> str | None:
+    if text is None:
+        return None
+    try:
+        return date.fromisoformat(text).isoformat()
+    except ValueError:
+        usage(f"{option}: {text!r} is not a date (YYYY-MM-DD)")

@@ -1,0 +1,180 @@
+"""`serve` on a real server (issue 10): threads and timeouts, stores opened read-only and never
+created, a busy read model answered 503 with Retry-After, bad parameters 400."""
+
+from __future__ import annotations
+
+import socket
+import sqlite3
+import threading
+import time
+import urllib.request
+from contextlib import ExitStack
+from pathlib import Path
+from urllib.error import HTTPError
+
+import pytest
+from conftest import FEDERATION
+from eventsourcing.persistence import PersistenceError
+from projection_helpers import Ledger
+from test_web import get
+from typer.testing import CliRunner
+
+from ledger.application import RatingsLedger
+from ledger.cli import app
+from ledger.cli.serve import server
+from ledger.store import view_path
+from ledger.web.app import Site
+
+MULLER = next(iter(FEDERATION))
+STALLED = 8
+
+
+@pytest.fixture
+def served(federation_store):
+    httpd = server(Site(federation_store), port=0, quiet=True)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_port}", httpd.server_port
+    httpd.shutdown()
+    thread.join(5)
+    httpd.server_close()
+
+
+def test_clients_stalled_mid_request_do_not_stop_others_being_served(served):
+    # Issue 10: "one client that sends half a request header blocks every other visitor".
+    base, port = served
+    with ExitStack() as stack:
+        for _ in range(STALLED):
+            stalled = stack.enter_context(socket.create_connection(("127.0.0.1", port)))
+            stalled.sendall(b"GET /log HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Half: ")
+        served_while_stalled = 0
+        deadline = time.monotonic() + 2.0
+        while time.monotonic() < deadline:
+            with urllib.request.urlopen(f"{base}/api/players/{MULLER}", timeout=2) as answer:
+                assert answer.status == 200
+            served_while_stalled += 1
+    print(f"{served_while_stalled} requests served in 2 s while {STALLED} clients stalled")
+    assert served_while_stalled >= 10
+
+
+def test_the_server_answers_requests_at_once(served):
+    base, _ = served
+    results: list[int] = []
+
+    def fetch() -> None:
+        with urllib.request.urlopen(f"{base}/api/sections", timeout=10) as answer:
+            results.append(answer.status)
+
+    threads = [threading.Thread(target=fetch) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(15)
+    assert results == [200] * 8
+
+
+@pytest.mark.parametrize(
+    ("path", "query"),
+    [
+        ("/log", "after=99999999999999999999999"),
+        ("/log", "before=99999999999999999999999"),
+        ("/log", "after=-1"),
+        ("/log", "before=0"),
+        ("/log", "after=1&before=5"),
+        (f"/players/{MULLER}", "as_of=garbage"),
+        (f"/players/{MULLER}", "as_known_at=garbage"),
+        (f"/players/{MULLER}", "position=-1"),
+        (f"/players/{MULLER}", "position=x"),
+        (f"/players/{MULLER}", "position=3&as_known_at=2024-01-01"),
+        ("/players", "q=a&offset=-3"),
+        ("/sections", "offset=99999999999999999999999"),
+    ],
+)
+def test_bad_parameters_are_400_never_500(federation_store, path, query):
+    site = Site(federation_store)
+    assert get(site, path, query).status == 400
+    assert get(site, "/api" + path, query).json()["error"]
+
+
+def test_position_shows_the_ledger_as_it_stood_then(federation_store):
+    site = Site(federation_store)
+    with RatingsLedger(federation_store) as ledger:
+        after_jan = ledger.recorder.max_notification_id() - 3  # MAR, MAY, withdrawal came later
+    out = get(site, f"/api/players/{MULLER}", f"position={after_jan}").json()
+    assert out["ratings"]["OTBR"]["games"] == 3
+    assert [t["section_id"] for t in out["sections"]] == ["JAN"]
+    page = get(site, f"/players/{MULLER}", f"position={after_jan}").text
+    assert f"/players/{MULLER}/history?system=OTBR&amp;position={after_jan}" in page
+    assert f"position {after_jan}" in page
+
+
+def test_a_missing_store_is_answered_503_and_never_created(tmp_path):
+    store = f"sqlite:///{tmp_path / 'absent.db'}"
+    response = get(Site(store), "/log")
+    assert response.status == 503
+    assert not (tmp_path / "absent.db").exists()
+
+
+def test_serve_refuses_to_start_on_a_missing_store_with_one_error_line(tmp_path):
+    out = CliRunner().invoke(app, ["serve", "--store", f"sqlite:///{tmp_path / 'absent.db'}"])
+    assert out.exit_code == 1
+    assert out.output.count("error:") == 1
+    assert "no such SQLite file" in out.output
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_site_opens_the_ledger_read_only(tmp_path):
+    store = f"sqlite:///{tmp_path / 'ledger.db'}"
+    Ledger(RatingsLedger(store)).app.close()
+    (tmp_path / "ledger.db").chmod(0o444)
+    try:
+        assert get(Site(store), "/log").status == 200
+    finally:
+        (tmp_path / "ledger.db").chmod(0o644)
+    with pytest.raises(PersistenceError, match="readonly"):
+        read_only = RatingsLedger(store, read_only=True)
+        try:
+            with read_only.recorder.datastore.transaction(commit=True) as cursor:
+                cursor.execute("create table probe (x)")
+        finally:
+            read_only.close()
+
+
+def test_a_read_model_locked_by_a_writer_is_retried_then_answered_503(tmp_path):
+    store = f"sqlite:///{tmp_path / 'ledger.db'}"
+    ledger = Ledger(RatingsLedger(store))
+    site = Site(store, busy_ms=50)
+    assert get(site, "/log").status == 200  # the read model exists and is caught up
+    ledger.register("20000009", adult=True)  # so the next read must write to catch up
+    ledger.app.close()
+    holder = sqlite3.connect(view_path(store, None), isolation_level=None)
+    holder.execute("begin immediate")
+    try:
+        started = time.monotonic()
+        response = get(site, "/api/log")
+        took = time.monotonic() - started
+    finally:
+        holder.execute("rollback")
+        holder.close()
+    assert response.status == 503
+    assert response.headers["Retry-After"] == "2"
+    assert took < 5
+    assert get(site, "/api/log").status == 200
+
+
+def test_the_server_shuts_down_promptly(federation_store):
+    httpd = server(Site(federation_store), port=0)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    with urllib.request.urlopen(f"http://127.0.0.1:{httpd.server_port}/api/log") as answer:
+        assert answer.status == 200
+    httpd.shutdown()
+    thread.join(5)
+    httpd.server_close()
+    assert not thread.is_alive()
+    with pytest.raises((HTTPError, OSError)):
+        urllib.request.urlopen(f"http://127.0.0.1:{httpd.server_port}/api/log", timeout=2)
+
+
+def test_paths_are_sqlite_files_beside_the_store(tmp_path):
+    assert view_path(f"sqlite:///{tmp_path / 'l.db'}", None) == Path(tmp_path / "l.view.db")
