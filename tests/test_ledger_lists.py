@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 import typer
-from ledger.cli.writes import register
 from typer.testing import CliRunner
 
 from ledger.application import RatingsLedger
+from ledger.cli.writes import register
 from ledger.commands import PublishList, parse
 from ledger.domain import InvalidCommand
 from ledger.roles import AccessDenied
