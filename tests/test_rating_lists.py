@@ -266,3 +266,23 @@ def test_the_list_export_and_the_lists_command_read_published_lists(led, store_u
     out = run(store_url, tmp_path, "rating", "G", "--system", "FIDE", "--list", "nope")
     assert out.exit_code == 1
     assert "no fide list named 'nope'" in out.output
+
+
+def test_the_icu_rates_a_late_tournament_after_the_list_it_missed(ledger, tmp_path):
+    # docs/decisions.md: the ICU's pre-2012 system put a late tournament "in the earliest
+    # available slot after the published list" (LATE_ITEMS["icu"] = "next_period").
+    led = Ledger(ledger)
+    led.register("P", "Q", adult=True)
+    led.opening("P", "ICU", 1800, 50)
+    led.opening("Q", "ICU", 1700, 50)
+    led.submit(match("ON-TIME", "P", "Q", ["1-0", "0-1"], "2021-02-01"))
+    publish(ledger, "2021-04", "2021-04-01", "icu")
+    view = fide_view(led, tmp_path / "icu.db", "icu")
+    with list_view(ledger, view, "2021-04") as past:
+        first = queries.list_rating(past, "P", "ICU", "2021-04")
+    led.submit(match("LATE", "P", "Q", ["1-0", "1-0"], "2021-01-15"))
+    led.catch_up(view)
+    rated = [r["item_key"] for r in queries.history(view, "P", "ICU")]
+    assert rated == ["opening:P:ICU", "section:ON-TIME", "section:LATE"]
+    with list_view(ledger, view, "2021-04") as past:
+        assert queries.list_rating(past, "P", "ICU", "2021-04") == first
