@@ -16,7 +16,7 @@ import sqlite_utils
 from ledger.log import LedgerEntry
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.versions import Amendment
-from projections import queries
+from projections import periods, queries
 from projections.foreign import RATERS, ForeignRater
 from projections.items import ITEM_ENTRIES, WITHDRAWALS, Item, item_key, to_item
 from projections.rating import Change, Rater, parse_amendments
@@ -222,6 +222,12 @@ class View:
                 amend_from.append((p["effective"], p.get("until")))
             elif e.type in ITEM_ENTRIES:
                 self._apply_item(e, dirty)
+            elif e.type == "ListPublished":
+                db["lists"].insert(periods.PublishedList.from_entry(e).row())
+        lists = queries.published_lists(self, self.family)
+        if periods.in_periods(self.family, lists):
+            self._rate_in_periods(lists, stats)
+            return
         for start, until in amend_from:
             rows = db.execute(
                 "select key, sort_key from items where start >= ?"
@@ -350,6 +356,29 @@ class View:
             stats.rows += len(changes)
         self._write_ratings(live, stats)
 
+    def _rate_in_periods(self, lists: list[periods.PublishedList], stats: CatchUp) -> None:
+        """Every item again by the family's lists (projections.periods): a replay's rows."""
+        items = queries.items_in_order(self)
+        profiles = queries.profiles(self)
+        rows, live = periods.rate(items, lists, lambda look: self._rater(look, profiles, ()))
+        before: dict[tuple[str, str], set[tuple[Any, ...]]] = {}
+        for row in self.db.execute("select * from history"):
+            before.setdefault((row[1], row[2]), set()).add(tuple(row))
+        after: dict[tuple[str, str], set[tuple[Any, ...]]] = {}
+        for row in rows:
+            after.setdefault((row[1], row[2]), set()).add(row)
+        for key in before.keys() | after.keys():
+            if before.get(key) != after.get(key):
+                stats.history_changed[key] = stats.history_changed.get(key, 0) + 1
+                stats.players.add(key[0])
+        self.db.execute("delete from history")
+        self._insert_history(rows)
+        for player, system in self.db.execute("select player, system from ratings").fetchall():
+            live.setdefault((player, system), UNRATED)
+        self._write_ratings(live, stats)
+        stats.items_rated += len(items)
+        stats.rows += len(rows)
+
     def _insert_history(self, rows: list[tuple[Any, ...]]) -> None:
         self.db.conn.executemany(HISTORY_INSERT, rows)
 
@@ -385,6 +414,7 @@ class View:
         amendments: list[tuple[Any, ...]] = []
         items: dict[str, Item] = {}
         sections: dict[str, dict[str, Any]] = {}
+        lists: list[periods.PublishedList] = []
         for e in batch:
             p = e.payload
             if e.type in ("PlayerRegistered", "PlayerProfileUpdated"):
@@ -415,6 +445,8 @@ class View:
                     continue
                 old = items.get(key)
                 items[key] = to_item(e, None if old is None else old.position)
+            elif e.type == "ListPublished":
+                lists.append(periods.PublishedList.from_entry(e))
         live: dict[tuple[str, System], Standing] = {}
         rater = self._rater(
             lambda player, system: live.get((player, system), UNRATED),
@@ -428,16 +460,23 @@ class View:
         )
         rows: list[tuple[Any, ...]] = []
         ordered = sorted(items.values(), key=lambda i: i.sort_key)
-        for item in ordered:
-            for c in rater.rate(item):
-                live[(c.player, c.system)] = c.standing
-                rows.append(c.row)
-                stats.players.add(c.player)
-            stats.items_rated += 1
+        own = [x for x in lists if x.family == self.family]
+        if periods.in_periods(self.family, own):
+            rows, live = periods.rate(ordered, own, lambda look: self._rater(look, profiles, ()))
+            stats.players.update(p for p, _ in live)
+            stats.items_rated = len(ordered)
+        else:
+            for item in ordered:
+                for c in rater.rate(item):
+                    live[(c.player, c.system)] = c.standing
+                    rows.append(c.row)
+                    stats.players.add(c.player)
+                stats.items_rated += 1
         stats.rows = len(rows)
         conn = self.db.conn
         conn.executemany("insert into players values (?, ?, ?)", list(players.values()))
         conn.executemany("insert into amendments values (?, ?, ?, ?, ?, ?)", amendments)
+        self.db["lists"].insert_all(x.row() for x in lists)
         conn.executemany(
             "insert into items values (?, ?, ?, ?, ?, ?, ?, ?)",
             [

@@ -120,6 +120,7 @@ SECTION_COLUMNS = (
     "latest_position",
     "reason",
 )
+LIST_COLUMNS = ("family", "number", "name", "as_of", "cutoff_position", "position")
 HISTORY_INSERT = (
     f"insert into history ({', '.join(HISTORY_COLUMNS)}) "
     f"values ({', '.join('?' for _ in HISTORY_COLUMNS)})"
@@ -186,6 +187,17 @@ def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> None:
                 "reason": str,
             },
             pk="position",
+        )
+        db["lists"].create(
+            {
+                "family": str,
+                "number": int,
+                "name": str,
+                "as_of": str,
+                "cutoff_position": int,
+                "position": int,
+            },
+            pk=("family", "number"),
         )
         db["history"].create(
             {c: HISTORY_TYPES.get(c, str) for c in HISTORY_COLUMNS},

@@ -16,7 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from ledger.log import LedgerEntry, read_entries
+from projections import queries
 from projections.projector import View
+
+
+class NoSuchList(LookupError):
+    """The view's rules family has no published list of that name."""
 
 
 def at_position(
@@ -59,6 +64,38 @@ def view_at(
             v, lambda after: read_entries(ledger, after), position, Path(tmp) / "past.db"
         )
         with closing(past):
+            yield past
+
+
+@contextmanager
+def list_view(
+    ledger: Any,
+    v: View,
+    name: str,
+    entries: Callable[[int], Iterable[LedgerEntry]] | None = None,
+) -> Iterator[View]:
+    """The read model as the list `name` of `v`'s family saw it: as known at the list's
+    cutoff, with the lists published up to this one (built in a temporary file). Read it with
+    `queries.list_rating` or `queries.list_supplement`."""
+    read = entries or (lambda after: read_entries(ledger, after))
+    v.catch_up(read(v.last_position))
+    found = queries.published_list(v, name)
+    if found is None:
+        raise NoSuchList(f"no {v.family} list named {name!r} has been published")
+    with tempfile.TemporaryDirectory() as tmp:
+        past = at_position(
+            v,
+            lambda after: read_entries(ledger, after),
+            found.cutoff_position,
+            Path(tmp) / "list.db",
+        )
+        with closing(past):
+            later = read_entries(ledger, past.last_position)
+            past.catch_up(
+                e
+                for e in itertools.takewhile(lambda e: e.position <= found.position, later)
+                if e.type == "ListPublished"
+            )
             yield past
 
 

@@ -2,6 +2,7 @@
 
 import importlib.util
 import sys
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import pytest
 
 from ledger.application import RatingsLedger
 from ledger.log import read_entries
+from projections import queries
 from projections.projector import View
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "generate.py"
@@ -48,3 +50,45 @@ def test_catching_up_in_chunks_equals_a_full_replay(entries, tmp_path, chunks):
     full = View(tmp_path / "full.db")
     full.rebuild(entries)
     assert incremental.digest() == full.digest()
+
+
+def with_lists(entries, family):
+    """The log with two `family` lists published into it, each taking items up to a cutoff
+    before its own place, so the sections in between arrive late for it."""
+    n = len(entries)
+    # (index of the entry it follows, cutoff: index of the last entry it takes, as-of date)
+    lists = [(n // 3, n // 4, "2024-01-01"), (2 * n // 3, n // 2, "2025-01-01")]
+    out = []
+    for i, e in enumerate(entries):
+        out.append(e)
+        for number, (after, cutoff, as_of) in enumerate(lists, start=1):
+            if i == after:
+                payload = {
+                    "family": family,
+                    "number": number,
+                    "list_name": as_of[:7],
+                    "as_of": as_of,
+                    "cutoff_position": cutoff,  # an index for now: renumbered below
+                }
+                out.append(replace(e, type="ListPublished", payload=payload))
+    renumbered = {id(e): position for position, e in enumerate(out, start=1)}
+    for e in out:
+        if e.type == "ListPublished":
+            e.payload["cutoff_position"] = renumbered[id(entries[e.payload["cutoff_position"]])]
+    return [replace(e, position=renumbered[id(e)]) for e in out]
+
+
+@pytest.mark.parametrize("family", ["fide", "icu"])
+@pytest.mark.parametrize("chunks", [3, 7])
+def test_catching_up_with_published_lists_equals_a_full_replay(entries, tmp_path, family, chunks):
+    # Issue 12: a ListPublished entry, or a late item, re-rates from the affected period on,
+    # and "the incremental catch-up must still equal a full replay byte for byte".
+    log = with_lists(entries, family)
+    incremental = View(tmp_path / "incremental.db", family)
+    size = len(log) // chunks + 1
+    for start in range(0, len(log), size):
+        incremental.catch_up(log[start : start + size])
+    full = View(tmp_path / "full.db", family)
+    full.rebuild(log)
+    assert incremental.digest() == full.digest()
+    assert len(queries.published_lists(full, family)) == 2

@@ -27,7 +27,7 @@ from ledger.cli.common import (
     reported,
     system_name,
 )
-from ledger.cli.reads import caught_up
+from ledger.cli.reads import ListName, caught_up
 from ledger.commands import RegisterPlayer, SubmitSection, parse
 from ledger.domain import TOPIC_PREFIX, InvalidCommand
 from ledger.errors import field_path
@@ -167,19 +167,23 @@ def import_uschess_dbf(
 
 def rating_list(
     system: SystemName,
-    as_of: AsOf,
+    as_of: Annotated[str | None, typer.Option("--as-of", help="YYYY-MM-DD")] = None,
+    list_name: ListName = None,
     as_csv: AsCsv = False,
     as_json: AsJson = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
     family: Family = "uschess",
 ) -> None:
-    """The rating supplement: every player's rating in a system on a date, N, floor."""
+    """The rating supplement: every player's rating in a system on a date (or as a published
+    list said it), N, floor."""
     with reported():
-        day = _required_day("--as-of", as_of)
+        if (as_of is None) == (list_name is None):
+            raise InvalidCommand((), "give exactly one of --as-of and --list")
+        day = None if as_of is None else _required_day("--as-of", as_of)
         _one_format(as_csv, as_json)
-    with caught_up(store, view, family) as v:
-        rows = exports.rating_supplement(v, system, day)
+    with caught_up(store, view, family, list_name=list_name) as v:
+        rows = exports.rating_supplement(v, system, day, list_name)
     if as_json:
         print_json(rows)
     elif as_csv:

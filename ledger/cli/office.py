@@ -19,7 +19,7 @@ from ledger.cli.common import (
     system_name,
     usage,
 )
-from ledger.cli.reads import caught_up
+from ledger.cli.reads import ListName, caught_up
 from ledger.interchange import exports
 from ledger.store import DEFAULT_STORE
 from projections import queries
@@ -114,7 +114,10 @@ def requests(
 
 
 def supplement(
-    as_of: Annotated[str, typer.Option("--as-of", metavar="DATE", help="The list's date")],
+    as_of: Annotated[
+        str | None, typer.Option("--as-of", metavar="DATE", help="The list's date")
+    ] = None,
+    list_name: ListName = None,
     output: Annotated[
         str,
         typer.Option("--format", metavar="FORMAT", help="uschess (default), fide-txt, csv or json"),
@@ -145,18 +148,24 @@ def supplement(
         usage(f"--format: {output!r} is not one of {', '.join(exports.SUPPLEMENT_FORMATS)}")
     if sort not in ("id", "name", "rating"):
         usage(f"--sort: {sort!r} is not one of id, name, rating")
-    try:
-        day = date.fromisoformat(as_of).isoformat()
-    except ValueError:
-        usage(f"--as-of: {as_of!r} is not a date (YYYY-MM-DD)")
+    if (as_of is None) == (list_name is None):
+        usage("give exactly one of --as-of and --list")
+    day = None
+    if as_of is not None:
+        try:
+            day = date.fromisoformat(as_of).isoformat()
+        except ValueError:
+            usage(f"--as-of: {as_of!r} is not a date (YYYY-MM-DD)")
     one = ["OTBR"] if output == "fide-txt" else list(US_CHESS_SYSTEMS)
     systems = system or {"fide": ["FIDE"], "icu": ["ICU"]}.get(family, one)
     if output == "fide-txt" and len(systems) != 1:
         usage("--format fide-txt: give one --system (a FIDE list has one rating column)")
-    with caught_up(store, view, family) as v:
-        rows = exports.supplement(v, day, systems, min_games, sort)
+    with caught_up(store, view, family, list_name=list_name) as v:
+        if list_name is not None:
+            day = queries.published_list(v, list_name).as_of
+        rows = exports.supplement(v, day, systems, min_games, sort, list_name)
     if output == "json":
-        print_json({"as_of": day, "systems": systems, "players": rows})
+        print_json({"as_of": day, "list": list_name, "systems": systems, "players": rows})
     elif output == "csv":
         typer.echo(exports.supplement_csv(rows, systems), nl=False)
     elif output == "fide-txt":

@@ -1,4 +1,4 @@
-"""Read-model commands: `catch-up`, `rebuild`, `player`, `history`, `rating`."""
+"""Read-model commands: `catch-up`, `rebuild`, `player`, `history`, `rating`, `lists`."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ from ledger.rules.uschess.versions import VERSIONS, Amendment
 from ledger.store import DEFAULT_STORE, view_path
 from projections import queries
 from projections.projector import View, WhatIf
-from projections.timetravel import position_at, view_at
+from projections.timetravel import NoSuchList, list_view, position_at, view_at
 
 
 def register(app: typer.Typer) -> None:
@@ -41,6 +41,7 @@ def register(app: typer.Typer) -> None:
     app.command("player")(player)
     app.command("history")(history)
     app.command("rating")(rating)
+    app.command("lists")(lists)
     app.command("explain")(explain)
     app.command("replay")(replay)
     app.command("diff")(diff)
@@ -67,6 +68,11 @@ KnownAt = Annotated[
 Position = Annotated[
     int | None, typer.Option("--position", min=1, help="What the ledger said at this position")
 ]
+ListName = Annotated[
+    str | None,
+    typer.Option("--list", help="What this published list (of the rules family) said"),
+]
+NO_LIST = "no list published; each section applied at once"
 
 
 @contextmanager
@@ -76,8 +82,10 @@ def caught_up(
     family: str,
     known_at: str | None = None,
     position: int | None = None,
+    list_name: str | None = None,
 ) -> Iterator[View]:
-    """The read model caught up; or, bitemporally, as the ledger stood at a time or position."""
+    """The read model caught up; or, bitemporally, as the ledger stood at a time or position;
+    or as the published list `list_name` saw it."""
     with (
         reported(),
         closing(_open(store, view, family)) as v,
@@ -85,10 +93,20 @@ def caught_up(
     ):
         if known_at is not None:
             position = _position_at(ledger, known_at)
-        with view_at(
-            ledger, v, position, lambda after: _entries(ledger, after, "catching up")
-        ) as shown:
-            yield shown
+
+        def read(after: int) -> Iterator[LedgerEntry]:
+            return _entries(ledger, after, "catching up")
+
+        try:
+            shown = (
+                list_view(ledger, v, list_name, read)
+                if list_name
+                else view_at(ledger, v, position, read)
+            )
+            with shown as past:
+                yield past
+        except NoSuchList as exc:
+            missing(str(exc))
 
 
 def _position_at(ledger: RatingsLedger, known_at: str) -> int:
@@ -236,7 +254,8 @@ def history(
 def rating(
     player_id: Annotated[str, typer.Argument(help="Member id")],
     system: SystemName,
-    as_of: Annotated[str, typer.Option("--as-of", help="YYYY-MM-DD")],
+    as_of: Annotated[str | None, typer.Option("--as-of", help="YYYY-MM-DD")] = None,
+    list_name: ListName = None,
     as_json: AsJson = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
@@ -244,19 +263,102 @@ def rating(
     known_at: KnownAt = None,
     position: Position = None,
 ) -> None:
-    """The rating in effect on a date (after every item that ended on or before it)."""
+    """The rating in effect on a date (after every item that ended on or before it), or on a
+    published list; under FIDE periods, the published rating and the pending change."""
+    if list_name is not None:
+        if as_of is not None or known_at is not None or position is not None:
+            usage("--list says what a list said; leave out --as-of, --as-known-at, --position")
+        _list_rating(player_id, system, list_name, as_json, store, view, family)
+        return
+    if as_of is None:
+        usage("give --as-of or --list")
     try:
         day = date.fromisoformat(as_of).isoformat()
     except ValueError:
         usage(f"--as-of: {as_of!r} is not a date (YYYY-MM-DD)")
     with caught_up(store, view, family, known_at, position) as v:
-        out = queries.rating_as_of(v, player_id, system, day)
+        by_lists = queries.rates_by_lists(v)
+        if by_lists and family == "fide":
+            out = queries.published_and_pending(v, player_id, system, day)
+        else:
+            out = queries.rating_as_of(v, player_id, system, day)
     if out is None:
         missing(f"{player_id!r} had no {system} rating on {day}")
+    if family == "fide" and not by_lists:
+        out["note"] = NO_LIST
+    if as_json:
+        print_json(out)
+    elif "published" in out:
+        typer.echo(_pending_line(out))
+    else:
+        typer.echo(f"{player_id} {system} on {day}: {out['official_rating']} ({out['rating']})")
+        if "note" in out:
+            typer.echo(out["note"])
+
+
+def _list_rating(
+    player_id: str,
+    system: str,
+    list_name: str,
+    as_json: bool,
+    store: str,
+    view: Path | None,
+    family: str,
+) -> None:
+    with caught_up(store, view, family, list_name=list_name) as v:
+        out = queries.list_rating(v, player_id, system, list_name)
+    if out is None:
+        missing(f"{player_id!r} had no {system} rating on the list {list_name!r}")
     if as_json:
         print_json(out)
     else:
-        typer.echo(f"{player_id} {system} on {day}: {out['official_rating']} ({out['rating']})")
+        typer.echo(
+            f"{player_id} {system} on the list {out['list']} (as of {out['as_of']}): "
+            f"{out['official_rating']} ({out['rating']})"
+        )
+
+
+def _pending_line(out: dict[str, Any]) -> str:
+    """`G FIDE on 2003-05-01: published 2287 (2286.95, list 2003-04); pending +1.5 (1 section)`"""
+    p = out["published"]
+    text = f"{out['id']} {out['system']} on {out['as_of']}: "
+    if p is None:
+        text += "unrated"
+    else:
+        source = f", list {p['list']}" if p["list"] else ", before any list"
+        text += f"published {p['official_rating']} ({p['rating']}{source})"
+    if out["pending_sections"]:
+        text += (
+            f"; pending {out['pending_change']:+} from {out['pending_sections']} "
+            f"section{'s' if out['pending_sections'] != 1 else ''} (next list)"
+        )
+    if out["pending_results"]:
+        text += f"; {out['pending_results']} Ru result(s) waiting for the next list"
+    return text
+
+
+def lists(
+    list_family: Annotated[
+        str | None, typer.Option("--family", help="Only this family's lists (uschess, fide, icu)")
+    ] = None,
+    as_json: AsJson = False,
+    store: Store = DEFAULT_STORE,
+    view: ViewPath = None,
+    family: Family = "uschess",
+) -> None:
+    """The published rating lists, each family's in the order published."""
+    with caught_up(store, view, family) as v:
+        found = queries.published_lists(v, list_family)
+    if as_json:
+        print_json([x.row() for x in found])
+        return
+    if not found:
+        typer.echo("no list published")
+    for x in found:
+        typer.echo(
+            f"{x.family:<8} #{x.number:<3} {x.name:<20} as of {x.as_of}  "
+            f"cutoff {x.cutoff_position}  (position {x.position})"
+        )
 
 
 def explain(

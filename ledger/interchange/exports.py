@@ -58,12 +58,20 @@ BYE_CELLS = {"full": ("B--", 1.0), "half": ("H--", 0.5), "zero": ("U--", 0.0)}
 UNPLAYED = ("U--", 0.0)
 
 
-def rating_supplement(view: View, system: str, day: str) -> list[dict[str, Any]]:
-    """Every player rated in `system` on `day` (after every item that ended on or before it):
-    rating, N, and under the US Chess rules established (§1: N > 25) and the floor then; in
-    member-id order."""
+def rating_supplement(
+    view: View, system: str, day: str | None, list_name: str | None = None
+) -> list[dict[str, Any]]:
+    """Every player rated in `system` on `day` (after every item that ended on or before it),
+    or on the published list `list_name` (`view` as known at the list:
+    projections.timetravel.list_view): rating, N, and under the US Chess rules established
+    (§1: N > 25) and the floor then; in member-id order."""
     out = []
-    for player, r, profile in queries.supplement(view, system, day):
+    found = (
+        queries.supplement(view, system, day)
+        if list_name is None
+        else queries.list_supplement(view, system, list_name)
+    )
+    for player, r, profile in found:
         out.append(
             {
                 "id": player,
@@ -100,14 +108,19 @@ FIDE_TXT_COLUMNS = (
 
 
 def supplement(
-    view: View, day: str, systems: Sequence[str], min_games: int = 0, sort: str = "id"
+    view: View,
+    day: str | None,
+    systems: Sequence[str],
+    min_games: int = 0,
+    sort: str = "id",
+    list_name: str | None = None,
 ) -> list[dict[str, Any]]:
-    """The published list on `day`: one row per member with their rating in each of `systems`
-    (those with at least `min_games` games), sorted by `id`, `name` or `rating` (the first
-    system's, highest first)."""
+    """The published list on `day` (or the recorded list `list_name`, `view` as known at it):
+    one row per member with their rating in each of `systems` (those with at least `min_games`
+    games), sorted by `id`, `name` or `rating` (the first system's, highest first)."""
     members: dict[str, dict[str, Any]] = {}
     for system in systems:
-        for row in rating_supplement(view, system, day):
+        for row in rating_supplement(view, system, day, list_name):
             if row["games"] < min_games:
                 continue
             member = members.setdefault(

@@ -1,0 +1,238 @@
+"""Published lists in the read model: rating in periods (FIDE 10.65, 10.3) and in publication
+order (late items, `ledger.rules.rating_lists`) once a family in LATE_ITEMS has a list.
+
+Each item goes to the period of the list that rates it (`list_for`); an item that would sort
+before the list closing the previous period (a late item, or one ending on that list's as-of
+date) is placed just after that list, so the history's sort keys are the order items are rated
+in. Under FIDE every section of a period is rated from the standings on the previous list, K
+fixed for the period, and the list's own history row sums the changes (10.65) or publishes a
+first rating (10.3). The ICU rates in the same order, one item after another.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import date
+from typing import Any, Protocol
+
+from ledger.log import LedgerEntry
+from ledger.rules.fide.periods import first_rating
+from ledger.rules.fide.rated import period_rating, period_sum
+from ledger.rules.fide.section import RULES as FIDE_RULES
+from ledger.rules.fide.unrated import Performance
+from ledger.rules.rating_lists import LATE_ITEMS, RatingList, list_for
+from ledger.rules.rounding import round_half_up
+from projections.items import Item, sort_key
+from projections.rating import Change
+from projections.schema import HISTORY_COLUMNS, LIST_COLUMNS, STATE
+from projections.standing import UNRATED, Standing
+
+Key = tuple[str, str]  # (player, system)
+Lookup = Callable[[str, str], Standing]
+
+
+class ItemRater(Protocol):
+    def rate(self, item: Item) -> list[Change]: ...
+
+    def standing(self, player: str) -> Standing: ...
+
+
+@dataclass(frozen=True)
+class PublishedList:
+    """A `ListPublished` entry as the read model keeps it (the `lists` table)."""
+
+    family: str
+    number: int
+    name: str
+    as_of: str
+    cutoff_position: int
+    position: int
+
+    @classmethod
+    def from_entry(cls, entry: LedgerEntry) -> PublishedList:
+        p = entry.payload
+        family, number, name = p["family"], p["number"], p["list_name"]
+        return cls(family, number, name, p["as_of"], p["cutoff_position"], entry.position)
+
+    @property
+    def sort_key(self) -> str:
+        """The list's place in rating order: after every item it rates, before the next."""
+        return sort_key(self.as_of, self.as_of, self.position)
+
+    @property
+    def rating_list(self) -> RatingList:
+        return RatingList(self.name, date.fromisoformat(self.as_of), self.cutoff_position)
+
+    def row(self) -> dict[str, Any]:
+        return {c: getattr(self, c) for c in LIST_COLUMNS}
+
+
+def in_periods(family: str, lists: Sequence[PublishedList]) -> bool:
+    """Whether `family` rates by published lists: it has a late-items practice and a list."""
+    return family in LATE_ITEMS and any(x.family == family for x in lists)
+
+
+def placed(items: Sequence[Item], lists: Sequence[PublishedList]) -> list[tuple[str, int, Item]]:
+    """(history sort key, period, item) in the order the family rates them; period i is the
+    i-th list's, len(lists) the items no list has yet (pending)."""
+    late = LATE_ITEMS[lists[0].family]
+    ratings = [x.rating_list for x in lists]
+    out = []
+    for item in items:
+        found = list_for(date.fromisoformat(item.end), item.position, ratings, late)
+        period = len(lists) if found is None else found
+        key = item.sort_key
+        if period and key <= lists[period - 1].sort_key:
+            key = f"{lists[period - 1].sort_key}|{key}"
+        out.append((key, period, item))
+    return sorted(out, key=lambda x: x[0])
+
+
+def rate(
+    items: Sequence[Item], lists: Sequence[PublishedList], rater_for: Callable[[Lookup], ItemRater]
+) -> tuple[list[tuple[Any, ...]], dict[Key, Standing]]:
+    """Every item (in rating order) rated by the lists of one family: history rows and each
+    player's standing after them."""
+    if lists[0].family == "fide":
+        return _Periods(lists, rater_for).run(placed(items, lists))
+    live: dict[Key, Standing] = {}
+    rater = rater_for(lambda p, s: live.get((p, s), UNRATED))
+    rows = []
+    for key, _, item in placed(items, lists):
+        for c in rater.rate(item):
+            live[(c.player, c.system)] = c.standing
+            rows.append(_with(c.row, sort_key=key))
+    return rows, live
+
+
+@dataclass
+class _Period:
+    """A player's period so far: his standing on the list, and each section's ΔR and K."""
+
+    on_list: Standing
+    changes: list[float] = field(default_factory=list)
+    k: float | None = None
+
+
+class _Periods:
+    """FIDE 10.65: sections rated from the list standings; each list sums the period."""
+
+    def __init__(self, lists: Sequence[PublishedList], rater_for: Callable[[Lookup], ItemRater]):
+        self.lists = lists
+        self.live: dict[Key, Standing] = {}
+        self.on_list: dict[Key, Standing] = {}
+        self.period: dict[Key, _Period] = {}
+        self.rows: list[tuple[Any, ...]] = []
+        self.rater = rater_for(lambda p, s: self.on_list.get((p, s), UNRATED))
+
+    def run(
+        self, items: Sequence[tuple[str, int, Item]]
+    ) -> tuple[list[tuple[Any, ...]], dict[Key, Standing]]:
+        published = 0
+        for key, period, item in items:
+            for number in range(published, period):
+                self.publish(self.lists[number])
+            published = max(published, period)
+            name = self.lists[period].name if period < len(self.lists) else None
+            for c in self.rater.rate(item):
+                self.rated(key, item, c, name)
+        for number in range(published, len(self.lists)):
+            self.publish(self.lists[number])
+        return self.rows, self.live
+
+    def rated(self, key: str, item: Item, c: Change, list_name: str | None) -> None:
+        """One player's row of a section in the period: his rating moves only on the list."""
+        k = (c.player, c.system)
+        if item.kind not in ("section", "match"):  # an opening balance: in force at once
+            self.live[k] = self.on_list[k] = c.standing
+            self.period.pop(k, None)
+            self.rows.append(_with(c.row, sort_key=key))
+            return
+        pre = self.rater.standing(c.player)
+        now = self.live.get(k, pre)
+        games = now.games + c.row[HISTORY_COLUMNS.index("m")]
+        detail = json.loads(c.row[HISTORY_COLUMNS.index("detail")])
+        if pre.rating is not None:
+            after = replace(now, games=games, rated_on=item.end)
+            period = self.period.setdefault(k, _Period(pre))
+            period.changes.append(detail.get("rating_change", 0.0))  # 0.0 is left out
+            period.k = c.row[HISTORY_COLUMNS.index("k")]
+        else:  # 10.3: his Ru result joins those of earlier periods
+            performance = json.loads(c.standing.extra or "{}")["prior"][-1]
+            extra = json.loads(now.extra or "{}")
+            extra["prior"] = [*extra.get("prior", ()), performance]
+            extra_json = json.dumps(extra, sort_keys=True)
+            after = replace(now, games=games, rated_on=item.end, extra=extra_json)
+            self.period.setdefault(k, _Period(pre))
+        self.live[k] = after
+        self.rows.append(
+            _with(
+                c.row,
+                sort_key=key,
+                post_rating=after.rating,
+                official_rating=None if after.rating is None else round_half_up(after.rating),
+                games_before=now.games,
+                games_after=after.games,
+                detail=json.dumps({**detail, "list": list_name}, sort_keys=True),
+                state=after.columns(),
+            )
+        )
+
+    def publish(self, rating_list: PublishedList) -> None:
+        """The list: Rn = Ro + ΣΔR (10.65, 10.66) or a first rating (10.3), in force from it."""
+        for k, period in self.period.items():
+            now, ro = self.live[k], period.on_list
+            extra = json.loads(now.extra or "{}")
+            detail: dict[str, Any] = {"list": rating_list.name}
+            if ro.rating is not None:
+                rating = ro.rating + period_sum(period.changes)
+                official = period_rating(ro.rating, period.changes)
+                formula = "period"
+                detail |= {"sections": len(period.changes), "total": period_sum(period.changes)}
+            else:
+                first = first_rating([Performance(r, n) for r, n in extra["prior"]])
+                if first.published is None:
+                    continue
+                rating, official, formula = float(first.published), first.published, "first_rating"
+                detail |= {"rn": first.rating, "counted": len(first.counted)}
+            extra["reached_2400"] = extra.get("reached_2400", False) or official >= 2400
+            extra_json = json.dumps(extra, sort_keys=True)
+            after = replace(now, rating=rating, rated_on=rating_list.as_of, extra=extra_json)
+            self.live[k] = after
+            values = {
+                "item_key": f"list:{rating_list.family}:{rating_list.number}",
+                "player": k[0],
+                "system": k[1],
+                "sort_key": rating_list.sort_key,
+                "kind": "list",
+                "end_date": rating_list.as_of,
+                "position": rating_list.position,
+                "revision": rating_list.position,
+                "rules": FIDE_RULES,
+                "formula": formula,
+                "pre_rating": ro.rating,
+                "post_rating": rating,
+                "official_rating": official,
+                "games_before": ro.games,
+                "games_after": after.games,
+                "m": after.games - ro.games,
+                "k": period.k,
+                "detail": json.dumps(detail, sort_keys=True),
+            }
+            self.rows.append(
+                tuple(values.get(c) for c in HISTORY_COLUMNS[: STATE.start]) + after.columns()
+            )
+        self.period.clear()
+        self.on_list = dict(self.live)
+
+
+def _with(row: tuple[Any, ...], state: tuple[Any, ...] | None = None, **values: Any) -> tuple:
+    """A history row with some columns replaced (`state`: the STATE_COLUMNS)."""
+    out = list(row)
+    for name, value in values.items():
+        out[HISTORY_COLUMNS.index(name)] = value
+    if state is not None:
+        out[STATE] = state
+    return tuple(out)
