@@ -89,6 +89,11 @@ def test_a_catch_up_or_rebuild_killed_at_random_moments_resumes_to_the_clean_dig
     rng = random.Random(7)
     view = tmp_path / "view.db"
     killed = 0
+    # Kill within the time the work takes on this machine (a clean run timed first), so the
+    # kills land mid-way however fast the machine or the projector is.
+    start = time.perf_counter()
+    work(url, tmp_path / "timed.db", rebuild=True)
+    span = time.perf_counter() - start
     for trial in range(TRIALS):
         pid = os.fork()
         if pid == 0:  # the child: work, never return into pytest
@@ -96,7 +101,7 @@ def test_a_catch_up_or_rebuild_killed_at_random_moments_resumes_to_the_clean_dig
                 work(url, view, rebuild=trial % 2 == 1)
             finally:
                 os._exit(0)
-        time.sleep(rng.uniform(0, 0.25))
+        time.sleep(rng.uniform(0, span))
         os.kill(pid, signal.SIGKILL)
         _, status = os.waitpid(pid, 0)
         killed += os.WIFSIGNALED(status)
