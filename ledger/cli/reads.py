@@ -15,9 +15,10 @@ from ledger.application import RatingsLedger
 from ledger.cli.common import AsJson, Family, Store, ViewPath, missing, print_json, reported, usage
 from ledger.log import LedgerEntry, read_entries
 from ledger.progress import progress
+from ledger.reading import open_ledger
 from ledger.rules.uschess.versions import VERSIONS, Amendment
 from ledger.store import DEFAULT_STORE, view_path
-from projections import queries
+from projections import binding, queries
 from projections.projector import View, WhatIf
 from projections.timetravel import position_at, view_at
 
@@ -57,11 +58,13 @@ def caught_up(
     """The read model caught up; or, bitemporally, as the ledger stood at a time or position."""
     with (
         reported(),
+        closing(open_ledger(store)) as ledger,
         closing(_open(store, view, family)) as v,
-        closing(RatingsLedger(store)) as ledger,
     ):
+        binding.check(v, ledger)
         if known_at is not None:
             position = _position_at(ledger, known_at)
+        binding.catch_up(v, ledger, _entries(ledger, v.last_position, "catching up"))
         with view_at(
             ledger, v, position, lambda after: _entries(ledger, after, "catching up")
         ) as shown:
@@ -99,10 +102,11 @@ def catch_up(
     """Bring the read model up to date with the ledger (incremental)."""
     with (
         reported(),
+        closing(open_ledger(store)) as ledger,
         closing(_open(store, view, family)) as v,
-        closing(RatingsLedger(store)) as ledger,
     ):
-        stats = v.catch_up(_entries(ledger, v.last_position, "catching up"))
+        binding.check(v, ledger)
+        stats = binding.catch_up(v, ledger, _entries(ledger, v.last_position, "catching up"))
     typer.echo(
         f"caught up to position {stats.last_position}: {stats.entries} entries, "
         f"{stats.items_rated} items rated, {len(stats.players)} players changed"
@@ -115,10 +119,11 @@ def rebuild(
     """Replay the whole ledger into an empty read model."""
     with (
         reported(),
+        closing(open_ledger(store)) as ledger,
         closing(_open(store, view, family)) as v,
-        closing(RatingsLedger(store)) as ledger,
     ):
         stats = v.rebuild(_entries(ledger, 0, "rebuilding"))
+        binding.record(v, ledger)
         digest = v.digest()
     typer.echo(
         f"rebuilt to position {stats.last_position}: {stats.items_rated} items rated, "

@@ -21,10 +21,11 @@ from ledger.application import RatingsLedger
 from ledger.domain import LedgerError
 from ledger.interchange.exports import crosstable
 from ledger.log import read_entries
+from ledger.reading import open_ledger
 from ledger.rules.uschess.floors import OLM_GAMES
 from ledger.store import view_path
+from projections import binding, queries
 from projections import explain as ex
-from projections import queries
 from projections.projector import View
 from projections.queries import system_order
 from projections.timetravel import position_at, view_at
@@ -158,11 +159,20 @@ class Site:
     def _read(self, when: When) -> Iterator[tuple[View, RatingsLedger, When]]:
         """The read model caught up (or as known at `when.as_known_at`), and the ledger."""
         try:
+            ledger = open_ledger(self.store)
+        except LedgerError as exc:
+            raise HttpError("503 Service Unavailable", str(exc)) from None
+        try:
             v = View(self.view, self.family)
-            ledger = RatingsLedger(self.store)
-        except (LedgerError, ValueError) as exc:
+        except ValueError as exc:
+            ledger.close()
             raise HttpError("503 Service Unavailable", str(exc)) from None
         with closing(v), closing(ledger):
+            try:
+                binding.check(v, ledger)
+                binding.catch_up(v, ledger, read_entries(ledger, v.last_position))
+            except LedgerError as exc:
+                raise HttpError("503 Service Unavailable", str(exc)) from None
             position = None
             if when.as_known_at is not None:
                 position = position_at(ledger, datetime.fromisoformat(when.as_known_at))
