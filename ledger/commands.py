@@ -473,6 +473,13 @@ class AmendRules(Command):
         return fields
 
 
+class VoidEntry(Command):
+    """Take back one entry's effect on ratings (not a section's: withdraw or correct it)."""
+
+    position: Annotated[int, Field(ge=1)]
+    reason: Reason
+
+
 _ACTOR = TypeAdapter(Annotated[Text, Field(max_length=100)], config=Command.model_config)
 _REASON = TypeAdapter(Reason, config=Command.model_config)
 _RECORD_ID_ADAPTER = TypeAdapter(RecordId, config=Command.model_config)

@@ -303,6 +303,22 @@ class RulesAmendment(Aggregate):
         self.parameter = parameter
 
 
+def void_key(position: int) -> UUID:
+    return uuid5(NAMESPACE, f"void:{position}")
+
+
+class Void(Aggregate):
+    """A director's decision that the entry at `position` has no effect (one void each)."""
+
+    @staticmethod
+    def create_id(position: int) -> UUID:
+        return void_key(position)
+
+    @fact("EntryVoided")
+    def __init__(self, position: int, reason: str, actor: str) -> None:
+        self.position = position
+
+
 class Roles(Aggregate):
     """Who holds which role: created by `init`, which also makes its actor the first director."""
 
@@ -337,5 +353,5 @@ def _register_topics(*aggregates: type[Aggregate]) -> None:
 
 
 _register_topics(
-    Player, Section, Match, FideAdjustment, MoneyFloorAward, Override, RulesAmendment, Roles
+    Player, Section, Match, FideAdjustment, MoneyFloorAward, Override, RulesAmendment, Void, Roles
 )

@@ -16,6 +16,8 @@ from ledger.store import redacted, store_url
 class LedgerReader(RatingsLedger):
     """A RatingsLedger that creates no tables: a store that was never set up stays absent."""
 
+    name = RatingsLedger.name  # the same tables
+
     def construct_env(self, name: str, env: EnvType | None = None) -> Environment:
         return super().construct_env(name, {**(env or {}), f"{name.upper()}_CREATE_TABLE": "no"})
 

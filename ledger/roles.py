@@ -29,6 +29,7 @@ class Verb(StrEnum):
     MATCH = "match"
     OVERRIDE = "override"
     AMEND_RULES = "amend-rules"
+    VOID = "void"
     GRANT_ROLE = "grant-role"
     REVOKE_ROLE = "revoke-role"
 
@@ -46,6 +47,7 @@ MAY: dict[Verb, tuple[Role, ...]] = {
     Verb.MATCH: (D, TD),
     Verb.OVERRIDE: (D,),
     Verb.AMEND_RULES: (D,),
+    Verb.VOID: (D,),
     Verb.GRANT_ROLE: (D,),
     Verb.REVOKE_ROLE: (D,),
 }

@@ -4,12 +4,16 @@ model of another ledger, or one ahead of its ledger, is refused with one line.""
 
 from __future__ import annotations
 
+import itertools
+import tempfile
 from collections.abc import Iterable
+from contextlib import closing
+from pathlib import Path
 
 from ledger.application import RatingsLedger
 from ledger.chain import link_at
 from ledger.domain import LedgerError
-from ledger.log import LedgerEntry
+from ledger.log import LedgerEntry, read_entries
 from ledger.reading import ledger_id
 from ledger.store import redacted
 from projections.lock import exclusive
@@ -81,6 +85,17 @@ def record(view: View, ledger: RatingsLedger) -> None:
 def copy(source: View, target: View) -> None:
     """Give `target` the binding of `source` (a rebuilt copy, to compare digests)."""
     _write(target, binding(source))
+
+
+def recomputed(view: View, ledger: RatingsLedger) -> str:
+    """The digest of `view` rebuilt from `ledger` up to its position, in a temporary file."""
+    last = view.last_position
+    with tempfile.TemporaryDirectory() as tmp:
+        fresh = View(Path(tmp) / "view.db", view.family, view.what_if, checkpoint_every=0)
+        with closing(fresh):
+            fresh.catch_up(itertools.takewhile(lambda e: e.position <= last, read_entries(ledger)))
+            copy(view, fresh)
+            return fresh.digest()
 
 
 def _write(view: View, rows: dict[str, str]) -> None:

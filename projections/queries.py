@@ -277,6 +277,18 @@ def rating_values(path: str, system: str | None) -> dict[tuple[str, str], tuple[
     return {(p, s): (r, o, g) for p, s, r, o, g in rows}
 
 
+def problems(view: ReadModel) -> list[dict[str, Any]]:
+    """The entries the projector could not apply, in ledger order (none before it records
+    any: a read model without a `problems` table has none)."""
+    if "problems" not in view.db.table_names():
+        return []
+    return list(
+        view.db.query(
+            "select position, item_key, kind, reason from problems order by position, item_key"
+        )
+    )
+
+
 def _history_out(r: dict[str, Any]) -> dict[str, Any]:
     r = dict(r)
     r["detail"] = json.loads(r["detail"])

@@ -56,6 +56,7 @@ SUBJECT_KEYS = (
     "action",
     "rating_list",
     "parameter",
+    "position",
 )
 
 

@@ -33,6 +33,7 @@ def register(app: typer.Typer) -> None:
     app.command("explain")(explain)
     app.command("replay")(replay)
     app.command("diff")(diff)
+    app.command("problems")(problems)
 
 
 KnownAt = Annotated[
@@ -322,3 +323,21 @@ def diff(
             usage(f"{path}: no such read model")
     out = cmp.diff(str(view_a), str(view_b), system)
     typer.echo(json.dumps(out, indent=2) if as_json else cmp.render(out))
+
+
+def problems(
+    as_json: AsJson = False,
+    store: Store = DEFAULT_STORE,
+    view: ViewPath = None,
+    family: Family = "uschess",
+) -> None:
+    """The ledger entries the read model could not apply, and why."""
+    with caught_up(store, view, family) as v:
+        rows = queries.problems(v)
+    if as_json:
+        print_json(rows)
+        return
+    if not rows:
+        typer.echo("no problems: every entry was applied")
+    for r in rows:
+        typer.echo(f"{r['position']:>8}  {r['kind']:<24} {r['item_key'] or '-':<40} {r['reason']}")

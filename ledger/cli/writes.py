@@ -30,6 +30,7 @@ from ledger.commands import (
     SubmitFideAdjustment,
     SubmitMatch,
     SubmitSection,
+    VoidEntry,
 )
 from ledger.domain import InvalidCommand
 from ledger.log import LedgerEntry, read_entries
@@ -63,6 +64,7 @@ def register(app: typer.Typer) -> None:
     app.command("match")(match)
     app.command("override")(override)
     app.command("amend-rules")(amend_rules)
+    app.command("void")(void)
     app.command("grant-role")(grant_role)
     app.command("revoke-role")(revoke_role)
     app.command("log")(log)
@@ -233,6 +235,21 @@ def amend_rules(
         with closing(RatingsLedger(store, preview=dry_run)) as ledger:
             entries = ledger.amend_rules(amendment, actor=actor)
             _report(ledger, store, view, entries, dry_run, as_json)
+
+
+def void(
+    position: Annotated[int, typer.Argument(help="The ledger position of the entry to void")],
+    reason: Reason,
+    actor: Actor,
+    store: Store = DEFAULT_STORE,
+) -> None:
+    """Take back one entry's effect on ratings (directors only); a section is withdrawn or
+    corrected instead."""
+    with reported():
+        decision = commands.parse(VoidEntry, {"position": position, "reason": reason})
+        with closing(RatingsLedger(store)) as ledger:
+            entries = ledger.void(decision, actor=actor)
+    print_entries(entries)
 
 
 def log(

@@ -153,6 +153,8 @@ class Site:
                 return _section(view, "/".join(parts[1:]), when)
             if parts == ["log"]:
                 return _log(ledger, _int(query.get("after", "0"), "after"), when)
+            if parts == ["problems"]:
+                return _problems(view, when)
         raise HttpError("404 Not Found", f"no page at {route}")
 
     @contextmanager
@@ -497,6 +499,22 @@ def _log(ledger: RatingsLedger, after: int, when: When) -> tuple[Any, str]:
     )
     data = {"after": after, "entries": entries, "more": more, "position": when.position}
     return data, _layout("Ledger log", body, when)
+
+
+def _problems(view: View, when: When) -> tuple[Any, str]:
+    found = queries.problems(view)
+    rows = "".join(
+        f"<tr><td><a href='{href('/log', when, after=r['position'] - 1)}'>{r['position']}</a>"
+        f"</td><td>{e(r['kind'])}</td><td>{e(r['item_key'])}</td><td>{e(r['reason'])}</td></tr>"
+        for r in found
+    )
+    body = (
+        "<table class='problems'><thead><tr><th>Position</th><th>Kind</th><th>Item</th>"
+        f"<th>Reason</th></tr></thead><tbody>{rows}</tbody></table>"
+        if found
+        else "<p>No problems: every ledger entry was applied.</p>"
+    )
+    return {"problems": found, "position": when.position}, _layout("Problems", body, when)
 
 
 def _subject(entry: dict[str, Any], when: When) -> str:
