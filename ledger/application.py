@@ -283,7 +283,9 @@ class RatingsLedger(Application):
                 raise InvalidCommand(("position",), f"the ledger has no entry at {position}")
             kind = entry_type(found[0].topic)
             if kind in UNVOIDABLE:
-                raise InvalidCommand(("position",), f"{position} is a {kind}: {UNVOIDABLE[kind]}")
+                raise InvalidCommand(
+                    ("position",), f"the entry at {position} is {kind}: {UNVOIDABLE[kind]}"
+                )
             if self._exists(void_key(position)):
                 raise InvalidCommand(("position",), f"the entry at {position} is already voided")
             return [Void(**decision.event_fields(), actor=actor)]
