@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from ledger.application import RatingsLedger
 from ledger.cli import app
 from ledger.log import UnreadableEntry, read_entries
+from ledger.web.app import Site
 from projections import queries
 from projections.projector import View
 
@@ -34,6 +35,7 @@ def run(*args: str):
         ["rating", PLAYERS[0], "--system", "OTBR", "--as-of", "2024-01-01"],
         ["catch-up"],
         ["problems"],
+        ["log"],
     ],
 )
 def test_a_read_on_a_missing_store_fails_with_one_line_and_creates_nothing(
@@ -152,3 +154,12 @@ def test_an_unreadable_stored_row_is_one_error_line_naming_its_position(
     assert result.exit_code == 1
     assert f"error: the entry at position {position} cannot be read: " in result.stderr
     assert result.stderr.count("\n") == 1
+
+
+def test_the_web_site_on_a_missing_store_answers_503_and_creates_nothing(tmp_path: Path):
+    site = Site(f"sqlite:///{tmp_path / 'ledger.db'}")
+    seen: list[str] = []
+    body = b"".join(site({"PATH_INFO": "/", "REQUEST_METHOD": "GET"}, lambda s, h: seen.append(s)))
+    assert seen == ["503 Service Unavailable"]
+    assert b"no ledger at" in body
+    assert list(tmp_path.iterdir()) == []

@@ -34,6 +34,7 @@ from ledger.commands import (
 )
 from ledger.domain import InvalidCommand
 from ledger.log import LedgerEntry, read_entries
+from ledger.reading import open_ledger
 from ledger.roles import Role
 from ledger.store import DEFAULT_STORE, redacted, view_path
 
@@ -259,7 +260,7 @@ def log(
     store: Store = DEFAULT_STORE,
 ) -> None:
     """Print the ledger's entries in order."""
-    with reported(), closing(RatingsLedger(store)) as ledger:
+    with reported(), closing(open_ledger(store)) as ledger:
         entries: Iterable[LedgerEntry] = read_entries(ledger, after)
         if limit is not None:
             entries = islice(entries, limit)
