@@ -32,6 +32,7 @@ from ledger.commands import (
     SubmitFideAdjustment,
     SubmitMatch,
     SubmitSection,
+    VoidEntry,
 )
 from ledger.domain import (
     ROLES_KEY,
@@ -47,13 +48,15 @@ from ledger.domain import (
     RulesAmendment,
     Section,
     StoreError,
+    Void,
     fide_adjustment_key,
     match_key,
     player_key,
     published_list_key,
     section_key,
+    void_key,
 )
-from ledger.log import LedgerEntry, to_entry
+from ledger.log import LedgerEntry, entry_type, to_entry
 from ledger.roles import NotInitialized, Role, Verb, authorize, parse_holder, parse_role
 from ledger.rules.rating_lists import RatingList
 from ledger.store import redacted, store_env, store_url
@@ -62,6 +65,18 @@ A = TypeVar("A", bound=Aggregate)
 ATTEMPTS = 6
 BACKOFF_SECONDS = 0.005  # up to 5, 10, 20, … ms (random) before deciding again
 CREATE_TABLES_LOCK = 0x7261_7469_6E67_73  # a PostgreSQL advisory lock key ("ratings")
+
+
+UNVOIDABLE = {
+    "SectionSubmitted": "withdraw or correct the section instead",
+    "SectionCorrected": "withdraw or correct the section instead",
+    "SectionWithdrawn": "a withdrawal is final",
+    "EntryVoided": "a void cannot be voided",
+    "LedgerInitialized": "the ledger's set-up cannot be voided",
+    "RoleGranted": "revoke the role instead",
+    "RoleRevoked": "grant the role again instead",
+}
+"""Entries `void` refuses, with what to do instead."""
 
 
 class RatingsLedger(Application):
@@ -385,6 +400,30 @@ class RatingsLedger(Application):
                 return published
             as_of = date.fromisoformat(record.as_of)
             published.append(RatingList(record.list_name, as_of, record.cutoff_position))
+
+    def void(self, decision: VoidEntry, *, actor: str) -> list[LedgerEntry]:
+        """Take back the effect of the entry at a position: not a section's (withdraw or
+        correct it), a role's (revoke it), a void's, or one already voided."""
+        actor = commands.actor(actor)
+
+        def decide() -> list[Aggregate]:
+            position = decision.position
+            try:
+                found = self.recorder.select_notifications(position, 1)
+            except PersistenceError as exc:
+                raise StoreError(f"store {redacted(self.store)}: {exc}") from None
+            if not found or found[0].id != position:
+                raise InvalidCommand(("position",), f"the ledger has no entry at {position}")
+            kind = entry_type(found[0].topic)
+            if kind in UNVOIDABLE:
+                raise InvalidCommand(
+                    ("position",), f"the entry at {position} is {kind}: {UNVOIDABLE[kind]}"
+                )
+            if self._exists(void_key(position)):
+                raise InvalidCommand(("position",), f"the entry at {position} is already voided")
+            return [Void(**decision.event_fields(), actor=actor)]
+
+        return self._append(Verb.VOID, actor, decide)
 
     def initialize(self, *, actor: str) -> list[LedgerEntry]:
         """Set the ledger up with `actor` as its first director; a ledger is set up once."""

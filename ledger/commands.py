@@ -500,6 +500,13 @@ class PublishList(Command):
     cutoff_position: LedgerPosition | None = None
 
 
+class VoidEntry(Command):
+    """Take back one entry's effect on ratings (not a section's: withdraw or correct it)."""
+
+    position: Annotated[int, Field(ge=1, le=plausible.MAX_POSITION)]
+    reason: Reason
+
+
 _ACTOR = TypeAdapter(
     Annotated[str, plausible.text(plausible.MAX_ACTOR)], config=Command.model_config
 )

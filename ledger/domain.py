@@ -371,6 +371,22 @@ class PublishedList(Aggregate):
         self.cutoff_position = cutoff_position
 
 
+def void_key(position: int) -> UUID:
+    return uuid5(NAMESPACE, f"void:{position}")
+
+
+class Void(Aggregate):
+    """A director's decision that the entry at `position` has no effect (one void each)."""
+
+    @staticmethod
+    def create_id(position: int) -> UUID:
+        return void_key(position)
+
+    @fact("EntryVoided")
+    def __init__(self, position: int, reason: str, actor: str) -> None:
+        self.position = position
+
+
 class Roles(Aggregate):
     """Who holds which role: created by `init`, which also makes its actor the first director."""
 
@@ -413,5 +429,6 @@ _register_topics(
     Override,
     RulesAmendment,
     PublishedList,
+    Void,
     Roles,
 )

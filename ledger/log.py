@@ -9,6 +9,8 @@ from typing import Any, Protocol
 
 from eventsourcing.persistence import ApplicationRecorder, Notification
 
+from ledger.domain import LedgerError
+
 
 class HasRecorder(Protocol):
     recorder: ApplicationRecorder
@@ -38,16 +40,36 @@ def entry_type(topic: str) -> str:
         return name
 
 
+class UnreadableEntry(LedgerError):
+    """A stored row that is not an entry the ledger wrote (not JSON, or missing its fields)."""
+
+    def __init__(self, position: int, reason: str) -> None:
+        super().__init__(f"the entry at position {position} cannot be read: {reason}")
+        self.position = position
+        self.reason = reason
+
+
 def to_entry(notification: Notification) -> LedgerEntry:
-    """Decode one stored event with the plain JSON the ledger writes (no datetime parsing)."""
-    payload = json.loads(notification.state)
-    recorded_at = payload.pop("timestamp")["_data_"]
-    payload.pop("originator_topic", None)
+    """Decode one stored event with the plain JSON the ledger writes (no datetime parsing);
+    UnreadableEntry if it is not one."""
+    try:
+        payload = json.loads(notification.state)
+        if not isinstance(payload, dict):
+            raise TypeError(f"its state is a JSON {type(payload).__name__}, not an object")
+        recorded_at = payload.pop("timestamp")["_data_"]
+        payload.pop("originator_topic", None)
+        actor = payload.pop("actor")
+        if not isinstance(recorded_at, str) or not isinstance(actor, str):
+            raise TypeError("its time or actor is not text")
+    except (ValueError, TypeError) as exc:  # JSONDecodeError and UnicodeDecodeError too
+        raise UnreadableEntry(notification.id, str(exc)) from None
+    except KeyError as exc:
+        raise UnreadableEntry(notification.id, f"its state has no {exc} field") from None
     return LedgerEntry(
         position=notification.id,
         type=entry_type(notification.topic),
         recorded_at=recorded_at,
-        actor=payload.pop("actor"),
+        actor=actor,
         aggregate_id=str(notification.originator_id),
         payload=payload,
     )

@@ -32,6 +32,7 @@ class Verb(StrEnum):
     REVOKE_OVERRIDE = "revoke-override"
     AMEND_RULES = "amend-rules"
     PUBLISH_LIST = "publish-list"
+    VOID = "void"
     GRANT_ROLE = "grant-role"
     REVOKE_ROLE = "revoke-role"
 
@@ -52,6 +53,7 @@ MAY: dict[Verb, tuple[Role, ...]] = {
     Verb.REVOKE_OVERRIDE: (D,),
     Verb.AMEND_RULES: (D,),
     Verb.PUBLISH_LIST: (D, RA),
+    Verb.VOID: (D,),
     Verb.GRANT_ROLE: (D,),
     Verb.REVOKE_ROLE: (D,),
 }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
@@ -42,14 +43,6 @@ def store_env(url: str, app_name: str, read_only: bool = False) -> dict[str, str
             path = Path(settings["SQLITE_DBNAME"]).resolve()
             settings["SQLITE_DBNAME"] = f"file:{quote(str(path))}?mode=ro"
     return {prefix + key: value for key, value in settings.items()}
-
-
-def missing_store(url: str) -> str | None:
-    """Why a SQLite store cannot be read (its file is missing); None otherwise."""
-    settings = _settings(url)
-    if "SQLITE_DBNAME" in settings and not Path(settings["SQLITE_DBNAME"]).is_file():
-        return f"store {url!r}: no such SQLite file (nothing is created for a read)"
-    return None
 
 
 def _settings(url: str) -> dict[str, str]:
@@ -106,7 +99,8 @@ def _postgres_settings(url: str) -> dict[str, str]:
 
 
 def view_path(store: str, view: Path | None, family: str = "uschess") -> Path:
-    """`ledger.db` → `ledger.view.db` (`ledger.fide.view.db`…) beside it; other stores → ./."""
+    """`ledger.db` → `ledger.view.db` (`ledger.fide.view.db`…) beside it; a PostgreSQL store →
+    `./ratings-ledger.HOST-PORT-DB-SCHEMA.view.db`, one file per ledger."""
     if view is not None:
         return view
     suffix = ".view.db" if family == "uschess" else f".{family}.view.db"
@@ -114,4 +108,10 @@ def view_path(store: str, view: Path | None, family: str = "uschess") -> Path:
     if parts.scheme == "sqlite":
         db = Path(store[len("sqlite:///") :])
         return db.with_name(db.stem + suffix)
-    return Path("ratings-ledger" + suffix)
+    schema = parse_qs(parts.query).get("schema", [""])[-1] or "public"
+    try:
+        port = parts.port or 5432
+    except ValueError:
+        port = 0
+    where = f"{parts.hostname}-{port}-{unquote(parts.path.lstrip('/'))}-{schema}"
+    return Path("ratings-ledger." + re.sub(r"[^A-Za-z0-9_.-]+", "_", where) + suffix)

@@ -6,6 +6,7 @@ import hashlib
 import json
 import operator
 import shutil
+import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ from ledger.rules.uschess.versions import Amendment
 from projections import periods, queries
 from projections.foreign import RATERS, ForeignRater
 from projections.items import ITEM_ENTRIES, WITHDRAWALS, Item, item_key, to_item
+from projections.lock import BUSY_TIMEOUT_SECONDS, exclusive
 from projections.rating import Change, Rater, parse_amendments
 from projections.schema import (
     FAMILIES,
@@ -97,11 +99,12 @@ class View:
         if what_if == WhatIf():
             what_if = None  # the ledger's own rules: the same model as the real one
         self.path = str(path)
-        self.db = sqlite_utils.Database(self.path)
-        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db = sqlite_utils.Database(sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_SECONDS))
+        with exclusive(self.path):  # one process creates the tables; the others wait
+            self.db.execute("PRAGMA journal_mode=WAL")
+            create(self.db, family, None if what_if is None else what_if.to_json())
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA cache_size=-262144")  # 256 MiB: index writes stay in memory
-        create(self.db, family, None if what_if is None else what_if.to_json())
         self.family = self.db["meta"].get("rules_family")["value"]
         found = [r["value"] for r in self.db["meta"].rows_where("key = 'what_if'")]
         self.what_if = WhatIf.from_json(found[0]) if found else None
@@ -146,7 +149,12 @@ class View:
 
     def catch_up(self, entries: Iterable[LedgerEntry], dry_run: bool = False) -> CatchUp:
         """Apply every entry after the last processed position in one transaction (rolled
-        back with `dry_run`: the report of what would change, and nothing kept)."""
+        back with `dry_run`: the report of what would change, and nothing kept); one process
+        at a time (`projections.lock`): the others wait, then apply what is left, if any."""
+        with exclusive(self.path):
+            return self._catch_up(entries, dry_run)
+
+    def _catch_up(self, entries: Iterable[LedgerEntry], dry_run: bool) -> CatchUp:
         stats = CatchUp(last_position=self.last_position)
         batch = [e for e in entries if e.position > stats.last_position]
         if not batch:
@@ -508,13 +516,14 @@ class View:
         self._write_ratings(live)
 
     def rebuild(self, entries: Iterable[LedgerEntry]) -> CatchUp:
-        """Drop the read model and replay the whole ledger into it."""
-        self.db.close()
-        for suffix in ("-wal", "-shm", ""):
-            Path(self.path + suffix).unlink(missing_ok=True)
-        shutil.rmtree(self.checkpoints_dir, ignore_errors=True)
-        self.__init__(self.path, self.family, self.what_if, self.checkpoint_every)
-        return self.catch_up(entries)
+        """Drop the read model and replay the whole ledger into it (holding its lock)."""
+        with exclusive(self.path):
+            self.db.close()
+            for suffix in ("-wal", "-shm", ""):
+                Path(self.path + suffix).unlink(missing_ok=True)
+            shutil.rmtree(self.checkpoints_dir, ignore_errors=True)
+            self.__init__(self.path, self.family, self.what_if, self.checkpoint_every)
+            return self.catch_up(entries)
 
     def digest(self) -> str:
         """SHA-256 over every table's rows in primary-key order (rebuild identity)."""

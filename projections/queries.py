@@ -612,6 +612,18 @@ def names_in(path: str, ids: Sequence[str]) -> dict[str, str]:
         db.close()
 
 
+def problems(view: ReadModel) -> list[dict[str, Any]]:
+    """The entries the projector could not apply, in ledger order (none before it records
+    any: a read model without a `problems` table has none)."""
+    if "problems" not in view.db.table_names():
+        return []
+    return list(
+        view.db.query(
+            "select position, item_key, kind, reason from problems order by position, item_key"
+        )
+    )
+
+
 def _history_out(r: dict[str, Any]) -> dict[str, Any]:
     r = dict(r)
     r["detail"] = json.loads(r["detail"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 from ledger.application import RatingsLedger
 from ledger.commands import RegisterPlayer, SubmitSection, parse
 from ledger.roles import Role
+from ledger.store import view_path
 
 POSTGRES_URL = os.environ.get(
     "RATINGS_LEDGER_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test"
@@ -52,11 +54,17 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     schema = f"test_{uuid.uuid4().hex[:16]}"
     with psycopg.connect(base, autocommit=True) as conn:
         conn.execute(f'CREATE SCHEMA "{schema}"')
+    url = f"{base}?schema={schema}"
     try:
-        yield f"{base}?schema={schema}"
+        yield url
     finally:
         with psycopg.connect(base, autocommit=True) as conn:
             conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+        for family in ("uschess", "fide", "icu"):  # read models made in the current folder
+            view = str(view_path(url, None, family))
+            for leftover in (view, view + "-wal", view + "-shm", view + ".lock"):
+                Path(leftover).unlink(missing_ok=True)
+            shutil.rmtree(view + ".checkpoints", ignore_errors=True)
 
 
 @pytest.fixture

@@ -23,6 +23,7 @@ from ledger.commands import (
     SubmitFideAdjustment,
     SubmitMatch,
     SubmitSection,
+    VoidEntry,
     parse,
 )
 from ledger.domain import InvalidCommand
@@ -154,6 +155,18 @@ COMMANDS: dict[Verb, Command] = {
         parse(PublishList, {"family": "fide", "name": "2024-07", "as_of": "2024-07-01"}),
         actor=actor,
     ),
+    Verb.VOID: lambda app, actor: app.void(
+        parse(
+            VoidEntry,
+            {
+                "position": next(
+                    (e.position for e in read_entries(app) if e.type == "PlayerRegistered"), 1
+                ),
+                "reason": "registered in error",
+            },
+        ),
+        actor=actor,
+    ),
     Verb.GRANT_ROLE: lambda app, actor: app.grant_role("newcomer", Role.AUDITOR, actor=actor),
     Verb.REVOKE_ROLE: lambda app, actor: app.revoke_role("auditor", Role.AUDITOR, actor=actor),
 }
@@ -200,6 +213,7 @@ def test_every_write_verb_has_a_command_here_and_a_row_in_the_table() -> None:
                 Verb.OVERRIDE,
                 Verb.AWARD_MONEY_FLOOR,
                 Verb.AMEND_RULES,
+                Verb.VOID,
                 Verb.GRANT_ROLE,
                 Verb.REVOKE_ROLE,
             )

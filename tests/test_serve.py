@@ -119,7 +119,7 @@ def test_serve_refuses_to_start_on_a_missing_store_with_one_error_line(tmp_path)
     out = CliRunner().invoke(app, ["serve", "--store", f"sqlite:///{tmp_path / 'absent.db'}"])
     assert out.exit_code == 1
     assert out.output.count("error:") == 1
-    assert "no such SQLite file" in out.output
+    assert "no ledger at" in out.output
     assert list(tmp_path.iterdir()) == []
 
 

@@ -36,8 +36,8 @@ ViewPath = Annotated[
     typer.Option(
         "--view",
         envvar="RATINGS_LEDGER_VIEW",
-        help="The read model's SQLite file (default: beside a SQLite store, "
-        "else ./ratings-ledger-view.db)",
+        help="The read model's SQLite file (default: LEDGER.view.db beside a SQLite store, "
+        "else ./ratings-ledger.HOST-PORT-DB-SCHEMA.view.db)",
     ),
 ]
 AsJson = Annotated[bool, typer.Option("--json", help="Print JSON")]
@@ -81,6 +81,7 @@ SUBJECT_KEYS = (
     "family",
     "list_name",
     "parameter",
+    "position",
 )
 
 

@@ -27,9 +27,10 @@ from ledger.cli.common import (
 from ledger.log import LedgerEntry, read_entries
 from ledger.plausibility import check_parameter, shown
 from ledger.progress import progress
+from ledger.reading import open_ledger
 from ledger.rules.uschess.versions import VERSIONS, Amendment
 from ledger.store import DEFAULT_STORE, view_path
-from projections import queries
+from projections import binding, queries
 from projections.projector import View, WhatIf
 from projections.timetravel import NoSuchList, list_view, position_at, view_at
 
@@ -45,6 +46,7 @@ def register(app: typer.Typer) -> None:
     app.command("explain")(explain)
     app.command("replay")(replay)
     app.command("diff")(diff)
+    app.command("problems")(problems)
 
 
 HISTORY_CSV = (
@@ -88,11 +90,14 @@ def caught_up(
     or as the published list `list_name` saw it."""
     with (
         reported(),
+        closing(open_ledger(store)) as ledger,
         closing(_open(store, view, family)) as v,
-        closing(RatingsLedger(store)) as ledger,
     ):
+        binding.check(v, ledger)
         if known_at is not None:
             position = _position_at(ledger, known_at)
+
+        binding.catch_up(v, ledger, _entries(ledger, v.last_position, "catching up"))
 
         def read(after: int) -> Iterator[LedgerEntry]:
             return _entries(ledger, after, "catching up")
@@ -143,10 +148,11 @@ def catch_up(
     """Bring the read model up to date with the ledger (incremental)."""
     with (
         reported(),
+        closing(open_ledger(store)) as ledger,
         closing(_open(store, view, family)) as v,
-        closing(RatingsLedger(store)) as ledger,
     ):
-        stats = v.catch_up(_entries(ledger, v.last_position, "catching up"))
+        binding.check(v, ledger)
+        stats = binding.catch_up(v, ledger, _entries(ledger, v.last_position, "catching up"))
     if as_json:
         print_json(
             {
@@ -172,10 +178,11 @@ def rebuild(
     """Replay the whole ledger into an empty read model."""
     with (
         reported(),
+        closing(open_ledger(store)) as ledger,
         closing(_open(store, view, family)) as v,
-        closing(RatingsLedger(store)) as ledger,
     ):
         stats = v.rebuild(_entries(ledger, 0, "rebuilding"))
+        binding.record(v, ledger)
         digest = v.digest()
     if as_json:
         print_json(
@@ -498,3 +505,21 @@ def diff(
             usage(f"{path}: no such read model")
     out = cmp.diff(str(view_a), str(view_b), system)
     typer.echo(json.dumps(out, indent=2) if as_json else cmp.render(out))
+
+
+def problems(
+    as_json: AsJson = False,
+    store: Store = DEFAULT_STORE,
+    view: ViewPath = None,
+    family: Family = "uschess",
+) -> None:
+    """The ledger entries the read model could not apply, and why."""
+    with caught_up(store, view, family) as v:
+        rows = queries.problems(v)
+    if as_json:
+        print_json(rows)
+        return
+    if not rows:
+        typer.echo("no problems: every entry was applied")
+    for r in rows:
+        typer.echo(f"{r['position']:>8}  {r['kind']:<24} {r['item_key'] or '-':<40} {r['reason']}")

@@ -9,8 +9,9 @@ import typer
 from waitress.server import create_server
 from waitress.wasyncore import close_all, loop
 
-from ledger.cli.common import Family, Store, ViewPath, fail
-from ledger.store import DEFAULT_STORE, missing_store
+from ledger.cli.common import Family, Store, ViewPath, reported
+from ledger.reading import open_ledger
+from ledger.store import DEFAULT_STORE
 from ledger.web.app import Site
 
 THREADS = 8  # requests answered at once; a request is handed over only once fully read
@@ -75,9 +76,8 @@ def serve(
     family: Family = "uschess",
 ) -> None:
     """Serve the read-only audit site: players, sections, histories, explain, the log."""
-    absent = missing_store(store)
-    if absent:
-        fail(1, absent)
+    with reported():
+        open_ledger(store).close()  # refuse to start on a store that is not there
     httpd = server(Site(store, view, family), host, port)
     typer.echo(f"serving http://{host}:{httpd.server_port}/ (read-only); Ctrl-C stops")
     try:

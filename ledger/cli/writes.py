@@ -41,11 +41,13 @@ from ledger.commands import (
     SubmitFideAdjustment,
     SubmitMatch,
     SubmitSection,
+    VoidEntry,
 )
 from ledger.domain import InvalidCommand, StoreError
 from ledger.interchange.exports import to_csv
 from ledger.log import LedgerEntry, read_entries
 from ledger.plausibility import shown
+from ledger.reading import open_ledger
 from ledger.roles import Role
 from ledger.store import DEFAULT_STORE, redacted, store_url, view_path
 
@@ -86,6 +88,7 @@ def register(app: typer.Typer) -> None:
     app.command("revoke-override")(revoke_override)
     app.command("amend-rules")(amend_rules)
     app.command("publish-list")(publish_list)
+    app.command("void")(void)
     app.command("grant-role")(grant_role)
     app.command("revoke-role")(revoke_role)
     app.command("log")(log)
@@ -412,6 +415,21 @@ def publish_list(
     print_entries(entries)
 
 
+def void(
+    position: Annotated[int, typer.Argument(help="The ledger position of the entry to void")],
+    reason: Reason,
+    actor: Actor,
+    store: Store = DEFAULT_STORE,
+) -> None:
+    """Take back one entry's effect on ratings (directors only); a section is withdrawn or
+    corrected instead."""
+    with reported():
+        decision = commands.parse(VoidEntry, {"position": position, "reason": reason})
+        with closing(RatingsLedger(store)) as ledger:
+            entries = ledger.void(decision, actor=actor)
+    print_entries(entries)
+
+
 def log(
     as_json: Annotated[bool, typer.Option("--json", help="A JSON list of entries")] = False,
     as_csv: Annotated[bool, typer.Option("--csv", help="CSV: one row per entry")] = False,
@@ -451,7 +469,7 @@ def log(
                 since = date.fromisoformat(since).isoformat()
             except ValueError:
                 raise InvalidCommand((), f"--since: {since!r} is not a date (YYYY-MM-DD)") from None
-    with reported(), closing(RatingsLedger(store)) as ledger:
+    with reported(), closing(open_ledger(store)) as ledger:
         entries: Iterable[LedgerEntry] = (
             e
             for e in read_entries(ledger, after)

@@ -24,11 +24,12 @@ from ledger.application import RatingsLedger
 from ledger.domain import LedgerError
 from ledger.interchange.exports import crosstable
 from ledger.log import LedgerEntry, read_entries, to_entry
+from ledger.reading import open_ledger
 from ledger.rules.rounding import round_half_up
 from ledger.rules.uschess.floors import OLM_GAMES
-from ledger.store import missing_store, view_path
+from ledger.store import view_path
+from projections import binding, queries
 from projections import explain as ex
-from projections import queries
 from projections.projector import View
 from projections.queries import system_order
 from projections.timetravel import position_at, view_at
@@ -193,35 +194,39 @@ class Site:
                 return _section(view, ledger, "/".join(parts[1:]), when)
             if parts == ["log"]:
                 return _log(ledger, query, when)
+            if parts == ["problems"]:
+                return _problems(view, when)
         raise HttpError("404 Not Found", f"no page at {route}")
 
     @contextmanager
     def _read(self, when: When) -> Iterator[tuple[View, RatingsLedger, When]]:
         """The read model caught up (or as known at `when`), and the ledger opened read-only;
         a missing store is never created."""
-        absent = missing_store(self.store)
-        if absent:
-            raise HttpError("503 Service Unavailable", absent)
+        try:
+            ledger = open_ledger(self.store)
+        except LedgerError as exc:
+            raise HttpError("503 Service Unavailable", str(exc)) from None
         try:
             v = View(self.view, self.family)
         except (LedgerError, ValueError) as exc:
+            ledger.close()
             raise HttpError("503 Service Unavailable", str(exc)) from None
-        with closing(v):
+        with closing(v), closing(ledger):
             v.db.execute(f"PRAGMA busy_timeout = {int(self.busy_ms)}")
             try:
-                ledger = RatingsLedger(self.store, read_only=True)
+                binding.check(v, ledger)
+                binding.catch_up(v, ledger, read_entries(ledger, v.last_position))
             except LedgerError as exc:
                 raise HttpError("503 Service Unavailable", str(exc)) from None
-            with closing(ledger):
-                position = when.position
-                if when.as_known_at is not None:
-                    position = position_at(ledger, datetime.fromisoformat(when.as_known_at))
-                    if position == 0:
-                        raise HttpError(
-                            "404 Not Found", f"the ledger had no entries at {when.as_known_at}"
-                        )
-                with view_at(ledger, v, position) as shown:
-                    yield shown, ledger, replace(when, position=position)
+            position = when.position
+            if when.as_known_at is not None:
+                position = position_at(ledger, datetime.fromisoformat(when.as_known_at))
+                if position == 0:
+                    raise HttpError(
+                        "404 Not Found", f"the ledger had no entries at {when.as_known_at}"
+                    )
+            with view_at(ledger, v, position) as shown:
+                yield shown, ledger, replace(when, position=position)
 
 
 def _when(query: dict[str, str]) -> When:
@@ -817,6 +822,22 @@ def _entries_before(
         found += [x for x in map(to_entry, reversed(window)) if keep(x)]
         last = first
     return found[: LOG_PAGE + 1]
+
+
+def _problems(view: View, when: When) -> tuple[Any, str]:
+    found = queries.problems(view)
+    rows = "".join(
+        f"<tr><td><a href='{href('/log', when, after=r['position'] - 1)}'>{r['position']}</a>"
+        f"</td><td>{e(r['kind'])}</td><td>{e(r['item_key'])}</td><td>{e(r['reason'])}</td></tr>"
+        for r in found
+    )
+    body = (
+        "<table class='problems'><thead><tr><th>Position</th><th>Kind</th><th>Item</th>"
+        f"<th>Reason</th></tr></thead><tbody>{rows}</tbody></table>"
+        if found
+        else "<p>No problems: every ledger entry was applied.</p>"
+    )
+    return {"problems": found, "position": when.position}, _layout("Problems", body, when)
 
 
 def _subject(entry: dict[str, Any], when: When) -> str:

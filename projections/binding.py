@@ -1,0 +1,103 @@
+"""Each read model is bound to its ledger: `meta` names the ledger (a digest of its first
+entry, and its store with the password redacted) and the chain link it was built to; a read
+model of another ledger, or one ahead of its ledger, is refused with one line."""
+
+from __future__ import annotations
+
+import itertools
+import tempfile
+from collections.abc import Iterable
+from contextlib import closing
+from pathlib import Path
+
+from ledger.application import RatingsLedger
+from ledger.chain import link_at
+from ledger.domain import LedgerError
+from ledger.log import LedgerEntry, read_entries
+from ledger.reading import ledger_id
+from ledger.store import redacted
+from projections.lock import exclusive
+from projections.projector import CatchUp, View
+
+BINDING = ("ledger_id", "ledger_store", "built_to")
+
+
+class ViewMismatch(LedgerError):
+    """The read model is not (or no longer) a model of this ledger."""
+
+
+def binding(view: View) -> dict[str, str]:
+    """The binding rows of `view`'s meta table (none for a new read model)."""
+    rows = view.db.execute(
+        f"select key, value from meta where key in ({', '.join('?' for _ in BINDING)})",
+        BINDING,
+    ).fetchall()
+    return dict(rows)
+
+
+def check(view: View, ledger: RatingsLedger) -> None:
+    """Refuse a read model of another ledger or ahead of it; bind an unbound one."""
+    found = binding(view)
+    identity = ledger_id(ledger)
+    store = redacted(ledger.store)
+    where = f"the read model {view.path}"
+    if "ledger_id" in found and found["ledger_id"] != identity:
+        raise ViewMismatch(
+            f"{where} was built from another ledger ({found.get('ledger_store')}), not "
+            f"{store}: give this ledger's --view, or rebuild it"
+        )
+    head = ledger.recorder.max_notification_id() or 0
+    if view.last_position > head:
+        raise ViewMismatch(
+            f"{where} says it holds the ledger up to position {view.last_position}, but "
+            f"{store} ends at {head}: it was edited or is another ledger's; rebuild it"
+        )
+    digest, _, position = found.get("built_to", "").partition("@")
+    if position and (link := link_at(ledger, int(position))) is not None and link != digest:
+        raise ViewMismatch(
+            f"{where} was built from entries up to position {position} that {store} no "
+            "longer holds (the chain differs there): rebuild it"
+        )
+    if "ledger_id" not in found and identity is not None:
+        _write(view, {"ledger_id": identity, "ledger_store": store})
+
+
+def catch_up(view: View, ledger: RatingsLedger, entries: Iterable[LedgerEntry]) -> CatchUp:
+    """`view.catch_up(entries)`, then the chain link it was built to recorded in meta."""
+    stats = view.catch_up(entries)
+    record(view, ledger)
+    return stats
+
+
+def record(view: View, ledger: RatingsLedger) -> None:
+    """Bind `view` to `ledger` as built now (after a catch-up or a rebuild)."""
+    position = view.last_position
+    link = link_at(ledger, position) if position else None
+    rows = {"built_to": f"{link}@{position}"} if link is not None else {}
+    identity = ledger_id(ledger)
+    if identity is not None:
+        rows |= {"ledger_id": identity, "ledger_store": redacted(ledger.store)}
+    found = binding(view)
+    if any(found.get(k) != v for k, v in rows.items()):
+        _write(view, rows)
+
+
+def copy(source: View, target: View) -> None:
+    """Give `target` the binding of `source` (a rebuilt copy, to compare digests)."""
+    _write(target, binding(source))
+
+
+def recomputed(view: View, ledger: RatingsLedger) -> str:
+    """The digest of `view` rebuilt from `ledger` up to its position, in a temporary file."""
+    last = view.last_position
+    with tempfile.TemporaryDirectory() as tmp:
+        fresh = View(Path(tmp) / "view.db", view.family, view.what_if, checkpoint_every=0)
+        with closing(fresh):
+            fresh.catch_up(itertools.takewhile(lambda e: e.position <= last, read_entries(ledger)))
+            copy(view, fresh)
+            return fresh.digest()
+
+
+def _write(view: View, rows: dict[str, str]) -> None:
+    with exclusive(view.path), view.db.conn:
+        view.db["meta"].upsert_all([{"key": k, "value": v} for k, v in rows.items()], pk="key")
