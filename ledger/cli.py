@@ -10,6 +10,7 @@ from typing import Annotated, NoReturn
 import typer
 
 from ledger.cli_interchange import register as register_interchange_commands
+from ledger.cli_keys import register as register_key_commands
 from ledger.cli_ledger import register as register_ledger_commands
 from ledger.cli_verify import register as register_verify_commands
 from ledger.cli_view import register as register_view_commands
@@ -35,6 +36,7 @@ register_view_commands(app)
 register_interchange_commands(app)
 register_web_commands(app)
 register_verify_commands(app)
+register_key_commands(app)
 
 
 def fail(message: str) -> NoReturn:

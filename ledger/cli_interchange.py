@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from ledger.application import RatingsLedger
-from ledger.cli_ledger import Actor, Store, _print_entries, _reported
+from ledger.cli_ledger import Actor, Store, _print_entries, _reported, receipt_of
 from ledger.cli_view import AsJson, Family, ViewPath, _missing, _view
 from ledger.commands import RegisterPlayer, parse
 from ledger.domain import InvalidCommand
@@ -99,7 +99,7 @@ def import_trf(
             [imported], actor, store, dry_run, listed=False, register=register, names=names
         )
     if entries is not None:
-        _print_entries(entries)
+        _print_entries(entries, receipt_of(store, entries))
 
 
 def import_uschess_dbf(
@@ -125,7 +125,7 @@ def import_uschess_dbf(
         )
         entries = _submit(imported, actor, store, dry_run, listed=True, register=register)
     if entries is not None:
-        _print_entries(entries)
+        _print_entries(entries, receipt_of(store, entries))
 
 
 def rating_list(

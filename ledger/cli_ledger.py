@@ -20,6 +20,7 @@ from pydantic import BaseModel
 
 from ledger import commands
 from ledger.application import RatingsLedger
+from ledger.chain import Head, link_at
 from ledger.commands import (
     AmendRules,
     AwardMoneyFloor,
@@ -92,25 +93,37 @@ def init(
     actor: Annotated[str, typer.Option(help="Who sets the ledger up; they become its director.")],
     store: Store = DEFAULT_STORE,
 ) -> None:
-    """Set the ledger up, once, with ACTOR as its first director (creating its tables)."""
+    """Set the ledger up, once, with ACTOR as its first director (creating its tables); ACTOR's
+    key is made in the keyring if it has none, and its public key recorded."""
     with _reported(), closing(RatingsLedger(store)) as ledger:
         director = ledger.initialize(actor=actor)[0].actor
         count = ledger.recorder.max_notification_id() or 0
     typer.echo(f"ledger ready at {redacted(store)}, director {director!r} ({count} entries)")
+    typer.echo(f"receipt {ledger.receipt}")
 
 
-def grant_role(holder: Holder, role: RoleName, actor: Actor, store: Store = DEFAULT_STORE) -> None:
-    """Give HOLDER a role (directors only); see docs/decisions.md for what each allows."""
+def grant_role(
+    holder: Holder,
+    role: RoleName,
+    actor: Actor,
+    public_key: Annotated[
+        str | None,
+        typer.Option(help="HOLDER's public key (`keys new`); default: the one held or in keyring"),
+    ] = None,
+    store: Store = DEFAULT_STORE,
+) -> None:
+    """Give HOLDER a role with their public key (directors only); a new key rotates theirs.
+    See docs/decisions.md for what each role allows."""
     with _reported(), closing(RatingsLedger(store)) as ledger:
-        entries = ledger.grant_role(holder, role, actor=actor)
-    _print_entries(entries)
+        entries = ledger.grant_role(holder, role, actor=actor, public_key=public_key)
+    _print_entries(entries, ledger.receipt)
 
 
 def revoke_role(holder: Holder, role: RoleName, actor: Actor, store: Store = DEFAULT_STORE) -> None:
     """Take a role from HOLDER (directors only); the last director cannot lose the role."""
     with _reported(), closing(RatingsLedger(store)) as ledger:
         entries = ledger.revoke_role(holder, role, actor=actor)
-    _print_entries(entries)
+    _print_entries(entries, ledger.receipt)
 
 
 def register_players(file: JsonFile, actor: Actor, store: Store = DEFAULT_STORE) -> None:
@@ -190,7 +203,7 @@ def award_money_floor(
         award = commands.parse(AwardMoneyFloor, {**data, "system": system})
         with closing(RatingsLedger(store)) as ledger:
             entries = ledger.award_money_floor(award, actor=actor)
-    _print_entries(entries)
+    _print_entries(entries, ledger.receipt)
 
 
 def match(file: JsonFile, actor: Actor, store: Store = DEFAULT_STORE) -> None:
@@ -261,8 +274,8 @@ def log(
     limit: Annotated[int | None, typer.Option(min=1, help="At most this many entries")] = None,
     store: Store = DEFAULT_STORE,
 ) -> None:
-    """Print the ledger's entries in order."""
-    with _reported(), closing(RatingsLedger(store)) as ledger:
+    """Print the ledger's entries in order (reads only: read-only credentials suffice)."""
+    with _reported(), closing(RatingsLedger(store, readonly=True)) as ledger:
         entries: Iterable[LedgerEntry] = read_entries(ledger, after)
         if limit is not None:
             entries = islice(entries, limit)
@@ -287,7 +300,7 @@ def _append_file(
         items, report.listed = commands.load_file(file, model)
         with closing(RatingsLedger(store)) as ledger:
             entries = verb(ledger, *items, actor=actor)
-    _print_entries(entries)
+    _print_entries(entries, ledger.receipt)
 
 
 class _Report:
@@ -352,16 +365,27 @@ def _report(
         for e in entries:
             typer.echo(f"would record {e.type} at position {e.position}: {_subject(e)}")
     else:
-        _print_entries(entries)
+        _print_entries(entries, ledger.receipt)
     if report is not None:
         typer.echo(render(report))
 
 
-def _print_entries(entries: list[LedgerEntry]) -> None:
+def receipt_of(store: str, entries: list[LedgerEntry]) -> Head | None:
+    """The receipt of a write that appended `entries`: the chain's link at its last one."""
+    if not entries:
+        return None
+    with closing(RatingsLedger(store, readonly=True)) as ledger:
+        return Head(link_at(ledger, entries[-1].position) or "", entries[-1].position)
+
+
+def _print_entries(entries: list[LedgerEntry], receipt: Head | None) -> None:
+    """Each entry recorded, then the write's receipt DIGEST@POS (`verify --expect` checks it)."""
     if not entries:
         typer.echo("nothing new to record")
     for e in entries:
         typer.echo(f"recorded {e.type} at position {e.position}: {_subject(e)}")
+    if entries and receipt is not None:
+        typer.echo(f"receipt {receipt}")
 
 
 def _print_json(entries: Iterable[LedgerEntry]) -> None:

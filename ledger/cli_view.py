@@ -14,7 +14,7 @@ import typer
 
 from ledger.application import RatingsLedger
 from ledger.cli_ledger import Store, _reported
-from ledger.log import LedgerEntry, read_entries
+from ledger.log import LedgerEntry, read_entries, read_verified_entries
 from ledger.progress import progress
 from ledger.rules.uschess.versions import VERSIONS, Amendment
 from ledger.store import DEFAULT_STORE, view_path
@@ -75,7 +75,7 @@ def _view(
     with (
         _reported(),
         closing(_open(store, view, family)) as v,
-        closing(RatingsLedger(store)) as ledger,
+        closing(RatingsLedger(store, readonly=True)) as ledger,
     ):
         if known_at is not None:
             position = _position_at(ledger, known_at)
@@ -93,7 +93,7 @@ def view_at(ledger: RatingsLedger, v: View, position: int | None = None) -> Iter
         return
     with tempfile.TemporaryDirectory() as tmp:
         past = v.at_position(
-            lambda after: read_entries(ledger, after), position, Path(tmp) / "past.db"
+            lambda after: read_verified_entries(ledger, after), position, Path(tmp) / "past.db"
         )
         with closing(past):
             yield past
@@ -124,9 +124,11 @@ def _position_at(ledger: RatingsLedger, known_at: str) -> int:
 
 
 def _entries(ledger: RatingsLedger, after: int, label: str) -> Iterator[LedgerEntry]:
-    """The ledger's entries after `after`, with a progress bar on a terminal."""
+    """The ledger's entries after `after`, their signatures checked (`read_verified_entries`:
+    an entry whose signature fails stops the catch-up or rebuild with one line naming its
+    position), with a progress bar on a terminal."""
     last = ledger.recorder.max_notification_id() or 0
-    return progress(read_entries(ledger, after), max(last - after, 0), label)
+    return progress(read_verified_entries(ledger, after), max(last - after, 0), label)
 
 
 def _open(store: str, view: Path | None, family: str) -> View:
@@ -143,7 +145,7 @@ def catch_up(
     with (
         _reported(),
         closing(_open(store, view, family)) as v,
-        closing(RatingsLedger(store)) as ledger,
+        closing(RatingsLedger(store, readonly=True)) as ledger,
     ):
         stats = v.catch_up(_entries(ledger, v.last_position, "catching up"))
     typer.echo(
@@ -159,7 +161,7 @@ def rebuild(
     with (
         _reported(),
         closing(_open(store, view, family)) as v,
-        closing(RatingsLedger(store)) as ledger,
+        closing(RatingsLedger(store, readonly=True)) as ledger,
     ):
         stats = v.rebuild(_entries(ledger, 0, "rebuilding"))
         digest = v.digest()
@@ -334,7 +336,7 @@ def replay(
     with (
         _reported(),
         closing(View(to, "uschess", what_if)) as v,
-        closing(RatingsLedger(store)) as ledger,
+        closing(RatingsLedger(store, readonly=True)) as ledger,
     ):
         stats = v.rebuild(_entries(ledger, 0, "replaying"))
         digest = v.digest()

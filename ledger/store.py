@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.request import pathname2url
 
 from ledger.domain import StoreError
 
@@ -28,21 +29,35 @@ def redacted(url: str) -> str:
     return parts._replace(netloc=netloc).geturl()
 
 
-def store_env(url: str, app_name: str) -> dict[str, str]:
-    """The environment of application `app_name` for the store at `url`.
+def store_env(url: str, app_name: str, readonly: bool = False) -> dict[str, str]:
+    """The environment of application `app_name` for the store at `url`: its recorder seals
+    every write (`ledger.chain`); `readonly` creates nothing and, on SQLite, opens the file
+    read-only (a missing file is a StoreError).
 
     Every key carries the application's prefix (`RATINGSLEDGER_PERSISTENCE_MODULE`, …).
     """
     prefix = app_name.upper() + "_"
-    return {prefix + key: value for key, value in _settings(url).items()}
+    settings = _settings(url, readonly)
+    if readonly:
+        settings["CREATE_TABLE"] = "no"
+    return {prefix + key: value for key, value in settings.items()}
 
 
-def _settings(url: str) -> dict[str, str]:
+def _settings(url: str, readonly: bool) -> dict[str, str]:
     scheme = url.partition(":")[0]
     if scheme == "sqlite":
-        return _sqlite_settings(url)
+        settings = _sqlite_settings(url)
+        settings["APPLICATION_RECORDER_TOPIC"] = "ledger.chain:SealingSQLiteRecorder"
+        if readonly:
+            path = Path(settings["SQLITE_DBNAME"])
+            if not path.is_file():
+                raise StoreError(f"store {url!r}: no ledger at {path} (run init to create one)")
+            settings["SQLITE_DBNAME"] = f"file:{pathname2url(str(path.resolve()))}?mode=ro"
+        return settings
     if scheme in ("postgresql", "postgres"):
-        return _postgres_settings(url)
+        return _postgres_settings(url) | {
+            "APPLICATION_RECORDER_TOPIC": "ledger.chain_postgres:SealingPostgresRecorder"
+        }
     raise StoreError(
         f"store {redacted(url)!r}: use sqlite:///PATH.db or postgresql://USER@HOST:PORT/DB"
     )

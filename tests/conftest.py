@@ -13,6 +13,7 @@ import pytest
 from ledger.application import RatingsLedger
 from ledger.commands import RegisterPlayer, SubmitSection, parse
 from ledger.roles import Role
+from ledger.signing import KEYRING_VARIABLE, Keyring
 
 POSTGRES_URL = os.environ.get(
     "RATINGS_LEDGER_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test"
@@ -20,6 +21,27 @@ POSTGRES_URL = os.environ.get(
 REQUIRE_POSTGRES = os.environ.get("RATINGS_LEDGER_REQUIRE_POSTGRES") == "1"
 DIRECTOR = "director"
 CAST = {"office": Role.RATINGS_ADMIN, "td": Role.TOURNAMENT_DIRECTOR}
+USUAL_ACTORS = (
+    *(DIRECTOR, *CAST, "admin", "auditor", "ann", "bea", "bob", "ed", "me", "newcomer", "ola"),
+    *("rival", "tom", "membership", "migration", "ratings-office"),
+    *(f"{kind}{n}" for kind in "PTW" for n in range(6)),
+)
+
+
+@pytest.fixture(scope="session")
+def shared_keyring(tmp_path_factory: pytest.TempPathFactory) -> Keyring:
+    """A keyring made once, holding keys for the actors the tests write as (USUAL_ACTORS)."""
+    ring = Keyring(tmp_path_factory.mktemp("keys"))
+    for actor in USUAL_ACTORS:
+        ring.create(actor)
+    return ring
+
+
+@pytest.fixture(autouse=True)
+def keyring(shared_keyring: Keyring, monkeypatch: pytest.MonkeyPatch) -> Keyring:
+    """Every test writes with the shared test keyring ($RATINGS_LEDGER_KEYRING), never ~."""
+    monkeypatch.setenv(KEYRING_VARIABLE, str(shared_keyring.path))
+    return shared_keyring
 
 
 @pytest.fixture(scope="session")

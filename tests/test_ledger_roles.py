@@ -251,9 +251,10 @@ def test_init_makes_its_actor_the_director_once(store_url: str) -> None:
     # second `init` on an initialized ledger is refused clearly".
     with closing(RatingsLedger(store_url)) as app:
         entries = app.initialize(actor="ann")
+        key = app.keyring.public_key("ann")
         assert [(e.type, e.actor, e.payload) for e in entries] == [
-            ("LedgerInitialized", "ann", {}),
-            ("RoleGranted", "ann", {"holder": "ann", "role": "director"}),
+            ("LedgerInitialized", "ann", {"public_key": key}),
+            ("RoleGranted", "ann", {"holder": "ann", "role": "director", "public_key": key}),
         ]
         assert app.holders() == {"ann": {Role.DIRECTOR}}
         with pytest.raises(InvalidCommand, match="already initialized \\(director: 'ann'\\)"):
@@ -269,7 +270,7 @@ def test_a_granted_role_takes_effect_and_a_revoked_one_stops(prepared: RatingsLe
     [granted] = prepared.grant_role("td", Role.RATINGS_ADMIN, actor="director")
     assert (granted.type, granted.payload) == (
         "RoleGranted",
-        {"holder": "td", "role": "ratings_admin"},
+        {"holder": "td", "role": "ratings_admin", "public_key": prepared.keyring.public_key("td")},
     )
     assert prepared.roles_of("td") == {Role.TOURNAMENT_DIRECTOR, Role.RATINGS_ADMIN}
     [revoked] = prepared.revoke_role("td", Role.RATINGS_ADMIN, actor="director")
