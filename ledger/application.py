@@ -20,7 +20,7 @@ from eventsourcing.persistence import (
 from eventsourcing.utils import Environment, EnvType
 
 from ledger import commands
-from ledger.chain import Head, link_at
+from ledger.chain import Head
 from ledger.commands import (
     AmendRules,
     AwardMoneyFloor,
@@ -359,18 +359,16 @@ class RatingsLedger(Application):
                 return []
             if self.preview:
                 return self._previewed(aggregates)
-            signer = self._signer(actor)
+            signer, sealed = self._signer(actor), list[Head]()
             try:
-                recordings = self.save(*aggregates, signer=signer)
+                recordings = self.save(*aggregates, signer=signer, sealed=sealed)
             except IntegrityError:
                 time.sleep(random.uniform(0, BACKOFF_SECONDS * 2**attempt))
                 continue
             except PersistenceError as exc:
                 raise StoreError(f"store {redacted(self.store)}: {exc}") from None
-            entries = [to_entry(r.notification) for r in recordings]
-            last = entries[-1].position
-            self.receipt = Head(link_at(self, last) or "", last)
-            return entries
+            self.receipt = sealed[-1]
+            return [to_entry(r.notification) for r in recordings]
         raise ConflictError(
             f"other writers kept changing the same records ({ATTEMPTS} attempts); "
             "nothing was appended — try again"

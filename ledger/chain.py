@@ -143,6 +143,12 @@ def sealed_rows(
     return rows
 
 
+def receipt(sealed: list[Head] | None, rows: list[tuple[int, str, str]]) -> None:
+    """Hand the write's new head to its caller."""
+    if sealed is not None and rows:
+        sealed.append(Head(rows[-1][1], rows[-1][0]))
+
+
 @contextmanager
 def sealing() -> Iterator[None]:
     """Any failure to store the chain rows fails the write (its transaction rolls back)."""
@@ -164,8 +170,14 @@ class SealingSQLiteRecorder(SQLiteApplicationRecorder):
         ]
 
     def insert_events(
-        self, stored_events: Sequence[StoredEvent], *, signer: Signer | None = None, **kwargs: Any
+        self,
+        stored_events: Sequence[StoredEvent],
+        *,
+        signer: Signer | None = None,
+        sealed: list[Head] | None = None,
+        **kwargs: Any,
     ) -> Sequence[int] | None:
+        """Insert, sign and seal; the new head is appended to `sealed` (the write's receipt)."""
         signatures = sign_all(stored_events, signer)
         with self.datastore.transaction(commit=True) as c:
             ids = self._insert_events(c, stored_events, **kwargs) or []
@@ -174,6 +186,7 @@ class SealingSQLiteRecorder(SQLiteApplicationRecorder):
                 row = c.fetchone()
                 rows = sealed_rows(row[0] if row else None, ids, stored_events, signatures)
                 c.executemany(f"INSERT INTO {CHAIN_TABLE} VALUES (?, ?, ?)", rows)
+        receipt(sealed, rows)
         return ids
 
 

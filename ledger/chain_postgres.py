@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from eventsourcing.persistence import StoredEvent
+from eventsourcing.persistence import InterfaceError, OperationalError, StoredEvent
 from eventsourcing.postgres import PostgresApplicationRecorder
+from eventsourcing.utils import retry
 from psycopg.sql import SQL, Identifier
 
-from ledger.chain import CHAIN_TABLE, Signer, sealed_rows, sealing, sign_all
+from ledger.chain import CHAIN_TABLE, Head, Signer, receipt, sealed_rows, sealing, sign_all
 
 
 class SealingPostgresRecorder(PostgresApplicationRecorder):
@@ -28,9 +29,16 @@ class SealingPostgresRecorder(PostgresApplicationRecorder):
             ).format(self.chain_table)
         )
 
+    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def insert_events(
-        self, stored_events: Sequence[StoredEvent], *, signer: Signer | None = None, **kwargs: Any
+        self,
+        stored_events: Sequence[StoredEvent],
+        *,
+        signer: Signer | None = None,
+        sealed: list[Head] | None = None,
+        **kwargs: Any,
     ) -> Sequence[int] | None:
+        """Insert (under the table lock), sign and seal; the new head is appended to `sealed`."""
         signatures = sign_all(stored_events, signer)
         with (
             self.datastore.get_connection() as conn,
@@ -47,4 +55,5 @@ class SealingPostgresRecorder(PostgresApplicationRecorder):
                 curs.executemany(
                     SQL("INSERT INTO {} VALUES (%s, %s, %s)").format(self.chain_table), rows
                 )
+        receipt(sealed, rows)
         return ids

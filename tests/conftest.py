@@ -28,19 +28,21 @@ USUAL_ACTORS = (
 )
 
 
-@pytest.fixture(scope="session")
-def shared_keyring(tmp_path_factory: pytest.TempPathFactory) -> Keyring:
-    """A keyring made once, holding keys for the actors the tests write as (USUAL_ACTORS)."""
+@pytest.fixture(scope="session", autouse=True)
+def shared_keyring(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Keyring]:
+    """Every test writes with one keyring made for the session ($RATINGS_LEDGER_KEYRING, never
+    ~), holding keys for the actors the tests write as (USUAL_ACTORS)."""
     ring = Keyring(tmp_path_factory.mktemp("keys"))
     for actor in USUAL_ACTORS:
         ring.create(actor)
-    return ring
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(KEYRING_VARIABLE, str(ring.path))
+        yield ring
 
 
-@pytest.fixture(autouse=True)
-def keyring(shared_keyring: Keyring, monkeypatch: pytest.MonkeyPatch) -> Keyring:
-    """Every test writes with the shared test keyring ($RATINGS_LEDGER_KEYRING), never ~."""
-    monkeypatch.setenv(KEYRING_VARIABLE, str(shared_keyring.path))
+@pytest.fixture
+def keyring(shared_keyring: Keyring) -> Keyring:
+    """The session's keyring."""
     return shared_keyring
 
 
