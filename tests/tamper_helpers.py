@@ -130,7 +130,7 @@ def reseal(url: str) -> None:
                 originator_id=aggregate_id,
                 originator_version=version,
                 topic=topic,
-                state=bytes(state),
+                state=_bytes(state),
             )
             previous = link(previous, entry, bytes.fromhex(signature))
             conn.execute(
@@ -149,8 +149,13 @@ def resign(url: str, position: int, key: Ed25519PrivateKey) -> None:
             (position,),
         ).fetchone()
         aggregate_id = UUID(str(aggregate)) if mark == "?" else aggregate
-        signature = key.sign(message(aggregate_id, version, topic, bytes(state)))
+        signature = key.sign(message(aggregate_id, version, topic, _bytes(state)))
         conn.execute(
             f"UPDATE {chain} SET signature = {mark} WHERE position = {mark}",
             (signature.hex(), position),
         )
+
+
+def _bytes(state: Any) -> bytes:
+    """A stored state as bytes (SQLite's replace() turns an edited BLOB into TEXT)."""
+    return state.encode() if isinstance(state, str) else bytes(state)
