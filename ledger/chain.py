@@ -74,13 +74,20 @@ class Verification:
     roles: dict[str, set[str]] = field(default_factory=dict)
 
 
-def canonical(notification: Notification) -> bytes:
-    """One entry's canonical encoding: position, aggregate, version, topic and the payload as
-    sorted, compact JSON (so re-serializing the same facts never breaks the chain)."""
+def parsed(state: bytes) -> Any:
+    """A stored state's JSON; a row overwritten with something else is hashed as it is."""
     try:
-        state: Any = json.loads(notification.state)
-    except ValueError:  # a row overwritten with something else: hashed as it is, so it differs
-        state = {"unparsable": notification.state.hex()}
+        return json.loads(state)
+    except ValueError:
+        return {"unparsable": state.hex()}
+
+
+def canonical(notification: Notification, state: Any = None) -> bytes:
+    """One entry's canonical encoding: position, aggregate, version, topic and the payload as
+    sorted, compact JSON (so re-serializing the same facts never breaks the chain); `state`:
+    the payload parsed already."""
+    if state is None:
+        state = parsed(notification.state)
     return json.dumps(
         {
             "position": notification.id,
@@ -95,10 +102,10 @@ def canonical(notification: Notification) -> bytes:
     ).encode()
 
 
-def link(previous: str, notification: Notification, signature: bytes) -> str:
+def link(previous: str, notification: Notification, signature: bytes, state: Any = None) -> str:
     """The chain's link at `notification`: SHA-256 over the previous link, the entry and its
     signature."""
-    body = bytes.fromhex(previous) + canonical(notification) + signature
+    body = bytes.fromhex(previous) + canonical(notification, state) + signature
     return hashlib.sha256(body).hexdigest()
 
 
@@ -207,23 +214,24 @@ def verify(app_or_recorder: HasRecorder | ApplicationRecorder, keys_at: int = 0)
         sealed = links.all()
         for notification, signature in links.entries(0):
             count += 1
+            state = parsed(notification.state)
             while k < len(sealed) and sealed[k][0] < notification.id:
                 _first(breaks, Break(sealed[k][0], "the sealed entry is missing (deleted)"))
                 k += 1
             position = notification.id
             if k < len(sealed) and sealed[k][0] == position:
-                previous = link(previous, notification, sealed[k][2])
+                previous = link(previous, notification, sealed[k][2], state)
                 if sealed[k][1] != previous:
                     _first(
                         breaks, Break(position, "the entry differs from the one sealed (edited)")
                     )
                 k += 1
             else:
-                previous = link(previous, notification, b"")
+                previous = link(previous, notification, b"", state)
                 _first(breaks, Break(position, "the entry is not sealed (inserted or unchained)"))
             if not breaks:
                 try:
-                    verifier.check([_signed(notification, signature)])
+                    verifier.check_one(_signed(notification, signature), state)
                 except SignatureError as exc:
                     _first(breaks, Break(position, exc.reason))
             if position <= keys_at:

@@ -38,9 +38,11 @@ def entry_type(topic: str) -> str:
         return name
 
 
-def to_entry(notification: Notification) -> LedgerEntry:
-    """Decode one stored event with the plain JSON the ledger writes (no datetime parsing)."""
-    payload = json.loads(notification.state)
+def to_entry(notification: Notification, payload: dict[str, Any] | None = None) -> LedgerEntry:
+    """Decode one stored event with the plain JSON the ledger writes (no datetime parsing);
+    `payload`: its state parsed already (consumed)."""
+    if payload is None:
+        payload = json.loads(notification.state)
     recorded_at = payload.pop("timestamp")["_data_"]
     payload.pop("originator_topic", None)
     return LedgerEntry(
@@ -76,9 +78,16 @@ def read_verified_entries(
     a bad one raises SignatureError naming its position, before any entry of its batch is
     yielded. The read model's catch-up and rebuild read the ledger through this."""
     from ledger.chain import signed_entries, verifier_at
+    from ledger.signing import SignatureError
 
     verifier = verifier_at(app_or_recorder, after_position)
     for rows in signed_entries(app_or_recorder, after_position, batch):
-        verifier.check(signed for _, signed in rows)
-        for notification, _ in rows:
-            yield to_entry(notification)
+        checked = []
+        for notification, signed in rows:
+            try:
+                payload = json.loads(notification.state)
+            except ValueError:
+                raise SignatureError(signed.position, "the entry is not JSON (altered)") from None
+            verifier.check_one(signed, payload)
+            checked.append(to_entry(notification, payload))
+        yield from checked

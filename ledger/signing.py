@@ -148,24 +148,33 @@ class Verifier:
     def check(self, entries: Iterable[Signed]) -> None:
         """Raise SignatureError at the first entry whose signature fails; learn key changes."""
         for e in entries:
-            payload = self._payload(e)
-            actor = payload.get("actor")
-            if e.signature is None:
-                raise SignatureError(e.position, "the entry is not signed")
-            held = self.keys.get(actor) if isinstance(actor, str) else None
-            if held is None and _kind(e.topic) == "LedgerInitialized" and not self.keys:
-                held = payload.get("public_key")
-            if not isinstance(held, str):
-                raise SignatureError(e.position, f"the ledger held no key for {actor!r} there")
             try:
-                self._key(held).verify(
-                    e.signature, message(e.aggregate_id, e.version, e.topic, e.state)
-                )
-            except (InvalidSignature, ValueError):
-                raise SignatureError(
-                    e.position, f"the signature is not {actor!r}'s (forged or altered)"
-                ) from None
-            self.learn(e.topic, payload)
+                payload = json.loads(e.state)
+            except ValueError:
+                raise SignatureError(e.position, "the entry is not JSON (altered)") from None
+            self.check_one(e, payload)
+
+    def check_one(self, e: Signed, payload: Any) -> None:
+        """Check one entry whose stored state the caller has parsed already (`payload`)."""
+        if not isinstance(payload, dict):
+            raise SignatureError(e.position, "the entry is not a JSON object (altered)")
+        actor = payload.get("actor")
+        if e.signature is None:
+            raise SignatureError(e.position, "the entry is not signed")
+        held = self.keys.get(actor) if isinstance(actor, str) else None
+        if held is None and _kind(e.topic) == "LedgerInitialized" and not self.keys:
+            held = payload.get("public_key")
+        if not isinstance(held, str):
+            raise SignatureError(e.position, f"the ledger held no key for {actor!r} there")
+        try:
+            self._key(held).verify(
+                e.signature, message(e.aggregate_id, e.version, e.topic, e.state)
+            )
+        except (InvalidSignature, ValueError):
+            raise SignatureError(
+                e.position, f"the signature is not {actor!r}'s (forged or altered)"
+            ) from None
+        self.learn(e.topic, payload)
 
     def learn(self, topic: str, payload: dict[str, Any]) -> None:
         """Follow one key event (others are ignored)."""
@@ -189,16 +198,6 @@ class Verifier:
         if key is None:
             key = self._loaded[text] = Ed25519PublicKey.from_public_bytes(bytes.fromhex(text))
         return key
-
-    @staticmethod
-    def _payload(e: Signed) -> dict[str, Any]:
-        try:
-            payload = json.loads(e.state)
-        except ValueError:
-            raise SignatureError(e.position, "the entry is not JSON (altered)") from None
-        if not isinstance(payload, dict):
-            raise SignatureError(e.position, "the entry is not a JSON object (altered)")
-        return payload
 
 
 def _kind(topic: str) -> str:
