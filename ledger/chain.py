@@ -26,7 +26,7 @@ from eventsourcing.persistence import (
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 
 from ledger.domain import StoreError
-from ledger.signing import KEY_EVENTS, SignatureError, Signed, Verifier, message
+from ledger.signing import KEY_EVENTS, SignatureError, Signed, Verifier, message, write_message
 
 GENESIS = "0" * 64
 CHAIN_TABLE = "ratingsledger_chain"
@@ -121,12 +121,13 @@ def parse_expected(text: str) -> Head:
 
 
 def sign_all(stored_events: Sequence[StoredEvent], signer: Signer | None) -> list[bytes]:
+    """The signatures to store with a write's entries: the write's on its last, empty before."""
     if signer is None:
-        raise PersistenceError("an unsigned write: every entry must be signed by its actor")
-    return [
-        signer(message(s.originator_id, s.originator_version, s.topic, s.state))
-        for s in stored_events
-    ]
+        raise PersistenceError("an unsigned write: every write must be signed by its actor")
+    signed = write_message(
+        message(s.originator_id, s.originator_version, s.topic, s.state) for s in stored_events
+    )
+    return [b""] * (len(stored_events) - 1) + [signer(signed)]
 
 
 def sealed_rows(
@@ -239,6 +240,11 @@ def verify(app_or_recorder: HasRecorder | ApplicationRecorder, keys_at: int = 0)
                 roles = {h: set(r) for h, r in verifier.roles.items()}
     if k < len(sealed):
         _first(breaks, Break(sealed[k][0], "the sealed entry is missing (deleted)"))
+    if not breaks:
+        try:
+            verifier.finish()
+        except SignatureError as exc:
+            _first(breaks, Break(exc.position, exc.reason))
     broken = breaks[0] if breaks else None
     return Verification(Head(previous, position), count, broken, keys, roles)
 
@@ -275,8 +281,18 @@ def signed_entries(
         after = rows[-1][0].id
 
 
+def write_start(app_or_recorder: HasRecorder | ApplicationRecorder, after: int) -> int:
+    """The position a checked read after `after` starts from: the end of the last write that
+    ends at or before it (a write is checked whole)."""
+    if after <= 0:
+        return 0
+    with _links(_recorder(app_or_recorder)) as links:
+        return links.last_write_end(after)
+
+
 def verifier_at(app_or_recorder: HasRecorder | ApplicationRecorder, position: int) -> Verifier:
-    """A Verifier knowing the keys held after `position`: the key events up to there, checked."""
+    """A Verifier knowing the keys held after `position` (a write's end): the key events up to
+    there, checked (the roles record's writes hold nothing else)."""
     verifier = Verifier()
     if position > 0:
         with _links(_recorder(app_or_recorder)) as links:
@@ -311,6 +327,12 @@ class _Links:
     def all(self) -> list[tuple[int, str, bytes]]:
         rows = self._rows("SELECT position, hash, signature FROM {t} ORDER BY position")
         return [(int(p), str(h), _unhex(s) or b"") for p, h, s in rows]
+
+    def last_write_end(self, upto: int) -> int:
+        rows = self._rows(
+            "SELECT max(position) FROM {t} WHERE position <= ? AND signature <> ''", (upto,)
+        )
+        return int(rows[0][0] or 0)
 
     def at(self, position: int) -> str | None:
         rows = self._rows("SELECT hash FROM {t} WHERE position = ?", (position,))

@@ -73,21 +73,25 @@ def read_entries(
 def read_verified_entries(
     app_or_recorder: HasRecorder | ApplicationRecorder, after_position: int = 0, batch: int = 5000
 ) -> Iterator[LedgerEntry]:
-    """Like `read_entries`, but every entry's signature is checked first, in bulk per batch,
-    against the key its actor held at its position (`ledger.signing.Verifier`, keys cached);
-    a bad one raises SignatureError naming its position, before any entry of its batch is
-    yielded. The read model's catch-up and rebuild read the ledger through this."""
-    from ledger.chain import signed_entries, verifier_at
+    """Like `read_entries`, but no entry is yielded before the signature of its write checks
+    against the key its actor held at that position (`ledger.signing.Verifier`, in bulk, keys
+    cached); a bad one raises SignatureError naming its position. The read model's catch-up and
+    rebuild read the ledger through this."""
+    from ledger.chain import signed_entries, verifier_at, write_start
     from ledger.signing import SignatureError
 
-    verifier = verifier_at(app_or_recorder, after_position)
-    for rows in signed_entries(app_or_recorder, after_position, batch):
-        checked = []
+    start = write_start(app_or_recorder, after_position)
+    verifier = verifier_at(app_or_recorder, start)
+    held: list[LedgerEntry] = []
+    for rows in signed_entries(app_or_recorder, start, batch):
         for notification, signed in rows:
             try:
                 payload = json.loads(notification.state)
             except ValueError:
                 raise SignatureError(signed.position, "the entry is not JSON (altered)") from None
-            verifier.check_one(signed, payload)
-            checked.append(to_entry(notification, payload))
-        yield from checked
+            ends_write = verifier.check_one(signed, payload)
+            held.append(to_entry(notification, dict(payload)))  # the verifier keeps payload
+            if ends_write:
+                yield from (e for e in held if e.position > after_position)
+                held = []
+    verifier.finish()

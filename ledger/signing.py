@@ -1,14 +1,16 @@
-"""Signed writes: every actor's Ed25519 key pair in a keyring; every entry signed by its actor.
+"""Signed writes: every actor's Ed25519 key pair in a keyring; every write signed by its actor.
 
-An entry's signed message is `message(...)`: the compact JSON array [aggregate id, version,
-topic], a line feed, then the stored state bytes exactly as stored (the same on SQLite and
-PostgreSQL). The ledger records each actor's public key with the role grants (`Roles`), and
-`Verifier` checks entries in ledger order against the key held for the actor at that position.
-See docs/decisions.md ("Signed writes").
+An entry's encoding is `message(...)`: the compact JSON array [aggregate id, version, topic],
+a line feed, then the stored state bytes exactly as stored (the same on SQLite and PostgreSQL).
+A write's signature covers `write_message(...)` of its entries in order; it is stored with its
+last entry (the others of the write carry an empty signature). The ledger records each actor's
+public key with the role grants (`Roles`), and `Verifier` checks writes in ledger order against
+the key held for their actor at that position. See docs/decisions.md ("Signed writes").
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Iterable
@@ -28,6 +30,7 @@ from ledger.roles import AccessDenied
 KEYRING_VARIABLE = "RATINGS_LEDGER_KEYRING"
 DEFAULT_KEYRING = Path("~/.config/ratings-ledger/keys")
 KEY_EVENTS = ("LedgerInitialized", "RoleGranted", "RoleRevoked")
+WRITE_PREFIX = b"ratings-ledger write 1\n"
 
 
 class KeyRefused(AccessDenied):
@@ -120,6 +123,12 @@ def message(aggregate_id: UUID | str, version: int, topic: str, state: bytes) ->
     return head.encode() + b"\n" + bytes(state)
 
 
+def write_message(messages: Iterable[bytes]) -> bytes:
+    """The bytes a write's signature covers: a prefix, then the SHA-256 of each entry's
+    `message`, in ledger order."""
+    return WRITE_PREFIX + b"".join(hashlib.sha256(m).digest() for m in messages)
+
+
 @dataclass(frozen=True, slots=True)
 class Signed:
     """One stored entry as read for checking: position, message fields and its signature."""
@@ -133,48 +142,79 @@ class Signed:
 
 
 class Verifier:
-    """Checks entries in ledger order against the public keys the ledger held at each position.
+    """Checks writes in ledger order against the public keys the ledger held at each position.
 
+    Entries come one at a time (`check_one`); a write's entries are held until its signed last
+    entry, then checked together with one signature verification (public key objects cached).
     The keys are learnt from the entries themselves (`LedgerInitialized`, `RoleGranted` with a
     key, `RoleRevoked` of a holder's last role), so a check starting after position 0 first
-    `learn`s the key events before it. Public key objects are cached per key.
+    checks the key events before it (`ledger.chain.verifier_at`).
     """
 
     def __init__(self) -> None:
         self.keys: dict[str, str] = {}
         self.roles: dict[str, set[str]] = {}
         self._loaded: dict[str, Ed25519PublicKey] = {}
+        self._pending: list[tuple[Signed, dict[str, Any]]] = []
 
     def check(self, entries: Iterable[Signed]) -> None:
-        """Raise SignatureError at the first entry whose signature fails; learn key changes."""
+        """Check every write of `entries` (which end at a write's end)."""
         for e in entries:
             try:
                 payload = json.loads(e.state)
             except ValueError:
                 raise SignatureError(e.position, "the entry is not JSON (altered)") from None
             self.check_one(e, payload)
+        self.finish()
 
-    def check_one(self, e: Signed, payload: Any) -> None:
-        """Check one entry whose stored state the caller has parsed already (`payload`)."""
+    def check_one(self, e: Signed, payload: Any) -> bool:
+        """Take one entry, its stored state parsed already (`payload`); True when it ends a
+        write whose signature checks (every entry taken so far is checked). SignatureError
+        at the first position of a write that does not check."""
         if not isinstance(payload, dict):
             raise SignatureError(e.position, "the entry is not a JSON object (altered)")
-        actor = payload.get("actor")
         if e.signature is None:
             raise SignatureError(e.position, "the entry is not signed")
+        self._pending.append((e, payload))
+        if not e.signature:
+            return False
+        write, self._pending = self._pending, []
+        first = write[0][0].position
+        actor = write[0][1].get("actor")
+        for other, data in write:
+            if data.get("actor") != actor:
+                raise SignatureError(
+                    other.position, f"one write names two actors ({actor!r}, {data.get('actor')!r})"
+                )
         held = self.keys.get(actor) if isinstance(actor, str) else None
-        if held is None and _kind(e.topic) == "LedgerInitialized" and not self.keys:
-            held = payload.get("public_key")
+        if held is None and _kind(write[0][0].topic) == "LedgerInitialized" and not self.keys:
+            held = write[0][1].get("public_key")
         if not isinstance(held, str):
-            raise SignatureError(e.position, f"the ledger held no key for {actor!r} there")
+            raise SignatureError(first, f"the ledger held no key for {actor!r} there")
+        signed = write_message(
+            message(s.aggregate_id, s.version, s.topic, s.state) for s, _ in write
+        )
         try:
-            self._key(held).verify(
-                e.signature, message(e.aggregate_id, e.version, e.topic, e.state)
-            )
+            self._key(held).verify(e.signature, signed)
         except (InvalidSignature, ValueError):
+            whose = (
+                f"the write at positions {first}–{e.position}: its"
+                if first != e.position
+                else "the"
+            )
             raise SignatureError(
-                e.position, f"the signature is not {actor!r}'s (forged or altered)"
+                first, f"{whose} signature is not {actor!r}'s (forged or altered)"
             ) from None
-        self.learn(e.topic, payload)
+        for s, data in write:
+            self.learn(s.topic, data)
+        return True
+
+    def finish(self) -> None:
+        """The entries read end here: a write left without its signed last entry fails."""
+        if self._pending:
+            position = self._pending[0][0].position
+            self._pending = []
+            raise SignatureError(position, "the entry is not signed (its write has no signature)")
 
     def learn(self, topic: str, payload: dict[str, Any]) -> None:
         """Follow one key event (others are ignored)."""

@@ -13,7 +13,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from eventsourcing.persistence import Notification
 
 from ledger.chain import CHAIN_TABLE, GENESIS, link
-from ledger.signing import message
+from ledger.signing import message, write_message
 
 FAR = 10**9  # a free position to move a row through while swapping two
 
@@ -98,7 +98,11 @@ def insert(
         if seal:
             row = conn.execute(f"SELECT hash FROM {chain} ORDER BY position DESC LIMIT 1")
             previous = (row.fetchone() or (GENESIS,))[0]
-            signature = key.sign(message(aggregate_id, version, topic, state)) if key else b""
+            signature = (
+                key.sign(write_message([message(aggregate_id, version, topic, state)]))
+                if key
+                else b""
+            )
             entry = Notification(
                 id=position,
                 originator_id=aggregate_id,
@@ -140,8 +144,8 @@ def reseal(url: str) -> None:
 
 
 def resign(url: str, position: int, key: Ed25519PrivateKey) -> None:
-    """Replace the signature of the entry at `position` by one made with `key` over its
-    current content."""
+    """Replace the signature of the one-entry write at `position` by one made with `key` over
+    its current content."""
     with raw_store(url) as (conn, table, pos, mark, chain):
         aggregate, version, topic, state = conn.execute(
             f"SELECT originator_id, originator_version, topic, state FROM {table} "
@@ -149,7 +153,7 @@ def resign(url: str, position: int, key: Ed25519PrivateKey) -> None:
             (position,),
         ).fetchone()
         aggregate_id = UUID(str(aggregate)) if mark == "?" else aggregate
-        signature = key.sign(message(aggregate_id, version, topic, _bytes(state)))
+        signature = key.sign(write_message([message(aggregate_id, version, topic, _bytes(state))]))
         conn.execute(
             f"UPDATE {chain} SET signature = {mark} WHERE position = {mark}",
             (signature.hex(), position),

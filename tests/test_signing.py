@@ -21,7 +21,7 @@ from ledger.domain import player_key
 from ledger.log import read_entries, read_verified_entries
 from ledger.roles import Role
 from ledger.signing import KEYRING_VARIABLE, Keyring, SignatureError, public_text
-from tests.tamper_helpers import edit, insert, reseal, resign
+from tests.tamper_helpers import edit, insert, raw_store, reseal, resign
 
 runner = CliRunner()
 
@@ -193,7 +193,7 @@ def test_a_revoked_holder_loses_their_key_but_their_earlier_entries_still_check(
     ("signer", "reason"),
     [
         ("other", "the signature is not 'td''s (forged or altered)"),
-        ("unsigned", "the signature is not 'td''s (forged or altered)"),
+        ("unsigned", "the entry is not signed (its write has no signature)"),
         ("td", None),
     ],
 )
@@ -294,3 +294,24 @@ def test_a_forged_grant_before_the_catch_up_position_is_caught_when_keys_are_loa
     reseal(store_url)
     with pytest.raises(SignatureError, match="^entry 3: "):
         list(read_verified_entries(ledger, 4))
+
+
+@pytest.mark.parametrize("after", [4, 5, 6])
+def test_a_write_of_several_entries_carries_one_signature_checked_whole_from_any_position(
+    ledger: RatingsLedger, store_url: str, after: int
+) -> None:
+    # One signature per write (stored with its last entry): a read starting inside a write
+    # checks the whole write first, then yields only the entries after its start.
+    ledger.register_player(*(player(f"3000000{k}") for k in range(3)), actor="td")
+    with raw_store(store_url) as (conn, _, _, _, chain):
+        signed = conn.execute(f"SELECT position FROM {chain} WHERE signature <> ''").fetchall()
+    assert [row[0] for row in signed] == [2, 3, 4, 7]
+    assert [e.position for e in read_verified_entries(ledger, after)] == list(range(after + 1, 8))
+    edit(store_url, 6, "30000001", "30000009")
+    reseal(store_url)
+    with pytest.raises(SignatureError) as raised:
+        list(read_verified_entries(ledger, after))
+    assert (raised.value.position, raised.value.reason) == (
+        5,
+        "the write at positions 5–7: its signature is not 'td''s (forged or altered)",
+    )
