@@ -86,8 +86,11 @@ class RatingsLedger(Application):
         self.receipt: Head | None = None  # the chain's link after the last write, DIGEST@POS
         try:
             super().__init__(env=store_env(self.store, self.name, readonly))
+            if readonly:  # nothing was created: is there a ledger to read?
+                self.recorder.max_notification_id()
         except (PersistenceError, OSError) as exc:
-            raise StoreError(f"cannot open store {redacted(self.store)}: {exc}") from None
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise StoreError(f"cannot open store {redacted(self.store)}: {first}") from None
 
     def construct_env(self, name: str, env: EnvType | None = None) -> Environment:
         """Only the store's settings: ambient variables never redirect the ledger."""

@@ -319,3 +319,21 @@ def test_log_verify_and_catch_up_work_with_select_only_postgres_credentials(
         app, ["grant-role", "ann", "auditor", "--actor", "director", "--store", select_only_url]
     )
     assert (refused.exit_code, refused.stderr.count("\n")) == (1, 1)
+
+
+def test_reading_a_postgres_schema_without_a_ledger_fails_in_one_line_and_creates_nothing(
+    store_url: str,
+) -> None:
+    # Issue: "Opening a missing store for reading must not create it."
+    if not store_url.startswith("postgres"):
+        pytest.skip("PostgreSQL schemas only (SQLite: the missing-file test)")
+    for command in (["verify"], ["log"]):
+        result = runner.invoke(app, [*command, "--store", store_url])
+        assert (result.exit_code, result.stderr.count("\n")) == (1, 1), result.output
+        assert result.stderr.startswith("error: cannot open store ")
+    with raw_store(store_url) as (conn, table, _, _, _):
+        schema = table.split(".")[0].strip('"')
+        tables = conn.execute(
+            "SELECT count(*) FROM information_schema.tables WHERE table_schema = %s", (schema,)
+        ).fetchone()[0]
+    assert tables == 0
