@@ -82,7 +82,7 @@ def read_verified_entries(
 
     start = write_start(app_or_recorder, after_position)
     verifier = verifier_at(app_or_recorder, start)
-    held: list[LedgerEntry] = []
+    held: list[tuple[Notification, dict[str, Any]]] = []
     for rows in signed_entries(app_or_recorder, start, batch):
         for notification, signed in rows:
             try:
@@ -90,8 +90,19 @@ def read_verified_entries(
             except ValueError:
                 raise SignatureError(signed.position, "the entry is not JSON (altered)") from None
             ends_write = verifier.check_one(signed, payload)
-            held.append(to_entry(notification, dict(payload)))  # the verifier keeps payload
+            held.append((notification, dict(payload)))  # the verifier keeps `payload`
             if ends_write:
-                yield from (e for e in held if e.position > after_position)
+                for n, checked in held:
+                    if n.id > after_position:
+                        yield _checked_entry(n, checked)
                 held = []
     verifier.finish()
+
+
+def _checked_entry(notification: Notification, payload: dict[str, Any]) -> LedgerEntry:
+    try:
+        return to_entry(notification, payload)
+    except (KeyError, TypeError):
+        from ledger.signing import SignatureError
+
+        raise SignatureError(notification.id, "the entry is not a ledger entry") from None

@@ -315,3 +315,17 @@ def test_a_write_of_several_entries_carries_one_signature_checked_whole_from_any
         5,
         "the write at positions 5–7: its signature is not 'td''s (forged or altered)",
     )
+
+
+@pytest.mark.parametrize("sealed", [False, True])
+@pytest.mark.parametrize("state", [b"{}", b"[1]", b"not json"])
+def test_a_malformed_row_inserted_behind_the_ledgers_back_stops_a_catch_up_in_one_line(
+    ledger: RatingsLedger, store_url: str, tmp_path: Path, state: bytes, sealed: bool
+) -> None:
+    # "Readers never crash": an unsigned row of any shape, with or without a chain row, is
+    # refused, naming its position.
+    topic = "ratings-ledger:PlayerRegistered"
+    insert(store_url, player_key("30000009"), 1, topic, state, seal=sealed)
+    result = runner.invoke(app, ["catch-up", "--store", store_url, "--view", str(tmp_path / "v")])
+    assert (result.exit_code, result.stderr.startswith("error: entry 5: ")) == (1, True)
+    assert result.stderr.count("\n") == 1
