@@ -45,6 +45,7 @@ from ledger.domain import LedgerError
 from ledger.log import read_entries
 from ledger.roles import Role
 from ledger.signing import KEYRING_VARIABLE, Keyring
+from ledger.store import store_url
 
 DIRECTOR = "executive-director"
 STAFF = {
@@ -912,9 +913,10 @@ class Writer:
 
 def keyring_for(store: str | None) -> Keyring:
     """$RATINGS_LEDGER_KEYRING if set, else a `keys` folder beside a SQLite store."""
-    if os.environ.get(KEYRING_VARIABLE) or not (store or "").startswith("sqlite:///"):
+    url = store_url(store)
+    if os.environ.get(KEYRING_VARIABLE) or not url.startswith("sqlite:///"):
         return Keyring()
-    return Keyring(Path((store or "")[len("sqlite:///") :]).parent / "keys")
+    return Keyring(Path(url[len("sqlite:///") :]).parent / "keys")
 
 
 def generate(
