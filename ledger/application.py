@@ -355,14 +355,13 @@ class RatingsLedger(Application):
         the current state and save atomically; re-check and re-decide if another writer got
         there first (the checks then run against the new state)."""
         for attempt in range(ATTEMPTS):
-            if verb is not None:
-                self._authorized(verb, actor)
+            record = self._authorized(verb, actor) if verb is not None else None
             aggregates = decide()
             if not aggregates:
                 return []
             if self.preview:
                 return self._previewed(aggregates)
-            signer, sealed = self._signer(actor), list[Head]()
+            signer, sealed = self._signer(actor, record), list[Head]()
             try:
                 recordings = self.save(*aggregates, signer=signer, sealed=sealed)
             except IntegrityError:
@@ -377,16 +376,17 @@ class RatingsLedger(Application):
             "nothing was appended — try again"
         )
 
-    def _signer(self, actor: str) -> Callable[[bytes], bytes]:
+    def _signer(self, actor: str, record: Roles | None) -> Callable[[bytes], bytes]:
         """The signing function of `actor`'s key in the keyring, if it is the key the ledger
-        holds for them (before `init`: the key `init` records)."""
+        holds for them (`record`: the roles record read for this attempt, else read now;
+        before `init`: the key `init` records)."""
         key = self.keyring.private_key(actor)
         if key is None:
             raise KeyRefused(
                 f"{actor!r} has no key in the keyring {self.keyring.path} "
                 f"(make one with `ratings-ledger keys new {actor}`); nothing was appended"
             )
-        record = self._roles()
+        record = record or self._roles()
         held = record.key_of(actor) if record is not None else public_text(key)
         if held != public_text(key):
             raise KeyRefused(

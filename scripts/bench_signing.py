@@ -57,7 +57,7 @@ class Unsigned(RatingsLedger):
         settings = {k: v for k, v in (env or {}).items() if "RECORDER_TOPIC" not in k}
         return super().construct_env(name, settings)
 
-    def _signer(self, actor: str) -> Callable[[bytes], bytes]:
+    def _signer(self, actor: str, record: Any) -> Callable[[bytes], bytes]:
         return lambda data: b""
 
     def save(self, *objs: Any, signer: Any = None, sealed: Any = None, **kwargs: Any) -> Any:
