@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Iterator, Sequence, Set
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from datetime import date
 from typing import Any, TypeVar, cast
 from uuid import UUID
@@ -21,7 +21,7 @@ from eventsourcing.persistence import (
 from eventsourcing.utils import Environment, EnvType
 
 from ledger import commands
-from ledger.chain import seal
+from ledger.chain import Head
 from ledger.commands import (
     AmendRules,
     AwardMoneyFloor,
@@ -59,6 +59,7 @@ from ledger.domain import (
 from ledger.log import LedgerEntry, entry_type, to_entry
 from ledger.roles import NotInitialized, Role, Verb, authorize, parse_holder, parse_role
 from ledger.rules.rating_lists import RatingList
+from ledger.signing import KeyRefused, Keyring, parse_public_key, public_text
 from ledger.store import redacted, store_env, store_url
 
 A = TypeVar("A", bound=Aggregate)
@@ -82,21 +83,32 @@ UNVOIDABLE = {
 class RatingsLedger(Application):
     """The write side of the ledger; read it in order with `ledger.log.read_entries`.
 
-    Every write verb first checks the actor's roles as recorded in the ledger (`ledger.roles`).
+    Every write verb first checks the actor's roles as recorded in the ledger (`ledger.roles`),
+    then signs its entries with the actor's key from `keyring` (`ledger.signing`); the store's
+    recorder seals them into the hash chain in the same transaction (`ledger.chain`).
+    `read_only` opens an existing store for reading only: no table is created, no file made.
     """
 
     name = "RatingsLedger"
     log_section_size = 5000
 
     def __init__(
-        self, store: str | None = None, preview: bool = False, read_only: bool = False
+        self,
+        store: str | None = None,
+        preview: bool = False,
+        keyring: Keyring | None = None,
+        read_only: bool = False,
     ) -> None:
         self.store = store_url(store)
         self.preview = preview  # decide and return the entries, append nothing (--dry-run)
+        self.keyring = keyring or Keyring()
+        self.read_only = read_only
+        self.receipt: Head | None = None  # the chain's link after the last write, DIGEST@POS
         try:
             super().__init__(env=store_env(self.store, self.name, read_only))
         except (PersistenceError, OSError) as exc:
-            raise StoreError(f"cannot open store {redacted(self.store)}: {exc}") from None
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise StoreError(f"cannot open store {redacted(self.store)}: {first}") from None
 
     def construct_env(self, name: str, env: EnvType | None = None) -> Environment:
         """Only the store's settings: ambient variables never redirect the ledger."""
@@ -105,7 +117,7 @@ class RatingsLedger(Application):
     def construct_recorder(self) -> ApplicationRecorder:
         """The recorder, its tables created; on PostgreSQL one process at a time, because
         concurrent `CREATE ... IF NOT EXISTS` of the same objects fails there."""
-        if self.env.get("PERSISTENCE_MODULE") != "eventsourcing.postgres":
+        if self.read_only or self.env.get("PERSISTENCE_MODULE") != "eventsourcing.postgres":
             return super().construct_recorder()
         datastore = self.factory.datastore  # type: ignore[attr-defined]
         with datastore.get_connection() as conn:
@@ -426,7 +438,8 @@ class RatingsLedger(Application):
         return self._append(Verb.VOID, actor, decide)
 
     def initialize(self, *, actor: str) -> list[LedgerEntry]:
-        """Set the ledger up with `actor` as its first director; a ledger is set up once."""
+        """Set the ledger up with `actor` as its first director; a ledger is set up once.
+        The keyring gets a key for `actor` if it has none; its public key is recorded."""
         actor = commands.actor(actor)
 
         def decide() -> list[Aggregate]:
@@ -438,21 +451,34 @@ class RatingsLedger(Application):
                     f"the ledger is already initialized (director: {directors}); a director "
                     "gives others roles with grant-role",
                 )
-            record = Roles(actor=actor)
-            record.grant(holder=actor, role=Role.DIRECTOR.value, actor=actor)
+            key = public_text(self.keyring.ensure(actor)) if not self.preview else None
+            record = Roles(actor=actor, public_key=key)
+            record.grant(holder=actor, role=Role.DIRECTOR.value, actor=actor, public_key=key)
             return [record]
 
         return self._append(None, actor, decide)
 
-    def grant_role(self, holder: str, role: str, *, actor: str) -> list[LedgerEntry]:
-        """Give `holder` a role; granting a role already held records nothing."""
+    def grant_role(
+        self, holder: str, role: str, *, actor: str, public_key: str | None = None
+    ) -> list[LedgerEntry]:
+        """Give `holder` a role with their public key: `public_key`, else the one the ledger
+        holds for them, else the one in the keyring. Granting a role already held with the same
+        key records nothing; with a new key, it rotates the holder's key."""
         actor, holder, granted = commands.actor(actor), parse_holder(holder), parse_role(role)
+        given = parse_public_key(public_key) if public_key is not None else None
 
         def decide() -> list[Aggregate]:
             record = self._authorized(Verb.GRANT_ROLE, actor)
-            if granted in record.roles_of(holder):
+            key = given or record.key_of(holder) or self.keyring.public_key(holder)
+            if key is None:
+                raise InvalidCommand(
+                    ("public_key",),
+                    f"no public key for {holder!r}: give --public-key (from `ratings-ledger "
+                    f"keys new {holder}` on their machine)",
+                )
+            if granted in record.roles_of(holder) and key == record.key_of(holder):
                 return []
-            record.grant(holder=holder, role=granted.value, actor=actor)
+            record.grant(holder=holder, role=granted.value, actor=actor, public_key=key)
             return [record]
 
         return self._append(None, actor, decide)
@@ -497,33 +523,45 @@ class RatingsLedger(Application):
         the current state and save atomically; re-check and re-decide if another writer got
         there first (the checks then run against the new state)."""
         for attempt in range(ATTEMPTS):
-            if verb is not None:
-                self._authorized(verb, actor)
+            record = self._authorized(verb, actor) if verb is not None else None
             aggregates = decide()
             if not aggregates:
                 return []
             if self.preview:
                 return self._previewed(aggregates)
+            signer, sealed = self._signer(actor, record), list[Head]()
             try:
-                recordings = self.save(*aggregates)
+                recordings = self.save(*aggregates, signer=signer, sealed=sealed)
             except IntegrityError:
                 time.sleep(random.uniform(0, BACKOFF_SECONDS * 2**attempt))
                 continue
             except PersistenceError as exc:
                 raise StoreError(f"store {redacted(self.store)}: {exc}") from None
-            entries = [to_entry(r.notification) for r in recordings]
-            self._seal()
-            return entries
+            self.receipt = sealed[-1]
+            return [to_entry(r.notification) for r in recordings]
         raise ConflictError(
             f"other writers kept changing the same records ({ATTEMPTS} attempts); "
             "nothing was appended — try again"
         )
 
-    def _seal(self) -> None:
-        """Chain the entries just committed (`ledger.chain`). They are in the ledger already,
-        so a store failure here is not the command's: the next write or `verify` seals them."""
-        with suppress(StoreError):
-            seal(self)
+    def _signer(self, actor: str, record: Roles | None) -> Callable[[bytes], bytes]:
+        """The signing function of `actor`'s key in the keyring, if it is the key the ledger
+        holds for them (`record`: the roles record read for this attempt, else read now;
+        before `init`: the key `init` records)."""
+        key = self.keyring.private_key(actor)
+        if key is None:
+            raise KeyRefused(
+                f"{actor!r} has no key in the keyring {self.keyring.path} "
+                f"(make one with `ratings-ledger keys new {actor}`); nothing was appended"
+            )
+        record = record or self._roles()
+        held = record.key_of(actor) if record is not None else public_text(key)
+        if held != public_text(key):
+            raise KeyRefused(
+                f"the key for {actor!r} in {self.keyring.path} is not the one the ledger holds "
+                f"for {actor!r}; nothing was appended"
+            )
+        return key.sign
 
     def _previewed(self, aggregates: list[Aggregate]) -> list[LedgerEntry]:
         """The entries `aggregates` would append, at the positions they would take; none is."""

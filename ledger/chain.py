@@ -1,9 +1,10 @@
-"""Tamper evidence: a SHA-256 hash chain over the ledger's entries, in ledger order.
+"""Tamper evidence: a SHA-256 hash chain over the ledger's signed entries, in ledger order.
 
-Link i is `sha256(link[i-1] || canonical(entry i))` (link 0 is GENESIS). `seal` stores the link
-of every entry not sealed yet in the store's chain table; `verify` recomputes the chain from the
-stored events and reports the first position whose entry no longer matches its stored link.
-See docs/decisions.md.
+Link i is `sha256(link[i-1] || canonical(entry i) || signature i)` (link 0 is GENESIS). The
+recorders here store each entry's link and signature in the chain table in the transaction that
+appends the entry, so an entry is never committed unsealed; `verify` only reads: it recomputes
+the chain and checks every signature (`ledger.signing`), reporting the first position where the
+stored entries no longer match. See docs/decisions.md.
 """
 
 from __future__ import annotations
@@ -11,19 +12,31 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
-from contextlib import closing, contextmanager
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from eventsourcing.persistence import ApplicationRecorder, Notification, PersistenceError
+from eventsourcing.persistence import (
+    ApplicationRecorder,
+    Notification,
+    PersistenceError,
+    StoredEvent,
+)
+from eventsourcing.sqlite import SQLiteApplicationRecorder
 
 from ledger.domain import StoreError
+from ledger.signing import KEY_EVENTS, SignatureError, Signed, Verifier, message, write_message
 
 GENESIS = "0" * 64
 CHAIN_TABLE = "ratingsledger_chain"
-SEAL_LOCK = 0x6C65_6467_6572_6368  # PostgreSQL advisory lock key ("ledgerch"): one sealer
 BATCH = 5000
+
+Signer = Callable[[bytes], bytes]
+
+
+class SealError(PersistenceError):
+    """The chain rows of a write could not be stored: the write is rolled back."""
 
 
 class HasRecorder(Protocol):
@@ -43,7 +56,7 @@ class Head:
 
 @dataclass(frozen=True)
 class Break:
-    """The first position where the stored entries no longer match the sealed chain."""
+    """The first position where the stored entries no longer match the sealed, signed chain."""
 
     position: int
     reason: str
@@ -51,20 +64,30 @@ class Break:
 
 @dataclass(frozen=True)
 class Verification:
-    """What `verify` found: the head over every entry, and the first break (None: intact)."""
+    """What `verify` found: the head over every entry, the first break (None: intact), and the
+    public keys and roles the ledger held at position `keys_at` (for checking an anchor)."""
 
     head: Head
     entries: int
     broken: Break | None
+    keys: dict[str, str] = field(default_factory=dict)
+    roles: dict[str, set[str]] = field(default_factory=dict)
 
 
-def canonical(notification: Notification) -> bytes:
-    """One entry's canonical encoding: position, aggregate, version, topic and the payload as
-    sorted, compact JSON (so re-serializing the same facts never breaks the chain)."""
+def parsed(state: bytes) -> Any:
+    """A stored state's JSON; a row overwritten with something else is hashed as it is."""
     try:
-        state: Any = json.loads(notification.state)
-    except ValueError:  # a row overwritten with something else: hashed as it is, so it differs
-        state = {"unparsable": notification.state.hex()}
+        return json.loads(state)
+    except ValueError:
+        return {"unparsable": state.hex()}
+
+
+def canonical(notification: Notification, state: Any = None) -> bytes:
+    """One entry's canonical encoding: position, aggregate, version, topic and the payload as
+    sorted, compact JSON (so re-serializing the same facts never breaks the chain); `state`:
+    the payload parsed already."""
+    if state is None:
+        state = parsed(notification.state)
     return json.dumps(
         {
             "position": notification.id,
@@ -79,13 +102,15 @@ def canonical(notification: Notification) -> bytes:
     ).encode()
 
 
-def link(previous: str, notification: Notification) -> str:
-    """The chain's link at `notification`: SHA-256 over the previous link and the entry."""
-    return hashlib.sha256(bytes.fromhex(previous) + canonical(notification)).hexdigest()
+def link(previous: str, notification: Notification, signature: bytes, state: Any = None) -> str:
+    """The chain's link at `notification`: SHA-256 over the previous link, the entry and its
+    signature."""
+    body = bytes.fromhex(previous) + canonical(notification, state) + signature
+    return hashlib.sha256(body).hexdigest()
 
 
 def parse_expected(text: str) -> Head:
-    """`DIGEST@POS` as recorded by an auditor from `verify --digest`."""
+    """`DIGEST@POS`, a write's receipt or `verify --digest`, as recorded by an auditor."""
     digest, _, position = text.strip().partition("@")
     digest = digest.lower()
     if len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
@@ -95,53 +120,133 @@ def parse_expected(text: str) -> Head:
     return Head(digest, int(position))
 
 
-def seal(app_or_recorder: HasRecorder | ApplicationRecorder) -> Head:
-    """Store the link of every entry after the last sealed one; the new head.
+def sign_all(stored_events: Sequence[StoredEvent], signer: Signer | None) -> list[bytes]:
+    """The signatures to store with a write's entries: the write's on its last, empty before."""
+    if signer is None:
+        raise PersistenceError("an unsigned write: every write must be signed by its actor")
+    signed = write_message(
+        message(s.originator_id, s.originator_version, s.topic, s.state) for s in stored_events
+    )
+    return [b""] * (len(stored_events) - 1) + [signer(signed)]
 
-    Sealers are serialized (SQLite write lock, PostgreSQL advisory lock), so concurrent
-    writers each seal what is committed and no link is written twice.
+
+def sealed_rows(
+    last: str | None,
+    ids: Sequence[int],
+    stored_events: Sequence[StoredEvent],
+    signatures: list[bytes],
+) -> list[tuple[int, str, str]]:
+    """The chain rows (position, link, signature) of entries just inserted after link `last`."""
+    previous, rows = last or GENESIS, []
+    for position, s, signature in zip(ids, stored_events, signatures, strict=True):
+        notification = Notification(
+            id=position,
+            originator_id=s.originator_id,
+            originator_version=s.originator_version,
+            topic=s.topic,
+            state=s.state,
+        )
+        previous = link(previous, notification, signature)
+        rows.append((position, previous, signature.hex()))
+    return rows
+
+
+def receipt(sealed: list[Head] | None, rows: list[tuple[int, str, str]]) -> None:
+    """Hand the write's new head to its caller."""
+    if sealed is not None and rows:
+        sealed.append(Head(rows[-1][1], rows[-1][0]))
+
+
+@contextmanager
+def sealing() -> Iterator[None]:
+    """Any failure to store the chain rows fails the write (its transaction rolls back)."""
+    try:
+        yield
+    except Exception as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise SealError(f"the write could not be sealed, nothing was appended ({first})") from exc
+
+
+class SealingSQLiteRecorder(SQLiteApplicationRecorder):
+    """Appends signed entries and their chain rows in one SQLite transaction."""
+
+    def construct_create_table_statements(self) -> list[str]:
+        return [
+            *super().construct_create_table_statements(),
+            f"CREATE TABLE IF NOT EXISTS {CHAIN_TABLE} "
+            "(position INTEGER PRIMARY KEY, hash TEXT NOT NULL, signature TEXT NOT NULL)",
+        ]
+
+    def insert_events(
+        self,
+        stored_events: Sequence[StoredEvent],
+        *,
+        signer: Signer | None = None,
+        sealed: list[Head] | None = None,
+        **kwargs: Any,
+    ) -> Sequence[int] | None:
+        """Insert, sign and seal; the new head is appended to `sealed` (the write's receipt)."""
+        signatures = sign_all(stored_events, signer)
+        with self.datastore.transaction(commit=True) as c:
+            ids = self._insert_events(c, stored_events, **kwargs) or []
+            with sealing():
+                c.execute(f"SELECT hash FROM {CHAIN_TABLE} ORDER BY position DESC LIMIT 1")
+                row = c.fetchone()
+                rows = sealed_rows(row[0] if row else None, ids, stored_events, signatures)
+                c.executemany(f"INSERT INTO {CHAIN_TABLE} VALUES (?, ?, ?)", rows)
+        receipt(sealed, rows)
+        return ids
+
+
+def verify(app_or_recorder: HasRecorder | ApplicationRecorder, keys_at: int = 0) -> Verification:
+    """Recompute the chain from the stored entries, compare it with the sealed links and check
+    every signature; reads only (one read transaction).
+
+    An entry edited, deleted, reordered, inserted or forged breaks the chain at its position;
+    so does an entry without a chain row (an emptied chain table). A missing chain table is a
+    StoreError.
     """
-    with _links(_recorder(app_or_recorder), write=True) as links:
-        previous, position = links.last() or (GENESIS, 0)
-        for notification in links.entries(position):
-            previous = link(previous, notification)
-            position = notification.id
-            links.add(position, previous)
-        return Head(previous, position)
-
-
-def verify(
-    app_or_recorder: HasRecorder | ApplicationRecorder, *, seal_tail: bool = True
-) -> Verification:
-    """Recompute the chain from the stored entries and compare it with the sealed links.
-
-    An entry edited, deleted, reordered or inserted after sealing breaks the chain at its
-    position. Entries not sealed yet are sealed first (`seal_tail`), so the head covers all.
-    """
-    recorder = _recorder(app_or_recorder)
-    if seal_tail:
-        seal(recorder)
     previous, position, count, k = GENESIS, 0, 0, 0
     breaks: list[Break] = []  # the first one is reported; later links all follow from it
-    with _links(recorder, write=False) as links:
+    verifier = Verifier()
+    keys: dict[str, str] = {}
+    roles: dict[str, set[str]] = {}
+    with _links(_recorder(app_or_recorder)) as links:
         sealed = links.all()
-        for notification in links.entries(0):
+        for notification, signature in links.entries(0):
             count += 1
+            state = parsed(notification.state)
             while k < len(sealed) and sealed[k][0] < notification.id:
                 _first(breaks, Break(sealed[k][0], "the sealed entry is missing (deleted)"))
                 k += 1
-            previous, position = link(previous, notification), notification.id
+            position = notification.id
             if k < len(sealed) and sealed[k][0] == position:
+                previous = link(previous, notification, sealed[k][2], state)
                 if sealed[k][1] != previous:
                     _first(
                         breaks, Break(position, "the entry differs from the one sealed (edited)")
                     )
                 k += 1
-            elif k < len(sealed):
-                _first(breaks, Break(position, "the entry was not sealed but later ones were"))
+            else:
+                previous = link(previous, notification, b"", state)
+                _first(breaks, Break(position, "the entry is not sealed (inserted or unchained)"))
+            if not breaks:
+                try:
+                    verifier.check_one(_signed(notification, signature), state)
+                except SignatureError as exc:
+                    _first(breaks, Break(position, exc.reason))
+            if position <= keys_at:
+                keys = dict(verifier.keys)
+                roles = {h: set(r) for h, r in verifier.roles.items()}
     if k < len(sealed):
         _first(breaks, Break(sealed[k][0], "the sealed entry is missing (deleted)"))
-    return Verification(Head(previous, position), count, breaks[0] if breaks else None)
+    if not breaks:
+        try:
+            verifier.finish()
+        except SignatureError as exc:
+            _first(breaks, Break(exc.position, exc.reason))
+    broken = breaks[0] if breaks else None
+    return Verification(Head(previous, position), count, broken, keys, roles)
 
 
 def _first(breaks: list[Break], found: Break) -> None:
@@ -149,9 +254,56 @@ def _first(breaks: list[Break], found: Break) -> None:
         breaks.append(found)
 
 
+def _signed(notification: Notification, signature: bytes | None) -> Signed:
+    return Signed(
+        notification.id,
+        notification.originator_id,
+        notification.originator_version,
+        notification.topic,
+        notification.state,
+        signature,
+    )
+
+
+def signed_entries(
+    app_or_recorder: HasRecorder | ApplicationRecorder, after: int = 0, batch: int = BATCH
+) -> Iterator[list[tuple[Notification, Signed]]]:
+    """The entries after position `after` with their signatures, `batch` at a time, each batch
+    read in a read-only transaction of its own."""
+    recorder = _recorder(app_or_recorder)
+    while True:
+        with _links(recorder) as links:
+            rows = links.rows_after(after, batch)
+        if rows:
+            yield [(n, _signed(n, s)) for n, s in rows]
+        if len(rows) < batch:
+            return
+        after = rows[-1][0].id
+
+
+def write_start(app_or_recorder: HasRecorder | ApplicationRecorder, after: int) -> int:
+    """The position a checked read after `after` starts from: the end of the last write that
+    ends at or before it (a write is checked whole)."""
+    if after <= 0:
+        return 0
+    with _links(_recorder(app_or_recorder)) as links:
+        return links.last_write_end(after)
+
+
+def verifier_at(app_or_recorder: HasRecorder | ApplicationRecorder, position: int) -> Verifier:
+    """A Verifier knowing the keys held after `position` (a write's end): the key events up to
+    there, checked (the roles record's writes hold nothing else)."""
+    verifier = Verifier()
+    if position > 0:
+        with _links(_recorder(app_or_recorder)) as links:
+            rows = links.rows_after(0, None, KEY_EVENTS, position)
+        verifier.check(_signed(n, s) for n, s in rows)
+    return verifier
+
+
 def link_at(app_or_recorder: HasRecorder | ApplicationRecorder, position: int) -> str | None:
     """The sealed link at `position`, if any."""
-    with _links(_recorder(app_or_recorder), write=False) as links:
+    with _links(_recorder(app_or_recorder)) as links:
         return links.at(position)
 
 
@@ -160,9 +312,7 @@ def _recorder(app_or_recorder: HasRecorder | ApplicationRecorder) -> Application
 
 
 class _Links:
-    """The chain table and the events table, read and written in one transaction (on SQLite
-    of a connection of its own: the recorder's pool would make readers wait on its writer,
-    which may be waiting on our lock)."""
+    """The chain table and the events table, read in one transaction."""
 
     def __init__(self, cursor: Any, tables: tuple[str, str, str], mark: str, ids: Any) -> None:
         self.cursor, self.mark, self.to_id = cursor, mark, ids
@@ -171,58 +321,95 @@ class _Links:
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         sql = sql.format(t=self.table, e=self.events, p=self.position).replace("?", self.mark)
         self.cursor.execute(sql, params)
-        return [tuple(r.values()) if isinstance(r, dict) else tuple(r) for r in self.cursor]
+        rows = self.cursor.fetchall()
+        return [tuple(r.values()) if isinstance(r, dict) else tuple(r) for r in rows]
 
-    def last(self) -> tuple[str, int] | None:
-        rows = self._rows("SELECT hash, position FROM {t} ORDER BY position DESC LIMIT 1")
-        return (str(rows[0][0]), int(rows[0][1])) if rows else None
+    def all(self) -> list[tuple[int, str, bytes]]:
+        rows = self._rows("SELECT position, hash, signature FROM {t} ORDER BY position")
+        return [(int(p), str(h), _unhex(s) or b"") for p, h, s in rows]
 
-    def all(self) -> list[tuple[int, str]]:
-        rows = self._rows("SELECT position, hash FROM {t} ORDER BY position")
-        return [(int(p), str(h)) for p, h in rows]
+    def last_write_end(self, upto: int) -> int:
+        rows = self._rows(
+            "SELECT max(position) FROM {t} WHERE position <= ? AND signature <> ''", (upto,)
+        )
+        return int(rows[0][0] or 0)
 
     def at(self, position: int) -> str | None:
         rows = self._rows("SELECT hash FROM {t} WHERE position = ?", (position,))
         return str(rows[0][0]) if rows else None
 
-    def add(self, position: int, digest: str) -> None:
-        self._rows(
-            "INSERT INTO {t} (position, hash) VALUES (?, ?) RETURNING position", (position, digest)
+    def rows_after(
+        self,
+        after: int,
+        limit: int | None,
+        kinds: Sequence[str] = (),
+        upto: int | None = None,
+    ) -> list[tuple[Notification, bytes | None]]:
+        """Stored events after position `after` (of `kinds`, up to `upto`), with signatures."""
+        where, params = ["e.{p} > ?"], [after]
+        if kinds:
+            where.append(f"e.topic IN ({', '.join('?' * len(kinds))})")
+            params += [f"ratings-ledger:{k}" for k in kinds]
+        if upto is not None:
+            where.append("e.{p} <= ?")
+            params.append(upto)
+        sql = (
+            "SELECT e.{p}, e.originator_id, e.originator_version, e.topic, e.state, c.signature "
+            "FROM {e} e LEFT JOIN {t} c ON c.position = e.{p} "
+            f"WHERE {' AND '.join(where)} ORDER BY e.{{p}}"
         )
-
-    def entries(self, after: int) -> Iterator[Notification]:
-        """The stored events after position `after`, in ledger order, BATCH at a time."""
-        while True:
-            rows = self._rows(
-                "SELECT {p}, originator_id, originator_version, topic, state FROM {e} "
-                "WHERE {p} > ? ORDER BY {p} LIMIT ?",
-                (after, BATCH),
-            )
-            for position, originator, version, topic, state in rows:
-                yield Notification(
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        return [
+            (
+                Notification(
                     id=position,
                     originator_id=self.to_id(originator),
                     originator_version=version,
                     topic=topic,
                     state=state.encode() if isinstance(state, str) else bytes(state),
-                )
+                ),
+                _unhex(signature),
+            )
+            for position, originator, version, topic, state, signature in self._rows(sql, params)
+        ]
+
+    def entries(self, after: int) -> Iterator[tuple[Notification, bytes | None]]:
+        """The stored events after position `after`, in ledger order, BATCH at a time."""
+        while True:
+            rows = self.rows_after(after, BATCH)
+            yield from rows
             if len(rows) < BATCH:
                 return
-            after = rows[-1][0]
+            after = rows[-1][0].id
+
+
+def _unhex(text: str | None) -> bytes | None:
+    try:
+        return bytes.fromhex(text) if text is not None else None
+    except ValueError:
+        return b"?"  # an overwritten signature: it cannot check
 
 
 @contextmanager
-def _links(recorder: ApplicationRecorder, write: bool) -> Iterator[_Links]:
-    """The chain table of the recorder's store (created if missing), in one transaction."""
+def _links(recorder: ApplicationRecorder) -> Iterator[_Links]:
+    """The chain and events tables of the recorder's store, in one read-only transaction;
+    a missing chain table is a StoreError."""
     datastore: Any = getattr(recorder, "datastore", None)
     events: str = getattr(recorder, "events_table_name", "")
     try:
-        if hasattr(datastore, "pool") and hasattr(datastore.pool, "db_name"):
+        if isinstance(recorder, SQLiteApplicationRecorder):
             ids = getattr(recorder, "convert_originator_id", str)
-            with _sqlite_links(datastore.pool, events, ids, write) as links:
-                yield links
+            with datastore.transaction(commit=False) as cursor:
+                cursor.execute(
+                    "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
+                    (CHAIN_TABLE,),
+                )
+                _check_table(cursor.fetchone()[0])
+                yield _Links(cursor, (CHAIN_TABLE, events, "rowid"), "?", ids)
         else:
-            with _postgres_links(datastore, events, write) as links:
+            with _postgres_links(datastore, events) as links:
                 yield links
     except (sqlite3.Error, OSError, PersistenceError) as exc:
         raise StoreError(f"chain table: {exc}") from None
@@ -232,41 +419,26 @@ def _links(recorder: ApplicationRecorder, write: bool) -> Iterator[_Links]:
         raise
 
 
-@contextmanager
-def _sqlite_links(pool: Any, events: str, ids: Any, write: bool) -> Iterator[_Links]:
-    conn = sqlite3.connect(pool.db_name, timeout=pool.lock_timeout or 5, isolation_level=None)
-    with closing(conn):
-        conn.execute(
-            f"CREATE TABLE IF NOT EXISTS {CHAIN_TABLE} "
-            "(position INTEGER PRIMARY KEY, hash TEXT NOT NULL)"
+def _check_table(found: Any) -> None:
+    if not found:
+        raise StoreError(
+            f"the chain table {CHAIN_TABLE} is missing: the ledger's seals were dropped"
         )
-        conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-        try:
-            yield _Links(conn.cursor(), (CHAIN_TABLE, events, "rowid"), "?", ids)
-        except BaseException:
-            conn.rollback()
-            raise
-        conn.commit()
 
 
 @contextmanager
-def _postgres_links(datastore: Any, events: str, write: bool) -> Iterator[_Links]:
+def _postgres_links(datastore: Any, events: str) -> Iterator[_Links]:
     from psycopg.sql import SQL, Identifier
 
     schema = Identifier(datastore.schema or "public")
     table = SQL("{}.{}").format(schema, Identifier(CHAIN_TABLE))
-    with datastore.transaction(commit=True) as cursor:
-        if write:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", (SEAL_LOCK,))
-        else:
-            cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+    with datastore.transaction(commit=False) as cursor:
+        cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
         cursor.execute(
-            SQL(
-                "CREATE TABLE IF NOT EXISTS {} (position BIGINT PRIMARY KEY, hash TEXT NOT NULL)"
-            ).format(table)
-            if write
-            else SQL("SELECT 1")
+            "SELECT to_regclass(%s) AS found",
+            (table.as_string(cursor.connection),),
         )
+        _check_table(cursor.fetchone()["found"])
         names = (
             table.as_string(cursor.connection),
             SQL("{}.{}").format(schema, Identifier(events)).as_string(cursor.connection),

@@ -8,7 +8,7 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-from ledger.log import LedgerEntry, read_entries
+from ledger.log import LedgerEntry, read_verified_entries
 
 FIELDS = ("rating", "official_rating", "games", "floor", "ceiling")
 NEW_ITEMS = {
@@ -31,11 +31,11 @@ def consequences(
 
     with closing(View(view_path)) as view:
         if dry_run:
-            view.catch_up(read_entries(ledger, view.last_position))
+            view.catch_up(read_verified_entries(ledger, view.last_position))
         else:
             view.catch_up(
                 e
-                for e in read_entries(ledger, view.last_position)
+                for e in read_verified_entries(ledger, view.last_position)
                 if e.position < entries[0].position
             )
         stats = view.catch_up(entries, dry_run=dry_run)

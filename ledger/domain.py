@@ -388,29 +388,40 @@ class Void(Aggregate):
 
 
 class Roles(Aggregate):
-    """Who holds which role: created by `init`, which also makes its actor the first director."""
+    """Who holds which role, and each holder's public key (`ledger.signing`): created by `init`,
+    which also makes its actor the first director. A grant with a new key rotates the holder's
+    key; a holder who loses their last role loses their key too."""
 
     @staticmethod
     def create_id() -> UUID:
         return ROLES_KEY
 
     @fact("LedgerInitialized")
-    def __init__(self, actor: str) -> None:
+    def __init__(self, actor: str, public_key: str | None = None) -> None:
         self.held: dict[str, set[str]] = {}
+        self.keys: dict[str, str] = {actor: public_key} if public_key else {}
 
     @fact("RoleGranted")
-    def grant(self, holder: str, role: str, actor: str) -> None:
+    def grant(self, holder: str, role: str, actor: str, public_key: str | None = None) -> None:
         self.held.setdefault(holder, set()).add(role)
+        if public_key:
+            self.keys[holder] = public_key
 
     @fact("RoleRevoked")
     def revoke(self, holder: str, role: str, actor: str) -> None:
         self.held[holder].discard(role)
+        if not self.held[holder]:
+            self.keys.pop(holder, None)
 
     def roles_of(self, holder: str) -> frozenset[str]:
         return frozenset(self.held.get(holder, ()))
 
     def holders_of(self, role: str) -> list[str]:
         return sorted(h for h, roles in self.held.items() if role in roles)
+
+    def key_of(self, holder: str) -> str | None:
+        """The public key the ledger holds for `holder` now, if any."""
+        return self.keys.get(holder)
 
 
 def _register_topics(*aggregates: type[Aggregate]) -> None:

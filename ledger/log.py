@@ -49,11 +49,12 @@ class UnreadableEntry(LedgerError):
         self.reason = reason
 
 
-def to_entry(notification: Notification) -> LedgerEntry:
+def to_entry(notification: Notification, payload: dict[str, Any] | None = None) -> LedgerEntry:
     """Decode one stored event with the plain JSON the ledger writes (no datetime parsing);
-    UnreadableEntry if it is not one."""
+    `payload`: its state parsed already (consumed). UnreadableEntry if it is not one."""
     try:
-        payload = json.loads(notification.state)
+        if payload is None:
+            payload = json.loads(notification.state)
         if not isinstance(payload, dict):
             raise TypeError(f"its state is a JSON {type(payload).__name__}, not an object")
         recorded_at = payload.pop("timestamp")["_data_"]
@@ -88,3 +89,40 @@ def read_entries(
         if len(notifications) < batch:
             return
         position = notifications[-1].id
+
+
+def read_verified_entries(
+    app_or_recorder: HasRecorder | ApplicationRecorder, after_position: int = 0, batch: int = 5000
+) -> Iterator[LedgerEntry]:
+    """Like `read_entries`, but no entry is yielded before the signature of its write checks
+    against the key its actor held at that position (`ledger.signing.Verifier`, in bulk, keys
+    cached); a bad one raises SignatureError naming its position. The read model's catch-up and
+    rebuild read the ledger through this."""
+    from ledger.chain import signed_entries, verifier_at, write_start
+
+    start = write_start(app_or_recorder, after_position)
+    verifier = verifier_at(app_or_recorder, start)
+    held: list[tuple[Notification, dict[str, Any]]] = []
+    for rows in signed_entries(app_or_recorder, start, batch):
+        for notification, signed in rows:
+            try:
+                payload = json.loads(notification.state)
+            except ValueError as exc:  # not JSON: written behind the ledger's back
+                raise UnreadableEntry(signed.position, f"its state is not JSON ({exc})") from None
+            ends_write = verifier.check_one(signed, payload)
+            held.append((notification, dict(payload)))  # the verifier keeps `payload`
+            if ends_write:
+                for n, checked in held:
+                    if n.id > after_position:
+                        yield _checked_entry(n, checked)
+                held = []
+    verifier.finish()
+
+
+def _checked_entry(notification: Notification, payload: dict[str, Any]) -> LedgerEntry:
+    try:
+        return to_entry(notification, payload)
+    except UnreadableEntry:
+        from ledger.signing import SignatureError
+
+        raise SignatureError(notification.id, "the entry is not a ledger entry") from None

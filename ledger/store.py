@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from urllib.parse import parse_qs, quote, unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.request import pathname2url
 
 from ledger.domain import StoreError
 
@@ -30,27 +31,34 @@ def redacted(url: str) -> str:
 
 
 def store_env(url: str, app_name: str, read_only: bool = False) -> dict[str, str]:
-    """The environment of application `app_name` for the store at `url`; `read_only` creates
-    no table and opens a SQLite file read-only.
+    """The environment of application `app_name` for the store at `url`: its recorder seals
+    every write (`ledger.chain`); `read_only` creates nothing and, on SQLite, opens the file
+    read-only (a missing file is a StoreError).
 
     Every key carries the application's prefix (`RATINGSLEDGER_PERSISTENCE_MODULE`, …).
     """
     prefix = app_name.upper() + "_"
-    settings = _settings(url)
+    settings = _settings(url, read_only)
     if read_only:
         settings["CREATE_TABLE"] = "no"
-        if "SQLITE_DBNAME" in settings:
-            path = Path(settings["SQLITE_DBNAME"]).resolve()
-            settings["SQLITE_DBNAME"] = f"file:{quote(str(path))}?mode=ro"
     return {prefix + key: value for key, value in settings.items()}
 
 
-def _settings(url: str) -> dict[str, str]:
+def _settings(url: str, read_only: bool) -> dict[str, str]:
     scheme = url.partition(":")[0]
     if scheme == "sqlite":
-        return _sqlite_settings(url)
+        settings = _sqlite_settings(url)
+        settings["APPLICATION_RECORDER_TOPIC"] = "ledger.chain:SealingSQLiteRecorder"
+        if read_only:
+            path = Path(settings["SQLITE_DBNAME"])
+            if not path.is_file():
+                raise StoreError(f"store {url!r}: no ledger at {path} (run init to create one)")
+            settings["SQLITE_DBNAME"] = f"file:{pathname2url(str(path.resolve()))}?mode=ro"
+        return settings
     if scheme in ("postgresql", "postgres"):
-        return _postgres_settings(url)
+        return _postgres_settings(url) | {
+            "APPLICATION_RECORDER_TOPIC": "ledger.chain_postgres:SealingPostgresRecorder"
+        }
     raise StoreError(
         f"store {redacted(url)!r}: use sqlite:///PATH.db or postgresql://USER@HOST:PORT/DB"
     )

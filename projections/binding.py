@@ -13,7 +13,7 @@ from pathlib import Path
 from ledger.application import RatingsLedger
 from ledger.chain import link_at
 from ledger.domain import LedgerError
-from ledger.log import LedgerEntry, read_entries
+from ledger.log import LedgerEntry, read_verified_entries
 from ledger.reading import ledger_id
 from ledger.store import redacted
 from projections.lock import exclusive
@@ -93,7 +93,9 @@ def recomputed(view: View, ledger: RatingsLedger) -> str:
     with tempfile.TemporaryDirectory() as tmp:
         fresh = View(Path(tmp) / "view.db", view.family, view.what_if, checkpoint_every=0)
         with closing(fresh):
-            fresh.catch_up(itertools.takewhile(lambda e: e.position <= last, read_entries(ledger)))
+            fresh.catch_up(
+                itertools.takewhile(lambda e: e.position <= last, read_verified_entries(ledger))
+            )
             copy(view, fresh)
             return fresh.digest()
 

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ledger.log import LedgerEntry, read_entries
+from ledger.log import LedgerEntry, read_entries, read_verified_entries
 from projections import queries
 from projections.projector import View
 
@@ -54,14 +54,14 @@ def view_at(
     """`v` caught up with the ledger; with `position`, the read model as the ledger stood
     then (built in a temporary file, removed on exit). `entries(after)` reads the ledger
     (default: plainly, without a progress bar)."""
-    read = entries or (lambda after: read_entries(ledger, after))
+    read = entries or (lambda after: read_verified_entries(ledger, after))
     v.catch_up(read(v.last_position))
     if position is None:
         yield v
         return
     with tempfile.TemporaryDirectory() as tmp:
         past = at_position(
-            v, lambda after: read_entries(ledger, after), position, Path(tmp) / "past.db"
+            v, lambda after: read_verified_entries(ledger, after), position, Path(tmp) / "past.db"
         )
         with closing(past):
             yield past
@@ -77,7 +77,7 @@ def list_view(
     """The read model as the list `name` of `v`'s family saw it: as known at the list's
     cutoff, with the lists published up to this one (built in a temporary file). Read it with
     `queries.list_rating` or `queries.list_supplement`."""
-    read = entries or (lambda after: read_entries(ledger, after))
+    read = entries or (lambda after: read_verified_entries(ledger, after))
     v.catch_up(read(v.last_position))
     found = queries.published_list(v, name)
     if found is None:
@@ -85,12 +85,12 @@ def list_view(
     with tempfile.TemporaryDirectory() as tmp:
         past = at_position(
             v,
-            lambda after: read_entries(ledger, after),
+            lambda after: read_verified_entries(ledger, after),
             found.cutoff_position,
             Path(tmp) / "list.db",
         )
         with closing(past):
-            later = read_entries(ledger, past.last_position)
+            later = read_verified_entries(ledger, past.last_position)
             past.catch_up(
                 e
                 for e in itertools.takewhile(lambda e: e.position <= found.position, later)

@@ -25,6 +25,7 @@ from pathlib import Path
 from ledger.application import RatingsLedger
 from ledger.commands import SubmitSection, parse
 from ledger.log import read_entries
+from ledger.signing import KEYRING_VARIABLE, Keyring
 from projections import queries, timetravel
 from projections.projector import View
 
@@ -129,7 +130,8 @@ def run_size(games: int, players: int, seed: int, repeats: int, workdir: Path) -
         "sections_per_s": round(generated.get("sections", 0) / append_s, 1),
         "games_per_s": round(generated.get("games", games) / append_s),
     }
-    with closing(RatingsLedger(store)) as app:
+    keyring = Keyring(os.environ.get(KEYRING_VARIABLE) or workdir / "keys")  # as generate.py's
+    with closing(RatingsLedger(store, keyring=keyring)) as app:
         read_s, count = timed(lambda: sum(1 for _ in read_entries(app)), repeats)
         view_path = workdir / f"view-{games}.db"
 

@@ -32,6 +32,7 @@ from ledger.chain import verify
 from ledger.cli import app
 from ledger.commands import RegisterPlayer, parse
 from ledger.errors import field_path
+from ledger.signing import Keyring
 
 PLAYERS = ("20000001", "20000002")  # registered before fuzzing, so only the poison can refuse
 PLAYER = {
@@ -376,6 +377,7 @@ def valid_cases() -> Iterator[tuple[list[str], bytes | None]]:
 
 def prepare(store: str) -> None:
     """A ledger set up by `director`, with PLAYERS registered (so only bad input can refuse)."""
+    Keyring().ensure("Ann")  # the holder of the valid grant-role case has a key to record
     with closing(RatingsLedger(store)) as ledger:
         if ledger.recorder.max_notification_id() is None:
             ledger.initialize(actor="director")

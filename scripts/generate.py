@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import heapq
 import json
+import os
 import random
 import sys
 import time
@@ -25,6 +26,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from itertools import accumulate
+from pathlib import Path
 from typing import Any
 
 from ledger.application import RatingsLedger
@@ -42,6 +44,8 @@ from ledger.commands import (
 from ledger.domain import LedgerError
 from ledger.log import read_entries
 from ledger.roles import Role
+from ledger.signing import KEYRING_VARIABLE, Keyring
+from ledger.store import store_url
 
 DIRECTOR = "executive-director"
 STAFF = {
@@ -907,18 +911,34 @@ class Writer:
             counts.amendments += 1
 
 
+def keyring_for(store: str | None) -> Keyring:
+    """$RATINGS_LEDGER_KEYRING if set, else a `keys` folder beside a SQLite store."""
+    url = store_url(store)
+    if os.environ.get(KEYRING_VARIABLE) or not url.startswith("sqlite:///"):
+        return Keyring()
+    return Keyring(Path(url[len("sqlite:///") :]).parent / "keys")
+
+
 def generate(
-    store: str | None, players: int, games: int, seed: int, start: date, years: int
+    store: str | None,
+    players: int,
+    games: int,
+    seed: int,
+    start: date,
+    years: int,
+    keyring: Keyring | None = None,
 ) -> dict[str, Any]:
-    """Append the ledger for these settings to an empty store; the counts and the time taken."""
+    """Append the ledger for these settings to an empty store, its actors' keys made in
+    `keyring` (default `keyring_for(store)`) when missing; the counts and the time taken."""
     began = time.perf_counter()
     generator = Generator(players, games, seed, start, years)
-    ledger = RatingsLedger(store)
+    ledger = RatingsLedger(store, keyring=keyring or keyring_for(store))
     try:
         if next(read_entries(ledger, batch=1), None) is not None:
             raise LedgerError(f"store {ledger.store} is not empty; generate into a new store")
         ledger.initialize(actor=DIRECTOR)
         for actor, role in STAFF.items():
+            ledger.keyring.ensure(actor)
             ledger.grant_role(actor, role, actor=DIRECTOR)
         writer = Writer(ledger, generator.counts)
         writer.write(generator.ops())

@@ -1,4 +1,4 @@
-"""Soak the ledger at scale: concurrent writers, tampering, crash trials and fuzzing; JSON out.
+"""Soak the signed ledger at scale: concurrent writers, tampering, crash trials, fuzzing; JSON.
 
     python scripts/soak.py [--processes 4] [--submissions 200] [--crash-trials 100]
                            [--fuzz-cases 10000] [--postgres postgresql://postgres@127.0.0.1/test]
@@ -16,7 +16,6 @@ import multiprocessing
 import os
 import random
 import signal
-import sqlite3
 import sys
 import tempfile
 import time
@@ -29,12 +28,17 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from typer.testing import CliRunner
+
 from ledger.application import RatingsLedger
 from ledger.chain import verify
+from ledger.cli import app
 from ledger.commands import RegisterPlayer, SubmitSection, parse
-from ledger.domain import ConflictError, LedgerError
-from ledger.log import read_entries
+from ledger.domain import ConflictError, LedgerError, StoreError
+from ledger.log import read_entries, read_verified_entries
 from ledger.roles import Role
+from ledger.signing import KEYRING_VARIABLE
 from projections.projector import View
 
 SCRIPTS = Path(__file__).resolve().parent
@@ -42,8 +46,8 @@ PLAYERS = [f"6000000{i}" for i in range(4)]
 SHARED_EVERY = 10  # every tenth submission races the other processes for one shared id
 
 
-def _script(name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(f"{name}_script", SCRIPTS / f"{name}.py")
+def _script(name: str, folder: Path = SCRIPTS) -> Any:
+    spec = importlib.util.spec_from_file_location(f"{name}_script", folder / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
@@ -103,9 +107,11 @@ def postgres_schema(base: str) -> Iterator[str]:
 
 
 def set_up(store: str, writers: list[str]) -> None:
+    """A signed ledger: the director's and each writer's keys made in the keyring."""
     with closing(RatingsLedger(store)) as ledger:
         ledger.initialize(actor="director")
         for w in writers:
+            ledger.keyring.ensure(w)
             ledger.grant_role(w, Role.TOURNAMENT_DIRECTOR, actor="director")
         ledger.register_player(*(parse(RegisterPlayer, {"id": p}) for p in PLAYERS), actor="W0")
 
@@ -143,23 +149,101 @@ def concurrency(store: str, processes: int, submissions: int) -> dict[str, Any]:
     }
 
 
-def tampering(store: str) -> dict[str, int]:
-    """Edit, delete and reorder stored rows directly (given as positions before the last of four
-    sections); count the breaks found where they were made."""
-    cases = {"edit": (3, 3), "delete": (2, 2), "delete_last": (0, 0), "reorder": (3, 1)}
-    detected = 0
-    for case, (first, second) in cases.items():
+TAMPERING = (
+    "edit",
+    "delete",
+    "delete_last",
+    "reorder",
+    "insert_unsealed",
+    "append_forged_other_key",
+    "append_forged_unsigned",
+    "edit_and_reseal",
+    "drop_chain",
+    "empty_chain",
+    "truncate_tail",
+    "truncate_tail_and_chain_with_anchor",
+)
+
+
+def tampering(store: str) -> dict[str, Any]:
+    """Tamper with a signed ledger of four sections behind its back, one way per case, as an
+    attacker with database access but no key would; count the cases `verify` (with the anchor
+    an auditor kept, where the case says so) detects at the right position. A tail deleted with
+    its chain rows and no anchor kept is undetectable from inside the store: tried, reported
+    apart (`undetectable_without_anchor`)."""
+    t = _script("tamper_helpers", SCRIPTS.parent / "tests")
+    detected, missed = 0, []
+    for case in (*TAMPERING, "truncate_tail_and_chain_without_anchor"):
         with postgres_or_sqlite_copy(store) as url:
             set_up(url, ["W0"])
             with closing(RatingsLedger(url)) as ledger:
                 for k in range(4):
                     ledger.submit_section(section(f"T-{k}"), actor="W0")
                 last = ledger.recorder.max_notification_id() or 0
-                at = last - first
-                _tamper(url, case, at, last - second)
-                found = verify(ledger).broken
-                detected += found is not None and found.position == at
-    return {"cases": len(cases), "detected_at_the_right_position": detected}
+            anchor = Path(tempfile.mkstemp(suffix=".json")[1])
+            anchored = CliRunner().invoke(app, ["anchor", "--actor", "director", "--store", url])
+            anchor.write_text(anchored.stdout)
+            at = _tamper(t, url, case, last)
+            found = _verify(url, anchor if "with_anchor" in case else None)
+            anchor.unlink()
+            if case.endswith("without_anchor"):
+                undetected = found is None
+                continue
+            if found == at:
+                detected += 1
+            else:
+                missed.append(case)
+    return {
+        "cases": len(TAMPERING),
+        "detected_at_the_right_position": detected,
+        "missed": missed,
+        "undetectable_without_anchor": {"truncate_tail_and_chain": undetected},
+    }
+
+
+def _tamper(t: Any, url: str, case: str, last: int) -> int | str:
+    """Make the change; where `verify` must report it (a position, or a kind of failure)."""
+    forged = json.dumps({"actor": "W0", "section_id": "FORGED", "timestamp": {"_data_": "x"}})
+    topic, aggregate = "ratings-ledger:SectionSubmitted", uuid.uuid4()
+    if case == "edit":
+        t.edit(url, last - 3, "Soak", "Fake")
+    elif case in ("delete", "delete_last"):
+        t.delete(url, last - 2 if case == "delete" else last)
+        return last - 2 if case == "delete" else last
+    elif case == "reorder":
+        t.swap(url, last - 3, last - 1)
+    elif case == "insert_unsealed":
+        return t.insert(url, aggregate, 1, topic, forged.encode())
+    elif case.startswith("append_forged"):
+        key = Ed25519PrivateKey.generate() if case.endswith("other_key") else None
+        return t.insert(url, aggregate, 1, topic, forged.encode(), key=key, seal=True)
+    elif case == "edit_and_reseal":
+        t.edit(url, last - 3, "Soak", "Fake")
+        t.reseal(url)
+    elif case in ("drop_chain", "empty_chain"):
+        t.drop_chain(url, empty_only=case == "empty_chain")
+        return "missing chain table" if case == "drop_chain" else 1
+    elif case == "truncate_tail":
+        with t.raw_store(url) as (conn, table, pos, mark, _):
+            conn.execute(f"DELETE FROM {table} WHERE {pos} > {mark}", (last - 2,))
+        return last - 1
+    else:
+        t.truncate(url, last - 2)
+        return "anchor"
+    return last - 3
+
+
+def _verify(url: str, anchor: Path | None) -> int | str | None:
+    """Where `verify` (against `anchor`) reports the ledger broken; None when it passes."""
+    if anchor is not None:
+        result = CliRunner().invoke(app, ["verify", "--anchor", str(anchor), "--store", url])
+        return "anchor" if result.exit_code == 1 and "anchor" in result.stderr else None
+    try:
+        with closing(RatingsLedger(url, read_only=True)) as ledger:
+            found = verify(ledger).broken
+    except StoreError as exc:
+        return "missing chain table" if "is missing" in str(exc) else str(exc)
+    return found.position if found else None
 
 
 @contextmanager
@@ -172,36 +256,13 @@ def postgres_or_sqlite_copy(store: str) -> Iterator[str]:
         yield f"sqlite:///{Path(tmp) / 'ledger.db'}"
 
 
-def _tamper(url: str, case: str, at: int, other: int) -> None:
-    if url.startswith("sqlite"):
-        conn: Any = sqlite3.connect(url[len("sqlite:///") :], isolation_level=None)
-        table, pos, mark, state = "stored_events", "rowid", "?", "replace(state, ?, ?)"
-        old, new = b"Soak", b"Fake"
-    else:
-        import psycopg
-
-        schema = url.split("schema=")[1]
-        conn = psycopg.connect(url.split("?")[0], autocommit=True)
-        table, pos, mark = f'"{schema}".ratingsledger_events', "notification_id", "%s"
-        state = "convert_to(replace(convert_from(state, 'UTF8'), %s, %s), 'UTF8')"
-        old, new = "Soak", "Fake"
-    with closing(conn):
-        if case == "edit":
-            conn.execute(f"UPDATE {table} SET state = {state} WHERE {pos} = {mark}", (old, new, at))
-        elif case == "reorder":
-            for a, b in ((at, 10**9), (other, at), (10**9, other)):
-                conn.execute(f"UPDATE {table} SET {pos} = {mark} WHERE {pos} = {mark}", (b, a))
-        else:
-            conn.execute(f"DELETE FROM {table} WHERE {pos} = {mark}", (at,))
-
-
 def crash_trials(trials: int, workdir: Path) -> dict[str, int]:
     """Kill catch-ups and rebuilds with SIGKILL at random; resume; compare with a clean one."""
     url = f"sqlite:///{workdir / 'crash.db'}"
     _script("generate").generate(url, 300, 4000, 2, date(2022, 1, 1), 3)
     with closing(RatingsLedger(url)) as ledger:
         clean = View(workdir / "clean.view.db")
-        clean.rebuild(read_entries(ledger))
+        clean.rebuild(read_verified_entries(ledger))
         digest = clean.digest()
         clean.close()
     rng, passed, killed = random.Random(11), 0, 0
@@ -213,10 +274,10 @@ def crash_trials(trials: int, workdir: Path) -> dict[str, int]:
                 with closing(RatingsLedger(url)) as ledger:
                     v = View(view)
                     if trial % 2:
-                        v.rebuild(read_entries(ledger))
+                        v.rebuild(read_verified_entries(ledger))
                     else:
-                        while batch := list(read_entries(ledger, v.last_position, 50))[:50]:
-                            v.catch_up(batch)
+                        while batch := list(read_verified_entries(ledger, v.last_position, 50)):
+                            v.catch_up(batch[:50])
             finally:
                 os._exit(0)
         time.sleep(rng.uniform(0, 0.6))
@@ -225,7 +286,7 @@ def crash_trials(trials: int, workdir: Path) -> dict[str, int]:
         try:
             with closing(RatingsLedger(url)) as ledger:
                 v = View(view)
-                v.catch_up(read_entries(ledger, v.last_position))
+                v.catch_up(read_verified_entries(ledger, v.last_position))
                 passed += v.digest() == digest
                 v.close()
         except Exception as exc:  # a trial that cannot resume is a failed trial, reported
@@ -244,6 +305,7 @@ def main(argv: list[str] | None = None) -> int:
     out: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
+        os.environ[KEYRING_VARIABLE] = str(work / "keys")  # the writer processes inherit it
         stores = {"sqlite": f"sqlite:///{work / 'soak.db'}"}
         for name, url in [("sqlite", stores["sqlite"])] + (
             [("postgres", args.postgres)] if args.postgres else []
@@ -260,6 +322,7 @@ def main(argv: list[str] | None = None) -> int:
         "entries_lost": sum(r["lost"] + r["duplicated"] for r in runs),
         "tampering_cases_detected": sum(t["detected_at_the_right_position"] for t in tamper),
         "tampering_cases": sum(t["cases"] for t in tamper),
+        "tampering_cases_missed": [m for t in tamper for m in t["missed"]],
         "crash_trials_passed": out["crash"]["passed"],
         "crash_trials": out["crash"]["trials"],
         "fuzz_cases_refused_cleanly": out["fuzz"]["refused_cleanly"],

@@ -14,6 +14,7 @@ import pytest
 from ledger.application import RatingsLedger
 from ledger.commands import RegisterPlayer, SubmitSection, parse
 from ledger.roles import Role
+from ledger.signing import KEYRING_VARIABLE, Keyring
 from ledger.store import view_path
 
 POSTGRES_URL = os.environ.get(
@@ -22,6 +23,29 @@ POSTGRES_URL = os.environ.get(
 REQUIRE_POSTGRES = os.environ.get("RATINGS_LEDGER_REQUIRE_POSTGRES") == "1"
 DIRECTOR = "director"
 CAST = {"office": Role.RATINGS_ADMIN, "td": Role.TOURNAMENT_DIRECTOR}
+USUAL_ACTORS = (
+    *(DIRECTOR, *CAST, "admin", "auditor", "ann", "bea", "bob", "ed", "me", "newcomer", "ola"),
+    *("rival", "tom", "membership", "migration", "ratings-office"),
+    *(f"{kind}{n}" for kind in "PTW" for n in range(6)),
+)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def shared_keyring(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Keyring]:
+    """Every test writes with one keyring made for the session ($RATINGS_LEDGER_KEYRING, never
+    ~), holding keys for the actors the tests write as (USUAL_ACTORS)."""
+    ring = Keyring(tmp_path_factory.mktemp("keys"))
+    for actor in USUAL_ACTORS:
+        ring.create(actor)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(KEYRING_VARIABLE, str(ring.path))
+        yield ring
+
+
+@pytest.fixture
+def keyring(shared_keyring: Keyring) -> Keyring:
+    """The session's keyring."""
+    return shared_keyring
 
 
 @pytest.fixture(scope="session")

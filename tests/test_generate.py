@@ -23,6 +23,7 @@ from ledger.rules.uschess.time_controls import (
     rated_systems,
 )
 from ledger.rules.uschess.versions import resolve
+from ledger.signing import Keyring
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "generate.py"
 SIZE = {"players": 400, "games": 5000, "seed": 3, "start": date(2023, 1, 1), "years": 3}
@@ -40,10 +41,10 @@ def _load() -> ModuleType:
 generate = _load()
 
 
-def _run(path: Path, **changes: Any) -> tuple[dict[str, Any], list[LedgerEntry]]:
+def _run(path: Path, keyring: Keyring, **changes: Any) -> tuple[dict[str, Any], list[LedgerEntry]]:
     settings = SIZE | changes
     url = f"sqlite:///{path}"
-    counts = generate.generate(url, **settings)
+    counts = generate.generate(url, **settings, keyring=keyring)
     app = RatingsLedger(url)
     try:
         return counts, list(read_entries(app))
@@ -52,8 +53,10 @@ def _run(path: Path, **changes: Any) -> tuple[dict[str, Any], list[LedgerEntry]]
 
 
 @pytest.fixture(scope="module")
-def ledger(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], list[LedgerEntry]]:
-    return _run(tmp_path_factory.mktemp("generated") / "ledger.db")
+def ledger(
+    tmp_path_factory: pytest.TempPathFactory, shared_keyring: Keyring
+) -> tuple[dict[str, Any], list[LedgerEntry]]:
+    return _run(tmp_path_factory.mktemp("generated") / "ledger.db", shared_keyring)
 
 
 def _sections(entries: list[LedgerEntry]) -> list[dict[str, Any]]:
@@ -66,10 +69,11 @@ def _content(entries: list[LedgerEntry]) -> list[tuple[Any, ...]]:
 
 
 def test_the_same_seed_appends_the_same_entries_apart_from_recorded_at(
-    ledger: tuple[dict[str, Any], list[LedgerEntry]], tmp_path: Path
+    ledger: tuple[dict[str, Any], list[LedgerEntry]], tmp_path: Path, keyring: Keyring
 ) -> None:
-    # Brief: "same seed → same ledger content, apart from recorded_at timestamps".
-    counts, entries = _run(tmp_path / "again.db")
+    # Brief: "same seed → same ledger content, apart from recorded_at timestamps" (and the
+    # actors' keys, random: here the same keyring).
+    counts, entries = _run(tmp_path / "again.db", keyring)
     assert _content(entries) == _content(ledger[1])
     assert {k: v for k, v in counts.items() if k != "seconds"} == {
         k: v for k, v in ledger[0].items() if k != "seconds"
@@ -77,10 +81,10 @@ def test_the_same_seed_appends_the_same_entries_apart_from_recorded_at(
 
 
 def test_another_seed_appends_a_different_ledger(
-    ledger: tuple[dict[str, Any], list[LedgerEntry]], tmp_path: Path
+    ledger: tuple[dict[str, Any], list[LedgerEntry]], tmp_path: Path, keyring: Keyring
 ) -> None:
     # Brief: the ledger is determined by the seed, so a different seed draws different sections.
-    _, entries = _run(tmp_path / "other.db", seed=4)
+    _, entries = _run(tmp_path / "other.db", keyring, seed=4)
     assert _sections(entries) != _sections(ledger[1])
 
 

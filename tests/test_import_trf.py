@@ -718,6 +718,7 @@ def test_new_players_are_registered_with_what_the_file_says(
     result = run("import", "trf", str(LAKESIDE), "--actor", "td", "--register-players", "--json")
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
+    assert summary.pop("receipt").endswith("@15")  # the write's DIGEST@POSITION
     assert summary == {
         "dry_run": False,
         "files": [{"file": str(LAKESIDE), "records": 6}],
@@ -845,10 +846,11 @@ def test_a_refused_section_registers_nobody(
 def test_the_import_reports_what_it_read(run: Callable[..., Result], ledger: RatingsLedger) -> None:
     result = run("import", "trf", str(FIXTURE), "--actor", "td")
     assert result.exit_code == 0, result.output
-    assert result.stdout.splitlines() == [
+    assert result.stdout.splitlines()[:2] == [
         f"read {FIXTURE}: 7 records",
         f"recorded SectionSubmitted at position {positions(ledger)}: section_id={SECTION_ID}",
     ]
+    assert result.stdout.splitlines()[2].endswith(f"@{positions(ledger)}")  # the receipt
 
 
 def test_fide_ratings_from_the_file_seed_the_fide_family(tmp_path: Path) -> None:

@@ -30,6 +30,7 @@ def test_hostile_names_reasons_and_actors_are_stored_and_shown_verbatim(
 ) -> None:
     # Issue: "Identifiers and names shaped like SQL (`1'; DROP TABLE stored_events; --`) and
     # HTML (`<script>alert(1)</script>`) are stored and shown verbatim: parameterized SQL only".
+    ledger.keyring.ensure(hostile)
     assert cli(store_url, "grant-role", hostile, "tournament_director")[0] == 0
     players = tmp_path / "players.json"
     players.write_text(json.dumps([{"id": f"4000000{i}", "name": hostile} for i in range(2)]))

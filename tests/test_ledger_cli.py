@@ -90,13 +90,14 @@ def test_init_records_its_actor_as_the_director_of_a_new_ledger(run: Run) -> Non
     # `init` is the director".
     result = run("init", "--actor", "ann")
     assert result.exit_code == 0, result.output
-    assert result.stdout.endswith("director 'ann' (2 entries)\n")
+    assert "director 'ann' (2 entries)\nreceipt " in result.stdout
     entries = log_json(run)
     assert [(e["type"], e["actor"]) for e in entries] == [
         ("LedgerInitialized", "ann"),
         ("RoleGranted", "ann"),
     ]
-    assert entries[1]["payload"] == {"holder": "ann", "role": "director"}
+    key = entries[0]["payload"]["public_key"]
+    assert entries[1]["payload"] == {"holder": "ann", "role": "director", "public_key": key}
 
 
 def test_every_option_verb_appends_its_fact(populated: Run, write: Callable[[Any], str]) -> None:

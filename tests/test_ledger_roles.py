@@ -284,9 +284,10 @@ def test_init_makes_its_actor_the_director_once(store_url: str) -> None:
     # second `init` on an initialized ledger is refused clearly".
     with closing(RatingsLedger(store_url)) as app:
         entries = app.initialize(actor="ann")
+        key = app.keyring.public_key("ann")
         assert [(e.type, e.actor, e.payload) for e in entries] == [
-            ("LedgerInitialized", "ann", {}),
-            ("RoleGranted", "ann", {"holder": "ann", "role": "director"}),
+            ("LedgerInitialized", "ann", {"public_key": key}),
+            ("RoleGranted", "ann", {"holder": "ann", "role": "director", "public_key": key}),
         ]
         assert app.holders() == {"ann": {Role.DIRECTOR}}
         with pytest.raises(InvalidCommand, match="already initialized \\(director: 'ann'\\)"):
@@ -302,7 +303,7 @@ def test_a_granted_role_takes_effect_and_a_revoked_one_stops(prepared: RatingsLe
     [granted] = prepared.grant_role("td", Role.RATINGS_ADMIN, actor="director")
     assert (granted.type, granted.payload) == (
         "RoleGranted",
-        {"holder": "td", "role": "ratings_admin"},
+        {"holder": "td", "role": "ratings_admin", "public_key": prepared.keyring.public_key("td")},
     )
     assert prepared.roles_of("td") == {Role.TOURNAMENT_DIRECTOR, Role.RATINGS_ADMIN}
     [revoked] = prepared.revoke_role("td", Role.RATINGS_ADMIN, actor="director")
@@ -460,9 +461,13 @@ def test_the_command_line_grants_and_revokes_roles_and_refuses_a_second_init(
     assert run("withdraw", "ANY", "--reason", "x", "--actor", "ann").exit_code == 4
     assert run("init", "--actor", "ann").exit_code == 0
     result = run("grant-role", "ola", "ratings_admin", "--actor", "ann")
-    assert result.stdout == "recorded RoleGranted at position 3: holder=ola role=ratings_admin\n"
+    recorded, receipt = result.stdout.splitlines()
+    assert recorded == "recorded RoleGranted at position 3: holder=ola role=ratings_admin"
+    assert receipt.startswith("receipt ") and receipt.endswith("@3")
     result = run("revoke-role", "ola", "ratings_admin", "--actor", "ann")
-    assert result.stdout == "recorded RoleRevoked at position 4: holder=ola role=ratings_admin\n"
+    assert result.stdout.splitlines()[0] == (
+        "recorded RoleRevoked at position 4: holder=ola role=ratings_admin"
+    )
     before = log_json(run)
     for args, code, line in (
         (("init", "--actor", "bob"), 2, "error: the ledger is already initialized"),

@@ -13,7 +13,17 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperArgument, TyperCommand, TyperGroup
 
-from ledger.cli import browse, estimate, interchange, office, reads, serve, verify, writes
+from ledger.cli import (
+    browse,
+    estimate,
+    interchange,
+    keys,
+    office,
+    reads,
+    serve,
+    verify,
+    writes,
+)
 
 DATES = {"as_of", "effective", "until", "since", "date", "start", "end", "known_at"}
 
@@ -138,6 +148,7 @@ interchange.register(app)
 office.register(app)
 serve.register(app)
 verify.register(app)
+keys.register(app)
 estimate.register(app)
 browse.register(app)
 for info in [

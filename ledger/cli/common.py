@@ -134,8 +134,11 @@ def subject(entry: LedgerEntry) -> str:
     return shown(" ".join(f"{k}={payload[k]}" for k in SUBJECT_KEYS if payload.get(k) is not None))
 
 
-def print_entries(entries: list[LedgerEntry]) -> None:
+def print_entries(entries: list[LedgerEntry], receipt: object | None = None) -> None:
+    """Each entry recorded, then the write's receipt DIGEST@POS (`verify --expect` checks it)."""
     if not entries:
         typer.echo("nothing new to record")
     for e in entries:
         typer.echo(f"recorded {e.type} at position {e.position}: {subject(e)}")
+    if entries and receipt is not None:
+        typer.echo(f"receipt {receipt}")

@@ -132,6 +132,8 @@ def import_trf(
         summary["matched"] = [
             {"start": n, "member": m.member, "by": m.how} for n, m in sorted(matches.items())
         ]
+    if ledger.receipt is not None:
+        summary["receipt"] = str(ledger.receipt)
     _report(summary, entries, [section], dry_run, as_json, listed=False)
 
 
@@ -162,6 +164,8 @@ def import_uschess_dbf(
         summary, entries = _submit(
             ledger, imported, sections, actor, register, lambda m: {"id": m}, files, []
         )
+    if ledger.receipt is not None:
+        summary["receipt"] = str(ledger.receipt)
     _report(summary, entries, sections, dry_run, as_json, listed=True)
 
 
@@ -329,7 +333,7 @@ def _report(
         submitted = [s.model_dump(mode="json", exclude_none=True) for s in sections]
         print_json(submitted if listed else submitted[0])
     else:
-        print_entries(entries)
+        print_entries(entries, summary.get("receipt"))
 
 
 def _registered(ledger: RatingsLedger) -> dict[str, str | None]:

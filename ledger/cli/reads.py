@@ -24,7 +24,7 @@ from ledger.cli.common import (
     system_name,
     usage,
 )
-from ledger.log import LedgerEntry, read_entries
+from ledger.log import LedgerEntry, read_verified_entries
 from ledger.plausibility import check_parameter, shown
 from ledger.progress import progress
 from ledger.reading import open_ledger
@@ -129,7 +129,7 @@ def _position_at(ledger: RatingsLedger, known_at: str) -> int:
 def _entries(ledger: RatingsLedger, after: int, label: str) -> Iterator[LedgerEntry]:
     """The ledger's entries after `after`, with a progress bar on a terminal."""
     last = ledger.recorder.max_notification_id() or 0
-    return progress(read_entries(ledger, after), max(last - after, 0), label)
+    return progress(read_verified_entries(ledger, after), max(last - after, 0), label)
 
 
 def _open(store: str, view: Path | None, family: str) -> View:

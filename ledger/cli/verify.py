@@ -1,25 +1,34 @@
-"""`ratings-ledger verify`: recompute the hash chain; exit 1 at the first broken position."""
+"""`ratings-ledger verify` and `anchor`: recompute the hash chain and check every signature
+(exit 1 at the first broken position); sign the head for an auditor to keep."""
 
 from __future__ import annotations
 
+import json
 from contextlib import closing
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from ledger.application import RatingsLedger
-from ledger.chain import link_at, parse_expected, verify
+from ledger.chain import Verification, link_at, parse_expected, verify
 from ledger.cli.common import AsJson, Family, Store, fail, print_json, reported
 from ledger.reading import open_ledger
+from ledger.roles import Role
+from ledger.signing import KeyRefused, public_text
 from ledger.store import DEFAULT_STORE, view_path
 from projections import binding
 from projections.projector import View
 
+ANCHOR = "ratings-ledger anchor 1"
+
 
 def register(app: typer.Typer) -> None:
-    """Add `verify` to the `ratings-ledger` app."""
+    """Add `verify` and `anchor` to the `ratings-ledger` app."""
     app.command("verify")(verify_chain)
+    app.command("anchor")(anchor)
 
 
 def verify_chain(
@@ -28,7 +37,11 @@ def verify_chain(
     ] = False,
     expect: Annotated[
         str | None,
-        typer.Option(help="A head recorded earlier (DIGEST@POS): the ledger must still hold it"),
+        typer.Option(help="A receipt or head recorded earlier (DIGEST@POS): still held?"),
+    ] = None,
+    anchor_file: Annotated[
+        Path | None,
+        typer.Option("--anchor", help="A signed head from `anchor`: catches a deleted tail"),
     ] = None,
     store: Store = DEFAULT_STORE,
     as_json: AsJson = False,
@@ -44,22 +57,27 @@ def verify_chain(
     ] = None,
     family: Family = "uschess",
 ) -> None:
-    """Recompute the ledger's SHA-256 chain; print the head digest (exit 0) or the first broken
-    position (exit 1). Entries not sealed yet are sealed first, so the head covers every one.
-    With --view, also the read model: rebuilt into a temporary file, it must match."""
+    """Recompute the ledger's SHA-256 chain and check every entry's signature against the key
+    its actor held then; print the head digest (exit 0) or the first broken position (exit 1).
+    Reads only: it never writes, and read-only credentials suffice. With --view, also the read
+    model: rebuilt into a temporary file, it must match."""
     with reported():
         try:
             expected = parse_expected(expect) if expect is not None else None
         except ValueError as exc:
             fail(2, str(exc))
-        with closing(RatingsLedger(store)) as ledger:
-            found = verify(ledger)
+        anchored = _read_anchor(anchor_file) if anchor_file is not None else None
+        with closing(open_ledger(store)) as ledger:
+            found = verify(ledger, keys_at=anchored["position"] if anchored else 0)
             recorded = link_at(ledger, expected.position) if expected else None
+            at_anchor = link_at(ledger, anchored["position"]) if anchored else None
     if found.broken is not None:
         fail(1, f"chain broken at position {found.broken.position}: {found.broken.reason}")
     if expected is not None and recorded != expected.digest:
         held = f"holds {recorded}" if recorded else "has no entry there"
         fail(1, f"expected {expected} but the chain {held}; the ledger was rewritten")
+    if anchored is not None:
+        _check_anchor(anchored, found, at_anchor)
     if view:
         verify_view(store, view_file, family)
     if as_json:
@@ -69,6 +87,7 @@ def verify_chain(
                 "entries": found.entries,
                 "head": str(found.head),
                 "matches": None if expected is None else str(expected),
+                "anchor": None if anchored is None else anchored["position"],
             }
         )
         return
@@ -76,7 +95,83 @@ def verify_chain(
         typer.echo(str(found.head))
         return
     checked = f", matches {expected}" if expected else ""
-    typer.echo(f"chain intact: {found.entries} entries, head {found.head}{checked}")
+    checked += f", holds the anchor at {anchored['position']}" if anchored else ""
+    typer.echo(
+        f"chain intact, every signature checks: {found.entries} entries, head {found.head}{checked}"
+    )
+
+
+def anchor(
+    actor: Annotated[str, typer.Option(help="The director who signs the head (their key)")],
+    store: Store = DEFAULT_STORE,
+) -> None:
+    """Print the head, verified and signed by a director, as a small JSON document for an
+    auditor to keep outside the database (`verify --anchor FILE` checks the ledger against it).
+    """
+    with reported(), closing(open_ledger(store)) as ledger:
+        found = verify(ledger, keys_at=ledger.recorder.max_notification_id() or 0)
+        if found.broken is not None:
+            fail(1, f"chain broken at position {found.broken.position}: {found.broken.reason}")
+        key = ledger.keyring.private_key(actor)
+        if Role.DIRECTOR not in found.roles.get(actor, ()):
+            raise KeyRefused(f"{actor!r} is not a director of this ledger; a director anchors")
+        if key is None or found.keys.get(actor) != public_text(key):
+            raise KeyRefused(
+                f"the keyring {ledger.keyring.path} has not the key the ledger holds for {actor!r}"
+            )
+        document: dict[str, Any] = {
+            "anchor": ANCHOR,
+            "position": found.head.position,
+            "digest": found.head.digest,
+            "entries": found.entries,
+            "actor": actor,
+            "public_key": public_text(key),
+            "signed_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        }
+        document["signature"] = key.sign(_signed_part(document)).hex()
+    typer.echo(json.dumps(document, indent=2))
+
+
+def _signed_part(document: dict[str, Any]) -> bytes:
+    """What an anchor's signature covers: its other fields as sorted, compact JSON."""
+    fields = {k: v for k, v in document.items() if k != "signature"}
+    return json.dumps(fields, sort_keys=True, separators=(",", ":")).encode()
+
+
+def _read_anchor(path: Path) -> dict[str, Any]:
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(document, dict) or document.get("anchor") != ANCHOR:
+            raise ValueError("not an anchor from `ratings-ledger anchor`")
+        if not isinstance(document.get("position"), int) or document["position"] < 1:
+            raise ValueError("its position is not a positive number")
+        signature = bytes.fromhex(document["signature"])
+        public = Ed25519PublicKey.from_public_bytes(bytes.fromhex(document["public_key"]))
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
+        fail(2, f"--anchor {path}: {exc}")
+    try:
+        public.verify(signature, _signed_part(document))
+    except InvalidSignature:
+        fail(1, f"--anchor {path}: its signature does not check (the anchor was altered)")
+    return document
+
+
+def _check_anchor(anchored: dict[str, Any], found: Verification, held: str | None) -> None:
+    """The anchor's position still holds its digest, and was signed by a director's key the
+    ledger held there."""
+    position, actor = anchored["position"], anchored["actor"]
+    if found.head.position < position:
+        fail(
+            1,
+            f"the ledger ends at position {found.head.position} but the anchor holds position "
+            f"{position}: entries were deleted from its tail",
+        )
+    if held != anchored["digest"]:
+        fail(1, f"the anchor holds {anchored['digest']}@{position} but the chain holds {held}")
+    if found.keys.get(actor) != anchored["public_key"] or Role.DIRECTOR not in found.roles.get(
+        actor, ()
+    ):
+        fail(1, f"the anchor's key is not the key of a director {actor!r} at position {position}")
 
 
 def verify_view(store: str, path: Path | None, family: str) -> None:

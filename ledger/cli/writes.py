@@ -100,16 +100,25 @@ def init(
     as_json: AsJson = False,
 ) -> None:
     """Set the ledger up, once, with ACTOR as its first director (creating its tables, and on
-    PostgreSQL its schema)."""
+    PostgreSQL its schema); ACTOR's key is made in the keyring if it has none, and its public
+    key recorded."""
     with reported():
         create_schema(store_url(store))
     with reported(), closing(RatingsLedger(store)) as ledger:
         director = ledger.initialize(actor=actor)[0].actor
         count = ledger.recorder.max_notification_id() or 0
     if as_json:
-        print_json({"store": redacted(store), "director": director, "entries": count})
+        print_json(
+            {
+                "store": redacted(store),
+                "director": director,
+                "entries": count,
+                "receipt": str(ledger.receipt),
+            }
+        )
         return
     typer.echo(f"ledger ready at {redacted(store)}, director {director!r} ({count} entries)")
+    typer.echo(f"receipt {ledger.receipt}")
 
 
 def create_schema(url: str) -> None:
@@ -132,13 +141,21 @@ def grant_role(
     holder: Holder,
     role: RoleName,
     actor: Actor,
+    public_key: Annotated[
+        str | None,
+        typer.Option(
+            metavar="KEY",
+            help="HOLDER's public key (`keys new`); default: the one held or in keyring",
+        ),
+    ] = None,
     store: Store = DEFAULT_STORE,
     as_json: AsJson = False,
 ) -> None:
-    """Give HOLDER a role (directors only); see docs/decisions.md for what each allows."""
+    """Give HOLDER a role with their public key (directors only); a new key rotates theirs.
+    See docs/decisions.md for what each role allows."""
     with reported(), closing(RatingsLedger(store)) as ledger:
-        entries = ledger.grant_role(holder, role, actor=actor)
-    _print_entries(entries, as_json)
+        entries = ledger.grant_role(holder, role, actor=actor, public_key=public_key)
+    _print_entries(entries, as_json, ledger.receipt)
 
 
 def revoke_role(
@@ -151,7 +168,7 @@ def revoke_role(
     """Take a role from HOLDER (directors only); the last director cannot lose the role."""
     with reported(), closing(RatingsLedger(store)) as ledger:
         entries = ledger.revoke_role(holder, role, actor=actor)
-    _print_entries(entries, as_json)
+    _print_entries(entries, as_json, ledger.receipt)
 
 
 def register_players(
@@ -412,7 +429,7 @@ def publish_list(
         publication = commands.parse(PublishList, data)
         with closing(RatingsLedger(store)) as ledger:
             entries = ledger.publish_list(publication, actor=actor)
-    print_entries(entries)
+    print_entries(entries, ledger.receipt)
 
 
 def void(
@@ -427,7 +444,7 @@ def void(
         decision = commands.parse(VoidEntry, {"position": position, "reason": reason})
         with closing(RatingsLedger(store)) as ledger:
             entries = ledger.void(decision, actor=actor)
-    print_entries(entries)
+    print_entries(entries, ledger.receipt)
 
 
 def log(
@@ -547,13 +564,16 @@ def _report(
     if entries and known:
         report = consequences(ledger, view_path(store, view), entries, dry_run)
     if as_json:
-        print_json(report if report is not None else {"entries": _entries_json(entries)})
+        out = report if report is not None else {"entries": _entries_json(entries)}
+        if not dry_run and ledger.receipt is not None:
+            out = {**out, "receipt": str(ledger.receipt)}
+        print_json(out)
         return
     if dry_run:
         for e in entries:
             typer.echo(f"would record {e.type} at position {e.position}: {subject(e)}")
     else:
-        print_entries(entries)
+        print_entries(entries, ledger.receipt)
     if report is not None:
         typer.echo(render(report))
 
@@ -562,11 +582,11 @@ def _entries_json(entries: list[LedgerEntry]) -> list[dict[str, object]]:
     return [{"position": e.position, "type": e.type, "subject": subject(e)} for e in entries]
 
 
-def _print_entries(entries: list[LedgerEntry], as_json: bool) -> None:
+def _print_entries(entries: list[LedgerEntry], as_json: bool, receipt: object) -> None:
     if as_json:
-        print_json({"entries": _entries_json(entries)})
+        print_json({"entries": _entries_json(entries), "receipt": str(receipt)})
     else:
-        print_entries(entries)
+        print_entries(entries, receipt)
 
 
 def _print_json(entries: Iterable[LedgerEntry]) -> None:

@@ -23,7 +23,7 @@ from urllib.parse import parse_qs, quote, urlencode
 from ledger.application import RatingsLedger
 from ledger.domain import LedgerError
 from ledger.interchange.exports import crosstable
-from ledger.log import LedgerEntry, read_entries, to_entry
+from ledger.log import LedgerEntry, read_entries, read_verified_entries, to_entry
 from ledger.reading import open_ledger
 from ledger.rules.rounding import round_half_up
 from ledger.rules.uschess.floors import OLM_GAMES
@@ -215,7 +215,7 @@ class Site:
             v.db.execute(f"PRAGMA busy_timeout = {int(self.busy_ms)}")
             try:
                 binding.check(v, ledger)
-                binding.catch_up(v, ledger, read_entries(ledger, v.last_position))
+                binding.catch_up(v, ledger, read_verified_entries(ledger, v.last_position))
             except LedgerError as exc:
                 raise HttpError("503 Service Unavailable", str(exc)) from None
             position = when.position

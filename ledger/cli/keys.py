@@ -1,0 +1,27 @@
+"""`ratings-ledger keys new NAME`: an actor's Ed25519 key pair in the keyring."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from ledger import commands
+from ledger.cli.common import reported
+from ledger.signing import Keyring, public_text
+
+keys = typer.Typer(help="Actors' signing keys (the keyring: $RATINGS_LEDGER_KEYRING).")
+
+
+def register(app: typer.Typer) -> None:
+    """Add `keys` to the `ratings-ledger` app."""
+    app.add_typer(keys, name="keys")
+
+
+@keys.command("new")
+def new(name: Annotated[str, typer.Argument(help="The actor the key is for")]) -> None:
+    """Make NAME's key pair in the keyring (never overwriting one) and print its public key,
+    for a director's `grant-role NAME ROLE --public-key KEY`."""
+    with reported():
+        key = Keyring().create(commands.actor(name))
+    typer.echo(public_text(key))

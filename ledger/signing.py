@@ -1,0 +1,244 @@
+"""Signed writes: every actor's Ed25519 key pair in a keyring; every write signed by its actor.
+
+An entry's encoding is `message(...)`: the compact JSON array [aggregate id, version, topic],
+a line feed, then the stored state bytes exactly as stored (the same on SQLite and PostgreSQL).
+A write's signature covers `write_message(...)` of its entries in order; it is stored with its
+last entry (the others of the write carry an empty signature). The ledger records each actor's
+public key with the role grants (`Roles`), and `Verifier` checks writes in ledger order against
+the key held for their actor at that position. See docs/decisions.md ("Signed writes").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+from uuid import UUID
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from ledger.domain import InvalidCommand, LedgerError
+from ledger.roles import AccessDenied
+
+KEYRING_VARIABLE = "RATINGS_LEDGER_KEYRING"
+DEFAULT_KEYRING = Path("~/.config/ratings-ledger/keys")
+KEY_EVENTS = ("LedgerInitialized", "RoleGranted", "RoleRevoked")
+WRITE_PREFIX = b"ratings-ledger write 1\n"
+
+
+class KeyRefused(AccessDenied):
+    """A write whose actor has no usable key, or not the key the ledger holds for them."""
+
+
+class SignatureError(LedgerError):
+    """An entry whose signature does not check against the key its actor held then."""
+
+    def __init__(self, position: int, reason: str) -> None:
+        super().__init__(f"entry {position}: {reason}")
+        self.position = position
+        self.reason = reason
+
+
+def keyring_path(path: Path | str | None = None) -> Path:
+    """The keyring folder: `path`, else $RATINGS_LEDGER_KEYRING, else ~/.config/…/keys."""
+    return Path(path or os.environ.get(KEYRING_VARIABLE) or DEFAULT_KEYRING).expanduser()
+
+
+def public_text(key: Ed25519PublicKey | Ed25519PrivateKey) -> str:
+    """A public key as the ledger records it: 64 hex digits of the raw key."""
+    if isinstance(key, Ed25519PrivateKey):
+        key = key.public_key()
+    return key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw).hex()
+
+
+def parse_public_key(text: str) -> str:
+    """A public key given on the command line (64 hex digits), normalized."""
+    value = text.strip().lower()
+    try:
+        Ed25519PublicKey.from_public_bytes(bytes.fromhex(value))
+    except ValueError:
+        raise InvalidCommand(
+            ("public_key",), f"{text!r} is not an Ed25519 public key (64 hex digits)"
+        ) from None
+    return value
+
+
+class Keyring:
+    """A folder of private keys, one PEM file per actor (`NAME.key`, mode 0600)."""
+
+    def __init__(self, path: Path | str | None = None) -> None:
+        self.path = keyring_path(path)
+
+    def file(self, actor: str) -> Path:
+        return self.path / f"{quote(actor, safe='')}.key"
+
+    def private_key(self, actor: str) -> Ed25519PrivateKey | None:
+        """`actor`'s private key, or None if this keyring has none (or an unusable one)."""
+        try:
+            key = serialization.load_pem_private_key(self.file(actor).read_bytes(), None)
+        except (OSError, ValueError, TypeError):
+            return None
+        return key if isinstance(key, Ed25519PrivateKey) else None
+
+    def public_key(self, actor: str) -> str | None:
+        key = self.private_key(actor)
+        return public_text(key) if key else None
+
+    def create(self, actor: str) -> Ed25519PrivateKey:
+        """A new key for `actor`; refused if the keyring has one (keys are never overwritten)."""
+        self.path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        key = Ed25519PrivateKey.generate()
+        pem = key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+        try:
+            fd = os.open(self.file(actor), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            raise InvalidCommand(
+                ("actor",), f"the keyring {self.path} already has a key for {actor!r}"
+            ) from None
+        except OSError as exc:
+            raise KeyRefused(f"cannot write a key in {self.path}: {exc.strerror}") from None
+        with os.fdopen(fd, "wb") as out:
+            out.write(pem)
+        return key
+
+    def ensure(self, actor: str) -> Ed25519PrivateKey:
+        """`actor`'s key, made if the keyring has none."""
+        return self.private_key(actor) or self.create(actor)
+
+
+def message(aggregate_id: UUID | str, version: int, topic: str, state: bytes) -> bytes:
+    """The bytes an entry's signature covers (see the module docstring)."""
+    head = json.dumps([str(aggregate_id), version, topic], separators=(",", ":"))
+    return head.encode() + b"\n" + bytes(state)
+
+
+def write_message(messages: Iterable[bytes]) -> bytes:
+    """The bytes a write's signature covers: a prefix, then the SHA-256 of each entry's
+    `message`, in ledger order."""
+    return WRITE_PREFIX + b"".join(hashlib.sha256(m).digest() for m in messages)
+
+
+@dataclass(frozen=True, slots=True)
+class Signed:
+    """One stored entry as read for checking: position, message fields and its signature."""
+
+    position: int
+    aggregate_id: UUID | str
+    version: int
+    topic: str
+    state: bytes
+    signature: bytes | None
+
+
+class Verifier:
+    """Checks writes in ledger order against the public keys the ledger held at each position.
+
+    Entries come one at a time (`check_one`); a write's entries are held until its signed last
+    entry, then checked together with one signature verification (public key objects cached).
+    The keys are learnt from the entries themselves (`LedgerInitialized`, `RoleGranted` with a
+    key, `RoleRevoked` of a holder's last role), so a check starting after position 0 first
+    checks the key events before it (`ledger.chain.verifier_at`).
+    """
+
+    def __init__(self) -> None:
+        self.keys: dict[str, str] = {}
+        self.roles: dict[str, set[str]] = {}
+        self._loaded: dict[str, Ed25519PublicKey] = {}
+        self._pending: list[tuple[Signed, dict[str, Any]]] = []
+
+    def check(self, entries: Iterable[Signed]) -> None:
+        """Check every write of `entries` (which end at a write's end)."""
+        for e in entries:
+            try:
+                payload = json.loads(e.state)
+            except ValueError:
+                raise SignatureError(e.position, "the entry is not JSON (altered)") from None
+            self.check_one(e, payload)
+        self.finish()
+
+    def check_one(self, e: Signed, payload: Any) -> bool:
+        """Take one entry, its stored state parsed already (`payload`); True when it ends a
+        write whose signature checks (every entry taken so far is checked). SignatureError
+        at the first position of a write that does not check."""
+        if not isinstance(payload, dict):
+            raise SignatureError(e.position, "the entry is not a JSON object (altered)")
+        if e.signature is None:
+            raise SignatureError(e.position, "the entry is not signed")
+        self._pending.append((e, payload))
+        if not e.signature:
+            return False
+        write, self._pending = self._pending, []
+        first = write[0][0].position
+        actor = write[0][1].get("actor")
+        for other, data in write:
+            if data.get("actor") != actor:
+                raise SignatureError(
+                    other.position, f"one write names two actors ({actor!r}, {data.get('actor')!r})"
+                )
+        held = self.keys.get(actor) if isinstance(actor, str) else None
+        if held is None and _kind(write[0][0].topic) == "LedgerInitialized" and not self.keys:
+            held = write[0][1].get("public_key")
+        if not isinstance(held, str):
+            raise SignatureError(first, f"the ledger held no key for {actor!r} there")
+        signed = write_message(
+            message(s.aggregate_id, s.version, s.topic, s.state) for s, _ in write
+        )
+        try:
+            self._key(held).verify(e.signature, signed)
+        except (InvalidSignature, ValueError):
+            whose = (
+                f"the write at positions {first}–{e.position}: its"
+                if first != e.position
+                else "the"
+            )
+            raise SignatureError(
+                first, f"{whose} signature is not {actor!r}'s (forged or altered)"
+            ) from None
+        for s, data in write:
+            self.learn(s.topic, data)
+        return True
+
+    def finish(self) -> None:
+        """The entries read end here: a write left without its signed last entry fails."""
+        if self._pending:
+            position = self._pending[0][0].position
+            self._pending = []
+            raise SignatureError(position, "the entry is not signed (its write has no signature)")
+
+    def learn(self, topic: str, payload: dict[str, Any]) -> None:
+        """Follow one key event (others are ignored)."""
+        kind = _kind(topic)
+        if kind == "LedgerInitialized" and isinstance(payload.get("public_key"), str):
+            self.keys[payload["actor"]] = payload["public_key"]
+        elif kind == "RoleGranted":
+            holder = payload["holder"]
+            self.roles.setdefault(holder, set()).add(payload["role"])
+            if isinstance(payload.get("public_key"), str):
+                self.keys[holder] = payload["public_key"]
+        elif kind == "RoleRevoked":
+            holder = payload["holder"]
+            held = self.roles.setdefault(holder, set())
+            held.discard(payload["role"])
+            if not held:
+                self.keys.pop(holder, None)
+
+    def _key(self, text: str) -> Ed25519PublicKey:
+        key = self._loaded.get(text)
+        if key is None:
+            key = self._loaded[text] = Ed25519PublicKey.from_public_bytes(bytes.fromhex(text))
+        return key
+
+
+def _kind(topic: str) -> str:
+    return topic.rpartition(":")[2].rpartition(".")[2]

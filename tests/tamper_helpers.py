@@ -1,0 +1,165 @@
+"""Changing a store behind the ledger's back, as an attacker with database access would."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+from uuid import UUID
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from eventsourcing.persistence import Notification
+
+from ledger.chain import CHAIN_TABLE, GENESIS, link
+from ledger.signing import message, write_message
+
+FAR = 10**9  # a free position to move a row through while swapping two
+
+
+@contextmanager
+def raw_store(url: str) -> Iterator[tuple[Any, str, str, str, str]]:
+    """A direct connection: (connection, events table, position column, mark, chain table)."""
+    if url.startswith("sqlite"):
+        conn = sqlite3.connect(url[len("sqlite:///") :])
+        with closing(conn):
+            yield conn, "stored_events", "rowid", "?", CHAIN_TABLE
+            conn.commit()
+        return
+    import psycopg
+
+    schema = parse_qs(urlsplit(url).query)["schema"][0]
+    with psycopg.connect(url.split("?")[0], autocommit=True) as conn:
+        yield (
+            conn,
+            f'"{schema}".ratingsledger_events',
+            "notification_id",
+            "%s",
+            f'"{schema}".{CHAIN_TABLE}',
+        )
+
+
+def edit(url: str, position: int, old: str = "30000002", new: str = "30000009") -> None:
+    """Change a text inside the stored payload of the entry at `position`."""
+    with raw_store(url) as (conn, table, pos, mark, _):
+        if mark == "?":
+            changed, params = "replace(state, ?, ?)", (old.encode(), new.encode())
+        else:
+            changed = "convert_to(replace(convert_from(state, 'UTF8'), %s, %s), 'UTF8')"
+            params = (old, new)
+        conn.execute(
+            f"UPDATE {table} SET state = {changed} WHERE {pos} = {mark}", (*params, position)
+        )
+
+
+def delete(url: str, position: int) -> None:
+    with raw_store(url) as (conn, table, pos, mark, _):
+        conn.execute(f"DELETE FROM {table} WHERE {pos} = {mark}", (position,))
+
+
+def swap(url: str, first: int, second: int) -> None:
+    with raw_store(url) as (conn, table, pos, mark, _):
+        for old, new in ((first, FAR), (second, first), (FAR, second)):
+            conn.execute(f"UPDATE {table} SET {pos} = {mark} WHERE {pos} = {mark}", (new, old))
+
+
+def truncate(url: str, after: int) -> None:
+    """Delete every entry after `after` and its chain row: a clean-looking shorter ledger."""
+    with raw_store(url) as (conn, table, pos, mark, chain):
+        conn.execute(f"DELETE FROM {table} WHERE {pos} > {mark}", (after,))
+        conn.execute(f"DELETE FROM {chain} WHERE position > {mark}", (after,))
+
+
+def drop_chain(url: str, empty_only: bool = False) -> None:
+    with raw_store(url) as (conn, _, _, _, chain):
+        conn.execute(f"DELETE FROM {chain}" if empty_only else f"DROP TABLE {chain}")
+
+
+def insert(
+    url: str,
+    aggregate_id: UUID,
+    version: int,
+    topic: str,
+    state: bytes,
+    key: Ed25519PrivateKey | None = None,
+    seal: bool = False,
+) -> int:
+    """Insert a correctly shaped entry at the end, signed with `key` (None: unsigned); with
+    `seal`, also its chain row, computed as the recorder would. Its position."""
+    with raw_store(url) as (conn, table, pos, mark, chain):
+        values = (aggregate_id.hex if mark == "?" else aggregate_id, version, topic, state)
+        cursor = conn.execute(
+            f"INSERT INTO {table} (originator_id, originator_version, topic, state) "
+            f"VALUES ({mark}, {mark}, {mark}, {mark}) RETURNING {pos}",
+            values,
+        )
+        position = int(cursor.fetchone()[0])
+        if seal:
+            row = conn.execute(f"SELECT hash FROM {chain} ORDER BY position DESC LIMIT 1")
+            previous = (row.fetchone() or (GENESIS,))[0]
+            signature = (
+                key.sign(write_message([message(aggregate_id, version, topic, state)]))
+                if key
+                else b""
+            )
+            entry = Notification(
+                id=position,
+                originator_id=aggregate_id,
+                originator_version=version,
+                topic=topic,
+                state=state,
+            )
+            conn.execute(
+                f"INSERT INTO {chain} VALUES ({mark}, {mark}, {mark})",
+                (position, link(previous, entry, signature), signature.hex()),
+            )
+    return position
+
+
+def reseal(url: str) -> None:
+    """Recompute every chain row from the stored entries and signatures (what an attacker who
+    rewrote entries would do to hide it from the chain alone)."""
+    with raw_store(url) as (conn, table, pos, mark, chain):
+        rows = conn.execute(
+            f"SELECT e.{pos}, e.originator_id, e.originator_version, e.topic, e.state, "
+            f"c.signature FROM {table} e JOIN {chain} c ON c.position = e.{pos} ORDER BY e.{pos}"
+        ).fetchall()
+        previous = GENESIS
+        conn.execute(f"DELETE FROM {chain}")
+        for position, aggregate, version, topic, state, signature in rows:
+            aggregate_id = UUID(str(aggregate)) if mark == "?" else aggregate
+            entry = Notification(
+                id=position,
+                originator_id=aggregate_id,
+                originator_version=version,
+                topic=topic,
+                state=_bytes(state),
+            )
+            previous = link(previous, entry, bytes.fromhex(signature))
+            conn.execute(
+                f"INSERT INTO {chain} VALUES ({mark}, {mark}, {mark})",
+                (position, previous, signature),
+            )
+
+
+def resign(url: str, position: int, key: Ed25519PrivateKey) -> None:
+    """Replace the signature of the one-entry write at `position` by one made with `key` over
+    its current content."""
+    with raw_store(url) as (conn, table, pos, mark, chain):
+        aggregate, version, topic, state = conn.execute(
+            f"SELECT originator_id, originator_version, topic, state FROM {table} "
+            f"WHERE {pos} = {mark}",
+            (position,),
+        ).fetchone()
+        aggregate_id = UUID(str(aggregate)) if mark == "?" else aggregate
+        signature = key.sign(write_message([message(aggregate_id, version, topic, _bytes(state))]))
+        conn.execute(
+            f"UPDATE {chain} SET signature = {mark} WHERE position = {mark}",
+            (signature.hex(), position),
+        )
+
+
+def _bytes(state: Any) -> bytes:
+    """A stored state as bytes (SQLite's replace() turns an edited BLOB into TEXT)."""
+    return state.encode() if isinstance(state, str) else bytes(state)
