@@ -26,6 +26,7 @@ from ledger import plausibility as plausible
 from ledger.domain import InvalidCommand
 from ledger.errors import field_path
 from ledger.results import RATED_RESULTS
+from ledger.rules import FAMILIES
 from ledger.rules.uschess.parameters import BASE_TIMELINES, parse_parameter_value
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.time_controls import parse_time_control
@@ -35,7 +36,7 @@ NORMALIZED_RESULTS = {"½-½": "1/2-1/2"}
 FORFEITS = ("1F-0F", "0F-1F")
 RESULTS = {r: NORMALIZED_RESULTS.get(r, r) for r in (*RATED_RESULTS, *FORFEITS)}
 RESULT_CHOICES = ", ".join(dict.fromkeys(RESULTS.values()))
-RULES_FAMILIES = ("uschess", "fide", "icu")
+RULES_FAMILIES = FAMILIES
 RULES_HINTS = (*RULES_FAMILIES, *VERSIONS)
 
 MAX_FILE_BYTES = 8 * 1024 * 1024  # a command file larger than this is refused unread

@@ -9,38 +9,17 @@ from uuid import UUID, uuid5
 from eventsourcing.domain import Aggregate, event
 from eventsourcing.utils import register_topic
 
-from ledger.errors import InputError, field_path
+from ledger.errors import (  # noqa: F401 (re-exported: the ledger's refusals)
+    ConflictError,
+    InvalidCommand,
+    LedgerError,
+    StoreError,
+)
 
 NAMESPACE = UUID("5b0e4c1e-9f6a-5d38-8c2a-7f1e0b9d4a63")
 TOPIC_PREFIX = "ratings-ledger:"
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-class LedgerError(Exception):
-    """A command the ledger refused; nothing was appended."""
-
-
-class InvalidCommand(InputError, LedgerError):
-    """Bad input: the message names the field (`games[3].result`) and the offending value."""
-
-    def __init__(self, path: tuple[int | str, ...], message: str, index: int | None = None):
-        super().__init__(field_path(path), message)
-        self.path = path
-        self.message = message
-        self.index = index
-
-    def in_item(self, index: int) -> InvalidCommand:
-        """The same error, located in item `index` of a list of commands."""
-        return InvalidCommand(self.path, self.message, index)
-
-
-class ConflictError(LedgerError):
-    """Other writers kept changing the same records; retrying the command may succeed."""
-
-
-class StoreError(LedgerError):
-    """The store cannot be opened, read or written."""
 
 
 def fact(name: str) -> Callable[[F], F]:

@@ -1,8 +1,12 @@
-"""One clear line for a bad input: the field's path and the offending value."""
+"""What the ledger refuses, as exceptions, and one clear line for a bad input: the field's path
+and the offending value. Light to import: the command line's start-up needs these."""
 
 from __future__ import annotations
 
-from pydantic import ValidationError
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 
 class InputError(ValueError):
@@ -11,6 +15,36 @@ class InputError(ValueError):
     def __init__(self, field: str, message: str) -> None:
         super().__init__(f"{field}: {message}" if field else message)
         self.field = field
+
+
+class LedgerError(Exception):
+    """A command the ledger refused; nothing was appended."""
+
+
+class InvalidCommand(InputError, LedgerError):
+    """Bad input: the message names the field (`games[3].result`) and the offending value."""
+
+    def __init__(self, path: tuple[int | str, ...], message: str, index: int | None = None):
+        super().__init__(field_path(path), message)
+        self.path = path
+        self.message = message
+        self.index = index
+
+    def in_item(self, index: int) -> InvalidCommand:
+        """The same error, located in item `index` of a list of commands."""
+        return InvalidCommand(self.path, self.message, index)
+
+
+class ConflictError(LedgerError):
+    """Other writers kept changing the same records; retrying the command may succeed."""
+
+
+class StoreError(LedgerError):
+    """The store cannot be opened, read or written."""
+
+
+class AccessDenied(LedgerError):
+    """A write the acting actor's roles do not allow; nothing was appended."""
 
 
 def field_path(loc: tuple[int | str, ...]) -> str:

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from enum import StrEnum
 
-from ledger import commands
-from ledger.domain import InvalidCommand, LedgerError
+from ledger.errors import AccessDenied, InvalidCommand
 
 
 class Role(StrEnum):
@@ -60,10 +59,6 @@ MAY: dict[Verb, tuple[Role, ...]] = {
 """The roles that may use each write verb; an auditor may use none (reading needs no role)."""
 
 
-class AccessDenied(LedgerError):
-    """A write the acting actor's roles do not allow; nothing was appended."""
-
-
 class NotInitialized(AccessDenied):
     """A write to a ledger that was never initialized: no one holds a role yet."""
 
@@ -97,6 +92,8 @@ def parse_role(value: object) -> Role:
 def parse_holder(value: object) -> str:
     """The actor a role is granted to or revoked from: a name like any actor's."""
     try:
+        from ledger import commands
+
         return commands.actor(value)
     except InvalidCommand as exc:
         raise InvalidCommand(("holder", *exc.path[1:]), exc.message) from None

@@ -5,10 +5,9 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from urllib.parse import parse_qs, unquote, urlsplit
-from urllib.request import pathname2url
+from urllib.parse import parse_qs, quote, unquote, urlsplit
 
-from ledger.domain import StoreError
+from ledger.errors import StoreError
 
 DEFAULT_STORE = "sqlite:///ratings-ledger.db"
 STORE_VARIABLE = "RATINGS_LEDGER_STORE"
@@ -53,7 +52,7 @@ def _settings(url: str, read_only: bool) -> dict[str, str]:
             path = Path(settings["SQLITE_DBNAME"])
             if not path.is_file():
                 raise StoreError(f"store {url!r}: no ledger at {path} (run init to create one)")
-            settings["SQLITE_DBNAME"] = f"file:{pathname2url(str(path.resolve()))}?mode=ro"
+            settings["SQLITE_DBNAME"] = f"file:{quote(str(path.resolve()))}?mode=ro"
         return settings
     if scheme in ("postgresql", "postgres"):
         return _postgres_settings(url) | {

@@ -9,6 +9,7 @@ from typing import Any, Protocol
 
 import sqlite_utils
 
+from ledger.rules import FAMILIES  # noqa: F401 (the read model's families)
 from ledger.rules.rounding import round_half_up
 from ledger.rules.uschess import floors
 from ledger.rules.uschess.systems import System, is_established
@@ -51,7 +52,6 @@ GAMES_AFTER = HISTORY_COLUMNS.index("games_after")
 STATE_SELECT = ", ".join(("post_rating", "games_after", *STATE_COLUMNS))
 
 SCHEMA_VERSION = "1"
-FAMILIES = ("uschess", "fide", "icu")
 HISTORY_TYPES = {
     "s_wins": int,
     "s_draws": int,

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from datetime import date
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ledger.cli.common import AsJson, Family, Store, ViewPath, print_json, usage
 from ledger.cli.reads import caught_up
-from ledger.interchange.exports import to_csv
 from ledger.store import DEFAULT_STORE
-from projections import queries
+
+if TYPE_CHECKING:
+    pass
 
 SECTION_COLUMNS = ("section_id", "event_name", "start_date", "end_date", "status", "players")
 
@@ -32,6 +33,8 @@ def search(
     family: Family = "uschess",
 ) -> None:
     """Players by member id (prefix) or name ("Muller" finds "Müller"; "Last, First" works)."""
+    from projections import queries
+
     with caught_up(store, view, family) as v:
         found = queries.search_players(v, text, limit, offset)
     if as_json:
@@ -66,6 +69,9 @@ def sections(
     family: Family = "uschess",
 ) -> None:
     """Sections newest first: id, event name, dates, status and number of players."""
+    from ledger.interchange.exports import to_csv
+    from projections import queries
+
     if as_json and as_csv:
         usage("--csv and --json: choose one")
     first, last = _day(start, "--from"), _day(end, "--to")

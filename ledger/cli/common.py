@@ -10,17 +10,16 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
-from ledger.domain import ConflictError, InvalidCommand, LedgerError
-from ledger.errors import field_path
-from ledger.log import LedgerEntry
-from ledger.plausibility import shown
-from ledger.roles import AccessDenied
+from ledger.errors import AccessDenied, ConflictError, InvalidCommand, LedgerError, field_path
 from ledger.rules.uschess.systems import System
 from ledger.store import STORE_VARIABLE
+
+if TYPE_CHECKING:
+    from ledger.log import LedgerEntry
 
 Store = Annotated[
     str,
@@ -130,6 +129,8 @@ def print_json(data: Any) -> None:
 
 def subject(entry: LedgerEntry) -> str:
     """The fields that say what an entry is about, as `key=value` pairs."""
+    from ledger.plausibility import shown
+
     payload = entry.payload
     return shown(" ".join(f"{k}={payload[k]}" for k in SUBJECT_KEYS if payload.get(k) is not None))
 

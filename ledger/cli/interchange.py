@@ -9,11 +9,10 @@ from contextlib import closing
 from dataclasses import asdict
 from datetime import date
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ledger.application import RatingsLedger
 from ledger.cli.common import (
     Actor,
     AsJson,
@@ -28,14 +27,14 @@ from ledger.cli.common import (
     system_name,
 )
 from ledger.cli.reads import ListName, caught_up
-from ledger.commands import RegisterPlayer, SubmitSection, parse
-from ledger.domain import TOPIC_PREFIX, InvalidCommand
 from ledger.errors import field_path
-from ledger.interchange import Imported, exports, locate_submission, trf, uschess_dbf, validated
-from ledger.log import LedgerEntry, to_entry
-from ledger.plausibility import shown
 from ledger.store import DEFAULT_STORE
-from projections import queries
+
+if TYPE_CHECKING:
+    from ledger.application import RatingsLedger
+    from ledger.commands import RegisterPlayer, SubmitSection
+    from ledger.interchange import Imported
+    from ledger.log import LedgerEntry
 
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
@@ -104,6 +103,9 @@ def import_trf(
 ) -> None:
     """Submit the section of a TRF: its players (with what the file says of them), rounds,
     colours, results, forfeits and byes."""
+    from ledger.application import RatingsLedger
+    from ledger.interchange import trf, validated
+
     with reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
         report = trf.read_trf(file)
         mapping = None if id_map is None else trf.read_map(id_map)
@@ -154,6 +156,9 @@ def import_uschess_dbf(
     store: Store = DEFAULT_STORE,
 ) -> None:
     """Submit every section of a US Chess rating report (all or none)."""
+    from ledger.application import RatingsLedger
+    from ledger.interchange import uschess_dbf, validated
+
     with reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
         report = uschess_dbf.read_report(directory)
         imported = uschess_dbf.to_sections(
@@ -181,6 +186,9 @@ def rating_list(
 ) -> None:
     """The rating supplement: every player's rating in a system on a date (or as a published
     list said it), N, floor."""
+    from ledger.domain import InvalidCommand
+    from ledger.interchange import exports
+
     with reported():
         if (as_of is None) == (list_name is None):
             raise InvalidCommand((), "give exactly one of --as-of and --list")
@@ -212,6 +220,9 @@ def export_history(
     family: Family = "uschess",
 ) -> None:
     """A player's rating history in one system as CSV (or JSON), one row per change."""
+    from ledger.interchange import exports
+    from projections import queries
+
     with reported():
         _one_format(as_csv, as_json)
     with caught_up(store, view, family) as v:
@@ -241,6 +252,10 @@ def crosstable(
     as_json: AsJson = False,
 ) -> None:
     """A section's crosstable: results by round, total, pre -> post rating (P<n>: provisional)."""
+    from ledger.interchange import exports
+    from ledger.plausibility import shown
+    from projections import queries
+
     with caught_up(store, view, family) as v:
         status = queries.section_status(v, section_id)
         table = exports.crosstable(v, section_id, system)
@@ -268,6 +283,10 @@ def _submit(
     """Submit the validated sections, registering in the same append (with `register`) the
     players the ledger does not know yet (`profile`: a member's `register` item); a preview
     ledger (`--dry-run`) appends nothing. The JSON summary, and the entries."""
+    from ledger.commands import RegisterPlayer, parse
+    from ledger.domain import InvalidCommand
+    from ledger.interchange import locate_submission
+
     new: dict[str, RegisterPlayer] = {}
     for source, section in zip(imported, sections, strict=True):
         for j, p in enumerate(section.players):
@@ -338,6 +357,9 @@ def _report(
 
 def _registered(ledger: RatingsLedger) -> dict[str, str | None]:
     """Every registered member id and the FIDE id in its profile (None: none)."""
+    from ledger.domain import TOPIC_PREFIX
+    from ledger.log import to_entry
+
     topics = [f"{TOPIC_PREFIX}PlayerRegistered", f"{TOPIC_PREFIX}PlayerProfileUpdated"]
     members: dict[str, str | None] = {}
     position = 0
@@ -358,6 +380,8 @@ def _day(option: str, text: str | None) -> date | None:
 
 
 def _required_day(option: str, text: str) -> str:
+    from ledger.domain import InvalidCommand
+
     try:
         if not _ISO_DATE.fullmatch(text):
             raise ValueError
@@ -367,5 +391,7 @@ def _required_day(option: str, text: str) -> str:
 
 
 def _one_format(as_csv: bool, as_json: bool) -> None:
+    from ledger.domain import InvalidCommand
+
     if as_csv and as_json:
         raise InvalidCommand((), "--csv and --json: choose one")

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ledger import commands
 from ledger.cli.common import reported
-from ledger.signing import Keyring, public_text
+
+if TYPE_CHECKING:
+    pass
 
 keys = typer.Typer(help="Actors' signing keys (the keyring: $RATINGS_LEDGER_KEYRING).")
 
@@ -22,6 +23,9 @@ def register(app: typer.Typer) -> None:
 def new(name: Annotated[str, typer.Argument(help="The actor the key is for")]) -> None:
     """Make NAME's key pair in the keyring (never overwriting one) and print its public key,
     for a director's `grant-role NAME ROLE --public-key KEY`."""
+    from ledger import commands
+    from ledger.signing import Keyring, public_text
+
     with reported():
         key = Keyring().create(commands.actor(name))
     typer.echo(public_text(key))

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from datetime import date
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -20,9 +20,10 @@ from ledger.cli.common import (
     usage,
 )
 from ledger.cli.reads import ListName, caught_up
-from ledger.interchange import exports
 from ledger.store import DEFAULT_STORE
-from projections import queries
+
+if TYPE_CHECKING:
+    pass
 
 AsCsv = Annotated[bool, typer.Option("--csv", help="Print CSV")]
 US_CHESS_SYSTEMS = SYSTEMS[:6]
@@ -46,6 +47,9 @@ def section(
 ) -> None:
     """A section's current report: with --json exactly the file `correct ID FILE` reads, to
     edit and feed back; else its crosstable."""
+    from ledger.interchange import exports
+    from projections import queries
+
     with caught_up(store, view, family) as v:
         status = queries.section_status(v, section_id)
         report = queries.section_report(v, section_id)
@@ -75,6 +79,9 @@ def requests(
 ) -> None:
     """What awaits an admin: pending floor-lowering requests (§7; grant with `override --action
     grant_floor_lowering`) and ceilings set below the floor."""
+    from ledger.interchange import exports
+    from projections import queries
+
     if as_json and as_csv:
         usage("--csv and --json: choose one")
     with caught_up(store, view, "uschess") as v:
@@ -144,6 +151,9 @@ def supplement(
 ) -> None:
     """The rating supplement a federation publishes: every member's ratings on a date, with
     provisional marks (P) and N, names, sorted and filtered."""
+    from ledger.interchange import exports
+    from projections import queries
+
     if output not in exports.SUPPLEMENT_FORMATS:
         usage(f"--format: {output!r} is not one of {', '.join(exports.SUPPLEMENT_FORMATS)}")
     if sort not in ("id", "name", "rating"):

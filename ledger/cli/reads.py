@@ -7,11 +7,10 @@ from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from datetime import date, datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ledger.application import RatingsLedger
 from ledger.cli.common import (
     AsJson,
     Family,
@@ -24,15 +23,12 @@ from ledger.cli.common import (
     system_name,
     usage,
 )
-from ledger.log import LedgerEntry, read_verified_entries
-from ledger.plausibility import check_parameter, shown
-from ledger.progress import progress
-from ledger.reading import open_ledger
-from ledger.rules.uschess.versions import VERSIONS, Amendment
 from ledger.store import DEFAULT_STORE, view_path
-from projections import binding, queries
-from projections.projector import View, WhatIf
-from projections.timetravel import NoSuchList, list_view, position_at, view_at
+
+if TYPE_CHECKING:
+    from ledger.application import RatingsLedger
+    from ledger.log import LedgerEntry
+    from projections.projector import View
 
 
 def register(app: typer.Typer) -> None:
@@ -88,6 +84,11 @@ def caught_up(
 ) -> Iterator[View]:
     """The read model caught up; or, bitemporally, as the ledger stood at a time or position;
     or as the published list `list_name` saw it."""
+    from ledger.plausibility import shown
+    from ledger.reading import open_ledger
+    from projections import binding
+    from projections.timetravel import NoSuchList, list_view, view_at
+
     with (
         reported(),
         closing(open_ledger(store)) as ledger,
@@ -116,6 +117,8 @@ def caught_up(
 
 def _position_at(ledger: RatingsLedger, known_at: str) -> int:
     """The last ledger position recorded at or before `known_at`."""
+    from projections.timetravel import position_at
+
     try:
         moment = datetime.fromisoformat(known_at)
     except ValueError:
@@ -128,11 +131,16 @@ def _position_at(ledger: RatingsLedger, known_at: str) -> int:
 
 def _entries(ledger: RatingsLedger, after: int, label: str) -> Iterator[LedgerEntry]:
     """The ledger's entries after `after`, with a progress bar on a terminal."""
+    from ledger.log import read_verified_entries
+    from ledger.progress import progress
+
     last = ledger.recorder.max_notification_id() or 0
     return progress(read_verified_entries(ledger, after), max(last - after, 0), label)
 
 
 def _open(store: str, view: Path | None, family: str) -> View:
+    from projections.projector import View
+
     try:
         return View(view_path(store, view, family), family)
     except ValueError as exc:
@@ -146,6 +154,9 @@ def catch_up(
     as_json: AsJson = False,
 ) -> None:
     """Bring the read model up to date with the ledger (incremental)."""
+    from ledger.reading import open_ledger
+    from projections import binding
+
     with (
         reported(),
         closing(open_ledger(store)) as ledger,
@@ -176,6 +187,9 @@ def rebuild(
     as_json: AsJson = False,
 ) -> None:
     """Replay the whole ledger into an empty read model."""
+    from ledger.reading import open_ledger
+    from projections import binding
+
     with (
         reported(),
         closing(open_ledger(store)) as ledger,
@@ -210,6 +224,9 @@ def player(
     position: Position = None,
 ) -> None:
     """A player's ratings in every system they are rated in."""
+    from ledger.plausibility import shown
+    from projections import queries
+
     with caught_up(store, view, family, known_at, position) as v:
         out = queries.player(v, player_id)
     if out is None:
@@ -240,6 +257,7 @@ def history(
 ) -> None:
     """Every change of a player's rating in one system, in rating order."""
     from ledger.interchange.exports import to_csv
+    from projections import queries
 
     with caught_up(store, view, family, known_at, position) as v:
         rows = queries.history(v, player_id, system)
@@ -272,6 +290,8 @@ def rating(
 ) -> None:
     """The rating in effect on a date (after every item that ended on or before it), or on a
     published list; under FIDE periods, the published rating and the pending change."""
+    from projections import queries
+
     if list_name is not None:
         if as_of is not None or known_at is not None or position is not None:
             usage("--list says what a list said; leave out --as-of, --as-known-at, --position")
@@ -312,6 +332,8 @@ def _list_rating(
     view: Path | None,
     family: str,
 ) -> None:
+    from projections import queries
+
     with caught_up(store, view, family, list_name=list_name) as v:
         out = queries.list_rating(v, player_id, system, list_name)
     if out is None:
@@ -354,6 +376,8 @@ def lists(
     family: Family = "uschess",
 ) -> None:
     """The published rating lists, each family's in the order published."""
+    from projections import queries
+
     with caught_up(store, view, family) as v:
         found = queries.published_lists(v, list_family)
     if as_json:
@@ -407,6 +431,9 @@ def explain(
 
 def parse_amend(text: str) -> dict[str, Any]:
     """`PARAM=VALUE@DATE[..UNTIL]`, e.g. `bonus_multiplier=10@2025-01-01..2026-01-01`."""
+    from ledger.plausibility import check_parameter
+    from ledger.rules.uschess.versions import Amendment
+
     expected = "expected PARAM=VALUE@YYYY-MM-DD[..YYYY-MM-DD]"
     parameter, equals, rest = text.partition("=")
     value, at, dates = rest.rpartition("@")
@@ -455,7 +482,10 @@ def replay(
     as_json: AsJson = False,
 ) -> None:
     """Build a what-if read model under other rules, without touching the ledger."""
+    from ledger.application import RatingsLedger
+    from ledger.rules.uschess.versions import VERSIONS
     from projections import compare as cmp
+    from projections.projector import View, WhatIf
 
     if rules is not None and rules not in VERSIONS:
         usage(f"--rules: unknown version {rules!r}; known: {', '.join(VERSIONS)}")
@@ -514,6 +544,8 @@ def problems(
     family: Family = "uschess",
 ) -> None:
     """The ledger entries the read model could not apply, and why."""
+    from projections import queries
+
     with caught_up(store, view, family) as v:
         rows = queries.problems(v)
     if as_json:

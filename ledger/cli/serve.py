@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import threading
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from waitress.server import create_server
-from waitress.wasyncore import close_all, loop
 
 from ledger.cli.common import Family, Store, ViewPath, reported
-from ledger.reading import open_ledger
 from ledger.store import DEFAULT_STORE
-from ledger.web.app import Site
+
+if TYPE_CHECKING:
+    from ledger.web.app import Site
 
 THREADS = 8  # requests answered at once; a request is handed over only once fully read
 CHANNEL_TIMEOUT_SECONDS = 30  # a connection silent this long is closed
@@ -29,6 +28,8 @@ class Server:
     """A waitress server for one site: `serve_forever` in one thread, `shutdown` from another."""
 
     def __init__(self, site: Site, host: str, port: int) -> None:
+        from waitress.server import create_server
+
         self.map: dict = {}
         self.stopping = threading.Event()
         self.inner = create_server(
@@ -46,6 +47,8 @@ class Server:
 
     def serve_forever(self) -> None:
         """Answer requests until `shutdown`; then close every connection, in this thread."""
+        from waitress.wasyncore import close_all, loop
+
         while not self.stopping.is_set():
             loop(timeout=LOOP_SECONDS, map=self.map, count=1)
         self.inner.task_dispatcher.shutdown()
@@ -76,6 +79,9 @@ def serve(
     family: Family = "uschess",
 ) -> None:
     """Serve the read-only audit site: players, sections, histories, explain, the log."""
+    from ledger.reading import open_ledger
+    from ledger.web.app import Site
+
     with reported():
         open_ledger(store).close()  # refuse to start on a store that is not there
     httpd = server(Site(store, view, family), host, port)

@@ -7,20 +7,16 @@ import json
 from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from ledger.chain import Verification, link_at, parse_expected, verify
 from ledger.cli.common import AsJson, Family, Store, fail, print_json, reported
-from ledger.reading import open_ledger
 from ledger.roles import Role
-from ledger.signing import KeyRefused, public_text
 from ledger.store import DEFAULT_STORE, view_path
-from projections import binding
-from projections.projector import View
+
+if TYPE_CHECKING:
+    from ledger.chain import Verification
 
 ANCHOR = "ratings-ledger anchor 1"
 
@@ -61,6 +57,9 @@ def verify_chain(
     its actor held then; print the head digest (exit 0) or the first broken position (exit 1).
     Reads only: it never writes, and read-only credentials suffice. With --view, also the read
     model: rebuilt into a temporary file, it must match."""
+    from ledger.chain import link_at, parse_expected, verify
+    from ledger.reading import open_ledger
+
     with reported():
         try:
             expected = parse_expected(expect) if expect is not None else None
@@ -108,6 +107,10 @@ def anchor(
     """Print the head, verified and signed by a director, as a small JSON document for an
     auditor to keep outside the database (`verify --anchor FILE` checks the ledger against it).
     """
+    from ledger.chain import verify
+    from ledger.reading import open_ledger
+    from ledger.signing import KeyRefused, public_text
+
     with reported(), closing(open_ledger(store)) as ledger:
         found = verify(ledger, keys_at=ledger.recorder.max_notification_id() or 0)
         if found.broken is not None:
@@ -139,6 +142,9 @@ def _signed_part(document: dict[str, Any]) -> bytes:
 
 
 def _read_anchor(path: Path) -> dict[str, Any]:
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
         if not isinstance(document, dict) or document.get("anchor") != ANCHOR:
@@ -176,6 +182,10 @@ def _check_anchor(anchored: dict[str, Any], found: Verification, held: str | Non
 
 def verify_view(store: str, path: Path | None, family: str) -> None:
     """Exit 1 with one line unless the read model equals its rebuild from the ledger."""
+    from ledger.reading import open_ledger
+    from projections import binding
+    from projections.projector import View
+
     path = view_path(store, path, family)
     if not path.is_file():
         fail(1, f"no read model at {path}")

@@ -14,14 +14,11 @@ from contextlib import closing
 from datetime import date
 from itertools import islice
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, TypeVar
 from urllib.parse import parse_qs, urlsplit
 
 import typer
-from pydantic import BaseModel
 
-from ledger import commands
-from ledger.application import RatingsLedger
 from ledger.cli.common import (
     Actor,
     Store,
@@ -31,27 +28,17 @@ from ledger.cli.common import (
     reported,
     subject,
 )
-from ledger.commands import (
-    AmendRules,
-    AwardMoneyFloor,
-    DirectorOverride,
-    PublishList,
-    RecordOpeningBalance,
-    RegisterPlayer,
-    SubmitFideAdjustment,
-    SubmitMatch,
-    SubmitSection,
-    VoidEntry,
-)
-from ledger.domain import InvalidCommand, StoreError
-from ledger.interchange.exports import to_csv
-from ledger.log import LedgerEntry, read_entries
-from ledger.plausibility import shown
-from ledger.reading import open_ledger
 from ledger.roles import Role
+from ledger.rules import FAMILIES
 from ledger.store import DEFAULT_STORE, redacted, store_url, view_path
 
-M = TypeVar("M", bound=BaseModel)
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from ledger.application import RatingsLedger
+    from ledger.log import LedgerEntry
+
+M = TypeVar("M", bound="BaseModel")
 
 DryRun = Annotated[bool, typer.Option("--dry-run", help="Show what would change; append nothing")]
 AsJson = Annotated[bool, typer.Option("--json", help="Print the consequences as JSON")]
@@ -102,6 +89,8 @@ def init(
     """Set the ledger up, once, with ACTOR as its first director (creating its tables, and on
     PostgreSQL its schema); ACTOR's key is made in the keyring if it has none, and its public
     key recorded."""
+    from ledger.application import RatingsLedger
+
     with reported():
         create_schema(store_url(store))
     with reported(), closing(RatingsLedger(store)) as ledger:
@@ -123,6 +112,8 @@ def init(
 
 def create_schema(url: str) -> None:
     """Create the schema a PostgreSQL store URL names (`?schema=NAME`) if it does not exist."""
+    from ledger.domain import StoreError
+
     parts = urlsplit(url)
     schema = parse_qs(parts.query).get("schema", [""])[-1]
     if parts.scheme not in ("postgresql", "postgres") or not schema:
@@ -153,6 +144,8 @@ def grant_role(
 ) -> None:
     """Give HOLDER a role with their public key (directors only); a new key rotates theirs.
     See docs/decisions.md for what each role allows."""
+    from ledger.application import RatingsLedger
+
     with reported(), closing(RatingsLedger(store)) as ledger:
         entries = ledger.grant_role(holder, role, actor=actor, public_key=public_key)
     _print_entries(entries, as_json, ledger.receipt)
@@ -166,6 +159,8 @@ def revoke_role(
     as_json: AsJson = False,
 ) -> None:
     """Take a role from HOLDER (directors only); the last director cannot lose the role."""
+    from ledger.application import RatingsLedger
+
     with reported(), closing(RatingsLedger(store)) as ledger:
         entries = ledger.revoke_role(holder, role, actor=actor)
     _print_entries(entries, as_json, ledger.receipt)
@@ -180,6 +175,9 @@ def register_players(
     view: ViewOption = None,
 ) -> None:
     """Register players from a player file; a registered player's changed fields are updated."""
+    from ledger.application import RatingsLedger
+    from ledger.commands import RegisterPlayer
+
     _append_file(
         file, RegisterPlayer, RatingsLedger.register_player, actor, store, dry_run, as_json, view
     )
@@ -194,6 +192,9 @@ def opening_balance(
     view: ViewOption = None,
 ) -> None:
     """Record players' opening balances (their record per system when moving onto the ledger)."""
+    from ledger.application import RatingsLedger
+    from ledger.commands import RecordOpeningBalance
+
     _append_file(
         file,
         RecordOpeningBalance,
@@ -215,6 +216,9 @@ def submit(
     view: ViewOption = None,
 ) -> None:
     """Submit sections from a section file (a list is accepted or rejected as a whole)."""
+    from ledger.application import RatingsLedger
+    from ledger.commands import SubmitSection
+
     _append_file(
         file, SubmitSection, RatingsLedger.submit_section, actor, store, dry_run, as_json, view
     )
@@ -232,6 +236,11 @@ def correct(
 ) -> None:
     """Replace a section's report with the section in FILE (the same section id); print the
     ratings it changes."""
+    from ledger import commands
+    from ledger.application import RatingsLedger
+    from ledger.commands import SubmitSection
+    from ledger.domain import InvalidCommand
+
     with reported():
         sections, listed = commands.load_file(file, SubmitSection)
         if listed:
@@ -257,6 +266,8 @@ def withdraw(
     view: ViewOption = None,
 ) -> None:
     """Withdraw a section from rating (final); print the ratings it changes."""
+    from ledger.application import RatingsLedger
+
     with reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
         entries = ledger.withdraw_section(section_id, reason=reason, actor=actor)
         _report(ledger, store, view, entries, dry_run, as_json)
@@ -273,6 +284,8 @@ def reinstate(
 ) -> None:
     """Rate a withdrawn section again with its last report (a new fact; the withdrawal stays in
     the ledger); print the ratings it changes."""
+    from ledger.application import RatingsLedger
+
     with reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
         entries = ledger.reinstate_section(section_id, reason=reason, actor=actor)
         _report(ledger, store, view, entries, dry_run, as_json)
@@ -287,6 +300,9 @@ def fide_adjust(
     view: ViewOption = None,
 ) -> None:
     """Submit players' games in foreign FIDE events for one FIDE rating list (§6)."""
+    from ledger.application import RatingsLedger
+    from ledger.commands import SubmitFideAdjustment
+
     _append_file(
         file,
         SubmitFideAdjustment,
@@ -313,6 +329,10 @@ def award_money_floor(
 ) -> None:
     """Record a large cash prize that may raise the winner's floor (§5); print what it changes,
     or why it changes nothing."""
+    from ledger import commands
+    from ledger.application import RatingsLedger
+    from ledger.commands import AwardMoneyFloor
+
     data = {"player": player, "amount": _number(amount), "limit": _number(limit), "date": date}
     with reported():
         award = commands.parse(AwardMoneyFloor, {**data, "system": system})
@@ -330,6 +350,9 @@ def match(
     view: ViewOption = None,
 ) -> None:
     """Submit matches from a match file."""
+    from ledger.application import RatingsLedger
+    from ledger.commands import SubmitMatch
+
     _append_file(
         file, SubmitMatch, RatingsLedger.submit_match, actor, store, dry_run, as_json, view
     )
@@ -354,6 +377,10 @@ def override(
     view: ViewOption = None,
 ) -> None:
     """Record a director's decision about a player's rating (§7); print what it changes."""
+    from ledger import commands
+    from ledger.application import RatingsLedger
+    from ledger.commands import DirectorOverride
+
     data = {"player": player, "action": action, "system": system, "effective": effective}
     if value is not None:
         data["value"] = _number(value)
@@ -377,6 +404,8 @@ def revoke_override(
 ) -> None:
     """Revoke a director's decision (a new fact; the decision stays in the ledger); print the
     ratings it changes."""
+    from ledger.application import RatingsLedger
+
     with reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
         entries = ledger.revoke_override(position, reason=reason, actor=actor)
         _report(ledger, store, view, entries, dry_run, as_json)
@@ -396,6 +425,10 @@ def amend_rules(
 ) -> None:
     """Record a rules parameter's value from a date (it may be recorded after that date);
     print the ratings the (retroactive) change re-rates."""
+    from ledger import commands
+    from ledger.application import RatingsLedger
+    from ledger.commands import AmendRules
+
     try:
         parsed: object = json.loads(value)
     except json.JSONDecodeError:
@@ -411,7 +444,7 @@ def amend_rules(
 
 
 def publish_list(
-    family: Annotated[str, typer.Option(help=" | ".join(commands.RULES_FAMILIES))],
+    family: Annotated[str, typer.Option(help=" | ".join(FAMILIES))],
     name: Annotated[str, typer.Option(help="The list's name, unique in its family")],
     as_of: Annotated[str, typer.Option(help="The list's as-of date (YYYY-MM-DD)")],
     actor: Actor,
@@ -422,6 +455,10 @@ def publish_list(
     store: Store = DEFAULT_STORE,
 ) -> None:
     """Record that a federation published a rating list of a rules family (no ratings)."""
+    from ledger import commands
+    from ledger.application import RatingsLedger
+    from ledger.commands import PublishList
+
     data = {"family": family, "name": name, "as_of": as_of}
     if cutoff_position is not None:
         data["cutoff_position"] = _number(cutoff_position)
@@ -440,6 +477,10 @@ def void(
 ) -> None:
     """Take back one entry's effect on ratings (directors only); a section is withdrawn or
     corrected instead."""
+    from ledger import commands
+    from ledger.application import RatingsLedger
+    from ledger.commands import VoidEntry
+
     with reported():
         decision = commands.parse(VoidEntry, {"position": position, "reason": reason})
         with closing(RatingsLedger(store)) as ledger:
@@ -478,6 +519,12 @@ def log(
     store: Store = DEFAULT_STORE,
 ) -> None:
     """Print the ledger's entries in order (or newest first), filtered."""
+    from ledger.domain import InvalidCommand
+    from ledger.interchange.exports import to_csv
+    from ledger.log import read_entries
+    from ledger.plausibility import shown
+    from ledger.reading import open_ledger
+
     with reported():
         if as_json and as_csv:
             raise InvalidCommand((), "--csv and --json: choose one")
@@ -529,6 +576,9 @@ def _append_file(
 ) -> None:
     """Validate every command in `file`, then append them all with `verb` (or none, or none
     with `dry_run`); print the consequences."""
+    from ledger import commands
+    from ledger.application import RatingsLedger
+
     with reported() as report:
         items, report.listed = commands.load_file(file, model)
         with closing(RatingsLedger(store, preview=dry_run)) as ledger:

@@ -1,1 +1,3 @@
 """Rating rules: pure functions and data, one subpackage per rule family."""
+
+FAMILIES = ("uschess", "fide", "icu")  # the rules families a read model rates under
