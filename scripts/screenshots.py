@@ -20,6 +20,7 @@ from ledger.application import RatingsLedger
 from ledger.cli.serve import server
 from ledger.commands import RegisterPlayer, SubmitSection, parse
 from ledger.roles import Role
+from ledger.signing import Keyring
 from ledger.web.app import Site
 
 NAMES = {
@@ -54,7 +55,10 @@ def section(
 
 
 def demo(store: str) -> None:
-    app = RatingsLedger(store)
+    keyring = Keyring(Path(store.removeprefix("sqlite:///")).parent / "keys")
+    for actor in ("director", "td", "office"):
+        keyring.ensure(actor)
+    app = RatingsLedger(store, keyring=keyring)
     app.initialize(actor="director")
     app.grant_role("td", Role.TOURNAMENT_DIRECTOR, actor="director")
     app.grant_role("office", Role.RATINGS_ADMIN, actor="director")

@@ -303,3 +303,21 @@ def test_the_icu_rates_a_late_tournament_after_the_list_it_missed(ledger, tmp_pa
     assert rated == ["opening:P:ICU", "section:ON-TIME", "section:LATE"]
     with list_view(ledger, view, "2021-04") as past:
         assert queries.list_rating(past, "P", "ICU", "2021-04") == first
+
+
+def test_the_player_page_links_each_list_to_what_it_said(led, store_url, tmp_path):
+    # Issue 12: "the web page's player page show[s] what each list said"; a section submitted
+    # after the list does not change what the list said (10.65: it is rated in the next period).
+    from test_web import get
+
+    from ledger.web.app import Site
+
+    led.submit(the_1068_round_robin())
+    publish(led.app, "2003-04", "2003-04-01")
+    led.submit(match("M", "G", "F", ["1-0", "1-0"], "2003-03-10"))  # late for the 2003-04 list
+    site = Site(store_url, tmp_path / "web-fide.db", "fide")
+    page = get(site, "/players/G")
+    assert page.status == 200 and "/players/G/lists/2003-04" in page.text
+    said = get(site, "/api/players/G/lists/2003-04").json()
+    assert said["ratings"]["FIDE"]["official_rating"] == 2287  # 10.68: G's new rating
+    assert get(site, "/players/G/lists/nope").status == 404

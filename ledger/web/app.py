@@ -32,7 +32,7 @@ from projections import binding, queries
 from projections import explain as ex
 from projections.projector import View
 from projections.queries import system_order
-from projections.timetravel import position_at, view_at
+from projections.timetravel import NoSuchList, list_view, position_at, view_at
 
 STATIC = Path(__file__).with_name("static")
 STATIC_TYPES = {".css": "text/css; charset=utf-8", ".svg": "image/svg+xml"}
@@ -188,6 +188,8 @@ class Site:
                 return _history(view, parts[1], query.get("system"), when)
             if parts[0] == "players" and len(parts) == 3 and parts[2] == "explain":
                 return _explain(view, parts[1], query, when)
+            if parts[0] == "players" and len(parts) == 4 and parts[2] == "lists":
+                return _on_list(view, ledger, parts[1], parts[3], when)
             if parts == ["sections"]:
                 return _sections(view, query, when)
             if parts[0] == "sections" and len(parts) >= 2:
@@ -468,8 +470,53 @@ def _player(view: View, player: str, when: When) -> tuple[Any, str]:
         + (charts(series) if any(series.values()) else "")
         + f"<h2>Tournaments ({len(played)})</h2>"
         + _played_table(played, when)
+        + _lists_table(view, player, when)
     )
     return data, _layout(f"Player {player}", body, when)
+
+
+def _lists_table(view: View, player: str, when: When) -> str:
+    """The rating lists the federation published, each linked to what it said of the player."""
+    lists = queries.published_lists(view, view.family)
+    if not lists:
+        return ""
+    pid = seg(player)
+    rows = "".join(
+        f"<tr><td><a href='{href(f'/players/{pid}/lists/' + seg(x.name), when)}'>"
+        f"{e(x.name)}</a></td><td>{e(x.as_of)}</td><td>{e(x.cutoff_position)}</td></tr>"
+        for x in reversed(lists)
+    )
+    return (
+        f"<h2>Rating lists ({len(lists)})</h2><table class='lists'><thead><tr><th>List</th>"
+        f"<th>As of</th><th>Takes entries up to</th></tr></thead><tbody>{rows}</tbody></table>"
+    )
+
+
+def _on_list(
+    view: View, ledger: RatingsLedger, player: str, name: str, when: When
+) -> tuple[Any, str]:
+    """What a published list said of a player: the read model as known at the list's cutoff."""
+    systems = queries.systems_of(view, player)
+    try:
+        with list_view(ledger, view, name) as past:
+            said = {s: queries.list_rating(past, player, s, name) for s in systems}
+    except NoSuchList as exc:
+        raise HttpError("404 Not Found", str(exc)) from None
+    said = {s: r for s, r in said.items() if r is not None}
+    rows = "".join(
+        f"<tr><th scope='row'>{e(s)}</th><td>{e(r['official_rating'])}</td>"
+        f"<td>{_cell(r['rating'])}</td><td>{e(r['games'])}</td></tr>"
+        for s, r in said.items()
+    )
+    pid = seg(player)
+    body = f"<p class='name'><a href='{href('/players/' + pid, when)}'>{e(player)}</a></p>" + (
+        "<table class='ratings'><thead><tr><th>System</th><th>Rating</th><th>Exact</th>"
+        f"<th>N</th></tr></thead><tbody>{rows}</tbody></table>"
+        if rows
+        else f"<p>The list {e(name)} gave no rating to {e(player)}.</p>"
+    )
+    data = {"id": player, "list": name, "ratings": said}
+    return data, _layout(f"Player {player} on the list {name}", body, when)
 
 
 def _played_table(played: list[dict[str, Any]], when: When) -> str:
