@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import msgspec
 from eventsourcing.persistence import ApplicationRecorder, Notification
 
 
@@ -38,18 +39,93 @@ def entry_type(topic: str) -> str:
         return name
 
 
+ENVELOPE = ("timestamp", "originator_topic", "actor")  # stored beside the payload's fields
+UNREADABLE = "unreadable"  # the payload of a stored entry that is not a JSON object
+
+
+class _Stamp(msgspec.Struct):
+    data: str = msgspec.field(name="_data_")
+
+
+class _Envelope(msgspec.Struct):
+    timestamp: _Stamp
+    actor: str
+
+
+_ENVELOPE = msgspec.json.Decoder(_Envelope)
+
+
+class StoredEntry(LedgerEntry):
+    """A LedgerEntry read from the store: `state` is the stored JSON, and `payload` is decoded
+    from it when first read (the projector decodes typed facts from `state` instead)."""
+
+    __slots__ = ("state", "_payload")
+
+    def __init__(
+        self,
+        position: int,
+        type: str,
+        recorded_at: str,
+        actor: str,
+        aggregate_id: str,
+        state: bytes,
+    ) -> None:
+        for name, value in (
+            ("position", position),
+            ("type", type),
+            ("recorded_at", recorded_at),
+            ("actor", actor),
+            ("aggregate_id", aggregate_id),
+            ("state", state),
+            ("_payload", None),
+        ):
+            object.__setattr__(self, name, value)
+
+    @property  # type: ignore[override]
+    def payload(self) -> dict[str, Any]:
+        if self._payload is None:
+            try:
+                payload = json.loads(self.state)
+            except (ValueError, RecursionError):
+                payload = None
+            if isinstance(payload, dict):
+                for key in ENVELOPE:
+                    payload.pop(key, None)
+            else:  # stored bytes that are not a JSON object: shown, never rated
+                payload = {UNREADABLE: self.state[:200].decode("utf-8", "replace")}
+            object.__setattr__(self, "_payload", payload)
+        return self._payload
+
+
+def _lenient_envelope(state: bytes) -> _Envelope:
+    """The envelope of an entry msgspec cannot read (Python's JSON reads NaN); "?" for what
+    cannot be found at all: reading the log never fails on one entry."""
+    try:
+        data = json.loads(state)
+        stamp = data["timestamp"]["_data_"]
+        actor = data["actor"]
+        if isinstance(stamp, str) and isinstance(actor, str):
+            return _Envelope(_Stamp(stamp), actor)
+    except (ValueError, RecursionError, TypeError, KeyError):
+        pass
+    return _Envelope(_Stamp("?"), "?")
+
+
 def to_entry(notification: Notification) -> LedgerEntry:
-    """Decode one stored event with the plain JSON the ledger writes (no datetime parsing)."""
-    payload = json.loads(notification.state)
-    recorded_at = payload.pop("timestamp")["_data_"]
-    payload.pop("originator_topic", None)
-    return LedgerEntry(
-        position=notification.id,
-        type=entry_type(notification.topic),
-        recorded_at=recorded_at,
-        actor=payload.pop("actor"),
-        aggregate_id=str(notification.originator_id),
-        payload=payload,
+    """One stored event: the envelope decoded now, the payload when first read (plain JSON,
+    no datetime parsing)."""
+    state = notification.state
+    try:
+        envelope = _ENVELOPE.decode(state)
+    except (msgspec.ValidationError, msgspec.DecodeError):  # NaN, or not what the ledger writes
+        envelope = _lenient_envelope(state)
+    return StoredEntry(
+        notification.id,
+        entry_type(notification.topic),
+        envelope.timestamp.data,
+        envelope.actor,
+        str(notification.originator_id),
+        state if isinstance(state, bytes) else bytes(state),
     )
 
 

@@ -1,9 +1,23 @@
-"""The projector: catch-up, rebuild and the cascade that keep a read model up to date."""
+"""The projector: catch-up, rebuild and the cascade that keep a read model up to date.
+
+One path for every entry, whatever the mode (docs/architecture.md):
+
+1. `events.decode` turns the entry into its typed fact (a poisoned one becomes a problem row);
+2. `HANDLERS[entry.type]` applies the fact to a `Batch`: the read model's records (players,
+   items, sections, amendments…) as the batch sees them. A rebuild's batch (`Fresh`) starts
+   empty and keeps them in memory; a catch-up's (`Incremental`) reads and writes the database
+   inside the catch-up's transaction. Each batch notes the items it changed (`dirty`);
+3. `rate` rates items in rating order through the family's rater — on a rebuild every item,
+   on a catch-up the cascade from the earliest changed item, following only the players whose
+   rows changed — and the batch's `write` stores the rows: one bulk insert on a rebuild,
+   replaced rows per item on a catch-up.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import operator
 import shutil
 from collections.abc import Callable, Iterable
@@ -13,12 +27,16 @@ from typing import Any
 
 import sqlite_utils
 
+from ledger import events
+from ledger.events import Fact, Undecodable
 from ledger.log import LedgerEntry
+from ledger.rules import limits
+from ledger.rules.uschess.parameters import parse_parameter_value
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.versions import Amendment
 from projections import queries
 from projections.foreign import RATERS, ForeignRater
-from projections.items import ITEM_ENTRIES, Item, item_key, to_item
+from projections.items import ITEM_FACTS, KIND_FACTS, Item, fact_item, fact_key
 from projections.rating import Change, Rater, parse_amendments
 from projections.schema import (
     FAMILIES,
@@ -36,6 +54,8 @@ from projections.schema import (
 from projections.standing import UNRATED, Standing
 
 CHECKPOINT_EVERY = 10_000  # ledger positions between read-model checkpoints (as-known-at)
+PROFILE_TYPES = ("PlayerRegistered", "PlayerProfileUpdated")
+SECTION_TYPES = ("SectionSubmitted", "SectionCorrected", "SectionWithdrawn")
 
 
 @dataclass(frozen=True)
@@ -81,6 +101,531 @@ class CatchUp:
     history_changed: dict[tuple[str, str], int] = field(default_factory=dict)
 
 
+# A player's profile as the read model keeps it: the fact, its stored JSON, its position.
+Profile = tuple[events.PlayerRegistered, str, int]
+# One revision of a record changed more than once: [position, entry type, payload].
+Revision = list[Any]
+
+
+class Batch:
+    """The read model's records as the entries of one catch-up (or rebuild) see them.
+
+    Handlers read and change records only through these methods; `Fresh` keeps them in
+    memory (a rebuild into an empty model), `Incremental` in the database.
+    """
+
+    fresh = False
+
+    def __init__(self) -> None:
+        self.dirty: dict[str, str] = {}  # item key → the earliest sort key it touches
+        self.seeds: set[str] = set()  # players whose profile changed: all their rows may
+        self.amended: list[tuple[str, str | None]] = []  # amendment ranges (effective, until)
+
+    def touch(self, key: str, sort_key: str) -> None:
+        found = self.dirty.get(key)
+        if found is None or sort_key < found:
+            self.dirty[key] = sort_key
+
+    # Records; each pair is a read and a write (None deletes).
+    def profile(self, member_id: str) -> Profile | None: ...
+    def put_profile(self, member_id: str, profile: Profile | None) -> None: ...
+    def item(self, key: str) -> Item | None: ...
+    def put_item(self, key: str, item: Item | None) -> None: ...
+    def section(self, section_id: str) -> dict[str, Any] | None: ...
+    def put_section(self, section_id: str, row: dict[str, Any] | None) -> None: ...
+    def amendment(self, position: int) -> tuple[Any, ...] | None: ...
+    def put_amendment(self, position: int, row: tuple[Any, ...] | None) -> None: ...
+    def entry_key(self, position: int) -> str | None: ...
+    def put_entry_key(self, position: int, key: str) -> None: ...
+    def revisions(self, key: str) -> list[Revision]: ...
+    def put_revisions(self, key: str, revisions: list[Revision]) -> None: ...
+    def add_problem(self, position: int, key: str, kind: str, reason: str) -> None: ...
+    def drop_problems(self, position: int | None, key: str | None = None) -> None:
+        """Problem rows at `position` (of `key` only, when given); every one of `key` when
+        `position` is None."""
+
+
+class Fresh(Batch):
+    """A rebuild's batch: every record in memory, written once with bulk inserts."""
+
+    fresh = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.profiles: dict[str, Profile] = {}
+        self.items: dict[str, Item] = {}
+        self.sections: dict[str, dict[str, Any]] = {}
+        self.amendments: dict[int, tuple[Any, ...]] = {}
+        self.keys: dict[int, str] = {}
+        self.revised: dict[str, list[Revision]] = {}
+        self.problems: dict[tuple[int, str], tuple[str, str]] = {}
+
+    def profile(self, member_id: str) -> Profile | None:
+        return self.profiles.get(member_id)
+
+    def put_profile(self, member_id: str, profile: Profile | None) -> None:
+        _put(self.profiles, member_id, profile)
+
+    def item(self, key: str) -> Item | None:
+        return self.items.get(key)
+
+    def put_item(self, key: str, item: Item | None) -> None:
+        _put(self.items, key, item)
+
+    def section(self, section_id: str) -> dict[str, Any] | None:
+        return self.sections.get(section_id)
+
+    def put_section(self, section_id: str, row: dict[str, Any] | None) -> None:
+        _put(self.sections, section_id, row)
+
+    def amendment(self, position: int) -> tuple[Any, ...] | None:
+        return self.amendments.get(position)
+
+    def put_amendment(self, position: int, row: tuple[Any, ...] | None) -> None:
+        _put(self.amendments, position, row)
+
+    def entry_key(self, position: int) -> str | None:
+        return self.keys.get(position)
+
+    def put_entry_key(self, position: int, key: str) -> None:
+        self.keys[position] = key
+
+    def revisions(self, key: str) -> list[Revision]:
+        return self.revised.get(key, [])
+
+    def put_revisions(self, key: str, revisions: list[Revision]) -> None:
+        _put(self.revised, key, revisions or None)
+
+    def add_problem(self, position: int, key: str, kind: str, reason: str) -> None:
+        self.problems[(position, key)] = (kind, reason)
+
+    def drop_problems(self, position: int | None, key: str | None = None) -> None:
+        for found in [k for k in self.problems if position in (None, k[0]) and key in (None, k[1])]:
+            del self.problems[found]
+
+    def write(self, conn: Any) -> None:
+        """Every record but the history rows and ratings, in bulk."""
+        conn.executemany(
+            "insert into players values (?, ?, ?)",
+            [(m, p[1], p[2]) for m, p in self.profiles.items()],
+        )
+        conn.executemany(
+            "insert into amendments values (?, ?, ?, ?, ?, ?)",
+            [(pos, *row) for pos, row in self.amendments.items()],
+        )
+        ordered = sorted(self.items.values(), key=_by_sort_key)
+        conn.executemany(
+            "insert into items values (?, ?, ?, ?, ?, ?, ?, ?)", map(_item_row, ordered)
+        )
+        conn.executemany(
+            "insert into item_players values (?, ?)",
+            [(i.key, p) for i in ordered for p in dict.fromkeys(i.players)],
+        )
+        conn.executemany(
+            "insert into sections values (?, ?, ?, ?, ?, ?, ?, ?)",
+            [tuple(r.get(c) for c in SECTION_COLUMNS) for r in self.sections.values()],
+        )
+        conn.executemany("insert into entries values (?, ?)", list(self.keys.items()))
+        conn.executemany(
+            "insert into revisions values (?, ?)",
+            [(k, _revisions_json(v)) for k, v in self.revised.items()],
+        )
+        conn.executemany(
+            "insert into problems values (?, ?, ?, ?)",
+            [(pos, key, kind, reason) for (pos, key), (kind, reason) in self.problems.items()],
+        )
+
+
+class Incremental(Batch):
+    """A catch-up's batch: records read from and written to the database as they change,
+    inside the catch-up's one transaction."""
+
+    def __init__(self, db: sqlite_utils.Database) -> None:
+        super().__init__()
+        self.conn = db.conn
+
+    def _one(self, sql: str, args: list[Any]) -> Any:
+        return self.conn.execute(sql, args).fetchone()
+
+    def profile(self, member_id: str) -> Profile | None:
+        row = self._one("select profile, position from players where id = ?", [member_id])
+        if row is None:
+            return None
+        fact = events.decode(
+            "PlayerRegistered", payload={"member_id": member_id, **json.loads(row[0])}
+        )
+        return fact, row[0], row[1]
+
+    def put_profile(self, member_id: str, profile: Profile | None) -> None:
+        if profile is None:
+            self.conn.execute("delete from players where id = ?", [member_id])
+        else:
+            self.conn.execute(
+                "insert or replace into players values (?, ?, ?)",
+                [member_id, profile[1], profile[2]],
+            )
+
+    def item(self, key: str) -> Item | None:
+        row = self._one(
+            "select key, kind, start, end, position, revision, payload from items where key = ?",
+            [key],
+        )
+        return None if row is None else Item(*row[:6], _decode_item(row[1], row[6]))
+
+    def put_item(self, key: str, item: Item | None) -> None:
+        self.conn.execute("delete from item_players where item_key = ?", [key])
+        if item is None:
+            self.conn.execute("delete from items where key = ?", [key])
+            return
+        self.conn.execute(
+            "insert or replace into items values (?, ?, ?, ?, ?, ?, ?, ?)", _item_row(item)
+        )
+        self.conn.executemany(
+            "insert into item_players values (?, ?)",
+            [(key, p) for p in dict.fromkeys(item.players)],
+        )
+
+    def section(self, section_id: str) -> dict[str, Any] | None:
+        row = self._one(
+            f"select {', '.join(SECTION_COLUMNS)} from sections where section_id = ?",
+            [section_id],
+        )
+        return None if row is None else dict(zip(SECTION_COLUMNS, row, strict=True))
+
+    def put_section(self, section_id: str, row: dict[str, Any] | None) -> None:
+        if row is None:
+            self.conn.execute("delete from sections where section_id = ?", [section_id])
+        else:
+            self.conn.execute(
+                "insert or replace into sections values (?, ?, ?, ?, ?, ?, ?, ?)",
+                [row.get(c) for c in SECTION_COLUMNS],
+            )
+
+    def amendment(self, position: int) -> tuple[Any, ...] | None:
+        row = self._one(
+            "select parameter, value, effective, until, reason from amendments where position = ?",
+            [position],
+        )
+        return None if row is None else tuple(row)
+
+    def put_amendment(self, position: int, row: tuple[Any, ...] | None) -> None:
+        self.conn.execute("delete from amendments where position = ?", [position])
+        if row is not None:
+            self.conn.execute("insert into amendments values (?, ?, ?, ?, ?, ?)", [position, *row])
+
+    def entry_key(self, position: int) -> str | None:
+        row = self._one("select key from entries where position = ?", [position])
+        return None if row is None else row[0]
+
+    def put_entry_key(self, position: int, key: str) -> None:
+        self.conn.execute("insert or replace into entries values (?, ?)", [position, key])
+
+    def revisions(self, key: str) -> list[Revision]:
+        row = self._one("select revisions from revisions where key = ?", [key])
+        return [] if row is None else json.loads(row[0])
+
+    def put_revisions(self, key: str, revisions: list[Revision]) -> None:
+        self.conn.execute("delete from revisions where key = ?", [key])
+        if revisions:
+            self.conn.execute(
+                "insert into revisions values (?, ?)", [key, _revisions_json(revisions)]
+            )
+
+    def add_problem(self, position: int, key: str, kind: str, reason: str) -> None:
+        self.conn.execute(
+            "insert or replace into problems values (?, ?, ?, ?)", [position, key, kind, reason]
+        )
+
+    def drop_problems(self, position: int | None, key: str | None = None) -> None:
+        if key is None:
+            self.conn.execute("delete from problems where position = ?", [position])
+        elif position is None:
+            self.conn.execute("delete from problems where item_key = ?", [key])
+        else:
+            self.conn.execute(
+                "delete from problems where position = ? and item_key = ?", [position, key]
+            )
+
+
+def _put(table: dict[Any, Any], key: Any, value: Any) -> None:
+    if value is None:
+        table.pop(key, None)
+    else:
+        table[key] = value
+
+
+def _by_sort_key(item: Item) -> str:
+    return item.sort_key
+
+
+def _item_row(i: Item) -> tuple[Any, ...]:
+    return (
+        i.key,
+        i.kind,
+        i.sort_key,
+        i.start,
+        i.end,
+        i.position,
+        i.revision,
+        events.encode(i.event).decode(),
+    )
+
+
+def _revisions_json(revisions: list[Revision]) -> str:
+    return events.encode_value(revisions).decode()
+
+
+# Handlers: one per entry type, the same for a rebuild and a catch-up.
+
+
+def on_profile(b: Batch, position: int, fact: events.PlayerRegistered) -> None:
+    key = "player:" + fact.member_id
+    b.put_entry_key(position, key)
+    revisions = _revised(b, key, position, type(fact).__name__, fact)
+    if revisions is None:
+        _set_profile(b, fact.member_id, fact, position)
+    else:
+        _refold_profile(b, fact.member_id, revisions)
+
+
+def _set_profile(b: Batch, member_id: str, fact: events.PlayerRegistered, position: int) -> None:
+    payload = events.to_payload(fact)
+    del payload["member_id"]
+    text = json.dumps(payload, sort_keys=True)
+    old = b.profile(member_id)
+    if old is not None and old[1] != text:
+        b.seeds.add(member_id)
+    b.put_profile(member_id, (fact, text, position))
+
+
+def _refold_profile(b: Batch, member_id: str, revisions: list[Revision]) -> None:
+    if not revisions:
+        if b.profile(member_id) is not None:
+            b.seeds.add(member_id)
+        b.put_profile(member_id, None)
+        return
+    position, type_, payload = revisions[-1]
+    _set_profile(b, member_id, events.decode(type_, payload=payload), position)
+
+
+def on_amendment(b: Batch, position: int, fact: events.RulesAmended) -> None:
+    try:
+        parse_parameter_value(fact.parameter, fact.value)
+        if not limits.plausible_parameter(fact.value, fact.parameter):
+            raise ValueError(f"a value of {fact.value!r} is out of range")
+    except ValueError as exc:
+        b.add_problem(position, f"amendment:{position}", "amendment", f"not applied: {exc}")
+        return
+    b.put_entry_key(position, f"amendment:{position}")
+    b.put_amendment(
+        position,
+        (
+            fact.parameter,
+            json.dumps(fact.value, sort_keys=True),
+            fact.effective,
+            fact.until,
+            fact.reason,
+        ),
+    )
+    b.amended.append((fact.effective, fact.until))
+
+
+def on_item(b: Batch, position: int, fact: Fact) -> None:
+    """A submission, correction or withdrawal of a rated item (section, match, balance…)."""
+    key = fact_key(fact, position)
+    b.put_entry_key(position, key)
+    revisions = (
+        _revised(b, key, position, type(fact).__name__, fact)
+        if type(fact).__name__ in SECTION_TYPES
+        else None
+    )
+    if revisions is None:
+        _step(b, key, position, fact)
+    else:
+        _refold_item(b, key, revisions)
+
+
+def _step(b: Batch, key: str, position: int, fact: Fact) -> None:
+    """One more entry for an item: its new revision (or its withdrawal)."""
+    old = b.item(key)
+    if isinstance(fact, events.SectionSubmitted | events.SectionWithdrawn):
+        row = b.section(fact.section_id) or {"section_id": fact.section_id}
+        b.put_section(fact.section_id, _section_record(row, position, fact))
+    if old is not None:
+        b.touch(key, old.sort_key)
+    b.drop_problems(None, key)  # a new revision: what could not be read or rated is past
+    if isinstance(fact, events.SectionWithdrawn):
+        b.put_item(key, None)
+        return
+    item = fact_item(fact, position, None if old is None else old.position)
+    b.put_item(key, item)
+    b.touch(key, item.sort_key)
+
+
+def _refold_item(b: Batch, key: str, revisions: list[Revision]) -> None:
+    """An item again from its remaining revisions (after a void)."""
+    old = b.item(key)
+    if old is not None:
+        b.touch(key, old.sort_key)
+        b.drop_problems(old.revision, key)
+        b.put_item(key, None)
+    section_id = key.partition(":")[2] if key.startswith("section:") else None
+    if section_id is not None:
+        b.put_section(section_id, None)
+    for position, type_, payload in revisions:
+        _step(b, key, position, events.decode(type_, payload=payload))
+
+
+def _revised(b: Batch, key: str, position: int, type_: str, fact: Fact) -> list[Revision] | None:
+    """The record's revisions with this one, once it has more than one (kept for voids);
+    None while this is its first."""
+    revisions = b.revisions(key)
+    if not revisions:
+        first = _current_revision(b, key)
+        if first is None:
+            return None
+        revisions = [first]
+    revisions.append([position, type_, events.to_payload(fact)])
+    b.put_revisions(key, revisions)
+    return revisions
+
+
+def _current_revision(b: Batch, key: str) -> Revision | None:
+    """The one entry a record with no revisions list holds, as a revision."""
+    kind, _, rest = key.partition(":")
+    if kind == "player":
+        found = b.profile(rest)
+        return (
+            None if found is None else [found[2], "PlayerRegistered", events.to_payload(found[0])]
+        )
+    if kind == "section":
+        row = b.section(rest)
+        item = b.item(key)
+        if row is None:
+            return None
+        if item is None:  # withdrawn right after its submission: nothing left to revise
+            return None
+        type_ = "SectionCorrected" if row["status"] == "corrected" else "SectionSubmitted"
+        return [item.revision, type_, events.to_payload(item.event)]
+    return None
+
+
+def on_void(b: Batch, position: int, fact: events.EntryVoided) -> None:
+    """`EntryVoided`: the entry at `fact.position` no longer counts."""
+    target = fact.position
+    b.drop_problems(target)
+    key = b.entry_key(target)
+    if key is None:
+        return  # an entry the read model never used (roles, a poisoned entry, a void)
+    kind, _, rest = key.partition(":")
+    if kind == "amendment":
+        row = b.amendment(target)
+        if row is not None:
+            b.put_amendment(target, None)
+            b.amended.append((row[2], row[3]))
+        return
+    revisions = b.revisions(key)
+    if revisions:
+        remaining = [r for r in revisions if r[0] != target]
+        if len(remaining) == len(revisions):
+            return  # voided already
+        b.put_revisions(key, remaining if len(remaining) > 1 else [])
+    else:
+        remaining = []
+    if kind == "player":
+        _refold_profile(b, rest, remaining)
+    else:
+        _refold_item(b, key, remaining)
+
+
+def _section_record(row: dict[str, Any], position: int, fact: Fact) -> dict[str, Any]:
+    """The `sections` row after a SectionSubmitted, SectionCorrected or SectionWithdrawn."""
+    row = dict(row)
+    row["latest_position"] = position
+    row["reason"] = getattr(fact, "reason", None)
+    if isinstance(fact, events.SectionWithdrawn):
+        row["status"] = "withdrawn"
+        return row
+    row["event_name"] = fact.event_name
+    row["start_date"] = fact.start_date
+    row["end_date"] = fact.end_date
+    row["status"] = "corrected" if isinstance(fact, events.SectionCorrected) else "submitted"
+    if not isinstance(fact, events.SectionCorrected):
+        row["submitted_position"] = position
+    return row
+
+
+# entry type → its handler (types not listed do not change the read model)
+HANDLERS: dict[str, Callable[[Batch, int, Any], None]] = {
+    "PlayerRegistered": on_profile,
+    "PlayerProfileUpdated": on_profile,
+    "RulesAmended": on_amendment,
+    **{name.__name__: on_item for name in ITEM_FACTS},
+    "EntryVoided": on_void,
+}
+PROBLEM_KINDS = {
+    "PlayerRegistered": "profile",
+    "PlayerProfileUpdated": "profile",
+    "RulesAmended": "amendment",
+    "EntryVoided": "void",
+    **{cls.__name__: ITEM_FACTS[cls][0] for cls in ITEM_FACTS},
+}
+
+
+def apply(b: Batch, entry: LedgerEntry) -> None:
+    """Decode one entry and hand its fact to its handler; a poisoned entry becomes a problem."""
+    handler = HANDLERS.get(entry.type)
+    if handler is None:
+        return
+    state = getattr(entry, "state", None)
+    try:
+        fact = events.decode(entry.type, state, None if state is not None else entry.payload)
+    except (Undecodable, ValueError, TypeError, RecursionError) as exc:
+        b.add_problem(
+            entry.position,
+            _guess_key(entry),
+            PROBLEM_KINDS[entry.type],
+            f"not rated: the entry cannot be read ({_short(exc)})",
+        )
+        return
+    handler(b, entry.position, fact)
+
+
+def _guess_key(entry: LedgerEntry) -> str:
+    """The key of the record a poisoned entry meant to change, if it can be told."""
+    try:
+        p = entry.payload
+        for prefix, name in (("section", "section_id"), ("match", "match_id")):
+            if isinstance(p.get(name), str):
+                return f"{prefix}:{p[name]}"
+        if entry.type in PROFILE_TYPES and isinstance(p.get("member_id"), str):
+            return "player:" + p["member_id"]
+    except Exception:  # noqa: BLE001 - a payload that cannot even be read as JSON
+        pass
+    return f"entry:{entry.position}"
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return text if len(text) <= 300 else text[:299] + "…"
+
+
+def plausible(changes: list[Change]) -> str | None:
+    """Why a rater's result cannot be stored (a non-finite or out-of-range value), or None."""
+    for c in changes:
+        row = c.row
+        rating = row[POST_RATING]
+        if not limits.plausible_rating(rating) or not limits.plausible_rating(row[POST_RATING - 1]):
+            return f"{c.player} {c.system}: rating {rating!r} is out of range"
+        games = row[GAMES_AFTER]
+        if not (isinstance(games, int | float) and 0 <= games <= limits.MAX_GAMES):
+            return f"{c.player} {c.system}: N {games!r} is out of range"
+        for value in row[STATE]:
+            if isinstance(value, float) and not (math.isfinite(value) and abs(value) <= 1e9):
+                return f"{c.player} {c.system}: a value {value!r} is out of range"
+    return None
+
+
 class View:
     """The read model in one SQLite file; `catch_up` is incremental, `rebuild` starts empty."""
 
@@ -116,7 +661,7 @@ class View:
     def _rater(
         self,
         lookup: Callable[[str, str], Standing],
-        profiles: dict[str, dict[str, Any]],
+        profiles: dict[str, events.PlayerRegistered],
         amendments: tuple[Amendment, ...],
         explain: bool = False,
     ) -> Rater | ForeignRater:
@@ -131,7 +676,7 @@ class View:
         """The item rated again from the stored standings before it, with every value shown."""
         rater = self._rater(
             lambda p, s: queries.standing_before(self, p, s, item.sort_key),
-            queries.profiles(self),
+            queries.profile_facts(self),
             queries.amendments(self),
             explain=True,
         )
@@ -148,15 +693,27 @@ class View:
         """Apply every entry after the last processed position in one transaction (rolled
         back with `dry_run`: the report of what would change, and nothing kept)."""
         stats = CatchUp(last_position=self.last_position)
-        batch = [e for e in entries if e.position > stats.last_position]
-        if not batch:
-            return stats
+        start = stats.last_position
         conn = self.db.conn
+        batch: Batch = Fresh() if start == 0 else Incremental(self.db)
+        first = None
         conn.execute("begin")
         try:
-            self._apply(batch, stats)
-            stats.entries = len(batch)
-            stats.last_position = batch[-1].position
+            for entry in entries:
+                if entry.position <= start:
+                    continue
+                if first is None:
+                    first = entry.position
+                apply(batch, entry)
+                stats.entries += 1
+                stats.last_position = entry.position
+            if first is None:
+                conn.rollback()
+                return stats
+            if isinstance(batch, Fresh):
+                self._replay(batch, stats)
+            else:
+                self._cascade(batch, stats)
             self.db["meta"].upsert({"key": "last_position", "value": str(stats.last_position)})
         except BaseException:
             conn.rollback()
@@ -165,7 +722,7 @@ class View:
             conn.rollback()
             return stats
         conn.commit()
-        before = batch[0].position - 1
+        before = first - 1
         if self.checkpoint_every and (
             stats.last_position // self.checkpoint_every > before // self.checkpoint_every
         ):
@@ -184,54 +741,73 @@ class View:
         self.db.execute("VACUUM INTO ?", [str(target)])
         return target
 
-    def _apply(self, batch: list[LedgerEntry], stats: CatchUp) -> None:
-        if stats.last_position == 0:
-            self._replay(batch, stats)
-            return
+    def _rate(
+        self, item: Item, rate: Callable[[Item], list[Change]], batch: Batch
+    ) -> list[Change] | None:
+        """The item's changes, or None after recording why it cannot be rated."""
+        try:
+            changes = rate(item)
+            reason = plausible(changes)
+        except Exception as exc:  # noqa: BLE001 - any failure of one item is that item's
+            reason = f"{type(exc).__name__}: {_short(exc)}"
+        if reason is None:
+            return changes
+        batch.add_problem(item.revision, item.key, item.kind, "not rated: " + reason)
+        return None
+
+    def _replay(self, batch: Fresh, stats: CatchUp) -> None:
+        """Into an empty read model: every item in rating order, in memory, one bulk write."""
+        live: dict[tuple[str, System], Standing] = {}
+        get = live.get
+        amendments = parse_amendments(
+            [
+                {"parameter": a[0], "value": json.loads(a[1]), "effective": a[2], "until": a[3]}
+                for a in batch.amendments.values()
+            ]
+        )
+        rater = self._rater(
+            lambda player, system: get((player, system), UNRATED),
+            {m: p[0] for m, p in batch.profiles.items()},
+            amendments,
+        )
+        rate = rater.rate
+        rows: list[tuple[Any, ...]] = []
+        append = rows.append
+        players = stats.players
+        for item in sorted(batch.items.values(), key=_by_sort_key):
+            changes = self._rate(item, rate, batch)
+            stats.items_rated += 1
+            if changes is None:
+                continue
+            for c in changes:
+                live[(c.player, c.system)] = c.standing
+                append(c.row)
+                players.add(c.player)
+        stats.rows = len(rows)
+        conn = self.db.conn
+        for index in ("idx_history_item_key", "idx_items_sort_key", "idx_item_players_player"):
+            conn.execute(f"drop index if exists {index}")
+        batch.write(conn)
+        rows.sort(key=operator.itemgetter(1, 2, 3))  # primary-key order: sequential b-tree
+        conn.executemany(HISTORY_INSERT, rows)
+        conn.execute("create index idx_history_item_key on history (item_key)")
+        conn.execute("create index idx_items_sort_key on items (sort_key)")
+        conn.execute("create index idx_item_players_player on item_players (player)")
+        self._write_ratings(live)
+
+    def _cascade(self, batch: Incremental, stats: CatchUp) -> None:
+        """Re-rate from the earliest changed item, following the players whose rows change."""
         db = self.db
-        dirty: dict[str, str] = {}  # item key → the earliest sort key it touches
-        seeds: set[str] = set()  # players whose profile changed: all their rows may change
-        amend_from: list[tuple[str, str | None]] = []
-        for e in batch:
-            if e.type in ("PlayerRegistered", "PlayerProfileUpdated"):
-                profile = {k: v for k, v in e.payload.items() if k != "member_id"}
-                found = list(db["players"].rows_where("id = ?", [e.payload["member_id"]]))
-                row = found[0] if found else None
-                if row is not None and json.loads(row["profile"]) != profile:
-                    seeds.add(e.payload["member_id"])
-                db["players"].upsert(
-                    {
-                        "id": e.payload["member_id"],
-                        "profile": json.dumps(profile, sort_keys=True),
-                        "position": e.position,
-                    },
-                    pk="id",
-                )
-            elif e.type == "RulesAmended":
-                p = e.payload
-                db["amendments"].insert(
-                    {
-                        "position": e.position,
-                        "parameter": p["parameter"],
-                        "value": json.dumps(p["value"], sort_keys=True),
-                        "effective": p["effective"],
-                        "until": p.get("until"),
-                        "reason": p.get("reason"),
-                    }
-                )
-                amend_from.append((p["effective"], p.get("until")))
-            elif e.type in ITEM_ENTRIES:
-                self._apply_item(e, dirty)
-        for start, until in amend_from:
+        for start, until in batch.amended:
             rows = db.execute(
                 "select key, sort_key from items where start >= ?"
                 + (" and start < ?" if until else ""),
                 [start, until] if until else [start],
             ).fetchall()
             for key, sk in rows:
-                dirty.setdefault(key, sk)
-        starts = list(dirty.values())
-        for player in seeds:
+                batch.touch(key, sk)
+        starts = list(batch.dirty.values())
+        for player in batch.seeds:
             first = db.execute(
                 "select min(i.sort_key) from item_players p join items i on i.key = p.item_key "
                 "where p.player = ?",
@@ -239,63 +815,29 @@ class View:
             ).fetchone()[0]
             if first is not None:
                 starts.append(first)
-        if starts:
-            self._recompute(min(starts), set(dirty), seeds, stats)
-
-    def _apply_item(self, e: LedgerEntry, dirty: dict[str, str]) -> None:
-        db = self.db
-        key = item_key(e)
-        found = list(db["items"].rows_where("key = ?", [key]))
-        old = found[0] if found else None
-        if e.type.startswith("Section"):
-            record: dict[str, dict[str, Any]] = {}
-            found_section = list(
-                db["sections"].rows_where("section_id = ?", [e.payload["section_id"]])
-            )
-            if found_section:
-                record[e.payload["section_id"]] = found_section[0]
-            _section_record(record, e)
-            db["sections"].upsert(record[e.payload["section_id"]], pk="section_id")
-        if old is not None:
-            dirty[key] = old["sort_key"]
-            db["item_players"].delete_where("item_key = ?", [key])
-        if e.type == "SectionWithdrawn":
-            if old is not None:
-                db["items"].delete(key)
+        if not starts:
             return
-        item = to_item(e, None if old is None else old["position"])
-        db["items"].upsert(
-            {
-                "key": item.key,
-                "kind": item.kind,
-                "sort_key": item.sort_key,
-                "start": item.start,
-                "end": item.end,
-                "position": item.position,
-                "revision": item.revision,
-                "payload": json.dumps(item.payload, sort_keys=True),
-            },
-            pk="key",
-        )
-        db["item_players"].insert_all(
-            [{"item_key": key, "player": p} for p in dict.fromkeys(item.players)]
-        )
-        dirty[key] = min(dirty.get(key, item.sort_key), item.sort_key)
-
-    def _recompute(self, start: str, dirty: set[str], seeds: set[str], stats: CatchUp) -> None:
-        db = self.db
+        start = min(starts)
+        dirty = set(batch.dirty)
         live: dict[tuple[str, System], Standing] = {}
-        affected = set(seeds)
+        affected = set(batch.seeds)
         current = [start]
 
         def lookup(player: str, system: System) -> Standing:
             s = live.get((player, system))
             return s if s is not None else queries.standing_before(self, player, system, current[0])
 
-        rater = self._rater(lookup, queries.profiles(self), queries.amendments(self))
-        # Rows of withdrawn items go; their players' later rows may change.
-        gone = [k for k in dirty if not db["items"].count_where("key = ?", [k])]
-        for key in gone:
+        rater = self._rater(lookup, queries.profile_facts(self), queries.amendments(self))
+        changed = stats.history_changed
+
+        def count(key: tuple[str, str]) -> None:
+            changed[key] = changed.get(key, 0) + 1
+
+        # Rows of items no longer rated (withdrawn, voided) go; their players' later rows may
+        # change.
+        for key in [
+            k for k in dirty if not db.execute("select 1 from items where key = ?", [k]).fetchone()
+        ]:
             for player, system, sort_key in db.execute(
                 "select player, system, sort_key from history where item_key = ?", [key]
             ).fetchall():
@@ -303,31 +845,30 @@ class View:
                     (player, system), queries.standing_before(self, player, system, sort_key)
                 )
                 affected.add(player)
-                stats.history_changed[(player, system)] = (
-                    stats.history_changed.get((player, system), 0) + 1
-                )
-            db["history"].delete_where("item_key = ?", [key])
-        cursor = db.execute(
+                count((player, system))
+            db.execute("delete from history where item_key = ?", [key])
+        conn = db.conn
+        for key, kind, s, e, position, revision, payload in db.execute(
             "select key, kind, start, end, position, revision, payload from items "
             "where sort_key >= ? order by sort_key",
             [start],
-        ).fetchall()
-        for key, kind, s, e, position, revision, payload in cursor:
-            item = Item(key, kind, s, e, position, revision, json.loads(payload))
+        ).fetchall():
+            item = Item(key, kind, s, e, position, revision, _decode_item(kind, payload))
             if key not in dirty and affected.isdisjoint(item.players):
                 continue
             current[0] = item.sort_key
-            changes: list[Change] = rater.rate(item)
+            batch.drop_problems(revision, key)
+            changes = self._rate(item, rater.rate, batch) or []
             stats.items_rated += 1
             old = {
                 (r[0], r[1]): tuple(r[2:])
-                for r in db.execute(
+                for r in conn.execute(
                     f"select player, system, {STATE_SELECT} from history where item_key = ?",
                     [key],
                 )
             }
-            db["history"].delete_where("item_key = ?", [key])
-            self._insert_history([c.row for c in changes])
+            conn.execute("delete from history where item_key = ?", [key])
+            conn.executemany(HISTORY_INSERT, [c.row for c in changes])
             for c in changes:
                 if old.pop((c.player, str(c.system)), None) != (
                     c.row[POST_RATING],
@@ -335,13 +876,11 @@ class View:
                     *c.row[STATE],
                 ):
                     affected.add(c.player)
-                    key = (c.player, str(c.system))
-                    stats.history_changed[key] = stats.history_changed.get(key, 0) + 1
+                    count((c.player, str(c.system)))
             for player, system in old:  # no longer in the item: back to the prior state
                 live[(player, system)] = lookup(player, system)
                 affected.add(player)
-                key = (player, str(system))
-                stats.history_changed[key] = stats.history_changed.get(key, 0) + 1
+                count((player, str(system)))
             # Only players whose rows changed are followed in memory; the others' rows stand.
             for c in changes:
                 if c.player in affected:
@@ -350,17 +889,13 @@ class View:
             stats.rows += len(changes)
         self._write_ratings(live, stats)
 
-    def _insert_history(self, rows: list[tuple[Any, ...]]) -> None:
-        self.db.conn.executemany(HISTORY_INSERT, rows)
-
     def _write_ratings(
         self, live: dict[tuple[str, System], Standing], stats: CatchUp | None = None
     ) -> None:
         gone = [(p, str(s)) for (p, s), st in live.items() if st.rating is None]
+        uschess = self.family == "uschess"
         rows = [
-            rating_row(p, s, st, self.family == "uschess")
-            for (p, s), st in live.items()
-            if st.rating is not None
+            rating_row(p, s, st, uschess) for (p, s), st in live.items() if st.rating is not None
         ]
         if stats is not None:
             for key in [*gone, *((r["player"], r["system"]) for r in rows)]:
@@ -377,96 +912,6 @@ class View:
     def _rating(self, player: str, system: str) -> dict[str, Any] | None:
         found = list(self.db["ratings"].rows_where("player = ? and system = ?", [player, system]))
         return found[0] if found else None
-
-    def _replay(self, batch: list[LedgerEntry], stats: CatchUp) -> None:
-        """Into an empty read model: the whole log in memory, in rating order, one bulk write."""
-        profiles: dict[str, dict[str, Any]] = {}
-        players: dict[str, tuple[str, str, int]] = {}
-        amendments: list[tuple[Any, ...]] = []
-        items: dict[str, Item] = {}
-        sections: dict[str, dict[str, Any]] = {}
-        for e in batch:
-            p = e.payload
-            if e.type in ("PlayerRegistered", "PlayerProfileUpdated"):
-                profile = {k: v for k, v in p.items() if k != "member_id"}
-                profiles[p["member_id"]] = profile
-                players[p["member_id"]] = (
-                    p["member_id"],
-                    json.dumps(profile, sort_keys=True),
-                    e.position,
-                )
-            elif e.type == "RulesAmended":
-                amendments.append(
-                    (
-                        e.position,
-                        p["parameter"],
-                        json.dumps(p["value"], sort_keys=True),
-                        p["effective"],
-                        p.get("until"),
-                        p.get("reason"),
-                    )
-                )
-            elif e.type in ITEM_ENTRIES:
-                key = item_key(e)
-                if e.type.startswith("Section"):
-                    _section_record(sections, e)
-                if e.type == "SectionWithdrawn":
-                    items.pop(key, None)
-                    continue
-                old = items.get(key)
-                items[key] = to_item(e, None if old is None else old.position)
-        live: dict[tuple[str, System], Standing] = {}
-        rater = self._rater(
-            lambda player, system: live.get((player, system), UNRATED),
-            profiles,
-            parse_amendments(
-                [
-                    {"parameter": a[1], "value": json.loads(a[2]), "effective": a[3], "until": a[4]}
-                    for a in amendments
-                ]
-            ),
-        )
-        rows: list[tuple[Any, ...]] = []
-        ordered = sorted(items.values(), key=lambda i: i.sort_key)
-        for item in ordered:
-            for c in rater.rate(item):
-                live[(c.player, c.system)] = c.standing
-                rows.append(c.row)
-                stats.players.add(c.player)
-            stats.items_rated += 1
-        stats.rows = len(rows)
-        conn = self.db.conn
-        conn.executemany("insert into players values (?, ?, ?)", list(players.values()))
-        conn.executemany("insert into amendments values (?, ?, ?, ?, ?, ?)", amendments)
-        conn.executemany(
-            "insert into items values (?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    i.key,
-                    i.kind,
-                    i.sort_key,
-                    i.start,
-                    i.end,
-                    i.position,
-                    i.revision,
-                    json.dumps(i.payload, sort_keys=True),
-                )
-                for i in ordered
-            ],
-        )
-        conn.executemany(
-            "insert into item_players values (?, ?)",
-            [(i.key, p) for i in ordered for p in dict.fromkeys(i.players)],
-        )
-        conn.executemany(
-            "insert into sections values (?, ?, ?, ?, ?, ?, ?, ?)",
-            [tuple(r.get(c) for c in SECTION_COLUMNS) for r in sections.values()],
-        )
-        rows.sort(key=operator.itemgetter(1, 2, 3))  # primary-key order: sequential index writes
-        conn.execute("drop index if exists idx_history_item_key")
-        conn.executemany(HISTORY_INSERT, rows)
-        conn.execute("create index idx_history_item_key on history (item_key)")
-        self._write_ratings(live)
 
     def rebuild(self, entries: Iterable[LedgerEntry]) -> CatchUp:
         """Drop the read model and replay the whole ledger into it."""
@@ -489,21 +934,8 @@ class View:
         return h.hexdigest()
 
 
-def _section_record(sections: dict[str, dict[str, Any]], e: LedgerEntry) -> None:
-    """The `sections` row after a SectionSubmitted, SectionCorrected or SectionWithdrawn."""
-    p = e.payload
-    row = sections.setdefault(p["section_id"], {"section_id": p["section_id"]})
-    row["latest_position"] = e.position
-    row["reason"] = p.get("reason")
-    if e.type == "SectionWithdrawn":
-        row["status"] = "withdrawn"
-        return
-    row["event_name"] = p.get("event_name")
-    row["start_date"] = p["start_date"]
-    row["end_date"] = p["end_date"]
-    row["status"] = "corrected" if e.type == "SectionCorrected" else "submitted"
-    if e.type == "SectionSubmitted":
-        row["submitted_position"] = e.position
+def _decode_item(kind: str, payload: str) -> Fact:
+    return events.decode(KIND_FACTS[kind].__name__, payload.encode())
 
 
 def checkpoints_dir(path: str | Path) -> Path:

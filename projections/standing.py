@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ledger.rules.uschess.floors import FloorState
+from ledger.rules.uschess.history import history_after as rules_history_after
 
 
 @dataclass(frozen=True)
@@ -130,11 +131,7 @@ UNRATED = Standing()
 
 
 def history_after(pre: Standing, m: int, wins: int, losses: int) -> str:
-    """§4.1's "all wins / all losses in all previous rated games" after m more games."""
-    if pre.rating is None or pre.games == 0:
-        return "all_wins" if wins == m else "all_losses" if losses == m else "mixed"
-    if pre.history == "all_wins" and wins == m:
-        return "all_wins"
-    if pre.history == "all_losses" and losses == m:
-        return "all_losses"
-    return "mixed"
+    """§4.1's "all wins / all losses" status after m more games (ledger/rules/uschess/history)."""
+    return rules_history_after(
+        pre.rating is not None and pre.games > 0, pre.history, m, wins, losses
+    )

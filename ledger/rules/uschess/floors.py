@@ -91,6 +91,14 @@ def olm_games_after(olm_games: int, pre_rating: float | None, pre_games: int, ga
     return olm_games
 
 
+def olm_title_date(title_date: str | None, state: FloorState, on: str) -> str | None:
+    """§5: the date the OLM floor was earned: kept once set, else `on` if the record reached
+    OLM_GAMES games with an established rating above 2200."""
+    if title_date is not None:
+        return title_date
+    return on if state.olm_games >= OLM_GAMES else None
+
+
 def money_floor(prize: float, under: int, version: RuleVersion) -> int | None:
     """§5: the floor a prize earns in a section or prize for players rated under `under`."""
     large = (
