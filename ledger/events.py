@@ -203,6 +203,9 @@ DECODERS: dict[str, type[Fact]] = {
 _JSON = {name: msgspec.json.Decoder(cls) for name, cls in DECODERS.items()}
 
 
+_DAY = f"a date YYYY-MM-DD in {limits.FIRST_YEAR}..{limits.LAST_YEAR}"
+
+
 class Undecodable(ValueError):
     """A stored entry whose fields are not what its type says (a poisoned entry)."""
 
@@ -216,7 +219,8 @@ def decode(type_: str, state: bytes | None = None, payload: Any = None) -> Fact 
     try:
         fact = _JSON[type_].decode(state) if state is not None else msgspec.convert(payload, cls)
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-        raise Undecodable(str(exc)) from None
+        message = str(exc).replace(f"`str` matching regex {limits.DATE_PATTERN!r}", _DAY)
+        raise Undecodable(message) from None
     if type(fact) is RulesAmended and not limits.finite_numbers(fact.value):
         raise Undecodable("a number in `$.value` is not finite")
     return fact

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import operator
 import shutil
 from collections.abc import Callable, Iterable
@@ -611,18 +610,15 @@ def _short(exc: BaseException) -> str:
 
 
 def plausible(changes: list[Change]) -> str | None:
-    """Why a rater's result cannot be stored (a non-finite or out-of-range value), or None."""
+    """Why a rater's result cannot be stored (a non-finite or out-of-range rating or N)."""
+    top, most = limits.MAX_RATING, limits.MAX_GAMES
     for c in changes:
         row = c.row
-        rating = row[POST_RATING]
-        if not limits.plausible_rating(rating) or not limits.plausible_rating(row[POST_RATING - 1]):
+        rating, games = row[POST_RATING], row[GAMES_AFTER]
+        if rating is not None and not 0.0 <= rating <= top:
             return f"{c.player} {c.system}: rating {rating!r} is out of range"
-        games = row[GAMES_AFTER]
-        if not (isinstance(games, int | float) and 0 <= games <= limits.MAX_GAMES):
+        if not 0 <= games <= most:
             return f"{c.player} {c.system}: N {games!r} is out of range"
-        for value in row[STATE]:
-            if isinstance(value, float) and not (math.isfinite(value) and abs(value) <= 1e9):
-                return f"{c.player} {c.system}: a value {value!r} is out of range"
     return None
 
 
@@ -642,10 +638,7 @@ class View:
         if what_if == WhatIf():
             what_if = None  # the ledger's own rules: the same model as the real one
         self.path = str(path)
-        self.db = sqlite_utils.Database(self.path)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.execute("PRAGMA cache_size=-262144")  # 256 MiB: index writes stay in memory
+        self._open()
         create(self.db, family, None if what_if is None else what_if.to_json())
         self.family = self.db["meta"].get("rules_family")["value"]
         found = [r["value"] for r in self.db["meta"].rows_where("key = 'what_if'")]
@@ -657,6 +650,12 @@ class View:
                 + (f" with {self.what_if}" if self.what_if else "")
                 + "; use another --view"
             )
+
+    def _open(self) -> None:
+        self.db = sqlite_utils.Database(self.path)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute("PRAGMA cache_size=-262144")  # 256 MiB: index writes stay in memory
 
     def _rater(
         self,
@@ -694,40 +693,86 @@ class View:
         back with `dry_run`: the report of what would change, and nothing kept)."""
         stats = CatchUp(last_position=self.last_position)
         start = stats.last_position
-        conn = self.db.conn
-        batch: Batch = Fresh() if start == 0 else Incremental(self.db)
-        first = None
-        conn.execute("begin")
-        try:
-            for entry in entries:
-                if entry.position <= start:
-                    continue
-                if first is None:
-                    first = entry.position
-                apply(batch, entry)
-                stats.entries += 1
-                stats.last_position = entry.position
-            if first is None:
-                conn.rollback()
-                return stats
-            if isinstance(batch, Fresh):
-                self._replay(batch, stats)
-            else:
-                self._cascade(batch, stats)
-            self.db["meta"].upsert({"key": "last_position", "value": str(stats.last_position)})
-        except BaseException:
-            conn.rollback()
-            raise
-        if dry_run:
-            conn.rollback()
+        if start == 0:
+            first = self._fresh(entries, stats, dry_run)
+        else:
+            first = self._incremental(entries, stats, dry_run)
+        if first is None or dry_run:
             return stats
-        conn.commit()
         before = first - 1
         if self.checkpoint_every and (
             stats.last_position // self.checkpoint_every > before // self.checkpoint_every
         ):
             self.checkpoint()
         return stats
+
+    def _read(self, b: Batch, entries: Iterable[LedgerEntry], stats: CatchUp) -> int | None:
+        """Every entry after the last position through its handler; the first one's position."""
+        start, first = stats.last_position, None
+        for entry in entries:
+            if entry.position <= start:
+                continue
+            if first is None:
+                first = entry.position
+            apply(b, entry)
+            stats.entries += 1
+            stats.last_position = entry.position
+        return first
+
+    def _incremental(
+        self, entries: Iterable[LedgerEntry], stats: CatchUp, dry_run: bool
+    ) -> int | None:
+        conn = self.db.conn
+        conn.execute("begin")
+        try:
+            batch = Incremental(self.db)
+            first = self._read(batch, entries, stats)
+            if first is None:
+                conn.rollback()
+                return None
+            self._cascade(batch, stats)
+            self.db["meta"].upsert({"key": "last_position", "value": str(stats.last_position)})
+        except BaseException:
+            conn.rollback()
+            raise
+        if dry_run:
+            conn.rollback()
+        else:
+            conn.commit()
+        return first
+
+    def _fresh(self, entries: Iterable[LedgerEntry], stats: CatchUp, dry_run: bool) -> int | None:
+        """Into an empty read model: built whole in a new file without a journal (nothing to
+        roll back to), then moved over the empty one; a crash leaves the empty one."""
+        batch = Fresh()
+        first = self._read(batch, entries, stats)
+        if first is None:
+            return None
+        new = self.path + ".new"
+        for suffix in ("", "-journal", "-wal", "-shm"):
+            Path(new + suffix).unlink(missing_ok=True)
+        db = sqlite_utils.Database(new)
+        try:
+            for pragma in ("journal_mode=OFF", "synchronous=OFF", "cache_size=-262144"):
+                db.execute(f"PRAGMA {pragma}")
+            create(db, self.family, None if self.what_if is None else self.what_if.to_json())
+            db.conn.execute("begin")
+            self._replay(batch, stats, db)
+            db.conn.execute(
+                "update meta set value = ? where key = 'last_position'", [str(stats.last_position)]
+            )
+            db.conn.commit()
+        finally:
+            db.close()
+        if dry_run:
+            Path(new).unlink(missing_ok=True)
+            return first
+        self.db.close()
+        for suffix in ("-wal", "-shm"):
+            Path(self.path + suffix).unlink(missing_ok=True)
+        Path(new).replace(self.path)
+        self._open()
+        return first
 
     @property
     def checkpoints_dir(self) -> Path:
@@ -755,7 +800,7 @@ class View:
         batch.add_problem(item.revision, item.key, item.kind, "not rated: " + reason)
         return None
 
-    def _replay(self, batch: Fresh, stats: CatchUp) -> None:
+    def _replay(self, batch: Fresh, stats: CatchUp, db: sqlite_utils.Database) -> None:
         """Into an empty read model: every item in rating order, in memory, one bulk write."""
         live: dict[tuple[str, System], Standing] = {}
         get = live.get
@@ -784,7 +829,7 @@ class View:
                 append(c.row)
                 players.add(c.player)
         stats.rows = len(rows)
-        conn = self.db.conn
+        conn = db.conn
         for index in ("idx_history_item_key", "idx_items_sort_key", "idx_item_players_player"):
             conn.execute(f"drop index if exists {index}")
         batch.write(conn)
@@ -793,7 +838,7 @@ class View:
         conn.execute("create index idx_history_item_key on history (item_key)")
         conn.execute("create index idx_items_sort_key on items (sort_key)")
         conn.execute("create index idx_item_players_player on item_players (player)")
-        self._write_ratings(live)
+        self._write_ratings(live, conn=conn)
 
     def _cascade(self, batch: Incremental, stats: CatchUp) -> None:
         """Re-rate from the earliest changed item, following the players whose rows change."""
@@ -890,8 +935,12 @@ class View:
         self._write_ratings(live, stats)
 
     def _write_ratings(
-        self, live: dict[tuple[str, System], Standing], stats: CatchUp | None = None
+        self,
+        live: dict[tuple[str, System], Standing],
+        stats: CatchUp | None = None,
+        conn: Any = None,
     ) -> None:
+        conn = conn or self.db.conn
         gone = [(p, str(s)) for (p, s), st in live.items() if st.rating is None]
         uschess = self.family == "uschess"
         rows = [
@@ -900,10 +949,8 @@ class View:
         if stats is not None:
             for key in [*gone, *((r["player"], r["system"]) for r in rows)]:
                 stats.changes[key] = (self._rating(*key), None)
-        self.db.conn.executemany("delete from ratings where player = ? and system = ?", gone)
-        self.db.conn.executemany(
-            RATINGS_INSERT, [tuple(r[c] for c in RATING_COLUMNS) for r in rows]
-        )
+        conn.executemany("delete from ratings where player = ? and system = ?", gone)
+        conn.executemany(RATINGS_INSERT, [tuple(r[c] for c in RATING_COLUMNS) for r in rows])
         if stats is not None:
             for r in rows:
                 key = (r["player"], r["system"])

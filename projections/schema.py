@@ -161,7 +161,10 @@ def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> None:
             pk="key",
         )
         db["items"].create_index(["sort_key"])
-        db["item_players"].create({"item_key": str, "player": str}, pk=("item_key", "player"))
+        db.execute(
+            "create table item_players (item_key TEXT, player TEXT, "
+            "primary key (item_key, player)) without rowid"
+        )
         db["item_players"].create_index(["player"])
         db["sections"].create(
             {
