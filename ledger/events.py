@@ -227,8 +227,8 @@ def decode(type_: str, state: bytes | None = None, payload: Any = None) -> Fact 
 
 
 def to_payload(fact: Fact) -> dict[str, Any]:
-    """The fact as plain JSON values (the shape of the stored payload)."""
-    return msgspec.to_builtins(fact)
+    """The fact as plain JSON values, lists for arrays (the shape of the stored payload)."""
+    return msgspec.json.decode(_ENCODER.encode(fact))
 
 
 _ENCODER = msgspec.json.Encoder(order="sorted")

@@ -15,11 +15,13 @@ One path for every entry, whatever the mode (docs/architecture.md):
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import operator
 import shutil
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -250,10 +252,7 @@ class Incremental(Batch):
         row = self._one("select profile, position from players where id = ?", [member_id])
         if row is None:
             return None
-        fact = events.decode(
-            "PlayerRegistered", payload={"member_id": member_id, **json.loads(row[0])}
-        )
-        return fact, row[0], row[1]
+        return _profile_fact(member_id, row[0]), row[0], row[1]
 
     def put_profile(self, member_id: str, profile: Profile | None) -> None:
         if profile is None:
@@ -675,7 +674,7 @@ class View:
         """The item rated again from the stored standings before it, with every value shown."""
         rater = self._rater(
             lambda p, s: queries.standing_before(self, p, s, item.sort_key),
-            queries.profile_facts(self),
+            ProfilesOnDemand(self),
             queries.amendments(self),
             explain=True,
         )
@@ -693,10 +692,11 @@ class View:
         back with `dry_run`: the report of what would change, and nothing kept)."""
         stats = CatchUp(last_position=self.last_position)
         start = stats.last_position
-        if start == 0:
-            first = self._fresh(entries, stats, dry_run)
-        else:
-            first = self._incremental(entries, stats, dry_run)
+        with _no_cyclic_gc():
+            if start == 0:
+                first = self._fresh(entries, stats, dry_run)
+            else:
+                first = self._incremental(entries, stats, dry_run)
         if first is None or dry_run:
             return stats
         before = first - 1
@@ -872,7 +872,7 @@ class View:
             s = live.get((player, system))
             return s if s is not None else queries.standing_before(self, player, system, current[0])
 
-        rater = self._rater(lookup, queries.profile_facts(self), queries.amendments(self))
+        rater = self._rater(lookup, ProfilesOnDemand(self), queries.amendments(self))
         changed = stats.history_changed
 
         def count(key: tuple[str, str]) -> None:
@@ -941,24 +941,36 @@ class View:
         conn: Any = None,
     ) -> None:
         conn = conn or self.db.conn
-        gone = [(p, str(s)) for (p, s), st in live.items() if st.rating is None]
         uschess = self.family == "uschess"
+        gone = [(p, str(s)) for (p, s), st in live.items() if st.rating is None]
         rows = [
             rating_row(p, s, st, uschess) for (p, s), st in live.items() if st.rating is not None
         ]
-        if stats is not None:
-            for key in [*gone, *((r["player"], r["system"]) for r in rows)]:
-                stats.changes[key] = (self._rating(*key), None)
+        keys = [*gone, *((r["player"], r["system"]) for r in rows)]
+        before = self._ratings(conn, keys) if stats is not None else {}
         conn.executemany("delete from ratings where player = ? and system = ?", gone)
         conn.executemany(RATINGS_INSERT, [tuple(r[c] for c in RATING_COLUMNS) for r in rows])
         if stats is not None:
-            for r in rows:
-                key = (r["player"], r["system"])
-                stats.changes[key] = (stats.changes[key][0], self._rating(*key))
+            after = {(r["player"], r["system"]): r for r in rows}
+            for key in keys:
+                stats.changes[key] = (before.get(key), after.get(key))
 
-    def _rating(self, player: str, system: str) -> dict[str, Any] | None:
-        found = list(self.db["ratings"].rows_where("player = ? and system = ?", [player, system]))
-        return found[0] if found else None
+    @staticmethod
+    def _ratings(conn: Any, keys: list[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Any]]:
+        """The `ratings` rows of (player, system) keys, as dicts."""
+        wanted = set(keys)
+        players = sorted({p for p, _ in keys})
+        out = {}
+        for start in range(0, len(players), 500):
+            chunk = players[start : start + 500]
+            cursor = conn.execute(
+                f"select * from ratings where player in ({', '.join('?' * len(chunk))})", chunk
+            )
+            names = [d[0] for d in cursor.description]
+            for row in cursor:
+                if (row[0], row[1]) in wanted:
+                    out[(row[0], row[1])] = dict(zip(names, row, strict=True))
+        return out
 
     def rebuild(self, entries: Iterable[LedgerEntry]) -> CatchUp:
         """Drop the read model and replay the whole ledger into it."""
@@ -979,6 +991,50 @@ class View:
             for row in self.db.execute(f"select * from [{table}] order by {order}"):
                 h.update(json.dumps(row, default=str).encode())
         return h.hexdigest()
+
+
+@contextmanager
+def _no_cyclic_gc() -> Iterator[None]:
+    """Without the cycle collector: a replay makes millions of acyclic tuples, and each of
+    its full passes would walk them all (its cost grows with the ledger). Reference counting
+    still frees everything; the collector runs again afterwards."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+class ProfilesOnDemand:
+    """The raters' `profiles` mapping for a read model: a player's typed profile read when
+    first asked for (a catch-up rarely needs more than the players it re-rates)."""
+
+    def __init__(self, view: View) -> None:
+        self.conn = view.db.conn
+        self.found: dict[str, events.PlayerRegistered | None] = {}
+
+    def get(self, member_id: str, default: Any = None) -> Any:
+        if member_id not in self.found:
+            row = self.conn.execute(
+                "select profile from players where id = ?", [member_id]
+            ).fetchone()
+            self.found[member_id] = None if row is None else _profile_fact(member_id, row[0])
+        found = self.found[member_id]
+        return default if found is None else found
+
+    def __getitem__(self, member_id: str) -> events.PlayerRegistered:
+        found = self.get(member_id)
+        if found is None:
+            raise KeyError(member_id)
+        return found
+
+
+def _profile_fact(member_id: str, profile: str) -> events.PlayerRegistered:
+    return events.decode(
+        "PlayerRegistered", payload={"member_id": member_id, **json.loads(profile)}
+    )
 
 
 def _decode_item(kind: str, payload: str) -> Fact:

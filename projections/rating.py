@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict
 from datetime import date
-from typing import Any
+from typing import Any, NamedTuple
 
 from ledger.events import ForeignRecord, PlayerRegistered, encode_value
 from ledger.results import RATED_RESULTS
@@ -44,8 +44,7 @@ from projections.standing import Standing, history_after
 Lookup = Callable[[str, System], Standing]
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(NamedTuple):
     """One player's new standing in one system and its history row (in HISTORY_COLUMNS order)."""
 
     player: str
@@ -272,8 +271,7 @@ class Rater:
             )
             draws = sum(1 for g in p.games if RATED_RESULTS.get(g.result) == 0.5)
             request = r.floor_request
-            after = replace(
-                before,
+            after = before._replace(
                 rating=r.rating,
                 games=r.games_after,
                 losses=before.losses + (m - wins - draws),
@@ -496,11 +494,11 @@ class Rater:
         rules = self.rules(item.start)
         before = self.lookup(p.member_id, system)
         fl = floors.with_prize(before.floors, p.amount, p.limit, rules.version)
-        after = replace(before, floors=fl)
+        after = before._replace(floors=fl)
         bound = None
         if after.rating is not None:
             rating, bound = floors.apply_floor_and_ceiling(after.rating, fl, system, rules.version)
-            after = replace(after, rating=rating)
+            after = after._replace(rating=rating)
         return [
             self._row(
                 item,
@@ -525,8 +523,7 @@ class Rater:
         rating, fl, pending, rated_now = apply_override(
             p.action, p.value, before.rating, before.floors, before.pending_request
         )
-        after = replace(
-            before,
+        after = before._replace(
             rating=rating,
             floors=fl,
             pending_request=pending,
@@ -584,8 +581,7 @@ class Rater:
         wins = sum(1 for g in games if g.opponent_fide is not None and g.score == 1.0)
         draws = sum(1 for g in games if g.opponent_fide is not None and g.score == 0.5)
         losses = result.m - wins - draws
-        after = replace(
-            before,
+        after = before._replace(
             rating=rating,
             games=result.games_after,
             losses=before.losses + losses,

@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import replace
+from typing import Any, NamedTuple
 
 from ledger.rules.uschess.floors import FloorState
 from ledger.rules.uschess.history import history_after as rules_history_after
 
+NO_FLOORS = FloorState()
 
-@dataclass(frozen=True)
-class Standing:
-    """Rating (None while unrated), N, results, floors and the dates later rules need."""
+
+class Standing(NamedTuple):
+    """Rating (None while unrated), N, results, floors and the dates later rules need.
+
+    A tuple (docs/decisions.md, "compact standings"): a replay makes one per player and item.
+    """
 
     rating: float | None = None
     games: int = 0
@@ -21,7 +25,7 @@ class Standing:
     history: str = "mixed"
     rated_on: str | None = None
     olm_title_date: str | None = None
-    floors: FloorState = field(default_factory=FloorState)
+    floors: FloorState = NO_FLOORS
     match_changes: tuple[tuple[str, float], ...] = ()
     pending_request: tuple[int, float] | None = None  # (new floor, rating if granted)
     extra: str | None = None  # a rule family's own state, as JSON (FIDE 10.3 performances…)
@@ -106,7 +110,7 @@ class Standing:
         )
 
     def with_floors(self, **changes: object) -> Standing:
-        return replace(self, floors=replace(self.floors, **changes))
+        return self._replace(floors=replace(self.floors, **changes))
 
 
 STATE_COLUMNS = (
