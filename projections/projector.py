@@ -20,6 +20,7 @@ import hashlib
 import json
 import operator
 import shutil
+import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -784,6 +785,11 @@ class View:
         target = self.checkpoints_dir / f"{self.last_position:012d}.db"
         target.unlink(missing_ok=True)
         self.db.execute("VACUUM INTO ?", [str(target)])
+        copy = sqlite3.connect(target)  # in WAL mode already: opening it later writes nothing
+        try:
+            copy.execute("PRAGMA journal_mode=WAL")
+        finally:
+            copy.close()
         return target
 
     def _rate(
@@ -893,6 +899,10 @@ class View:
                 count((player, system))
             db.execute("delete from history where item_key = ?", [key])
         conn = db.conn
+        # Rows are replaced at the end: until then, a player not followed in memory reads
+        # rows that the re-rating left as they were (docs/decisions.md).
+        rewritten: list[tuple[str]] = []
+        new_rows: list[tuple[Any, ...]] = []
         for key, kind, s, e, position, revision, payload in db.execute(
             "select key, kind, start, end, position, revision, payload from items "
             "where sort_key >= ? order by sort_key",
@@ -912,8 +922,8 @@ class View:
                     [key],
                 )
             }
-            conn.execute("delete from history where item_key = ?", [key])
-            conn.executemany(HISTORY_INSERT, [c.row for c in changes])
+            rewritten.append((key,))
+            new_rows.extend(c.row for c in changes)
             for c in changes:
                 if old.pop((c.player, str(c.system)), None) != (
                     c.row[POST_RATING],
@@ -932,6 +942,9 @@ class View:
                     live[(c.player, c.system)] = c.standing
                     stats.players.add(c.player)
             stats.rows += len(changes)
+        conn.executemany("delete from history where item_key = ?", rewritten)
+        new_rows.sort(key=operator.itemgetter(1, 2, 3))
+        conn.executemany(HISTORY_INSERT, new_rows)
         self._write_ratings(live, stats)
 
     def _write_ratings(

@@ -207,19 +207,27 @@ def run_size(
         published = view.last_position
         # Corrections a year back, each caught up on its own; cost per re-rated item against
         # the replay's cost per item.
-        corrections, rated = [], []
+        corrections, per_rows, rated, rows = [], [], [], []
         for _ in range(repeats):
             correct_one_year_back(app, view)
             wall, cpu, s = clocks(lambda: view.catch_up(read_entries(app, view.last_position)))  # noqa: B023
             corrections.append((1000 * wall / s.items_rated, 1000 * cpu / s.items_rated))
+            per_rows.append((1e6 * wall / s.rows, 1e6 * cpu / s.rows))
             rated.append(s.items_rated)
+            rows.append(s.rows)
         per_item = summary(corrections)  # milliseconds
+        per_row = summary(per_rows)  # microseconds
         replay_item = {k: round(1000 * v / stats.items_rated, 3) for k, v in replay_s.items()}
+        replay_row = {k: round(1e6 * v / stats.rows, 3) for k, v in replay_s.items()}
         result["correction"] = {
             "items_re_rated": rated,
+            "history_rows_rewritten": rows,
             "re_rate_per_item_ms": per_item,
             "replay_per_item_ms": replay_item,
             "per_item_over_replay_per_item": ratio(per_item, replay_item),
+            "re_rate_per_row_us": per_row,
+            "replay_per_row_us": replay_row,
+            "per_row_over_replay_per_row": ratio(per_row, replay_row),
             "share_of_full_replay": round(
                 statistics.median(rated) * per_item["median_s"] / 1000 / replay_s["median_s"], 4
             ),
