@@ -150,7 +150,7 @@ def effective_floor(state: FloorState, system: System, version: RuleVersion) -> 
         kind, best = Bound.MONEY, state.money_floor
     if state.director_floor is not None and state.director_floor > best:
         kind, best = Bound.DIRECTOR, state.director_floor
-    if state.olm_games >= OLM_GAMES and system in version.olm_floor_systems and OLM_FLOOR > best:
+    if state.olm_games >= OLM_GAMES and system in version.olm_floor_systems and best < OLM_FLOOR:
         kind, best = Bound.OLM, OLM_FLOOR
     if not state.floor_lowerings:
         return best, kind
