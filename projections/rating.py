@@ -350,10 +350,15 @@ class Rater:
         )
         changes = []
         end = item.end
+        name = str(system)
+        # The history row's columns that are the same for every player of the item
+        key, where = item.key, (item.sort_key, item.kind, end, item.position, item.revision)
+        rules_columns = (rules.name, rules.bonus_multiplier)
+        apply_floor, after_section = floors.apply_floor_and_ceiling, floors.after_section
         for n, r in enumerate(rated):
             before = pre[n]
-            rating, bound = floors.apply_floor_and_ceiling(r.step5, before.floors, system, version)
-            fl = floors.after_section(
+            rating, bound = apply_floor(r.step5, before.floors, system, version)
+            fl = after_section(
                 before.floors,
                 pre_rating=before.rating,
                 pre_games=before.games,
@@ -384,28 +389,32 @@ class Rater:
                         entrant, r, before, system, version, dual, local_games, n, starts
                     )
                 )
-            changes.append(
-                self._row(
-                    item,
-                    r.id,
-                    system,
-                    rules,
-                    before,
-                    after,
-                    r.formula,
-                    m=r.m,
-                    score=r.score,
-                    n_eff=r.n_eff,
-                    k=r.k,
-                    expected=r.expected,
-                    bonus=r.bonus,
-                    step3=r.step3,
-                    step4=r.step4,
-                    step5=r.step5,
-                    floor_bound=None if bound is None else str(bound),
-                    **extra,
-                )
+            row = (
+                key,
+                r.id,
+                name,
+                *where,
+                *rules_columns,
+                r.formula,
+                before.rating,
+                rating,
+                round_half_up(rating),
+                before.games,
+                after.games,
+                r.m,
+                r.score,
+                r.n_eff,
+                r.k,
+                r.expected,
+                r.bonus,
+                r.step3,
+                r.step4,
+                r.step5,
+                None if bound is None else bound.value,
+                encode_value(extra).decode() if extra else "{}",
+                *after.columns(),
             )
+            changes.append(Change(r.id, system, after, row))
         return changes
 
     def _explained(
