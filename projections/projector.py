@@ -54,6 +54,8 @@ from projections.schema import (
     rating_row,
 )
 from projections.standing import UNRATED, Standing
+from projections.writer import LocalWriter, Writer
+from projections.writer import writer as open_writer
 
 CHECKPOINT_EVERY = 10_000  # ledger positions between read-model checkpoints (as-known-at)
 PROFILE_TYPES = ("PlayerRegistered", "PlayerProfileUpdated")
@@ -754,17 +756,19 @@ class View:
             Path(new + suffix).unlink(missing_ok=True)
         db = sqlite_utils.Database(new)
         try:
-            for pragma in ("journal_mode=OFF", "synchronous=OFF", "cache_size=-262144"):
-                db.execute(f"PRAGMA {pragma}")
             create(db, self.family, None if self.what_if is None else self.what_if.to_json())
-            db.conn.execute("begin")
-            self._replay(batch, stats, db)
-            db.conn.execute(
-                "update meta set value = ? where key = 'last_position'", [str(stats.last_position)]
-            )
-            db.conn.commit()
         finally:
             db.close()
+        writer = open_writer(new)
+        try:
+            self._replay(batch, stats, writer)
+            writer.execute(
+                "update meta set value = ? where key = 'last_position'", [str(stats.last_position)]
+            )
+        except BaseException:
+            writer.abort()
+            raise
+        writer.close()
         if dry_run:
             Path(new).unlink(missing_ok=True)
             return first
@@ -806,8 +810,13 @@ class View:
         batch.add_problem(item.revision, item.key, item.kind, "not rated: " + reason)
         return None
 
-    def _replay(self, batch: Fresh, stats: CatchUp, db: sqlite_utils.Database) -> None:
-        """Into an empty read model: every item in rating order, in memory, one bulk write."""
+    def _replay(self, batch: Fresh, stats: CatchUp, conn: Writer | LocalWriter) -> None:
+        """Into an empty read model: every item in rating order, in memory; the rows go to the
+        writer (another thread) in sorted chunks while the next items are rated."""
+        # The history's item index is kept up by the writer as chunks arrive (in parallel with
+        # rating); the others are built after their one bulk insert.
+        for index in ("idx_items_sort_key", "idx_item_players_player"):
+            conn.execute(f"drop index if exists {index}")
         live: dict[tuple[str, System], Standing] = {}
         get = live.get
         amendments = parse_amendments(
@@ -825,6 +834,7 @@ class View:
         rows: list[tuple[Any, ...]] = []
         append = rows.append
         players = stats.players
+        by_key = operator.itemgetter(1, 2, 3)  # primary-key order: few b-tree pages per chunk
         for item in sorted(batch.items.values(), key=_by_sort_key):
             changes = self._rate(item, rate, batch)
             stats.items_rated += 1
@@ -834,14 +844,16 @@ class View:
                 live[(c.player, c.system)] = c.standing
                 append(c.row)
                 players.add(c.player)
-        stats.rows = len(rows)
-        conn = db.conn
-        for index in ("idx_history_item_key", "idx_items_sort_key", "idx_item_players_player"):
-            conn.execute(f"drop index if exists {index}")
-        batch.write(conn)
-        rows.sort(key=operator.itemgetter(1, 2, 3))  # primary-key order: sequential b-tree
+            if len(rows) >= HISTORY_CHUNK:
+                stats.rows += len(rows)
+                rows.sort(key=by_key)
+                conn.executemany(HISTORY_INSERT, rows)
+                rows = []
+                append = rows.append
+        stats.rows += len(rows)
+        rows.sort(key=by_key)
         conn.executemany(HISTORY_INSERT, rows)
-        conn.execute("create index idx_history_item_key on history (item_key)")
+        batch.write(conn)
         conn.execute("create index idx_items_sort_key on items (sort_key)")
         conn.execute("create index idx_item_players_player on item_players (player)")
         self._write_ratings(live, conn=conn)
@@ -1018,6 +1030,9 @@ def _no_cyclic_gc() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+HISTORY_CHUNK = 20_000  # history rows handed to the writer at a time
 
 
 class ProfilesOnDemand:

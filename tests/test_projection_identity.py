@@ -67,3 +67,12 @@ def test_identity_holds_on_each_store(store_url, tmp_path, chunks):
     full = View(tmp_path / "full.db")
     full.rebuild(entries)
     assert incremental.digest() == full.digest()
+
+
+def test_a_rebuild_written_by_another_process_is_the_same(entries, tmp_path, monkeypatch):
+    here = View(tmp_path / "here.db")
+    here.rebuild(entries)
+    monkeypatch.setenv("RATINGS_LEDGER_WRITER", "process")
+    there = View(tmp_path / "there.db")
+    there.rebuild(entries)
+    assert there.digest() == here.digest()
