@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from typing import NamedTuple
 
 from ledger.rules.uschess.effective_games import effective_games
 from ledger.rules.uschess.initialization import Initialization, PlayerBackground, initialize
@@ -19,9 +20,11 @@ SPECIAL_UP_TO = 8  # §1 Step 4: the special formula for "8 or fewer games (N �
 SPECIAL, STANDARD = "special", "standard"
 
 
-@dataclass(frozen=True, slots=True)
-class Entrant:
-    """A player's state entering the section: pre-event rating, or the Step 1 values if unrated."""
+class Entrant(NamedTuple):
+    """A player's state entering the section: pre-event rating, or the Step 1 values if unrated.
+
+    (Named tuples, like Game and Start: a replay makes one per player and game.)
+    """
 
     id: str
     rating: float
@@ -30,8 +33,7 @@ class Entrant:
     history: str = "mixed"  # the player's previous games: mixed, all_wins or all_losses
 
 
-@dataclass(frozen=True, slots=True)
-class Game:
+class Game(NamedTuple):
     """A rated game: `score` is the first player's result (1, ½ or 0)."""
 
     white: int
@@ -197,8 +199,7 @@ def _step(
     return out
 
 
-@dataclass(frozen=True, slots=True)
-class Start:
+class Start(NamedTuple):
     """A player entering a section: the pre-event rating and N, or, with `rating` None, what
     Step 1 initializes from (`background`, called only then)."""
 
