@@ -886,9 +886,23 @@ class View:
         affected = set(batch.seeds)
         current = [start]
 
+        systems: dict[str, set[str]] = {}  # player → the systems with stored rows
+
         def lookup(player: str, system: System) -> Standing:
             s = live.get((player, system))
-            return s if s is not None else queries.standing_before(self, player, system, current[0])
+            if s is not None:
+                return s
+            found = systems.get(player)
+            if found is None:
+                found = systems[player] = {
+                    r[0]
+                    for r in db.conn.execute(
+                        "select distinct system from history where player = ?", [player]
+                    )
+                }
+            if str(system) not in found:
+                return UNRATED  # (a row the cascade adds makes the player followed: in `live`)
+            return queries.standing_before(self, player, system, current[0])
 
         rater = self._rater(lookup, ProfilesOnDemand(self), queries.amendments(self))
         changed = stats.history_changed
