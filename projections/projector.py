@@ -2,15 +2,15 @@
 
 One path for every entry, whatever the mode (docs/architecture.md):
 
-1. `events.decode` turns the entry into its typed fact (a poisoned one becomes a problem row);
-2. `HANDLERS[entry.type]` applies the fact to a `Batch`: the read model's records (players,
-   items, sections, amendments…) as the batch sees them. A rebuild's batch (`Fresh`) starts
-   empty and keeps them in memory; a catch-up's (`Incremental`) reads and writes the database
-   inside the catch-up's transaction. Each batch notes the items it changed (`dirty`);
-3. `rate` rates items in rating order through the family's rater — on a rebuild every item,
-   on a catch-up the cascade from the earliest changed item, following only the players whose
-   rows changed — and the batch's `write` stores the rows: one bulk insert on a rebuild,
-   replaced rows per item on a catch-up.
+1. `handlers.apply` decodes the entry into its typed fact (ledger/events.py; a poisoned one
+   becomes a problem row) and hands it to `HANDLERS[entry.type]` (projections/handlers.py);
+2. the handler changes the read model's records through a `Batch` (projections/batch.py): a
+   rebuild's batch (`Fresh`) starts empty and keeps them in memory; a catch-up's
+   (`Incremental`) reads and writes the database inside the catch-up's transaction. Each
+   batch notes the items it changed;
+3. `View` rates items in rating order through the family's rater — on a rebuild every item
+   (`_replay`, rows to a new file in bulk), on a catch-up the cascade from the earliest
+   changed item, following only the players whose rows change (`_cascade`).
 """
 
 from __future__ import annotations
@@ -30,15 +30,15 @@ from typing import Any
 import sqlite_utils
 
 from ledger import events
-from ledger.events import Fact, Undecodable
 from ledger.log import LedgerEntry
 from ledger.rules import limits
-from ledger.rules.uschess.parameters import parse_parameter_value
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.versions import Amendment
 from projections import queries
+from projections.batch import Batch, Fresh, Incremental, by_sort_key, decode_item, profile_fact
 from projections.foreign import RATERS, ForeignRater
-from projections.items import ITEM_FACTS, KIND_FACTS, Item, fact_item, fact_key
+from projections.handlers import apply, short
+from projections.items import Item
 from projections.rating import Change, Rater, parse_amendments
 from projections.schema import (
     FAMILIES,
@@ -47,7 +47,6 @@ from projections.schema import (
     POST_RATING,
     RATING_COLUMNS,
     RATINGS_INSERT,
-    SECTION_COLUMNS,
     STATE,
     STATE_SELECT,
     create,
@@ -58,8 +57,6 @@ from projections.writer import LocalWriter, Writer
 from projections.writer import writer as open_writer
 
 CHECKPOINT_EVERY = 10_000  # ledger positions between read-model checkpoints (as-known-at)
-PROFILE_TYPES = ("PlayerRegistered", "PlayerProfileUpdated")
-SECTION_TYPES = ("SectionSubmitted", "SectionCorrected", "SectionWithdrawn")
 
 
 @dataclass(frozen=True)
@@ -103,512 +100,6 @@ class CatchUp:
         default_factory=dict
     )
     history_changed: dict[tuple[str, str], int] = field(default_factory=dict)
-
-
-# A player's profile as the read model keeps it: the fact, its stored JSON, its position.
-Profile = tuple[events.PlayerRegistered, str, int]
-# One revision of a record changed more than once: [position, entry type, payload].
-Revision = list[Any]
-
-
-class Batch:
-    """The read model's records as the entries of one catch-up (or rebuild) see them.
-
-    Handlers read and change records only through these methods; `Fresh` keeps them in
-    memory (a rebuild into an empty model), `Incremental` in the database.
-    """
-
-    fresh = False
-
-    def __init__(self) -> None:
-        self.dirty: dict[str, str] = {}  # item key → the earliest sort key it touches
-        self.seeds: set[str] = set()  # players whose profile changed: all their rows may
-        self.amended: list[tuple[str, str | None]] = []  # amendment ranges (effective, until)
-
-    def touch(self, key: str, sort_key: str) -> None:
-        found = self.dirty.get(key)
-        if found is None or sort_key < found:
-            self.dirty[key] = sort_key
-
-    # Records; each pair is a read and a write (None deletes).
-    def profile(self, member_id: str) -> Profile | None: ...
-    def put_profile(self, member_id: str, profile: Profile | None) -> None: ...
-    def item(self, key: str) -> Item | None: ...
-    def put_item(self, key: str, item: Item | None) -> None: ...
-    def section(self, section_id: str) -> dict[str, Any] | None: ...
-    def put_section(self, section_id: str, row: dict[str, Any] | None) -> None: ...
-    def amendment(self, position: int) -> tuple[Any, ...] | None: ...
-    def put_amendment(self, position: int, row: tuple[Any, ...] | None) -> None: ...
-    def entry_key(self, position: int) -> str | None: ...
-    def put_entry_key(self, position: int, key: str) -> None: ...
-    def revisions(self, key: str) -> list[Revision]: ...
-    def put_revisions(self, key: str, revisions: list[Revision]) -> None: ...
-    def add_problem(self, position: int, key: str, kind: str, reason: str) -> None: ...
-    def drop_problems(self, position: int | None, key: str | None = None) -> None:
-        """Problem rows at `position` (of `key` only, when given); every one of `key` when
-        `position` is None."""
-
-
-class Fresh(Batch):
-    """A rebuild's batch: every record in memory, written once with bulk inserts."""
-
-    fresh = True
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.profiles: dict[str, Profile] = {}
-        self.items: dict[str, Item] = {}
-        self.sections: dict[str, dict[str, Any]] = {}
-        self.amendments: dict[int, tuple[Any, ...]] = {}
-        self.keys: dict[int, str] = {}
-        self.revised: dict[str, list[Revision]] = {}
-        self.problems: dict[tuple[int, str], tuple[str, str]] = {}
-
-    def profile(self, member_id: str) -> Profile | None:
-        return self.profiles.get(member_id)
-
-    def put_profile(self, member_id: str, profile: Profile | None) -> None:
-        _put(self.profiles, member_id, profile)
-
-    def item(self, key: str) -> Item | None:
-        return self.items.get(key)
-
-    def put_item(self, key: str, item: Item | None) -> None:
-        _put(self.items, key, item)
-
-    def section(self, section_id: str) -> dict[str, Any] | None:
-        return self.sections.get(section_id)
-
-    def put_section(self, section_id: str, row: dict[str, Any] | None) -> None:
-        _put(self.sections, section_id, row)
-
-    def amendment(self, position: int) -> tuple[Any, ...] | None:
-        return self.amendments.get(position)
-
-    def put_amendment(self, position: int, row: tuple[Any, ...] | None) -> None:
-        _put(self.amendments, position, row)
-
-    def entry_key(self, position: int) -> str | None:
-        return self.keys.get(position)
-
-    def put_entry_key(self, position: int, key: str) -> None:
-        self.keys[position] = key
-
-    def revisions(self, key: str) -> list[Revision]:
-        return self.revised.get(key, [])
-
-    def put_revisions(self, key: str, revisions: list[Revision]) -> None:
-        _put(self.revised, key, revisions or None)
-
-    def add_problem(self, position: int, key: str, kind: str, reason: str) -> None:
-        self.problems[(position, key)] = (kind, reason)
-
-    def drop_problems(self, position: int | None, key: str | None = None) -> None:
-        for found in [k for k in self.problems if position in (None, k[0]) and key in (None, k[1])]:
-            del self.problems[found]
-
-    def write(self, conn: Any) -> None:
-        """Every record but the history rows and ratings, in bulk."""
-        conn.executemany(
-            "insert into players values (?, ?, ?)",
-            [(m, p[1], p[2]) for m, p in self.profiles.items()],
-        )
-        conn.executemany(
-            "insert into amendments values (?, ?, ?, ?, ?, ?)",
-            [(pos, *row) for pos, row in self.amendments.items()],
-        )
-        ordered = sorted(self.items.values(), key=_by_sort_key)
-        conn.executemany(
-            "insert into items values (?, ?, ?, ?, ?, ?, ?, ?)", map(_item_row, ordered)
-        )
-        conn.executemany(
-            "insert into item_players values (?, ?)",
-            [(i.key, p) for i in ordered for p in dict.fromkeys(i.players)],
-        )
-        conn.executemany(
-            "insert into sections values (?, ?, ?, ?, ?, ?, ?, ?)",
-            [tuple(r.get(c) for c in SECTION_COLUMNS) for r in self.sections.values()],
-        )
-        conn.executemany("insert into entries values (?, ?)", list(self.keys.items()))
-        conn.executemany(
-            "insert into revisions values (?, ?)",
-            [(k, _revisions_json(v)) for k, v in self.revised.items()],
-        )
-        conn.executemany(
-            "insert into problems values (?, ?, ?, ?)",
-            [(pos, key, kind, reason) for (pos, key), (kind, reason) in self.problems.items()],
-        )
-
-
-class Incremental(Batch):
-    """A catch-up's batch: records read from and written to the database as they change,
-    inside the catch-up's one transaction."""
-
-    def __init__(self, db: sqlite_utils.Database) -> None:
-        super().__init__()
-        self.conn = db.conn
-
-    def _one(self, sql: str, args: list[Any]) -> Any:
-        return self.conn.execute(sql, args).fetchone()
-
-    def profile(self, member_id: str) -> Profile | None:
-        row = self._one("select profile, position from players where id = ?", [member_id])
-        if row is None:
-            return None
-        return _profile_fact(member_id, row[0]), row[0], row[1]
-
-    def put_profile(self, member_id: str, profile: Profile | None) -> None:
-        if profile is None:
-            self.conn.execute("delete from players where id = ?", [member_id])
-        else:
-            self.conn.execute(
-                "insert or replace into players values (?, ?, ?)",
-                [member_id, profile[1], profile[2]],
-            )
-
-    def item(self, key: str) -> Item | None:
-        row = self._one(
-            "select key, kind, start, end, position, revision, payload from items where key = ?",
-            [key],
-        )
-        return None if row is None else Item(*row[:6], _decode_item(row[1], row[6]))
-
-    def put_item(self, key: str, item: Item | None) -> None:
-        self.conn.execute("delete from item_players where item_key = ?", [key])
-        if item is None:
-            self.conn.execute("delete from items where key = ?", [key])
-            return
-        self.conn.execute(
-            "insert or replace into items values (?, ?, ?, ?, ?, ?, ?, ?)", _item_row(item)
-        )
-        self.conn.executemany(
-            "insert into item_players values (?, ?)",
-            [(key, p) for p in dict.fromkeys(item.players)],
-        )
-
-    def section(self, section_id: str) -> dict[str, Any] | None:
-        row = self._one(
-            f"select {', '.join(SECTION_COLUMNS)} from sections where section_id = ?",
-            [section_id],
-        )
-        return None if row is None else dict(zip(SECTION_COLUMNS, row, strict=True))
-
-    def put_section(self, section_id: str, row: dict[str, Any] | None) -> None:
-        if row is None:
-            self.conn.execute("delete from sections where section_id = ?", [section_id])
-        else:
-            self.conn.execute(
-                "insert or replace into sections values (?, ?, ?, ?, ?, ?, ?, ?)",
-                [row.get(c) for c in SECTION_COLUMNS],
-            )
-
-    def amendment(self, position: int) -> tuple[Any, ...] | None:
-        row = self._one(
-            "select parameter, value, effective, until, reason from amendments where position = ?",
-            [position],
-        )
-        return None if row is None else tuple(row)
-
-    def put_amendment(self, position: int, row: tuple[Any, ...] | None) -> None:
-        self.conn.execute("delete from amendments where position = ?", [position])
-        if row is not None:
-            self.conn.execute("insert into amendments values (?, ?, ?, ?, ?, ?)", [position, *row])
-
-    def entry_key(self, position: int) -> str | None:
-        row = self._one("select key from entries where position = ?", [position])
-        return None if row is None else row[0]
-
-    def put_entry_key(self, position: int, key: str) -> None:
-        self.conn.execute("insert or replace into entries values (?, ?)", [position, key])
-
-    def revisions(self, key: str) -> list[Revision]:
-        row = self._one("select revisions from revisions where key = ?", [key])
-        return [] if row is None else json.loads(row[0])
-
-    def put_revisions(self, key: str, revisions: list[Revision]) -> None:
-        self.conn.execute("delete from revisions where key = ?", [key])
-        if revisions:
-            self.conn.execute(
-                "insert into revisions values (?, ?)", [key, _revisions_json(revisions)]
-            )
-
-    def add_problem(self, position: int, key: str, kind: str, reason: str) -> None:
-        self.conn.execute(
-            "insert or replace into problems values (?, ?, ?, ?)", [position, key, kind, reason]
-        )
-
-    def drop_problems(self, position: int | None, key: str | None = None) -> None:
-        if key is None:
-            self.conn.execute("delete from problems where position = ?", [position])
-        elif position is None:
-            self.conn.execute("delete from problems where item_key = ?", [key])
-        else:
-            self.conn.execute(
-                "delete from problems where position = ? and item_key = ?", [position, key]
-            )
-
-
-def _put(table: dict[Any, Any], key: Any, value: Any) -> None:
-    if value is None:
-        table.pop(key, None)
-    else:
-        table[key] = value
-
-
-def _by_sort_key(item: Item) -> str:
-    return item.sort_key
-
-
-def _item_row(i: Item) -> tuple[Any, ...]:
-    return (
-        i.key,
-        i.kind,
-        i.sort_key,
-        i.start,
-        i.end,
-        i.position,
-        i.revision,
-        events.encode(i.event).decode(),
-    )
-
-
-def _revisions_json(revisions: list[Revision]) -> str:
-    return events.encode_value(revisions).decode()
-
-
-# Handlers: one per entry type, the same for a rebuild and a catch-up.
-
-
-def on_profile(b: Batch, position: int, fact: events.PlayerRegistered) -> None:
-    key = "player:" + fact.member_id
-    b.put_entry_key(position, key)
-    revisions = _revised(b, key, position, type(fact).__name__, fact)
-    if revisions is None:
-        _set_profile(b, fact.member_id, fact, position)
-    else:
-        _refold_profile(b, fact.member_id, revisions)
-
-
-def _set_profile(b: Batch, member_id: str, fact: events.PlayerRegistered, position: int) -> None:
-    payload = events.to_payload(fact)
-    del payload["member_id"]
-    text = json.dumps(payload, sort_keys=True)
-    old = b.profile(member_id)
-    if old is not None and old[1] != text:
-        b.seeds.add(member_id)
-    b.put_profile(member_id, (fact, text, position))
-
-
-def _refold_profile(b: Batch, member_id: str, revisions: list[Revision]) -> None:
-    if not revisions:
-        if b.profile(member_id) is not None:
-            b.seeds.add(member_id)
-        b.put_profile(member_id, None)
-        return
-    position, type_, payload = revisions[-1]
-    _set_profile(b, member_id, events.decode(type_, payload=payload), position)
-
-
-def on_amendment(b: Batch, position: int, fact: events.RulesAmended) -> None:
-    try:
-        parse_parameter_value(fact.parameter, fact.value)
-        if not limits.plausible_parameter(fact.value, fact.parameter):
-            raise ValueError(f"a value of {fact.value!r} is out of range")
-    except ValueError as exc:
-        b.add_problem(position, f"amendment:{position}", "amendment", f"not applied: {exc}")
-        return
-    b.put_entry_key(position, f"amendment:{position}")
-    b.put_amendment(
-        position,
-        (
-            fact.parameter,
-            json.dumps(fact.value, sort_keys=True),
-            fact.effective,
-            fact.until,
-            fact.reason,
-        ),
-    )
-    b.amended.append((fact.effective, fact.until))
-
-
-def on_item(b: Batch, position: int, fact: Fact) -> None:
-    """A submission, correction or withdrawal of a rated item (section, match, balance…)."""
-    key = fact_key(fact, position)
-    b.put_entry_key(position, key)
-    revisions = (
-        _revised(b, key, position, type(fact).__name__, fact)
-        if type(fact).__name__ in SECTION_TYPES
-        else None
-    )
-    if revisions is None:
-        _step(b, key, position, fact)
-    else:
-        _refold_item(b, key, revisions)
-
-
-def _step(b: Batch, key: str, position: int, fact: Fact) -> None:
-    """One more entry for an item: its new revision (or its withdrawal)."""
-    old = b.item(key)
-    if isinstance(fact, events.SectionSubmitted | events.SectionWithdrawn):
-        row = b.section(fact.section_id) or {"section_id": fact.section_id}
-        b.put_section(fact.section_id, _section_record(row, position, fact))
-    if old is not None:
-        b.touch(key, old.sort_key)
-    b.drop_problems(None, key)  # a new revision: what could not be read or rated is past
-    if isinstance(fact, events.SectionWithdrawn):
-        b.put_item(key, None)
-        return
-    item = fact_item(fact, position, None if old is None else old.position)
-    b.put_item(key, item)
-    b.touch(key, item.sort_key)
-
-
-def _refold_item(b: Batch, key: str, revisions: list[Revision]) -> None:
-    """An item again from its remaining revisions (after a void)."""
-    old = b.item(key)
-    if old is not None:
-        b.touch(key, old.sort_key)
-        b.drop_problems(old.revision, key)
-        b.put_item(key, None)
-    section_id = key.partition(":")[2] if key.startswith("section:") else None
-    if section_id is not None:
-        b.put_section(section_id, None)
-    for position, type_, payload in revisions:
-        _step(b, key, position, events.decode(type_, payload=payload))
-
-
-def _revised(b: Batch, key: str, position: int, type_: str, fact: Fact) -> list[Revision] | None:
-    """The record's revisions with this one, once it has more than one (kept for voids);
-    None while this is its first."""
-    revisions = b.revisions(key)
-    if not revisions:
-        first = _current_revision(b, key)
-        if first is None:
-            return None
-        revisions = [first]
-    revisions.append([position, type_, events.to_payload(fact)])
-    b.put_revisions(key, revisions)
-    return revisions
-
-
-def _current_revision(b: Batch, key: str) -> Revision | None:
-    """The one entry a record with no revisions list holds, as a revision."""
-    kind, _, rest = key.partition(":")
-    if kind == "player":
-        found = b.profile(rest)
-        return (
-            None if found is None else [found[2], "PlayerRegistered", events.to_payload(found[0])]
-        )
-    if kind == "section":
-        row = b.section(rest)
-        item = b.item(key)
-        if row is None:
-            return None
-        if item is None:  # withdrawn right after its submission: nothing left to revise
-            return None
-        type_ = "SectionCorrected" if row["status"] == "corrected" else "SectionSubmitted"
-        return [item.revision, type_, events.to_payload(item.event)]
-    return None
-
-
-def on_void(b: Batch, position: int, fact: events.EntryVoided) -> None:
-    """`EntryVoided`: the entry at `fact.position` no longer counts."""
-    target = fact.position
-    b.drop_problems(target)
-    key = b.entry_key(target)
-    if key is None:
-        return  # an entry the read model never used (roles, a poisoned entry, a void)
-    kind, _, rest = key.partition(":")
-    if kind == "amendment":
-        row = b.amendment(target)
-        if row is not None:
-            b.put_amendment(target, None)
-            b.amended.append((row[2], row[3]))
-        return
-    revisions = b.revisions(key)
-    if revisions:
-        remaining = [r for r in revisions if r[0] != target]
-        if len(remaining) == len(revisions):
-            return  # voided already
-        b.put_revisions(key, remaining if len(remaining) > 1 else [])
-    else:
-        remaining = []
-    if kind == "player":
-        _refold_profile(b, rest, remaining)
-    else:
-        _refold_item(b, key, remaining)
-
-
-def _section_record(row: dict[str, Any], position: int, fact: Fact) -> dict[str, Any]:
-    """The `sections` row after a SectionSubmitted, SectionCorrected or SectionWithdrawn."""
-    row = dict(row)
-    row["latest_position"] = position
-    row["reason"] = getattr(fact, "reason", None)
-    if isinstance(fact, events.SectionWithdrawn):
-        row["status"] = "withdrawn"
-        return row
-    row["event_name"] = fact.event_name
-    row["start_date"] = fact.start_date
-    row["end_date"] = fact.end_date
-    row["status"] = "corrected" if isinstance(fact, events.SectionCorrected) else "submitted"
-    if not isinstance(fact, events.SectionCorrected):
-        row["submitted_position"] = position
-    return row
-
-
-# entry type → its handler (types not listed do not change the read model)
-HANDLERS: dict[str, Callable[[Batch, int, Any], None]] = {
-    "PlayerRegistered": on_profile,
-    "PlayerProfileUpdated": on_profile,
-    "RulesAmended": on_amendment,
-    **{name.__name__: on_item for name in ITEM_FACTS},
-    "EntryVoided": on_void,
-}
-PROBLEM_KINDS = {
-    "PlayerRegistered": "profile",
-    "PlayerProfileUpdated": "profile",
-    "RulesAmended": "amendment",
-    "EntryVoided": "void",
-    **{cls.__name__: ITEM_FACTS[cls][0] for cls in ITEM_FACTS},
-}
-
-
-def apply(b: Batch, entry: LedgerEntry) -> None:
-    """Decode one entry and hand its fact to its handler; a poisoned entry becomes a problem."""
-    handler = HANDLERS.get(entry.type)
-    if handler is None:
-        return
-    state = getattr(entry, "state", None)
-    try:
-        fact = events.decode(entry.type, state, None if state is not None else entry.payload)
-    except (Undecodable, ValueError, TypeError, RecursionError) as exc:
-        b.add_problem(
-            entry.position,
-            _guess_key(entry),
-            PROBLEM_KINDS[entry.type],
-            f"not rated: the entry cannot be read ({_short(exc)})",
-        )
-        return
-    handler(b, entry.position, fact)
-
-
-def _guess_key(entry: LedgerEntry) -> str:
-    """The key of the record a poisoned entry meant to change, if it can be told."""
-    try:
-        p = entry.payload
-        for prefix, name in (("section", "section_id"), ("match", "match_id")):
-            if isinstance(p.get(name), str):
-                return f"{prefix}:{p[name]}"
-        if entry.type in PROFILE_TYPES and isinstance(p.get("member_id"), str):
-            return "player:" + p["member_id"]
-    except Exception:  # noqa: BLE001 - a payload that cannot even be read as JSON
-        pass
-    return f"entry:{entry.position}"
-
-
-def _short(exc: BaseException) -> str:
-    text = str(exc) or type(exc).__name__
-    return text if len(text) <= 300 else text[:299] + "…"
 
 
 def plausible(changes: list[Change]) -> str | None:
@@ -804,7 +295,7 @@ class View:
             changes = rate(item)
             reason = plausible(changes)
         except Exception as exc:  # noqa: BLE001 - any failure of one item is that item's
-            reason = f"{type(exc).__name__}: {_short(exc)}"
+            reason = f"{type(exc).__name__}: {short(exc)}"
         if reason is None:
             return changes
         batch.add_problem(item.revision, item.key, item.kind, "not rated: " + reason)
@@ -835,7 +326,7 @@ class View:
         append = rows.append
         players = stats.players
         by_key = operator.itemgetter(1, 2, 3)  # primary-key order: few b-tree pages per chunk
-        for item in sorted(batch.items.values(), key=_by_sort_key):
+        for item in sorted(batch.items.values(), key=by_sort_key):
             changes = self._rate(item, rate, batch)
             stats.items_rated += 1
             if changes is None:
@@ -934,7 +425,7 @@ class View:
             "where sort_key >= ? order by sort_key",
             [start],
         ).fetchall():
-            item = Item(key, kind, s, e, position, revision, _decode_item(kind, payload))
+            item = Item(key, kind, s, e, position, revision, decode_item(kind, payload))
             if key not in dirty and affected.isdisjoint(item.players):
                 continue
             current[0] = item.sort_key
@@ -1062,7 +553,7 @@ class ProfilesOnDemand:
             row = self.conn.execute(
                 "select profile from players where id = ?", [member_id]
             ).fetchone()
-            self.found[member_id] = None if row is None else _profile_fact(member_id, row[0])
+            self.found[member_id] = None if row is None else profile_fact(member_id, row[0])
         found = self.found[member_id]
         return default if found is None else found
 
@@ -1071,16 +562,6 @@ class ProfilesOnDemand:
         if found is None:
             raise KeyError(member_id)
         return found
-
-
-def _profile_fact(member_id: str, profile: str) -> events.PlayerRegistered:
-    return events.decode(
-        "PlayerRegistered", payload={"member_id": member_id, **json.loads(profile)}
-    )
-
-
-def _decode_item(kind: str, payload: str) -> Fact:
-    return events.decode(KIND_FACTS[kind].__name__, payload.encode())
 
 
 def checkpoints_dir(path: str | Path) -> Path:
