@@ -120,7 +120,8 @@ class Fresh(Batch):
             del self.problems[found]
 
     def write(self, conn: Any) -> None:
-        """Every record but the history rows and ratings, in bulk."""
+        """Every record but the history rows, the ratings and the problems, in bulk (before
+        rating: a writer in another process stores them while the items are rated)."""
         conn.executemany(
             "insert into players values (?, ?, ?)",
             [(m, p[1], p[2]) for m, p in self.profiles.items()],
@@ -146,6 +147,9 @@ class Fresh(Batch):
             "insert into revisions values (?, ?)",
             [(k, revisions_json(v)) for k, v in self.revised.items()],
         )
+
+    def write_problems(self, conn: Any) -> None:
+        """The problem rows (after rating: it adds the items it could not rate)."""
         conn.executemany(
             "insert into problems values (?, ?, ?, ?)",
             [(pos, key, kind, reason) for (pos, key), (kind, reason) in self.problems.items()],

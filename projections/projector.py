@@ -250,7 +250,7 @@ class View:
             create(db, self.family, None if self.what_if is None else self.what_if.to_json())
         finally:
             db.close()
-        writer = open_writer(new)
+        writer = open_writer(new, len(batch.items))
         try:
             self._replay(batch, stats, writer)
             writer.execute(
@@ -302,12 +302,16 @@ class View:
         return None
 
     def _replay(self, batch: Fresh, stats: CatchUp, conn: Writer | LocalWriter) -> None:
-        """Into an empty read model: every item in rating order, in memory; the rows go to the
-        writer (another thread) in sorted chunks while the next items are rated."""
-        # The history's item index is kept up by the writer as chunks arrive (in parallel with
-        # rating); the others are built after their one bulk insert.
+        """Into an empty read model: every item in rating order, in memory. The records go to
+        the writer first, the history rows in chunks as they come (sorted there): a writer
+        process stores them while the next items are rated (projections/writer.py)."""
+        # The history's item index is kept up as chunks arrive; the others are built after
+        # their one bulk insert.
         for index in ("idx_items_sort_key", "idx_item_players_player"):
             conn.execute(f"drop index if exists {index}")
+        batch.write(conn)
+        conn.execute("create index idx_items_sort_key on items (sort_key)")
+        conn.execute("create index idx_item_players_player on item_players (player)")
         live: dict[tuple[str, System], Standing] = {}
         get = live.get
         amendments = parse_amendments(
@@ -325,7 +329,7 @@ class View:
         rows: list[tuple[Any, ...]] = []
         append = rows.append
         players = stats.players
-        by_key = operator.itemgetter(1, 2, 3)  # primary-key order: few b-tree pages per chunk
+        by_key = (1, 2, 3)  # primary-key order: few b-tree pages per chunk
         for item in sorted(batch.items.values(), key=by_sort_key):
             changes = self._rate(item, rate, batch)
             stats.items_rated += 1
@@ -337,16 +341,12 @@ class View:
                 players.add(c.player)
             if len(rows) >= HISTORY_CHUNK:
                 stats.rows += len(rows)
-                rows.sort(key=by_key)
-                conn.executemany(HISTORY_INSERT, rows)
+                conn.executemany(HISTORY_INSERT, rows, by_key)
                 rows = []
                 append = rows.append
         stats.rows += len(rows)
-        rows.sort(key=by_key)
-        conn.executemany(HISTORY_INSERT, rows)
-        batch.write(conn)
-        conn.execute("create index idx_items_sort_key on items (sort_key)")
-        conn.execute("create index idx_item_players_player on item_players (player)")
+        conn.executemany(HISTORY_INSERT, rows, by_key)
+        batch.write_problems(conn)
         self._write_ratings(live, conn=conn)
 
     def _cascade(self, batch: Incremental, stats: CatchUp) -> None:

@@ -1,38 +1,73 @@
-"""Writing a read model being built: in this process (the default), or in one of its own.
+"""Writing a read model being built: in this process, or in one of its own.
 
-With RATINGS_LEDGER_WRITER=process a rebuild rates in one process and hands every statement
-to another through a pipe, so that SQLite's inserts run on the machine's other core while
-rating goes on. On this project's shared 2-core machines it did not pay: the other core is
-often busy, and pickling the rows costs the rater about what inserting them would
-(docs/decisions.md). Nothing here knows the schema.
+A large rebuild rates in one process and hands every statement to another through a pipe,
+so that SQLite's inserts run on the machine's other core while rating goes on (about 13 %
+off a million-game rebuild on two idle cores; docs/decisions.md). A small one writes in
+this process: starting a process would cost more than it saves. RATINGS_LEDGER_WRITER=local
+or =process chooses. Nothing here knows the schema; this file runs as the other process's
+program too (the standard library and msgspec only: it starts in a few milliseconds).
 """
 
 from __future__ import annotations
 
-import multiprocessing
+import operator
 import os
 import sqlite3
+import struct
+import subprocess
+import sys
 from collections.abc import Iterable
-from typing import Any
+from typing import IO, Any
+
+import msgspec
 
 PRAGMAS = ("journal_mode=OFF", "synchronous=OFF", "cache_size=-1048576")
+LARGE = 5_000  # rated items from which a rebuild writes through another process
+_LENGTH = struct.Struct("<Q")
 
 
-def serve(path: str, pipe: Any) -> None:
-    """Run the statements received on `pipe` in one transaction; at the end (None), commit and
-    send back None, or the first error's text (nothing is committed then)."""
+_ENCODE = msgspec.msgpack.Encoder().encode  # 8× faster than pickle on history rows
+_DECODE = msgspec.msgpack.Decoder().decode
+
+
+def _send(stream: IO[bytes], obj: Any) -> None:
+    data = _ENCODE(obj)
+    stream.write(_LENGTH.pack(len(data)))
+    stream.write(data)
+
+
+def _receive(stream: IO[bytes]) -> Any:
+    head = stream.read(_LENGTH.size)
+    if len(head) < _LENGTH.size:
+        raise EOFError
+    return _DECODE(stream.read(_LENGTH.unpack(head)[0]))
+
+
+def _ordered(rows: list[Any], order: Any) -> list[Any]:
+    """`rows` sorted by the columns at the indexes `order` (True: as they come)."""
+    if order is not True and rows:
+        rows.sort(key=operator.itemgetter(*order))
+    return rows
+
+
+def serve(path: str, source: IO[bytes], reply: IO[bytes]) -> None:
+    """Run the statements read from `source` in one transaction; at the end (None), commit
+    and write back None, or the first error's text (nothing is committed then)."""
     conn = sqlite3.connect(path, isolation_level=None)
     error: str | None = None
     try:
         for pragma in PRAGMAS:
             conn.execute(f"PRAGMA {pragma}")
         conn.execute("begin")
-        while (job := pipe.recv()) is not None:
+        while (job := _receive(source)) is not None:
             if error is not None:
                 continue  # drain: the caller learns of the error at the end
             sql, args, many = job
             try:
-                (conn.executemany if many else conn.execute)(sql, args)
+                if many:
+                    conn.executemany(sql, _ordered(args, many))
+                else:
+                    conn.execute(sql, args)
             except Exception as exc:  # noqa: BLE001 - reported to the caller
                 error = f"{type(exc).__name__}: {exc}"
         if error is None:
@@ -41,7 +76,8 @@ def serve(path: str, pipe: Any) -> None:
         return  # the caller is gone: nothing is committed
     finally:
         conn.close()
-    pipe.send(error)
+    _send(reply, error)
+    reply.flush()
 
 
 class Writer:
@@ -49,33 +85,39 @@ class Writer:
     `serve` in another process; `close` waits for the commit and raises any error."""
 
     def __init__(self, path: str) -> None:
-        methods = multiprocessing.get_all_start_methods()
-        context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-        self.pipe, child = context.Pipe()
-        self.process = context.Process(target=serve, args=(path, child), daemon=True)
-        self.process.start()
-        child.close()
+        self.process = subprocess.Popen(
+            [sys.executable, os.path.abspath(__file__), path],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+        )
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.to, self.back = self.process.stdin, self.process.stdout
 
     def execute(self, sql: str, args: Iterable[Any] = ()) -> None:
-        self.pipe.send((sql, list(args), False))
+        _send(self.to, (sql, list(args), False))
 
-    def executemany(self, sql: str, rows: Iterable[Any]) -> None:
-        self.pipe.send((sql, rows if isinstance(rows, list) else list(rows), True))
+    def executemany(
+        self, sql: str, rows: Iterable[Any], order: tuple[int, ...] | None = None
+    ) -> None:
+        """Insert `rows` (sorted there by the columns at `order`, if given)."""
+        _send(self.to, (sql, rows if isinstance(rows, list) else list(rows), order or True))
 
     def close(self) -> None:
         try:
-            self.pipe.send(None)
-            error = self.pipe.recv()
+            _send(self.to, None)
+            self.to.close()
+            error = _receive(self.back)
+        except (EOFError, BrokenPipeError):
+            error = f"the writer process ended ({self.process.wait()})"
         finally:
-            self.pipe.close()
-            self.process.join()
+            self.process.wait()
         if error is not None:
             raise sqlite3.DatabaseError(f"writing the read model: {error}")
 
     def abort(self) -> None:
         """Stop without committing (the rebuild failed)."""
-        self.pipe.close()
-        self.process.join()
+        self.process.kill()
+        self.process.wait()
 
 
 class LocalWriter:
@@ -90,8 +132,12 @@ class LocalWriter:
     def execute(self, sql: str, args: Iterable[Any] = ()) -> None:
         self.conn.execute(sql, list(args))
 
-    def executemany(self, sql: str, rows: Iterable[Any]) -> None:
-        self.conn.executemany(sql, rows)
+    def executemany(
+        self, sql: str, rows: Iterable[Any], order: tuple[int, ...] | None = None
+    ) -> None:
+        """Insert `rows` (sorted by the columns at `order`, if given)."""
+        rows = rows if isinstance(rows, list) else list(rows)
+        self.conn.executemany(sql, _ordered(rows, order or True))
 
     def close(self) -> None:
         try:
@@ -103,8 +149,14 @@ class LocalWriter:
         self.conn.close()
 
 
-def writer(path: str) -> Writer | LocalWriter:
-    """The writer for a rebuild: this process, or another with RATINGS_LEDGER_WRITER=process
-    on a machine with more than one core."""
-    other = os.environ.get("RATINGS_LEDGER_WRITER") == "process" and (os.cpu_count() or 1) > 1
-    return Writer(path) if other else LocalWriter(path)
+def writer(path: str, items: int) -> Writer | LocalWriter:
+    """The writer for a rebuild of `items` rated items: another process for a large one on a
+    machine with more than one core, else this one (RATINGS_LEDGER_WRITER=local|process)."""
+    chosen = os.environ.get("RATINGS_LEDGER_WRITER")
+    if chosen is None:
+        chosen = "process" if items >= LARGE and (os.cpu_count() or 1) > 1 else "local"
+    return Writer(path) if chosen == "process" else LocalWriter(path)
+
+
+if __name__ == "__main__":
+    serve(sys.argv[1], sys.stdin.buffer, sys.stdout.buffer)
