@@ -22,7 +22,7 @@ from typing import IO, Any
 import msgspec
 
 PRAGMAS = ("journal_mode=OFF", "synchronous=OFF", "cache_size=-1048576")
-LARGE = 5_000  # rated items from which a rebuild writes through another process
+LARGE = 1_000  # rated items (about 50,000 games) from which a rebuild writes elsewhere
 _LENGTH = struct.Struct("<Q")
 
 
