@@ -154,7 +154,8 @@ def writer(path: str, items: int) -> Writer | LocalWriter:
     machine with more than one core, else this one (RATINGS_LEDGER_WRITER=local|process)."""
     chosen = os.environ.get("RATINGS_LEDGER_WRITER")
     if chosen is None:
-        chosen = "process" if items >= LARGE and (os.cpu_count() or 1) > 1 else "local"
+        spare = (os.cpu_count() or 1) > 1 and bool(sys.executable)
+        chosen = "process" if items >= LARGE and spare else "local"
     return Writer(path) if chosen == "process" else LocalWriter(path)
 
 

@@ -125,7 +125,13 @@ def profile_rebuild(app: RatingsLedger, path: Path, top: int = 15) -> dict:
             for (f, line, name), v in ranked
         ]
 
-    return {"total_s": round(total, 3), "by_self": rows(2), "by_cumulative": rows(3)}
+    return {
+        "total_s": round(total, 3),
+        "note": "cProfile of the rebuilding process; from about 50,000 games its history "
+        "rows are stored by a writer process (projections/writer.py), not profiled here",
+        "by_self": rows(2),
+        "by_cumulative": rows(3),
+    }
 
 
 def raw_read(app: RatingsLedger) -> int:
