@@ -44,6 +44,7 @@ from projections.schema import (
     FAMILIES,
     GAMES_AFTER,
     HISTORY_INSERT,
+    HISTORY_REPLACE,
     POST_RATING,
     RATING_COLUMNS,
     RATINGS_INSERT,
@@ -401,24 +402,28 @@ class View:
         def count(key: tuple[str, str]) -> None:
             changed[key] = changed.get(key, 0) + 1
 
-        # Rows of items no longer rated (withdrawn, voided) go; their players' later rows may
-        # change.
-        for key in [
-            k for k in dirty if not db.execute("select 1 from items where key = ?", [k]).fetchone()
-        ]:
-            for player, system, sort_key in db.execute(
+        # Rows of items no longer rated (withdrawn, voided) or rated elsewhere in the order (a
+        # correction with other dates) go first: their players' later rows may all change,
+        # so they are followed from the standing before the old row.
+        for key in dirty:
+            now = db.execute("select sort_key from items where key = ?", [key]).fetchone()
+            rows = db.execute(
                 "select player, system, sort_key from history where item_key = ?", [key]
-            ).fetchall():
+            ).fetchall()
+            if now is not None and all(r[2] == now[0] for r in rows):
+                continue  # re-rated in place below, row against row
+            for player, system, sort_key in rows:
                 live.setdefault(
                     (player, system), queries.standing_before(self, player, system, sort_key)
                 )
                 affected.add(player)
-                count((player, system))
+                if now is None:
+                    count((player, system))
             db.execute("delete from history where item_key = ?", [key])
         conn = db.conn
         # Rows are replaced at the end: until then, a player not followed in memory reads
         # rows that the re-rating left as they were (docs/decisions.md).
-        rewritten: list[tuple[str]] = []
+        stale: list[tuple[str, str, str]] = []  # rows whose key no new row replaces
         new_rows: list[tuple[Any, ...]] = []
         for key, kind, s, e, position, revision, payload in db.execute(
             "select key, kind, start, end, position, revision, payload from items "
@@ -432,14 +437,16 @@ class View:
             batch.drop_problems(revision, key)
             changes = self._rate(item, rater.rate, batch) or []
             stats.items_rated += 1
-            old = {
-                (r[0], r[1]): tuple(r[2:])
-                for r in conn.execute(
-                    f"select player, system, {STATE_SELECT} from history where item_key = ?",
-                    [key],
-                )
-            }
-            rewritten.append((key,))
+            old, where = {}, {}
+            for r in conn.execute(
+                f"select player, system, sort_key, {STATE_SELECT} from history where item_key = ?",
+                [key],
+            ):
+                old[(r[0], r[1])] = tuple(r[3:])
+                if r[2] != item.sort_key:  # the item moved (new dates): its old rows go
+                    stale.append((r[0], r[1], r[2]))
+                else:
+                    where[(r[0], r[1])] = r[2]
             new_rows.extend(c.row for c in changes)
             for c in changes:
                 if old.pop((c.player, str(c.system)), None) != (
@@ -450,6 +457,8 @@ class View:
                     affected.add(c.player)
                     count((c.player, str(c.system)))
             for player, system in old:  # no longer in the item: back to the prior state
+                if (player, system) in where:
+                    stale.append((player, system, where[(player, system)]))
                 live[(player, system)] = lookup(player, system)
                 affected.add(player)
                 count((player, str(system)))
@@ -459,9 +468,12 @@ class View:
                     live[(c.player, c.system)] = c.standing
                     stats.players.add(c.player)
             stats.rows += len(changes)
-        conn.executemany("delete from history where item_key = ?", rewritten)
+        # Rows keep their keys (player, system, the item's sort key): replaced in place.
+        conn.executemany(
+            "delete from history where player = ? and system = ? and sort_key = ?", stale
+        )
         new_rows.sort(key=operator.itemgetter(1, 2, 3))
-        conn.executemany(HISTORY_INSERT, new_rows)
+        conn.executemany(HISTORY_REPLACE, new_rows)
         self._write_ratings(live, stats)
 
     def _write_ratings(

@@ -124,6 +124,7 @@ HISTORY_INSERT = (
     f"insert into history ({', '.join(HISTORY_COLUMNS)}) "
     f"values ({', '.join('?' for _ in HISTORY_COLUMNS)})"
 )
+HISTORY_REPLACE = HISTORY_INSERT.replace("insert into", "insert or replace into", 1)
 RATINGS_INSERT = (
     f"insert or replace into ratings ({', '.join(RATING_COLUMNS)}) "
     f"values ({', '.join('?' for _ in RATING_COLUMNS)})"
