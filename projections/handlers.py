@@ -39,7 +39,7 @@ def _set_profile(b: Batch, member_id: str, fact: events.PlayerRegistered, positi
     del payload["member_id"]
     text = json.dumps(payload, sort_keys=True)
     old = b.profile(member_id)
-    if old is not None and old[1] != text:
+    if old is None or old[1] != text:  # (a first profile too: items may precede it)
         b.seeds.add(member_id)
     b.put_profile(member_id, (fact, text, position))
 

@@ -127,7 +127,10 @@ def fact_item(fact: events.Fact, position: int, first_position: int | None = Non
         raise ValueError(f"{type(fact).__name__} is not a rated item")
     start, end = dates(fact)
     first = position if first_position is None else first_position
-    return Item(key(fact, position), kind, start, end, first, position, fact)
+    found = key(fact, position)
+    if type(fact) is not KIND_FACTS[kind]:  # a correction is rated (and kept) as a submission
+        fact = events.decode(KIND_FACTS[kind].__name__, payload=events.to_payload(fact))
+    return Item(found, kind, start, end, first, position, fact)
 
 
 def _fact(entry: LedgerEntry) -> events.Fact:

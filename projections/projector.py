@@ -404,7 +404,8 @@ class View:
 
         # Rows of items no longer rated (withdrawn, voided) or rated elsewhere in the order (a
         # correction with other dates) go first: their players' later rows may all change,
-        # so they are followed from the standing before the old row.
+        # so they are followed from where the cascade starts (every item of theirs after it
+        # is re-rated).
         for key in dirty:
             now = db.execute("select sort_key from items where key = ?", [key]).fetchone()
             rows = db.execute(
@@ -412,9 +413,9 @@ class View:
             ).fetchall()
             if now is not None and all(r[2] == now[0] for r in rows):
                 continue  # re-rated in place below, row against row
-            for player, system, sort_key in rows:
+            for player, system, _ in rows:
                 live.setdefault(
-                    (player, system), queries.standing_before(self, player, system, sort_key)
+                    (player, system), queries.standing_before(self, player, system, start)
                 )
                 affected.add(player)
                 if now is None:
