@@ -22,15 +22,17 @@ from ledger.rules.uschess.initialization import (
     Initialization,
     PlayerBackground,
     SourceRating,
-    initialize,
 )
-from ledger.rules.uschess.section import Entrant, Game, Rated, rate_section
+from ledger.rules.uschess.section import (
+    Game,
+    Rated,
+    Start,
+    StepOneError,
+    dual_rated_k,
+    rate_event,
+)
 from ledger.rules.uschess.systems import System
-from ledger.rules.uschess.time_controls import (
-    is_dual_rated_time_control,
-    parse_time_control,
-    rated_systems,
-)
+from ledger.rules.uschess.time_controls import parse_time_control, rated_systems
 from ledger.rules.uschess.versions import VERSIONS, resolve
 
 RULES_NAMES = (*VERSIONS, fide.RULES, *icu_versions.NAMES)
@@ -203,31 +205,24 @@ def _estimate_uschess(section: EstimateSection, name: str | None, explain: bool)
                 f"{section.time_control!r} (mm+ss = {total}) is not rated in {system} "
                 f"under {version.name}",
             )
-        dual_k = system in version.dual_k_systems and is_dual_rated_time_control(total)
+        dual_k = dual_rated_k(system, version, total)
 
     index = {p.id: i for i, p in enumerate(section.players)}
-    inits: dict[str, Initialization] = {}
-    entrants = []
+    starts = []
     for i, p in enumerate(section.players):
-        rating, games = p.rating, p.games
-        if rating is None and not p.unrated:
+        if p.rating is None and not p.unrated:
             raise InputError(f"players[{i}].rating", "required for a rated player")
-        if rating is None:
-            try:
-                inits[p.id] = initialize(system, section.end_date, rules, p.background())
-            except ValueError as exc:
-                raise InputError(f"players[{i}]", str(exc)) from None
-            rating, games = inits[p.id].rating, inits[p.id].games
-        entrants.append(Entrant(p.id, float(rating), games, p.unrated, p.history))
+        starts.append(
+            Start(p.id, p.rating, p.games or 0, p.unrated, p.history, background=p.background)
+        )
     games = [Game(index[g.white], index[g.black], white_score(g.result)) for g in section.games]
-    rated = rate_section(
-        entrants,
-        games,
-        rules.bonus_multiplier,
-        version.bonus_needs_distinct_opponents_at_three,
-        dual_k,
-        explain=explain,
-    )
+    try:
+        rated, by_index = rate_event(
+            starts, games, rules, system, section.end_date, dual_k, explain=explain
+        )
+    except StepOneError as exc:
+        raise InputError(f"players[{exc.index}]", str(exc)) from None
+    inits = {section.players[i].id: init for i, init in by_index.items()}
     players = []
     for p, r in zip(section.players, rated, strict=True):
         players.append(_player_output(p, r, inits.get(p.id), explain))

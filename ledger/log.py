@@ -7,9 +7,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import msgspec
 from eventsourcing.persistence import ApplicationRecorder, Notification
-
-from ledger.domain import LedgerError
 
 
 class HasRecorder(Protocol):
@@ -40,39 +39,93 @@ def entry_type(topic: str) -> str:
         return name
 
 
-class UnreadableEntry(LedgerError):
-    """A stored row that is not an entry the ledger wrote (not JSON, or missing its fields)."""
-
-    def __init__(self, position: int, reason: str) -> None:
-        super().__init__(f"the entry at position {position} cannot be read: {reason}")
-        self.position = position
-        self.reason = reason
+ENVELOPE = ("timestamp", "originator_topic", "actor")  # stored beside the payload's fields
+UNREADABLE = "unreadable"  # the payload of a stored entry that is not a JSON object
 
 
-def to_entry(notification: Notification, payload: dict[str, Any] | None = None) -> LedgerEntry:
-    """Decode one stored event with the plain JSON the ledger writes (no datetime parsing);
-    `payload`: its state parsed already (consumed). UnreadableEntry if it is not one."""
+class _Stamp(msgspec.Struct):
+    data: str = msgspec.field(name="_data_")
+
+
+class _Envelope(msgspec.Struct):
+    timestamp: _Stamp
+    actor: str
+
+
+_ENVELOPE = msgspec.json.Decoder(_Envelope)
+
+
+class StoredEntry(LedgerEntry):
+    """A LedgerEntry read from the store: `state` is the stored JSON, and `payload` is decoded
+    from it when first read (the projector decodes typed facts from `state` instead)."""
+
+    __slots__ = ("state", "_payload")
+
+    def __init__(
+        self,
+        position: int,
+        type: str,
+        recorded_at: str,
+        actor: str,
+        aggregate_id: str,
+        state: bytes,
+    ) -> None:
+        for name, value in (
+            ("position", position),
+            ("type", type),
+            ("recorded_at", recorded_at),
+            ("actor", actor),
+            ("aggregate_id", aggregate_id),
+            ("state", state),
+            ("_payload", None),
+        ):
+            object.__setattr__(self, name, value)
+
+    @property  # type: ignore[override]
+    def payload(self) -> dict[str, Any]:
+        if self._payload is None:
+            try:
+                payload = json.loads(self.state)
+            except (ValueError, RecursionError):
+                payload = None
+            if isinstance(payload, dict):
+                for key in ENVELOPE:
+                    payload.pop(key, None)
+            else:  # stored bytes that are not a JSON object: shown, never rated
+                payload = {UNREADABLE: self.state[:200].decode("utf-8", "replace")}
+            object.__setattr__(self, "_payload", payload)
+        return self._payload
+
+
+def _lenient_envelope(state: bytes) -> _Envelope:
+    """The envelope of an entry msgspec cannot read (Python's JSON reads NaN); "?" for what
+    cannot be found at all: reading the log never fails on one entry."""
     try:
-        if payload is None:
-            payload = json.loads(notification.state)
-        if not isinstance(payload, dict):
-            raise TypeError(f"its state is a JSON {type(payload).__name__}, not an object")
-        recorded_at = payload.pop("timestamp")["_data_"]
-        payload.pop("originator_topic", None)
-        actor = payload.pop("actor")
-        if not isinstance(recorded_at, str) or not isinstance(actor, str):
-            raise TypeError("its time or actor is not text")
-    except (ValueError, TypeError) as exc:  # JSONDecodeError and UnicodeDecodeError too
-        raise UnreadableEntry(notification.id, str(exc)) from None
-    except KeyError as exc:
-        raise UnreadableEntry(notification.id, f"its state has no {exc} field") from None
-    return LedgerEntry(
-        position=notification.id,
-        type=entry_type(notification.topic),
-        recorded_at=recorded_at,
-        actor=actor,
-        aggregate_id=str(notification.originator_id),
-        payload=payload,
+        data = json.loads(state)
+        stamp = data["timestamp"]["_data_"]
+        actor = data["actor"]
+        if isinstance(stamp, str) and isinstance(actor, str):
+            return _Envelope(_Stamp(stamp), actor)
+    except (ValueError, RecursionError, TypeError, KeyError):
+        pass
+    return _Envelope(_Stamp("?"), "?")
+
+
+def to_entry(notification: Notification) -> LedgerEntry:
+    """One stored event: the envelope decoded now, the payload when first read (plain JSON,
+    no datetime parsing)."""
+    state = notification.state
+    try:
+        envelope = _ENVELOPE.decode(state)
+    except (msgspec.ValidationError, msgspec.DecodeError):  # NaN, or not what the ledger writes
+        envelope = _lenient_envelope(state)
+    return StoredEntry(
+        notification.id,
+        entry_type(notification.topic),
+        envelope.timestamp.data,
+        envelope.actor,
+        str(notification.originator_id),
+        state if isinstance(state, bytes) else bytes(state),
     )
 
 
@@ -91,38 +144,29 @@ def read_entries(
         position = notifications[-1].id
 
 
+KEY_EVENTS = ("LedgerInitialized", "RoleGranted", "RoleRevoked")  # what teaches the verifier keys
+
+
 def read_verified_entries(
     app_or_recorder: HasRecorder | ApplicationRecorder, after_position: int = 0, batch: int = 5000
 ) -> Iterator[LedgerEntry]:
     """Like `read_entries`, but no entry is yielded before the signature of its write checks
     against the key its actor held at that position (`ledger.signing.Verifier`, in bulk, keys
     cached); a bad one raises SignatureError naming its position. The read model's catch-up and
-    rebuild read the ledger through this."""
+    rebuild read the ledger through this. Only key events' payloads are parsed here; every
+    other entry is checked from its envelope (its actor) and its stored bytes."""
     from ledger.chain import signed_entries, verifier_at, write_start
 
     start = write_start(app_or_recorder, after_position)
     verifier = verifier_at(app_or_recorder, start)
-    held: list[tuple[Notification, dict[str, Any]]] = []
+    held: list[LedgerEntry] = []
     for rows in signed_entries(app_or_recorder, start, batch):
         for notification, signed in rows:
-            try:
-                payload = json.loads(notification.state)
-            except ValueError as exc:  # not JSON: written behind the ledger's back
-                raise UnreadableEntry(signed.position, f"its state is not JSON ({exc})") from None
-            ends_write = verifier.check_one(signed, payload)
-            held.append((notification, dict(payload)))  # the verifier keeps `payload`
+            entry = to_entry(notification)
+            data = entry.payload | {"actor": entry.actor} if entry.type in KEY_EVENTS else None
+            ends_write = verifier.check_one(signed, data or {"actor": entry.actor})
+            held.append(entry)
             if ends_write:
-                for n, checked in held:
-                    if n.id > after_position:
-                        yield _checked_entry(n, checked)
+                yield from (e for e in held if e.position > after_position)
                 held = []
     verifier.finish()
-
-
-def _checked_entry(notification: Notification, payload: dict[str, Any]) -> LedgerEntry:
-    try:
-        return to_entry(notification, payload)
-    except UnreadableEntry:
-        from ledger.signing import SignatureError
-
-        raise SignatureError(notification.id, "the entry is not a ledger entry") from None

@@ -9,8 +9,10 @@ from collections.abc import Callable, Mapping
 from datetime import date
 from typing import Any
 
+from ledger.events import OpeningBalanceRecorded, PlayerRegistered
 from ledger.results import RATED_RESULTS
 from ledger.rules.fide import section as fide
+from ledger.rules.fide.rated import reaches_k_10
 from ledger.rules.fide.section import PlayerOutcome, SectionOutcome
 from ledger.rules.fide.unrated import Performance
 from ledger.rules.icu import section as icu
@@ -28,10 +30,9 @@ Lookup = Callable[[str, str], Standing]
 
 def rateable(item: Item) -> bool:
     """Over-the-board sections and matches at a regular time control (docs/decisions.md)."""
-    p = item.payload
-    if item.kind not in ("section", "match") or p["online"]:
+    if item.kind not in ("section", "match") or item.event.online:
         return False
-    return parse_time_control(p["time_control"]).total >= REGULAR_FROM
+    return parse_time_control(item.event.time_control).total >= REGULAR_FROM
 
 
 Games = tuple[tuple[str, str, float], ...]
@@ -39,9 +40,9 @@ Games = tuple[tuple[str, str, float], ...]
 
 def rated_games(item: Item) -> Games:
     return tuple(
-        (g["white"], g["black"], RATED_RESULTS[g["result"]])
-        for g in item.payload["games"]
-        if g["result"] in RATED_RESULTS
+        (g.white, g.black, RATED_RESULTS[g.result])
+        for g in item.event.games
+        if g.result in RATED_RESULTS
     )
 
 
@@ -62,7 +63,7 @@ class ForeignRater(ABC):
     system = ""
     rules = ""
 
-    def __init__(self, lookup: Lookup, profiles: Mapping[str, Mapping[str, Any]]) -> None:
+    def __init__(self, lookup: Lookup, profiles: Mapping[str, PlayerRegistered]) -> None:
         self.lookup = lookup
         self.profiles = profiles
 
@@ -70,19 +71,17 @@ class ForeignRater(ABC):
         return self.lookup(player, self.system)
 
     def rate(self, item: Item) -> list[Change]:
-        if item.kind == "opening" and item.payload["system"] == self.system:
-            p = item.payload
-            before = self.standing(p["member_id"])
+        if item.kind == "opening" and item.event.system == self.system:
+            p = item.event
+            before = self.standing(p.member_id)
             after = Standing(
-                rating=float(p["rating"]),
-                games=p["games"],
+                rating=float(p.rating),
+                games=p.games,
                 rated_on=item.end,
                 extra=self.opening_extra(p),
             )
             return [
-                change(
-                    item, p["member_id"], self.system, self.rules, None, before, after, "opening"
-                )
+                change(item, p.member_id, self.system, self.rules, None, before, after, "opening")
             ]
         if not rateable(item):
             return []
@@ -90,7 +89,7 @@ class ForeignRater(ABC):
         ids = dict.fromkeys(x for g in games for x in g[:2])
         return self.rate_games(item, games, {pid: self.standing(pid) for pid in ids})
 
-    def opening_extra(self, payload: Mapping[str, Any]) -> str | None:
+    def opening_extra(self, opening: OpeningBalanceRecorded) -> str | None:
         return None
 
     @abstractmethod
@@ -107,25 +106,26 @@ class FideRater(ForeignRater):
     def standing(self, player: str) -> Standing:
         """The player's FIDE standing; first seen, the profile's published FIDE rating."""
         found = self.lookup(player, self.system)
-        profile_fide = self.profiles.get(player, {}).get("fide")
-        if found.rating is not None or found.extra is not None or not profile_fide:
+        profile = self.profiles.get(player)
+        profile_fide = None if profile is None else profile.fide
+        if found.rating is not None or found.extra is not None or profile_fide is None:
             return found
-        rating = float(profile_fide["rating"])
-        games = profile_fide.get("games")
+        rating = float(profile_fide.rating)
+        games = profile_fide.games
         return Standing(
             rating=rating,
             games=SEED_GAMES if games is None else games,
-            rated_on=profile_fide.get("date"),
-            extra=json.dumps({"reached_2400": rating >= 2400}),
+            rated_on=profile_fide.date,
+            extra=json.dumps({"reached_2400": reaches_k_10(rating)}),
         )
 
-    def opening_extra(self, payload: Mapping[str, Any]) -> str | None:
-        return json.dumps({"reached_2400": float(payload["rating"]) >= 2400})
+    def opening_extra(self, opening: OpeningBalanceRecorded) -> str | None:
+        return json.dumps({"reached_2400": reaches_k_10(float(opening.rating))})
 
     def rate_games(self, item: Item, games: Games, pre: dict[str, Standing]) -> list[Change]:
         ids = list(pre)
         extra = {pid: json.loads(s.extra or "{}") for pid, s in pre.items()}
-        rounds = max((g.get("round") or 0 for g in item.payload["games"]), default=0) or None
+        rounds = max((g.round or 0 for g in item.event.games), default=0) or None
         outcome = fide.rate_section(
             fide.Section(
                 section_format(item, games),
@@ -164,7 +164,8 @@ class FideRater(ForeignRater):
         if before.rating is not None:
             rating, official = o.post, o.official
             # FIDE 10.64: K = 10 "once a player's published rating has reached 2400"
-            extra = {**extra, "reached_2400": extra.get("reached_2400", False) or official >= 2400}
+            reached = extra.get("reached_2400", False) or reaches_k_10(official)
+            extra = {**extra, "reached_2400": reached}
         else:
             prior = [*extra.get("prior", ()), [o.performance, o.games]]
             extra = {**extra, "prior": prior}
@@ -212,8 +213,8 @@ class IcuRater(ForeignRater):
                         pid,
                         pre[pid].rating,
                         pre[pid].games,
-                        _date(self.profiles.get(pid, {}).get("birth_date")),
-                        _date(self.profiles.get(pid, {}).get("playing_since")),
+                        _date(_profile_field(self.profiles, pid, "birth_date")),
+                        _date(_profile_field(self.profiles, pid, "playing_since")),
                     )
                     for pid in ids
                 ),
@@ -266,6 +267,11 @@ def _detail(o: PlayerOutcome, outcome: SectionOutcome) -> dict[str, Any]:
     if outcome.ra is not None:
         detail |= {"rar": outcome.rar, "dpa": outcome.dpa, "ra": outcome.ra}
     return detail
+
+
+def _profile_field(profiles: Mapping[str, PlayerRegistered], player: str, name: str) -> Any:
+    profile = profiles.get(player)
+    return None if profile is None else getattr(profile, name)
 
 
 def _date(value: str | None) -> date | None:

@@ -1,35 +1,85 @@
-"""The rating timeline: ledger entries turned into rated items in rating order."""
+"""The rating timeline: ledger facts turned into rated items in rating order."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from ledger import events
+from ledger.events import (
+    DirectorOverride,
+    FideAdjustmentSubmitted,
+    MatchResultSubmitted,
+    MoneyFloorAwarded,
+    OpeningBalanceRecorded,
+    OverrideRevoked,
+    SectionCorrected,
+    SectionReinstated,
+    SectionSubmitted,
+    SectionWithdrawn,
+)
 from ledger.log import LedgerEntry
 
+# kind → the fact class an item of that kind holds (a correction is read as a submission)
+KIND_FACTS: dict[str, type[events.Fact]] = {
+    "section": SectionSubmitted,
+    "match": MatchResultSubmitted,
+    "opening": OpeningBalanceRecorded,
+    "fide": FideAdjustmentSubmitted,
+    "money": MoneyFloorAwarded,
+    "override": DirectorOverride,
+}
 
-@dataclass(frozen=True)
+
 class Item:
-    """One thing that changes ratings, in the order: end date, start date, ledger position."""
+    """One thing that changes ratings, in the order: end date, start date, ledger position.
 
-    key: str
-    kind: str
-    start: str
-    end: str
-    position: int
-    revision: int
-    payload: dict[str, Any]
+    `event` is the typed fact of its latest revision; `payload` the same as plain JSON values.
+    """
+
+    __slots__ = ("key", "kind", "start", "end", "position", "revision", "event", "sort_key")
+
+    def __init__(
+        self,
+        key: str,
+        kind: str,
+        start: str,
+        end: str,
+        position: int,
+        revision: int,
+        payload: events.Fact | dict[str, Any],
+    ) -> None:
+        self.key = key
+        self.kind = kind
+        self.start = start
+        self.end = end
+        self.position = position
+        self.revision = revision
+        if isinstance(payload, dict):
+            payload = events.decode(KIND_FACTS[kind].__name__, payload=payload)
+        self.event = payload
+        self.sort_key = sort_key(end, start, position)
 
     @property
-    def sort_key(self) -> str:
-        return sort_key(self.end, self.start, self.position)
+    def payload(self) -> dict[str, Any]:
+        return events.to_payload(self.event)
 
     @property
     def players(self) -> tuple[str, ...]:
-        p = self.payload
+        e = self.event
         if self.kind in ("section", "match"):
-            return tuple(x["id"] for x in p["players"])
-        return (p["member_id"],)
+            return tuple(x.id for x in e.players)
+        return (e.member_id,)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Item) and all(
+            getattr(self, a) == getattr(other, a) for a in self.__slots__
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.key, self.revision))
+
+    def __repr__(self) -> str:
+        return f"Item({self.key!r}, {self.kind!r}, {self.start!r}, {self.end!r}, {self.position})"
 
 
 def sort_key(end: str, start: str, position: int) -> str:
@@ -37,61 +87,72 @@ def sort_key(end: str, start: str, position: int) -> str:
     return f"{end}|{start}|{position:012d}"
 
 
-ITEM_ENTRIES = {
-    "OpeningBalanceRecorded",
-    "SectionSubmitted",
-    "SectionCorrected",
-    "SectionWithdrawn",
-    "SectionReinstated",
-    "FideAdjustmentSubmitted",
-    "MoneyFloorAwarded",
-    "MatchResultSubmitted",
-    "DirectorOverride",
-    "OverrideRevoked",
+def _dates(fact: Any) -> tuple[str, str]:
+    return fact.start_date, fact.end_date
+
+
+# fact class → (kind, key, start date, end date) of the item it submits or revises
+ITEM_FACTS: dict[type[events.Fact], tuple[str, Any, Any]] = {
+    SectionSubmitted: ("section", lambda f, pos: "section:" + f.section_id, _dates),
+    SectionCorrected: ("section", lambda f, pos: "section:" + f.section_id, _dates),
+    SectionWithdrawn: ("section", lambda f, pos: "section:" + f.section_id, None),
+    SectionReinstated: ("section", lambda f, pos: "section:" + f.section_id, _dates),
+    MatchResultSubmitted: ("match", lambda f, pos: "match:" + f.match_id, _dates),
+    OpeningBalanceRecorded: (
+        "opening",
+        lambda f, pos: f"opening:{f.member_id}:{f.system}",
+        lambda f: (f.as_of, f.as_of),
+    ),
+    FideAdjustmentSubmitted: (
+        "fide",
+        lambda f, pos: f"fide:{f.member_id}:{f.rating_list}",
+        lambda f: (f.rating_list, f.rating_list),
+    ),
+    MoneyFloorAwarded: ("money", lambda f, pos: f"money:{pos}", lambda f: (f.date, f.date)),
+    DirectorOverride: (
+        "override",
+        lambda f, pos: f"override:{pos}",
+        lambda f: (f.effective, f.effective),
+    ),
+    OverrideRevoked: ("override", lambda f, pos: f"override:{f.position}", None),
 }
-WITHDRAWALS = {"SectionWithdrawn", "OverrideRevoked"}
+WITHDRAWALS = (SectionWithdrawn, OverrideRevoked)  # facts that take their item out of rating
+ITEM_ENTRIES = {cls.__name__ for cls in ITEM_FACTS}
+
+
+def fact_key(fact: events.Fact, position: int) -> str:
+    """The key of the item a fact submits, revises or withdraws."""
+    return ITEM_FACTS[type(fact)][1](fact, position)
+
+
+def fact_item(fact: events.Fact, position: int, first_position: int | None = None) -> Item:
+    """The item a fact submits (or revises: `first_position` keeps its place in the order)."""
+    kind, key, dates = ITEM_FACTS[type(fact)]
+    if dates is None:
+        raise ValueError(f"{type(fact).__name__} is not a rated item")
+    start, end = dates(fact)
+    first = position if first_position is None else first_position
+    found = key(fact, position)
+    if type(fact) is not KIND_FACTS[kind]:  # a correction is rated (and kept) as a submission
+        fact = events.decode(KIND_FACTS[kind].__name__, payload=events.to_payload(fact))
+    return Item(found, kind, start, end, first, position, fact)
+
+
+def _fact(entry: LedgerEntry) -> events.Fact:
+    fact = events.decode(
+        entry.type,
+        getattr(entry, "state", None),
+        None if hasattr(entry, "state") else entry.payload,
+    )
+    if type(fact) not in ITEM_FACTS:
+        raise ValueError(f"{entry.type} is not a rated item")
+    return fact
 
 
 def item_key(entry: LedgerEntry) -> str:
-    p = entry.payload
-    match entry.type:
-        case "SectionSubmitted" | "SectionCorrected" | "SectionWithdrawn" | "SectionReinstated":
-            return "section:" + p["section_id"]
-        case "MatchResultSubmitted":
-            return "match:" + p["match_id"]
-        case "OpeningBalanceRecorded":
-            return f"opening:{p['member_id']}:{p['system']}"
-        case "FideAdjustmentSubmitted":
-            return f"fide:{p['member_id']}:{p['rating_list']}"
-        case "MoneyFloorAwarded":
-            return f"money:{entry.position}"
-        case "DirectorOverride":
-            return f"override:{entry.position}"
-        case "OverrideRevoked":
-            return f"override:{p['position']}"
-    raise ValueError(f"{entry.type} is not a rated item")
+    return fact_key(_fact(entry), entry.position)
 
 
 def to_item(entry: LedgerEntry, first_position: int | None = None) -> Item:
     """The item an entry submits (or revises: `first_position` keeps its place in the order)."""
-    p = entry.payload
-    match entry.type:
-        case "SectionSubmitted" | "SectionCorrected" | "SectionReinstated" | "MatchResultSubmitted":
-            kind = "match" if entry.type == "MatchResultSubmitted" else "section"
-            start, end = p["start_date"], p["end_date"]
-        case "OpeningBalanceRecorded":
-            kind, start = "opening", p["as_of"]
-            end = start
-        case "FideAdjustmentSubmitted":
-            kind, start = "fide", p["rating_list"]
-            end = start
-        case "MoneyFloorAwarded":
-            kind, start = "money", p["date"]
-            end = start
-        case "DirectorOverride":
-            kind, start = "override", p["effective"]
-            end = start
-        case _:
-            raise ValueError(f"{entry.type} is not a rated item")
-    position = entry.position if first_position is None else first_position
-    return Item(item_key(entry), kind, start, end, position, entry.position, p)
+    return fact_item(_fact(entry), entry.position, first_position)

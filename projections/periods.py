@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Protocol
 
@@ -155,7 +155,7 @@ class _Periods:
         games = now.games + c.row[HISTORY_COLUMNS.index("m")]
         detail = json.loads(c.row[HISTORY_COLUMNS.index("detail")])
         if pre.rating is not None:
-            after = replace(now, games=games, rated_on=item.end)
+            after = now._replace(games=games, rated_on=item.end)
             period = self.period.setdefault(k, _Period(pre))
             period.changes.append(detail.get("rating_change", 0.0))  # 0.0 is left out
             period.k = c.row[HISTORY_COLUMNS.index("k")]
@@ -164,7 +164,7 @@ class _Periods:
             extra = json.loads(now.extra or "{}")
             extra["prior"] = [*extra.get("prior", ()), performance]
             extra_json = json.dumps(extra, sort_keys=True)
-            after = replace(now, games=games, rated_on=item.end, extra=extra_json)
+            after = now._replace(games=games, rated_on=item.end, extra=extra_json)
             self.period.setdefault(k, _Period(pre))
         self.live[k] = after
         self.rows.append(
@@ -199,7 +199,7 @@ class _Periods:
                 detail |= {"rn": first.rating, "counted": len(first.counted)}
             extra["reached_2400"] = extra.get("reached_2400", False) or official >= 2400
             extra_json = json.dumps(extra, sort_keys=True)
-            after = replace(now, rating=rating, rated_on=rating_list.as_of, extra=extra_json)
+            after = now._replace(rating=rating, rated_on=rating_list.as_of, extra=extra_json)
             self.live[k] = after
             values = {
                 "item_key": f"list:{rating_list.family}:{rating_list.number}",

@@ -1,41 +1,62 @@
-"""The projector: catch-up, rebuild and the cascade that keep a read model up to date."""
+"""The projector: catch-up, rebuild and the cascade that keep a read model up to date.
+
+One path for every entry, whatever the mode (docs/architecture.md):
+
+1. `handlers.apply` decodes the entry into its typed fact (ledger/events.py; a poisoned one
+   becomes a problem row) and hands it to `HANDLERS[entry.type]` (projections/handlers.py);
+2. the handler changes the read model's records through a `Batch` (projections/batch.py): a
+   rebuild's batch (`Fresh`) starts empty and keeps them in memory; a catch-up's
+   (`Incremental`) reads and writes the database inside the catch-up's transaction. Each
+   batch notes the items it changed;
+3. `View` rates items in rating order through the family's rater — on a rebuild every item
+   (`_replay`, rows to a new file in bulk), on a catch-up the cascade from the earliest
+   changed item, following only the players whose rows change (`_cascade`).
+"""
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import operator
 import shutil
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import sqlite_utils
 
+from ledger import events
 from ledger.log import LedgerEntry
+from ledger.rules import limits
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.versions import Amendment
 from projections import periods, queries
+from projections.batch import Batch, Fresh, Incremental, by_sort_key, decode_item, profile_fact
 from projections.foreign import RATERS, ForeignRater
-from projections.items import ITEM_ENTRIES, WITHDRAWALS, Item, item_key, to_item
+from projections.handlers import apply, short
+from projections.items import Item
 from projections.lock import BUSY_TIMEOUT_SECONDS, exclusive
 from projections.rating import Change, Rater, parse_amendments
 from projections.schema import (
     FAMILIES,
     GAMES_AFTER,
     HISTORY_INSERT,
+    HISTORY_REPLACE,
     POST_RATING,
     RATING_COLUMNS,
     RATINGS_INSERT,
-    SECTION_COLUMNS,
     STATE,
     STATE_SELECT,
     create,
     rating_row,
 )
 from projections.standing import UNRATED, Standing
+from projections.writer import LocalWriter, Writer
+from projections.writer import writer as open_writer
 
 CHECKPOINT_EVERY = 10_000  # ledger positions between read-model checkpoints (as-known-at)
 
@@ -83,6 +104,19 @@ class CatchUp:
     history_changed: dict[tuple[str, str], int] = field(default_factory=dict)
 
 
+def plausible(changes: list[Change]) -> str | None:
+    """Why a rater's result cannot be stored (a non-finite or out-of-range rating or N)."""
+    top, most = limits.MAX_RATING, limits.MAX_GAMES
+    for c in changes:
+        row = c.row
+        rating, games = row[POST_RATING], row[GAMES_AFTER]
+        if rating is not None and not 0.0 <= rating <= top:
+            return f"{c.player} {c.system}: rating {rating!r} is out of range"
+        if not 0 <= games <= most:
+            return f"{c.player} {c.system}: N {games!r} is out of range"
+    return None
+
+
 class View:
     """The read model in one SQLite file; `catch_up` is incremental, `rebuild` starts empty."""
 
@@ -99,12 +133,9 @@ class View:
         if what_if == WhatIf():
             what_if = None  # the ledger's own rules: the same model as the real one
         self.path = str(path)
-        self.db = sqlite_utils.Database(sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_SECONDS))
+        self._open()
         with exclusive(self.path):  # one process creates the tables; the others wait
-            self.db.execute("PRAGMA journal_mode=WAL")
             create(self.db, family, None if what_if is None else what_if.to_json())
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.execute("PRAGMA cache_size=-262144")  # 256 MiB: index writes stay in memory
         self.family = self.db["meta"].get("rules_family")["value"]
         found = [r["value"] for r in self.db["meta"].rows_where("key = 'what_if'")]
         self.what_if = WhatIf.from_json(found[0]) if found else None
@@ -116,10 +147,16 @@ class View:
                 + "; use another --view"
             )
 
+    def _open(self) -> None:
+        self.db = sqlite_utils.Database(sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_SECONDS))
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute("PRAGMA cache_size=-262144")  # 256 MiB: index writes stay in memory
+
     def _rater(
         self,
         lookup: Callable[[str, str], Standing],
-        profiles: dict[str, dict[str, Any]],
+        profiles: dict[str, events.PlayerRegistered],
         amendments: tuple[Amendment, ...],
         explain: bool = False,
     ) -> Rater | ForeignRater:
@@ -134,7 +171,7 @@ class View:
         """The item rated again from the stored standings before it, with every value shown."""
         rater = self._rater(
             lambda p, s: queries.standing_before(self, p, s, item.sort_key),
-            queries.profiles(self),
+            ProfilesOnDemand(self),
             queries.amendments(self),
             explain=True,
         )
@@ -156,29 +193,90 @@ class View:
 
     def _catch_up(self, entries: Iterable[LedgerEntry], dry_run: bool) -> CatchUp:
         stats = CatchUp(last_position=self.last_position)
-        batch = [e for e in entries if e.position > stats.last_position]
-        if not batch:
+        start = stats.last_position
+        with _no_cyclic_gc():
+            if start == 0:
+                first = self._fresh(entries, stats, dry_run)
+            else:
+                first = self._incremental(entries, stats, dry_run)
+        if first is None or dry_run:
             return stats
+        before = first - 1
+        if self.checkpoint_every and (
+            stats.last_position // self.checkpoint_every > before // self.checkpoint_every
+        ):
+            self.checkpoint()
+        return stats
+
+    def _read(self, b: Batch, entries: Iterable[LedgerEntry], stats: CatchUp) -> int | None:
+        """Every entry after the last position through its handler; the first one's position."""
+        start, first = stats.last_position, None
+        for entry in entries:
+            if entry.position <= start:
+                continue
+            if first is None:
+                first = entry.position
+            apply(b, entry)
+            stats.entries += 1
+            stats.last_position = entry.position
+        return first
+
+    def _incremental(
+        self, entries: Iterable[LedgerEntry], stats: CatchUp, dry_run: bool
+    ) -> int | None:
         conn = self.db.conn
         conn.execute("begin")
         try:
-            self._apply(batch, stats)
-            stats.entries = len(batch)
-            stats.last_position = batch[-1].position
+            batch = Incremental(self.db)
+            first = self._read(batch, entries, stats)
+            if first is None:
+                conn.rollback()
+                return None
+            self._cascade(batch, stats)
             self.db["meta"].upsert({"key": "last_position", "value": str(stats.last_position)})
         except BaseException:
             conn.rollback()
             raise
         if dry_run:
             conn.rollback()
-            return stats
-        conn.commit()
-        before = batch[0].position - 1
-        if self.checkpoint_every and (
-            stats.last_position // self.checkpoint_every > before // self.checkpoint_every
-        ):
-            self.checkpoint()
-        return stats
+        else:
+            conn.commit()
+        return first
+
+    def _fresh(self, entries: Iterable[LedgerEntry], stats: CatchUp, dry_run: bool) -> int | None:
+        """Into an empty read model: built whole in a new file without a journal (nothing to
+        roll back to), then moved over the empty one; a crash leaves the empty one."""
+        batch = Fresh()
+        first = self._read(batch, entries, stats)
+        if first is None:
+            return None
+        new = self.path + ".new"
+        for suffix in ("", "-journal", "-wal", "-shm"):
+            Path(new + suffix).unlink(missing_ok=True)
+        db = sqlite_utils.Database(new)
+        try:
+            create(db, self.family, None if self.what_if is None else self.what_if.to_json())
+        finally:
+            db.close()
+        writer = open_writer(new, len(batch.items))
+        try:
+            self._replay(batch, stats, writer)
+            writer.execute(
+                "update meta set value = ? where key = 'last_position'", [str(stats.last_position)]
+            )
+        except BaseException:
+            writer.abort()
+            raise
+        writer.close()
+        if dry_run:
+            Path(new).unlink(missing_ok=True)
+            return first
+        self.db.close()
+        for suffix in ("-wal", "-shm"):
+            Path(self.path + suffix).unlink(missing_ok=True)
+        Path(new).replace(self.path)
+        self._open()
+        return first
 
     @property
     def checkpoints_dir(self) -> Path:
@@ -190,62 +288,105 @@ class View:
         target = self.checkpoints_dir / f"{self.last_position:012d}.db"
         target.unlink(missing_ok=True)
         self.db.execute("VACUUM INTO ?", [str(target)])
+        copy = sqlite3.connect(target)  # in WAL mode already: opening it later writes nothing
+        try:
+            copy.execute("PRAGMA journal_mode=WAL")
+        finally:
+            copy.close()
         return target
 
-    def _apply(self, batch: list[LedgerEntry], stats: CatchUp) -> None:
-        if stats.last_position == 0:
-            self._replay(batch, stats)
+    def _rate(
+        self, item: Item, rate: Callable[[Item], list[Change]], batch: Batch
+    ) -> list[Change] | None:
+        """The item's changes, or None after recording why it cannot be rated."""
+        try:
+            changes = rate(item)
+            reason = plausible(changes)
+        except Exception as exc:  # noqa: BLE001 - any failure of one item is that item's
+            reason = f"{type(exc).__name__}: {short(exc)}"
+        if reason is None:
+            return changes
+        batch.add_problem(item.revision, item.key, item.kind, "not rated: " + reason)
+        return None
+
+    def _replay(self, batch: Fresh, stats: CatchUp, conn: Writer | LocalWriter) -> None:
+        """Into an empty read model: every item in rating order, in memory. The records go to
+        the writer first, the history rows in chunks as they come (sorted there): a writer
+        process stores them while the next items are rated (projections/writer.py)."""
+        # The history's item index is kept up as chunks arrive; the others are built after
+        # their one bulk insert.
+        for index in ("idx_items_sort_key", "idx_item_players_player"):
+            conn.execute(f"drop index if exists {index}")
+        batch.write(conn)
+        conn.execute("create index idx_items_sort_key on items (sort_key)")
+        conn.execute("create index idx_item_players_player on item_players (player)")
+        live: dict[tuple[str, System], Standing] = {}
+        get = live.get
+        amendments = parse_amendments(
+            [
+                {"parameter": a[0], "value": json.loads(a[1]), "effective": a[2], "until": a[3]}
+                for a in batch.amendments.values()
+            ]
+        )
+        rater = self._rater(
+            lambda player, system: get((player, system), UNRATED),
+            {m: p[0] for m, p in batch.profiles.items()},
+            amendments,
+        )
+        rate = rater.rate
+        rows: list[tuple[Any, ...]] = []
+        append = rows.append
+        players = stats.players
+        by_key = (1, 2, 3)  # primary-key order: few b-tree pages per chunk
+        own = [x for x in batch.lists if x.family == self.family]
+        if periods.in_periods(self.family, own):
+            profiles = {m: p[0] for m, p in batch.profiles.items()}
+            ordered = sorted(batch.items.values(), key=by_sort_key)
+            rows, live = periods.rate(ordered, own, lambda look: self._rater(look, profiles, ()))
+            players.update(p for p, _ in live)
+            stats.items_rated = len(ordered)
+            stats.rows = len(rows)
+            conn.executemany(HISTORY_INSERT, sorted(rows, key=operator.itemgetter(*by_key)), by_key)
+            batch.write_problems(conn)
+            self._write_ratings(live, conn=conn)
             return
-        db = self.db
-        dirty: dict[str, str] = {}  # item key → the earliest sort key it touches
-        seeds: set[str] = set()  # players whose profile changed: all their rows may change
-        amend_from: list[tuple[str, str | None]] = []
-        for e in batch:
-            if e.type in ("PlayerRegistered", "PlayerProfileUpdated"):
-                profile = {k: v for k, v in e.payload.items() if k != "member_id"}
-                found = list(db["players"].rows_where("id = ?", [e.payload["member_id"]]))
-                row = found[0] if found else None
-                if row is not None and json.loads(row["profile"]) != profile:
-                    seeds.add(e.payload["member_id"])
-                db["players"].upsert(
-                    {
-                        "id": e.payload["member_id"],
-                        "profile": json.dumps(profile, sort_keys=True),
-                        "position": e.position,
-                    },
-                    pk="id",
-                )
-            elif e.type == "RulesAmended":
-                p = e.payload
-                db["amendments"].insert(
-                    {
-                        "position": e.position,
-                        "parameter": p["parameter"],
-                        "value": json.dumps(p["value"], sort_keys=True),
-                        "effective": p["effective"],
-                        "until": p.get("until"),
-                        "reason": p.get("reason"),
-                    }
-                )
-                amend_from.append((p["effective"], p.get("until")))
-            elif e.type in ITEM_ENTRIES:
-                self._apply_item(e, dirty)
-            elif e.type == "ListPublished":
-                db["lists"].insert(periods.PublishedList.from_entry(e).row())
+        for item in sorted(batch.items.values(), key=by_sort_key):
+            changes = self._rate(item, rate, batch)
+            stats.items_rated += 1
+            if changes is None:
+                continue
+            for c in changes:
+                live[(c.player, c.system)] = c.standing
+                append(c.row)
+                players.add(c.player)
+            if len(rows) >= HISTORY_CHUNK:
+                stats.rows += len(rows)
+                conn.executemany(HISTORY_INSERT, rows, by_key)
+                rows = []
+                append = rows.append
+        stats.rows += len(rows)
+        conn.executemany(HISTORY_INSERT, rows, by_key)
+        batch.write_problems(conn)
+        self._write_ratings(live, conn=conn)
+
+    def _cascade(self, batch: Incremental, stats: CatchUp) -> None:
+        """Re-rate from the earliest changed item, following the players whose rows change."""
         lists = queries.published_lists(self, self.family)
         if periods.in_periods(self.family, lists):
-            self._rate_in_periods(lists, stats)
+            if batch.dirty or batch.seeds or batch.amended or batch.listed:
+                self._rate_in_periods(lists, stats)
             return
-        for start, until in amend_from:
+        db = self.db
+        for start, until in batch.amended:
             rows = db.execute(
                 "select key, sort_key from items where start >= ?"
                 + (" and start < ?" if until else ""),
                 [start, until] if until else [start],
             ).fetchall()
             for key, sk in rows:
-                dirty.setdefault(key, sk)
-        starts = list(dirty.values())
-        for player in seeds:
+                batch.touch(key, sk)
+        starts = list(batch.dirty.values())
+        for player in batch.seeds:
             first = db.execute(
                 "select min(i.sort_key) from item_players p join items i on i.key = p.item_key "
                 "where p.player = ?",
@@ -253,95 +394,85 @@ class View:
             ).fetchone()[0]
             if first is not None:
                 starts.append(first)
-        if starts:
-            self._recompute(min(starts), set(dirty), seeds, stats)
-
-    def _apply_item(self, e: LedgerEntry, dirty: dict[str, str]) -> None:
-        db = self.db
-        key = item_key(e)
-        found = list(db["items"].rows_where("key = ?", [key]))
-        old = found[0] if found else None
-        if e.type.startswith("Section"):
-            record: dict[str, dict[str, Any]] = {}
-            found_section = list(
-                db["sections"].rows_where("section_id = ?", [e.payload["section_id"]])
-            )
-            if found_section:
-                record[e.payload["section_id"]] = found_section[0]
-            _section_record(record, e)
-            db["sections"].upsert(record[e.payload["section_id"]], pk="section_id")
-        if old is not None:
-            dirty[key] = old["sort_key"]
-            db["item_players"].delete_where("item_key = ?", [key])
-        if e.type in WITHDRAWALS:
-            if old is not None:
-                db["items"].delete(key)
+        if not starts:
             return
-        item = to_item(e, None if old is None else old["position"])
-        db["items"].upsert(
-            {
-                "key": item.key,
-                "kind": item.kind,
-                "sort_key": item.sort_key,
-                "start": item.start,
-                "end": item.end,
-                "position": item.position,
-                "revision": item.revision,
-                "payload": json.dumps(item.payload, sort_keys=True),
-            },
-            pk="key",
-        )
-        db["item_players"].insert_all(
-            [{"item_key": key, "player": p} for p in dict.fromkeys(item.players)]
-        )
-        dirty[key] = min(dirty.get(key, item.sort_key), item.sort_key)
-
-    def _recompute(self, start: str, dirty: set[str], seeds: set[str], stats: CatchUp) -> None:
-        db = self.db
+        start = min(starts)
+        dirty = set(batch.dirty)
         live: dict[tuple[str, System], Standing] = {}
-        affected = set(seeds)
+        affected = set(batch.seeds)
         current = [start]
+
+        systems: dict[str, set[str]] = {}  # player → the systems with stored rows
 
         def lookup(player: str, system: System) -> Standing:
             s = live.get((player, system))
-            return s if s is not None else queries.standing_before(self, player, system, current[0])
+            if s is not None:
+                return s
+            found = systems.get(player)
+            if found is None:
+                found = systems[player] = {
+                    r[0]
+                    for r in db.conn.execute(
+                        "select distinct system from history where player = ?", [player]
+                    )
+                }
+            if str(system) not in found:
+                return UNRATED  # (a row the cascade adds makes the player followed: in `live`)
+            return queries.standing_before(self, player, system, current[0])
 
-        rater = self._rater(lookup, queries.profiles(self), queries.amendments(self))
-        # Rows of withdrawn items go; their players' later rows may change.
-        gone = [k for k in dirty if not db["items"].count_where("key = ?", [k])]
-        for key in gone:
-            for player, system, sort_key in db.execute(
+        rater = self._rater(lookup, ProfilesOnDemand(self), queries.amendments(self))
+        changed = stats.history_changed
+
+        def count(key: tuple[str, str]) -> None:
+            changed[key] = changed.get(key, 0) + 1
+
+        # Rows of items no longer rated (withdrawn, voided) or rated elsewhere in the order (a
+        # correction with other dates) go first: their players' later rows may all change,
+        # so they are followed from where the cascade starts (every item of theirs after it
+        # is re-rated).
+        for key in dirty:
+            now = db.execute("select sort_key from items where key = ?", [key]).fetchone()
+            rows = db.execute(
                 "select player, system, sort_key from history where item_key = ?", [key]
-            ).fetchall():
+            ).fetchall()
+            if now is not None and all(r[2] == now[0] for r in rows):
+                continue  # re-rated in place below, row against row
+            for player, system, _ in rows:
                 live.setdefault(
-                    (player, system), queries.standing_before(self, player, system, sort_key)
+                    (player, system), queries.standing_before(self, player, system, start)
                 )
                 affected.add(player)
-                stats.history_changed[(player, system)] = (
-                    stats.history_changed.get((player, system), 0) + 1
-                )
-            db["history"].delete_where("item_key = ?", [key])
-        cursor = db.execute(
+                if now is None:
+                    count((player, system))
+            db.execute("delete from history where item_key = ?", [key])
+        conn = db.conn
+        # Rows are replaced at the end: until then, a player not followed in memory reads
+        # rows that the re-rating left as they were (docs/decisions.md).
+        stale: list[tuple[str, str, str]] = []  # rows whose key no new row replaces
+        new_rows: list[tuple[Any, ...]] = []
+        for key, kind, s, e, position, revision, payload in db.execute(
             "select key, kind, start, end, position, revision, payload from items "
             "where sort_key >= ? order by sort_key",
             [start],
-        ).fetchall()
-        for key, kind, s, e, position, revision, payload in cursor:
-            item = Item(key, kind, s, e, position, revision, json.loads(payload))
+        ).fetchall():
+            item = Item(key, kind, s, e, position, revision, decode_item(kind, payload))
             if key not in dirty and affected.isdisjoint(item.players):
                 continue
             current[0] = item.sort_key
-            changes: list[Change] = rater.rate(item)
+            batch.drop_problems(revision, key)
+            changes = self._rate(item, rater.rate, batch) or []
             stats.items_rated += 1
-            old = {
-                (r[0], r[1]): tuple(r[2:])
-                for r in db.execute(
-                    f"select player, system, {STATE_SELECT} from history where item_key = ?",
-                    [key],
-                )
-            }
-            db["history"].delete_where("item_key = ?", [key])
-            self._insert_history([c.row for c in changes])
+            old, where = {}, {}
+            for r in conn.execute(
+                f"select player, system, sort_key, {STATE_SELECT} from history where item_key = ?",
+                [key],
+            ):
+                old[(r[0], r[1])] = tuple(r[3:])
+                if r[2] != item.sort_key:  # the item moved (new dates): its old rows go
+                    stale.append((r[0], r[1], r[2]))
+                else:
+                    where[(r[0], r[1])] = r[2]
+            new_rows.extend(c.row for c in changes)
             for c in changes:
                 if old.pop((c.player, str(c.system)), None) != (
                     c.row[POST_RATING],
@@ -349,25 +480,31 @@ class View:
                     *c.row[STATE],
                 ):
                     affected.add(c.player)
-                    key = (c.player, str(c.system))
-                    stats.history_changed[key] = stats.history_changed.get(key, 0) + 1
+                    count((c.player, str(c.system)))
             for player, system in old:  # no longer in the item: back to the prior state
+                if (player, system) in where:
+                    stale.append((player, system, where[(player, system)]))
                 live[(player, system)] = lookup(player, system)
                 affected.add(player)
-                key = (player, str(system))
-                stats.history_changed[key] = stats.history_changed.get(key, 0) + 1
+                count((player, str(system)))
             # Only players whose rows changed are followed in memory; the others' rows stand.
             for c in changes:
                 if c.player in affected:
                     live[(c.player, c.system)] = c.standing
                     stats.players.add(c.player)
             stats.rows += len(changes)
+        # Rows keep their keys (player, system, the item's sort key): replaced in place.
+        conn.executemany(
+            "delete from history where player = ? and system = ? and sort_key = ?", stale
+        )
+        new_rows.sort(key=operator.itemgetter(1, 2, 3))
+        conn.executemany(HISTORY_REPLACE, new_rows)
         self._write_ratings(live, stats)
 
     def _rate_in_periods(self, lists: list[periods.PublishedList], stats: CatchUp) -> None:
         """Every item again by the family's lists (projections.periods): a replay's rows."""
         items = queries.items_in_order(self)
-        profiles = queries.profiles(self)
+        profiles = ProfilesOnDemand(self)
         rows, live = periods.rate(items, lists, lambda look: self._rater(look, profiles, ()))
         before: dict[tuple[str, str], set[tuple[Any, ...]]] = {}
         for row in self.db.execute("select * from history"):
@@ -380,140 +517,50 @@ class View:
                 stats.history_changed[key] = stats.history_changed.get(key, 0) + 1
                 stats.players.add(key[0])
         self.db.execute("delete from history")
-        self._insert_history(rows)
+        self.db.conn.executemany(HISTORY_INSERT, rows)
         for player, system in self.db.execute("select player, system from ratings").fetchall():
             live.setdefault((player, system), UNRATED)
         self._write_ratings(live, stats)
         stats.items_rated += len(items)
         stats.rows += len(rows)
 
-    def _insert_history(self, rows: list[tuple[Any, ...]]) -> None:
-        self.db.conn.executemany(HISTORY_INSERT, rows)
-
     def _write_ratings(
-        self, live: dict[tuple[str, System], Standing], stats: CatchUp | None = None
+        self,
+        live: dict[tuple[str, System], Standing],
+        stats: CatchUp | None = None,
+        conn: Any = None,
     ) -> None:
+        conn = conn or self.db.conn
+        uschess = self.family == "uschess"
         gone = [(p, str(s)) for (p, s), st in live.items() if st.rating is None]
         rows = [
-            rating_row(p, s, st, self.family == "uschess")
-            for (p, s), st in live.items()
-            if st.rating is not None
+            rating_row(p, s, st, uschess) for (p, s), st in live.items() if st.rating is not None
         ]
+        keys = [*gone, *((r["player"], r["system"]) for r in rows)]
+        before = self._ratings(conn, keys) if stats is not None else {}
+        conn.executemany("delete from ratings where player = ? and system = ?", gone)
+        conn.executemany(RATINGS_INSERT, [tuple(r[c] for c in RATING_COLUMNS) for r in rows])
         if stats is not None:
-            for key in [*gone, *((r["player"], r["system"]) for r in rows)]:
-                stats.changes[key] = (self._rating(*key), None)
-        self.db.conn.executemany("delete from ratings where player = ? and system = ?", gone)
-        self.db.conn.executemany(
-            RATINGS_INSERT, [tuple(r[c] for c in RATING_COLUMNS) for r in rows]
-        )
-        if stats is not None:
-            for r in rows:
-                key = (r["player"], r["system"])
-                stats.changes[key] = (stats.changes[key][0], self._rating(*key))
+            after = {(r["player"], r["system"]): r for r in rows}
+            for key in keys:
+                stats.changes[key] = (before.get(key), after.get(key))
 
-    def _rating(self, player: str, system: str) -> dict[str, Any] | None:
-        found = list(self.db["ratings"].rows_where("player = ? and system = ?", [player, system]))
-        return found[0] if found else None
-
-    def _replay(self, batch: list[LedgerEntry], stats: CatchUp) -> None:
-        """Into an empty read model: the whole log in memory, in rating order, one bulk write."""
-        profiles: dict[str, dict[str, Any]] = {}
-        players: dict[str, tuple[str, str, int]] = {}
-        amendments: list[tuple[Any, ...]] = []
-        items: dict[str, Item] = {}
-        sections: dict[str, dict[str, Any]] = {}
-        lists: list[periods.PublishedList] = []
-        for e in batch:
-            p = e.payload
-            if e.type in ("PlayerRegistered", "PlayerProfileUpdated"):
-                profile = {k: v for k, v in p.items() if k != "member_id"}
-                profiles[p["member_id"]] = profile
-                players[p["member_id"]] = (
-                    p["member_id"],
-                    json.dumps(profile, sort_keys=True),
-                    e.position,
-                )
-            elif e.type == "RulesAmended":
-                amendments.append(
-                    (
-                        e.position,
-                        p["parameter"],
-                        json.dumps(p["value"], sort_keys=True),
-                        p["effective"],
-                        p.get("until"),
-                        p.get("reason"),
-                    )
-                )
-            elif e.type in ITEM_ENTRIES:
-                key = item_key(e)
-                if e.type.startswith("Section"):
-                    _section_record(sections, e)
-                if e.type in WITHDRAWALS:
-                    items.pop(key, None)
-                    continue
-                old = items.get(key)
-                items[key] = to_item(e, None if old is None else old.position)
-            elif e.type == "ListPublished":
-                lists.append(periods.PublishedList.from_entry(e))
-        live: dict[tuple[str, System], Standing] = {}
-        rater = self._rater(
-            lambda player, system: live.get((player, system), UNRATED),
-            profiles,
-            parse_amendments(
-                [
-                    {"parameter": a[1], "value": json.loads(a[2]), "effective": a[3], "until": a[4]}
-                    for a in amendments
-                ]
-            ),
-        )
-        rows: list[tuple[Any, ...]] = []
-        ordered = sorted(items.values(), key=lambda i: i.sort_key)
-        own = [x for x in lists if x.family == self.family]
-        if periods.in_periods(self.family, own):
-            rows, live = periods.rate(ordered, own, lambda look: self._rater(look, profiles, ()))
-            stats.players.update(p for p, _ in live)
-            stats.items_rated = len(ordered)
-        else:
-            for item in ordered:
-                for c in rater.rate(item):
-                    live[(c.player, c.system)] = c.standing
-                    rows.append(c.row)
-                    stats.players.add(c.player)
-                stats.items_rated += 1
-        stats.rows = len(rows)
-        conn = self.db.conn
-        conn.executemany("insert into players values (?, ?, ?)", list(players.values()))
-        conn.executemany("insert into amendments values (?, ?, ?, ?, ?, ?)", amendments)
-        self.db["lists"].insert_all(x.row() for x in lists)
-        conn.executemany(
-            "insert into items values (?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    i.key,
-                    i.kind,
-                    i.sort_key,
-                    i.start,
-                    i.end,
-                    i.position,
-                    i.revision,
-                    json.dumps(i.payload, sort_keys=True),
-                )
-                for i in ordered
-            ],
-        )
-        conn.executemany(
-            "insert into item_players values (?, ?)",
-            [(i.key, p) for i in ordered for p in dict.fromkeys(i.players)],
-        )
-        conn.executemany(
-            "insert into sections values (?, ?, ?, ?, ?, ?, ?, ?)",
-            [tuple(r.get(c) for c in SECTION_COLUMNS) for r in sections.values()],
-        )
-        rows.sort(key=operator.itemgetter(1, 2, 3))  # primary-key order: sequential index writes
-        conn.execute("drop index if exists idx_history_item_key")
-        conn.executemany(HISTORY_INSERT, rows)
-        conn.execute("create index idx_history_item_key on history (item_key)")
-        self._write_ratings(live)
+    @staticmethod
+    def _ratings(conn: Any, keys: list[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Any]]:
+        """The `ratings` rows of (player, system) keys, as dicts."""
+        wanted = set(keys)
+        players = sorted({p for p, _ in keys})
+        out = {}
+        for start in range(0, len(players), 500):
+            chunk = players[start : start + 500]
+            cursor = conn.execute(
+                f"select * from ratings where player in ({', '.join('?' * len(chunk))})", chunk
+            )
+            names = [d[0] for d in cursor.description]
+            for row in cursor:
+                if (row[0], row[1]) in wanted:
+                    out[(row[0], row[1])] = dict(zip(names, row, strict=True))
+        return out
 
     def rebuild(self, entries: Iterable[LedgerEntry]) -> CatchUp:
         """Drop the read model and replay the whole ledger into it (holding its lock)."""
@@ -537,23 +584,45 @@ class View:
         return h.hexdigest()
 
 
-def _section_record(sections: dict[str, dict[str, Any]], e: LedgerEntry) -> None:
-    """The `sections` row after a SectionSubmitted, SectionCorrected or SectionWithdrawn."""
-    p = e.payload
-    row = sections.setdefault(p["section_id"], {"section_id": p["section_id"]})
-    row["latest_position"] = e.position
-    row["reason"] = p.get("reason")
-    if e.type == "SectionWithdrawn":
-        row["status"] = "withdrawn"
-        return
-    row["event_name"] = p.get("event_name")
-    row["start_date"] = p["start_date"]
-    row["end_date"] = p["end_date"]
-    row["status"] = {"SectionCorrected": "corrected", "SectionReinstated": "reinstated"}.get(
-        e.type, "submitted"
-    )
-    if e.type == "SectionSubmitted":
-        row["submitted_position"] = e.position
+@contextmanager
+def _no_cyclic_gc() -> Iterator[None]:
+    """Without the cycle collector: a replay makes millions of acyclic tuples, and each of
+    its full passes would walk them all (its cost grows with the ledger). Reference counting
+    still frees everything; the collector runs again afterwards."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+HISTORY_CHUNK = 20_000  # history rows handed to the writer at a time
+
+
+class ProfilesOnDemand:
+    """The raters' `profiles` mapping for a read model: a player's typed profile read when
+    first asked for (a catch-up rarely needs more than the players it re-rates)."""
+
+    def __init__(self, view: View) -> None:
+        self.conn = view.db.conn
+        self.found: dict[str, events.PlayerRegistered | None] = {}
+
+    def get(self, member_id: str, default: Any = None) -> Any:
+        if member_id not in self.found:
+            row = self.conn.execute(
+                "select profile from players where id = ?", [member_id]
+            ).fetchone()
+            self.found[member_id] = None if row is None else profile_fact(member_id, row[0])
+        found = self.found[member_id]
+        return default if found is None else found
+
+    def __getitem__(self, member_id: str) -> events.PlayerRegistered:
+        found = self.get(member_id)
+        if found is None:
+            raise KeyError(member_id)
+        return found
 
 
 def checkpoints_dir(path: str | Path) -> Path:

@@ -12,11 +12,13 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
+from ledger import events
+from ledger.events import PlayerRegistered
 from ledger.rules.fide.rated import period_sum
 from ledger.rules.rounding import round_half_up
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.versions import Amendment
-from projections.items import Item
+from projections.items import KIND_FACTS, Item
 from projections.periods import PublishedList, in_periods
 from projections.rating import parse_amendments
 from projections.schema import STATE_SELECT, ReadModel, rating_row
@@ -58,6 +60,17 @@ def player(view: ReadModel, player_id: str) -> dict[str, Any] | None:
 def profiles(view: ReadModel) -> dict[str, dict[str, Any]]:
     """Every player's profile, by member id."""
     return {r["id"]: json.loads(r["profile"]) for r in view.db["players"].rows}
+
+
+def profile_facts(view: ReadModel) -> dict[str, PlayerRegistered]:
+    """Every player's profile as the typed fact the raters read, by member id."""
+    out = {}
+    for member_id, profile in view.db.execute("select id, profile from players"):
+        fact = events.decode(
+            "PlayerRegistered", payload={"member_id": member_id, **json.loads(profile)}
+        )
+        out[member_id] = fact
+    return out
 
 
 def profile_position(view: ReadModel, player_id: str) -> int | None:
@@ -426,7 +439,9 @@ def item(view: ReadModel, key: str) -> Item | None:
         "select key, kind, start, end, position, revision, payload from items where key = ?",
         [key],
     ).fetchone()
-    return None if row is None else Item(*row[:6], json.loads(row[6]))
+    if row is None:
+        return None
+    return Item(*row[:6], events.decode(KIND_FACTS[row[1]].__name__, row[6].encode()))
 
 
 def section_status(view: ReadModel, section_id: str) -> str | None:
@@ -585,6 +600,20 @@ def amendments(view: ReadModel) -> tuple[Amendment, ...]:
     )
 
 
+# Problems
+
+
+def problems(view: ReadModel) -> list[dict[str, Any]]:
+    """Every entry the read model could not use ("not rated: reason"), in ledger order:
+    position, item_key, kind, reason."""
+    return [
+        {"position": p, "item_key": k, "kind": kind, "reason": reason}
+        for p, k, kind, reason in view.db.execute(
+            "select position, item_key, kind, reason from problems order by position, item_key"
+        )
+    ]
+
+
 # Two read models side by side
 
 
@@ -610,18 +639,6 @@ def names_in(path: str, ids: Sequence[str]) -> dict[str, str]:
         return {pid: name for pid, profile in rows if (name := _name(profile))}
     finally:
         db.close()
-
-
-def problems(view: ReadModel) -> list[dict[str, Any]]:
-    """The entries the projector could not apply, in ledger order (none before it records
-    any: a read model without a `problems` table has none)."""
-    if "problems" not in view.db.table_names():
-        return []
-    return list(
-        view.db.query(
-            "select position, item_key, kind, reason from problems order by position, item_key"
-        )
-    )
 
 
 def _history_out(r: dict[str, Any]) -> dict[str, Any]:

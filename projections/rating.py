@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
+import functools
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict
 from datetime import date
-from typing import Any
+from typing import Any, NamedTuple
 
+from ledger.events import ForeignRecord, PlayerRegistered, encode_value
 from ledger.results import RATED_RESULTS
 from ledger.rules.rounding import round_half_up
 from ledger.rules.uschess import floors
@@ -23,27 +24,27 @@ from ledger.rules.uschess.initialization import (
     Initialization,
     PlayerBackground,
     SourceRating,
-    initialize,
 )
 from ledger.rules.uschess.matches import MatchPlayer, NotRateable, rate_match
-from ledger.rules.uschess.section import Entrant, Game, Rated, rate_section
-from ledger.rules.uschess.systems import System
-from ledger.rules.uschess.time_controls import (
-    is_dual_rated_time_control,
-    parse_time_control,
-    rated_systems,
+from ledger.rules.uschess.overrides import apply_override
+from ledger.rules.uschess.section import (
+    Entrant,
+    Game,
+    Rated,
+    Start,
+    dual_rated_k,
+    rate_event,
 )
+from ledger.rules.uschess.systems import System
+from ledger.rules.uschess.time_controls import parse_time_control, rated_systems
 from ledger.rules.uschess.versions import Amendment, Rules, RuleVersion, resolve
 from projections.items import Item
 from projections.standing import Standing, history_after
 
-OLM_GAMES = 300  # §5: "keeps an established rating above 2200 for 300 ... rated games"
-
 Lookup = Callable[[str, System], Standing]
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(NamedTuple):
     """One player's new standing in one system and its history row (in HISTORY_COLUMNS order)."""
 
     player: str
@@ -104,7 +105,7 @@ def change(
         step4,
         step5,
         floor_bound,
-        json.dumps(detail, sort_keys=True, default=_plain) if detail else "{}",
+        encode_value(detail).decode() if detail else "{}",
         *post.columns(),
     )
     return Change(player, system, post, row)
@@ -123,12 +124,15 @@ def parse_amendments(entries: Sequence[Mapping[str, Any]]) -> tuple[Amendment, .
 
 
 class Rater:
-    """Rates items given each player's standing before it (`lookup`), profiles and amendments."""
+    """Rates items given each player's standing before it (`lookup`), profiles and amendments.
+
+    `rate` dispatches on the item's kind through `KINDS` (below the class): one method each.
+    """
 
     def __init__(
         self,
         lookup: Lookup,
-        profiles: Mapping[str, Mapping[str, Any]],
+        profiles: Mapping[str, PlayerRegistered],
         amendments: tuple[Amendment, ...] = (),
         explain: bool = False,
         version: str | None = None,
@@ -142,13 +146,14 @@ class Rater:
 
     def rules(self, start: str, version: str | None = None) -> Rules:
         key = (start, version)
-        if key not in self._rules:
+        found = self._rules.get(key)
+        if found is None:
             chosen = self.version or version
-            self._rules[key] = resolve(date.fromisoformat(start), chosen, self.amendments)
-        return self._rules[key]
+            found = self._rules[key] = resolve(date.fromisoformat(start), chosen, self.amendments)
+        return found
 
     def rate(self, item: Item) -> list[Change]:
-        return getattr(self, "_" + item.kind)(item)
+        return KINDS[item.kind](self, item)
 
     def _row(
         self,
@@ -166,7 +171,7 @@ class Rater:
         )
 
     def _background(self, player: str, system: System, on: str) -> PlayerBackground:
-        profile = self.profiles.get(player, {})
+        profile = self.profiles.get(player)
         ratings = {}
         for other in System:
             if other is system:
@@ -174,64 +179,66 @@ class Rater:
             s = self.lookup(player, other)
             if s.rating is not None and s.games > 0 and s.rated_on is not None:
                 ratings[other] = SourceRating(s.rating, s.games, date.fromisoformat(s.rated_on))
+        if profile is None:
+            return PlayerBackground(ratings=ratings)
 
-        def foreign(data: Mapping[str, Any] | None) -> ForeignRating | None:
-            if not data:
+        def foreign(data: ForeignRecord | None) -> ForeignRating | None:
+            if data is None:
                 return None
-            return ForeignRating(data["rating"], date.fromisoformat(data.get("date") or on))
+            return ForeignRating(data.rating, date.fromisoformat(data.date or on))
 
-        born = profile.get("birth_date")
+        born = profile.birth_date
         return PlayerBackground(
             birth_date=date.fromisoformat(born) if born else None,
-            adult=bool(profile.get("adult")),
-            fide=foreign(profile.get("fide")),
-            cfc=foreign(profile.get("cfc")),
+            adult=bool(profile.adult),
+            fide=foreign(profile.fide),
+            cfc=foreign(profile.cfc),
             ratings=ratings,
         )
 
     def _section(self, item: Item) -> list[Change]:
-        p = item.payload
-        rules = self.rules(p["start_date"], p.get("rules") if _uschess(p.get("rules")) else None)
+        p = item.event
+        rules = self.rules(p.start_date, p.rules if _uschess(p.rules) else None)
         version = rules.version
-        total = parse_time_control(p["time_control"]).total
-        if p.get("system"):
-            systems = [System(p["system"])]
+        total = parse_time_control(p.time_control).total
+        if p.system:
+            systems = [System(p.system)]
         else:
-            systems = sorted(rated_systems(total, p["online"], version) & version.systems)
-        ids = [x["id"] for x in p["players"]]
-        index = {pid: i for i, pid in enumerate(ids)}
+            systems = sorted(rated_systems(total, p.online, version) & version.systems)
+        index = {x.id: i for i, x in enumerate(p.players)}
+        ids = list(index)
         games = [
-            Game(index[g["white"]], index[g["black"]], RATED_RESULTS[g["result"]])
-            for g in p["games"]
-            if g["result"] in RATED_RESULTS
+            Game(index[g.white], index[g.black], RATED_RESULTS[g.result])
+            for g in p.games
+            if g.result in RATED_RESULTS
         ]
         changes: list[Change] = []
         for system in systems:
-            dual = system in version.dual_k_systems and is_dual_rated_time_control(total)
+            dual = dual_rated_k(system, version, total)
             changes += self._rate_games(item, rules, system, ids, games, dual)
         return changes
 
     def _match(self, item: Item) -> list[Change]:
-        p = item.payload
-        rules = self.rules(p["start_date"])
+        p = item.event
+        rules = self.rules(p.start_date)
         version = rules.version
-        total = parse_time_control(p["time_control"]).total
-        system = System(p["system"]) if p.get("system") else _match_system(total, p, version)
-        first, second = (x["id"] for x in p["players"])
+        total = parse_time_control(p.time_control).total
+        system = System(p.system) if p.system else _match_system(total, p.online, version)
+        first, second = (x.id for x in p.players)
         score, m = 0.0, 0
-        for g in p["games"]:
-            if g["result"] not in RATED_RESULTS:
+        for g in p.games:
+            if g.result not in RATED_RESULTS:
                 continue
-            white_score = RATED_RESULTS[g["result"]]
-            score += white_score if g["white"] == first else 1.0 - white_score
+            white_score = RATED_RESULTS[g.result]
+            score += white_score if g.white == first else 1.0 - white_score
             m += 1
         if m == 0:
             return []
         pre = {pid: self.lookup(pid, system) for pid in (first, second)}
         if pre[first].rating is None or pre[second].rating is None:
             return []
-        dual = system in version.dual_k_systems and is_dual_rated_time_control(total)
-        on = date.fromisoformat(p["end_date"])
+        dual = dual_rated_k(system, version, total)
+        on = date.fromisoformat(p.end_date)
         players = {
             pid: MatchPlayer(
                 s.rating,
@@ -261,19 +268,18 @@ class Rater:
             before = pre[pid]
             wins = sum(
                 1
-                for g in p["games"]
-                if g["result"] in ("1-0", "0-1")
-                and (g["white"] == pid) == (RATED_RESULTS[g["result"]] == 1.0)
+                for g in p.games
+                if g.result in ("1-0", "0-1")
+                and (g.white == pid) == (RATED_RESULTS[g.result] == 1.0)
             )
-            draws = sum(1 for g in p["games"] if RATED_RESULTS.get(g["result"]) == 0.5)
+            draws = sum(1 for g in p.games if RATED_RESULTS.get(g.result) == 0.5)
             request = r.floor_request
-            after = replace(
-                before,
+            after = before._replace(
                 rating=r.rating,
                 games=r.games_after,
                 losses=before.losses + (m - wins - draws),
                 history=history_after(before, m, wins, m - wins - draws),
-                rated_on=p["end_date"],
+                rated_on=p.end_date,
                 floors=floors.after_section(
                     before.floors,
                     pre_rating=before.rating,
@@ -283,7 +289,7 @@ class Rater:
                     wins=wins,
                     draws=draws,
                 ),
-                match_changes=(*before.match_changes, (p["end_date"], r.change)),
+                match_changes=(*before.match_changes, (p.end_date, r.change)),
                 pending_request=None
                 if request is None
                 else (request.new_floor, request.rating_if_granted),
@@ -321,36 +327,41 @@ class Rater:
         version = rules.version
         playing = sorted({g.white for g in games} | {g.black for g in games})
         local = {i: n for n, i in enumerate(playing)}
-        pre: list[Standing] = []
-        entrants: list[Entrant] = []
-        inits: dict[int, Initialization] = {}
-        for n, i in enumerate(playing):
-            s = self.lookup(ids[i], system)
-            pre.append(s)
-            if s.rating is None:
-                init = initialize(
-                    system,
-                    date.fromisoformat(item.end),
-                    rules,
-                    self._background(ids[i], system, item.end),
-                )
-                inits[n] = init
-                entrants.append(Entrant(ids[i], init.rating, init.games, True, "mixed"))
-            else:
-                entrants.append(Entrant(ids[i], s.rating, s.games, False, s.history))
-        rated = rate_section(
-            entrants,
-            [Game(local[g.white], local[g.black], g.score) for g in games],
-            rules.bonus_multiplier,
-            version.bonus_needs_distinct_opponents_at_three,
+        lookup = self.lookup
+        pre = [lookup(ids[i], system) for i in playing]
+        starts = [
+            Start(ids[i], s.rating, s.games, False, s.history)
+            if s.rating is not None
+            else Start(
+                ids[i],
+                None,
+                0,
+                True,
+                background=functools.partial(self._background, ids[i], system, item.end),
+            )
+            for i, s in zip(playing, pre, strict=True)
+        ]
+        local_games = [Game(local[g.white], local[g.black], g.score) for g in games]
+        rated, inits = rate_event(
+            starts,
+            local_games,
+            rules,
+            system,
+            date.fromisoformat(item.end),
             dual,
             explain=self.explain,
         )
         changes = []
+        end = item.end
+        name = str(system)
+        # The history row's columns that are the same for every player of the item
+        key, where = item.key, (item.sort_key, item.kind, end, item.position, item.revision)
+        rules_columns = (rules.name, rules.bonus_multiplier)
+        apply_floor, after_section = floors.apply_floor_and_ceiling, floors.after_section
         for n, r in enumerate(rated):
             before = pre[n]
-            rating, bound = floors.apply_floor_and_ceiling(r.step5, before.floors, system, version)
-            fl = floors.after_section(
+            rating, bound = apply_floor(r.step5, before.floors, system, version)
+            fl = after_section(
                 before.floors,
                 pre_rating=before.rating,
                 pre_games=before.games,
@@ -364,60 +375,68 @@ class Rater:
                 before.games + r.m,
                 before.losses + r.losses,
                 history_after(before, r.m, r.wins, r.losses),
-                item.end,
-                before.olm_title_date or (item.end if fl.olm_games >= OLM_GAMES else None),
+                end,
+                floors.olm_title_date(before.olm_title_date, fl, end),
                 fl,
                 before.match_changes,
                 before.pending_request,
             )
             init = inits.get(n)
-            changes.append(
-                self._row(
-                    item,
-                    entrants[n].id,
-                    system,
-                    rules,
-                    before,
-                    after,
-                    r.formula,
-                    m=r.m,
-                    score=r.score,
-                    n_eff=r.n_eff,
-                    k=r.k,
-                    expected=r.expected,
-                    bonus=r.bonus,
-                    step3=r.step3,
-                    step4=r.step4,
-                    step5=r.step5,
-                    floor_bound=None if bound is None else str(bound),
-                    **({} if init is None else {"initialization": initialization_detail(init)}),
-                    **(
-                        self._explained(entrants, n, r, before, system, version, dual, games, local)
-                        if self.explain
-                        else {}
-                    ),
+            extra: dict[str, Any] = {}
+            if init is not None:
+                extra["initialization"] = initialization_detail(init)
+            if self.explain:
+                entrant = Entrant(r.id, r.pre_rating, r.games_before, r.unrated, starts[n].history)
+                extra.update(
+                    self._explained(
+                        entrant, r, before, system, version, dual, local_games, n, starts
+                    )
                 )
+            row = (
+                key,
+                r.id,
+                name,
+                *where,
+                *rules_columns,
+                r.formula,
+                before.rating,
+                rating,
+                round_half_up(rating),
+                before.games,
+                after.games,
+                r.m,
+                r.score,
+                r.n_eff,
+                r.k,
+                r.expected,
+                r.bonus,
+                r.step3,
+                r.step4,
+                r.step5,
+                None if bound is None else bound.value,
+                encode_value(extra).decode() if extra else "{}",
+                *after.columns(),
             )
+            changes.append(Change(r.id, system, after, row))
         return changes
 
     def _explained(
         self,
-        entrants: list[Entrant],
-        n: int,
+        e: Entrant,
         r: Rated,
         before: Standing,
         system: System,
         version: RuleVersion,
         dual: bool,
         games: list[Game],
-        local: dict[int, int],
+        n: int,
+        starts: list[Start],
     ) -> dict[str, Any]:
         """Everything behind one player's result, for `explain` (not stored in rows)."""
-        e = entrants[n]
         opponents = [
-            entrants[local[g.black if local[g.white] == n else g.white]].id
+            starts[g.black if g.white == n else g.white].id
             for g in games
-            if n in (local[g.white], local[g.black])
+            if n in (g.white, g.black)
         ]
         floor, kind = floors.effective_floor(before.floors, system, version)
         return {
@@ -455,122 +474,108 @@ class Rater:
         }
 
     def _opening(self, item: Item) -> list[Change]:
-        p = item.payload
-        if p["system"] not in System.__members__:
+        p = item.event
+        if p.system not in System.__members__:
             return []  # a FIDE or ICU list's opening balance, for those families' read models
-        system = System(p["system"])
+        system = System(p.system)
         rules = self.rules(item.start)
-        before = self.lookup(p["member_id"], system)
+        before = self.lookup(p.member_id, system)
         fl = floors.FloorState(
-            wins=p.get("wins") or 0,
-            draws=p.get("draws") or 0,
-            sections_of_three=p.get("sections_of_three") or 0,
-            peak=p.get("peak"),
-            olm_games=p.get("olm_games") or 0,
-            money_floor=p.get("money_floor"),
-            director_floor=p.get("director_floor"),
-            ceiling=p.get("ceiling"),
+            wins=p.wins or 0,
+            draws=p.draws or 0,
+            sections_of_three=p.sections_of_three or 0,
+            peak=p.peak,
+            olm_games=p.olm_games or 0,
+            money_floor=p.money_floor,
+            director_floor=p.director_floor,
+            ceiling=p.ceiling,
         )
         after = Standing(
-            rating=float(p["rating"]),
-            games=p["games"],
-            losses=p.get("losses") or 0,
-            history=p.get("history") or "mixed",
+            rating=float(p.rating),
+            games=p.games,
+            losses=p.losses or 0,
+            history=p.history or "mixed",
             rated_on=item.end,
             floors=fl,
         )
-        return [self._row(item, p["member_id"], system, rules, before, after, "opening")]
+        return [self._row(item, p.member_id, system, rules, before, after, "opening")]
 
     def _money(self, item: Item) -> list[Change]:
-        p = item.payload
-        system = System(p["system"])
+        p = item.event
+        system = System(p.system)
         rules = self.rules(item.start)
-        before = self.lookup(p["member_id"], system)
-        fl = floors.with_prize(before.floors, p["amount"], p["limit"], rules.version)
-        after = replace(before, floors=fl)
+        before = self.lookup(p.member_id, system)
+        fl = floors.with_prize(before.floors, p.amount, p.limit, rules.version)
+        after = before._replace(floors=fl)
         bound = None
         if after.rating is not None:
             rating, bound = floors.apply_floor_and_ceiling(after.rating, fl, system, rules.version)
-            after = replace(after, rating=rating)
+            after = after._replace(rating=rating)
         return [
             self._row(
                 item,
-                p["member_id"],
+                p.member_id,
                 system,
                 rules,
                 before,
                 after,
                 "money_floor",
                 floor_bound=None if bound is None else str(bound),
-                amount=p["amount"],
-                limit=p["limit"],
+                amount=p.amount,
+                limit=p.limit,
                 money_floor=fl.money_floor,
-                reason=floors.no_money_floor(p["amount"], p["limit"], rules.version),
+                reason=floors.no_money_floor(p.amount, p.limit, rules.version),
             )
         ]
 
     def _override(self, item: Item) -> list[Change]:
-        p = item.payload
-        system = System(p["system"])
+        p = item.event
+        system = System(p.system)
         rules = self.rules(item.start)
-        before = self.lookup(p["member_id"], system)
-        action, value = p["action"], p.get("value")
-        after = before
-        if action == "impose_ceiling":
-            after = before.with_floors(ceiling=value)
-            if after.rating is not None and after.rating > value:
-                after = replace(after, rating=float(value))
-        elif action == "lift_ceiling":
-            after = before.with_floors(ceiling=None)
-        elif action == "set_floor":
-            after = before.with_floors(director_floor=None if value is None else int(value))
-            if after.rating is not None and value is not None and after.rating < value:
-                after = replace(after, rating=float(value))
-        elif action == "grant_floor_lowering":
-            after = replace(
-                before.with_floors(floor_lowerings=before.floors.floor_lowerings + 1),
-                pending_request=None,
-            )
-            if before.pending_request is not None:
-                after = replace(after, rating=before.pending_request[1])
-        elif action == "adjust_rating":
-            after = replace(before, rating=float(value), rated_on=item.end)
+        before = self.lookup(p.member_id, system)
+        rating, fl, pending, rated_now = apply_override(
+            p.action, p.value, before.rating, before.floors, before.pending_request
+        )
+        after = before._replace(
+            rating=rating,
+            floors=fl,
+            pending_request=pending,
+            rated_on=item.end if rated_now else before.rated_on,
+        )
         return [
             self._row(
                 item,
-                p["member_id"],
+                p.member_id,
                 system,
                 rules,
                 before,
                 after,
-                action,
-                value=value,
-                reason=p.get("reason"),
-                warning=_ceiling_below_floor(action, value, before, system, rules),
+                p.action,
+                value=p.value,
+                reason=p.reason,
+                warning=_ceiling_below_floor(p.action, p.value, before, system, rules),
             )
         ]
 
     def _fide(self, item: Item) -> list[Change]:
-        p = item.payload
+        p = item.event
         system = System.OTBR
         rules = self.rules(item.start)
-        member = p["member_id"]
+        member = p.member_id
         before = self.lookup(member, system)
-        profile = self.profiles.get(member, {})
-        fide = profile.get("fide") or {}
-        expires = profile.get("membership_expires")
+        profile = self.profiles.get(member)
+        fide = None if profile is None else profile.fide
+        expires = None if profile is None else profile.membership_expires
         player = FidePlayer(
             otbr_rating=before.rating,
             otbr_games=before.games,
             member=expires is None or expires >= item.start,
-            usa_flag=fide.get("federation") == "USA",
-            fide_rating=fide.get("rating"),
-            opted_in=bool(profile.get("fide_adjustment_opt_in")),
+            usa_flag=fide is not None and fide.federation == "USA",
+            fide_rating=None if fide is None else fide.rating,
+            opted_in=bool(profile is not None and profile.fide_adjustment_opt_in),
         )
-        games = [
-            FideGame(g["opponent_rating"], g["score"], g.get("opponent_id")) for g in p["games"]
-        ]
-        result = adjust_for_fide_event(player, games, rules, youth=p.get("youth_event", False))
+        games = [FideGame(g.opponent_rating, g.score, g.opponent_id) for g in p.games]
+        result = adjust_for_fide_event(player, games, rules, youth=p.youth_event)
         if isinstance(result, NotEligible):
             return [
                 self._row(
@@ -590,8 +595,7 @@ class Rater:
         wins = sum(1 for g in games if g.opponent_fide is not None and g.score == 1.0)
         draws = sum(1 for g in games if g.opponent_fide is not None and g.score == 0.5)
         losses = result.m - wins - draws
-        after = replace(
-            before,
+        after = before._replace(
             rating=rating,
             games=result.games_after,
             losses=before.losses + losses,
@@ -629,6 +633,17 @@ class Rater:
         ]
 
 
+# item kind → the method that rates it (projections/items.py KIND_FACTS lists the kinds)
+KINDS: dict[str, Callable[[Rater, Item], list[Change]]] = {
+    "section": Rater._section,
+    "match": Rater._match,
+    "opening": Rater._opening,
+    "money": Rater._money,
+    "override": Rater._override,
+    "fide": Rater._fide,
+}
+
+
 def _ceiling_below_floor(
     action: str, value: float | None, before: Standing, system: System, rules: Rules
 ) -> str | None:
@@ -645,16 +660,10 @@ def _uschess(rules: str | None) -> bool:
     return bool(rules) and rules.startswith("uschess-")
 
 
-def _match_system(total: int, payload: Mapping[str, Any], version: Any) -> System:
-    systems = rated_systems(total, payload["online"], version)
-    regular = System.OLR if payload["online"] else System.OTBR
+def _match_system(total: int, online: bool, version: Any) -> System:
+    systems = rated_systems(total, online, version)
+    regular = System.OLR if online else System.OTBR
     return regular if regular in systems else sorted(systems)[0]
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, date):
-        return value.isoformat()
-    raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
 def initialization_detail(init: Initialization) -> dict[str, Any]:

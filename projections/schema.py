@@ -51,7 +51,7 @@ POST_RATING = HISTORY_COLUMNS.index("post_rating")
 GAMES_AFTER = HISTORY_COLUMNS.index("games_after")
 STATE_SELECT = ", ".join(("post_rating", "games_after", *STATE_COLUMNS))
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 HISTORY_TYPES = {
     "s_wins": int,
     "s_draws": int,
@@ -125,6 +125,7 @@ HISTORY_INSERT = (
     f"insert into history ({', '.join(HISTORY_COLUMNS)}) "
     f"values ({', '.join('?' for _ in HISTORY_COLUMNS)})"
 )
+HISTORY_REPLACE = HISTORY_INSERT.replace("insert into", "insert or replace into", 1)
 RATINGS_INSERT = (
     f"insert or replace into ratings ({', '.join(RATING_COLUMNS)}) "
     f"values ({', '.join('?' for _ in RATING_COLUMNS)})"
@@ -162,7 +163,10 @@ def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> None:
             pk="key",
         )
         db["items"].create_index(["sort_key"])
-        db["item_players"].create({"item_key": str, "player": str}, pk=("item_key", "player"))
+        db.execute(
+            "create table item_players (item_key TEXT, player TEXT, "
+            "primary key (item_key, player)) without rowid"
+        )
         db["item_players"].create_index(["player"])
         db["sections"].create(
             {
@@ -199,11 +203,24 @@ def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> None:
             },
             pk=("family", "number"),
         )
-        db["history"].create(
-            {c: HISTORY_TYPES.get(c, str) for c in HISTORY_COLUMNS},
-            pk=("player", "system", "sort_key"),
+        # Clustered on its key: a player's rows in rating order are one range of one b-tree.
+        types = {int: "INTEGER", float: "FLOAT", str: "TEXT"}
+        db.execute(
+            "create table history ("
+            + ", ".join(f"[{c}] {types[HISTORY_TYPES.get(c, str)]}" for c in HISTORY_COLUMNS)
+            + ", primary key (player, system, sort_key)) without rowid"
         )
         db["history"].create_index(["item_key"])
+        # Entries the projection could not use: "not rated: reason" (issue 10).
+        db.execute(
+            "create table problems (position INTEGER, item_key TEXT, kind TEXT, reason TEXT, "
+            "primary key (position, item_key))"
+        )
+        db["problems"].create_index(["item_key"])
+        # Which record (item key, `player:ID`, `amendment:POS`) each entry changed, and every
+        # revision of a record changed more than once: what a void (EntryVoided) takes back.
+        db["entries"].create({"position": int, "key": str}, pk="position")
+        db["revisions"].create({"key": str, "revisions": str}, pk="key")
         db["ratings"].create(RATING_COLUMNS, pk=("player", "system"))
 
 

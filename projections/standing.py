@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import replace
+from typing import Any, NamedTuple
 
 from ledger.rules.uschess.floors import FloorState
+from ledger.rules.uschess.history import history_after as rules_history_after
+
+NO_FLOORS = FloorState()
 
 
-@dataclass(frozen=True)
-class Standing:
-    """Rating (None while unrated), N, results, floors and the dates later rules need."""
+class Standing(NamedTuple):
+    """Rating (None while unrated), N, results, floors and the dates later rules need.
+
+    A tuple (docs/decisions.md, "compact standings"): a replay makes one per player and item.
+    """
 
     rating: float | None = None
     games: int = 0
@@ -20,7 +25,7 @@ class Standing:
     history: str = "mixed"
     rated_on: str | None = None
     olm_title_date: str | None = None
-    floors: FloorState = field(default_factory=FloorState)
+    floors: FloorState = NO_FLOORS
     match_changes: tuple[tuple[str, float], ...] = ()
     pending_request: tuple[int, float] | None = None  # (new floor, rating if granted)
     extra: str | None = None  # a rule family's own state, as JSON (FIDE 10.3 performances…)
@@ -105,7 +110,7 @@ class Standing:
         )
 
     def with_floors(self, **changes: object) -> Standing:
-        return replace(self, floors=replace(self.floors, **changes))
+        return self._replace(floors=replace(self.floors, **changes))
 
 
 STATE_COLUMNS = (
@@ -130,11 +135,7 @@ UNRATED = Standing()
 
 
 def history_after(pre: Standing, m: int, wins: int, losses: int) -> str:
-    """§4.1's "all wins / all losses in all previous rated games" after m more games."""
-    if pre.rating is None or pre.games == 0:
-        return "all_wins" if wins == m else "all_losses" if losses == m else "mixed"
-    if pre.history == "all_wins" and wins == m:
-        return "all_wins"
-    if pre.history == "all_losses" and losses == m:
-        return "all_losses"
-    return "mixed"
+    """§4.1's "all wins / all losses" status after m more games (ledger/rules/uschess/history)."""
+    return rules_history_after(
+        pre.rating is not None and pre.games > 0, pre.history, m, wins, losses
+    )

@@ -7,6 +7,7 @@ as-known-at read copies the latest checkpoint at or before the position and catc
 from __future__ import annotations
 
 import itertools
+import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
@@ -34,13 +35,21 @@ def at_position(
         for f in (view.checkpoints_dir.glob("*.db") if view.checkpoints_dir.exists() else ())
         if int(f.stem) <= position
     )
-    path.unlink(missing_ok=True)
-    if found:
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
+    after = found[-1][0] if found else 0
+    pending = list(itertools.takewhile(lambda e: e.position <= position, entries_after(after)))
+    if found and not pending:
+        # Nothing to catch up: the checkpoint itself is the answer, linked rather than copied
+        # (a read model of a million games is hundreds of megabytes); nothing writes to it.
+        try:
+            os.link(found[-1][1], path)
+        except OSError:
+            shutil.copyfile(found[-1][1], path)
+    elif found:
         shutil.copyfile(found[-1][1], path)
     past = View(path, view.family, view.what_if, checkpoint_every=0)
-    past.catch_up(
-        itertools.takewhile(lambda e: e.position <= position, entries_after(past.last_position))
-    )
+    past.catch_up(pending)
     return past
 
 

@@ -1,6 +1,9 @@
 """Benchmark the ledger: append rate, full replay, replay ÷ raw read, correction re-rate, as-of.
 
-Generates a synthetic ledger with scripts/generate.py at each size and prints JSON.
+Generates a synthetic ledger with scripts/generate.py at each size (or reuses one kept with
+--ledgers) and prints JSON. Each CPU-bound measurement alternates with its baseline (raw read,
+replay, raw read, replay, …) and reports the best and the median of --repeats runs, in wall
+and in CPU seconds (the CPU figure is the steadier one on a shared machine).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import os
 import platform
 import pstats
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -70,16 +74,35 @@ def generate(store: str, games: int, players: int, seed: int) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def timed(fn, repeats: int) -> tuple[float, object]:
-    times, result = [], None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
+def clocks(fn) -> tuple[float, float, object]:
+    """(wall seconds, this process's CPU seconds, result) of one call."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = fn()
+    return time.perf_counter() - wall, time.process_time() - cpu, result
 
 
-def profile_rebuild(app: RatingsLedger, path: Path, top: int = 12) -> list[dict]:
+def summary(samples: list[tuple[float, float]]) -> dict:
+    """Best and median of wall and CPU seconds."""
+    walls, cpus = [w for w, _ in samples], [c for _, c in samples]
+    return {
+        "best_s": round(min(walls), 3),
+        "median_s": round(statistics.median(walls), 3),
+        "best_cpu_s": round(min(cpus), 3),
+        "median_cpu_s": round(statistics.median(cpus), 3),
+    }
+
+
+def ratio(a: dict, b: dict) -> dict:
+    """a ÷ b, best over best and median over median, wall and CPU."""
+    return {
+        "best": round(a["best_s"] / b["best_s"], 2),
+        "median": round(a["median_s"] / b["median_s"], 2),
+        "best_cpu": round(a["best_cpu_s"] / b["best_cpu_s"], 2),
+        "median_cpu": round(a["median_cpu_s"] / b["median_cpu_s"], 2),
+    }
+
+
+def profile_rebuild(app: RatingsLedger, path: Path, top: int = 15) -> dict:
     prof = cProfile.Profile()
     view = View(path)
     prof.enable()
@@ -88,86 +111,146 @@ def profile_rebuild(app: RatingsLedger, path: Path, top: int = 12) -> list[dict]
     view.close()
     stream = io.StringIO()
     stats = pstats.Stats(prof, stream=stream)
-    total = sum(v[2] for v in stats.stats.values())  # type: ignore[attr-defined]
-    rows = sorted(stats.stats.items(), key=lambda kv: kv[1][2], reverse=True)[:top]  # type: ignore[attr-defined]
-    return [
-        {
-            "function": f"{Path(f).name}:{line}({name})",
-            "self_s": round(v[2], 3),
-            "share": round(v[2] / total, 3) if total else None,
-        }
-        for (f, line, name), v in rows
-    ]
+    raw = stats.stats  # type: ignore[attr-defined]
+    total = sum(v[2] for v in raw.values())
+
+    def rows(index: int) -> list[dict]:
+        ranked = sorted(raw.items(), key=lambda kv: kv[1][index], reverse=True)[:top]
+        return [
+            {
+                "function": f"{Path(f).name}:{line}({name})",
+                "self_s": round(v[2], 3),
+                "cumulative_s": round(v[3], 3),
+                "share_self": round(v[2] / total, 3) if total else None,
+            }
+            for (f, line, name), v in ranked
+        ]
+
+    return {
+        "total_s": round(total, 3),
+        "note": "cProfile of the rebuilding process; from about 50,000 games its history "
+        "rows are stored by a writer process (projections/writer.py), not profiled here",
+        "by_self": rows(2),
+        "by_cumulative": rows(3),
+    }
 
 
-def correction_one_year_back(app: RatingsLedger, view: View) -> tuple[float, int]:
-    """Correct one result of a section that ended about a year before the last one (as the
+def raw_read(app: RatingsLedger) -> int:
+    """The raw log read: every entry with its payload decoded (plain JSON)."""
+    return sum(1 for e in read_entries(app) if e.payload is not None)
+
+
+def correct_one_year_back(app: RatingsLedger, view: View) -> None:
+    """Flip one result of a section that ended about a year before the last one (as the
     generated ledger's ratings admin)."""
     sections = view.db.execute(
-        "select payload, end from items where kind = 'section' order by sort_key"
+        "select key, end from items where kind = 'section' order by sort_key"
     ).fetchall()
     last = date.fromisoformat(sections[-1][1])
     target = last - timedelta(days=365)
-    payload = next(json.loads(p) for p, end in sections if date.fromisoformat(end) >= target)
+    key = next(k for k, end in sections if date.fromisoformat(end) >= target)
+    payload = queries.item(view, key).payload
     game = next(g for g in payload["games"] if g["result"] in ("1-0", "0-1"))
     game["result"] = "0-1" if game["result"] == "1-0" else "1-0"
     data = {k: payload[k] for k in SubmitSection.model_fields if k in payload}
     app.correct_section(parse(SubmitSection, data), reason="benchmark", actor="ratings-office")
-    start = time.perf_counter()
-    stats = view.catch_up(read_entries(app, view.last_position))
-    return time.perf_counter() - start, stats.items_rated
 
 
-def run_size(games: int, players: int, seed: int, repeats: int, workdir: Path) -> dict:
-    db = workdir / f"ledger-{games}.db"
-    store = f"sqlite:///{db}"
-    start = time.perf_counter()
-    generated = generate(store, games, players, seed)
-    append_s = time.perf_counter() - start
+def ledger_copy(games: int, players: int, seed: int, workdir: Path, ledgers: Path | None) -> tuple:
+    """A fresh copy of the generated ledger (generated once into `ledgers` when given)."""
+    name = f"ledger-{games}-{players}-{seed}.db"
+    source = (ledgers or workdir) / name
+    counts = source.with_suffix(".json")
+    append_s = None
+    if not source.exists():
+        start = time.perf_counter()
+        counts.write_text(json.dumps(generate(f"sqlite:///{source}", games, players, seed)))
+        append_s = time.perf_counter() - start
+    db = workdir / f"run-{name}"
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(db) + suffix).unlink(missing_ok=True)
+        if Path(str(source) + suffix).exists():
+            shutil.copyfile(str(source) + suffix, str(db) + suffix)
+    return f"sqlite:///{db}", json.loads(counts.read_text()), append_s
+
+
+def run_size(
+    games: int, players: int, seed: int, repeats: int, workdir: Path, ledgers: Path | None
+) -> dict:
+    store, generated, append_s = ledger_copy(games, players, seed, workdir, ledgers)
     result: dict = {"games": games, "players": players, "generated": generated}
-    result["append"] = {
-        "seconds": round(append_s, 2),
-        "sections_per_s": round(generated.get("sections", 0) / append_s, 1),
-        "games_per_s": round(generated.get("games", games) / append_s),
-    }
+    if append_s is not None:
+        result["append"] = {
+            "seconds": round(append_s, 2),
+            "sections_per_s": round(generated.get("sections", 0) / append_s, 1),
+            "games_per_s": round(generated.get("games", games) / append_s),
+        }
+    view_path = workdir / f"view-{games}.db"
     keyring = Keyring(os.environ.get(KEYRING_VARIABLE) or workdir / "keys")  # as generate.py's
     with closing(RatingsLedger(store, keyring=keyring)) as app:
-        read_s, count = timed(lambda: sum(1 for _ in read_entries(app)), repeats)
-        view_path = workdir / f"view-{games}.db"
-
-        def rebuild() -> View:
-            v = View(view_path)
-            v.rebuild(read_entries(app))
-            return v
-
-        replay_s, view = timed(rebuild, repeats)
-        assert isinstance(view, View)
+        # A B A B ...: the raw read and the replay alternate, so both see the same machine.
+        reads, replays, stats = [], [], None
+        count = 0
+        for _ in range(repeats):
+            wall, cpu, count = clocks(lambda: raw_read(app))
+            reads.append((wall, cpu))
+            view = View(view_path)
+            wall, cpu, stats = clocks(lambda: view.rebuild(read_entries(app)))  # noqa: B023
+            replays.append((wall, cpu))
+            view.close()
+        read_s, replay_s = summary(reads), summary(replays)
         real_games = generated.get("games", games)
         result["replay"] = {
             "entries": count,
-            "raw_log_read_s": round(read_s, 3),
-            "full_replay_s": round(replay_s, 3),
-            "games_per_s": round(real_games / replay_s),
-            "replay_over_raw_read": round(replay_s / read_s, 2),
+            "items_rated": stats.items_rated,
+            "history_rows": stats.rows,
+            "raw_log_read": read_s,
+            "full_replay": replay_s,
+            "games_per_s": round(real_games / replay_s["best_s"]),
+            "seconds_per_million_games": round(replay_s["best_s"] / real_games * 1e6, 2),
+            "replay_over_raw_read": ratio(replay_s, read_s),
         }
+        view = View(view_path)
         view.checkpoint()
         published = view.last_position
-        correction_s, rated = correction_one_year_back(app, view)
+        # Corrections a year back, each caught up on its own; cost per re-rated item against
+        # the replay's cost per item.
+        corrections, per_rows, rated, rows = [], [], [], []
+        for _ in range(repeats):
+            correct_one_year_back(app, view)
+            wall, cpu, s = clocks(lambda: view.catch_up(read_entries(app, view.last_position)))  # noqa: B023
+            corrections.append((1000 * wall / s.items_rated, 1000 * cpu / s.items_rated))
+            per_rows.append((1e6 * wall / s.rows, 1e6 * cpu / s.rows))
+            rated.append(s.items_rated)
+            rows.append(s.rows)
+        per_item = summary(corrections)  # milliseconds
+        per_row = summary(per_rows)  # microseconds
+        replay_item = {k: round(1000 * v / stats.items_rated, 3) for k, v in replay_s.items()}
+        replay_row = {k: round(1e6 * v / stats.rows, 3) for k, v in replay_s.items()}
         result["correction"] = {
-            "re_rate_s": round(correction_s, 3),
             "items_re_rated": rated,
-            "over_full_replay": round(correction_s / replay_s, 4),
-        }
-        known_s, past = timed(
-            lambda: timetravel.at_position(
-                view, lambda after: read_entries(app, after), published, workdir / "past.db"
+            "history_rows_rewritten": rows,
+            "re_rate_per_item_ms": per_item,
+            "replay_per_item_ms": replay_item,
+            "per_item_over_replay_per_item": ratio(per_item, replay_item),
+            "re_rate_per_row_us": per_row,
+            "replay_per_row_us": replay_row,
+            "per_row_over_replay_per_row": ratio(per_row, replay_row),
+            "share_of_full_replay": round(
+                statistics.median(rated) * per_item["median_s"] / 1000 / replay_s["median_s"], 4
             ),
-            repeats,
-        )
-        assert isinstance(past, View)
-        past.close()
+        }
+        knowns = []
+        for _ in range(repeats):
+            wall, cpu, past = clocks(
+                lambda: timetravel.at_position(
+                    view, lambda after: read_entries(app, after), published, workdir / "past.db"
+                )
+            )
+            knowns.append((wall, cpu))
+            past.close()
         result["as_known_at"] = {
-            "before_the_correction_s": round(known_s, 3),
+            "before_the_corrections": summary(knowns),
             "from": "the read model's checkpoint at that position, caught up to it",
         }
         rng = random.Random(seed)
@@ -186,7 +269,7 @@ def run_size(games: int, players: int, seed: int, repeats: int, workdir: Path) -
             "p95": round(1000 * latencies[int(0.95 * len(latencies))], 3),
         }
         view.close()
-        result["profile_top"] = profile_rebuild(app, workdir / f"profile-{games}.db")
+        result["profile"] = profile_rebuild(app, workdir / f"profile-{games}.db")
     return result
 
 
@@ -197,13 +280,21 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--workdir", type=Path, default=None)
+    parser.add_argument(
+        "--ledgers",
+        type=Path,
+        default=None,
+        help="keep generated ledgers here and reuse them (each run works on a copy)",
+    )
     args = parser.parse_args()
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="ratings-bench-"))
     workdir.mkdir(parents=True, exist_ok=True)
     out = {"benchmark": "bench", "machine": machine(), "repeats": args.repeats, "sizes": []}
     for games in args.games:
         players = max(50, int(games * args.players_per_game))
-        out["sizes"].append(run_size(games, players, args.seed, args.repeats, workdir))
+        out["sizes"].append(
+            run_size(games, players, args.seed, args.repeats, workdir, args.ledgers)
+        )
         print(json.dumps(out["sizes"][-1]), file=sys.stderr)
     print(json.dumps(out, indent=2))
 

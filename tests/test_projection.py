@@ -222,3 +222,21 @@ def test_forfeits_and_byes_are_recorded_but_not_rated(led, view):
     led.catch_up(view)
     assert queries.player(view, A)["ratings"]["OTBR"]["games"] == 1
     assert queries.player(view, B)["ratings"]["OTBR"]["games"] == 1
+
+
+def test_a_correction_that_moves_a_section_and_drops_a_player(led, view, tmp_path):
+    # The corrected report has other dates (the section moves in the rating order) and one
+    # player fewer: the old rows go, the rows at the new place come, both sides re-rate.
+    led.register(A, B, C, D, adult=True)
+    led.submit(round_robin("S1", [A, B, C], "2024-01-06"))
+    led.submit(round_robin("S2", [A, D], "2024-02-03"))
+    led.submit(round_robin("S3", [B, D], "2024-04-06"))
+    led.catch_up(view)
+    led.correct(round_robin("S1", [A, B], "2024-03-02"))
+    led.catch_up(view)
+    assert [r["item_key"] for r in queries.history(view, A, "OTBR")] == [
+        "section:S2",
+        "section:S1",
+    ]
+    assert queries.history(view, C, "OTBR") == []
+    assert led.rebuilt(tmp_path / "full.db").digest() == view.digest()

@@ -32,6 +32,11 @@ def round_robin_competition(ra: float, own: float, opponents: int) -> float:
     return (ra * (opponents + 1) - own) / opponents
 
 
+def reaches_k_10(published: float) -> bool:
+    """10.641: a published rating of 2400 or more sets K to 10 for good."""
+    return published >= K_10_RATING
+
+
 def k_factor(rating: float, games: int, reached_2400: bool) -> int:
     """10.641: K from the games completed before this section and the published rating."""
     if games < NEW_PLAYER_GAMES:

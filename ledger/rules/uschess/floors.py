@@ -91,6 +91,14 @@ def olm_games_after(olm_games: int, pre_rating: float | None, pre_games: int, ga
     return olm_games
 
 
+def olm_title_date(title_date: str | None, state: FloorState, on: str) -> str | None:
+    """§5: the date the OLM floor was earned: kept once set, else `on` if the record reached
+    OLM_GAMES games with an established rating above 2200."""
+    if title_date is not None:
+        return title_date
+    return on if state.olm_games >= OLM_GAMES else None
+
+
 def money_floor(prize: float, under: int, version: RuleVersion) -> int | None:
     """§5: the floor a prize earns in a section or prize for players rated under `under`."""
     large = (
@@ -138,18 +146,29 @@ def floor_components(state: FloorState, system: System, version: RuleVersion) ->
 def effective_floor(state: FloorState, system: System, version: RuleVersion) -> tuple[int, Bound]:
     """The highest floor component, lowered 100 per granted match request (§7), never below 100.
 
-    Ties go to the component listed first in `Bound`.
+    Ties go to the component listed first in `Bound`. (The components of `floor_components`,
+    computed inline: this runs for every player of every rated section.)
     """
     kind, best = Bound.ABSOLUTE, ABSOLUTE_FLOOR
-    for k, level in (
-        (Bound.PERSONAL_ABSOLUTE, absolute_floor(state, system, version)),
-        (Bound.PEAK, peak_floor(state.peak)),
-        (Bound.MONEY, state.money_floor),
-        (Bound.DIRECTOR, state.director_floor),
-        (Bound.OLM, olm_floor(state, system, version)),
-    ):
+    if system in version.absolute_floor_systems:
+        # §5: AF = min(100 + 4N_W + 2N_D + N_R, 150)
+        personal = ABSOLUTE_FLOOR + 4 * state.wins + 2 * state.draws + state.sections_of_three
+        if personal > PERSONAL_FLOOR_CAP:
+            personal = PERSONAL_FLOOR_CAP
+        if personal > best:
+            kind, best = Bound.PERSONAL_ABSOLUTE, personal
+    if state.peak is not None:
+        level = peak_floor(state.peak)
         if level is not None and level > best:
-            kind, best = k, level
+            kind, best = Bound.PEAK, level
+    if state.money_floor is not None and state.money_floor > best:
+        kind, best = Bound.MONEY, state.money_floor
+    if state.director_floor is not None and state.director_floor > best:
+        kind, best = Bound.DIRECTOR, state.director_floor
+    if state.olm_games >= OLM_GAMES and system in version.olm_floor_systems and best < OLM_FLOOR:
+        kind, best = Bound.OLM, OLM_FLOOR
+    if not state.floor_lowerings:
+        return best, kind
     # §7: "the new floor will be 100 points below the old floor"
     level = best - MATCH_FLOOR_LOWERING * state.floor_lowerings
     if level <= ABSOLUTE_FLOOR:
@@ -193,16 +212,16 @@ def after_section(
     if is_established(pre_games + games) and (peak is None or post_rating > peak):
         peak = post_rating
     return FloorState(
-        wins=state.wins + wins,
-        draws=state.draws + draws,
+        state.wins + wins,
+        state.draws + draws,
         # §5: N_R "events of at least three ratable games"
-        sections_of_three=state.sections_of_three + (1 if games >= 3 else 0),
-        peak=peak,
-        olm_games=olm_games_after(state.olm_games, pre_rating, pre_games, games),
-        money_floor=state.money_floor,
-        director_floor=state.director_floor,
-        ceiling=state.ceiling,
-        floor_lowerings=state.floor_lowerings,
+        state.sections_of_three + (1 if games >= 3 else 0),
+        peak,
+        olm_games_after(state.olm_games, pre_rating, pre_games, games),
+        state.money_floor,
+        state.director_floor,
+        state.ceiling,
+        state.floor_lowerings,
     )
 
 

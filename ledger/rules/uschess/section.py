@@ -2,21 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import date
+from typing import NamedTuple
 
 from ledger.rules.uschess.effective_games import effective_games
+from ledger.rules.uschess.initialization import Initialization, PlayerBackground, initialize
 from ledger.rules.uschess.special_formula import SpecialResult, special_rating
 from ledger.rules.uschess.standard_formula import bonus_eligible, k_factor, standard_rating
+from ledger.rules.uschess.systems import System
+from ledger.rules.uschess.time_controls import is_dual_rated_time_control
+from ledger.rules.uschess.versions import Rules, RuleVersion
 
 MINIMUM_RATING = 100.0  # §1 Steps 3–5: "If the resulting rating ... is less than 100, ... 100"
 SPECIAL_UP_TO = 8  # §1 Step 4: the special formula for "8 or fewer games (N ≤ 8)"
 SPECIAL, STANDARD = "special", "standard"
 
 
-@dataclass(frozen=True, slots=True)
-class Entrant:
-    """A player's state entering the section: pre-event rating, or the Step 1 values if unrated."""
+class Entrant(NamedTuple):
+    """A player's state entering the section: pre-event rating, or the Step 1 values if unrated.
+
+    (Named tuples, like Game and Start: a replay makes one per player and game.)
+    """
 
     id: str
     rating: float
@@ -25,8 +33,7 @@ class Entrant:
     history: str = "mixed"  # the player's previous games: mixed, all_wins or all_losses
 
 
-@dataclass(frozen=True, slots=True)
-class Game:
+class Game(NamedTuple):
     """A rated game: `score` is the first player's result (1, ½ or 0)."""
 
     white: int
@@ -190,3 +197,66 @@ def _step(
             if explain:
                 r.opponents_step5 = opp
     return out
+
+
+class Start(NamedTuple):
+    """A player entering a section: the pre-event rating and N, or, with `rating` None, what
+    Step 1 initializes from (`background`, called only then)."""
+
+    id: str
+    rating: float | None
+    games: float
+    unrated: bool = False
+    history: str = "mixed"
+    background: Callable[[], PlayerBackground] | None = None
+
+
+class StepOneError(ValueError):
+    """Step 1 cannot initialize the player at `index` (the message says why)."""
+
+    def __init__(self, index: int, message: str) -> None:
+        super().__init__(message)
+        self.index = index
+
+
+def dual_rated_k(system: System, version: RuleVersion, total_minutes: int) -> bool:
+    """§4.2: the reduced dual-rated K applies to this system at this time control."""
+    return system in version.dual_k_systems and is_dual_rated_time_control(total_minutes)
+
+
+def rate_event(
+    players: Sequence[Start],
+    games: Sequence[Game],
+    rules: Rules,
+    system: System,
+    on: date,
+    dual_rated: bool,
+    explain: bool = False,
+) -> tuple[list[Rated], dict[int, Initialization]]:
+    """One section in one system, all of §1: Step 1 (§2) for every player given without a
+    rating, then Steps 2–5. `games` index `players`. The read model's rater and `estimate`
+    both rate a section through here; floors (§5) are theirs to apply to each Step 5 rating.
+    """
+    inits: dict[int, Initialization] = {}
+    entrants: list[Entrant] = []
+    for n, p in enumerate(players):
+        if p.rating is None:
+            if p.background is None:
+                raise StepOneError(n, "an unrated player needs a background for Step 1")
+            try:
+                init = initialize(system, on, rules, p.background())
+            except ValueError as exc:
+                raise StepOneError(n, str(exc)) from None
+            inits[n] = init
+            entrants.append(Entrant(p.id, init.rating, init.games, True, p.history))
+        else:
+            entrants.append(Entrant(p.id, float(p.rating), p.games, p.unrated, p.history))
+    rated = rate_section(
+        entrants,
+        games,
+        rules.bonus_multiplier,
+        rules.version.bonus_needs_distinct_opponents_at_three,
+        dual_rated,
+        explain=explain,
+    )
+    return rated, inits

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -27,6 +28,7 @@ _PERIOD = re.compile(r"(?:(?P<moves>\d+)|(?P<sudden>game|g|sd))\s*/\s*(?P<minute
 _BONUS = re.compile(r"(?:delay|inc|d|\+)\s*/?\s*(?P<seconds>\d+)", re.I)
 
 
+@functools.lru_cache(maxsize=1024)  # a ledger uses a few dozen time controls, again and again
 def parse_time_control(text: str) -> TimeControl:
     """Parse `G/90;d30`, `G/3+2`, `40/120,SD/30;+30`…: minutes of all periods summed, one bonus."""
     periods: list[tuple[bool, int]] = []

@@ -1,0 +1,322 @@
+"""The read model's records as one catch-up or rebuild sees them (a `Batch`).
+
+The handlers (projections/handlers.py) read and change records only through a batch; `Fresh`
+keeps them in memory for a rebuild into an empty model and writes them once, in bulk;
+`Incremental` reads and writes the database inside a catch-up's transaction.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import sqlite_utils
+
+from ledger import events
+from ledger.events import Fact
+from projections.items import KIND_FACTS, Item
+from projections.periods import PublishedList
+from projections.schema import LIST_COLUMNS, SECTION_COLUMNS
+
+# A player's profile as the read model keeps it: the fact, its stored JSON, its position.
+Profile = tuple[events.PlayerRegistered, str, int]
+# One revision of a record changed more than once: [position, entry type, payload].
+Revision = list[Any]
+
+
+class Batch:
+    """The read model's records as the entries of one catch-up (or rebuild) see them.
+
+    Handlers read and change records only through these methods; `Fresh` keeps them in
+    memory (a rebuild into an empty model), `Incremental` in the database.
+    """
+
+    fresh = False
+
+    def __init__(self) -> None:
+        self.dirty: dict[str, str] = {}  # item key → the earliest sort key it touches
+        self.seeds: set[str] = set()  # players whose profile changed: all their rows may
+        self.amended: list[tuple[str, str | None]] = []  # amendment ranges (effective, until)
+        self.listed = False  # a rating list was published: a family rating by lists re-rates
+
+    def touch(self, key: str, sort_key: str) -> None:
+        found = self.dirty.get(key)
+        if found is None or sort_key < found:
+            self.dirty[key] = sort_key
+
+    # Records; each pair is a read and a write (None deletes).
+    def profile(self, member_id: str) -> Profile | None: ...
+    def put_profile(self, member_id: str, profile: Profile | None) -> None: ...
+    def item(self, key: str) -> Item | None: ...
+    def put_item(self, key: str, item: Item | None) -> None: ...
+    def section(self, section_id: str) -> dict[str, Any] | None: ...
+    def put_section(self, section_id: str, row: dict[str, Any] | None) -> None: ...
+    def amendment(self, position: int) -> tuple[Any, ...] | None: ...
+    def put_amendment(self, position: int, row: tuple[Any, ...] | None) -> None: ...
+    def entry_key(self, position: int) -> str | None: ...
+    def put_entry_key(self, position: int, key: str) -> None: ...
+    def revisions(self, key: str) -> list[Revision]: ...
+    def put_revisions(self, key: str, revisions: list[Revision]) -> None: ...
+    def add_problem(self, position: int, key: str, kind: str, reason: str) -> None: ...
+    def add_list(self, published: PublishedList) -> None: ...
+    def drop_problems(self, position: int | None, key: str | None = None) -> None:
+        """Problem rows at `position` (of `key` only, when given); every one of `key` when
+        `position` is None."""
+
+
+class Fresh(Batch):
+    """A rebuild's batch: every record in memory, written once with bulk inserts."""
+
+    fresh = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.profiles: dict[str, Profile] = {}
+        self.items: dict[str, Item] = {}
+        self.sections: dict[str, dict[str, Any]] = {}
+        self.amendments: dict[int, tuple[Any, ...]] = {}
+        self.keys: dict[int, str] = {}
+        self.revised: dict[str, list[Revision]] = {}
+        self.problems: dict[tuple[int, str], tuple[str, str]] = {}
+        self.lists: list[PublishedList] = []
+
+    def profile(self, member_id: str) -> Profile | None:
+        return self.profiles.get(member_id)
+
+    def put_profile(self, member_id: str, profile: Profile | None) -> None:
+        _put(self.profiles, member_id, profile)
+
+    def item(self, key: str) -> Item | None:
+        return self.items.get(key)
+
+    def put_item(self, key: str, item: Item | None) -> None:
+        _put(self.items, key, item)
+
+    def section(self, section_id: str) -> dict[str, Any] | None:
+        return self.sections.get(section_id)
+
+    def put_section(self, section_id: str, row: dict[str, Any] | None) -> None:
+        _put(self.sections, section_id, row)
+
+    def amendment(self, position: int) -> tuple[Any, ...] | None:
+        return self.amendments.get(position)
+
+    def put_amendment(self, position: int, row: tuple[Any, ...] | None) -> None:
+        _put(self.amendments, position, row)
+
+    def entry_key(self, position: int) -> str | None:
+        return self.keys.get(position)
+
+    def put_entry_key(self, position: int, key: str) -> None:
+        self.keys[position] = key
+
+    def revisions(self, key: str) -> list[Revision]:
+        return self.revised.get(key, [])
+
+    def put_revisions(self, key: str, revisions: list[Revision]) -> None:
+        _put(self.revised, key, revisions or None)
+
+    def add_problem(self, position: int, key: str, kind: str, reason: str) -> None:
+        self.problems[(position, key)] = (kind, reason)
+
+    def add_list(self, published: PublishedList) -> None:
+        self.lists.append(published)
+        self.listed = True
+
+    def drop_problems(self, position: int | None, key: str | None = None) -> None:
+        for found in [k for k in self.problems if position in (None, k[0]) and key in (None, k[1])]:
+            del self.problems[found]
+
+    def write(self, conn: Any) -> None:
+        """Every record but the history rows, the ratings and the problems, in bulk (before
+        rating: a writer in another process stores them while the items are rated)."""
+        conn.executemany(
+            "insert into players values (?, ?, ?)",
+            [(m, p[1], p[2]) for m, p in self.profiles.items()],
+        )
+        conn.executemany(
+            "insert into amendments values (?, ?, ?, ?, ?, ?)",
+            [(pos, *row) for pos, row in self.amendments.items()],
+        )
+        ordered = sorted(self.items.values(), key=by_sort_key)
+        conn.executemany(
+            "insert into items values (?, ?, ?, ?, ?, ?, ?, ?)", map(_item_row, ordered)
+        )
+        conn.executemany(
+            "insert into item_players values (?, ?)",
+            [(i.key, p) for i in ordered for p in dict.fromkeys(i.players)],
+        )
+        conn.executemany(
+            "insert into sections values (?, ?, ?, ?, ?, ?, ?, ?)",
+            [tuple(r.get(c) for c in SECTION_COLUMNS) for r in self.sections.values()],
+        )
+        conn.executemany("insert into entries values (?, ?)", list(self.keys.items()))
+        conn.executemany(
+            f"insert into lists values ({', '.join('?' for _ in LIST_COLUMNS)})",
+            [tuple(x.row()[c] for c in LIST_COLUMNS) for x in self.lists],
+        )
+        conn.executemany(
+            "insert into revisions values (?, ?)",
+            [(k, revisions_json(v)) for k, v in self.revised.items()],
+        )
+
+    def write_problems(self, conn: Any) -> None:
+        """The problem rows (after rating: it adds the items it could not rate)."""
+        conn.executemany(
+            "insert into problems values (?, ?, ?, ?)",
+            [(pos, key, kind, reason) for (pos, key), (kind, reason) in self.problems.items()],
+        )
+
+
+class Incremental(Batch):
+    """A catch-up's batch: records read from and written to the database as they change,
+    inside the catch-up's one transaction."""
+
+    def __init__(self, db: sqlite_utils.Database) -> None:
+        super().__init__()
+        self.conn = db.conn
+
+    def _one(self, sql: str, args: list[Any]) -> Any:
+        return self.conn.execute(sql, args).fetchone()
+
+    def profile(self, member_id: str) -> Profile | None:
+        row = self._one("select profile, position from players where id = ?", [member_id])
+        if row is None:
+            return None
+        return profile_fact(member_id, row[0]), row[0], row[1]
+
+    def put_profile(self, member_id: str, profile: Profile | None) -> None:
+        if profile is None:
+            self.conn.execute("delete from players where id = ?", [member_id])
+        else:
+            self.conn.execute(
+                "insert or replace into players values (?, ?, ?)",
+                [member_id, profile[1], profile[2]],
+            )
+
+    def item(self, key: str) -> Item | None:
+        row = self._one(
+            "select key, kind, start, end, position, revision, payload from items where key = ?",
+            [key],
+        )
+        return None if row is None else Item(*row[:6], decode_item(row[1], row[6]))
+
+    def put_item(self, key: str, item: Item | None) -> None:
+        self.conn.execute("delete from item_players where item_key = ?", [key])
+        if item is None:
+            self.conn.execute("delete from items where key = ?", [key])
+            return
+        self.conn.execute(
+            "insert or replace into items values (?, ?, ?, ?, ?, ?, ?, ?)", _item_row(item)
+        )
+        self.conn.executemany(
+            "insert into item_players values (?, ?)",
+            [(key, p) for p in dict.fromkeys(item.players)],
+        )
+
+    def section(self, section_id: str) -> dict[str, Any] | None:
+        row = self._one(
+            f"select {', '.join(SECTION_COLUMNS)} from sections where section_id = ?",
+            [section_id],
+        )
+        return None if row is None else dict(zip(SECTION_COLUMNS, row, strict=True))
+
+    def put_section(self, section_id: str, row: dict[str, Any] | None) -> None:
+        if row is None:
+            self.conn.execute("delete from sections where section_id = ?", [section_id])
+        else:
+            self.conn.execute(
+                "insert or replace into sections values (?, ?, ?, ?, ?, ?, ?, ?)",
+                [row.get(c) for c in SECTION_COLUMNS],
+            )
+
+    def amendment(self, position: int) -> tuple[Any, ...] | None:
+        row = self._one(
+            "select parameter, value, effective, until, reason from amendments where position = ?",
+            [position],
+        )
+        return None if row is None else tuple(row)
+
+    def put_amendment(self, position: int, row: tuple[Any, ...] | None) -> None:
+        self.conn.execute("delete from amendments where position = ?", [position])
+        if row is not None:
+            self.conn.execute("insert into amendments values (?, ?, ?, ?, ?, ?)", [position, *row])
+
+    def entry_key(self, position: int) -> str | None:
+        row = self._one("select key from entries where position = ?", [position])
+        return None if row is None else row[0]
+
+    def put_entry_key(self, position: int, key: str) -> None:
+        self.conn.execute("insert or replace into entries values (?, ?)", [position, key])
+
+    def revisions(self, key: str) -> list[Revision]:
+        row = self._one("select revisions from revisions where key = ?", [key])
+        return [] if row is None else json.loads(row[0])
+
+    def put_revisions(self, key: str, revisions: list[Revision]) -> None:
+        self.conn.execute("delete from revisions where key = ?", [key])
+        if revisions:
+            self.conn.execute(
+                "insert into revisions values (?, ?)", [key, revisions_json(revisions)]
+            )
+
+    def add_problem(self, position: int, key: str, kind: str, reason: str) -> None:
+        self.conn.execute(
+            "insert or replace into problems values (?, ?, ?, ?)", [position, key, kind, reason]
+        )
+
+    def add_list(self, published: PublishedList) -> None:
+        row = published.row()
+        self.conn.execute(
+            f"insert into lists values ({', '.join('?' for _ in LIST_COLUMNS)})",
+            [row[c] for c in LIST_COLUMNS],
+        )
+        self.listed = True
+
+    def drop_problems(self, position: int | None, key: str | None = None) -> None:
+        if key is None:
+            self.conn.execute("delete from problems where position = ?", [position])
+        elif position is None:
+            self.conn.execute("delete from problems where item_key = ?", [key])
+        else:
+            self.conn.execute(
+                "delete from problems where position = ? and item_key = ?", [position, key]
+            )
+
+
+def _put(table: dict[Any, Any], key: Any, value: Any) -> None:
+    if value is None:
+        table.pop(key, None)
+    else:
+        table[key] = value
+
+
+def by_sort_key(item: Item) -> str:
+    return item.sort_key
+
+
+def _item_row(i: Item) -> tuple[Any, ...]:
+    return (
+        i.key,
+        i.kind,
+        i.sort_key,
+        i.start,
+        i.end,
+        i.position,
+        i.revision,
+        events.encode(i.event).decode(),
+    )
+
+
+def revisions_json(revisions: list[Revision]) -> str:
+    return events.encode_value(revisions).decode()
+
+
+def profile_fact(member_id: str, profile: str) -> events.PlayerRegistered:
+    return events.decode(
+        "PlayerRegistered", payload={"member_id": member_id, **json.loads(profile)}
+    )
+
+
+def decode_item(kind: str, payload: str) -> Fact:
+    return events.decode(KIND_FACTS[kind].__name__, payload.encode())

@@ -1,0 +1,272 @@
+"""One handler per entry type (`HANDLERS`): what each recorded fact changes in the read model.
+
+A rebuild and a catch-up run the same handlers, over a `Batch` (projections/batch.py) that
+knows the records before the entry: from memory on a rebuild, from the database on a catch-up.
+`apply` decodes an entry into its typed fact (ledger/events.py) and calls its handler; an entry
+that cannot be decoded becomes a "not rated" problem row.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from ledger import events
+from ledger.events import Fact, Undecodable
+from ledger.log import LedgerEntry
+from ledger.rules import limits
+from ledger.rules.uschess.parameters import parse_parameter_value
+from projections.batch import Batch, Revision
+from projections.items import ITEM_FACTS, WITHDRAWALS, fact_item, fact_key
+from projections.periods import PublishedList
+
+PROFILE_TYPES = ("PlayerRegistered", "PlayerProfileUpdated")
+SECTION_TYPES = ("SectionSubmitted", "SectionCorrected", "SectionWithdrawn", "SectionReinstated")
+
+
+def on_profile(b: Batch, position: int, fact: events.PlayerRegistered) -> None:
+    key = "player:" + fact.member_id
+    b.put_entry_key(position, key)
+    revisions = _revised(b, key, position, type(fact).__name__, fact)
+    if revisions is None:
+        _set_profile(b, fact.member_id, fact, position)
+    else:
+        _refold_profile(b, fact.member_id, revisions)
+
+
+def _set_profile(b: Batch, member_id: str, fact: events.PlayerRegistered, position: int) -> None:
+    payload = events.to_payload(fact)
+    del payload["member_id"]
+    text = json.dumps(payload, sort_keys=True)
+    old = b.profile(member_id)
+    if old is None or old[1] != text:  # (a first profile too: items may precede it)
+        b.seeds.add(member_id)
+    b.put_profile(member_id, (fact, text, position))
+
+
+def _refold_profile(b: Batch, member_id: str, revisions: list[Revision]) -> None:
+    if not revisions:
+        if b.profile(member_id) is not None:
+            b.seeds.add(member_id)
+        b.put_profile(member_id, None)
+        return
+    position, type_, payload = revisions[-1]
+    _set_profile(b, member_id, events.decode(type_, payload=payload), position)
+
+
+def on_amendment(b: Batch, position: int, fact: events.RulesAmended) -> None:
+    try:
+        parse_parameter_value(fact.parameter, fact.value)
+        if not limits.plausible_parameter(fact.value, fact.parameter):
+            raise ValueError(f"a value of {fact.value!r} is out of range")
+    except ValueError as exc:
+        b.add_problem(position, f"amendment:{position}", "amendment", f"not applied: {exc}")
+        return
+    b.put_entry_key(position, f"amendment:{position}")
+    b.put_amendment(
+        position,
+        (
+            fact.parameter,
+            json.dumps(fact.value, sort_keys=True),
+            fact.effective,
+            fact.until,
+            fact.reason,
+        ),
+    )
+    b.amended.append((fact.effective, fact.until))
+
+
+def on_item(b: Batch, position: int, fact: Fact) -> None:
+    """A submission, correction or withdrawal of a rated item (section, match, balance…)."""
+    key = fact_key(fact, position)
+    b.put_entry_key(position, key)
+    revisions = (
+        _revised(b, key, position, type(fact).__name__, fact)
+        if type(fact).__name__ in SECTION_TYPES
+        else None
+    )
+    if revisions is None:
+        _step(b, key, position, fact)
+    else:
+        _refold_item(b, key, revisions)
+
+
+def _step(b: Batch, key: str, position: int, fact: Fact) -> None:
+    """One more entry for an item: its new revision (or its withdrawal)."""
+    old = b.item(key)
+    if isinstance(fact, events.SectionSubmitted | events.SectionWithdrawn):
+        row = b.section(fact.section_id) or {"section_id": fact.section_id}
+        b.put_section(fact.section_id, _section_record(row, position, fact))
+    if old is not None:
+        b.touch(key, old.sort_key)
+    b.drop_problems(None, key)  # a new revision: what could not be read or rated is past
+    if isinstance(fact, WITHDRAWALS):
+        b.put_item(key, None)
+        return
+    item = fact_item(fact, position, None if old is None else old.position)
+    b.put_item(key, item)
+    b.touch(key, item.sort_key)
+
+
+def _refold_item(b: Batch, key: str, revisions: list[Revision]) -> None:
+    """An item again from its remaining revisions (after a void)."""
+    old = b.item(key)
+    if old is not None:
+        b.touch(key, old.sort_key)
+        b.drop_problems(old.revision, key)
+        b.put_item(key, None)
+    section_id = key.partition(":")[2] if key.startswith("section:") else None
+    if section_id is not None:
+        b.put_section(section_id, None)
+    for position, type_, payload in revisions:
+        _step(b, key, position, events.decode(type_, payload=payload))
+
+
+def _revised(b: Batch, key: str, position: int, type_: str, fact: Fact) -> list[Revision] | None:
+    """The record's revisions with this one, once it has more than one (kept for voids);
+    None while this is its first."""
+    revisions = b.revisions(key)
+    if not revisions:
+        first = _current_revision(b, key)
+        if first is None:
+            return None
+        revisions = [first]
+    revisions.append([position, type_, events.to_payload(fact)])
+    b.put_revisions(key, revisions)
+    return revisions
+
+
+def _current_revision(b: Batch, key: str) -> Revision | None:
+    """The one entry a record with no revisions list holds, as a revision."""
+    kind, _, rest = key.partition(":")
+    if kind == "player":
+        found = b.profile(rest)
+        return (
+            None if found is None else [found[2], "PlayerRegistered", events.to_payload(found[0])]
+        )
+    if kind == "section":
+        row = b.section(rest)
+        item = b.item(key)
+        if row is None:
+            return None
+        if item is None:  # withdrawn right after its submission: nothing left to revise
+            return None
+        type_ = "SectionCorrected" if row["status"] == "corrected" else "SectionSubmitted"
+        return [item.revision, type_, events.to_payload(item.event)]
+    return None
+
+
+def on_void(b: Batch, position: int, fact: events.EntryVoided) -> None:
+    """`EntryVoided`: the entry at `fact.position` no longer counts."""
+    target = fact.position
+    b.drop_problems(target)
+    key = b.entry_key(target)
+    if key is None:
+        return  # an entry the read model never used (roles, a poisoned entry, a void)
+    kind, _, rest = key.partition(":")
+    if kind == "amendment":
+        row = b.amendment(target)
+        if row is not None:
+            b.put_amendment(target, None)
+            b.amended.append((row[2], row[3]))
+        return
+    revisions = b.revisions(key)
+    if revisions:
+        remaining = [r for r in revisions if r[0] != target]
+        if len(remaining) == len(revisions):
+            return  # voided already
+        b.put_revisions(key, remaining if len(remaining) > 1 else [])
+    else:
+        remaining = []
+    if kind == "player":
+        _refold_profile(b, rest, remaining)
+    else:
+        _refold_item(b, key, remaining)
+
+
+STATUS = {events.SectionCorrected: "corrected", events.SectionReinstated: "reinstated"}
+
+
+def _section_record(row: dict[str, Any], position: int, fact: Fact) -> dict[str, Any]:
+    """The `sections` row after a SectionSubmitted, SectionCorrected, SectionWithdrawn or
+    SectionReinstated."""
+    row = dict(row)
+    row["latest_position"] = position
+    row["reason"] = getattr(fact, "reason", None)
+    if isinstance(fact, events.SectionWithdrawn):
+        row["status"] = "withdrawn"
+        return row
+    row["event_name"] = fact.event_name
+    row["start_date"] = fact.start_date
+    row["end_date"] = fact.end_date
+    row["status"] = STATUS.get(type(fact), "submitted")
+    if type(fact) is events.SectionSubmitted:
+        row["submitted_position"] = position
+    return row
+
+
+def on_list(b: Batch, position: int, fact: events.ListPublished) -> None:
+    """`ListPublished`: a federation's list, kept for what it said and for rating periods."""
+    b.add_list(
+        PublishedList(
+            fact.family, fact.number, fact.list_name, fact.as_of, fact.cutoff_position, position
+        )
+    )
+
+
+# entry type → its handler (types not listed do not change the read model)
+HANDLERS: dict[str, Callable[[Batch, int, Any], None]] = {
+    "PlayerRegistered": on_profile,
+    "PlayerProfileUpdated": on_profile,
+    "RulesAmended": on_amendment,
+    **{name.__name__: on_item for name in ITEM_FACTS},
+    "EntryVoided": on_void,
+    "ListPublished": on_list,
+}
+PROBLEM_KINDS = {
+    "PlayerRegistered": "profile",
+    "PlayerProfileUpdated": "profile",
+    "RulesAmended": "amendment",
+    "EntryVoided": "void",
+    "ListPublished": "list",
+    **{cls.__name__: ITEM_FACTS[cls][0] for cls in ITEM_FACTS},
+}
+
+
+def apply(b: Batch, entry: LedgerEntry) -> None:
+    """Decode one entry and hand its fact to its handler; a poisoned entry becomes a problem."""
+    handler = HANDLERS.get(entry.type)
+    if handler is None:
+        return
+    state = getattr(entry, "state", None)
+    try:
+        fact = events.decode(entry.type, state, None if state is not None else entry.payload)
+    except (Undecodable, ValueError, TypeError, RecursionError) as exc:
+        b.add_problem(
+            entry.position,
+            _guess_key(entry),
+            PROBLEM_KINDS[entry.type],
+            f"not rated: the entry cannot be read ({short(exc)})",
+        )
+        return
+    handler(b, entry.position, fact)
+
+
+def _guess_key(entry: LedgerEntry) -> str:
+    """The key of the record a poisoned entry meant to change, if it can be told."""
+    try:
+        p = entry.payload
+        for prefix, name in (("section", "section_id"), ("match", "match_id")):
+            if isinstance(p.get(name), str):
+                return f"{prefix}:{p[name]}"
+        if entry.type in PROFILE_TYPES and isinstance(p.get("member_id"), str):
+            return "player:" + p["member_id"]
+    except Exception:  # noqa: BLE001 - a payload that cannot even be read as JSON
+        pass
+    return f"entry:{entry.position}"
+
+
+def short(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return text if len(text) <= 300 else text[:299] + "…"

@@ -1,0 +1,163 @@
+"""Writing a read model being built: in this process, or in one of its own.
+
+A large rebuild rates in one process and hands every statement to another through a pipe,
+so that SQLite's inserts run on the machine's other core while rating goes on (about 13 %
+off a million-game rebuild on two idle cores; docs/decisions.md). A small one writes in
+this process: starting a process would cost more than it saves. RATINGS_LEDGER_WRITER=local
+or =process chooses. Nothing here knows the schema; this file runs as the other process's
+program too (the standard library and msgspec only: it starts in a few milliseconds).
+"""
+
+from __future__ import annotations
+
+import operator
+import os
+import sqlite3
+import struct
+import subprocess
+import sys
+from collections.abc import Iterable
+from typing import IO, Any
+
+import msgspec
+
+PRAGMAS = ("journal_mode=OFF", "synchronous=OFF", "cache_size=-1048576")
+LARGE = 1_000  # rated items (about 50,000 games) from which a rebuild writes elsewhere
+_LENGTH = struct.Struct("<Q")
+
+
+_ENCODE = msgspec.msgpack.Encoder().encode  # 8× faster than pickle on history rows
+_DECODE = msgspec.msgpack.Decoder().decode
+
+
+def _send(stream: IO[bytes], obj: Any) -> None:
+    data = _ENCODE(obj)
+    stream.write(_LENGTH.pack(len(data)))
+    stream.write(data)
+
+
+def _receive(stream: IO[bytes]) -> Any:
+    head = stream.read(_LENGTH.size)
+    if len(head) < _LENGTH.size:
+        raise EOFError
+    return _DECODE(stream.read(_LENGTH.unpack(head)[0]))
+
+
+def _ordered(rows: list[Any], order: Any) -> list[Any]:
+    """`rows` sorted by the columns at the indexes `order` (True: as they come)."""
+    if order is not True and rows:
+        rows.sort(key=operator.itemgetter(*order))
+    return rows
+
+
+def serve(path: str, source: IO[bytes], reply: IO[bytes]) -> None:
+    """Run the statements read from `source` in one transaction; at the end (None), commit
+    and write back None, or the first error's text (nothing is committed then)."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    error: str | None = None
+    try:
+        for pragma in PRAGMAS:
+            conn.execute(f"PRAGMA {pragma}")
+        conn.execute("begin")
+        while (job := _receive(source)) is not None:
+            if error is not None:
+                continue  # drain: the caller learns of the error at the end
+            sql, args, many = job
+            try:
+                if many:
+                    conn.executemany(sql, _ordered(args, many))
+                else:
+                    conn.execute(sql, args)
+            except Exception as exc:  # noqa: BLE001 - reported to the caller
+                error = f"{type(exc).__name__}: {exc}"
+        if error is None:
+            conn.execute("commit")
+    except EOFError:
+        return  # the caller is gone: nothing is committed
+    finally:
+        conn.close()
+    _send(reply, error)
+    reply.flush()
+
+
+class Writer:
+    """The statements of a rebuild, as on a connection (`execute`, `executemany`), sent to
+    `serve` in another process; `close` waits for the commit and raises any error."""
+
+    def __init__(self, path: str) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, os.path.abspath(__file__), path],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+        )
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.to, self.back = self.process.stdin, self.process.stdout
+
+    def execute(self, sql: str, args: Iterable[Any] = ()) -> None:
+        _send(self.to, (sql, list(args), False))
+
+    def executemany(
+        self, sql: str, rows: Iterable[Any], order: tuple[int, ...] | None = None
+    ) -> None:
+        """Insert `rows` (sorted there by the columns at `order`, if given)."""
+        _send(self.to, (sql, rows if isinstance(rows, list) else list(rows), order or True))
+
+    def close(self) -> None:
+        try:
+            _send(self.to, None)
+            self.to.close()
+            error = _receive(self.back)
+        except (EOFError, BrokenPipeError):
+            error = f"the writer process ended ({self.process.wait()})"
+        finally:
+            self.process.wait()
+        if error is not None:
+            raise sqlite3.DatabaseError(f"writing the read model: {error}")
+
+    def abort(self) -> None:
+        """Stop without committing (the rebuild failed)."""
+        self.process.kill()
+        self.process.wait()
+
+
+class LocalWriter:
+    """The statements run in this process, on one connection in one transaction."""
+
+    def __init__(self, path: str) -> None:
+        self.conn = sqlite3.connect(path, isolation_level=None)
+        for pragma in PRAGMAS:
+            self.conn.execute(f"PRAGMA {pragma}")
+        self.conn.execute("begin")
+
+    def execute(self, sql: str, args: Iterable[Any] = ()) -> None:
+        self.conn.execute(sql, list(args))
+
+    def executemany(
+        self, sql: str, rows: Iterable[Any], order: tuple[int, ...] | None = None
+    ) -> None:
+        """Insert `rows` (sorted by the columns at `order`, if given)."""
+        rows = rows if isinstance(rows, list) else list(rows)
+        self.conn.executemany(sql, _ordered(rows, order or True))
+
+    def close(self) -> None:
+        try:
+            self.conn.execute("commit")
+        finally:
+            self.conn.close()
+
+    def abort(self) -> None:
+        self.conn.close()
+
+
+def writer(path: str, items: int) -> Writer | LocalWriter:
+    """The writer for a rebuild of `items` rated items: another process for a large one on a
+    machine with more than one core, else this one (RATINGS_LEDGER_WRITER=local|process)."""
+    chosen = os.environ.get("RATINGS_LEDGER_WRITER")
+    if chosen is None:
+        spare = (os.cpu_count() or 1) > 1 and bool(sys.executable)
+        chosen = "process" if items >= LARGE and spare else "local"
+    return Writer(path) if chosen == "process" else LocalWriter(path)
+
+
+if __name__ == "__main__":
+    serve(sys.argv[1], sys.stdin.buffer, sys.stdout.buffer)
