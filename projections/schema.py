@@ -133,10 +133,15 @@ RATINGS_INSERT = (
 
 
 def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> None:
-    """Every table of an empty read model (nothing if complete; a half-made one starts again)."""
-    if "ratings" in db.table_names():  # created last: the schema is complete
+    """Every table of an empty read model (nothing if complete; a half-made one, or one of
+    another schema version, starts again: a read model is rebuilt from the ledger)."""
+    names = db.table_names()
+    if "ratings" in names and _schema(db) == SCHEMA_VERSION:  # created last: complete
         return
-    for table in db.table_names():  # a creation killed half-way: start again
+    for index in [r[0] for r in db.execute("select name from sqlite_master where type = 'index'")]:
+        if not index.startswith("sqlite_"):
+            db.execute(f"drop index if exists [{index}]")
+    for table in names:  # a creation killed half-way, or an older layout: start again
         db[table].drop()
     with db.conn:
         db["meta"].create({"key": str, "value": str}, pk="key")
@@ -222,6 +227,13 @@ def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> None:
         db["entries"].create({"position": int, "key": str}, pk="position")
         db["revisions"].create({"key": str, "revisions": str}, pk="key")
         db["ratings"].create(RATING_COLUMNS, pk=("player", "system"))
+
+
+def _schema(db: sqlite_utils.Database) -> str | None:
+    if "meta" not in db.table_names():
+        return None
+    row = db.execute("select value from meta where key = 'schema'").fetchone()
+    return None if row is None else row[0]
 
 
 @functools.lru_cache(maxsize=4096)

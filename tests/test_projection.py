@@ -240,3 +240,19 @@ def test_a_correction_that_moves_a_section_and_drops_a_player(led, view, tmp_pat
     ]
     assert queries.history(view, C, "OTBR") == []
     assert led.rebuilt(tmp_path / "full.db").digest() == view.digest()
+
+
+def test_a_read_model_of_an_older_layout_is_rebuilt(led, tmp_path):
+    import sqlite3
+
+    led.register(A, B, adult=True)
+    led.submit(round_robin("S1", [A, B], "2024-01-06"))
+    view = View(tmp_path / "old.db")
+    led.catch_up(view)
+    view.close()
+    with sqlite3.connect(tmp_path / "old.db") as conn:  # as an earlier version left it
+        conn.execute("update meta set value = '1' where key = 'schema'")
+    again = View(tmp_path / "old.db")
+    assert again.last_position == 0
+    led.catch_up(again)
+    assert again.digest() == led.rebuilt(tmp_path / "full.db").digest()
