@@ -6,9 +6,6 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import TextIO, TypeVar
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
 T = TypeVar("T")
 
 
@@ -20,6 +17,15 @@ def progress(
     if not out.isatty():
         yield from items
         return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),

@@ -273,6 +273,45 @@ def run_size(
     return result
 
 
+def process_clocks(command: list[str]) -> tuple[float, float]:
+    """(wall seconds, the child's CPU seconds) of running `command` to its end."""
+    before = os.times()
+    wall = time.perf_counter()
+    subprocess.run(command, check=True, capture_output=True)
+    wall = time.perf_counter() - wall
+    after = os.times()
+    return wall, (after.children_user - before.children_user) + (
+        after.children_system - before.children_system
+    )
+
+
+def startup(repeats: int, workdir: Path) -> dict:
+    """`ratings-ledger --help` and a `player` query on a small ledger against `sqlite-utils
+    --help` from the same environment, interleaved (A B C A B C ...)."""
+    bin_dir = Path(sys.executable).parent
+    store = f"sqlite:///{workdir / 'startup.db'}"
+    generate(store, 600, 60, 1)
+    with closing(RatingsLedger(store, keyring=Keyring(workdir / "keys"))) as app:
+        player = next(
+            e.payload["member_id"] for e in read_entries(app) if e.type == "PlayerRegistered"
+        )
+    commands = {
+        "sqlite_utils_help": [str(bin_dir / "sqlite-utils"), "--help"],
+        "ratings_ledger_help": [str(bin_dir / "ratings-ledger"), "--help"],
+        "player_query": [str(bin_dir / "ratings-ledger"), "player", player, "--store", store],
+    }
+    process_clocks(commands["player_query"])  # the first query builds the read model
+    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+    for _ in range(max(repeats, 5)):
+        for name, command in commands.items():
+            samples[name].append(process_clocks(command))
+    out = {name: summary(found) for name, found in samples.items()}
+    base = out["sqlite_utils_help"]
+    out["help_over_sqlite_utils_help"] = ratio(out["ratings_ledger_help"], base)
+    out["player_over_sqlite_utils_help"] = ratio(out["player_query"], base)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, nargs="+", default=[100_000, 1_000_000])
@@ -290,6 +329,8 @@ def main() -> None:
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="ratings-bench-"))
     workdir.mkdir(parents=True, exist_ok=True)
     out = {"benchmark": "bench", "machine": machine(), "repeats": args.repeats, "sizes": []}
+    out["startup"] = startup(args.repeats, workdir)
+    print(json.dumps({"startup": out["startup"]}), file=sys.stderr)
     for games in args.games:
         players = max(50, int(games * args.players_per_game))
         out["sizes"].append(

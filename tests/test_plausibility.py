@@ -392,3 +392,17 @@ def test_a_what_if_replay_refuses_an_implausible_amendment_like_amend_rules(
     )
     assert (result.exit_code, result.stderr.count("\n")) == (2, 1), result.stderr
     assert result.stderr.startswith(f"error: --amend '{parameter}={value}@2025-01-01': ")
+
+
+def test_every_value_the_commands_accept_the_read_side_can_rate() -> None:
+    # Issue 10: the door (ledger/plausibility.py) is tighter than the read side's bounds
+    # (ledger/rules/limits.py), so no accepted entry ever becomes a "not rated" problem row.
+    from ledger.rules import limits
+
+    assert p.MAX_RATING <= limits.MAX_RATING
+    assert p.MAX_GAMES <= limits.MAX_GAMES
+    assert p.MAX_ROUND <= limits.MAX_ROUND
+    assert p.MAX_PRIZE <= limits.MAX_AMOUNT
+    assert p.MAX_BONUS_MULTIPLIER <= limits.MAX_BONUS_MULTIPLIER
+    assert limits.FIRST_YEAR <= p.EARLIEST_DATE.year
+    assert p.years_ahead(p.MEMBERSHIP_YEARS_AHEAD).year <= limits.LAST_YEAR

@@ -10,7 +10,7 @@ import math
 
 MAX_RATING = 10_000.0  # every scale in the ledger (US Chess, FIDE, ICU) stays far below this
 MAX_GAMES = 10_000_000  # a player's N
-MAX_ROUND = 10_000  # a game's round number
+MAX_ROUND = 1_000_000  # a game's round number
 MAX_AMOUNT = 1e12  # a money-floor prize
 FIRST_YEAR, LAST_YEAR = 1800, 2199
 # YYYY-MM-DD with the year in FIRST_YEAR..LAST_YEAR (the day itself is checked when parsed)
