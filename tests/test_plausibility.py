@@ -404,5 +404,5 @@ def test_every_value_the_commands_accept_the_read_side_can_rate() -> None:
     assert p.MAX_ROUND <= limits.MAX_ROUND
     assert p.MAX_PRIZE <= limits.MAX_AMOUNT
     assert p.MAX_BONUS_MULTIPLIER <= limits.MAX_BONUS_MULTIPLIER
-    assert limits.FIRST_YEAR <= p.EARLIEST_DATE.year
+    assert p.EARLIEST_DATE.year >= limits.FIRST_YEAR
     assert p.years_ahead(p.MEMBERSHIP_YEARS_AHEAD).year <= limits.LAST_YEAR
