@@ -19,6 +19,7 @@ import gc
 import hashlib
 import json
 import operator
+import os
 import shutil
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
@@ -149,6 +150,7 @@ class View:
 
     def _open(self) -> None:
         self.db = sqlite_utils.Database(sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_SECONDS))
+        self.inode = os.stat(self.path).st_ino  # a rebuild moves a new file in: see catch_up
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA cache_size=-262144")  # 256 MiB: index writes stay in memory
@@ -189,6 +191,9 @@ class View:
         back with `dry_run`: the report of what would change, and nothing kept); one process
         at a time (`projections.lock`): the others wait, then apply what is left, if any."""
         with exclusive(self.path):
+            if os.stat(self.path).st_ino != self.inode:  # another process rebuilt it meanwhile
+                self.db.close()
+                self._open()
             return self._catch_up(entries, dry_run)
 
     def _catch_up(self, entries: Iterable[LedgerEntry], dry_run: bool) -> CatchUp:
