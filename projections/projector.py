@@ -314,6 +314,15 @@ class View:
         batch.add_problem(item.revision, item.key, item.kind, "not rated: " + reason)
         return None
 
+    def _guarded(self, profiles: Any, batch: Batch) -> Callable[[Callable], Any]:
+        """The rater factory for projections.periods, each item rated through `_rate` (an item
+        that cannot be rated becomes a problem row, as on the other paths)."""
+
+        def rater_for(lookup: Callable) -> Any:
+            return _Guarded(self, self._rater(lookup, profiles, ()), batch)
+
+        return rater_for
+
     def _replay(self, batch: Fresh, stats: CatchUp, conn: Writer | LocalWriter) -> None:
         """Into an empty read model: every item in rating order, in memory. The records go to
         the writer first, the history rows in chunks as they come (sorted there): a writer
@@ -347,11 +356,11 @@ class View:
         if periods.in_periods(self.family, own):
             profiles = {m: p[0] for m, p in batch.profiles.items()}
             ordered = sorted(batch.items.values(), key=by_sort_key)
-            rows, live = periods.rate(ordered, own, lambda look: self._rater(look, profiles, ()))
+            rows, live = periods.rate(ordered, own, self._guarded(profiles, batch))
             players.update(p for p, _ in live)
             stats.items_rated = len(ordered)
             stats.rows = len(rows)
-            conn.executemany(HISTORY_INSERT, sorted(rows, key=operator.itemgetter(*by_key)), by_key)
+            conn.executemany(HISTORY_INSERT, rows, by_key)
             batch.write_problems(conn)
             self._write_ratings(live, conn=conn)
             return
@@ -379,7 +388,7 @@ class View:
         lists = queries.published_lists(self, self.family)
         if periods.in_periods(self.family, lists):
             if batch.dirty or batch.seeds or batch.amended or batch.listed:
-                self._rate_in_periods(lists, stats)
+                self._rate_in_periods(lists, stats, batch)
             return
         db = self.db
         for start, until in batch.amended:
@@ -506,11 +515,14 @@ class View:
         conn.executemany(HISTORY_REPLACE, new_rows)
         self._write_ratings(live, stats)
 
-    def _rate_in_periods(self, lists: list[periods.PublishedList], stats: CatchUp) -> None:
+    def _rate_in_periods(
+        self, lists: list[periods.PublishedList], stats: CatchUp, batch: Incremental
+    ) -> None:
         """Every item again by the family's lists (projections.periods): a replay's rows."""
         items = queries.items_in_order(self)
-        profiles = ProfilesOnDemand(self)
-        rows, live = periods.rate(items, lists, lambda look: self._rater(look, profiles, ()))
+        for item in items:
+            batch.drop_problems(item.revision, item.key)  # rated again below
+        rows, live = periods.rate(items, lists, self._guarded(ProfilesOnDemand(self), batch))
         before: dict[tuple[str, str], set[tuple[Any, ...]]] = {}
         for row in self.db.execute("select * from history"):
             before.setdefault((row[1], row[2]), set()).add(tuple(row))
@@ -587,6 +599,19 @@ class View:
             for row in self.db.execute(f"select * from [{table}] order by {order}"):
                 h.update(json.dumps(row, default=str).encode())
         return h.hexdigest()
+
+
+class _Guarded:
+    """A family's rater whose items are rated through `View._rate` (problem rows)."""
+
+    def __init__(self, view: View, rater: Any, batch: Batch) -> None:
+        self.view, self.rater, self.batch = view, rater, batch
+
+    def rate(self, item: Item) -> list[Change]:
+        return self.view._rate(item, self.rater.rate, self.batch) or []
+
+    def standing(self, player: str) -> Standing:
+        return self.rater.standing(player)
 
 
 @contextmanager

@@ -321,3 +321,34 @@ def test_the_player_page_links_each_list_to_what_it_said(led, store_url, tmp_pat
     said = get(site, "/api/players/G/lists/2003-04").json()
     assert said["ratings"]["FIDE"]["official_rating"] == 2287  # 10.68: G's new rating
     assert get(site, "/players/G/lists/nope").status == 404
+
+
+@pytest.mark.parametrize("incremental", [False, True])
+def test_a_section_that_cannot_be_rated_in_a_period_is_a_problem_row_and_the_rest_is_rated(
+    led, tmp_path, monkeypatch, incremental
+):
+    # Issue 10: "A projection that cannot rate an item records a visible 'not rated: reason'
+    # row ... and goes on" — under FIDE periods too; the round robin still gives 10.68's list.
+    from projections.foreign import FideRater
+
+    rate_games = FideRater.rate_games
+
+    def failing(self, item, games, pre):
+        if item.key == "section:GF":
+            raise ValueError("cannot rate this one")
+        return rate_games(self, item, games, pre)
+
+    monkeypatch.setattr(FideRater, "rate_games", failing)
+    led.submit(the_1068_round_robin())
+    view = View(tmp_path / "fide.db", "fide")
+    if incremental:
+        led.catch_up(view)
+    led.submit(G_F_MATCH)
+    publish(led.app, "2003-04", "2003-04-01")
+    led.catch_up(view)
+    (problem,) = queries.problems(view)
+    assert (problem["item_key"], problem["reason"]) == (
+        "section:GF",
+        "not rated: ValueError: cannot rate this one",
+    )
+    assert list_rows(view, "2003-04")["G"][1] == 2287  # 10.68: G without the match

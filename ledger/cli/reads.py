@@ -84,7 +84,6 @@ def caught_up(
 ) -> Iterator[View]:
     """The read model caught up; or, bitemporally, as the ledger stood at a time or position;
     or as the published list `list_name` saw it."""
-    from ledger.plausibility import shown
     from ledger.reading import open_ledger
     from projections import binding
     from projections.timetravel import NoSuchList, list_view, view_at
