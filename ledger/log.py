@@ -144,9 +144,6 @@ def read_entries(
         position = notifications[-1].id
 
 
-KEY_EVENTS = ("LedgerInitialized", "RoleGranted", "RoleRevoked")  # what teaches the verifier keys
-
-
 def read_verified_entries(
     app_or_recorder: HasRecorder | ApplicationRecorder, after_position: int = 0, batch: int = 5000
 ) -> Iterator[LedgerEntry]:
@@ -156,6 +153,7 @@ def read_verified_entries(
     rebuild read the ledger through this. Only key events' payloads are parsed here; every
     other entry is checked from its envelope (its actor) and its stored bytes."""
     from ledger.chain import signed_entries, verifier_at, write_start
+    from ledger.signing import KEY_EVENTS
 
     start = write_start(app_or_recorder, after_position)
     verifier = verifier_at(app_or_recorder, start)

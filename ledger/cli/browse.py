@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import date
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ledger.cli.common import AsJson, Family, Store, ViewPath, print_json, usage
+from ledger.cli.common import AsJson, Family, Store, ViewPath, iso_day, print_json, usage
 from ledger.cli.reads import caught_up
 from ledger.store import DEFAULT_STORE
 
@@ -74,7 +73,7 @@ def sections(
 
     if as_json and as_csv:
         usage("--csv and --json: choose one")
-    first, last = _day(start, "--from"), _day(end, "--to")
+    first, last = iso_day("--from", start), iso_day("--to", end)
     with caught_up(store, view, family) as v:
         rows = queries.sections(v, player=player, start=first, end=last)["sections"]
     if as_json:
@@ -94,12 +93,3 @@ def sections(
             )
         if not rows:
             typer.echo("no sections")
-
-
-def _day(text: str | None, option: str) -> str | None:
-    if text is None:
-        return None
-    try:
-        return date.fromisoformat(text).isoformat()
-    except ValueError:
-        usage(f"{option}: {text!r} is not a date (YYYY-MM-DD)")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
@@ -116,6 +117,16 @@ def fail(code: int, message: str) -> NoReturn:
 def usage(message: str) -> NoReturn:
     """Bad input: exit 2."""
     fail(2, message)
+
+
+def iso_day(option: str, text: str | None) -> str | None:
+    """A date option as YYYY-MM-DD (None when not given); bad input: exit 2 naming it."""
+    if text is None:
+        return None
+    try:
+        return date.fromisoformat(text).isoformat()
+    except ValueError:
+        usage(f"{option}: {text!r} is not a date (YYYY-MM-DD)")
 
 
 def missing(message: str) -> NoReturn:

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from datetime import date
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -14,6 +13,7 @@ from ledger.cli.common import (
     Family,
     Store,
     ViewPath,
+    iso_day,
     missing,
     print_json,
     system_name,
@@ -160,12 +160,7 @@ def supplement(
         usage(f"--sort: {sort!r} is not one of id, name, rating")
     if (as_of is None) == (list_name is None):
         usage("give exactly one of --as-of and --list")
-    day = None
-    if as_of is not None:
-        try:
-            day = date.fromisoformat(as_of).isoformat()
-        except ValueError:
-            usage(f"--as-of: {as_of!r} is not a date (YYYY-MM-DD)")
+    day = iso_day("--as-of", as_of)
     one = ["OTBR"] if output == "fide-txt" else list(US_CHESS_SYSTEMS)
     systems = system or {"fide": ["FIDE"], "icu": ["ICU"]}.get(family, one)
     if output == "fide-txt" and len(systems) != 1:

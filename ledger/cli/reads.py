@@ -17,6 +17,7 @@ from ledger.cli.common import (
     Store,
     SystemName,
     ViewPath,
+    iso_day,
     missing,
     print_json,
     reported,
@@ -298,10 +299,7 @@ def rating(
         return
     if as_of is None:
         usage("give --as-of or --list")
-    try:
-        day = date.fromisoformat(as_of).isoformat()
-    except ValueError:
-        usage(f"--as-of: {as_of!r} is not a date (YYYY-MM-DD)")
+    day = iso_day("--as-of", as_of)
     with caught_up(store, view, family, known_at, position) as v:
         by_lists = queries.rates_by_lists(v)
         if by_lists and family == "fide":
@@ -412,11 +410,7 @@ def explain(
 
     if (section is None) == (as_of is None):
         usage("give exactly one of --section and --as-of")
-    if as_of is not None:
-        try:
-            as_of = date.fromisoformat(as_of).isoformat()
-        except ValueError:
-            usage(f"--as-of: {as_of!r} is not a date (YYYY-MM-DD)")
+    as_of = iso_day("--as-of", as_of)
     with caught_up(store, view, family, known_at, position) as v:
         try:
             out = ex.explain(v, player_id, system, section, as_of)

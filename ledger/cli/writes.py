@@ -11,7 +11,6 @@ import json
 import sys
 from collections.abc import Callable, Iterable
 from contextlib import closing
-from datetime import date
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TypeVar
@@ -23,6 +22,7 @@ from ledger.cli.common import (
     Actor,
     Store,
     SystemName,
+    iso_day,
     print_entries,
     print_json,
     reported,
@@ -528,11 +528,7 @@ def log(
     with reported():
         if as_json and as_csv:
             raise InvalidCommand((), "--csv and --json: choose one")
-        if since is not None:
-            try:
-                since = date.fromisoformat(since).isoformat()
-            except ValueError:
-                raise InvalidCommand((), f"--since: {since!r} is not a date (YYYY-MM-DD)") from None
+        since = iso_day("--since", since)
     with reported(), closing(open_ledger(store)) as ledger:
         entries: Iterable[LedgerEntry] = (
             e
