@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Protocol
 
-from ledger.log import LedgerEntry
 from ledger.rules.fide.periods import first_rating
 from ledger.rules.fide.rated import period_rating, period_sum
 from ledger.rules.fide.section import RULES as FIDE_RULES
@@ -49,12 +48,6 @@ class PublishedList:
     as_of: str
     cutoff_position: int
     position: int
-
-    @classmethod
-    def from_entry(cls, entry: LedgerEntry) -> PublishedList:
-        p = entry.payload
-        family, number, name = p["family"], p["number"], p["list_name"]
-        return cls(family, number, name, p["as_of"], p["cutoff_position"], entry.position)
 
     @property
     def sort_key(self) -> str:

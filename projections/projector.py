@@ -107,11 +107,11 @@ class CatchUp:
 
 def plausible(changes: list[Change]) -> str | None:
     """Why a rater's result cannot be stored (a non-finite or out-of-range rating or N)."""
-    top, most = limits.MAX_RATING, limits.MAX_GAMES
+    most = limits.MAX_GAMES
     for c in changes:
         row = c.row
         rating, games = row[POST_RATING], row[GAMES_AFTER]
-        if rating is not None and not 0.0 <= rating <= top:
+        if not limits.plausible_rating(rating):
             return f"{c.player} {c.system}: rating {rating!r} is out of range"
         if not 0 <= games <= most:
             return f"{c.player} {c.system}: N {games!r} is out of range"

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from ledger import events
-from ledger.events import PlayerRegistered
 from ledger.rules.fide.rated import period_sum
 from ledger.rules.rounding import round_half_up
 from ledger.rules.uschess.systems import System
@@ -60,17 +59,6 @@ def player(view: ReadModel, player_id: str) -> dict[str, Any] | None:
 def profiles(view: ReadModel) -> dict[str, dict[str, Any]]:
     """Every player's profile, by member id."""
     return {r["id"]: json.loads(r["profile"]) for r in view.db["players"].rows}
-
-
-def profile_facts(view: ReadModel) -> dict[str, PlayerRegistered]:
-    """Every player's profile as the typed fact the raters read, by member id."""
-    out = {}
-    for member_id, profile in view.db.execute("select id, profile from players"):
-        fact = events.decode(
-            "PlayerRegistered", payload={"member_id": member_id, **json.loads(profile)}
-        )
-        out[member_id] = fact
-    return out
 
 
 def profile_position(view: ReadModel, player_id: str) -> int | None:
