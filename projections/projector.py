@@ -19,7 +19,6 @@ import gc
 import hashlib
 import json
 import operator
-import os
 import shutil
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
@@ -149,8 +148,13 @@ class View:
             )
 
     def _open(self) -> None:
+        # The file's identity before connecting: if a rebuild elsewhere moves a new file in
+        # meanwhile, the next catch-up sees it changed and reopens (never the other way).
+        path = Path(self.path)
+        self.inode = path.stat().st_ino if path.exists() else None
         self.db = sqlite_utils.Database(sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_SECONDS))
-        self.inode = os.stat(self.path).st_ino  # a rebuild moves a new file in: see catch_up
+        if self.inode is None:
+            self.inode = path.stat().st_ino
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA cache_size=-262144")  # 256 MiB: index writes stay in memory
@@ -191,10 +195,16 @@ class View:
         back with `dry_run`: the report of what would change, and nothing kept); one process
         at a time (`projections.lock`): the others wait, then apply what is left, if any."""
         with exclusive(self.path):
-            if os.stat(self.path).st_ino != self.inode:  # another process rebuilt it meanwhile
-                self.db.close()
-                self._open()
+            if Path(self.path).stat().st_ino != self.inode:
+                self._reopen()  # another process's rebuild moved a new file in meanwhile
             return self._catch_up(entries, dry_run)
+
+    def _reopen(self) -> None:
+        """The file now at `path`, with the busy timeout the caller had set."""
+        busy = self.db.execute("PRAGMA busy_timeout").fetchone()[0]
+        self.db.close()
+        self._open()
+        self.db.execute(f"PRAGMA busy_timeout = {int(busy)}")
 
     def _catch_up(self, entries: Iterable[LedgerEntry], dry_run: bool) -> CatchUp:
         stats = CatchUp(last_position=self.last_position)

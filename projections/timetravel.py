@@ -54,17 +54,9 @@ def at_position(
 
 
 @contextmanager
-def view_at(
-    ledger: Any,
-    v: View,
-    position: int | None = None,
-    entries: Callable[[int], Iterable[LedgerEntry]] | None = None,
-) -> Iterator[View]:
-    """`v` caught up with the ledger; with `position`, the read model as the ledger stood
-    then (built in a temporary file, removed on exit). `entries(after)` reads the ledger
-    (default: plainly, without a progress bar)."""
-    read = entries or (lambda after: read_verified_entries(ledger, after))
-    v.catch_up(read(v.last_position))
+def view_at(ledger: Any, v: View, position: int | None = None) -> Iterator[View]:
+    """`v` (caught up by the caller, which records its binding); with `position`, the read
+    model as the ledger stood then (built in a temporary file, removed on exit)."""
     if position is None:
         yield v
         return
@@ -77,17 +69,10 @@ def view_at(
 
 
 @contextmanager
-def list_view(
-    ledger: Any,
-    v: View,
-    name: str,
-    entries: Callable[[int], Iterable[LedgerEntry]] | None = None,
-) -> Iterator[View]:
-    """The read model as the list `name` of `v`'s family saw it: as known at the list's
-    cutoff, with the lists published up to this one (built in a temporary file). Read it with
-    `queries.list_rating` or `queries.list_supplement`."""
-    read = entries or (lambda after: read_verified_entries(ledger, after))
-    v.catch_up(read(v.last_position))
+def list_view(ledger: Any, v: View, name: str) -> Iterator[View]:
+    """The read model as the list `name` of `v`'s family saw it (`v` caught up by the
+    caller): as known at the list's cutoff, with the lists published up to this one (built in
+    a temporary file). Read it with `queries.list_rating` or `queries.list_supplement`."""
     found = queries.published_list(v, name)
     if found is None:
         raise NoSuchList(f"no {v.family} list named {name!r} has been published")

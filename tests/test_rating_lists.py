@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from ledger.application import RatingsLedger
 from ledger.cli import app
 from ledger.commands import PublishList, parse
-from ledger.log import read_entries
+from ledger.log import read_entries, read_verified_entries
 from ledger.rules.fide.periods import first_rating
 from ledger.rules.fide.unrated import Performance
 from projections import queries
@@ -82,6 +82,7 @@ def list_rows(view: View, name: str) -> dict[str, tuple]:
 
 
 def said(app: RatingsLedger, view: View, name: str) -> dict[str, tuple]:
+    view.catch_up(read_verified_entries(app, view.last_position))
     with list_view(app, view, name) as past:
         return list_rows(past, name)
 

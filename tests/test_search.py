@@ -24,10 +24,12 @@ MULLER, LOVELACE, BRIAIN, GARCIA = FEDERATION
 def search(federation_store):
     """`search(text, limit, offset)` on the federation's caught-up read model."""
     from ledger.application import RatingsLedger
+    from ledger.log import read_verified_entries
     from ledger.store import view_path
 
     ledger = RatingsLedger(federation_store)
     view = View(view_path(federation_store, None))
+    view.catch_up(read_verified_entries(ledger))
     with closing(ledger), closing(view), view_at(ledger, view) as v:
         yield lambda text, limit=50, offset=0: queries.search_players(v, text, limit, offset)
 

@@ -99,16 +99,8 @@ def caught_up(
             position = _position_at(ledger, known_at)
 
         binding.catch_up(v, ledger, _entries(ledger, v.last_position, "catching up"))
-
-        def read(after: int) -> Iterator[LedgerEntry]:
-            return _entries(ledger, after, "catching up")
-
         try:
-            shown = (
-                list_view(ledger, v, list_name, read)
-                if list_name
-                else view_at(ledger, v, position, read)
-            )
+            shown = list_view(ledger, v, list_name) if list_name else view_at(ledger, v, position)
             with shown as past:
                 yield past
         except NoSuchList as exc:
