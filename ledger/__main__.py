@@ -1,3 +1,3 @@
-from ledger.cli import app
+from ledger.entrypoints.cli import app
 
 app(prog_name="ratings-ledger")

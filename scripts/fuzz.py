@@ -29,8 +29,8 @@ from hypothesis import strategies as st
 from ledger import plausibility as p
 from ledger.application import RatingsLedger
 from ledger.chain import verify
-from ledger.cli import app
 from ledger.commands import RegisterPlayer, parse
+from ledger.entrypoints.cli import app
 from ledger.errors import field_path
 from ledger.signing import Keyring
 

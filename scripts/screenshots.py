@@ -17,11 +17,11 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 from ledger.application import RatingsLedger
-from ledger.cli.serve import server
 from ledger.commands import RegisterPlayer, SubmitSection, parse
+from ledger.entrypoints.cli.serve import server
+from ledger.entrypoints.web.app import Site
 from ledger.roles import Role
 from ledger.signing import Keyring
-from ledger.web.app import Site
 
 NAMES = {
     "12000001": "Hans Müller",

@@ -33,9 +33,9 @@ from typer.testing import CliRunner
 
 from ledger.application import RatingsLedger
 from ledger.chain import verify
-from ledger.cli import app
 from ledger.commands import RegisterPlayer, SubmitSection, parse
 from ledger.domain import ConflictError, LedgerError, StoreError
+from ledger.entrypoints.cli import app
 from ledger.log import read_entries, read_verified_entries
 from ledger.roles import Role
 from ledger.signing import KEYRING_VARIABLE

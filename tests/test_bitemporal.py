@@ -8,7 +8,7 @@ from projection_helpers import Ledger, round_robin
 from typer.testing import CliRunner
 
 from ledger.application import RatingsLedger
-from ledger.cli import app
+from ledger.entrypoints.cli import app
 from ledger.log import read_entries
 from projections import queries, timetravel
 from projections.projector import View

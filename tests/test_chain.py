@@ -14,9 +14,9 @@ from typer.testing import CliRunner
 
 from ledger.application import RatingsLedger
 from ledger.chain import CHAIN_TABLE, GENESIS, link, parse_expected, signed_entries, verify
-from ledger.cli import app
 from ledger.commands import RegisterPlayer, parse
 from ledger.domain import StoreError
+from ledger.entrypoints.cli import app
 from ledger.log import read_entries
 from tests.tamper_helpers import delete, drop_chain, edit, insert, raw_store, swap, truncate
 

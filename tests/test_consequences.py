@@ -7,7 +7,7 @@ from projection_helpers import Ledger, round_robin
 from typer.testing import CliRunner
 
 from ledger.application import RatingsLedger
-from ledger.cli import app
+from ledger.entrypoints.cli import app
 
 A, B, C, D = "80000001", "80000002", "80000003", "80000004"
 

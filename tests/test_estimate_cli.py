@@ -6,7 +6,7 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
-from ledger.cli import app
+from ledger.entrypoints.cli import app
 
 SECTION = {
     "rules": "uschess-2024",

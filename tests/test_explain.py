@@ -12,7 +12,7 @@ from projection_helpers import Ledger, round_robin
 from typer.testing import CliRunner
 
 from ledger.application import RatingsLedger
-from ledger.cli import app
+from ledger.entrypoints.cli import app
 from ledger.log import read_entries
 from projections import queries
 from projections.explain import explain, render

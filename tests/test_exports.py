@@ -18,9 +18,9 @@ import typer
 from typer.testing import CliRunner, Result
 
 from ledger.application import RatingsLedger
-from ledger.cli.interchange import register
 from ledger.commands import RecordOpeningBalance, RegisterPlayer, parse
-from ledger.interchange import exports, trf, validated
+from ledger.entrypoints.cli.interchange import register
+from ledger.entrypoints.interchange import exports, trf, validated
 from ledger.rules.rounding import round_half_up
 
 TRF = Path(__file__).parent / "fixtures" / "riverside-open-2024.trf"

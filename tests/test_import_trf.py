@@ -21,12 +21,12 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner, Result
 
 from ledger.application import RatingsLedger
-from ledger.cli import app as main_app
-from ledger.cli.interchange import register
-from ledger.cli.writes import register as register_ledger
 from ledger.commands import RegisterPlayer, parse
 from ledger.domain import InvalidCommand
-from ledger.interchange import trf
+from ledger.entrypoints.cli import app as main_app
+from ledger.entrypoints.cli.interchange import register
+from ledger.entrypoints.cli.writes import register as register_ledger
+from ledger.entrypoints.interchange import trf
 from ledger.log import read_entries
 from ledger.results import RATED_RESULTS
 

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from ledger.application import RatingsLedger
 from ledger.chain import verify
-from ledger.cli import app
+from ledger.entrypoints.cli import app
 from ledger.log import read_entries
 
 SQL = "1'; DROP TABLE stored_events; --"

@@ -11,7 +11,7 @@ import pytest
 import typer
 from typer.testing import CliRunner, Result
 
-from ledger.cli.writes import register
+from ledger.entrypoints.cli.writes import register
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 Run = Callable[..., Result]

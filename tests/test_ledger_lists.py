@@ -11,9 +11,9 @@ import typer
 from typer.testing import CliRunner
 
 from ledger.application import RatingsLedger
-from ledger.cli.writes import register
 from ledger.commands import PublishList, parse
 from ledger.domain import InvalidCommand
+from ledger.entrypoints.cli.writes import register
 from ledger.roles import AccessDenied
 from ledger.rules.rating_lists import RatingList
 

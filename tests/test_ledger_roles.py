@@ -12,7 +12,6 @@ import typer
 from typer.testing import CliRunner, Result
 
 from ledger.application import RatingsLedger
-from ledger.cli.writes import register
 from ledger.commands import (
     AmendRules,
     AwardMoneyFloor,
@@ -27,6 +26,7 @@ from ledger.commands import (
     parse,
 )
 from ledger.domain import InvalidCommand
+from ledger.entrypoints.cli.writes import register
 from ledger.log import LedgerEntry, read_entries
 from ledger.roles import MAY, AccessDenied, NotInitialized, Role, Verb
 

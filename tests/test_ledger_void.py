@@ -11,12 +11,12 @@ import pytest
 from typer.testing import CliRunner
 
 from ledger.application import RatingsLedger
-from ledger.cli import app
 from ledger.commands import DirectorOverride, VoidEntry, parse
 from ledger.domain import InvalidCommand
+from ledger.entrypoints.cli import app
+from ledger.entrypoints.web.app import Site
 from ledger.log import read_entries
 from ledger.roles import AccessDenied
-from ledger.web.app import Site
 
 OVERRIDE = {
     "player": "12345678",

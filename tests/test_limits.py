@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from ledger.cli import app
 from ledger.commands import MAX_FILE_BYTES, MAX_SECTION_GAMES, MAX_SECTION_PLAYERS
+from ledger.entrypoints.cli import app
 
 runner = CliRunner()
 

@@ -16,9 +16,9 @@ from typer.testing import CliRunner
 
 from ledger import plausibility as p
 from ledger.application import RatingsLedger
-from ledger.cli import app
 from ledger.commands import MAX_PROBLEMS
 from ledger.domain import Player
+from ledger.entrypoints.cli import app
 from ledger.log import read_entries
 from ledger.signing import Keyring
 

@@ -14,7 +14,7 @@ from projection_helpers import Ledger, round_robin
 from tamper_helpers import insert
 
 from ledger.application import RatingsLedger
-from ledger.interchange.exports import rating_supplement
+from ledger.entrypoints.interchange.exports import rating_supplement
 from ledger.log import read_entries
 from ledger.signing import Keyring
 from projections import queries

@@ -7,7 +7,7 @@ from projection_helpers import Ledger, round_robin
 from typer.testing import CliRunner
 
 from ledger.application import RatingsLedger
-from ledger.cli import app
+from ledger.entrypoints.cli import app
 from projections import queries
 from projections.projector import View
 

@@ -12,8 +12,8 @@ from projection_helpers import Ledger, round_robin
 from typer.testing import CliRunner
 
 from ledger.application import RatingsLedger
-from ledger.cli import app
 from ledger.commands import PublishList, parse
+from ledger.entrypoints.cli import app
 from ledger.log import read_entries, read_verified_entries
 from ledger.rules.fide.periods import first_rating
 from ledger.rules.fide.unrated import Performance
@@ -311,7 +311,7 @@ def test_the_player_page_links_each_list_to_what_it_said(led, store_url, tmp_pat
     # after the list does not change what the list said (10.65: it is rated in the next period).
     from test_web import get
 
-    from ledger.web.app import Site
+    from ledger.entrypoints.web.app import Site
 
     led.submit(the_1068_round_robin())
     publish(led.app, "2003-04", "2003-04-01")

@@ -14,9 +14,9 @@ from projection_helpers import Ledger, round_robin
 from typer.testing import CliRunner
 
 from ledger.application import RatingsLedger
-from ledger.cli import app
+from ledger.entrypoints.cli import app
+from ledger.entrypoints.web.app import Site
 from ledger.log import UNREADABLE, read_entries
-from ledger.web.app import Site
 from projections import queries
 from projections.projector import View
 

@@ -11,8 +11,8 @@ from conftest import FEDERATION
 from test_web import get
 from typer.testing import CliRunner
 
-from ledger.cli import app
-from ledger.web.app import Site
+from ledger.entrypoints.cli import app
+from ledger.entrypoints.web.app import Site
 from projections import queries
 from projections.projector import View
 from projections.timetravel import view_at
@@ -84,7 +84,7 @@ def test_search_is_paged_with_a_total(search):
 
 
 def test_the_search_page_says_how_many_more_instead_of_a_silent_cap(federation_store):
-    import ledger.web.app as web
+    import ledger.entrypoints.web.app as web
 
     site = Site(federation_store)
     limit, web.SEARCH_LIMIT = web.SEARCH_LIMIT, 2

@@ -12,8 +12,8 @@ from conftest import FEDERATION
 from test_web import get
 from typer.testing import CliRunner
 
-from ledger.cli import app
-from ledger.web.app import Site
+from ledger.entrypoints.cli import app
+from ledger.entrypoints.web.app import Site
 
 MULLER, LOVELACE, BRIAIN, GARCIA = FEDERATION
 
@@ -50,7 +50,7 @@ def test_the_index_is_searchable_and_filtered(site, query, found):
 
 
 def test_the_index_is_paged_with_the_number_left(site):
-    import ledger.web.app as web
+    import ledger.entrypoints.web.app as web
 
     size, web.SECTIONS_PAGE = web.SECTIONS_PAGE, 2
     try:

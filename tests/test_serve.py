@@ -20,10 +20,10 @@ from test_web import get
 from typer.testing import CliRunner
 
 from ledger.application import RatingsLedger
-from ledger.cli import app
-from ledger.cli.serve import server
+from ledger.entrypoints.cli import app
+from ledger.entrypoints.cli.serve import server
+from ledger.entrypoints.web.app import Site
 from ledger.store import view_path
-from ledger.web.app import Site
 
 MULLER = next(iter(FEDERATION))
 STALLED = 8

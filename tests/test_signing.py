@@ -15,9 +15,9 @@ from typer.testing import CliRunner, Result
 
 from ledger.application import RatingsLedger
 from ledger.chain import verify
-from ledger.cli import app
 from ledger.commands import RegisterPlayer, parse
 from ledger.domain import player_key
+from ledger.entrypoints.cli import app
 from ledger.log import read_entries, read_verified_entries
 from ledger.roles import Role
 from ledger.signing import KEYRING_VARIABLE, Keyring, SignatureError, public_text

@@ -10,8 +10,8 @@ from projection_helpers import Ledger, round_robin
 from typer.testing import CliRunner
 
 from ledger.application import RatingsLedger
-from ledger.cli import app
-from ledger.cli.common import ViewPath
+from ledger.entrypoints.cli import app
+from ledger.entrypoints.cli.common import ViewPath
 from ledger.store import view_path
 
 A, B, C = "20000001", "20000002", "20000003"

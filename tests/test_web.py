@@ -16,9 +16,9 @@ import pytest
 from projection_helpers import Ledger, round_robin
 
 from ledger.application import RatingsLedger
-from ledger.cli.serve import serve, server
+from ledger.entrypoints.cli.serve import serve, server
+from ledger.entrypoints.web.app import Site
 from ledger.log import read_entries
-from ledger.web.app import Site
 
 A, B, C = "20000001", "20000002", "20000003"
 SCRIPT = "<script>alert(1)</script>"

@@ -14,8 +14,8 @@ import pytest
 from projection_helpers import Ledger, round_robin
 
 from ledger.application import RatingsLedger
-from ledger.cli.serve import server
-from ledger.web.app import Site
+from ledger.entrypoints.cli.serve import server
+from ledger.entrypoints.web.app import Site
 
 CHROMIUM = Path("/usr/bin/chromium")
 REQUIRE_BROWSER = os.environ.get("RATINGS_LEDGER_REQUIRE_BROWSER") == "1"

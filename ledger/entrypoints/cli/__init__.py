@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperArgument, TyperCommand, TyperGroup
 
-from ledger.cli import (
+from ledger.entrypoints.cli import (
     browse,
     estimate,
     interchange,

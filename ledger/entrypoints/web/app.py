@@ -22,7 +22,7 @@ from urllib.parse import parse_qs, quote, urlencode
 
 from ledger.application import RatingsLedger
 from ledger.domain import LedgerError
-from ledger.interchange.exports import crosstable
+from ledger.entrypoints.interchange.exports import crosstable
 from ledger.log import LedgerEntry, read_entries, read_verified_entries, to_entry
 from ledger.reading import open_ledger
 from ledger.rules.rounding import round_half_up

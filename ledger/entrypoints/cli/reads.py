@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ledger.cli.common import (
+from ledger.entrypoints.cli.common import (
     AsJson,
     Family,
     Store,
@@ -248,7 +248,7 @@ def history(
     position: Position = None,
 ) -> None:
     """Every change of a player's rating in one system, in rating order."""
-    from ledger.interchange.exports import to_csv
+    from ledger.entrypoints.interchange.exports import to_csv
     from projections import queries
 
     with caught_up(store, view, family, known_at, position) as v:

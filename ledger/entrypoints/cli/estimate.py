@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ledger.cli.common import usage
+from ledger.entrypoints.cli.common import usage
 from ledger.errors import InputError
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ledger.cli.common import AsJson, Family, Store, fail, print_json, reported
+from ledger.entrypoints.cli.common import AsJson, Family, Store, fail, print_json, reported
 from ledger.roles import Role
 from ledger.store import DEFAULT_STORE, view_path
 

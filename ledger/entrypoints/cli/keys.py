@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ledger.cli.common import reported
+from ledger.entrypoints.cli.common import reported
 
 if TYPE_CHECKING:
     pass

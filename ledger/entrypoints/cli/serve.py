@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ledger.cli.common import Family, Store, ViewPath, reported
+from ledger.entrypoints.cli.common import Family, Store, ViewPath, reported
 from ledger.store import DEFAULT_STORE
 
 if TYPE_CHECKING:
-    from ledger.web.app import Site
+    from ledger.entrypoints.web.app import Site
 
 THREADS = 8  # requests answered at once; a request is handed over only once fully read
 CHANNEL_TIMEOUT_SECONDS = 30  # a connection silent this long is closed
@@ -79,8 +79,8 @@ def serve(
     family: Family = "uschess",
 ) -> None:
     """Serve the read-only audit site: players, sections, histories, explain, the log."""
+    from ledger.entrypoints.web.app import Site
     from ledger.reading import open_ledger
-    from ledger.web.app import Site
 
     with reported():
         open_ledger(store).close()  # refuse to start on a store that is not there

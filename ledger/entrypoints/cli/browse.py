@@ -6,8 +6,16 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ledger.cli.common import AsJson, Family, Store, ViewPath, iso_day, print_json, usage
-from ledger.cli.reads import caught_up
+from ledger.entrypoints.cli.common import (
+    AsJson,
+    Family,
+    Store,
+    ViewPath,
+    iso_day,
+    print_json,
+    usage,
+)
+from ledger.entrypoints.cli.reads import caught_up
 from ledger.store import DEFAULT_STORE
 
 if TYPE_CHECKING:
@@ -68,7 +76,7 @@ def sections(
     family: Family = "uschess",
 ) -> None:
     """Sections newest first: id, event name, dates, status and number of players."""
-    from ledger.interchange.exports import to_csv
+    from ledger.entrypoints.interchange.exports import to_csv
     from projections import queries
 
     if as_json and as_csv:

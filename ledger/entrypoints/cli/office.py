@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ledger.cli.common import (
+from ledger.entrypoints.cli.common import (
     SYSTEMS,
     AsJson,
     Family,
@@ -19,7 +19,7 @@ from ledger.cli.common import (
     system_name,
     usage,
 )
-from ledger.cli.reads import ListName, caught_up
+from ledger.entrypoints.cli.reads import ListName, caught_up
 from ledger.store import DEFAULT_STORE
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ def section(
 ) -> None:
     """A section's current report: with --json exactly the file `correct ID FILE` reads, to
     edit and feed back; else its crosstable."""
-    from ledger.interchange import exports
+    from ledger.entrypoints.interchange import exports
     from projections import queries
 
     with caught_up(store, view, family) as v:
@@ -79,7 +79,7 @@ def requests(
 ) -> None:
     """What awaits an admin: pending floor-lowering requests (§7; grant with `override --action
     grant_floor_lowering`) and ceilings set below the floor."""
-    from ledger.interchange import exports
+    from ledger.entrypoints.interchange import exports
     from projections import queries
 
     if as_json and as_csv:
@@ -151,7 +151,7 @@ def supplement(
 ) -> None:
     """The rating supplement a federation publishes: every member's ratings on a date, with
     provisional marks (P) and N, names, sorted and filtered."""
-    from ledger.interchange import exports
+    from ledger.entrypoints.interchange import exports
     from projections import queries
 
     if output not in exports.SUPPLEMENT_FORMATS:

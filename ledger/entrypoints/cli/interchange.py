@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ledger.cli.common import (
+from ledger.entrypoints.cli.common import (
     Actor,
     AsJson,
     Family,
@@ -26,14 +26,14 @@ from ledger.cli.common import (
     reported,
     system_name,
 )
-from ledger.cli.reads import ListName, caught_up
+from ledger.entrypoints.cli.reads import ListName, caught_up
 from ledger.errors import field_path
 from ledger.store import DEFAULT_STORE
 
 if TYPE_CHECKING:
     from ledger.application import RatingsLedger
     from ledger.commands import RegisterPlayer, SubmitSection
-    from ledger.interchange import Imported
+    from ledger.entrypoints.interchange import Imported
     from ledger.log import LedgerEntry
 
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -104,7 +104,7 @@ def import_trf(
     """Submit the section of a TRF: its players (with what the file says of them), rounds,
     colours, results, forfeits and byes."""
     from ledger.application import RatingsLedger
-    from ledger.interchange import trf, validated
+    from ledger.entrypoints.interchange import trf, validated
 
     with reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
         report = trf.read_trf(file)
@@ -157,7 +157,7 @@ def import_uschess_dbf(
 ) -> None:
     """Submit every section of a US Chess rating report (all or none)."""
     from ledger.application import RatingsLedger
-    from ledger.interchange import uschess_dbf, validated
+    from ledger.entrypoints.interchange import uschess_dbf, validated
 
     with reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
         report = uschess_dbf.read_report(directory)
@@ -187,7 +187,7 @@ def rating_list(
     """The rating supplement: every player's rating in a system on a date (or as a published
     list said it), N, floor."""
     from ledger.domain import InvalidCommand
-    from ledger.interchange import exports
+    from ledger.entrypoints.interchange import exports
 
     with reported():
         if (as_of is None) == (list_name is None):
@@ -220,7 +220,7 @@ def export_history(
     family: Family = "uschess",
 ) -> None:
     """A player's rating history in one system as CSV (or JSON), one row per change."""
-    from ledger.interchange import exports
+    from ledger.entrypoints.interchange import exports
     from projections import queries
 
     with reported():
@@ -252,7 +252,7 @@ def crosstable(
     as_json: AsJson = False,
 ) -> None:
     """A section's crosstable: results by round, total, pre -> post rating (P<n>: provisional)."""
-    from ledger.interchange import exports
+    from ledger.entrypoints.interchange import exports
     from ledger.plausibility import shown
     from projections import queries
 
@@ -285,7 +285,7 @@ def _submit(
     ledger (`--dry-run`) appends nothing. The JSON summary, and the entries."""
     from ledger.commands import RegisterPlayer, parse
     from ledger.domain import InvalidCommand
-    from ledger.interchange import locate_submission
+    from ledger.entrypoints.interchange import locate_submission
 
     new: dict[str, RegisterPlayer] = {}
     for source, section in zip(imported, sections, strict=True):

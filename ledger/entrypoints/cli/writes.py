@@ -18,7 +18,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import typer
 
-from ledger.cli.common import (
+from ledger.entrypoints.cli.common import (
     Actor,
     Store,
     SystemName,
@@ -520,7 +520,7 @@ def log(
 ) -> None:
     """Print the ledger's entries in order (or newest first), filtered."""
     from ledger.domain import InvalidCommand
-    from ledger.interchange.exports import to_csv
+    from ledger.entrypoints.interchange.exports import to_csv
     from ledger.log import read_entries
     from ledger.plausibility import shown
     from ledger.reading import open_ledger

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ledger.domain import InvalidCommand
-from ledger.interchange import (
+from ledger.entrypoints.interchange import (
     Entrant,
     Entry,
     FieldPath,
@@ -27,7 +27,7 @@ from ledger.interchange import (
     derived_id,
     grid_to_section,
 )
-from ledger.interchange.time_controls import ledger_time_control
+from ledger.entrypoints.interchange.time_controls import ledger_time_control
 
 ROUND_COLUMN = 92  # TRF16: "round 1 starting at position 92; round 2 at 102 …"
 ROUND_WIDTH = 10

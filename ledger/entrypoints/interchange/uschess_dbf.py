@@ -19,7 +19,7 @@ from typing import Any
 from dbfread import DBF
 
 from ledger.domain import InvalidCommand
-from ledger.interchange import (
+from ledger.entrypoints.interchange import (
     Entrant,
     Entry,
     FieldPath,
