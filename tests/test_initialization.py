@@ -4,7 +4,7 @@ import math
 from datetime import date, timedelta
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from ledger.rules.uschess.initialization import (
@@ -278,6 +278,7 @@ def test_a_player_already_rated_in_the_target_system_is_not_initialized():
     st.one_of(st.none(), st.dates(date(1930, 1, 1), date(2021, 1, 1))),
     st.booleans(),
 )
+@example(sources=[(System.OTBQ, 206.5, 5, 1)], birth=None, adult=False)  # ΣWX/ΣW = 206.5 exactly
 def test_the_blended_rating_lies_between_its_sources_and_n_between_1_and_10(sources, birth, adult):
     # §2: R0 is "the weighted average of the available ratings"; N "will always be at least 1,
     # but can be no more than 10".

@@ -6,6 +6,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
+from fractions import Fraction
 from types import MappingProxyType
 from typing import Literal
 
@@ -294,8 +295,10 @@ def initialize_blended(
         rating = age_based_rating(player.birth_date, player.adult, end_date)
         return Initialization(rating, 0, _AGE, "§2, §2.3")
     total = sum(row.weight for row in rows)
-    # §2: R0 = ΣW_kX_k / ΣW_k rounded to the nearest integer
-    rating = float(round_half_up(sum(row.weight * row.rating for row in rows) / total))
+    # §2: R0 = ΣW_kX_k / ΣW_k rounded to the nearest integer; the average is taken exactly
+    # (as fractions of the floats), so one source of 206.5 is 206.5 and rounds to 207.
+    weighted = sum(Fraction(row.weight) * Fraction(row.rating) for row in rows)
+    rating = float(round_half_up(weighted / sum(Fraction(row.weight) for row in rows)))
     games = math.ceil(min(10.0, total))  # §2: N = min(10, ΣW_k) rounded up
     return Initialization(rating, games, "blended", "§2", tuple(rows))
 
