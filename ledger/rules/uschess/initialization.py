@@ -262,6 +262,16 @@ def weigh_source(
     )
 
 
+def _weighted_average(rows: list[SourceWeight], total: float) -> float | Fraction:
+    """ΣW_kX_k / ΣW_k; near a half, taken exactly (as fractions of the floats), so that one
+    source of 206.5 averages to 206.5 and rounds to 207, not to 206 through float error."""
+    average = sum(row.weight * row.rating for row in rows) / total
+    if abs(average % 1 - 0.5) > 1e-6:
+        return average
+    weighted = sum(Fraction(row.weight) * Fraction(row.rating) for row in rows)
+    return weighted / sum(Fraction(row.weight) for row in rows)
+
+
 def initialize_blended(
     system: System, end_date: date, rules: Rules, player: PlayerBackground
 ) -> Initialization:
@@ -295,10 +305,8 @@ def initialize_blended(
         rating = age_based_rating(player.birth_date, player.adult, end_date)
         return Initialization(rating, 0, _AGE, "§2, §2.3")
     total = sum(row.weight for row in rows)
-    # §2: R0 = ΣW_kX_k / ΣW_k rounded to the nearest integer; the average is taken exactly
-    # (as fractions of the floats), so one source of 206.5 is 206.5 and rounds to 207.
-    weighted = sum(Fraction(row.weight) * Fraction(row.rating) for row in rows)
-    rating = float(round_half_up(weighted / sum(Fraction(row.weight) for row in rows)))
+    # §2: R0 = ΣW_kX_k / ΣW_k rounded to the nearest integer
+    rating = float(round_half_up(_weighted_average(rows, total)))
     games = math.ceil(min(10.0, total))  # §2: N = min(10, ΣW_k) rounded up
     return Initialization(rating, games, "blended", "§2", tuple(rows))
 
