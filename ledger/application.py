@@ -21,7 +21,7 @@ from eventsourcing.persistence import (
 from eventsourcing.utils import Environment, EnvType
 
 from ledger import commands
-from ledger.chain import Head
+from ledger.chain import Head, verifier_at
 from ledger.commands import (
     AmendRules,
     AwardMoneyFloor,
@@ -59,7 +59,7 @@ from ledger.domain import (
 from ledger.log import LedgerEntry, entry_type, to_entry
 from ledger.roles import NotInitialized, Role, Verb, authorize, parse_holder, parse_role
 from ledger.rules.rating_lists import RatingList
-from ledger.signing import KeyRefused, Keyring, parse_public_key, public_text
+from ledger.signing import KeyRefused, Keyring, Verifier, parse_public_key, public_text
 from ledger.store import redacted, store_env, store_url
 
 A = TypeVar("A", bound=Aggregate)
@@ -546,8 +546,8 @@ class RatingsLedger(Application):
 
     def _signer(self, actor: str, record: Roles | None) -> Callable[[bytes], bytes]:
         """The signing function of `actor`'s key in the keyring, if it is the key the ledger
-        holds for them (`record`: the roles record read for this attempt, else read now;
-        before `init`: the key `init` records)."""
+        holds for them in its verified log (`record`: the roles record read for this attempt,
+        else read now; before `init`: the key `init` records)."""
         key = self.keyring.private_key(actor)
         if key is None:
             raise KeyRefused(
@@ -555,13 +555,27 @@ class RatingsLedger(Application):
                 f"(make one with `ratings-ledger keys new {actor}`); nothing was appended"
             )
         record = record or self._roles()
-        held = record.key_of(actor) if record is not None else public_text(key)
+        held = self._verified(record).keys.get(actor) if record is not None else public_text(key)
         if held != public_text(key):
             raise KeyRefused(
                 f"the key for {actor!r} in {self.keyring.path} is not the one the ledger holds "
                 f"for {actor!r}; nothing was appended"
             )
         return key.sign
+
+    def _verified(self, record: Roles) -> Verifier:
+        """The keys and roles the ledger's signed log gives at its head, checked write by write
+        (never the roles record alone: a row inserted behind the ledger's back is not trusted);
+        refused in one line if the record read for this write says otherwise."""
+        head = self.recorder.max_notification_id() or 0
+        verifier = verifier_at(self, head)
+        held = {h: set(r) for h, r in record.held.items() if r}
+        if held != {h: r for h, r in verifier.roles.items() if r} or record.keys != verifier.keys:
+            raise StoreError(
+                "the ledger's roles record does not match its signed entries (changed outside "
+                "the ledger): nothing was appended; run `ratings-ledger verify`"
+            )
+        return verifier
 
     def _previewed(self, aggregates: list[Aggregate]) -> list[LedgerEntry]:
         """The entries `aggregates` would append, at the positions they would take; none is."""
@@ -595,7 +609,7 @@ class RatingsLedger(Application):
         record = self._roles()
         if record is None:
             raise NotInitialized()
-        authorize(record.roles_of(actor), actor, verb)
+        authorize(self._verified(record).roles.get(actor, set()), actor, verb)
         return record
 
     def _get(self, cls: type[A], key: UUID) -> A:

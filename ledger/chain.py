@@ -25,8 +25,11 @@ from eventsourcing.persistence import (
 )
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 
+from ledger.checkpoints import Checkpoint
 from ledger.domain import StoreError
-from ledger.signing import KEY_EVENTS, SignatureError, Signed, Verifier, message, write_message
+from ledger.merkle import Frontier
+from ledger.signing import KEY_EVENTS, SignatureError, Signed, Verifier
+from ledger.tree import TREE_TABLE, Cached, TreeMismatch, TreeRows, seal_write
 
 GENESIS = "0" * 64
 CHAIN_TABLE = "ratingsledger_chain"
@@ -49,6 +52,7 @@ class Head:
 
     digest: str
     position: int
+    checkpoint: Checkpoint | None = field(default=None, compare=False)
 
     def __str__(self) -> str:
         return f"{self.digest}@{self.position}"
@@ -120,16 +124,6 @@ def parse_expected(text: str) -> Head:
     return Head(digest, int(position))
 
 
-def sign_all(stored_events: Sequence[StoredEvent], signer: Signer | None) -> list[bytes]:
-    """The signatures to store with a write's entries: the write's on its last, empty before."""
-    if signer is None:
-        raise PersistenceError("an unsigned write: every write must be signed by its actor")
-    signed = write_message(
-        message(s.originator_id, s.originator_version, s.topic, s.state) for s in stored_events
-    )
-    return [b""] * (len(stored_events) - 1) + [signer(signed)]
-
-
 def sealed_rows(
     last: str | None,
     ids: Sequence[int],
@@ -151,10 +145,12 @@ def sealed_rows(
     return rows
 
 
-def receipt(sealed: list[Head] | None, rows: list[tuple[int, str, str]]) -> None:
-    """Hand the write's new head to its caller."""
+def receipt(
+    sealed: list[Head] | None, rows: list[tuple[int, str, str]], checkpoint: Checkpoint
+) -> None:
+    """Hand the write's new head, and the checkpoint it signed, to its caller."""
     if sealed is not None and rows:
-        sealed.append(Head(rows[-1][1], rows[-1][0]))
+        sealed.append(Head(rows[-1][1], rows[-1][0], checkpoint))
 
 
 @contextmanager
@@ -168,13 +164,18 @@ def sealing() -> Iterator[None]:
 
 
 class SealingSQLiteRecorder(SQLiteApplicationRecorder):
-    """Appends signed entries and their chain rows in one SQLite transaction."""
+    """Appends signed entries, their chain rows and tree rows in one SQLite transaction."""
+
+    cached: Cached | None = None
 
     def construct_create_table_statements(self) -> list[str]:
         return [
             *super().construct_create_table_statements(),
             f"CREATE TABLE IF NOT EXISTS {CHAIN_TABLE} "
             "(position INTEGER PRIMARY KEY, hash TEXT NOT NULL, signature TEXT NOT NULL)",
+            f"CREATE TABLE IF NOT EXISTS {TREE_TABLE} (level INTEGER NOT NULL, "
+            "idx INTEGER NOT NULL, hash TEXT NOT NULL, position INTEGER, PRIMARY KEY (level, idx))",
+            f"CREATE INDEX IF NOT EXISTS {TREE_TABLE}_position ON {TREE_TABLE} (position)",
         ]
 
     def insert_events(
@@ -185,16 +186,28 @@ class SealingSQLiteRecorder(SQLiteApplicationRecorder):
         sealed: list[Head] | None = None,
         **kwargs: Any,
     ) -> Sequence[int] | None:
-        """Insert, sign and seal; the new head is appended to `sealed` (the write's receipt)."""
-        signatures = sign_all(stored_events, signer)
+        """Insert, sign the checkpoint and seal; the new head is appended to `sealed`."""
+        if signer is None:
+            raise PersistenceError("an unsigned write: every write must be signed by its actor")
         with self.datastore.transaction(commit=True) as c:
             ids = self._insert_events(c, stored_events, **kwargs) or []
             with sealing():
+
+                def run(sql: str, params: Sequence[Any]) -> list[tuple]:
+                    c.execute(sql, params)
+                    return [tuple(r) for r in c.fetchall()]
+
+                tree = TreeRows(run, self.events_table_name, "rowid")
+                signatures, tree_rows, checkpoint, cached = seal_write(
+                    tree, ids, stored_events, signer, self.cached
+                )
                 c.execute(f"SELECT hash FROM {CHAIN_TABLE} ORDER BY position DESC LIMIT 1")
                 row = c.fetchone()
                 rows = sealed_rows(row[0] if row else None, ids, stored_events, signatures)
                 c.executemany(f"INSERT INTO {CHAIN_TABLE} VALUES (?, ?, ?)", rows)
-        receipt(sealed, rows)
+                c.executemany(f"INSERT INTO {TREE_TABLE} VALUES (?, ?, ?, ?)", tree_rows)
+        self.cached = cached
+        receipt(sealed, rows, checkpoint)
         return ids
 
 
@@ -291,14 +304,33 @@ def write_start(app_or_recorder: HasRecorder | ApplicationRecorder, after: int) 
 
 
 def verifier_at(app_or_recorder: HasRecorder | ApplicationRecorder, position: int) -> Verifier:
-    """A Verifier knowing the keys held after `position` (a write's end): the key events up to
-    there, checked (the roles record's writes hold nothing else)."""
-    verifier = Verifier()
-    if position > 0:
-        with _links(_recorder(app_or_recorder)) as links:
-            rows = links.rows_after(0, None, KEY_EVENTS, position)
-        verifier.check(_signed(n, s) for n, s in rows)
+    """A Verifier knowing the keys and roles held after `position` (a write's end), and the
+    ledger's tree there: the key events up to there checked, each write from the tree before
+    it (the roles record's writes hold nothing else)."""
+    with _links(_recorder(app_or_recorder)) as links:
+        tree = links.tree_rows()
+        verifier = Verifier(ledger=tree.first_identity())
+        rows = links.rows_after(0, None, KEY_EVENTS, position) if position > 0 else []
+        write: list[Signed] = []
+        for n, s in rows:
+            if not write:
+                verifier.seek(_frontier(tree, n.id))
+            write.append(_signed(n, s))
+            if s:
+                verifier.check(write)
+                write = []
+        verifier.check(write)
+        verifier.seek(_frontier(tree, position + 1))
     return verifier
+
+
+def _frontier(tree: TreeRows, position: int) -> Frontier | None:
+    """The tree's frontier just before the entry at `position` (None: the store has no tree
+    there, as in a ledger from before trees, or one changed outside the ledger)."""
+    try:
+        return Frontier.at(tree.node, tree.entries_before(position))
+    except TreeMismatch:
+        return None
 
 
 def link_at(app_or_recorder: HasRecorder | ApplicationRecorder, position: int) -> str | None:
@@ -314,9 +346,19 @@ def _recorder(app_or_recorder: HasRecorder | ApplicationRecorder) -> Application
 class _Links:
     """The chain table and the events table, read in one transaction."""
 
-    def __init__(self, cursor: Any, tables: tuple[str, str, str], mark: str, ids: Any) -> None:
+    def __init__(self, cursor: Any, tables: tuple[str, str, str, str], mark: str, ids: Any) -> None:
         self.cursor, self.mark, self.to_id = cursor, mark, ids
-        self.table, self.events, self.position = tables
+        self.table, self.events, self.position, self.tree = tables
+
+    def tree_rows(self) -> TreeRows:
+        """The ledger's Merkle tree (ledger/tree.py), read in this transaction (a ledger from
+        before trees has none: its nodes are then not found)."""
+        if self.mark == "?":
+            sql = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?"
+            found = self._rows(sql, (TREE_TABLE,))[0][0]
+        else:
+            found = self._rows("SELECT to_regclass(?) IS NOT NULL", (self.tree,))[0][0]
+        return TreeRows(self._rows, self.events, self.position, self.tree if found else None)
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         sql = sql.format(t=self.table, e=self.events, p=self.position).replace("?", self.mark)
@@ -407,7 +449,7 @@ def _links(recorder: ApplicationRecorder) -> Iterator[_Links]:
                     (CHAIN_TABLE,),
                 )
                 _check_table(cursor.fetchone()[0])
-                yield _Links(cursor, (CHAIN_TABLE, events, "rowid"), "?", ids)
+                yield _Links(cursor, (CHAIN_TABLE, events, "rowid", TREE_TABLE), "?", ids)
         else:
             with _postgres_links(datastore, events) as links:
                 yield links
@@ -443,5 +485,6 @@ def _postgres_links(datastore: Any, events: str) -> Iterator[_Links]:
             table.as_string(cursor.connection),
             SQL("{}.{}").format(schema, Identifier(events)).as_string(cursor.connection),
             "notification_id",
+            SQL("{}.{}").format(schema, Identifier(TREE_TABLE)).as_string(cursor.connection),
         )
         yield _Links(cursor, names, "%s", lambda value: value)

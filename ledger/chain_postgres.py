@@ -5,17 +5,25 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from eventsourcing.persistence import InterfaceError, OperationalError, StoredEvent
+from eventsourcing.persistence import (
+    InterfaceError,
+    OperationalError,
+    PersistenceError,
+    StoredEvent,
+)
 from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.utils import retry
 from psycopg.sql import SQL, Identifier
 
-from ledger.chain import CHAIN_TABLE, Head, Signer, receipt, sealed_rows, sealing, sign_all
+from ledger.chain import CHAIN_TABLE, Head, Signer, receipt, sealed_rows, sealing
+from ledger.tree import TREE_TABLE, Cached, TreeRows, seal_write
 
 
 class SealingPostgresRecorder(PostgresApplicationRecorder):
-    """Appends signed entries and their chain rows in one PostgreSQL transaction, under the
-    events table's lock (so links are computed in commit order)."""
+    """Appends signed entries, their chain rows and tree rows in one PostgreSQL transaction,
+    under the events table's lock (so links and the tree follow commit order)."""
+
+    cached: Cached | None = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -28,6 +36,20 @@ class SealingPostgresRecorder(PostgresApplicationRecorder):
                 "(position BIGINT PRIMARY KEY, hash TEXT NOT NULL, signature TEXT NOT NULL)"
             ).format(self.chain_table)
         )
+        self.tree_table = SQL("{}.{}").format(
+            Identifier(self.datastore.schema or "public"), Identifier(TREE_TABLE)
+        )
+        self.sql_create_statements.append(
+            SQL(
+                "CREATE TABLE IF NOT EXISTS {} (level INTEGER NOT NULL, idx BIGINT NOT NULL, "
+                "hash TEXT NOT NULL, position BIGINT, PRIMARY KEY (level, idx))"
+            ).format(self.tree_table)
+        )
+        self.sql_create_statements.append(
+            SQL("CREATE INDEX IF NOT EXISTS {} ON {} (position)").format(
+                Identifier(TREE_TABLE + "_position"), self.tree_table
+            )
+        )
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def insert_events(
@@ -38,8 +60,10 @@ class SealingPostgresRecorder(PostgresApplicationRecorder):
         sealed: list[Head] | None = None,
         **kwargs: Any,
     ) -> Sequence[int] | None:
-        """Insert (under the table lock), sign and seal; the new head is appended to `sealed`."""
-        signatures = sign_all(stored_events, signer)
+        """Insert (under the table lock), sign the checkpoint and seal; the new head is
+        appended to `sealed`."""
+        if signer is None:
+            raise PersistenceError("an unsigned write: every write must be signed by its actor")
         with (
             self.datastore.get_connection() as conn,
             conn.transaction(),
@@ -48,6 +72,22 @@ class SealingPostgresRecorder(PostgresApplicationRecorder):
             self._insert_stored_events(curs, stored_events)  # locks the table, then inserts
             ids = [row["notification_id"] for row in curs.fetchall()]
             with sealing():
+                schema = Identifier(self.datastore.schema or "public")
+                events = SQL("{}.{}").format(schema, Identifier(self.events_table_name))
+
+                def run(sql: str, params: Sequence[Any]) -> list[tuple]:
+                    curs.execute(sql.replace("?", "%s"), params)
+                    return [tuple(r.values()) for r in curs.fetchall()]
+
+                tree = TreeRows(
+                    run,
+                    events.as_string(conn),
+                    "notification_id",
+                    self.tree_table.as_string(conn),
+                )
+                signatures, tree_rows, checkpoint, cached = seal_write(
+                    tree, ids, stored_events, signer, self.cached
+                )
                 last = SQL("SELECT hash FROM {} ORDER BY position DESC LIMIT 1")
                 curs.execute(last.format(self.chain_table))
                 row = curs.fetchone()
@@ -55,5 +95,10 @@ class SealingPostgresRecorder(PostgresApplicationRecorder):
                 curs.executemany(
                     SQL("INSERT INTO {} VALUES (%s, %s, %s)").format(self.chain_table), rows
                 )
-        receipt(sealed, rows)
+                curs.executemany(
+                    SQL("INSERT INTO {} VALUES (%s, %s, %s, %s)").format(self.tree_table),
+                    tree_rows,
+                )
+        self.cached = cached
+        receipt(sealed, rows, checkpoint)
         return ids

@@ -59,6 +59,41 @@ MAY: dict[Verb, tuple[Role, ...]] = {
 """The roles that may use each write verb; an auditor may use none (reading needs no role)."""
 
 
+RECORDED_BY: dict[str, Verb] = {
+    "PlayerRegistered": Verb.REGISTER,
+    "PlayerProfileUpdated": Verb.REGISTER,
+    "OpeningBalanceRecorded": Verb.OPENING_BALANCE,
+    "SectionSubmitted": Verb.SUBMIT,
+    "SectionCorrected": Verb.CORRECT,
+    "SectionWithdrawn": Verb.WITHDRAW,
+    "SectionReinstated": Verb.REINSTATE,
+    "MatchResultSubmitted": Verb.MATCH,
+    "FideAdjustmentSubmitted": Verb.FIDE_ADJUST,
+    "MoneyFloorAwarded": Verb.AWARD_MONEY_FLOOR,
+    "DirectorOverride": Verb.OVERRIDE,
+    "OverrideRevoked": Verb.REVOKE_OVERRIDE,
+    "RulesAmended": Verb.AMEND_RULES,
+    "ListPublished": Verb.PUBLISH_LIST,
+    "EntryVoided": Verb.VOID,
+    "RoleGranted": Verb.GRANT_ROLE,
+    "RoleRevoked": Verb.REVOKE_ROLE,
+}
+"""The verb each kind of entry records: its signer must have held a role that may use it at
+that position (checked from the log itself on every read, `ledger.signing.Verifier`)."""
+
+
+def lacks_authority(kind: str, held: Collection[str]) -> str | None:
+    """Why an entry of `kind` signed by a holder of `held` was not theirs to record (None: it
+    was). `LedgerInitialized` is checked where it stands (only as the ledger's first write)."""
+    verb = RECORDED_BY.get(kind)
+    if verb is None:
+        return f"{kind} is not a kind of entry this ledger records"
+    if any(role in held for role in MAY[verb]):
+        return None
+    holds = ", ".join(sorted(held)) or "no role"
+    return f"{verb} takes {' or '.join(MAY[verb])}, and its signer held {holds} there"
+
+
 class NotInitialized(AccessDenied):
     """A write to a ledger that was never initialized: no one holds a role yet."""
 

@@ -24,8 +24,10 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from ledger.checkpoints import V2, Checkpoint, identity
 from ledger.domain import InvalidCommand, LedgerError
-from ledger.roles import AccessDenied
+from ledger.merkle import Frontier, leaf_hash
+from ledger.roles import AccessDenied, lacks_authority
 
 KEYRING_VARIABLE = "RATINGS_LEDGER_KEYRING"
 DEFAULT_KEYRING = Path("~/.config/ratings-ledger/keys")
@@ -142,20 +144,33 @@ class Signed:
 
 
 class Verifier:
-    """Checks writes in ledger order against the public keys the ledger held at each position.
+    """Checks writes in ledger order: each against the public key its actor held at that
+    position, each entry against the roles its signer held then (`ledger.roles.RECORDED_BY`).
 
     Entries come one at a time (`check_one`); a write's entries are held until its signed last
     entry, then checked together with one signature verification (public key objects cached).
-    The keys are learnt from the entries themselves (`LedgerInitialized`, `RoleGranted` with a
-    key, `RoleRevoked` of a holder's last role), so a check starting after position 0 first
-    checks the key events before it (`ledger.chain.verifier_at`).
+    A write signs the checkpoint it makes (ledger/checkpoints.py): the ledger's identity, its
+    size and the Merkle root over every entry up to the write's last, which the verifier keeps
+    (`frontier`); once a ledger has such a write, a write signed the older way (over its own
+    entries only) is refused. The keys and roles are learnt from the entries themselves
+    (`LedgerInitialized`, `RoleGranted` with a key, `RoleRevoked` of a holder's last role), so a
+    check starting after position 0 first checks the key events before it
+    (`ledger.chain.verifier_at`).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, frontier: Frontier | None = None, ledger: str | None = None) -> None:
         self.keys: dict[str, str] = {}
         self.roles: dict[str, set[str]] = {}
+        self.frontier: Frontier | None = Frontier() if frontier is None else frontier
+        self.ledger = ledger
+        self.checkpoint: Checkpoint | None = None  # the last write's, as signed
+        self.signs_checkpoints = False
         self._loaded: dict[str, Ed25519PublicKey] = {}
         self._pending: list[tuple[Signed, dict[str, Any]]] = []
+
+    def seek(self, frontier: Frontier | None) -> None:
+        """Go on from another place in the ledger (None: its tree is not known there)."""
+        self.frontier = frontier
 
     def check(self, entries: Iterable[Signed]) -> None:
         """Check every write of `entries` (which end at a write's end)."""
@@ -186,28 +201,79 @@ class Verifier:
                 raise SignatureError(
                     other.position, f"one write names two actors ({actor!r}, {data.get('actor')!r})"
                 )
+        founding = not self.keys and _kind(write[0][0].topic) == "LedgerInitialized"
         held = self.keys.get(actor) if isinstance(actor, str) else None
-        if held is None and _kind(write[0][0].topic) == "LedgerInitialized" and not self.keys:
+        if held is None and founding:
             held = write[0][1].get("public_key")
         if not isinstance(held, str):
             raise SignatureError(first, f"the ledger held no key for {actor!r} there")
-        signed = write_message(
-            message(s.aggregate_id, s.version, s.topic, s.state) for s, _ in write
-        )
-        try:
-            self._key(held).verify(e.signature, signed)
-        except (InvalidSignature, ValueError):
-            whose = (
-                f"the write at positions {first}–{e.position}: its"
-                if first != e.position
-                else "the"
-            )
-            raise SignatureError(
-                first, f"{whose} signature is not {actor!r}'s (forged or altered)"
-            ) from None
+        self._verify(write, e.signature, held)
         for s, data in write:
+            self._authorize(s, actor, founding and s is not write[0][0])
             self.learn(s.topic, data)
         return True
+
+    def _verify(self, write: list[tuple[Signed, dict[str, Any]]], signature: bytes, held: str):
+        """The write's signature: over its checkpoint (V2) or, in an older ledger, over its
+        entries."""
+        messages = [message(s.aggregate_id, s.version, s.topic, s.state) for s, _ in write]
+        first, last = write[0][0], write[-1][0]
+        if self.ledger is None and self.frontier is not None and self.frontier.size == 0:
+            self.ledger = identity(first.position, first.aggregate_id, first.topic, first.state)
+        leaves = [leaf_hash(m) for m in messages]
+        after = self.frontier.copy() if self.frontier is not None else None
+        for leaf in leaves if after is not None else ():
+            after.append(leaf)
+        if signature[:1] == V2 and len(signature) == 65:
+            if after is None:
+                raise SignatureError(
+                    first.position,
+                    "the ledger's tree does not cover the entries before this write "
+                    "(changed outside the ledger)",
+                )
+            checkpoint = Checkpoint(self.ledger or "", after.size, after.root().hex())
+            body, raw = checkpoint.body(), signature[1:]
+            self.signs_checkpoints = True
+        elif self.signs_checkpoints:
+            raise SignatureError(
+                first.position,
+                "the write is signed without its checkpoint in a ledger that signs them",
+            )
+        else:
+            checkpoint = None
+            body = write_message(messages)
+            raw = signature
+        try:
+            self._key(held).verify(raw, body)
+        except (InvalidSignature, ValueError):
+            whose = (
+                f"the write at positions {first.position}–{last.position}: its"
+                if first.position != last.position
+                else "the"
+            )
+            actor = write[0][1].get("actor")
+            raise SignatureError(
+                first.position, f"{whose} signature is not {actor!r}'s (forged or altered)"
+            ) from None
+        self.frontier = after
+        if checkpoint is not None:
+            self.checkpoint = checkpoint.with_signature(str(write[0][1].get("actor")), raw)
+
+    def _authorize(self, s: Signed, actor: Any, founding_grant: bool) -> None:
+        """Refuse an entry its signer had no role to record there (the ledger's founding write
+        alone may set the ledger up and make its signer the first director)."""
+        kind = _kind(s.topic)
+        if kind == "LedgerInitialized":
+            if self.keys or self.roles:
+                raise SignatureError(
+                    s.position, "a second LedgerInitialized (the ledger is set up)"
+                )
+            return
+        if founding_grant and kind == "RoleGranted":
+            return
+        why = lacks_authority(kind, self.roles.get(actor, set()) if isinstance(actor, str) else ())
+        if why is not None:
+            raise SignatureError(s.position, f"{actor!r} had no authority to record it: {why}")
 
     def finish(self) -> None:
         """The entries read end here: a write left without its signed last entry fails."""

@@ -12,8 +12,11 @@ from uuid import UUID
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from eventsourcing.persistence import Notification
 
+from ledger import merkle
 from ledger.chain import CHAIN_TABLE, GENESIS, link
-from ledger.signing import message, write_message
+from ledger.checkpoints import V2, Checkpoint, identity
+from ledger.signing import message
+from ledger.tree import TREE_TABLE
 
 FAR = 10**9  # a free position to move a row through while swapping two
 
@@ -98,11 +101,7 @@ def insert(
         if seal:
             row = conn.execute(f"SELECT hash FROM {chain} ORDER BY position DESC LIMIT 1")
             previous = (row.fetchone() or (GENESIS,))[0]
-            signature = (
-                key.sign(write_message([message(aggregate_id, version, topic, state)]))
-                if key
-                else b""
-            )
+            signature = _signed_checkpoint(conn, table, pos, mark, position, key) if key else b""
             entry = Notification(
                 id=position,
                 originator_id=aggregate_id,
@@ -114,6 +113,7 @@ def insert(
                 f"INSERT INTO {chain} VALUES ({mark}, {mark}, {mark})",
                 (position, link(previous, entry, signature), signature.hex()),
             )
+        rebuild_tree(conn, table, pos, mark)
     return position
 
 
@@ -141,23 +141,64 @@ def reseal(url: str) -> None:
                 f"INSERT INTO {chain} VALUES ({mark}, {mark}, {mark})",
                 (position, previous, signature),
             )
+        rebuild_tree(conn, table, pos, mark)
 
 
 def resign(url: str, position: int, key: Ed25519PrivateKey) -> None:
     """Replace the signature of the one-entry write at `position` by one made with `key` over
     its current content."""
     with raw_store(url) as (conn, table, pos, mark, chain):
-        aggregate, version, topic, state = conn.execute(
-            f"SELECT originator_id, originator_version, topic, state FROM {table} "
-            f"WHERE {pos} = {mark}",
-            (position,),
-        ).fetchone()
-        aggregate_id = UUID(str(aggregate)) if mark == "?" else aggregate
-        signature = key.sign(write_message([message(aggregate_id, version, topic, _bytes(state))]))
+        signature = _signed_checkpoint(conn, table, pos, mark, position, key)
         conn.execute(
             f"UPDATE {chain} SET signature = {mark} WHERE position = {mark}",
             (signature.hex(), position),
         )
+
+
+def _leaves(conn: Any, table: str, pos: str, mark: str) -> list[tuple[int, bytes, str]]:
+    """(position, leaf hash, identity as the first entry) of every stored entry, in order."""
+    rows = conn.execute(
+        f"SELECT {pos}, originator_id, originator_version, topic, state FROM {table} ORDER BY {pos}"
+    ).fetchall()
+    found = []
+    for position, aggregate, version, topic, state in rows:
+        aggregate_id = UUID(str(aggregate)) if mark == "?" else aggregate
+        data = message(aggregate_id, version, topic, _bytes(state))
+        found.append(
+            (
+                position,
+                merkle.leaf_hash(data),
+                identity(position, aggregate_id, topic, _bytes(state)),
+            )
+        )
+    return found
+
+
+def _signed_checkpoint(
+    conn: Any, table: str, pos: str, mark: str, position: int, key: Ed25519PrivateKey
+) -> bytes:
+    """A write signature made with `key` over the checkpoint of every entry up to `position`,
+    as the recorder makes it (what an insider with a key of their own can do)."""
+    leaves = [x for x in _leaves(conn, table, pos, mark) if x[0] <= position]
+    frontier = merkle.Frontier()
+    for _, leaf, _ in leaves:
+        frontier.append(leaf)
+    checkpoint = Checkpoint(leaves[0][2], frontier.size, frontier.root().hex())
+    return V2 + key.sign(checkpoint.body())
+
+
+def rebuild_tree(conn: Any, table: str, pos: str, mark: str) -> None:
+    """Recompute the stored Merkle tree from the stored entries (an attacker hiding a change
+    from the tree alone)."""
+    tree = TREE_TABLE if mark == "?" else table.replace("ratingsledger_events", TREE_TABLE)
+    conn.execute(f"DELETE FROM {tree}")
+    frontier = merkle.Frontier()
+    for position, leaf, _ in _leaves(conn, table, pos, mark):
+        for level, index, h in frontier.append(leaf):
+            conn.execute(
+                f"INSERT INTO {tree} VALUES ({mark}, {mark}, {mark}, {mark})",
+                (level, index, h.hex(), position if level == 0 else None),
+            )
 
 
 def _bytes(state: Any) -> bytes:

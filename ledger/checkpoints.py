@@ -1,0 +1,102 @@
+"""Checkpoints: a ledger's identity, size and Merkle root (ledger/merkle.py), signed.
+
+Every write's signature is a signature over the checkpoint the write makes: its signer states
+"this ledger, with these N entries, has this root", so a deleted, reordered or inserted entry,
+or a write copied from another ledger, no longer matches any signature (docs/decisions.md,
+"Signatures that bind their place"). A checkpoint's text form is a few lines anyone can keep:
+
+    ratings-ledger checkpoint 2
+    <ledger id>
+    <size>
+    <root, hex>
+
+    — <signer> <signature, hex>        (the writer's, then any witness's cosignature)
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from uuid import UUID
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from ledger.errors import LedgerError
+
+HEADER = "ratings-ledger checkpoint 2"
+V2 = b"\x02"  # a stored write signature that signs its checkpoint starts with this byte
+
+
+class CheckpointError(LedgerError):
+    """A checkpoint that cannot be read, or whose signature does not check."""
+
+
+def identity(position: int, aggregate_id: UUID | str, topic: str, state: bytes) -> str:
+    """A ledger's identity: a digest of its first entry (32 hex digits)."""
+    h = hashlib.sha256(f"{position}\n{aggregate_id}\n{topic}\n".encode())
+    h.update(state)
+    return h.hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """The head of a ledger's Merkle tree: `size` entries with root `root` (hex)."""
+
+    ledger: str
+    size: int
+    root: str
+    signatures: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+
+    def body(self) -> bytes:
+        """The bytes a writer signs and a witness cosigns."""
+        return f"{HEADER}\n{self.ledger}\n{self.size}\n{self.root}\n".encode()
+
+    def signed(self, signer: str, key: Ed25519PrivateKey) -> Checkpoint:
+        signature = key.sign(self.body()).hex()
+        return Checkpoint(
+            self.ledger, self.size, self.root, (*self.signatures, (signer, signature))
+        )
+
+    def with_signature(self, signer: str, signature: bytes) -> Checkpoint:
+        sigs = (*self.signatures, (signer, signature.hex()))
+        return Checkpoint(self.ledger, self.size, self.root, sigs)
+
+    def check(self, signer: str, public_key: str) -> None:
+        """CheckpointError unless `signer` signed this checkpoint with `public_key` (hex)."""
+        found = [s for who, s in self.signatures if who == signer]
+        if not found:
+            raise CheckpointError(f"the checkpoint carries no signature of {signer!r}")
+        key = Ed25519PublicKey.from_public_bytes(bytes.fromhex(public_key))
+        try:
+            key.verify(bytes.fromhex(found[-1]), self.body())
+        except (InvalidSignature, ValueError):
+            raise CheckpointError(
+                f"{signer!r}'s signature on the checkpoint of size {self.size} does not check"
+            ) from None
+
+    def text(self) -> str:
+        lines = [self.body().decode(), *(f"— {who} {sig}" for who, sig in self.signatures)]
+        return "\n".join(lines) + "\n"
+
+    @classmethod
+    def parse(cls, text: str) -> Checkpoint:
+        lines = text.strip("\n").split("\n")
+        if len(lines) < 4 or lines[0] != HEADER:
+            raise CheckpointError(f"not a checkpoint (its first line is not {HEADER!r})")
+        ledger, size, root = lines[1], lines[2], lines[3]
+        if not size.isdigit() or len(root) != 64 or not _hex(root) or not _hex(ledger):
+            raise CheckpointError("not a checkpoint (expected ledger id, size and a hex root)")
+        signatures = []
+        for line in lines[4:]:
+            if not line.strip():
+                continue
+            parts = line.split(" ")
+            if len(parts) != 3 or parts[0] != "—" or not _hex(parts[2]):
+                raise CheckpointError(f"not a checkpoint signature line: {line[:60]!r}")
+            signatures.append((parts[1], parts[2]))
+        return cls(ledger, int(size), root, tuple(signatures))
+
+
+def _hex(text: str) -> bool:
+    return bool(text) and all(c in "0123456789abcdef" for c in text)

@@ -1,0 +1,169 @@
+"""The ledger's Merkle tree in its store: one row per perfect subtree, written in the append's
+transaction, so a checkpoint, an inclusion proof or a consistency proof costs O(log n) lookups.
+
+Leaf i is the i-th entry in ledger order (positions may have gaps on PostgreSQL; a leaf row keeps
+its entry's position). The rows are not trusted: every write's signature covers the root its
+entries make (ledger/checkpoints.py), so a changed row gives a root no signature matches.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.persistence import StoredEvent
+
+from ledger import merkle
+from ledger.checkpoints import V2, Checkpoint, identity
+from ledger.signing import message
+
+TREE_TABLE = "ratingsledger_tree"
+
+Signer = Callable[[bytes], bytes]
+
+
+class TreeMismatch(Exception):
+    """The stored tree does not cover the ledger's entries: the write is refused."""
+
+
+@dataclass
+class Cached:
+    """A recorder's frontier after its last write (reused while no one else has written)."""
+
+    ledger: str
+    frontier: merkle.Frontier
+
+
+class TreeRows:
+    """The tree table and the events table, read through one cursor (`mark`: ? or %s)."""
+
+    def __init__(
+        self,
+        run: Callable[[str, Sequence[Any]], list[tuple]],
+        events: str,
+        pos: str,
+        tree: str | None = TREE_TABLE,
+    ) -> None:
+        self.run, self.events, self.pos, self.tree = run, events, pos, tree
+
+    def size(self) -> int:
+        if self.tree is None:
+            return 0
+        return int(self.run(f"SELECT count(*) FROM {self.tree} WHERE level = 0", ())[0][0])
+
+    def node(self, level: int, index: int) -> bytes:
+        if self.tree is None:
+            raise TreeMismatch("the store has no tree")
+        rows = self.run(f"SELECT hash FROM {self.tree} WHERE level = ? AND idx = ?", (level, index))
+        if not rows:
+            raise TreeMismatch(f"the tree has no node ({level}, {index})")
+        return bytes.fromhex(rows[0][0])
+
+    def entries_before(self, position: int) -> int:
+        sql = f"SELECT count(*) FROM {self.events} WHERE {self.pos} < ?"
+        return int(self.run(sql, (position,))[0][0])
+
+    def leaf_of(self, position: int) -> int | None:
+        rows = self.run(
+            f"SELECT idx FROM {self.tree} WHERE level = 0 AND position = ?", (position,)
+        )
+        return int(rows[0][0]) if rows else None
+
+    def position_of(self, leaf: int) -> int | None:
+        if self.tree is None:
+            return None
+        sql = f"SELECT position FROM {self.tree} WHERE level = 0 AND idx = ?"
+        rows = self.run(sql, (leaf,))
+        return int(rows[0][0]) if rows else None
+
+    def first_identity(self) -> str | None:
+        rows = self.run(
+            f"SELECT {self.pos}, originator_id, topic, state FROM {self.events} "
+            f"ORDER BY {self.pos} LIMIT 1",
+            (),
+        )
+        if not rows:
+            return None
+        position, originator, topic, state = rows[0]
+        return identity(int(position), _uuid(originator), topic, _bytes(state))
+
+    def earlier(self, position: int) -> list[tuple[int, bytes]]:
+        """(position, leaf hash) of every entry before `position` (to fill an older ledger's
+        tree once, at its first write that signs a checkpoint)."""
+        rows = self.run(
+            f"SELECT {self.pos}, originator_id, originator_version, topic, state "
+            f"FROM {self.events} WHERE {self.pos} < ? ORDER BY {self.pos}",
+            (position,),
+        )
+        return [
+            (int(p), merkle.leaf_hash(message(_uuid(o), v, t, _bytes(s)))) for p, o, v, t, s in rows
+        ]
+
+
+def frontier_before(rows: TreeRows, position: int, cached: Cached | None) -> tuple[Cached, list]:
+    """The ledger's id and tree frontier just before the entry at `position`, and the rows to
+    store for entries the tree does not hold yet (a ledger written before trees)."""
+    before = rows.entries_before(position)
+    stored = rows.size()
+    if cached is not None and cached.frontier.size == before == stored:
+        return cached, []
+    ledger = rows.first_identity()
+    if stored == before:
+        return Cached(ledger or "", merkle.Frontier.at(rows.node, before)), []
+    if stored != 0:
+        raise TreeMismatch(
+            f"the ledger's tree holds {stored} entries but the ledger {before} before position "
+            f"{position}: the store was changed outside the ledger (run verify)"
+        )
+    frontier, made = merkle.Frontier(), []
+    for p, leaf in rows.earlier(position):
+        made += [(lv, ix, h, p if lv == 0 else None) for lv, ix, h in frontier.append(leaf)]
+    return Cached(ledger or "", frontier), made
+
+
+def seal_write(
+    rows: TreeRows,
+    ids: Sequence[int],
+    stored_events: Sequence[StoredEvent],
+    signer: Signer,
+    cached: Cached | None,
+) -> tuple[list[bytes], list[tuple], Checkpoint, Cached]:
+    """Add the write's entries to the tree, sign the checkpoint they make: the signatures to
+    store (the write's on its last entry), the tree rows to insert, the signed checkpoint."""
+    state, made = frontier_before(rows, ids[0], cached)
+    frontier = state.frontier.copy()
+    ledger = state.ledger
+    for position, s in zip(ids, stored_events, strict=True):
+        leaf = merkle.leaf_hash(message(s.originator_id, s.originator_version, s.topic, s.state))
+        made += [(lv, ix, h, position if lv == 0 else None) for lv, ix, h in frontier.append(leaf)]
+    checkpoint = Checkpoint(ledger, frontier.size, frontier.root().hex())
+    signature = signer(checkpoint.body())
+    actor = _actor(stored_events[-1].state)
+    signatures = [b""] * (len(stored_events) - 1) + [V2 + signature]
+    tree_rows = [(lv, ix, h.hex(), p) for lv, ix, h, p in made]
+    return (
+        signatures,
+        tree_rows,
+        checkpoint.with_signature(actor, signature),
+        Cached(ledger, frontier),
+    )
+
+
+def _actor(state: bytes) -> str:
+    try:
+        found = json.loads(state).get("actor")
+    except (ValueError, AttributeError):
+        found = None
+    return found if isinstance(found, str) else "?"
+
+
+def _uuid(stored: Any) -> UUID:
+    """An originator id as the events table holds it (hex text on SQLite, uuid on PostgreSQL)."""
+    return stored if isinstance(stored, UUID) else UUID(str(stored))
+
+
+def _bytes(state: Any) -> bytes:
+    return state.encode() if isinstance(state, str) else bytes(state)
