@@ -333,6 +333,20 @@ def _frontier(tree: TreeRows, position: int) -> Frontier | None:
         return None
 
 
+@contextmanager
+def tree_reader(app_or_recorder: HasRecorder | ApplicationRecorder) -> Iterator[TreeRows]:
+    """The ledger's stored Merkle tree, read in one read-only transaction."""
+    with _links(_recorder(app_or_recorder)) as links:
+        yield links.tree_rows()
+
+
+def signature_at(app_or_recorder: HasRecorder | ApplicationRecorder, position: int) -> bytes:
+    """The stored write signature at `position` (empty inside a write)."""
+    with _links(_recorder(app_or_recorder)) as links:
+        rows = links._rows("SELECT signature FROM {t} WHERE position = ?", (position,))
+    return (_unhex(rows[0][0]) or b"") if rows else b""
+
+
 def link_at(app_or_recorder: HasRecorder | ApplicationRecorder, position: int) -> str | None:
     """The sealed link at `position`, if any."""
     with _links(_recorder(app_or_recorder)) as links:

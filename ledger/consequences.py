@@ -24,12 +24,13 @@ def consequences(
 ) -> dict[str, Any]:
     """Catch the read model up with `entries` (rolled back when `dry_run`) and report every
     player and system whose rating, N, floor or history changed, before → after."""
-    from projections import queries
+    from projections import binding, queries
     from projections.items import to_item
     from projections.projector import View
     from projections.schema import HISTORY_COLUMNS
 
     with closing(View(view_path)) as view:
+        binding.check(view, ledger)  # a restored or forked ledger's model is refused, not used
         if dry_run:
             view.catch_up(read_verified_entries(ledger, view.last_position))
         else:
@@ -39,6 +40,8 @@ def consequences(
                 if e.position < entries[0].position
             )
         stats = view.catch_up(entries, dry_run=dry_run)
+        if not dry_run:
+            binding.record(view, ledger)
         why = [
             {"player": c.player, "system": str(c.system), "item": c.row[0], **said}
             for e in entries

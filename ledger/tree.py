@@ -79,6 +79,18 @@ class TreeRows:
         rows = self.run(sql, (leaf,))
         return int(rows[0][0]) if rows else None
 
+    def message_at(self, position: int) -> bytes | None:
+        """The signed message of the entry at `position` (a leaf's data)."""
+        rows = self.run(
+            f"SELECT originator_id, originator_version, topic, state FROM {self.events} "
+            f"WHERE {self.pos} = ?",
+            (position,),
+        )
+        if not rows:
+            return None
+        o, v, t, s = rows[0]
+        return message(_uuid(o), v, t, _bytes(s))
+
     def first_identity(self) -> str | None:
         rows = self.run(
             f"SELECT {self.pos}, originator_id, topic, state FROM {self.events} "

@@ -140,3 +140,34 @@ def test_verify_view_finds_an_edited_read_model(store: str, tmp_path: Path, edit
     assert result.exit_code == 1
     assert "differs from its rebuild" in result.stderr
     assert result.stderr.count("\n") == 1
+
+
+def test_a_ledger_restored_from_a_backup_and_written_again_is_refused_not_read_stale(
+    store: str, tmp_path: Path
+):
+    # Issue: "Back up at position 278, submit, restore the backup, submit again: the write
+    # reports '0 ratings changed', `player` shows 1591 (a fresh rebuild: 1552)". The write
+    # report's catch-up now checks the binding and records it, so the restored ledger's model
+    # is refused with one line and a rebuild hint; the write itself still reports success.
+    import json
+    import shutil
+
+    db = Path(store[len("sqlite:///") :])
+    view = tmp_path / "v.db"
+    assert run("catch-up", "--store", store, "--view", str(view)).exit_code == 0
+    shutil.copy(db, tmp_path / "backup.db")
+    section = tmp_path / "s.json"
+    section.write_text(json.dumps(round_robin("FEB", [A, B, C], "2024-02-03")))
+    first = run("submit", str(section), "--actor", "td", "--store", store, "--view", str(view))
+    assert first.exit_code == 0, first.output
+    shutil.copy(tmp_path / "backup.db", db)
+    section.write_text(
+        json.dumps(round_robin("FEB", [A, B, C], "2024-02-03", results={(A, B): "0-1"}))
+    )
+    again = run("submit", str(section), "--actor", "td", "--store", store, "--view", str(view))
+    assert again.exit_code == 0, again.output
+    assert "warning: recorded; the ratings report could not be made" in again.output
+    assert "rebuild" in again.output
+    read = run("player", A, "--store", store, "--view", str(view))
+    assert read.exit_code != 0
+    assert len(read.output.strip().splitlines()) == 1 and "rebuild" in read.output

@@ -20,6 +20,7 @@ from ledger.entrypoints.cli import (
     office,
     reads,
     serve,
+    transparency,
     verify,
     writes,
 )
@@ -150,6 +151,7 @@ office.register(app)
 serve.register(app)
 verify.register(app)
 keys.register(app)
+transparency.register(app)
 estimate.register(app)
 browse.register(app)
 for info in [

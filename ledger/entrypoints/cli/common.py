@@ -154,3 +154,17 @@ def print_entries(entries: list[LedgerEntry], receipt: object | None = None) -> 
         typer.echo(f"recorded {e.type} at position {e.position}: {subject(e)}")
     if entries and receipt is not None:
         typer.echo(f"receipt {receipt}")
+        checkpoint = getattr(receipt, "checkpoint", None)
+        if checkpoint is not None:
+            typer.echo(
+                f"checkpoint {checkpoint.size} {checkpoint.root} (`checkpoint` prints it signed)"
+            )
+
+
+def receipt_fields(receipt: object | None) -> dict[str, str]:
+    """A write's receipt in JSON: DIGEST@POS, and the signed checkpoint it made."""
+    if receipt is None:
+        return {}
+    checkpoint = getattr(receipt, "checkpoint", None)
+    found = {"receipt": str(receipt)}
+    return found | ({"checkpoint": checkpoint.text()} if checkpoint is not None else {})

@@ -23,6 +23,7 @@ from ledger.entrypoints.cli.common import (
     missing,
     print_entries,
     print_json,
+    receipt_fields,
     reported,
     system_name,
 )
@@ -134,8 +135,7 @@ def import_trf(
         summary["matched"] = [
             {"start": n, "member": m.member, "by": m.how} for n, m in sorted(matches.items())
         ]
-    if ledger.receipt is not None:
-        summary["receipt"] = str(ledger.receipt)
+    summary |= receipt_fields(ledger.receipt)
     _report(summary, entries, [section], dry_run, as_json, listed=False)
 
 
@@ -169,8 +169,7 @@ def import_uschess_dbf(
         summary, entries = _submit(
             ledger, imported, sections, actor, register, lambda m: {"id": m}, files, []
         )
-    if ledger.receipt is not None:
-        summary["receipt"] = str(ledger.receipt)
+    summary |= receipt_fields(ledger.receipt)
     _report(summary, entries, sections, dry_run, as_json, listed=True)
 
 

@@ -25,6 +25,7 @@ from ledger.entrypoints.cli.common import (
     iso_day,
     print_entries,
     print_json,
+    receipt_fields,
     reported,
     subject,
 )
@@ -102,7 +103,7 @@ def init(
                 "store": redacted(store),
                 "director": director,
                 "entries": count,
-                "receipt": str(ledger.receipt),
+                **receipt_fields(ledger.receipt),
             }
         )
         return
@@ -606,14 +607,19 @@ def _report(
     from ledger.consequences import consequences, render
 
     known = always or dry_run or view is not None or urlsplit(ledger.store).scheme == "sqlite"
-    report = None
+    report, problem = None, None
     if entries and known:
-        report = consequences(ledger, view_path(store, view), entries, dry_run)
+        try:
+            report = consequences(ledger, view_path(store, view), entries, dry_run)
+        except Exception as exc:  # noqa: BLE001 - the write is committed: it reports success
+            if dry_run:
+                raise
+            problem = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     if as_json:
         out = report if report is not None else {"entries": _entries_json(entries)}
         if not dry_run and ledger.receipt is not None:
-            out = {**out, "receipt": str(ledger.receipt)}
-        print_json(out)
+            out = {**out, **receipt_fields(ledger.receipt)}
+        print_json(out | ({"report_problem": problem} if problem else {}))
         return
     if dry_run:
         for e in entries:
@@ -622,6 +628,8 @@ def _report(
         print_entries(entries, ledger.receipt)
     if report is not None:
         typer.echo(render(report))
+    if problem is not None:
+        typer.echo(f"warning: recorded; the ratings report could not be made: {problem}", err=True)
 
 
 def _entries_json(entries: list[LedgerEntry]) -> list[dict[str, object]]:
@@ -630,7 +638,7 @@ def _entries_json(entries: list[LedgerEntry]) -> list[dict[str, object]]:
 
 def _print_entries(entries: list[LedgerEntry], as_json: bool, receipt: object) -> None:
     if as_json:
-        print_json({"entries": _entries_json(entries), "receipt": str(receipt)})
+        print_json({"entries": _entries_json(entries), **receipt_fields(receipt)})
     else:
         print_entries(entries, receipt)
 

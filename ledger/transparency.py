@@ -1,0 +1,115 @@
+"""The ledger as a transparency log (RFC 9162 in spirit): its signed checkpoints, inclusion
+proofs for entries and consistency proofs between checkpoints, read from the stored tree
+(ledger/tree.py) and checkable by anyone without the database (`verify_*`)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ledger import merkle
+from ledger.chain import HasRecorder, signature_at, tree_reader
+from ledger.checkpoints import V2, Checkpoint, CheckpointError
+from ledger.tree import TreeMismatch
+
+
+def latest(ledger: HasRecorder) -> Checkpoint:
+    """The checkpoint the last write signed, with its signature."""
+    with tree_reader(ledger) as tree:
+        size = tree.size()
+        if size == 0:
+            raise CheckpointError("the ledger signs no checkpoint yet (no write since trees)")
+        position = tree.position_of(size - 1)
+        checkpoint = Checkpoint(
+            tree.first_identity() or "", size, merkle.root(tree.node, size).hex()
+        )
+        last = tree.message_at(position or 0) or b""
+    signature = signature_at(ledger, position or 0)
+    if signature[:1] != V2 or len(signature) != 65:
+        raise CheckpointError(f"the write ending at position {position} signed no checkpoint")
+    return checkpoint.with_signature(_actor(last), signature[1:])
+
+
+def inclusion(ledger: HasRecorder, position: int, size: int | None = None) -> dict[str, Any]:
+    """The proof that the entry at `position` is in the tree of `size` entries (default: all)."""
+    with tree_reader(ledger) as tree:
+        size = tree.size() if size is None else size
+        index = tree.leaf_of(position)
+        if index is None or not 0 <= index < size:
+            raise CheckpointError(f"no entry at position {position} in a tree of {size}")
+        try:
+            proof = merkle.inclusion_proof(tree.node, index, size)
+            root = merkle.root(tree.node, size)
+        except TreeMismatch as exc:
+            raise CheckpointError(f"the stored tree is incomplete ({exc})") from None
+        ledger_id = tree.first_identity() or ""
+        data = tree.message_at(position) or b""
+    return {
+        "ledger": ledger_id,
+        "position": position,
+        "leaf_index": index,
+        "tree_size": size,
+        "leaf": data.decode("utf-8", "replace"),
+        "root": root.hex(),
+        "proof": [p.hex() for p in proof],
+    }
+
+
+def consistency(ledger: HasRecorder, old: int, new: int | None = None) -> dict[str, Any]:
+    """The proof that the tree of `new` entries (default: all) extends the tree of `old`."""
+    with tree_reader(ledger) as tree:
+        new = tree.size() if new is None else new
+        if not 0 < old <= new <= tree.size():
+            raise CheckpointError(f"no consistency proof from {old} to {new} entries")
+        proof = merkle.consistency_proof(tree.node, old, new)
+        roots = merkle.root(tree.node, old), merkle.root(tree.node, new)
+        ledger_id = tree.first_identity() or ""
+    return {
+        "ledger": ledger_id,
+        "old_size": old,
+        "new_size": new,
+        "old_root": roots[0].hex(),
+        "new_root": roots[1].hex(),
+        "proof": [p.hex() for p in proof],
+    }
+
+
+def verify_inclusion(proof: dict[str, Any], checkpoint: Checkpoint) -> None:
+    """CheckpointError unless `proof` places its entry in `checkpoint`'s tree (offline)."""
+    if proof.get("ledger") != checkpoint.ledger or proof.get("tree_size") != checkpoint.size:
+        raise CheckpointError("the proof is for another ledger or another checkpoint")
+    leaf = merkle.leaf_hash(str(proof["leaf"]).encode())
+    path = [bytes.fromhex(p) for p in proof["proof"]]
+    root = bytes.fromhex(checkpoint.root)
+    if not merkle.verify_inclusion(leaf, int(proof["leaf_index"]), checkpoint.size, path, root):
+        raise CheckpointError(
+            f"the entry at position {proof.get('position')} is not in the checkpoint's tree"
+        )
+
+
+def verify_consistency(old: Checkpoint, new: Checkpoint, proof: dict[str, Any]) -> None:
+    """CheckpointError unless `new` extends `old` (anyone holding `old` detects a rewritten
+    past this way)."""
+    if old.ledger != new.ledger:
+        raise CheckpointError("the two checkpoints are of different ledgers")
+    path = [bytes.fromhex(p) for p in proof.get("proof", [])]
+    if not merkle.verify_consistency(
+        old.size, new.size, bytes.fromhex(old.root), bytes.fromhex(new.root), path
+    ):
+        raise CheckpointError(
+            f"the ledger of {new.size} entries does not extend the checkpoint of {old.size} "
+            "you hold: its past was rewritten"
+        )
+
+
+def _actor(data: bytes) -> str:
+    """The actor named in a leaf's data (its signed message: a header line, then the state)."""
+    try:
+        found = json.loads(data.partition(b"\n")[2]).get("actor")
+    except (ValueError, AttributeError):
+        found = None
+    return found if isinstance(found, str) else "?"
+
+
+def dumps(value: dict[str, Any]) -> str:
+    return json.dumps(value, indent=2, sort_keys=True)
