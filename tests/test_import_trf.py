@@ -719,6 +719,7 @@ def test_new_players_are_registered_with_what_the_file_says(
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
     assert summary.pop("receipt").endswith("@15")  # the write's DIGEST@POSITION
+    assert summary.pop("checkpoint").split("\n")[2] == "15"  # the checkpoint it signed: 15
     assert summary == {
         "dry_run": False,
         "files": [{"file": str(LAKESIDE), "records": 6}],

@@ -461,9 +461,10 @@ def test_the_command_line_grants_and_revokes_roles_and_refuses_a_second_init(
     assert run("withdraw", "ANY", "--reason", "x", "--actor", "ann").exit_code == 4
     assert run("init", "--actor", "ann").exit_code == 0
     result = run("grant-role", "ola", "ratings_admin", "--actor", "ann")
-    recorded, receipt = result.stdout.splitlines()
+    recorded, receipt, checkpoint = result.stdout.splitlines()
     assert recorded == "recorded RoleGranted at position 3: holder=ola role=ratings_admin"
     assert receipt.startswith("receipt ") and receipt.endswith("@3")
+    assert checkpoint.startswith("checkpoint 3 ")  # the tree of 3 entries the grant signed
     result = run("revoke-role", "ola", "ratings_admin", "--actor", "ann")
     assert result.stdout.splitlines()[0] == (
         "recorded RoleRevoked at position 4: holder=ola role=ratings_admin"
