@@ -31,7 +31,7 @@ from ledger.chain import Head, verify
 from ledger.commands import RegisterPlayer, parse
 from ledger.log import read_entries, read_verified_entries
 from ledger.roles import Role
-from ledger.signing import Keyring
+from ledger.signing import Keyring, Verifier
 from projections.projector import View
 
 HERE = Path(__file__).resolve().parent
@@ -59,6 +59,12 @@ class Unsigned(RatingsLedger):
 
     def _signer(self, actor: str, record: Any) -> Callable[[bytes], bytes]:
         return lambda data: b""
+
+    def _verified(self, record: Any) -> Verifier:
+        """No signed log to check: the roles record as it stands."""
+        verifier = Verifier()
+        verifier.roles = {h: set(r) for h, r in record.held.items()}
+        return verifier
 
     def save(self, *objs: Any, signer: Any = None, sealed: Any = None, **kwargs: Any) -> Any:
         sealed.append(Head("", 0))
