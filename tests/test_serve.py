@@ -178,3 +178,62 @@ def test_the_server_shuts_down_promptly(federation_store):
 
 def test_paths_are_sqlite_files_beside_the_store(tmp_path):
     assert view_path(f"sqlite:///{tmp_path / 'l.db'}", None) == Path(tmp_path / "l.view.db")
+
+
+def _drip(port: int) -> socket.socket:
+    """A slow client: a request line, then nothing more for now (issue 18, 5)."""
+    client = socket.create_connection(("127.0.0.1", port), timeout=5)
+    client.sendall(b"GET /api/log HTTP/1.1\r\nHost: x\r\n")
+    return client
+
+
+def test_150_slow_clients_do_not_stop_the_site_answering(federation_store):
+    """Issue 18: "the web server holds 150+ slow clients (connection limits, an absolute
+    header deadline)": with 200 connections each dripping a header line, a probe is answered."""
+    httpd = server(Site(federation_store), port=0, deadline=60)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    clients = [_drip(httpd.server_port) for _ in range(200)]
+    try:
+        for client in clients:
+            client.sendall(b"X-Slow: 1\r\n")
+        started = time.monotonic()
+        url = f"http://127.0.0.1:{httpd.server_port}/api/log"
+        with urllib.request.urlopen(url, timeout=10) as answer:
+            assert answer.status == 200
+        assert time.monotonic() - started < 5
+    finally:
+        for client in clients:
+            client.close()
+        httpd.shutdown()
+        thread.join(5)
+        httpd.server_close()
+
+
+def test_a_request_still_dripping_after_the_deadline_is_cut_off(federation_store):
+    """Issue 18: waitress' timeout restarts at every byte; the deadline counts from the first."""
+    httpd = server(Site(federation_store), port=0, deadline=1.5)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    client = _drip(httpd.server_port)
+    try:
+        closed_after = None
+        started = time.monotonic()
+        while time.monotonic() - started < 8:
+            try:
+                client.sendall(b"X-Slow: 1\r\n")
+                if client.recv(1, socket.MSG_DONTWAIT) == b"":
+                    closed_after = time.monotonic() - started
+                    break
+            except BlockingIOError:
+                pass
+            except OSError:
+                closed_after = time.monotonic() - started
+                break
+            time.sleep(0.2)
+        assert closed_after is not None and 1.5 <= closed_after < 5
+    finally:
+        client.close()
+        httpd.shutdown()
+        thread.join(5)
+        httpd.server_close()
