@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -102,16 +103,24 @@ class Keyring:
             serialization.PrivateFormat.PKCS8,
             serialization.NoEncryption(),
         )
+        target = self.file(actor)
+        if target.exists() and target.stat().st_size == 0:
+            target.unlink()  # an empty file is no key: what an interrupted older write left
+        temporary = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}")
         try:
-            fd = os.open(self.file(actor), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with open(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as out:
+                out.write(pem)
+                out.flush()
+                os.fsync(out.fileno())
+            os.link(temporary, target)  # atomic, and never over an existing key
         except FileExistsError:
             raise InvalidCommand(
                 ("actor",), f"the keyring {self.path} already has a key for {actor!r}"
             ) from None
         except OSError as exc:
             raise KeyRefused(f"cannot write a key in {self.path}: {exc.strerror}") from None
-        with os.fdopen(fd, "wb") as out:
-            out.write(pem)
+        finally:
+            temporary.unlink(missing_ok=True)
         return key
 
     def ensure(self, actor: str) -> Ed25519PrivateKey:

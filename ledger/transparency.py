@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from ledger import merkle
-from ledger.chain import HasRecorder, signature_at, tree_reader
+from ledger.chain import HasRecorder, signature_at, tree_reader, verifier_at, write_start
 from ledger.checkpoints import V2, Checkpoint, CheckpointError
 from ledger.tree import TreeMismatch
 
@@ -100,6 +100,27 @@ def verify_consistency(old: Checkpoint, new: Checkpoint, proof: dict[str, Any]) 
             f"the ledger of {new.size} entries does not extend the checkpoint of {old.size} "
             "you hold: its past was rewritten"
         )
+
+
+def witnessed(ledger: HasRecorder, held: Checkpoint) -> None:
+    """What a witness checks before cosigning `held`: the ledger's head extends it, and it
+    carries its writer's signature, checked against the key the verified log gave the writer
+    just before that write. CheckpointError otherwise."""
+    head = latest(ledger)
+    verify_consistency(held, head, consistency(ledger, held.size, head.size))
+    with tree_reader(ledger) as tree:
+        position = tree.position_of(held.size - 1) or 0
+        writer = _actor(tree.message_at(position) or b"")
+    stored = signature_at(ledger, position)
+    if stored[:1] != V2 or (writer, stored[1:].hex()) not in held.signatures:
+        raise CheckpointError(
+            f"the checkpoint of size {held.size} does not carry its writer {writer!r}'s "
+            "signature as the ledger holds it"
+        )
+    key = verifier_at(ledger, write_start(ledger, position - 1)).keys.get(writer)
+    if key is None:
+        raise CheckpointError(f"the ledger held no key for {writer!r} at position {position}")
+    held.check(writer, key)
 
 
 def _actor(data: bytes) -> str:

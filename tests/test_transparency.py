@@ -132,6 +132,27 @@ def test_the_commands_prove_and_check_offline_and_a_witness_cosigns(
     assert wrong.exit_code != 0 and len(wrong.output.strip().splitlines()) == 1
 
 
+def test_a_witness_refuses_a_checkpoint_its_writer_did_not_sign(
+    ledger: RatingsLedger, store_url: str, tmp_path: Path
+) -> None:
+    """Issue 18: "an auditor's key can cosign (witness) a checkpoint": only one the ledger's
+    writer signed, checked against the key the verified log gave the writer."""
+    grow(ledger, 2)
+    real = Checkpoint.parse(runner.invoke(app, ["checkpoint", "--store", store_url]).output)
+    writer = real.signatures[0][0]
+    forged = Checkpoint(real.ledger, real.size, real.root).signed(
+        writer, ledger.keyring.private_key("auditor")
+    )
+    (tmp_path / "forged.txt").write_text(forged.text())
+    (tmp_path / "bare.txt").write_text(Checkpoint(real.ledger, real.size, real.root).text())
+    for name in ("forged.txt", "bare.txt"):
+        refused = runner.invoke(
+            app, ["cosign", str(tmp_path / name), "--actor", "auditor", "--store", store_url]
+        )
+        assert refused.exit_code == 1, refused.output
+        assert "does not carry its writer" in refused.output
+
+
 def test_a_proof_costs_a_logarithmic_number_of_nodes() -> None:
     # O(log n): the path of any leaf in a tree of n leaves has at most ceil(log2 n) nodes
     nodes = lambda level, index: b"\0" * 32  # noqa: E731 - any stored subtree

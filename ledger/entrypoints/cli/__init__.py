@@ -63,6 +63,24 @@ class TidyHelp(TyperCommand):
     def collect_usage_pieces(self, ctx: Any) -> list[str]:
         return [p.strip("{}") for p in super().collect_usage_pieces(ctx)]
 
+    def invoke(self, ctx: Any) -> Any:
+        _refuse_unstorable(ctx.params)
+        return super().invoke(ctx)
+
+
+def _refuse_unstorable(params: dict[str, Any]) -> None:
+    """A number no store holds refused in one line before the command runs (issue 18:
+    "integers beyond SQLite's range ... are refused in one line"); text is checked by each
+    command's model, and any error line escapes control characters (`common.fail`)."""
+    from ledger.entrypoints.cli.common import usage
+    from ledger.faults import MAX_INTEGER
+
+    for name, value in params.items():
+        for one in value if isinstance(value, list | tuple) else [value]:
+            if isinstance(one, int) and not isinstance(one, bool) and abs(one) > MAX_INTEGER:
+                option = "--" + name.replace("_", "-")
+                usage(f"{option}: {one} is beyond what the ledger stores (at most {MAX_INTEGER})")
+
 
 class OneLineErrors(TyperGroup):
     """Usage errors as one `error:` line (exit 2), not a panel; a closed pipe (`| head`) ends
@@ -94,10 +112,31 @@ class OneLineErrors(TyperGroup):
         try:
             return super().invoke(ctx)
         except OSError as exc:
-            if exc.errno != errno.EPIPE:
-                raise
-            _silence_stdout()
-            raise typer.Exit(0) from None
+            if exc.errno == errno.EPIPE:
+                _silence_stdout()
+                raise typer.Exit(0) from None
+            _one_line(exc)
+        except (typer.Exit, typer.Abort, typer.TyperException):
+            raise
+        except Exception as exc:  # noqa: BLE001 - every error is one line (issue 18)
+            _one_line(exc)
+
+
+def _one_line(exc: Exception) -> None:
+    """A fault no command turned into its own line: one line, exit 1 (the traceback with
+    RATINGS_LEDGER_TRACEBACK=1)."""
+    from ledger.entrypoints.cli.common import fail
+    from ledger.faults import describe, machine_faults
+
+    if os.environ.get("RATINGS_LEDGER_TRACEBACK"):
+        raise exc
+    if isinstance(exc, machine_faults()):
+        fail(1, describe(exc))
+    fail(
+        1,
+        f"unexpected {type(exc).__name__}: {describe(exc)} "
+        "(RATINGS_LEDGER_TRACEBACK=1 shows where)",
+    )
 
 
 def _silence_stdout() -> None:

@@ -106,11 +106,19 @@ def reported() -> Iterator[Report]:
         fail(4, str(exc))
     except LedgerError as exc:
         fail(1, str(exc))
+    except Exception as exc:
+        from ledger.faults import describe, machine_faults
+
+        if isinstance(exc, BrokenPipeError) or not isinstance(exc, machine_faults()):
+            raise
+        fail(1, describe(exc))
 
 
 def fail(code: int, message: str) -> NoReturn:
-    """One `error:` line on stderr and exit `code`."""
-    typer.echo(f"error: {message}", err=True)
+    """One `error:` line on stderr (control characters escaped) and exit `code`."""
+    from ledger.plausibility import shown
+
+    typer.echo(f"error: {shown(message)}", err=True)
     raise typer.Exit(code)
 
 

@@ -614,7 +614,9 @@ def _report(
         except Exception as exc:  # noqa: BLE001 - the write is committed: it reports success
             if dry_run:
                 raise
-            problem = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            from ledger.faults import describe
+
+            problem = describe(exc)
     if as_json:
         out = report if report is not None else {"entries": _entries_json(entries)}
         if not dry_run and ledger.receipt is not None:
