@@ -348,6 +348,15 @@ class PublishedList(Aggregate):
         self.list_name = list_name
         self.as_of = as_of
         self.cutoff_position = cutoff_position
+        self.ratings_root: str | None = None
+
+    @fact("ListRatingsCommitted")
+    def commit_ratings(
+        self, family: str, list_name: str, rows: int, ratings_root: str, actor: str
+    ) -> None:
+        """The list's ratings, committed: the Merkle root over its `rows` rows
+        (projections/proofs.py), so anyone can check one player's row against it."""
+        self.ratings_root = ratings_root
 
 
 def void_key(position: int) -> UUID:

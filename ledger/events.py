@@ -204,6 +204,15 @@ class ListPublished(Fact, frozen=True, kw_only=True):
     cutoff_position: Annotated[int, msgspec.Meta(ge=0)]
 
 
+class ListRatingsCommitted(Fact, frozen=True, kw_only=True):
+    """The ratings a published list said, committed: a Merkle root over its rows (issue 18)."""
+
+    family: str
+    list_name: str
+    rows: Annotated[int, msgspec.Meta(ge=0)]
+    ratings_root: Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]
+
+
 class EntryVoided(Fact, frozen=True, kw_only=True):
     """The entry at `position` no longer counts (written by the office; issue 10)."""
 
@@ -228,6 +237,7 @@ DECODERS: dict[str, type[Fact]] = {
         OverrideRevoked,
         RulesAmended,
         ListPublished,
+        ListRatingsCommitted,
         EntryVoided,
     )
 }

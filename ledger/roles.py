@@ -74,6 +74,7 @@ RECORDED_BY: dict[str, Verb] = {
     "OverrideRevoked": Verb.REVOKE_OVERRIDE,
     "RulesAmended": Verb.AMEND_RULES,
     "ListPublished": Verb.PUBLISH_LIST,
+    "ListRatingsCommitted": Verb.PUBLISH_LIST,
     "EntryVoided": Verb.VOID,
     "RoleGranted": Verb.GRANT_ROLE,
     "RoleRevoked": Verb.REVOKE_ROLE,

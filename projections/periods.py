@@ -67,6 +67,35 @@ def in_periods(family: str, lists: Sequence[PublishedList]) -> bool:
     return family in LATE_ITEMS and any(x.family == family for x in lists)
 
 
+def rates_from_previous_list(family: str) -> bool:
+    """Whether `family` rates each period from the standings on the previous list (FIDE 10.65)
+    rather than item after item."""
+    return family == "fide"
+
+
+def recompute(
+    family: str,
+    listed: PublishedList,
+    items: Sequence[Item],
+    on_list: dict[Key, Standing],
+    profiles: Any,
+) -> dict[Key, tuple[int | None, Standing]]:
+    """The rows list `listed` publishes for the players of `items` (its period's), rated from
+    `on_list` (the previous list's standings) as the read model does: (official, standing)."""
+    from projections.foreign import RATERS
+
+    run = _Periods([listed], lambda lookup: RATERS[family](lookup, profiles))
+    run.on_list, run.live = dict(on_list), dict(on_list)
+    rows, live = run.run(sorted(((i.sort_key, 0, i) for i in items), key=lambda x: x[0]))
+    kind, player, system = (HISTORY_COLUMNS.index(c) for c in ("kind", "player", "system"))
+    official = HISTORY_COLUMNS.index("official_rating")
+    return {
+        (r[player], r[system]): (r[official], live[(r[player], r[system])])
+        for r in rows
+        if r[kind] == "list"
+    }
+
+
 def placed(items: Sequence[Item], lists: Sequence[PublishedList]) -> list[tuple[str, int, Item]]:
     """(history sort key, period, item) in the order the family rates them; period i is the
     i-th list's, len(lists) the items no list has yet (pending)."""
@@ -88,7 +117,7 @@ def rate(
 ) -> tuple[list[tuple[Any, ...]], dict[Key, Standing]]:
     """Every item (in rating order) rated by the lists of one family: history rows and each
     player's standing after them."""
-    if lists[0].family == "fide":
+    if rates_from_previous_list(lists[0].family):
         return _Periods(lists, rater_for).run(placed(items, lists))
     live: dict[Key, Standing] = {}
     rater = rater_for(lambda p, s: live.get((p, s), UNRATED))

@@ -190,14 +190,17 @@ def test_publish_list_on_the_command_line_shows_in_the_log(cli) -> None:
         "recorded ListPublished at position 5: family=fide list_name=2003-07"
     )
     assert result.stdout.splitlines()[1].startswith("receipt ")
-    line = cli("log").stdout.splitlines()[-1].split()
-    assert (line[0], line[2], line[3], line[4:]) == (
+    # Issue 18: "a published list also commits its ratings": the commitment follows it
+    assert "recorded ListRatingsCommitted at position 6" in result.stdout
+    published, committed = (x.split() for x in cli("log").stdout.splitlines()[-2:])
+    assert (published[0], published[2], published[3], published[4:]) == (
         "5",
         "ListPublished",
         "office",
         ["family=fide", "list_name=2003-07"],
     )
-    entry = json.loads(cli("log", "--json").stdout)[-1]
+    assert committed[:4:2] == ["6", "ListRatingsCommitted"] and committed[3] == "office"
+    entry = json.loads(cli("log", "--json").stdout)[-2]
     assert (entry["type"], entry["actor"], entry["payload"]) == (
         "ListPublished",
         "office",

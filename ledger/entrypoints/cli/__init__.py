@@ -18,6 +18,7 @@ from ledger.entrypoints.cli import (
     interchange,
     keys,
     office,
+    proofs,
     reads,
     serve,
     transparency,
@@ -191,6 +192,7 @@ serve.register(app)
 verify.register(app)
 keys.register(app)
 transparency.register(app)
+proofs.register(app)
 estimate.register(app)
 browse.register(app)
 for info in [

@@ -454,8 +454,10 @@ def publish_list(
         typer.Option(help="Last ledger position it takes items from (default: the last now)"),
     ] = None,
     store: Store = DEFAULT_STORE,
+    view: ViewOption = None,
 ) -> None:
-    """Record that a federation published a rating list of a rules family (no ratings)."""
+    """Record that a federation published a rating list of a rules family, then commit its
+    ratings (the Merkle root over its rows, from the family's read model)."""
     from ledger import commands
     from ledger.application import RatingsLedger
     from ledger.commands import PublishList
@@ -467,6 +469,27 @@ def publish_list(
         publication = commands.parse(PublishList, data)
         with closing(RatingsLedger(store)) as ledger:
             entries = ledger.publish_list(publication, actor=actor)
+            print_entries(entries, ledger.receipt)
+            _commit_ratings(ledger, store, view, publication.family, publication.name, actor)
+
+
+def _commit_ratings(
+    ledger: RatingsLedger, store: str, view: Path | None, family: str, name: str, actor: str
+) -> None:
+    """After a list is published: commit its rows (the published list stands if this fails;
+    `commit-list` does it later)."""
+    from ledger.entrypoints.cli.proofs import commit
+    from ledger.faults import describe
+
+    try:
+        entries = commit(ledger, store, view, family, name, actor)
+    except Exception as exc:  # noqa: BLE001 - the list is published: it reports success
+        typer.echo(
+            f"warning: published; its ratings are not committed ({describe(exc)}): "
+            f"run `ratings-ledger commit-list --list {name} --rules-family {family}`",
+            err=True,
+        )
+        return
     print_entries(entries, ledger.receipt)
 
 

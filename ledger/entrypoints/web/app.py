@@ -13,7 +13,7 @@ import math
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import closing, contextmanager
+from contextlib import closing, contextmanager, nullcontext
 from dataclasses import asdict, dataclass, replace
 from datetime import date, datetime
 from pathlib import Path
@@ -190,6 +190,8 @@ class Site:
                 return _explain(view, parts[1], query, when)
             if parts[0] == "players" and len(parts) == 4 and parts[2] == "lists":
                 return _on_list(view, ledger, parts[1], parts[3], when)
+            if parts[0] == "players" and parts[2:3] == ["lists"] and parts[4:] == ["proof"]:
+                return _proof(view, ledger, parts[1], parts[3], query.get("system"), when)
             if parts == ["sections"]:
                 return _sections(view, query, when)
             if parts[0] == "sections" and len(parts) >= 2:
@@ -515,8 +517,43 @@ def _on_list(
         if rows
         else f"<p>The list {e(name)} gave no rating to {e(player)}.</p>"
     )
+    proofs = "".join(
+        f"<li><a href='{href(f'/api/players/{pid}/lists/{seg(name)}/proof', when, system=s)}'>"
+        f"{e(s)}: proof bundle</a></li>"
+        for s in said
+    )
+    if proofs:
+        body += (
+            f"<h2>Check it yourself</h2><ul class='proofs'>{proofs}</ul><p>With the ledger's "
+            "checkpoint (<code>ratings-ledger checkpoint</code>), <code>ratings-ledger "
+            "verify-rating BUNDLE --checkpoint FILE</code> recomputes the rating offline.</p>"
+        )
     data = {"id": player, "list": name, "ratings": said}
     return data, _layout(f"Player {player} on the list {name}", body, when)
+
+
+def _proof(
+    view: View, ledger: RatingsLedger, player: str, name: str, system: str | None, when: When
+) -> tuple[Any, str]:
+    """A player's proof bundle for a list (projections/proofs.py); its page is the JSON."""
+    from projections.proofs import BundleError, make_bundle
+
+    names = [x.name for x in queries.published_lists(view, view.family)]
+    if name not in names:
+        raise HttpError("404 Not Found", f"no {view.family} list named {name!r}")
+    if system is None:
+        raise HttpError("400 Bad Request", "give ?system= (the rating system of the row)")
+    previous = names[names.index(name) - 1] if names.index(name) else None
+    try:
+        with (
+            list_view(ledger, view, name) as at_list,
+            list_view(ledger, view, previous) if previous else nullcontext() as before,
+        ):
+            bundle = make_bundle(ledger, at_list, before, name, player, system)
+    except BundleError as exc:
+        raise HttpError("404 Not Found", str(exc)) from None
+    body = f"<pre>{e(json.dumps(bundle, indent=1, sort_keys=True))}</pre>"
+    return bundle, _layout(f"Proof of {player}'s {system} row on {name}", body, when)
 
 
 def _played_table(played: list[dict[str, Any]], when: When) -> str:

@@ -1,0 +1,144 @@
+"""A rating anyone can verify: `commit-list` (a published list's rows under a Merkle root),
+`prove PLAYER --list NAME` (a proof bundle) and `verify-rating` (offline, no database)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import closing, contextmanager, nullcontext
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from ledger.entrypoints.cli.common import (
+    Actor,
+    Family,
+    Store,
+    ViewPath,
+    fail,
+    print_entries,
+    reported,
+    system_name,
+)
+from ledger.store import DEFAULT_STORE, view_path
+
+ListName = Annotated[str, typer.Option("--list", help="The published list's name")]
+
+
+def register(app: typer.Typer) -> None:
+    """Add `commit-list`, `prove` and `verify-rating` to the `ratings-ledger` app."""
+    app.command("commit-list")(commit_list)
+    app.command("prove")(prove)
+    app.command("verify-rating")(verify_rating)
+
+
+@contextmanager
+def _caught_up(ledger: Any, store: str, view: Path | None, family: str) -> Iterator[Any]:
+    """The family's read model, checked against the ledger and caught up."""
+    from ledger.log import read_verified_entries
+    from projections import binding
+    from projections.projector import View
+
+    with closing(View(view_path(store, view, family), family)) as v:
+        binding.check(v, ledger)
+        binding.catch_up(v, ledger, read_verified_entries(ledger, v.last_position))
+        yield v
+
+
+def commit(ledger: Any, store: str, view: Path | None, family: str, name: str, actor: str):
+    """Commit the rows of the published list `name` (its read model's, as known at it)."""
+    from projections import proofs, queries
+    from projections.timetravel import list_view
+
+    with _caught_up(ledger, store, view, family) as v, list_view(ledger, v, name) as past:
+        found = queries.published_list(past, name)
+        tree = proofs.commitment(past, found)
+    return ledger.commit_list_ratings(family, name, tree.size, tree.root(), actor=actor)
+
+
+def commit_list(
+    name: ListName,
+    actor: Actor,
+    family: Family = "uschess",
+    store: Store = DEFAULT_STORE,
+    view: ViewPath = None,
+) -> None:
+    """Commit a published list's ratings: the Merkle root over its rows, recorded once
+    (`publish-list` does it; this is for a list published before, or when that step failed)."""
+    from ledger.application import RatingsLedger
+
+    with reported(), closing(RatingsLedger(store)) as ledger:
+        entries = commit(ledger, store, view, family, name, actor)
+    print_entries(entries, ledger.receipt)
+
+
+def prove(
+    player: Annotated[str, typer.Argument(help="The player's member id")],
+    name: ListName,
+    system: Annotated[
+        str | None, typer.Option("--system", help="Rating system (default: the family's own)")
+    ] = None,
+    family: Family = "fide",
+    store: Store = DEFAULT_STORE,
+    view: ViewPath = None,
+) -> None:
+    """Print a proof bundle for PLAYER's row on a published list: the entries behind it with
+    inclusion proofs, his and his opponents' rows on the previous list, the rule version;
+    `verify-rating` checks it offline."""
+    from ledger.reading import open_ledger
+    from projections import proofs, queries
+    from projections.foreign import RATERS
+    from projections.timetravel import list_view
+
+    system = system_name(system) if system else getattr(RATERS.get(family), "system", None)
+    if system is None:
+        fail(2, f"--system: give the rating system of the {family} list")
+    with (
+        reported(),
+        closing(open_ledger(store)) as ledger,
+        _caught_up(ledger, store, view, family) as v,
+    ):
+        lists = [x.name for x in queries.published_lists(v, family)]
+        if name not in lists:
+            fail(1, f"no {family} list named {name!r} has been published")
+        previous = lists[lists.index(name) - 1] if lists.index(name) else None
+        with (
+            list_view(ledger, v, name) as at_list,
+            list_view(ledger, v, previous) if previous else nullcontext() as before,
+        ):
+            bundle = proofs.make_bundle(ledger, at_list, before, name, player, system)
+    typer.echo(json.dumps(bundle, indent=1, sort_keys=True))
+
+
+def verify_rating(
+    bundle: Annotated[Path, typer.Argument(help="A bundle from `prove`")],
+    held: Annotated[
+        Path, typer.Option("--checkpoint", help="A checkpoint you hold (from `checkpoint`)")
+    ],
+) -> None:
+    """Check a rating proof bundle against a checkpoint you hold, offline (no database): the
+    entries are in the ledger, the row is under the list's committed root, and the rating is
+    recomputed from the games and the previous list's rows."""
+    from ledger.checkpoints import Checkpoint
+    from projections.proofs import BundleError, verify_bundle
+
+    with reported():
+        try:
+            data = json.loads(bundle.read_text())
+            checkpoint = Checkpoint.parse(held.read_text())
+        except (OSError, ValueError) as exc:
+            raise BundleError(f"cannot read the bundle or checkpoint ({exc})") from None
+        said = verify_bundle(data, checkpoint)
+    if said["recomputed"] is None:
+        typer.echo(
+            f"ok: {said['player']}'s {said['system']} row on {said['list']!r} is "
+            f"{said['official_rating']}, committed under checkpoint {said['checkpoint_size']} "
+            f"(not recomputed: {said['why_not_recomputed']})"
+        )
+        return
+    typer.echo(
+        f"ok: {said['player']}'s {said['system']} rating on {said['list']!r} is "
+        f"{said['official_rating']}: recomputed from {said['items']} items and the previous "
+        f"list, committed under checkpoint {said['checkpoint_size']}"
+    )
