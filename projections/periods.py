@@ -81,19 +81,17 @@ def recompute(
     profiles: Any,
 ) -> dict[Key, tuple[int | None, Standing]]:
     """The rows list `listed` publishes for the players of `items` (its period's), rated from
-    `on_list` (the previous list's standings) as the read model does: (official, standing)."""
+    `on_list` (the previous list's standings) as the read model does: (official, standing)
+    after the last history row of each (an unrated player's may be a section's)."""
     from projections.foreign import RATERS
 
     run = _Periods([listed], lambda lookup: RATERS[family](lookup, profiles))
     run.on_list, run.live = dict(on_list), dict(on_list)
     rows, live = run.run(sorted(((i.sort_key, 0, i) for i in items), key=lambda x: x[0]))
-    kind, player, system = (HISTORY_COLUMNS.index(c) for c in ("kind", "player", "system"))
+    player, system = HISTORY_COLUMNS.index("player"), HISTORY_COLUMNS.index("system")
     official = HISTORY_COLUMNS.index("official_rating")
-    return {
-        (r[player], r[system]): (r[official], live[(r[player], r[system])])
-        for r in rows
-        if r[kind] == "list"
-    }
+    last = {(r[player], r[system]): r[official] for r in rows}  # rows are in rating order
+    return {k: (said, live[k]) for k, said in last.items()}
 
 
 def placed(items: Sequence[Item], lists: Sequence[PublishedList]) -> list[tuple[str, int, Item]]:

@@ -34,7 +34,7 @@ def ledger_with_lists(tmp_path_factory: pytest.TempPathFactory) -> str:
     Swiss-like match A–B and an unrated player's games in the second (list 2003-07)."""
     store = f"sqlite:///{tmp_path_factory.mktemp('proofs') / 'ledger.db'}"
     led: Ledger = entered(RatingsLedger(store))
-    led.register("U", adult=True)
+    led.register("U", "V", adult=True)
     led.submit(the_1068_round_robin(), G_F_MATCH)
     led.submit(match("U1", "J", "U", ["1-0"] * 5 + ["1/2-1/2"], "2003-02-01"))
     led.app.close()
@@ -44,6 +44,7 @@ def ledger_with_lists(tmp_path_factory: pytest.TempPathFactory) -> str:
     led.submit(match("AB", "A", "B", ["1/2-1/2", "0-1"], "2003-05-01"))
     led.submit(match("U2", "U", "A", ["1/2-1/2", "1/2-1/2", "1-0", "0-1"], "2003-05-02"))
     led.submit(match("GJ", "G", "J", ["1-0"], "2003-05-03"))
+    led.submit(match("VJ", "V", "J", ["1/2-1/2"], "2003-05-04"))  # V: unrated, not yet on a list
     led.app.close()
     cli(store, *publish, "--name", "2003-07", "--as-of", "2003-07-01")
     return store
@@ -63,7 +64,7 @@ def test_publishing_a_list_commits_the_merkle_root_of_its_rows(ledger_with_lists
     assert all(len(e["payload"]["ratings_root"]) == 64 for e in log)
 
 
-@pytest.mark.parametrize("player", ["A", "B", "G", "J", "U"])
+@pytest.mark.parametrize("player", ["A", "B", "G", "J", "U", "V"])
 def test_a_players_list_rating_is_recomputed_offline_from_the_bundle(
     ledger_with_lists, tmp_path: Path, player: str
 ):
