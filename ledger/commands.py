@@ -27,9 +27,9 @@ from ledger.domain import InvalidCommand
 from ledger.errors import field_path
 from ledger.results import RATED_RESULTS
 from ledger.rules import FAMILIES
+from ledger.rules.time_controls import parse_time_control
 from ledger.rules.uschess.parameters import BASE_TIMELINES, parse_parameter_value
 from ledger.rules.uschess.systems import System
-from ledger.rules.uschess.time_controls import parse_time_control
 from ledger.rules.uschess.versions import VERSIONS
 
 NORMALIZED_RESULTS = {"½-½": "1/2-1/2"}

@@ -17,6 +17,7 @@ from ledger.rules.fide.section import SectionOutcome
 from ledger.rules.icu import section as icu
 from ledger.rules.icu import versions as icu_versions
 from ledger.rules.rounding import round_half_up
+from ledger.rules.time_controls import parse_time_control
 from ledger.rules.uschess.initialization import (
     ForeignRating,
     Initialization,
@@ -32,7 +33,7 @@ from ledger.rules.uschess.section import (
     rate_event,
 )
 from ledger.rules.uschess.systems import System
-from ledger.rules.uschess.time_controls import parse_time_control, rated_systems
+from ledger.rules.uschess.time_controls import rated_systems
 from ledger.rules.uschess.versions import VERSIONS, resolve
 
 RULES_NAMES = (*VERSIONS, fide.RULES, *icu_versions.NAMES)

@@ -17,7 +17,7 @@ from ledger.rules.fide.section import PlayerOutcome, SectionOutcome
 from ledger.rules.fide.unrated import Performance
 from ledger.rules.icu import section as icu
 from ledger.rules.icu.versions import resolve as icu_version
-from ledger.rules.uschess.time_controls import parse_time_control
+from ledger.rules.time_controls import parse_time_control
 from projections.items import Item
 from projections.rating import Change, change
 from projections.standing import Standing

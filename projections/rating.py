@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 from ledger.events import ForeignRecord, PlayerRegistered, encode_value
 from ledger.results import RATED_RESULTS
 from ledger.rules.rounding import round_half_up
+from ledger.rules.time_controls import parse_time_control
 from ledger.rules.uschess import floors
 from ledger.rules.uschess.effective_games import n_star
 from ledger.rules.uschess.fide_adjustment import (
@@ -36,7 +37,7 @@ from ledger.rules.uschess.section import (
     rate_event,
 )
 from ledger.rules.uschess.systems import System
-from ledger.rules.uschess.time_controls import parse_time_control, rated_systems
+from ledger.rules.uschess.time_controls import rated_systems
 from ledger.rules.uschess.versions import Amendment, Rules, RuleVersion, resolve
 from projections.items import Item
 from projections.standing import Standing, history_after

@@ -61,7 +61,15 @@ def main() -> None:
         store = f"sqlite:///{tmp}/ledger.db"
         os.environ["RATINGS_LEDGER_KEYRING"] = f"{tmp}/keys"
         _script("generate").generate(store, args.players, args.games, 1, date(2023, 1, 1), 2)
-        publish = ["publish-list", "--store", store, "--family", "fide", "--actor", "ratings-office"]
+        publish = [
+            "publish-list",
+            "--store",
+            store,
+            "--family",
+            "fide",
+            "--actor",
+            "ratings-office",
+        ]
         began = time.perf_counter()
         _cli(*publish, "--name", "2024-01", "--as-of", "2024-01-01")
         first_commit = time.perf_counter() - began

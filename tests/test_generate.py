@@ -16,10 +16,10 @@ import pytest
 from ledger.application import RatingsLedger
 from ledger.commands import SubmitSection, parse
 from ledger.log import LedgerEntry, read_entries
+from ledger.rules.time_controls import parse_time_control
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.time_controls import (
     is_dual_rated_time_control,
-    parse_time_control,
     rated_systems,
 )
 from ledger.rules.uschess.versions import resolve

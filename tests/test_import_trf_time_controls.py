@@ -15,7 +15,7 @@ import pytest
 from ledger.domain import InvalidCommand
 from ledger.entrypoints.interchange import Imported, trf, validated
 from ledger.entrypoints.interchange.time_controls import ledger_time_control
-from ledger.rules.uschess.time_controls import parse_time_control
+from ledger.rules.time_controls import parse_time_control
 
 FIXTURE = Path(__file__).parent / "fixtures" / "lakeside-fide-open-2024.trf"
 LINE_122 = "122 90'/40+30'+30''"

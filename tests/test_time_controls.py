@@ -4,11 +4,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ledger.rules.time_controls import TimeControl, parse_time_control
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.time_controls import (
-    TimeControl,
     is_dual_rated_time_control,
-    parse_time_control,
     rated_systems,
 )
 from ledger.rules.uschess.versions import VERSIONS

@@ -2,7 +2,7 @@
 
 Swiss-Manager and Vega write `90+30`, `90'+30''`, `90 min + 30 s/move`, `90'/40+30'+30''`,
 `120/40+60`; the ledger writes `G/90;+30` and `40/90, SD/30;+30`, which
-`ledger.rules.uschess.time_controls` reads. Text the ledger already reads the same way is kept.
+`ledger.rules.time_controls` reads. Text the ledger already reads the same way is kept.
 Pieces are separated by `+`, `,` or `;`: periods (`40/90`, `90'/40`, `G/90`, `90'`), then at
 most one delay or increment (`30''`, `30s`, `d5`).
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from ledger.rules.uschess.time_controls import parse_time_control
+from ledger.rules.time_controls import parse_time_control
 
 _MOVES = r"(?:moves?|mv)"
 _MINUTES = r"(?:minutes?|mins?|m|')"
