@@ -255,7 +255,7 @@ def _verify(bundle: dict[str, Any], held: Checkpoint) -> dict[str, Any]:
         "list": listed.name,
         "official_rating": said["official_rating"],
         "checkpoint_size": held.size,
-        "recomputed": None,
+        "recomputed": False,
     }
     if bundle.get("previous") is None or not periods.rates_from_previous_list(family):
         out["why_not_recomputed"] = (
@@ -301,7 +301,7 @@ def _verify(bundle: dict[str, Any], held: Checkpoint) -> dict[str, Any]:
             f"{got[0]} (N={getattr(got[1], 'games', None)}), not the {official} "
             f"(N={state[1]}) the list committed"
         )
-    out["recomputed"] = said["official_rating"]
+    out["recomputed"] = True
     out["items"] = len(items)
     return out
 

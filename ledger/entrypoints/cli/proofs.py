@@ -130,15 +130,17 @@ def verify_rating(
         except (OSError, ValueError) as exc:
             raise BundleError(f"cannot read the bundle or checkpoint ({exc})") from None
         said = verify_bundle(data, checkpoint)
-    if said["recomputed"] is None:
+    if not said["recomputed"]:
         typer.echo(
             f"ok: {said['player']}'s {said['system']} row on {said['list']!r} is "
             f"{said['official_rating']}, committed under checkpoint {said['checkpoint_size']} "
             f"(not recomputed: {said['why_not_recomputed']})"
         )
         return
+    rating = said["official_rating"]
+    shown = f"is {rating}" if rating is not None else "publishes no rating yet"
     typer.echo(
-        f"ok: {said['player']}'s {said['system']} rating on {said['list']!r} is "
-        f"{said['official_rating']}: recomputed from {said['items']} items and the previous "
-        f"list, committed under checkpoint {said['checkpoint_size']}"
+        f"ok: {said['player']}'s {said['system']} row on {said['list']!r} {shown}: recomputed "
+        f"from {said['items']} items and the previous list, committed under checkpoint "
+        f"{said['checkpoint_size']}"
     )
