@@ -10,7 +10,7 @@ machine it ran on; times are medians.
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import importlib
 import json
 import os
 import statistics
@@ -25,15 +25,7 @@ from typing import Any
 from typer.testing import CliRunner
 
 HERE = Path(__file__).resolve().parent
-
-
-def _script(name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(f"{name}_script", HERE / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+sys.path.insert(0, str(HERE))  # the other scripts, importable by name
 
 
 def _cli(*args: str) -> str:
@@ -60,7 +52,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         store = f"sqlite:///{tmp}/ledger.db"
         os.environ["RATINGS_LEDGER_KEYRING"] = f"{tmp}/keys"
-        _script("generate").generate(store, args.players, args.games, 1, date(2023, 1, 1), 2)
+        importlib.import_module("generate").generate(
+            store, args.players, args.games, 1, date(2023, 1, 1), 2
+        )
         publish = [
             "publish-list",
             "--store",
@@ -112,7 +106,7 @@ def main() -> None:
             len(r.get("proof", ())) + sum(len(s["proof"]) for s in r.get("absent", ()))
             for r in (bundle["previous"] or {}).get("rows", {}).values()
         )
-    bench = _script("bench")
+    bench = importlib.import_module("bench")
     print(
         json.dumps(
             {
