@@ -20,7 +20,6 @@ import time
 from contextlib import closing
 from datetime import date
 from pathlib import Path
-from typing import Any
 
 from typer.testing import CliRunner
 
