@@ -192,9 +192,11 @@ def test_permuting_the_tournaments_of_a_period_never_changes_the_list_rating(
         # ... the next period's 2300 × 9 brings Rn to 46200/22 = 2100: published (10.32)
         ([[(2100, 4)], [(1900, 9)], [(2300, 9)]], 2100, 2100),
         # 10.31: "Where a player's first performance(s) is less than 2005, the result(s) is
-        # ignored": 1950 × 5 in his first period is ignored, later 2152 × 4 counts alone
+        # ignored": 1950 × 5 in his first period is ignored, later 2152 × 9 counts alone
         ([[(1950, 5)]], None, None),
-        ([[(1950, 5)], [(2152, 4)]], 2152, 2150),  # 10.32: "rounded off to the nearest 5"
+        ([[(1950, 5)], [(2152, 9)]], 2152, 2150),  # 10.32: "rounded off to the nearest 5"
+        # B.02 9.14b: "a minimum of 9 games": 2152 × 4 alone publishes nothing yet
+        ([[(1950, 5)], [(2152, 4)]], 2152, None),
     ],
 )
 def test_an_unrated_players_results_accumulate_until_a_rating_is_published(periods, rn, published):

@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 from ledger.rules.fide.rated import Change, k_factor, period_rating, period_sum, section_change
 from ledger.rules.fide.unrated import (
+    MINIMUM_GAMES,
     Performance,
     counted_performances,
     new_rating,
@@ -97,7 +98,8 @@ def first_rating(performances: Sequence[Performance], at_least: int | None = Non
     """
     counted = tuple(counted_performances(performances))
     rn = new_rating(counted)
-    published = published_rating(counted)
+    minimum = 0 if at_least is not None else MINIMUM_GAMES  # 10.4 qualifiers: their games
+    published = published_rating(counted, minimum_games=minimum)
     if at_least is not None and (published is None or published < at_least):
         published = at_least  # 10.4: "unless that player's performance qualifies for a higher"
     return FirstRating(counted, rn, published)

@@ -7,6 +7,8 @@ from dataclasses import dataclass, replace
 from datetime import date
 from typing import Literal, get_args
 
+from ledger.rules.fide.initial import PoolEvent
+from ledger.rules.fide.per_game import GameDelta
 from ledger.rules.fide.rated import (
     cap_adjustment,
     k_factor,
@@ -46,6 +48,8 @@ class Player:
     reached_2400: bool = False
     prior: tuple[Performance, ...] = ()
     newly_rated: bool = False
+    birth: date | None = None  # 8.3.3 (2022, 2024): K = 40 for juniors
+    pool: tuple[PoolEvent, ...] = ()  # 8.2/7.1.4 (2022, 2024): earlier games vs rated players
 
     @property
     def counts_as_rated(self) -> bool:
@@ -64,6 +68,7 @@ class Section:
     games: tuple[Game, ...]
     rounds: int | None = None
     womens: bool = False
+    rapid_blitz: bool = False  # B02 rapid and blitz regulations (2022, 2024)
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
@@ -109,6 +114,10 @@ class PlayerOutcome:
     p: float | None = None
     dp: float | None = None
     provisional: bool = False
+    k_base: int | None = None  # 8.3.3 before the K × n limit
+    sum_delta: float | None = None  # 8.3.2 c): ΣΔR
+    deltas: tuple[GameDelta, ...] = ()  # 8.3.2: each game's D, PD and ΔR
+    reason: str | None = None  # why an unrated player gets no rating yet (7.1.4)
 
 
 @dataclass(frozen=True)
@@ -265,12 +274,14 @@ def _unrated(
     performances = (*player.prior, Performance(ru, games))
     rn = new_rating(performances)
     published = published_rating(performances)
-    if (
+    qualified = (
         section.format == "olympiad"
         and section.rounds is not None
         and olympiad_qualified(own_scores, section.rounds)
-        and (published is None or published < olympiad_entry(section.womens))
-    ):
+    )
+    if qualified:  # 10.4: "unless that player's performance qualifies for a higher rating"
+        published = published_rating(performances, minimum_games=0)
+    if qualified and (published is None or published < olympiad_entry(section.womens)):
         published = olympiad_entry(section.womens)  # 10.4: "entered on the FRL at 2200"
         rn = float(published)
     return PlayerOutcome(

@@ -10,6 +10,9 @@ from ledger.rules.rounding import round_half_up, round_to_nearest
 
 # 10.31 / 10.32: "less than 2005 ... is ignored"; "Only Rn >= 2005 are considered".
 MINIMUM = 2005
+# B.02 9.14b (the same Handbook chapter as 10.0): "a minimum of 9 games played against rated
+# opponents" before a rating for a player new to the list is published.
+MINIMUM_GAMES = 9
 # 10.4: "entered on the FRL at 2200 (2050 for players in the Women's Olympiad)".
 OLYMPIAD_ENTRY = 2200
 WOMENS_OLYMPIAD_ENTRY = 2050
@@ -58,10 +61,14 @@ def new_rating(performances: Iterable[Performance]) -> float | None:
     return sum(p.rating * p.games for p in kept) / games
 
 
-def published_rating(performances: Iterable[Performance]) -> int | None:
-    """10.32: Rn rounded to the nearest 5, published only when Rn >= 2005."""
-    rn = new_rating(performances)
-    if rn is None or rn < MINIMUM:
+def published_rating(
+    performances: Iterable[Performance], minimum_games: int = MINIMUM_GAMES
+) -> int | None:
+    """10.32: Rn rounded to the nearest 5, published only when Rn >= 2005 and (9.14b) over at
+    least 9 games (`minimum_games` 0: an Olympiad qualifier's performance, 10.4)."""
+    kept = counted_performances(performances)
+    rn = new_rating(kept)
+    if rn is None or rn < MINIMUM or sum(p.games for p in kept) < minimum_games:
         return None
     return round_to_nearest(rn, 5)
 

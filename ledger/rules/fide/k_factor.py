@@ -1,0 +1,53 @@
+"""FIDE 8.3.3 (2022 and 2024 texts): the development coefficient K and the K × n limit."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from ledger.rules.fide.versions import FideVersion
+
+NEW_PLAYER_GAMES = 30  # 8.3.3: "until they have completed events with at least 30 games"
+TOP_RATING = 2400  # 8.3.3: "once a player's published rating has reached 2400"
+JUNIOR_AGE = 18  # 8.3.3: "until the end of the year of their 18th birthday"
+
+
+def is_junior(birth: date | None, day: date) -> bool:
+    """8.3.3: a junior through 31 December of the year he turns 18 (`day`: the section's end)."""
+    return birth is not None and day.year - birth.year <= JUNIOR_AGE
+
+
+def k_factor(
+    version: FideVersion,
+    rating: float,
+    games: int,
+    reached_2400: bool,
+    birth: date | None,
+    day: date,
+) -> int:
+    """8.3.3, in this order (docs/decisions.md): K = 10 once a published rating reached 2400
+    ("even if the rating drops below 2400"); 40 for a junior "as long as their rating remains
+    under 2300"; 40 "until they have completed events with at least 30 games"; 20 "as long as
+    a player's rating remains under 2400"; else 10."""
+    if reached_2400:
+        return version.k_top
+    if (
+        version.k_junior is not None
+        and version.junior_below is not None
+        and is_junior(birth, day)
+        and rating < version.junior_below
+    ):
+        return version.k_junior
+    if games < NEW_PLAYER_GAMES:
+        return version.k_new
+    if rating < TOP_RATING:
+        return version.k_mid
+    return version.k_top
+
+
+def limited_k(version: FideVersion, k: int, games: int) -> int:
+    """8.3.3: "If the number of games (n) for a player on any list for a rating period
+    multiplied by K ... exceeds 700, then K shall be the largest whole number such that
+    K x n does not exceed 700." """
+    if version.k_times_n is None or games == 0 or k * games <= version.k_times_n:
+        return k
+    return version.k_times_n // games
