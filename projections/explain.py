@@ -10,7 +10,7 @@ from ledger.plausibility import shown
 from ledger.results import RATED_RESULTS, white_score
 from ledger.rules.uschess.standard_formula import winning_expectancy
 from ledger.rules.uschess.versions import VERSIONS, timelines
-from projections import queries
+from projections import fide_explain, queries
 from projections.projector import View
 from projections.schema import HISTORY_COLUMNS
 
@@ -54,8 +54,18 @@ def explain(
     item = queries.item(view, row["item_key"])
     if item is None:
         raise NotFound(f"{row['item_key']} is no longer in the ledger")
-    change = next(c for c in view.rerate(item) if c.player == player and str(c.system) == system)
+    stored = json.loads(row["detail"]) if isinstance(row["detail"], str) else row["detail"] or {}
+    fide = view.family == "fide" and item.kind in ("section", "match")
+    bound = fide_explain.period_bound(view, stored) if fide else None
+    again = view.rerate(item) if bound is None else view.rerate(item, *bound)
+    change = next(c for c in again if c.player == player and str(c.system) == system)
     detail = json.loads(change.row[DETAIL])
+    recomputed = change.row[POST]
+    recomputes = recomputed == row["post_rating"]
+    if bound is not None:  # 10.65 / 7.1: the section keeps Ro; its ΔR goes on the list
+        pre = HISTORY_COLUMNS.index("pre_rating")
+        recomputes = fide_explain.same(stored, detail, row, (change.row[pre],))
+        recomputed = row["post_rating"] if recomputes else recomputed
     previous = queries.previous_change(view, player, system, item.sort_key)
     out: dict[str, Any] = {
         "player": player,
@@ -66,7 +76,9 @@ def explain(
             "start": item.start,
             "end": item.end,
             "event_name": item.payload.get("event_name"),
-            "follows": KIND_SECTIONS.get(item.kind, ""),
+            "follows": fide_explain.ARTICLES.get(row["rules"], "")
+            if fide
+            else KIND_SECTIONS.get(item.kind, ""),
         },
         "fed_by": _fed_by(view, item, previous, detail, player, system),
         "rules": _rules(view, row, item),
@@ -77,11 +89,13 @@ def explain(
             "games_before": row["games_before"],
             "games_after": row["games_after"],
             "formula": row["formula"],
-            "recomputed_post_rating": change.row[POST],
-            "recomputes": change.row[POST] == row["post_rating"],
+            "recomputed_post_rating": recomputed,
+            "recomputes": recomputes,
         },
     }
-    if item.kind == "section" and "entrant" in detail:
+    if fide:
+        out["fide"] = fide_explain.explain_section(view, item, row, stored, detail)
+    elif item.kind == "section" and "entrant" in detail:
         out["games"] = _games(view, item.payload, player, detail)
         out["steps"] = _steps(row, detail, view.family)
     else:
@@ -232,9 +246,17 @@ def _steps(row: dict[str, Any], d: dict[str, Any], family: str) -> dict[str, Any
 def render(x: dict[str, Any]) -> str:
     """The explanation as text for a person."""
     it, res = x["item"], x["result"]
+    head = (
+        f"{_r(res['pre_rating'])} -> {_r(res['post_rating'])} (official {res['official_rating']})"
+    )
+    period = (x.get("fide") or {}).get("period")
+    if x.get("fide") and res["pre_rating"] is not None and period is not None:
+        change = x["fide"].get("ΔR", 0.0)
+        head = f"Ro {_r(res['pre_rating'])}, ΔR {change:+.2f} (K {x['fide'].get('K')})"
+        if period.get("published") is not None:
+            head += f", on list {period['list']}: {period['published']}"
     lines = [
-        f"{x['player']} {x['system']}: {_r(res['pre_rating'])} -> {_r(res['post_rating'])} "
-        f"(official {res['official_rating']}), N {res['games_before']} -> {res['games_after']}",
+        f"{x['player']} {x['system']}: {head}, N {res['games_before']} -> {res['games_after']}",
         f"from {it['key']} ({it.get('event_name') or it['kind']}), {it['start']}..{it['end']}; "
         f"follows {it['follows']}",
         f"rules {x['rules']['version']}"
@@ -253,11 +275,37 @@ def render(x: dict[str, Any]) -> str:
                 lines.append(f"  {k}: {json.dumps(v, default=str, ensure_ascii=False)}")
     for k, v in x.get("values", {}).items():
         lines.append(f"  {k}: {json.dumps(v, default=str, ensure_ascii=False)}")
+    lines += _fide_lines(x.get("fide"))
     lines.append(
         f"recomputed: {_r(res['recomputed_post_rating'])} "
         f"({'equals' if res['recomputes'] else 'DIFFERS FROM'} the stored rating)"
     )
     return "\n".join(map(shown, lines))  # a stored text cannot forge a line
+
+
+def _fide_lines(f: dict[str, Any] | None) -> list[str]:
+    """The FIDE block: each game (opponent, Ropp, D, PD, score, ΔR), K, ΣΔR, and the period."""
+    if not f:
+        return []
+    lines = [f"FIDE [{f.pop('follows')}], rules chosen by {f.pop('selected_by')}"]
+    for g in f.pop("games", []):
+        who = f"{g['opponent']} {g.get('name') or ''}".rstrip()
+        cells = [f"vs {who}", f"Ropp {g['Ropp']:g}"]
+        if "D" in g:
+            cells += [f"D {g['D']:g}", f"PD {g['PD']:.2f}"]
+        cells.append(f"score {g['score']:g}")
+        if "ΔR" in g:
+            cells.append(f"ΔR {g['ΔR']:+.2f}")
+        lines.append("  game: " + "  ".join(cells))
+    period = f.pop("period", None)
+    for k, v in f.items():
+        lines.append(f"  {k}: {json.dumps(v, default=str, ensure_ascii=False)}")
+    if period is not None:
+        lines.append(f"period (list {period.get('list')}):")
+        for k, v in period.items():
+            if k != "list":
+                lines.append(f"  {k}: {json.dumps(v, default=str, ensure_ascii=False)}")
+    return lines
 
 
 def _r(value: float | None) -> str:

@@ -12,9 +12,14 @@ from typing import Any
 from ledger.events import OpeningBalanceRecorded, PlayerRegistered
 from ledger.results import RATED_RESULTS
 from ledger.rules.fide import section as fide
+from ledger.rules.fide.initial import PoolEvent
+from ledger.rules.fide.modern import rate as rate_by_version
+from ledger.rules.fide.rate_of_play import STANDARD, list_for_time, standard_minimum
 from ledger.rules.fide.rated import reaches_k_10
 from ledger.rules.fide.section import PlayerOutcome, SectionOutcome
 from ledger.rules.fide.unrated import Performance
+from ledger.rules.fide.versions import FideVersion
+from ledger.rules.fide.versions import resolve as fide_version
 from ledger.rules.icu import section as icu
 from ledger.rules.icu.versions import resolve as icu_version
 from ledger.rules.time_controls import parse_time_control
@@ -98,14 +103,23 @@ class ForeignRater(ABC):
 
 
 class FideRater(ForeignRater):
-    """FIDE 10.0 on the ledger's sections; one list (`FIDE`), rated players and Ru results."""
+    """FIDE by date (`ledger.rules.fide.versions`): the standard list (`FIDE`) and, from 2022,
+    the rapid and blitz lists; rated players' ΔR and unrated players' results."""
 
-    system = "FIDE"
-    rules = fide.RULES
+    system = STANDARD
 
-    def standing(self, player: str) -> Standing:
-        """The player's FIDE standing; first seen, the profile's published FIDE rating."""
-        found = self.lookup(player, self.system)
+    def standing(self, player: str, system: str = STANDARD) -> Standing:
+        """The player's FIDE standing; first seen, the profile's published FIDE rating (rapid
+        and blitz: his standard rating, B.02 rapid and blitz 7.2.1)."""
+        found = self.lookup(player, system)
+        if system != STANDARD:
+            if found.rating is not None or found.extra is not None:
+                return found
+            standard = self.standing(player)
+            if standard.rating is None:
+                return found
+            extra = json.dumps({"reached_2400": reaches_k_10(standard.rating)})
+            return Standing(rating=standard.rating, rated_on=standard.rated_on, extra=extra)
         profile = self.profiles.get(player)
         profile_fide = None if profile is None else profile.fide
         if found.rating is not None or found.extra is not None or profile_fide is None:
@@ -122,33 +136,64 @@ class FideRater(ForeignRater):
     def opening_extra(self, opening: OpeningBalanceRecorded) -> str | None:
         return json.dumps({"reached_2400": reaches_k_10(float(opening.rating))})
 
-    def rate_games(self, item: Item, games: Games, pre: dict[str, Standing]) -> list[Change]:
-        ids = list(pre)
+    def rate(self, item: Item) -> list[Change]:
+        if item.kind == "opening" or item.kind not in ("section", "match") or item.event.online:
+            return super().rate(item) if item.kind == "opening" else []
+        version = fide_version(date.fromisoformat(item.end))
+        minutes = parse_time_control(item.event.time_control).total
+        system = list_for_time(version, minutes)
+        if system is None:
+            return []
+        games = rated_games(item)
+        ids = dict.fromkeys(x for g in games for x in g[:2])
+        pre = {pid: self.standing(pid, system) for pid in ids}
+        if version.per_game and system == STANDARD:  # 1.1: the minimum for the two players
+            games = tuple(
+                g for g in games if minutes >= standard_minimum(pre[g[0]].rating, pre[g[1]].rating)
+            )
+        return self.rate_games(item, games, pre, version, system)
+
+    def rate_games(  # type: ignore[override]
+        self,
+        item: Item,
+        games: Games,
+        pre: dict[str, Standing],
+        version: FideVersion | None = None,
+        system: str = STANDARD,
+    ) -> list[Change]:
+        version = version or fide_version(date.fromisoformat(item.end))
+        ids = [pid for pid in pre if any(pid in g[:2] for g in games)]
         extra = {pid: json.loads(s.extra or "{}") for pid, s in pre.items()}
         rounds = max((g.round or 0 for g in item.event.games), default=0) or None
-        outcome = fide.rate_section(
-            fide.Section(
-                section_format(item, games),
-                date.fromisoformat(item.start),
-                date.fromisoformat(item.end),
-                tuple(
-                    fide.Player(
-                        pid,
-                        pre[pid].rating,
-                        pre[pid].games,
-                        extra[pid].get("reached_2400", False),
-                        tuple(Performance(r, n) for r, n in extra[pid].get("prior", ())),
-                    )
-                    for pid in ids
-                ),
-                games,
-                rounds=rounds,
-            )
+        section = fide.Section(
+            section_format(item, games),
+            date.fromisoformat(item.start),
+            date.fromisoformat(item.end),
+            tuple(
+                fide.Player(
+                    pid,
+                    pre[pid].rating,
+                    pre[pid].games,
+                    extra[pid].get("reached_2400", False),
+                    tuple(Performance(r, n) for r, n in extra[pid].get("prior", ())),
+                    birth=_date(_profile_field(self.profiles, pid, "birth_date")),
+                    pool=tuple(
+                        PoolEvent(date.fromisoformat(end), tuple(map(tuple, results)))
+                        for end, results in extra[pid].get("pool", ())
+                    ),
+                )
+                for pid in ids
+            ),
+            games,
+            rounds=rounds,
+            rapid_blitz=system != STANDARD,
         )
+        outcome = rate_by_version(section, version)
         if not outcome.rated:
             return []
+        counted = _counted_results(section, outcome)
         return [
-            self._change(item, o, pre[o.player], extra[o.player], outcome)
+            self._change(item, o, pre[o.player], extra[o.player], outcome, system, counted)
             for o in outcome.players
             if o.games
         ]
@@ -160,27 +205,37 @@ class FideRater(ForeignRater):
         before: Standing,
         extra: dict[str, Any],
         outcome: SectionOutcome,
+        system: str,
+        counted: dict[str, list[float]],
     ) -> Change:
         if before.rating is not None:
             rating, official = o.post, o.official
-            # FIDE 10.64: K = 10 "once a player's published rating has reached 2400"
+            # 10.641 / 8.3.3: K = 10 "once a player's published rating has reached 2400"
             reached = extra.get("reached_2400", False) or reaches_k_10(official)
             extra = {**extra, "reached_2400": reached}
+        elif outcome.rules != fide.RULES:  # 8.2/7.1.4: his games join the pool
+            results = [list(r) for r in o.results]
+            extra = {**extra, "pool": [*extra.get("pool", ()), [item.end, results]]}
+            rating = None if o.published_rating is None else float(o.published_rating)
+            official = o.published_rating
         else:
             prior = [*extra.get("prior", ()), [o.performance, o.games]]
             extra = {**extra, "prior": prior}
             rating = None if o.published_rating is None else float(o.published_rating)
             official = o.published_rating
+        scores = counted.get(o.player, [])
+        wins, draws = scores.count(1.0), scores.count(0.5)
         after = Standing(
             rating=rating,
             games=before.games + o.games,
+            losses=before.losses + len(scores) - wins - draws,
             rated_on=item.end,
             extra=json.dumps(extra, sort_keys=True),
-        )
+        ).with_floors(wins=before.wins + wins, draws=before.draws + draws)
         return change(
             item,
             o.player,
-            self.system,
+            system,
             outcome.rules,
             None,
             before,
@@ -249,6 +304,20 @@ class IcuRater(ForeignRater):
         return changes
 
 
+def _counted_results(section: fide.Section, outcome: SectionOutcome) -> dict[str, list[float]]:
+    """Each player's scores in the games his rating counted: against rated opponents (a round
+    robin under 10.0: every game, 10.21b)."""
+    by_id = {p.id: p for p in section.players}
+    every = outcome.rules == fide.RULES and section.format == "round_robin"
+    out: dict[str, list[float]] = {}
+    for white, black, score in section.games:
+        if every or by_id[black].counts_as_rated:
+            out.setdefault(white, []).append(score)
+        if every or by_id[white].counts_as_rated:
+            out.setdefault(black, []).append(1.0 - score)
+    return out
+
+
 def _detail(o: PlayerOutcome, outcome: SectionOutcome) -> dict[str, Any]:
     keys = (
         "rc",
@@ -262,8 +331,19 @@ def _detail(o: PlayerOutcome, outcome: SectionOutcome) -> dict[str, Any]:
         "dp",
         "rating_change",
         "provisional",
+        "k_base",
+        "sum_delta",
+        "reason",
     )
     detail = {k: getattr(o, k) for k in keys if getattr(o, k) not in (None, False)}
+    if o.deltas:  # 8.3.2: each game's opponent, D, PD, score and ΔR
+        detail["games"] = [
+            [who, g.opponent, g.d, g.pd, g.score, g.delta]
+            for who, g in zip(o.opponents, o.deltas, strict=True)
+        ]
+        detail["hundredths"] = sum(g.hundredths for g in o.deltas)
+    elif o.opponents:  # 8.2: an unrated player's games against rated opponents
+        detail["games"] = [[who, r, s] for who, (r, s) in zip(o.opponents, o.results, strict=True)]
     if outcome.ra is not None:
         detail |= {"rar": outcome.rar, "dpa": outcome.dpa, "ra": outcome.ra}
     return detail

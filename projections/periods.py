@@ -13,14 +13,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any, Protocol
 
-from ledger.rules.fide.periods import first_rating
-from ledger.rules.fide.rated import period_rating, period_sum
-from ledger.rules.fide.section import RULES as FIDE_RULES
-from ledger.rules.fide.unrated import Performance
+from ledger.rules.fide.lists import first_list_rating, list_version, period_result
 from ledger.rules.rating_lists import LATE_ITEMS, RatingList, list_for
 from ledger.rules.rounding import round_half_up
 from projections.items import Item, sort_key
@@ -35,7 +32,7 @@ Lookup = Callable[[str, str], Standing]
 class ItemRater(Protocol):
     def rate(self, item: Item) -> list[Change]: ...
 
-    def standing(self, player: str) -> Standing: ...
+    def standing(self, player: str, *system: str) -> Standing: ...
 
 
 @dataclass(frozen=True)
@@ -134,6 +131,7 @@ class _Period:
     on_list: Standing
     changes: list[float] = field(default_factory=list)
     k: float | None = None
+    per_game: list[tuple[int, int, int]] = field(default_factory=list)  # (ΣΔR×100, K, n)
 
 
 class _Periods:
@@ -170,21 +168,35 @@ class _Periods:
             self.period.pop(k, None)
             self.rows.append(_with(c.row, sort_key=key))
             return
-        pre = self.rater.standing(c.player)
+        pre = self.rater.standing(c.player, c.system)
         now = self.live.get(k, pre)
         games = now.games + c.row[HISTORY_COLUMNS.index("m")]
         detail = json.loads(c.row[HISTORY_COLUMNS.index("detail")])
+        results = {  # this section's W/D/L, added to what the period has so far
+            "losses": now.losses + c.standing.losses - pre.losses,
+            "floors": replace(
+                now.floors,
+                wins=now.wins + c.standing.wins - pre.wins,
+                draws=now.draws + c.standing.draws - pre.draws,
+            ),
+        }
         if pre.rating is not None:
-            after = now._replace(games=games, rated_on=item.end)
+            after = now._replace(games=games, rated_on=item.end, **results)
             period = self.period.setdefault(k, _Period(pre))
-            period.changes.append(detail.get("rating_change", 0.0))  # 0.0 is left out
             period.k = c.row[HISTORY_COLUMNS.index("k")]
-        else:  # 10.3: his Ru result joins those of earlier periods
-            performance = json.loads(c.standing.extra or "{}")["prior"][-1]
+            if "hundredths" in detail:  # 8.3: ΣΔR and n, for K × n over the period
+                n = len(detail["games"])
+                period.per_game.append((detail["hundredths"], detail["k_base"], n))
+            else:
+                period.changes.append(detail.get("rating_change", 0.0))  # 0.0 is left out
+        else:  # 10.3 / 8.2: his results join those of earlier periods
+            own = json.loads(c.standing.extra or "{}")
             extra = json.loads(now.extra or "{}")
-            extra["prior"] = [*extra.get("prior", ()), performance]
+            for name in ("prior", "pool"):
+                if name in own:
+                    extra[name] = [*extra.get(name, ()), own[name][-1]]
             extra_json = json.dumps(extra, sort_keys=True)
-            after = now._replace(games=games, rated_on=item.end, extra=extra_json)
+            after = now._replace(games=games, rated_on=item.end, extra=extra_json, **results)
             self.period.setdefault(k, _Period(pre))
         self.live[k] = after
         self.rows.append(
@@ -201,23 +213,30 @@ class _Periods:
         )
 
     def publish(self, rating_list: PublishedList) -> None:
-        """The list: Rn = Ro + ΣΔR (10.65, 10.66) or a first rating (10.3), in force from it."""
+        """The list: Rn = Ro + ΣΔR (10.65, 10.66; 8.3.2–8.3.4) or a first rating (10.3; 8.2 and
+        7.1.4), in force from it, under the version in force on the period's last day."""
+        version = list_version(rating_list.as_of)
         for k, period in self.period.items():
             now, ro = self.live[k], period.on_list
             extra = json.loads(now.extra or "{}")
             detail: dict[str, Any] = {"list": rating_list.name}
             if ro.rating is not None:
-                rating = ro.rating + period_sum(period.changes)
-                official = period_rating(ro.rating, period.changes)
-                formula = "period"
-                detail |= {"sections": len(period.changes), "total": period_sum(period.changes)}
+                value = period_result(version, ro.rating, period.changes, period.per_game)
+                rating, official, formula, k_used = value.rating, value.official, "period", value.k
+                detail |= value.detail
             else:
-                first = first_rating([Performance(r, n) for r, n in extra["prior"]])
-                if first.published is None:
+                first = first_list_rating(version, extra, rating_list.as_of)
+                if first is None:
                     continue
-                rating, official, formula = float(first.published), first.published, "first_rating"
-                detail |= {"rn": first.rating, "counted": len(first.counted)}
+                rating, official, formula, k_used = float(first[0]), first[0], "first_rating", None
+                detail |= first[1]
             extra["reached_2400"] = extra.get("reached_2400", False) or official >= 2400
+            if ro.rating is not None and version.per_game and official < version.floor:
+                # 7.2.1: "Players whose ratings drop below 1400 are shown as unrated on the next
+                # list. Thereafter they are treated in the same manner as any other unrated
+                # player."
+                rating, formula = None, "below_floor"
+                extra = {"reached_2400": extra["reached_2400"], "pool": []}
             extra_json = json.dumps(extra, sort_keys=True)
             after = now._replace(rating=rating, rated_on=rating_list.as_of, extra=extra_json)
             self.live[k] = after
@@ -230,7 +249,7 @@ class _Periods:
                 "end_date": rating_list.as_of,
                 "position": rating_list.position,
                 "revision": rating_list.position,
-                "rules": FIDE_RULES,
+                "rules": version.name,
                 "formula": formula,
                 "pre_rating": ro.rating,
                 "post_rating": rating,
@@ -238,7 +257,7 @@ class _Periods:
                 "games_before": ro.games,
                 "games_after": after.games,
                 "m": after.games - ro.games,
-                "k": period.k,
+                "k": period.k if k_used is None else k_used,
                 "detail": json.dumps(detail, sort_keys=True),
             }
             self.rows.append(

@@ -173,10 +173,14 @@ class View:
             return Rater(lookup, profiles, amendments + extra, explain, self.what_if.rules)
         return RATERS[self.family](lookup, profiles)
 
-    def rerate(self, item: Item) -> list[Change]:
-        """The item rated again from the stored standings before it, with every value shown."""
+    def rerate(
+        self, item: Item, before: str | None = None, kind: str | None = None
+    ) -> list[Change]:
+        """The item rated again from the stored standings before it (before `before`, of rows
+        of one `kind`: a FIDE period's list standings), with every value shown."""
+        bound = item.sort_key if before is None else before
         rater = self._rater(
-            lambda p, s: queries.standing_before(self, p, s, item.sort_key),
+            lambda p, s: queries.standing_before(self, p, s, bound, kind),
             ProfilesOnDemand(self),
             queries.amendments(self),
             explain=True,
@@ -620,8 +624,8 @@ class _Guarded:
     def rate(self, item: Item) -> list[Change]:
         return self.view._rate(item, self.rater.rate, self.batch) or []
 
-    def standing(self, player: str) -> Standing:
-        return self.rater.standing(player)
+    def standing(self, player: str, *system: str) -> Standing:
+        return self.rater.standing(player, *system)
 
 
 @contextmanager

@@ -48,12 +48,23 @@ def player(view: ReadModel, player_id: str) -> dict[str, Any] | None:
         system = r.pop("system")
         r["established"] = None if r["established"] is None else bool(r["established"])
         r["pending_floor_request"] = json.loads(r["pending_floor_request"] or "null")
+        if view.family != "uschess":  # FIDE 10.641 / 8.3.3, ICU: the K of his last change
+            r["k"] = _last_k(view, player_id, system)
         ratings[system] = {k: v for k, v in r.items() if k != "player"}
     out: dict[str, Any] = {"id": player_id}
     if profile is not None:
         out["name"] = json.loads(profile[0]).get("name")
     out["ratings"] = ratings
     return out
+
+
+def _last_k(view: ReadModel, player_id: str, system: str) -> float | None:
+    found = view.db.execute(
+        "select k from history where player = ? and system = ? and k is not null "
+        "order by sort_key desc limit 1",
+        [player_id, system],
+    ).fetchone()
+    return None if found is None else found[0]
 
 
 def profiles(view: ReadModel) -> dict[str, dict[str, Any]]:
@@ -189,12 +200,16 @@ def previous_change(
     ).fetchone()
 
 
-def standing_before(view: ReadModel, player_id: str, system: str, sort_key: str) -> Standing:
-    """A player's standing just before the item at `sort_key`, from the history rows."""
+def standing_before(
+    view: ReadModel, player_id: str, system: str, sort_key: str, kind: str | None = None
+) -> Standing:
+    """A player's standing just before the item at `sort_key`, from the history rows (of one
+    `kind` only, if given)."""
     row = view.db.execute(
         f"select {STATE_SELECT} from history where player = ? and system = ? "
-        "and sort_key < ? order by sort_key desc limit 1",
-        [player_id, str(system), sort_key],
+        + ("and kind = ? " if kind else "")
+        + "and sort_key < ? order by sort_key desc limit 1",
+        [player_id, str(system), *([kind] if kind else []), sort_key],
     ).fetchone()
     return UNRATED if row is None else Standing.from_columns(row)
 
@@ -560,10 +575,11 @@ def section_report(view: ReadModel, section_id: str) -> dict[str, Any] | None:
 
 
 def section_changes(view: ReadModel, section_id: str) -> list[tuple[Any, ...]]:
-    """(player, system, pre, post, official, N before, N after) of every row a section wrote."""
+    """(player, system, pre, post, official, N before, N after, K, detail) of every row a
+    section wrote."""
     return view.db.execute(
         "select player, system, pre_rating, post_rating, official_rating, games_before, "
-        "games_after from history where item_key = ?",
+        "games_after, k, detail from history where item_key = ?",
         ["section:" + section_id],
     ).fetchall()
 

@@ -28,10 +28,8 @@ def led(ledger):
     return led
 
 
-def swiss(section_id="SW", time_control="G/90;d30", online=False):
-    section = round_robin(
-        section_id, [P, Q, R], "2024-06-01", time_control=time_control, online=online
-    )
+def swiss(section_id="SW", time_control="G/90;d30", online=False, end="2024-06-01"):
+    section = round_robin(section_id, [P, Q, R], end, time_control=time_control, online=online)
     # p beats q and r; q and r do not meet: a Swiss, not a round robin.
     section["games"] = [
         {"round": 1, "white": P, "black": Q, "result": "1-0"},
@@ -43,7 +41,8 @@ def swiss(section_id="SW", time_control="G/90;d30", online=False):
 def test_fide_rates_with_the_table_expectancy_and_k_15(led, tmp_path):
     # FIDE 10.61 Rc = average of the opponents (2350); 10.63 D = −50 → PD .43 (10.1b, 47–53);
     # 10.64 We = PD × n = 0.86, K = 15 under 2400 after 30 games, ΔR = 15 × (2 − 0.86) = 17.1.
-    led.submit(swiss())
+    # (A section of 2003: 10.0 is in force until the 2022 text, docs/decisions.md.)
+    led.submit(swiss(end="2003-06-01"))
     view = View(tmp_path / "fide.db", "fide")
     led.catch_up(view)
     row = queries.history(view, P, "FIDE")[-1]
@@ -52,6 +51,19 @@ def test_fide_rates_with_the_table_expectancy_and_k_15(led, tmp_path):
     assert row["post_rating"] == pytest.approx(2317.1)
     assert row["official_rating"] == 2317
     assert queries.player(view, P)["ratings"]["FIDE"]["games"] == 102
+
+
+def test_fide_2024_rates_each_game_with_k_20(led, tmp_path):
+    # B.02 (2024) 8.3.1–8.3.2: D = 0 → PD .50, ΔR +.50; D = −100 → PD .36 (8.1.2, 99–106),
+    # ΔR +.64; 8.3.3 K = 20 under 2400 after 30 games: 20 × 1.14 = 22.8; 8.3.4 rounds it to 23.
+    led.submit(swiss())
+    view = View(tmp_path / "fide.db", "fide")
+    led.catch_up(view)
+    row = queries.history(view, P, "FIDE")[-1]
+    assert (row["rules"], row["k"], row["expected"]) == ("fide-2024", 20, 0.86)
+    assert row["post_rating"] == pytest.approx(2322.8)
+    assert row["official_rating"] == 2323
+    assert queries.player(view, P)["ratings"]["FIDE"]["wins"] == 2  # W/D/L counts his games
 
 
 @pytest.mark.parametrize(("time_control", "online"), [("G/5;d0", False), ("G/90;d30", True)])

@@ -228,12 +228,24 @@ def player(
         return
     typer.echo(shown(f"{out['id']}  {out.get('name') or ''}"))
     for system, r in out["ratings"].items():
-        flag = "" if r["established"] else f"  (P{r['games']})"
-        typer.echo(
-            f"  {system:<5} {r['official_rating']:>5}{flag}  N={r['games']}  "
-            f"W/D/L={r['wins']}/{r['draws']}/{r['losses']}  floor={r['floor']} ({r['floor_bound']})"
+        flag = f"  (P{r['games']})" if r["established"] is False else ""
+        # US Chess: floor and ceiling (§5, §7); FIDE and ICU: K (10.641, 8.3.3) and the date
+        # of the last change (a FIDE list's date once lists are published).
+        tail = (
+            f"  floor={r['floor']} ({r['floor_bound']})"
             + (f"  ceiling={r['ceiling']}" if r["ceiling"] is not None else "")
+            if v.family == "uschess"
+            else f"  K={_k(r.get('k'))}  rated on {r['rated_on']}"
         )
+        official = "unrated" if r["official_rating"] is None else r["official_rating"]
+        typer.echo(
+            f"  {system:<5} {official:>5}{flag}  N={r['games']}  "
+            f"W/D/L={r['wins']}/{r['draws']}/{r['losses']}" + tail
+        )
+
+
+def _k(value: float | None) -> str:
+    return "-" if value is None else f"{value:g}"
 
 
 def history(

@@ -235,13 +235,25 @@ class RatingChange:
 
     pre: float | None
     games_before: int
-    post: float
-    official: int
+    post: float | None
+    official: int | None
     games_after: int
+    change: float | None = None  # FIDE: this section's ΔR (10.64; 8.3.2 d)
+    k: float | None = None  # FIDE: K
+    performance: float | None = None  # FIDE: an unrated player's Ru
 
     def text(self, provisional: bool = True) -> str:
         """`1500P10 -> 1520P13`: with `provisional` (US Chess), P and N while a rating is not
-        established (§1: "established if it is based upon more than 25 games")."""
+        established (§1: "established if it is based upon more than 25 games"). FIDE: `Ro 2615
+        ΔR -2.80 K 10` (its list sums the period's ΔR), or an unrated player's Ru."""
+        if self.change is not None and self.pre is not None:
+            return f"Ro {_number(self.pre)} ΔR {self.change:+.2f} K {_number(self.k)}"
+        if self.performance is not None and self.pre is None:
+            return f"unrated, Ru {_number(self.performance)}" + (
+                "" if self.official is None else f" -> {self.official}"
+            )
+        if self.official is None:
+            return "unrated"
         pre = "unrated"
         if self.pre is not None:
             pre = _rating(round_half_up(self.pre), self.games_before, provisional)
@@ -281,12 +293,21 @@ def crosstable(
     if payload is None:
         return None
     changes: dict[str, dict[str, RatingChange]] = {}
-    for player, system, pre, post, official, before, after in queries.section_changes(
+    fide = view.family == "fide"
+    for player, system, pre, post, official, before, after, k, detail in queries.section_changes(
         view, section_id
     ):
-        if post is not None:
+        found = json.loads(detail or "{}") if fide else {}
+        if post is not None or "performance" in found:
             changes.setdefault(system, {})[player] = RatingChange(
-                pre, before, post, official, after
+                pre,
+                before,
+                post,
+                official,
+                after,
+                None if pre is None or not fide else found.get("rating_change", 0.0),
+                k,
+                found.get("performance"),
             )
     shown = tuple(systems or sorted(changes, key=system_order))
     ids = [p["id"] for p in payload["players"]]
@@ -356,6 +377,13 @@ def to_csv(rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> str:
     for row in rows:
         writer.writerow([_csv_value(row[c]) for c in columns])
     return out.getvalue()
+
+
+def _number(value: float | None) -> str:
+    """A FIDE value as printed: whole numbers without decimals."""
+    if value is None:
+        return "-"
+    return str(int(value)) if float(value).is_integer() else f"{value:.2f}"
 
 
 def _csv_value(value: Any) -> Any:

@@ -8,6 +8,8 @@ rated meanwhile is rated with his current rating but counts as unrated for his o
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ledger.rules.fide.initial import PoolEvent, initial_rating
 from ledger.rules.fide.k_factor import k_factor, limited_k
 from ledger.rules.fide.per_game import game_deltas, rating_change, round_change, sum_delta
@@ -44,15 +46,17 @@ def rate_modern(section: Section, version: FideVersion) -> SectionOutcome:
     results = results_by_player(by_id, section.games)
     outcomes = []
     for player in section.players:
-        counted = tuple(
-            (by_id[o].rating, s) for o, s in results[player.id] if by_id[o].counts_as_rated
-        )
+        games = [(o, s) for o, s in results[player.id] if by_id[o].counts_as_rated]
+        counted = tuple((by_id[o].rating, s) for o, s in games)
+        opponents = tuple(o for o, _ in games)
         if not counted:
             outcomes.append(not_rated(player.id, player.rating))
         elif player.rating is not None:
-            outcomes.append(rated(version, section, player, player.rating, counted))
+            outcome = rated(version, section, player, player.rating, counted)
+            outcomes.append(replace(outcome, opponents=opponents))
         else:
-            outcomes.append(unrated(version, section, player, counted))
+            outcome = unrated(version, section, player, counted)
+            outcomes.append(replace(outcome, opponents=opponents))
     return SectionOutcome(version.name, True, tuple(outcomes))
 
 
@@ -109,4 +113,5 @@ def unrated(
         p=init.p,
         dp=init.dp,
         reason=init.reason,
+        results=counted,
     )

@@ -118,6 +118,8 @@ class PlayerOutcome:
     sum_delta: float | None = None  # 8.3.2 c): ΣΔR
     deltas: tuple[GameDelta, ...] = ()  # 8.3.2: each game's D, PD and ΔR
     reason: str | None = None  # why an unrated player gets no rating yet (7.1.4)
+    results: tuple[tuple[float, float], ...] = ()  # 8.2: (opponent, score) against rated ones
+    opponents: tuple[str, ...] = ()  # 8.2/8.3: the rated opponents counted, game by game
 
 
 @dataclass(frozen=True)

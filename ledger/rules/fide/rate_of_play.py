@@ -1,0 +1,32 @@
+"""Which FIDE list a section's games go to, and which standard games may be rated (B.02 1.1 of
+the 2022 and 2024 texts; rapid and blitz: B.02 rapid and blitz regulations, 1.1–1.2).
+
+The minutes for a game of 60 moves are the main time plus 60 × the increment (in seconds), i.e.
+`TimeControl.total` (mm + ss).
+"""
+
+from __future__ import annotations
+
+from ledger.rules.fide.versions import FideVersion
+
+STANDARD, RAPID, BLITZ = "FIDE", "FIDE_RAPID", "FIDE_BLITZ"
+SYSTEMS = (STANDARD, RAPID, BLITZ)
+REGULAR_FROM = 30  # fide-2003: the slowest US Chess range, "Regular" (docs/decisions.md)
+BLITZ_UP_TO = 10  # rapid and blitz 1.2: "10 minutes or less for each player" is blitz
+STANDARD_FROM = 60  # 1.1: "each player must have a minimum of 60 minutes" (both under 1800)
+
+
+def list_for_time(version: FideVersion, minutes_for_60_moves: int) -> str | None:
+    """The list a section at this rate of play is rated on (None: not rated)."""
+    if not version.rapid_blitz:
+        return STANDARD if minutes_for_60_moves >= REGULAR_FROM else None
+    if minutes_for_60_moves >= STANDARD_FROM:
+        return STANDARD
+    return BLITZ if minutes_for_60_moves <= BLITZ_UP_TO else RAPID
+
+
+def standard_minimum(white: float | None, black: float | None) -> int:
+    """1.1: 120 minutes "where at least one of the players ... has a rating of 2400 or higher",
+    90 where one is rated 1800 or higher, 60 where both are rated below 1800."""
+    top = max((r for r in (white, black) if r is not None), default=0.0)
+    return 120 if top >= 2400 else 90 if top >= 1800 else 60

@@ -1,0 +1,110 @@
+"""`explain` for the FIDE family: the games, the opponents' ratings, K, ΔR and the period's list,
+in FIDE's words (Ro, Rc, D, PD, ΔR, K, Ru, Ra, dp; 10.6 / 8.3), recomputed as the period rates."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ledger.rules.fide.versions import BY_NAME
+from projections import queries
+from projections.items import Item
+from projections.projector import View
+
+ARTICLES = {
+    "fide-2003": "B.02 10.2–10.5 (unrated: Rc, Ru, 10.3 Rn), 10.6 (Rc, D, PD, ΔR = K(W − We)), "
+    "10.65 (the period: Rn = Ro + ΣΔR)",
+    "fide-2022": "B.02 (2022) 8.2 (initial rating), 8.3.1–8.3.2 (D, PD, ΔR per game), 8.3.3 (K), "
+    "8.3.4 and 7.1 (the monthly list)",
+    "fide-2024": "B.02 (2024) 8.2 (initial rating), 8.3.1–8.3.2 (D, PD, ΔR per game), 8.3.3 (K), "
+    "8.3.4 and 7.1 (the monthly list)",
+}
+
+
+def period_bound(view: View, detail: dict[str, Any]) -> tuple[str, str | None] | None:
+    """The standings a period rates from (10.65 / 7.1): (sort key bound, row kind) for the
+    rows up to the previous list; None when the section is not rated in a period."""
+    if "list" not in detail:
+        return None
+    lists = queries.published_lists(view, "fide")
+    names = [x.name for x in lists]
+    at = names.index(detail["list"]) if detail["list"] in names else len(lists)
+    if at == 0:
+        return "~", "opening"  # the first list's period: only opening balances before it
+    return lists[at - 1].sort_key + "|", None
+
+
+def explain_section(
+    view: View, item: Item, row: dict[str, Any], stored: dict[str, Any], found: dict[str, Any]
+) -> dict[str, Any]:
+    """The FIDE part of an explanation: games, K, ΔR (or Ru), and the list that sums them."""
+    version = BY_NAME.get(row["rules"])
+    names = queries.names(view, [g[0] for g in found.get("games", ()) if isinstance(g[0], str)])
+    games = []
+    for g in found.get("games", ()):
+        if len(g) == 6:
+            who, rating, d, pd, score, delta = g
+            games.append(
+                {"opponent": who, "name": names.get(who), "Ropp": rating, "D": d, "PD": pd}
+                | {"score": score, "ΔR": delta}
+            )
+        else:
+            who, rating, score = g
+            games.append({"opponent": who, "name": names.get(who), "Ropp": rating, "score": score})
+    out: dict[str, Any] = {
+        "follows": ARTICLES.get(row["rules"], row["rules"]),
+        "selected_by": f"section end date {item.end}",
+        "games": games,
+        "Ro": row["pre_rating"],
+        "K": found.get("k", row["k"]),
+        "K_before_limit": found.get("k_base"),
+        "ΣΔR": found.get("sum_delta"),
+        "ΔR": found.get("rating_change"),
+        "Rc": found.get("rc"),
+        "D": found.get("d"),
+        "PD": found.get("pd"),
+        "We": row["expected"],
+        "W": row["score"],
+    }
+    if row["pre_rating"] is None:
+        out |= {"Ru": found.get("performance"), "Ra": found.get("rc"), "p": found.get("p")}
+        out |= {"dp": found.get("dp"), "published": found.get("published_rating")}
+        out |= {"not_yet": found.get("reason")}
+    if version is not None and version.per_game and row["pre_rating"] is not None:
+        out["K_rule"] = "8.3.3 (10 once 2400 published; 40 junior under 2300 or < 30 games; 20)"
+    listed = stored.get("list", False)
+    if listed is not False:
+        out["period"] = _period(view, row["player"], row["system"], listed)
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def _period(view: View, player: str, system: str, name: str | None) -> dict[str, Any]:
+    """The list row that sums the period (10.65; 8.3.2 c–d, 8.3.4), or pending."""
+    if name is None:
+        return {"list": None, "status": "pending: no list has this period yet"}
+    found = queries.published_list(view, name)
+    row = (
+        None
+        if found is None
+        else queries.history_row(view, player, system, f"list:fide:{found.number}")
+    )
+    if row is None:
+        return {"list": name, "status": "no rating published on this list (results carry on)"}
+    detail = json.loads(row["detail"]) if isinstance(row["detail"], str) else row["detail"]
+    return {
+        "list": name,
+        "rules": row["rules"],
+        "Ro": row["pre_rating"],
+        "Rn": row["post_rating"],
+        "published": row["official_rating"],
+        "K": row["k"],
+        "formula": row["formula"],
+        **{k: v for k, v in detail.items() if k != "list"},
+    }
+
+
+def same(stored: dict[str, Any], found: dict[str, Any], row: dict, again: tuple) -> bool:
+    """Whether the recomputation gives the stored values of a section rated in a period: the
+    same Ro and ΔR (rated), or the same Ru (unrated)."""
+    keys = ("rating_change", "performance", "hundredths", "published_rating")
+    return all(stored.get(k) == found.get(k) for k in keys) and row["pre_rating"] == again[0]
