@@ -12,6 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ledger.errors import InputError, describe
 from ledger.results import white_score
 from ledger.rules.fide import section as fide
+from ledger.rules.fide import versions as fide_versions
+from ledger.rules.fide.modern import rate as rate_fide
 from ledger.rules.fide.section import Format as FideFormat
 from ledger.rules.fide.section import SectionOutcome
 from ledger.rules.icu import section as icu
@@ -36,7 +38,8 @@ from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.time_controls import rated_systems
 from ledger.rules.uschess.versions import VERSIONS, resolve
 
-RULES_NAMES = (*VERSIONS, fide.RULES, *icu_versions.NAMES)
+FIDE_NAMES = fide_versions.NAMES  # fide-2003, fide-2022, fide-2024
+RULES_NAMES = (*VERSIONS, *FIDE_NAMES, *icu_versions.NAMES)
 
 Lenient = ConfigDict(extra="allow", str_strip_whitespace=True)
 
@@ -177,7 +180,7 @@ def estimate(
     name = rules_name or section.rules
     if name is not None and name not in RULES_NAMES:
         raise InputError("rules", f"unknown rules {name!r}; known: {', '.join(RULES_NAMES)}")
-    if name == fide.RULES or name in icu_versions.NAMES:
+    if name in FIDE_NAMES or name in icu_versions.NAMES:
         return _estimate_foreign(section, name, explain)
     return _estimate_uschess(section, name, explain)
 
@@ -304,19 +307,27 @@ def _estimate_foreign(section: EstimateSection, name: str, explain: bool) -> dic
     """FIDE 10.0 or ICU: the same contract, plus rating_change, performance, published_rating."""
     games = tuple((g.white, g.black, white_score(g.result)) for g in section.games)
     try:
-        if name == fide.RULES:
-            outcome = fide.rate_section(
+        if name in FIDE_NAMES:
+            outcome = rate_fide(
                 fide.Section(
                     section.format,
                     section.start_date,
                     section.end_date,
                     tuple(
-                        fide.Player(p.id, p.rating, p.games or 0, p.reached_2400)
+                        fide.Player(
+                            p.id,
+                            p.rating if name == fide.RULES or not p.unrated else None,
+                            p.games or 0,
+                            p.reached_2400,
+                            birth=p.birth_date,
+                        )
                         for p in section.players
                     ),
                     games,
                     rounds=section.rounds,
-                )
+                    rapid_blitz=section.system in ("rapid", "blitz"),
+                ),
+                fide_versions.resolve(section.end_date, name),
             )
         else:
             outcome = icu_versions.resolve(section.start_date, name).rate(
@@ -348,9 +359,11 @@ def _foreign_output(section: EstimateSection, outcome: SectionOutcome, explain: 
             "formula": "performance" if o.performance is not None else "continuous",
             "rating_change": o.rating_change,
         }
-        if o.performance is not None:
+        if o.performance is not None or o.reason is not None:
             out["performance"] = o.performance
             out["published_rating"] = o.published_rating
+            if o.reason is not None:  # FIDE 7.1.4: why no initial rating yet
+                out["reason"] = o.reason
         if explain:
             out["explain"] = {k: v for k, v in asdict(o).items() if k != "player"}
         players.append(out)

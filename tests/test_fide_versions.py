@@ -83,6 +83,7 @@ def test_table_8_1_2_is_the_one_the_2024_text_prints():
         (2299, 200, False, date(2006, 1, 1), 20),  # the year after it
         (2300, 200, False, date(2010, 1, 1), 20),  # "as long as their rating remains under 2300"
         (2410, 5, True, None, 10),  # a published 2400 rating comes first (docs/decisions.md)
+        (2410, 5, False, date(2010, 1, 1), 10),  # the list rating is a published rating
     ],
 )
 def test_the_k_rules_of_8_3_3(rating, games, reached_2400, birth, k):

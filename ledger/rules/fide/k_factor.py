@@ -27,8 +27,9 @@ def k_factor(
     """8.3.3, in this order (docs/decisions.md): K = 10 once a published rating reached 2400
     ("even if the rating drops below 2400"); 40 for a junior "as long as their rating remains
     under 2300"; 40 "until they have completed events with at least 30 games"; 20 "as long as
-    a player's rating remains under 2400"; else 10."""
-    if reached_2400:
+    a player's rating remains under 2400". `rating` is his rating on the list, published, so
+    2400 there has "reached 2400" too."""
+    if reached_2400 or rating >= TOP_RATING:
         return version.k_top
     if (
         version.k_junior is not None
@@ -39,9 +40,7 @@ def k_factor(
         return version.k_junior
     if games < NEW_PLAYER_GAMES:
         return version.k_new
-    if rating < TOP_RATING:
-        return version.k_mid
-    return version.k_top
+    return version.k_mid
 
 
 def limited_k(version: FideVersion, k: int, games: int) -> int:
