@@ -27,6 +27,7 @@ from ledger.commands import (
     AwardMoneyFloor,
     DirectorOverride,
     PublishList,
+    RecordFideUplift,
     RecordOpeningBalance,
     RegisterPlayer,
     SubmitFideAdjustment,
@@ -38,6 +39,7 @@ from ledger.domain import (
     ROLES_KEY,
     ConflictError,
     FideAdjustment,
+    FideUplift,
     InvalidCommand,
     Match,
     MoneyFloorAward,
@@ -50,6 +52,7 @@ from ledger.domain import (
     StoreError,
     Void,
     fide_adjustment_key,
+    fide_uplift_key,
     match_key,
     player_key,
     published_list_key,
@@ -279,6 +282,20 @@ class RatingsLedger(Application):
             return created
 
         return self._append(Verb.FIDE_ADJUST, actor, decide)
+
+    def record_fide_uplift(self, uplift: RecordFideUplift, *, actor: str) -> list[LedgerEntry]:
+        """FIDE's one-time uplift of a list's ratings, entered once per list date."""
+        actor = commands.actor(actor)
+
+        def decide() -> list[Aggregate]:
+            effective = uplift.effective.isoformat()
+            if self._exists(fide_uplift_key(effective)):
+                raise InvalidCommand(
+                    ("effective",), f"a FIDE uplift is already recorded for {effective}"
+                )
+            return [FideUplift(**uplift.event_fields(), actor=actor)]
+
+        return self._append(Verb.FIDE_UPLIFT, actor, decide)
 
     def award_money_floor(self, award: AwardMoneyFloor, *, actor: str) -> list[LedgerEntry]:
         """A large prize won by a registered player under a rating limit."""

@@ -403,6 +403,16 @@ class SubmitFideAdjustment(Command):
         return {"member_id": fields.pop("player"), **fields}
 
 
+class RecordFideUplift(Command):
+    """FIDE's one-time uplift: every rating below `ceiling` on the list of `effective` raised by
+    `share` × (ceiling − R) (FIDE, 1 March 2024: 0.4 × (2000 − R))."""
+
+    effective: IsoDate
+    ceiling: Annotated[int, Field(gt=0, le=plausible.MAX_RATING)] = 2000
+    share: Annotated[float, Field(gt=0, le=1)] = 0.4
+    reason: Annotated[str, Field(min_length=1, max_length=500)]
+
+
 class AwardMoneyFloor(Command):
     """A prize of `amount` won in a section or prize for players rated under `limit` (§5)."""
 

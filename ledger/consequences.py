@@ -15,6 +15,7 @@ NEW_ITEMS = {
     "MatchResultSubmitted",
     "MoneyFloorAwarded",
     "FideAdjustmentSubmitted",
+    "FideUpliftRecorded",
     "DirectorOverride",
 }
 

@@ -46,6 +46,10 @@ def fide_adjustment_key(member_id: str, rating_list: str) -> UUID:
     return uuid5(NAMESPACE, f"fide-adjustment:{member_id}:{rating_list}")
 
 
+def fide_uplift_key(effective: str) -> UUID:
+    return uuid5(NAMESPACE, f"fide-uplift:{effective}")
+
+
 def published_list_key(family: str, number: int) -> UUID:
     return uuid5(NAMESPACE, f"rating-list:{family}:{number}")
 
@@ -278,6 +282,21 @@ class FideAdjustment(Aggregate):
         self.member_id = member_id
 
 
+class FideUplift(Aggregate):
+    """FIDE's one-time uplift of the ratings below `ceiling` on the list of `effective` (the
+    FIDE Council's decision of 15 December 2023, applied to the 1 March 2024 list)."""
+
+    @staticmethod
+    def create_id(effective: str) -> UUID:
+        return fide_uplift_key(effective)
+
+    @fact("FideUpliftRecorded")
+    def __init__(
+        self, effective: str, ceiling: int, share: float, reason: str | None, actor: str
+    ) -> None:
+        self.effective = effective
+
+
 class MoneyFloorAward(Aggregate):
     """A large cash prize won under a rating limit (§5)."""
 
@@ -424,6 +443,7 @@ _register_topics(
     Section,
     Match,
     FideAdjustment,
+    FideUplift,
     MoneyFloorAward,
     Override,
     RulesAmendment,

@@ -160,6 +160,13 @@ class FideAdjustmentSubmitted(Fact, frozen=True, kw_only=True):
     games: tuple[FideGameRecord, ...]
 
 
+class FideUpliftRecorded(Fact, frozen=True, kw_only=True):
+    effective: Day
+    ceiling: Limit = 2000
+    share: Annotated[float, msgspec.Meta(gt=0, le=1)] = 0.4
+    reason: str | None = None
+
+
 class MoneyFloorAwarded(Fact, frozen=True, kw_only=True):
     member_id: str
     amount: Amount
@@ -232,6 +239,7 @@ DECODERS: dict[str, type[Fact]] = {
         SectionReinstated,
         MatchResultSubmitted,
         FideAdjustmentSubmitted,
+        FideUpliftRecorded,
         MoneyFloorAwarded,
         DirectorOverride,
         OverrideRevoked,

@@ -25,6 +25,7 @@ class Verb(StrEnum):
     WITHDRAW = "withdraw"
     REINSTATE = "reinstate"
     FIDE_ADJUST = "fide-adjust"
+    FIDE_UPLIFT = "fide-uplift"
     AWARD_MONEY_FLOOR = "award-money-floor"
     MATCH = "match"
     OVERRIDE = "override"
@@ -46,6 +47,7 @@ MAY: dict[Verb, tuple[Role, ...]] = {
     Verb.WITHDRAW: (D, RA),
     Verb.REINSTATE: (D, RA),
     Verb.FIDE_ADJUST: (D, RA),
+    Verb.FIDE_UPLIFT: (D,),
     Verb.AWARD_MONEY_FLOOR: (D,),
     Verb.MATCH: (D, TD),
     Verb.OVERRIDE: (D,),
@@ -69,6 +71,7 @@ RECORDED_BY: dict[str, Verb] = {
     "SectionReinstated": Verb.REINSTATE,
     "MatchResultSubmitted": Verb.MATCH,
     "FideAdjustmentSubmitted": Verb.FIDE_ADJUST,
+    "FideUpliftRecorded": Verb.FIDE_UPLIFT,
     "MoneyFloorAwarded": Verb.AWARD_MONEY_FLOOR,
     "DirectorOverride": Verb.OVERRIDE,
     "OverrideRevoked": Verb.REVOKE_OVERRIDE,

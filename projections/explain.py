@@ -55,6 +55,8 @@ def explain(
     if item is None:
         raise NotFound(f"{row['item_key']} is no longer in the ledger")
     stored = json.loads(row["detail"]) if isinstance(row["detail"], str) else row["detail"] or {}
+    if item.kind == "uplift":
+        return fide_explain.explain_uplift(view, item, row, stored, _fed_by)
     fide = view.family == "fide" and item.kind in ("section", "match")
     bound = fide_explain.period_bound(view, stored) if fide else None
     again = view.rerate(item) if bound is None else view.rerate(item, *bound)

@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ledger.rules.fide.uplift import uplifted_official
 from ledger.rules.fide.versions import BY_NAME
+from ledger.rules.rounding import round_half_up
 from projections import queries
 from projections.items import Item
 from projections.projector import View
@@ -100,6 +102,45 @@ def _period(view: View, player: str, system: str, name: str | None) -> dict[str,
         "K": row["k"],
         "formula": row["formula"],
         **{k: v for k, v in detail.items() if k != "list"},
+    }
+
+
+def explain_uplift(
+    view: View, item: Item, row: dict[str, Any], stored: dict[str, Any], fed_by: Any
+) -> dict[str, Any]:
+    """FIDE's one-time uplift of a list: R + share × (ceiling − R) below the ceiling."""
+    fact = item.event
+    again = uplifted_official(round_half_up(row["pre_rating"]), fact.ceiling, fact.share)
+    return {
+        "player": row["player"],
+        "system": row["system"],
+        "item": {
+            "key": item.key,
+            "kind": item.kind,
+            "start": item.start,
+            "end": item.end,
+            "event_name": f"FIDE uplift of the list {stored.get('list')}",
+            "follows": "FIDE Council, 15 December 2023: ratings below 2000 on the 1 March 2024 "
+            "list raised by 0.4 × (2000 − R)",
+        },
+        "fed_by": fed_by(view, item, None, {}, row["player"], row["system"]),
+        "rules": {"version": row["rules"]},
+        "result": {
+            "pre_rating": row["pre_rating"],
+            "post_rating": row["post_rating"],
+            "official_rating": row["official_rating"],
+            "games_before": row["games_before"],
+            "games_after": row["games_after"],
+            "formula": row["formula"],
+            "recomputed_post_rating": float(again),
+            "recomputes": again == row["official_rating"],
+        },
+        "values": {
+            "ceiling": fact.ceiling,
+            "share": fact.share,
+            "list": stored.get("list"),
+            "reason": fact.reason,
+        },
     }
 
 

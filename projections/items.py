@@ -8,6 +8,7 @@ from ledger import events
 from ledger.events import (
     DirectorOverride,
     FideAdjustmentSubmitted,
+    FideUpliftRecorded,
     MatchResultSubmitted,
     MoneyFloorAwarded,
     OpeningBalanceRecorded,
@@ -27,6 +28,7 @@ KIND_FACTS: dict[str, type[events.Fact]] = {
     "fide": FideAdjustmentSubmitted,
     "money": MoneyFloorAwarded,
     "override": DirectorOverride,
+    "uplift": FideUpliftRecorded,
 }
 
 
@@ -68,6 +70,8 @@ class Item:
         e = self.event
         if self.kind in ("section", "match"):
             return tuple(x.id for x in e.players)
+        if self.kind == "uplift":  # a whole FIDE list's ratings (projections/periods.py)
+            return ()
         return (e.member_id,)
 
     def __eq__(self, other: object) -> bool:
@@ -109,6 +113,11 @@ ITEM_FACTS: dict[type[events.Fact], tuple[str, Any, Any]] = {
         lambda f: (f.rating_list, f.rating_list),
     ),
     MoneyFloorAwarded: ("money", lambda f, pos: f"money:{pos}", lambda f: (f.date, f.date)),
+    FideUpliftRecorded: (
+        "uplift",
+        lambda f, pos: f"uplift:{f.effective}",
+        lambda f: (f.effective, f.effective),
+    ),
     DirectorOverride: (
         "override",
         lambda f, pos: f"override:{pos}",

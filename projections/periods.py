@@ -18,6 +18,7 @@ from datetime import date
 from typing import Any, Protocol
 
 from ledger.rules.fide.lists import first_list_rating, list_version, period_result
+from ledger.rules.fide.uplift import uplifted_official
 from ledger.rules.rating_lists import LATE_ITEMS, RatingList, list_for
 from ledger.rules.rounding import round_half_up
 from projections.items import Item, sort_key
@@ -108,12 +109,17 @@ def placed(items: Sequence[Item], lists: Sequence[PublishedList]) -> list[tuple[
 
 
 def rate(
-    items: Sequence[Item], lists: Sequence[PublishedList], rater_for: Callable[[Lookup], ItemRater]
+    items: Sequence[Item],
+    lists: Sequence[PublishedList],
+    rater_for: Callable[[Lookup], ItemRater],
+    uplift: bool = True,
 ) -> tuple[list[tuple[Any, ...]], dict[Key, Standing]]:
     """Every item (in rating order) rated by the lists of one family: history rows and each
-    player's standing after them."""
+    player's standing after them (`uplift` False: a what-if without FIDE's uplifts)."""
     if rates_from_previous_list(lists[0].family):
-        return _Periods(lists, rater_for).run(placed(items, lists))
+        uplifts = [i for i in items if i.kind == "uplift"] if uplift else []
+        others = [i for i in items if i.kind != "uplift"]
+        return _Periods(lists, rater_for, uplifts).run(placed(others, lists))
     live: dict[Key, Standing] = {}
     rater = rater_for(lambda p, s: live.get((p, s), UNRATED))
     rows = []
@@ -137,8 +143,14 @@ class _Period:
 class _Periods:
     """FIDE 10.65: sections rated from the list standings; each list sums the period."""
 
-    def __init__(self, lists: Sequence[PublishedList], rater_for: Callable[[Lookup], ItemRater]):
+    def __init__(
+        self,
+        lists: Sequence[PublishedList],
+        rater_for: Callable[[Lookup], ItemRater],
+        uplifts: Sequence[Item] = (),
+    ):
         self.lists = lists
+        self.uplifts = sorted(uplifts, key=lambda i: i.sort_key)
         self.live: dict[Key, Standing] = {}
         self.on_list: dict[Key, Standing] = {}
         self.period: dict[Key, _Period] = {}
@@ -265,6 +277,43 @@ class _Periods:
             )
         self.period.clear()
         self.on_list = dict(self.live)
+        while self.uplifts and self.uplifts[0].end <= rating_list.as_of:
+            self.uplift(rating_list, self.uplifts.pop(0))
+
+    def uplift(self, rating_list: PublishedList, item: Item) -> None:
+        """FIDE's one-time uplift of this list (the first on or after its date): every standard
+        rating below the ceiling raised by share × (ceiling − R), in force from the list."""
+        fact = item.event
+        version = list_version(rating_list.as_of)
+        for k, now in sorted(self.live.items()):
+            if k[1] != "FIDE" or now.rating is None or now.rating >= fact.ceiling:
+                continue
+            official = uplifted_official(round_half_up(now.rating), fact.ceiling, fact.share)
+            after = now._replace(rating=float(official), rated_on=rating_list.as_of)
+            self.live[k] = self.on_list[k] = after
+            detail = {"list": rating_list.name, "ceiling": fact.ceiling, "share": fact.share}
+            values = {
+                "item_key": item.key,
+                "player": k[0],
+                "system": k[1],
+                "sort_key": f"{rating_list.sort_key}|0000|{item.key}",
+                "kind": "uplift",
+                "end_date": rating_list.as_of,
+                "position": item.position,
+                "revision": item.revision,
+                "rules": version.name,
+                "formula": "uplift",
+                "pre_rating": now.rating,
+                "post_rating": after.rating,
+                "official_rating": official,
+                "games_before": now.games,
+                "games_after": now.games,
+                "m": 0,
+                "detail": json.dumps(detail, sort_keys=True),
+            }
+            self.rows.append(
+                tuple(values.get(c) for c in HISTORY_COLUMNS[: STATE.start]) + after.columns()
+            )
 
 
 def _with(row: tuple[Any, ...], state: tuple[Any, ...] | None = None, **values: Any) -> tuple:

@@ -67,19 +67,26 @@ class WhatIf:
 
     rules: str | None = None
     amendments: tuple[dict[str, Any], ...] = ()
+    without_uplift: bool = False  # FIDE: the lists as if no uplift had been recorded
 
     def to_json(self) -> str:
-        return json.dumps(
-            {"rules": self.rules, "amendments": list(self.amendments)}, sort_keys=True
-        )
+        data: dict[str, Any] = {"rules": self.rules, "amendments": list(self.amendments)}
+        if self.without_uplift:
+            data["without_uplift"] = True
+        return json.dumps(data, sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str) -> WhatIf:
         data = json.loads(text)
-        return cls(data["rules"], tuple(data["amendments"]))
+        return cls(data["rules"], tuple(data["amendments"]), data.get("without_uplift", False))
+
+    @property
+    def uplift(self) -> bool:
+        return not self.without_uplift
 
     def __str__(self) -> str:
         parts = [f"rules {self.rules}"] if self.rules else []
+        parts += ["without the FIDE uplift"] if self.without_uplift else []
         parts += [
             f"{a['parameter']}={a['value']}@{a['effective']}"
             + (f"..{a['until']}" if a.get("until") else "")
@@ -172,6 +179,11 @@ class View:
             extra = parse_amendments(list(self.what_if.amendments))
             return Rater(lookup, profiles, amendments + extra, explain, self.what_if.rules)
         return RATERS[self.family](lookup, profiles)
+
+    @property
+    def _uplift(self) -> bool:
+        """Whether FIDE lists take the recorded uplift (not in a what-if without it)."""
+        return self.what_if is None or self.what_if.uplift
 
     def rerate(
         self, item: Item, before: str | None = None, kind: str | None = None
@@ -370,7 +382,7 @@ class View:
         if periods.in_periods(self.family, own):
             profiles = {m: p[0] for m, p in batch.profiles.items()}
             ordered = sorted(batch.items.values(), key=by_sort_key)
-            rows, live = periods.rate(ordered, own, self._guarded(profiles, batch))
+            rows, live = periods.rate(ordered, own, self._guarded(profiles, batch), self._uplift)
             players.update(p for p, _ in live)
             stats.items_rated = len(ordered)
             stats.rows = len(rows)
@@ -536,7 +548,9 @@ class View:
         items = queries.items_in_order(self)
         for item in items:
             batch.drop_problems(item.revision, item.key)  # rated again below
-        rows, live = periods.rate(items, lists, self._guarded(ProfilesOnDemand(self), batch))
+        rows, live = periods.rate(
+            items, lists, self._guarded(ProfilesOnDemand(self), batch), self._uplift
+        )
         before: dict[tuple[str, str], set[tuple[Any, ...]]] = {}
         for row in self.db.execute("select * from history"):
             before.setdefault((row[1], row[2]), set()).add(tuple(row))

@@ -642,6 +642,7 @@ KINDS: dict[str, Callable[[Rater, Item], list[Change]]] = {
     "money": Rater._money,
     "override": Rater._override,
     "fide": Rater._fide,
+    "uplift": lambda rater, item: [],  # FIDE's uplift of a FIDE list: no US Chess rating
 }
 
 

@@ -18,6 +18,7 @@ AGGREGATES = (
     domain.Override,
     domain.RulesAmendment,
     domain.PublishedList,
+    domain.FideUplift,
     domain.Void,
     domain.Roles,
 )

@@ -477,6 +477,10 @@ def replay(
     ] = None,
     store: Store = DEFAULT_STORE,
     as_json: AsJson = False,
+    family: Family = "uschess",
+    without_uplift: Annotated[
+        bool, typer.Option("--without-uplift", help="FIDE: as if no uplift had been recorded")
+    ] = False,
 ) -> None:
     """Build a what-if read model under other rules, without touching the ledger."""
     from ledger.application import RatingsLedger
@@ -486,12 +490,12 @@ def replay(
 
     if rules is not None and rules not in VERSIONS:
         usage(f"--rules: unknown version {rules!r}; known: {', '.join(VERSIONS)}")
-    what_if = WhatIf(rules, tuple(parse_amend(a) for a in amend or ()))
+    what_if = WhatIf(rules, tuple(parse_amend(a) for a in amend or ()), without_uplift)
     if to.exists():
         usage(f"--to: {to} exists; a what-if replay writes a new read model")
     with (
         reported(),
-        closing(View(to, "uschess", what_if)) as v,
+        closing(View(to, family, what_if)) as v,
         closing(RatingsLedger(store)) as ledger,
     ):
         stats = v.rebuild(_entries(ledger, 0, "replaying"))

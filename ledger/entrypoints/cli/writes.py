@@ -71,6 +71,7 @@ def register(app: typer.Typer) -> None:
     app.command("reinstate")(reinstate)
     app.command("fide-adjust")(fide_adjust)
     app.command("award-money-floor")(award_money_floor)
+    app.command("fide-uplift")(fide_uplift)
     app.command("match")(match)
     app.command("override")(override)
     app.command("revoke-override")(revoke_override)
@@ -314,6 +315,33 @@ def fide_adjust(
         as_json,
         view,
     )
+
+
+def fide_uplift(
+    effective: Annotated[str, typer.Option(help="The FIDE list it raises (YYYY-MM-DD)")],
+    reason: Annotated[str, typer.Option(help="Why: the decision it records")],
+    actor: Actor,
+    ceiling: Annotated[str, typer.Option(help="Ratings below this are raised")] = "2000",
+    share: Annotated[str, typer.Option(help="By this share of the gap to the ceiling")] = "0.4",
+    store: Store = DEFAULT_STORE,
+    dry_run: DryRun = False,
+    as_json: AsJson = False,
+    view: ViewOption = None,
+) -> None:
+    """Record FIDE's one-time uplift of a list (1 March 2024: every rating below 2000 raised
+    by 0.4 × (2000 − R)), once; the FIDE read model applies it to that list."""
+    from ledger import commands
+    from ledger.application import RatingsLedger
+    from ledger.commands import RecordFideUplift
+
+    data = {"effective": effective, "reason": reason}
+    with reported():
+        uplift = commands.parse(
+            RecordFideUplift, {**data, "ceiling": _number(ceiling), "share": _number(share)}
+        )
+        with closing(RatingsLedger(store, preview=dry_run)) as ledger:
+            entries = ledger.record_fide_uplift(uplift, actor=actor)
+            _report(ledger, store, view, entries, dry_run, as_json, always=False)
 
 
 def award_money_floor(
