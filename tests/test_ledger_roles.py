@@ -17,6 +17,7 @@ from ledger.commands import (
     AwardMoneyFloor,
     DirectorOverride,
     PublishList,
+    RecordFideUplift,
     RecordOpeningBalance,
     RegisterPlayer,
     SubmitFideAdjustment,
@@ -149,6 +150,10 @@ COMMANDS: dict[Verb, Command] = {
                 "reason": "vote",
             },
         ),
+        actor=actor,
+    ),
+    Verb.FIDE_UPLIFT: lambda app, actor: app.record_fide_uplift(
+        parse(RecordFideUplift, {"effective": "2024-03-01", "reason": "FIDE Council"}),
         actor=actor,
     ),
     Verb.PUBLISH_LIST: lambda app, actor: app.publish_list(

@@ -45,10 +45,10 @@ Family = Annotated[
     str,
     typer.Option(
         "--rules-family",
-        help="Rate under uschess (default), fide (FIDE 10.0) or icu; one read model each",
+        help="Rate under uschess (default), fide (FIDE, by date) or icu; one read model each",
     ),
 ]
-SYSTEMS = (*(str(s) for s in System), "FIDE", "ICU")
+SYSTEMS = (*(str(s) for s in System), "FIDE", "FIDE_RAPID", "FIDE_BLITZ", "ICU")
 
 
 def system_name(value: str | list[str] | None) -> Any:
