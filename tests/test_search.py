@@ -84,7 +84,7 @@ def test_search_is_paged_with_a_total(search):
 
 
 def test_the_search_page_says_how_many_more_instead_of_a_silent_cap(federation_store):
-    import ledger.entrypoints.web.app as web
+    import ledger.entrypoints.web.players as web
 
     site = Site(federation_store)
     limit, web.SEARCH_LIMIT = web.SEARCH_LIMIT, 2

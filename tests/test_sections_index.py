@@ -50,7 +50,7 @@ def test_the_index_is_searchable_and_filtered(site, query, found):
 
 
 def test_the_index_is_paged_with_the_number_left(site):
-    import ledger.entrypoints.web.app as web
+    import ledger.entrypoints.web.sections as web
 
     size, web.SECTIONS_PAGE = web.SECTIONS_PAGE, 2
     try:

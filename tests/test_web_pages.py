@@ -85,7 +85,7 @@ def test_a_withdrawn_section_shows_who_withdrew_it_and_why(site):
 
 
 def test_the_log_is_newest_first_and_pages_both_ways(site):
-    import ledger.entrypoints.web.app as web
+    import ledger.entrypoints.web.ledgerlog as web
 
     size, web.LOG_PAGE = web.LOG_PAGE, 3
     try:
@@ -120,7 +120,7 @@ def test_the_log_filters_by_type_and_section(site, query, types, sections):
 
 
 def test_the_filtered_log_keeps_its_filter_in_the_page_links(site):
-    import ledger.entrypoints.web.app as web
+    import ledger.entrypoints.web.ledgerlog as web
 
     size, web.LOG_PAGE = web.LOG_PAGE, 1
     try:

@@ -1,0 +1,123 @@
+"""The rating-history chart: inline SVG, one line per system, dates across and ratings up, on
+round ticks. Geometry here; the drawing is the template `chart.svg`."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import date
+
+from ledger.entrypoints.web.render import ENV
+
+SERIES_COLORS = ("#1f5fa8", "#b5402a", "#2e7d32", "#7b3fa0", "#a06a00", "#00838f", "#555")
+Series = dict[str, list[tuple[str, float]]]
+
+
+@dataclass(frozen=True)
+class Tick:
+    at: str  # the x (dates) or y (ratings) coordinate, formatted
+    label: str
+    text_at: str = ""  # the label's y, for a rating
+    anchor: str = "middle"
+
+
+@dataclass(frozen=True)
+class Line:
+    system: str
+    color: str
+    points: str  # the polyline's "x,y x,y …"
+    dots: tuple[tuple[str, str, str], ...]  # (cx, cy, title) of each change
+    legend_x: int
+
+
+def charts(series: Series) -> str:
+    """The chart twice: wide for a screen, narrow (larger lettering) for a phone; the
+    stylesheet shows one."""
+    return chart(series, 720, 260, "wide") + chart(series, 360, 240, "narrow", labels=4)
+
+
+def chart(
+    series: Series, width: int = 720, height: int = 260, size: str = "wide", labels: int = 7
+) -> str:
+    """A rating-history chart as inline SVG: one line per system, dates across, ratings up."""
+    points = [p for ps in series.values() for p in ps]
+    left, right, top, bottom = 56, 12, 12, 40
+    days = [date.fromisoformat(d).toordinal() for d, _ in points]
+    lo_day, hi_day = min(days), max(days)
+    lo, hi = min(r for _, r in points), max(r for _, r in points)
+    step = _step(max(hi - lo, 40.0) / 4)
+    lo, hi = math.floor(lo / step - 0.25) * step, math.ceil(hi / step + 0.25) * step
+    if hi_day == lo_day:
+        lo_day, hi_day = lo_day - 15, hi_day + 15
+
+    def x(day: str) -> float:
+        span = hi_day - lo_day
+        d = date.fromisoformat(day).toordinal()
+        return left + (d - lo_day) / span * (width - left - right)
+
+    def y(rating: float) -> float:
+        return top + (hi - rating) / (hi - lo) * (height - top - bottom)
+
+    across = [
+        Tick(f"{x(date.fromordinal(d).isoformat()):.1f}", label)
+        for d, label in date_ticks(lo_day, hi_day, labels)
+    ]
+    up = [Tick(f"{y(v):.1f}", str(v), f"{y(v) + 4:.1f}") for v in rating_ticks(lo, hi)]
+    lines = [
+        Line(
+            system,
+            SERIES_COLORS[n % len(SERIES_COLORS)],
+            " ".join(f"{x(d):.1f},{y(r):.1f}" for d, r in ps),
+            tuple((f"{x(d):.1f}", f"{y(r):.1f}", f"{system} {d}: {r:.2f}") for d, r in ps),
+            left + 8 + 70 * n,
+        )
+        for n, (system, ps) in enumerate(series.items())
+    ]
+    drawn = ENV.get_template("chart.svg").render(
+        size=size,
+        width=width,
+        height=height,
+        left=left,
+        right=right,
+        top=top,
+        bottom=bottom,
+        title=", ".join(series),
+        across=across,
+        up=up,
+        lines=lines,
+    )
+    return "".join(line.strip() for line in drawn.splitlines())
+
+
+def _step(rough: float) -> int:
+    """A round step near `rough`: 10, 20, 25, 50, 100, 200, 250, 500, …"""
+    base = 10 ** max(math.floor(math.log10(rough)), 1)
+    return next(m * base for m in (1, 2, 2.5, 5, 10) if m * base >= rough)
+
+
+def rating_ticks(lo: float, hi: float) -> list[int]:
+    """Round ratings from `lo` to `hi`, four to six of them."""
+    step = _step((hi - lo) / 5)
+    first = math.ceil(lo / step) * step
+    return [int(first + i * step) for i in range(int((hi - first) // step) + 1)]
+
+
+def date_ticks(lo_day: int, hi_day: int, most: int = 7) -> list[tuple[int, str]]:
+    """Date labels (as ordinals) at the starts of years, quarters or months, at most `most`."""
+    first, last = date.fromordinal(lo_day), date.fromordinal(hi_day)
+    months = (last.year - first.year) * 12 + last.month - first.month
+    for every in (1, 3, 6, 12, 24, 60):
+        if months // every < most:
+            break
+    ticks = []
+    y, m = first.year, first.month
+    while True:
+        m += 1
+        if m > 12:
+            y, m = y + 1, 1
+        if (y * 12 + m - 1) % every:
+            continue
+        day = date(y, m, 1)
+        if day > last:
+            return ticks
+        ticks.append((day.toordinal(), str(y) if every >= 12 else f"{y}-{m:02d}"))

@@ -1,0 +1,123 @@
+"""The ledger's own pages: the log, newest first and filterable, and the entries the read
+model could not use (problems)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict
+from typing import Any
+
+from ledger.application import RatingsLedger
+from ledger.entrypoints.web.params import HttpError, When, whole
+from ledger.entrypoints.web.render import href, render, seg
+from ledger.log import LedgerEntry, read_entries, to_entry
+from projections import queries
+from projections.projector import View
+
+LOG_PAGE = 100
+LOG_WINDOW = 1000  # positions read at a time when paging the log backwards
+
+
+def log(ledger: RatingsLedger, query: dict[str, str], when: When) -> tuple[Any, str]:
+    """The log newest first, LOG_PAGE entries a page: `?before=N` pages back to older
+    entries, `?after=N` forward to newer; `?type=` and `?section=` filter."""
+    after = query.get("after")
+    before = query.get("before")
+    if after is not None and before is not None:
+        raise HttpError("400 Bad Request", "give after or before, not both")
+    kind = query.get("type") or None
+    section = query.get("section") or None
+    top = ledger.recorder.max_notification_id() or 0
+    if when.position is not None:
+        top = min(top, when.position)
+
+    def keep(x: LedgerEntry) -> bool:
+        return (kind is None or x.type == kind) and (
+            section is None or x.payload.get("section_id") == section
+        )
+
+    if after is not None:
+        found = _entries_after(ledger, whole(after, "after"), top, keep)
+        newer, page = len(found) > LOG_PAGE, found[:LOG_PAGE][::-1]
+        older = bool(page) and page[-1].position > 1
+    else:
+        last = top if before is None else min(top, whole(before, "before", 1) - 1)
+        found = _entries_before(ledger, last, keep)
+        older, page = len(found) > LOG_PAGE, found[:LOG_PAGE]
+        newer = bool(page) and page[0].position < top
+    entries = [asdict(x) for x in page]
+    filters = {"type": kind, "section": section}
+    links = []
+    if newer:
+        links.append(
+            (href("/log", when, **filters, after=entries[0]["position"]), "prev", "Newer entries")
+        )
+    if older:
+        links.append(
+            (href("/log", when, **filters, before=entries[-1]["position"]), "next", "Older entries")
+        )
+    data = {
+        "entries": entries,
+        "newer": newer,
+        "older": older,
+        "type": kind,
+        "section": section,
+        "position": when.position,
+    }
+    html = render(
+        "log.html",
+        title="Ledger log",
+        when=when,
+        keep=filters,
+        rows=[(x, subject(x["payload"], when)) for x in entries],
+        filters={k: v for k, v in filters.items() if v},
+        links=links,
+    )
+    return data, html
+
+
+def subject(payload: dict[str, Any], when: When) -> tuple[str | None, str]:
+    """What an entry is about, as (link, text): its section, its player, else its holder,
+    role or parameter (no link)."""
+    if "section_id" in payload:
+        sid = payload["section_id"]
+        return href("/sections/" + seg(str(sid)), when), str(sid)
+    for key in ("member_id", "player"):
+        if isinstance(payload.get(key), str):
+            return href("/players/" + seg(payload[key]), when), payload[key]
+    words = (payload[k] for k in ("holder", "role", "parameter") if isinstance(payload.get(k), str))
+    return None, " ".join(words)
+
+
+def _entries_after(
+    ledger: RatingsLedger, after: int, top: int, keep: Callable[[LedgerEntry], bool]
+) -> list[LedgerEntry]:
+    """Up to LOG_PAGE + 1 kept entries after position `after` (up to `top`), oldest first."""
+    found: list[LedgerEntry] = []
+    for x in read_entries(ledger, after, batch=LOG_WINDOW):
+        if x.position > top or len(found) > LOG_PAGE:
+            break
+        if keep(x):
+            found.append(x)
+    return found
+
+
+def _entries_before(
+    ledger: RatingsLedger, last: int, keep: Callable[[LedgerEntry], bool]
+) -> list[LedgerEntry]:
+    """Up to LOG_PAGE + 1 kept entries at or before position `last`, newest first."""
+    found: list[LedgerEntry] = []
+    while last > 0 and len(found) <= LOG_PAGE:
+        first = max(last - LOG_WINDOW, 0)
+        window = ledger.recorder.select_notifications(
+            first, LOG_WINDOW, stop=last, inclusive_of_start=False
+        )
+        found += [x for x in map(to_entry, reversed(window)) if keep(x)]
+        last = first
+    return found[: LOG_PAGE + 1]
+
+
+def problems(view: View, when: When) -> tuple[Any, str]:
+    found = queries.problems(view)
+    page = render("problems.html", title="Problems", when=when, keep=None, found=found)
+    return {"problems": found, "position": when.position}, page

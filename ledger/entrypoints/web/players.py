@@ -1,0 +1,235 @@
+"""The player pages: search, a player's card and ratings, his history in one system, explain of
+one change, and what a published list said of him (with its proof bundle)."""
+
+from __future__ import annotations
+
+from contextlib import nullcontext
+from typing import Any
+
+from ledger.application import RatingsLedger
+from ledger.entrypoints.web.chart import charts
+from ledger.entrypoints.web.params import HttpError, When, whole
+from ledger.entrypoints.web.render import render
+from ledger.rules.uschess.floors import OLM_GAMES
+from projections import explain as ex
+from projections import queries
+from projections.projector import View
+from projections.queries import system_order
+from projections.timetravel import NoSuchList, list_view
+
+SEARCH_LIMIT = 50
+RATING_FIELDS = (
+    ("official_rating", "Rating"),
+    ("rating", "Exact"),
+    ("games", "N"),
+    ("established", "Established"),
+    ("wins", "W"),
+    ("draws", "D"),
+    ("losses", "L"),
+    ("floor", "Floor"),
+    ("floor_bound", "Floor from"),
+    ("floor_absolute", "Absolute"),
+    ("floor_peak", "Peak floor"),
+    ("floor_olm", "OLM floor"),
+    ("floor_money", "Money floor"),
+    ("floor_director", "Director floor"),
+    ("peak", "Peak"),
+    ("olm_progress", "OLM games"),
+    ("olm_title_date", "OLM since"),
+    ("ceiling", "Ceiling"),
+    ("rated_on", "Rated on"),
+)
+HISTORY_FIELDS = (
+    ("end_date", "Ended"),
+    ("kind", "Kind"),
+    ("formula", "Formula"),
+    ("rules", "Rules"),
+    ("pre_rating", "Before"),
+    ("post_rating", "After"),
+    ("official_rating", "Official"),
+    ("games_before", "N before"),
+    ("games_after", "N after"),
+    ("score", "S"),
+    ("expected", "E"),
+    ("k", "K"),
+    ("bonus", "Bonus"),
+    ("floor_bound", "Floor bound"),
+    ("position", "Position"),
+)
+
+
+def search(view: View, query: dict[str, str], when: When) -> tuple[Any, str]:
+    text = query.get("q", "").strip()
+    offset = whole(query.get("offset", "0"), "offset")
+    found: dict[str, Any] = {"total": 0, "players": []}
+    if text:
+        found = queries.search_players(view, text, SEARCH_LIMIT, offset)
+    data = {"query": text, "offset": offset, **found}
+    page = render(
+        "search.html",
+        title="Players",
+        when=when,
+        keep={"q": text},
+        text=text,
+        offset=offset,
+        limit=SEARCH_LIMIT,
+        **found,
+    )
+    return data, page
+
+
+def player_data(view: View, player: str, when: When) -> dict[str, Any]:
+    out = queries.player(view, player)
+    if out is None:
+        raise HttpError("404 Not Found", f"player {player!r} is not in the ledger")
+    if when.as_of is not None:
+        out["ratings"] = queries.ratings_as_of(view, player, when.as_of)
+    out["ratings"] = {s: out["ratings"][s] for s in sorted(out["ratings"], key=system_order)}
+    out["as_of"] = when.as_of
+    out["position"] = when.position
+    for r in out["ratings"].values():
+        if view.family == "uschess":
+            r["olm_progress"] = f"{r['olm_games']}/{OLM_GAMES}"
+    return out
+
+
+def player(view: View, player: str, when: When) -> tuple[Any, str]:
+    data = player_data(view, player, when)
+    fields = [
+        (k, label)
+        for k, label in RATING_FIELDS
+        if any(r.get(k) is not None for r in data["ratings"].values())
+    ]
+    series = {s: points(queries.history(view, player, s), when.as_of) for s in data["ratings"]}
+    played = queries.player_sections(view, player)
+    if when.as_of is not None:
+        played = [t for t in played if t["end_date"] <= when.as_of]
+    data["sections"] = played
+    page = render(
+        "player.html",
+        title=f"Player {player}",
+        when=when,
+        keep=None,
+        player=player,
+        data=data,
+        fields=fields,
+        chart=charts(series) if any(series.values()) else "",
+        played=played,
+        lists=list(reversed(queries.published_lists(view, view.family))),
+    )
+    return data, page
+
+
+def on_list(
+    view: View, ledger: RatingsLedger, player: str, name: str, when: When
+) -> tuple[Any, str]:
+    """What a published list said of a player: the read model as known at the list's cutoff."""
+    systems = queries.systems_of(view, player)
+    try:
+        with list_view(ledger, view, name) as past:
+            said = {s: queries.list_rating(past, player, s, name) for s in systems}
+    except NoSuchList as exc:
+        raise HttpError("404 Not Found", str(exc)) from None
+    said = {s: r for s, r in said.items() if r is not None}
+    data = {"id": player, "list": name, "ratings": said}
+    page = render(
+        "on_list.html",
+        title=f"Player {player} on the list {name}",
+        when=when,
+        keep=None,
+        player=player,
+        name=name,
+        said=said,
+    )
+    return data, page
+
+
+def proof(
+    view: View, ledger: RatingsLedger, player: str, name: str, system: str | None, when: When
+) -> tuple[Any, str]:
+    """A player's proof bundle for a list (projections/proofs.py); its page is the JSON."""
+    from projections.proofs import BundleError, make_bundle
+
+    names = [x.name for x in queries.published_lists(view, view.family)]
+    if name not in names:
+        raise HttpError("404 Not Found", f"no {view.family} list named {name!r}")
+    if system is None:
+        raise HttpError("400 Bad Request", "give ?system= (the rating system of the row)")
+    previous = names[names.index(name) - 1] if names.index(name) else None
+    try:
+        with (
+            list_view(ledger, view, name) as at_list,
+            list_view(ledger, view, previous) if previous else nullcontext() as before,
+        ):
+            bundle = make_bundle(ledger, at_list, before, name, player, system)
+    except BundleError as exc:
+        raise HttpError("404 Not Found", str(exc)) from None
+    title = f"Proof of {player}'s {system} row on {name}"
+    return bundle, render("proof.html", title=title, when=when, keep=None, bundle=bundle)
+
+
+def points(rows: list[dict[str, Any]], as_of: str | None) -> list[tuple[str, float]]:
+    """(end date, rating after) of each change, up to `as_of`: the chart's points."""
+    return [
+        (r["end_date"], r["post_rating"])
+        for r in rows
+        if r["post_rating"] is not None and (as_of is None or r["end_date"] <= as_of)
+    ]
+
+
+def history(view: View, player: str, system: str | None, when: When) -> tuple[Any, str]:
+    data = player_data(view, player, when)
+    systems = queries.systems_of(view, player)
+    system = system or (systems[0] if systems else None)
+    rows = [] if system is None else queries.history(view, player, system)
+    if when.as_of is not None:
+        rows = [r for r in rows if r["end_date"] <= when.as_of]
+    out = {"id": player, "system": system, "as_of": when.as_of, "history": rows}
+    page = render(
+        "history.html",
+        title=f"History of {player} ({system or 'unrated'})",
+        when=when,
+        keep={"system": system},
+        player=player,
+        name=data.get("name"),
+        system=system,
+        systems=systems,
+        rows=[(r, item_params(r["item_key"])) for r in rows],
+        fields=HISTORY_FIELDS,
+        chart=charts({system: points(rows, None)}) if system and rows else "",
+    )
+    return out, page
+
+
+def item_params(key: str) -> dict[str, str]:
+    """The explain parameter of an item: `section=ID` for a section, else `item=KEY`."""
+    kind, _, name = key.partition(":")
+    return {"section": name} if kind == "section" else {"item": key}
+
+
+def explain(view: View, player: str, query: dict[str, str], when: When) -> tuple[Any, str]:
+    system = query.get("system")
+    section = query.get("section")
+    item = "section:" + section if section else query.get("item")
+    if not system:
+        raise HttpError("400 Bad Request", "explain needs ?system=")
+    if item is None and when.as_of is None:
+        raise HttpError("400 Bad Request", "explain needs ?section=, ?item= or ?as_of=")
+    try:
+        out = ex.explain(view, player, system, item, None if item else when.as_of)
+    except ex.NotFound as exc:
+        raise HttpError("404 Not Found", str(exc)) from None
+    games = out.get("games") or []
+    page = render(
+        "explain.html",
+        title=f"Explain {player} {system} {out['item']['key']}",
+        when=when,
+        keep={"system": system, "section": section, "item": None if section else item},
+        player=player,
+        system=system,
+        out=out,
+        games=games,
+        total=sum(g["result"] for g in games),
+        expected=sum(g["expected"] for g in games),
+    )
+    return out, page

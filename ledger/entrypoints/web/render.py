@@ -1,0 +1,100 @@
+"""The pages' one Jinja2 environment: templates beside the routes (`templates/`), every value
+escaped (autoescape), one base layout (`base.html`), and the small formatting filters the
+templates share."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
+from ledger.entrypoints.web.params import When
+from ledger.rules.rounding import round_half_up
+
+TEMPLATES = Path(__file__).with_name("templates")
+
+
+def href(path: str, when: When, **params: Any) -> str:
+    """A link that keeps the page's times; path segments are quoted by the caller (`seg`).
+    Returned plain: the template escapes it."""
+    query = {**{k: v for k, v in params.items() if v is not None}, **when.params()}
+    return path + ("?" + urlencode(query) if query else "")
+
+
+def seg(text: str) -> str:
+    """One URL path segment."""
+    return quote(text, safe="")
+
+
+def score(points: float) -> str:
+    """Points as a person writes them: 3, 2.5."""
+    return f"{points:g}" if points != int(points) else str(int(points))
+
+
+def official(rating: float | None) -> str:
+    """A rating as published: rounded half up (never Python's round())."""
+    return "unrated" if rating is None else str(round_half_up(rating))
+
+
+def exact(rating: float | None) -> str:
+    return "unrated" if rating is None else f"{rating:.4f}"
+
+
+def cell(value: Any, decimals: int = 2) -> Any:
+    """A value for a table cell: floats to `decimals` places, booleans as yes/no, None empty."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.{decimals}f}"
+    if isinstance(value, dict):
+        return json.dumps(value)
+    return value
+
+
+def dates(start: str | None, end: str | None) -> str:
+    """`2024-01-06` for a one-day event, else `2024-01-06 – 2024-01-07`."""
+    return start or "" if start == end or not end else f"{start} – {end}"
+
+
+def pager(
+    path: str, when: When, offset: int, shown: int, total: int, size: int, **params: Any
+) -> list[tuple[str, str, str]]:
+    """(link, rel, text) to the previous page and to the next, saying how many more there
+    are."""
+    links = []
+    if offset > 0:
+        back = href(path, when, **params, offset=max(offset - size, 0) or None)
+        links.append((back, "prev", f"Previous {min(size, offset)}"))
+    more = total - offset - shown
+    if more > 0:
+        links.append((href(path, when, **params, offset=offset + shown), "next", f"{more} more"))
+    return links
+
+
+def pretty_json(value: Any, indent: int = 1, sort_keys: bool = False) -> str:
+    return json.dumps(value, indent=indent, ensure_ascii=False, sort_keys=sort_keys)
+
+
+ENV = Environment(
+    loader=FileSystemLoader(TEMPLATES),
+    autoescape=select_autoescape(default=True, default_for_string=True),
+    undefined=StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+    extensions=["jinja2.ext.do"],
+    finalize=lambda value: "" if value is None else value,  # None is an empty cell
+)
+ENV.globals.update(href=href, seg=seg, pager_links=pager)
+ENV.filters.update(
+    score=score, official=official, exact=exact, cell=cell, dates=dates, pretty_json=pretty_json
+)
+
+
+def render(template: str, **context: Any) -> str:
+    """A page from its template; the layout takes `title`, `when` and `keep` from `context`."""
+    return ENV.get_template(template).render(**context)
