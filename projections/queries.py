@@ -58,6 +58,34 @@ def player(view: ReadModel, player_id: str) -> dict[str, Any] | None:
     return out
 
 
+def player_card(view: ReadModel, player_id: str) -> dict[str, Any] | None:
+    """What a federation prints at the head of a player's page, from his latest profile:
+    name, title, federation (his FIDE record's flag), FIDE id, sex and birth year; a field
+    the ledger does not hold is None. None for a player with no profile."""
+    row = view.db.execute("select profile from players where id = ?", [player_id]).fetchone()
+    return None if row is None else card(json.loads(row[0]))
+
+
+def cards(view: ReadModel, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """The card (`player_card`) of each of `ids` that has a profile."""
+    marks = ", ".join("?" for _ in ids)
+    rows = view.db.execute(f"select id, profile from players where id in ({marks})", list(ids))
+    return {pid: card(json.loads(profile)) for pid, profile in rows}
+
+
+def card(profile: dict[str, Any]) -> dict[str, Any]:
+    """The card fields of one profile (see `player_card`)."""
+    born = profile.get("birth_date")
+    return {
+        "name": profile.get("name"),
+        "title": profile.get("title"),
+        "federation": (profile.get("fide") or {}).get("federation"),
+        "fide_id": profile.get("fide_id"),
+        "sex": profile.get("sex"),
+        "birth_year": int(born[:4]) if born else None,
+    }
+
+
 def _last_k(view: ReadModel, player_id: str, system: str) -> float | None:
     found = view.db.execute(
         "select k from history where player = ? and system = ? and k is not null "
@@ -299,6 +327,33 @@ def _supplement(
             (player_id, rating_row(player_id, system, standing, view.family == "uschess"), profile)
         )
     return out
+
+
+def list_systems(view: ReadModel, list_name: str) -> list[str]:
+    """The systems in which the list `list_name` of the view's family rates anyone, in their
+    usual order (`view` as known at the list: projections.timetravel.list_view)."""
+    found = published_list(view, list_name)
+    if found is None:
+        return []
+    rows = view.db.execute(
+        "select distinct system from history where sort_key <= ? and post_rating is not null",
+        [found.sort_key],
+    ).fetchall()
+    return sorted((r[0] for r in rows), key=system_order)
+
+
+def list_entries(view: ReadModel, system: str, list_name: str) -> list[dict[str, Any]]:
+    """Every row of the list `list_name` in `system`, highest rating first (then member id):
+    the player's card fields, his rating as published, the exact one and his games."""
+    rows = [
+        {"id": pid, **card(json.loads(profile) if profile else {}), **_list_values(r)}
+        for pid, r, profile in list_supplement(view, system, list_name)
+    ]
+    return sorted(rows, key=lambda r: (-(r["rating"] or 0), r["id"]))
+
+
+def _list_values(row: dict[str, Any]) -> dict[str, Any]:
+    return {"rating": row["official_rating"], "exact": row["rating"], "games": row["games"]}
 
 
 def awaiting_admin(view: ReadModel) -> list[dict[str, Any]]:

@@ -1,9 +1,11 @@
 """Screenshots of every audit-site page at 1280 px and 390 px, for a person to look at.
 
-Builds a small demo ledger (accented names, sections over two years, a correction, a
-withdrawal), serves it and saves one full-page PNG per page and width into OUT (default
-/tmp/shots), and the README's picture of the player page (audit-page.png).
-Needs Debian's /usr/bin/chromium and playwright.
+Builds a small demo ledger (accented names with titles, federations and birth years,
+sections over two years, a withdrawal, a published list), serves it, and a second ledger with
+the real FIDE tournament file of the tests (tests/fixtures/lakeside-fide-open-2024.trf, rated
+under the FIDE rules and summed on a list), and saves one full-page PNG per page and width
+into OUT (default /tmp/shots), with each page's sideways overflow, and the README's picture
+of the player page (audit-page.png). Needs Debian's /usr/bin/chromium and playwright.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 from ledger.application import RatingsLedger
-from ledger.commands import RegisterPlayer, SubmitSection, parse
+from ledger.commands import PublishList, RegisterPlayer, SubmitSection, parse
 from ledger.entrypoints.cli.serve import server
 from ledger.entrypoints.web.app import Site
 from ledger.roles import Role
@@ -31,7 +33,15 @@ NAMES = {
     "12000005": "Li Wei",
     "12000006": "Ingrid Sørensen",
 }
+PROFILES = {
+    "12000001": {"title": "FM", "fide": {"rating": 2310, "federation": "GER"}, "sex": "m"},
+    "12000002": {"birth_date": "1985-12-10", "sex": "w", "fide_id": "2000123"},
+    "12000003": {"title": "WIM", "fide": {"rating": 2150, "federation": "IRL"}, "sex": "w"},
+    "12000004": {"birth_date": "2010-05-02", "fide": {"rating": 1650, "federation": "ESP"}},
+    "12000005": {"birth_date": "1970-03-03", "sex": "m"},
+}
 WIDTHS = (1280, 390)
+LAKESIDE = Path(__file__).parents[1] / "tests" / "fixtures" / "lakeside-fide-open-2024.trf"
 
 
 def section(
@@ -63,7 +73,10 @@ def demo(store: str) -> None:
     app.grant_role("td", Role.TOURNAMENT_DIRECTOR, actor="director")
     app.grant_role("office", Role.RATINGS_ADMIN, actor="director")
     app.register_player(
-        *(parse(RegisterPlayer, {"id": i, "name": n, "adult": True}) for i, n in NAMES.items()),
+        *(
+            parse(RegisterPlayer, {"id": i, "name": n, "adult": True, **PROFILES.get(i, {})})
+            for i, n in NAMES.items()
+        ),
         actor="td",
     )
     ids = list(NAMES)
@@ -82,7 +95,31 @@ def demo(store: str) -> None:
             actor="td",
         )
     app.withdraw_section("2023-09-OPEN", reason="the arbiter was not certified", actor="office")
+    for name, day in (("2024-01", "2024-01-01"), ("2025-01", "2025-01-01")):
+        publication = {"family": "uschess", "name": name, "as_of": day}
+        app.publish_list(parse(PublishList, publication), actor="office")
     app.close()
+
+
+def fide_demo(store: str) -> None:
+    """The tests' FIDE tournament file imported as delivered, and the list after it."""
+    import os
+
+    from typer.testing import CliRunner
+
+    from ledger.entrypoints.cli import app
+
+    os.environ["RATINGS_LEDGER_KEYRING"] = str(Path(store.removeprefix("sqlite:///")).parent)
+    runner = CliRunner()
+    for args in (
+        ["init", "--actor", "director"],
+        ["import", "trf", str(LAKESIDE), "--register-players", "--actor", "director"],
+        ["publish-list", "--family", "fide", "--name", "2024-10", "--as-of", "2024-10-01"],
+    ):
+        if args[0] == "publish-list":
+            args += ["--actor", "director"]
+        result = runner.invoke(app, [*args, "--store", store])
+        assert result.exit_code == 0, result.output
 
 
 def main(out: Path) -> None:
@@ -90,9 +127,16 @@ def main(out: Path) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         store = f"sqlite:///{tmp}/ledger.db"
         demo(store)
+        Path(f"{tmp}/fide").mkdir()
+        fide_store = f"sqlite:///{tmp}/fide/ledger.db"
+        fide_demo(fide_store)
         httpd = server(Site(store), port=0)
-        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        fide = server(Site(fide_store, family="fide"), port=0)
+        for s in (httpd, fide):
+            threading.Thread(target=s.serve_forever, daemon=True).start()
         base = f"http://127.0.0.1:{httpd.server_port}"
+        fide_base = f"http://127.0.0.1:{fide.server_port}"
+        lakeside = "2024-09-14-lakeside-fide-open-2024"
         pages = {
             "home": "/",
             "search": "/players?q=muller",
@@ -105,13 +149,22 @@ def main(out: Path) -> None:
             "withdrawn": "/sections/2023-09-OPEN",
             "log": "/log",
             "bad": "/log?after=99999999999999999999999",
+            "lists": "/lists",
+            "list": "/lists/2025-01",
+            "list-women": "/lists/2025-01?sex=w",
+            "fide-player": fide_base + "/players/14700011",
+            "fide-history": fide_base + "/players/14700011/history",
+            "fide-section": fide_base + f"/sections/{lakeside}",
+            "fide-explain": fide_base + f"/players/14700011/explain?system=FIDE&section={lakeside}",
+            "fide-lists": fide_base + "/lists",
+            "fide-list": fide_base + "/lists/2024-10",
         }
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
             for width in WIDTHS:
                 page = browser.new_page(viewport={"width": width, "height": 800})
                 for name, path in pages.items():
-                    page.goto(base + path)
+                    page.goto(path if path.startswith("http") else base + path)
                     overflow = page.evaluate("document.documentElement.scrollWidth")
                     page.screenshot(path=str(out / f"{name}-{width}.png"), full_page=True)
                     print(f"{name}-{width}.png scrollWidth={overflow}")
@@ -120,8 +173,9 @@ def main(out: Path) -> None:
             page.goto(base + pages["player"])
             page.screenshot(path=str(out / "audit-page.png"))
             browser.close()
-        httpd.shutdown()
-        httpd.server_close()
+        for s in (httpd, fide):
+            s.shutdown()
+            s.server_close()
 
 
 if __name__ == "__main__":

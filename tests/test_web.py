@@ -165,7 +165,7 @@ def test_the_log_shows_every_entry_with_its_position(site):
     # Issue: "the ledger log with positions".
     out = get(site, "/api/log").json()
     assert [x["position"] for x in out["entries"]] == [e.position for e in entries(site)][::-1]
-    assert "<td>1</td>" in get(site, "/log").text
+    assert "<td data-label='Position'>1</td>" in get(site, "/log").text
 
 
 def test_the_log_pages_forward_after_a_position(site):

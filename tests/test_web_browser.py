@@ -113,7 +113,7 @@ def test_searching_a_player_leads_to_the_player_page(page, base_url):
     page.click("form.search button")
     page.click(f"a[href='/players/{B}']")
     assert page.url == f"{base_url}/players/{B}"
-    assert page.text_content("p.name") == "Ada Lovelace"
+    assert page.text_content("h1") == "Ada Lovelace"
     assert page.locator("table.ratings th[scope=row]").all_text_contents() == ["OTBR"]
     assert page.locator("svg.chart.wide circle").count() == 2
 

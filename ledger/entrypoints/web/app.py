@@ -22,11 +22,12 @@ from urllib.parse import parse_qs
 
 from ledger.application import RatingsLedger
 from ledger.domain import LedgerError
-from ledger.entrypoints.web import ledgerlog, players, sections
+from ledger.entrypoints.web import ledgerlog, lists, players, sections
 from ledger.entrypoints.web.chart import chart, charts, date_ticks, rating_ticks
 from ledger.entrypoints.web.params import HttpError, When
 from ledger.entrypoints.web.params import when as asked_when
-from ledger.entrypoints.web.render import render
+from ledger.entrypoints.web.render import FEDERATION, TWIN, render
+from ledger.entrypoints.web.words import WORDS
 from ledger.log import read_verified_entries
 from ledger.reading import open_ledger
 from ledger.store import view_path
@@ -78,7 +79,14 @@ class Site:
                 status, ctype, body = "200 OK", *self._static(path[len("/static/") :])
             else:
                 route = path[len("/api") :] if api else path
-                data, page = self._locked_retry(route, query)
+                asked = environ.get("QUERY_STRING", "")
+                twin = TWIN.set("/api" + route + ("?" + asked if asked else ""))
+                federation = FEDERATION.set(WORDS[self.family].federation)
+                try:
+                    data, page = self._locked_retry(route, query)
+                finally:
+                    TWIN.reset(twin)
+                    FEDERATION.reset(federation)
                 status = "200 OK"
                 if api:
                     ctype, body = "application/json", _json(data)
@@ -148,6 +156,10 @@ class Site:
                 return sections.index(view, query, when)
             if parts[0] == "sections" and len(parts) >= 2:
                 return sections.section(view, ledger, "/".join(parts[1:]), when)
+            if parts == ["lists"]:
+                return lists.index(view, when)
+            if parts[0] == "lists" and len(parts) == 2:
+                return lists.one(view, ledger, parts[1], query, when)
             if parts == ["log"]:
                 return ledgerlog.log(ledger, query, when)
             if parts == ["problems"]:

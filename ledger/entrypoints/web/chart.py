@@ -9,6 +9,9 @@ from datetime import date
 
 from ledger.entrypoints.web.render import ENV
 
+TICK_SIZE = 11  # px, as the stylesheet sets `.tick` and `.legend` (12 px, bold)
+LEGEND_SIZE = 12
+CHAR_WIDTH = 0.62  # a digit or capital's advance in em, generously: labels are never clipped
 SERIES_COLORS = ("#1f5fa8", "#b5402a", "#2e7d32", "#7b3fa0", "#a06a00", "#00838f", "#555")
 Series = dict[str, list[tuple[str, float]]]
 
@@ -59,9 +62,14 @@ def chart(
         return top + (hi - rating) / (hi - lo) * (height - top - bottom)
 
     across = [
-        Tick(f"{x(date.fromordinal(d).isoformat()):.1f}", label)
+        Tick(f"{at:.1f}", label, anchor=_anchor(at, label_width(label, TICK_SIZE), width))
         for d, label in date_ticks(lo_day, hi_day, labels)
+        for at in (x(date.fromordinal(d).isoformat()),)
     ]
+    legend_x, at = [], left + 8
+    for system in series:
+        legend_x.append(round(at))
+        at += label_width(system, LEGEND_SIZE) + 12
     up = [Tick(f"{y(v):.1f}", str(v), f"{y(v) + 4:.1f}") for v in rating_ticks(lo, hi)]
     lines = [
         Line(
@@ -69,7 +77,7 @@ def chart(
             SERIES_COLORS[n % len(SERIES_COLORS)],
             " ".join(f"{x(d):.1f},{y(r):.1f}" for d, r in ps),
             tuple((f"{x(d):.1f}", f"{y(r):.1f}", f"{system} {d}: {r:.2f}") for d, r in ps),
-            left + 8 + 70 * n,
+            legend_x[n],
         )
         for n, (system, ps) in enumerate(series.items())
     ]
@@ -87,6 +95,21 @@ def chart(
         lines=lines,
     )
     return "".join(line.strip() for line in drawn.splitlines())
+
+
+def label_width(text: str, size: float) -> float:
+    """The width a label takes at `size` px, at most (CHAR_WIDTH em a character)."""
+    return len(text) * size * CHAR_WIDTH
+
+
+def _anchor(at: float, wide: float, width: int) -> str:
+    """Centred under its tick, unless that would cross an edge of the drawing: then it ends
+    at the tick (right edge) or starts at it (left edge)."""
+    if at + wide / 2 > width:
+        return "end"
+    if at - wide / 2 < 0:
+        return "start"
+    return "middle"
 
 
 def _step(rough: float) -> int:

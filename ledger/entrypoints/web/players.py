@@ -10,6 +10,7 @@ from ledger.application import RatingsLedger
 from ledger.entrypoints.web.chart import charts
 from ledger.entrypoints.web.params import HttpError, When, whole
 from ledger.entrypoints.web.render import render
+from ledger.entrypoints.web.words import BOUNDS, WORDS
 from ledger.rules.uschess.floors import OLM_GAMES
 from projections import explain as ex
 from projections import queries
@@ -18,44 +19,6 @@ from projections.queries import system_order
 from projections.timetravel import NoSuchList, list_view
 
 SEARCH_LIMIT = 50
-RATING_FIELDS = (
-    ("official_rating", "Rating"),
-    ("rating", "Exact"),
-    ("games", "N"),
-    ("established", "Established"),
-    ("wins", "W"),
-    ("draws", "D"),
-    ("losses", "L"),
-    ("floor", "Floor"),
-    ("floor_bound", "Floor from"),
-    ("floor_absolute", "Absolute"),
-    ("floor_peak", "Peak floor"),
-    ("floor_olm", "OLM floor"),
-    ("floor_money", "Money floor"),
-    ("floor_director", "Director floor"),
-    ("peak", "Peak"),
-    ("olm_progress", "OLM games"),
-    ("olm_title_date", "OLM since"),
-    ("ceiling", "Ceiling"),
-    ("rated_on", "Rated on"),
-)
-HISTORY_FIELDS = (
-    ("end_date", "Ended"),
-    ("kind", "Kind"),
-    ("formula", "Formula"),
-    ("rules", "Rules"),
-    ("pre_rating", "Before"),
-    ("post_rating", "After"),
-    ("official_rating", "Official"),
-    ("games_before", "N before"),
-    ("games_after", "N after"),
-    ("score", "S"),
-    ("expected", "E"),
-    ("k", "K"),
-    ("bonus", "Bonus"),
-    ("floor_bound", "Floor bound"),
-    ("position", "Position"),
-)
 
 
 def search(view: View, query: dict[str, str], when: When) -> tuple[Any, str]:
@@ -95,9 +58,11 @@ def player_data(view: View, player: str, when: When) -> dict[str, Any]:
 
 def player(view: View, player: str, when: When) -> tuple[Any, str]:
     data = player_data(view, player, when)
+    data["card"] = queries.player_card(view, player)
+    words = WORDS[view.family]
     fields = [
         (k, label)
-        for k, label in RATING_FIELDS
+        for k, label in words.ratings
         if any(r.get(k) is not None for r in data["ratings"].values())
     ]
     series = {s: points(queries.history(view, player, s), when.as_of) for s in data["ratings"]}
@@ -107,17 +72,26 @@ def player(view: View, player: str, when: When) -> tuple[Any, str]:
     data["sections"] = played
     page = render(
         "player.html",
-        title=f"Player {player}",
+        title=_heading(player, data["card"]),
         when=when,
         keep=None,
         player=player,
         data=data,
+        card=data["card"] or {},
+        bounds=BOUNDS,
         fields=fields,
         chart=charts(series) if any(series.values()) else "",
         played=played,
         lists=list(reversed(queries.published_lists(view, view.family))),
     )
     return data, page
+
+
+def _heading(player: str, card: dict[str, Any] | None) -> str:
+    """`GM Sokolov, Ivan` as federations head a player's page; `Player ID` without a name."""
+    if not card or not card["name"]:
+        return f"Player {player}"
+    return f"{card['title']} {card['name']}" if card["title"] else card["name"]
 
 
 def on_list(
@@ -195,7 +169,8 @@ def history(view: View, player: str, system: str | None, when: When) -> tuple[An
         system=system,
         systems=systems,
         rows=[(r, item_params(r["item_key"])) for r in rows],
-        fields=HISTORY_FIELDS,
+        fields=WORDS[view.family].history,
+        bounds=BOUNDS,
         chart=charts({system: points(rows, None)}) if system and rows else "",
     )
     return out, page

@@ -5,6 +5,8 @@ templates share."""
 from __future__ import annotations
 
 import json
+from contextvars import ContextVar
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -15,6 +17,10 @@ from ledger.entrypoints.web.params import When
 from ledger.rules.rounding import round_half_up
 
 TEMPLATES = Path(__file__).with_name("templates")
+# The JSON twin of the page being answered (`/api` + its path and query), set by the site.
+TWIN: ContextVar[str | None] = ContextVar("twin", default=None)
+# The federation whose rules the site shows, set by the site.
+FEDERATION: ContextVar[str] = ContextVar("federation", default="")
 
 
 def href(path: str, when: When, **params: Any) -> str:
@@ -76,6 +82,16 @@ def pager(
     return links
 
 
+def moment(stamp: str | None) -> str:
+    """A recorded time as a person reads it: `2025-03-01 14:05:09 UTC` (to the second; the
+    JSON twin keeps the stored ISO time with its microseconds)."""
+    if not stamp:
+        return ""
+    at = datetime.fromisoformat(stamp)
+    zone = " UTC" if at.utcoffset() is not None and not at.utcoffset() else at.strftime(" %z")
+    return at.strftime("%Y-%m-%d %H:%M:%S") + zone.rstrip()
+
+
 def pretty_json(value: Any, indent: int = 1, sort_keys: bool = False) -> str:
     return json.dumps(value, indent=indent, ensure_ascii=False, sort_keys=sort_keys)
 
@@ -91,10 +107,18 @@ ENV = Environment(
 )
 ENV.globals.update(href=href, seg=seg, pager_links=pager)
 ENV.filters.update(
-    score=score, official=official, exact=exact, cell=cell, dates=dates, pretty_json=pretty_json
+    score=score,
+    moment=moment,
+    official=official,
+    exact=exact,
+    cell=cell,
+    dates=dates,
+    pretty_json=pretty_json,
 )
 
 
 def render(template: str, **context: Any) -> str:
     """A page from its template; the layout takes `title`, `when` and `keep` from `context`."""
+    context.setdefault("twin", TWIN.get())
+    context.setdefault("federation", FEDERATION.get())
     return ENV.get_template(template).render(**context)

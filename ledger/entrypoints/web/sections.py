@@ -11,6 +11,8 @@ from ledger.application import RatingsLedger
 from ledger.entrypoints.interchange.exports import crosstable
 from ledger.entrypoints.web.params import HttpError, When, day, whole
 from ledger.entrypoints.web.render import render
+from ledger.entrypoints.web.standings import standings, standings_data
+from ledger.entrypoints.web.words import WORDS
 from ledger.log import read_entries
 from projections import queries
 from projections.projector import View
@@ -61,6 +63,8 @@ def section(view: View, ledger: RatingsLedger, section_id: str, when: When) -> t
     table = crosstable(view, section_id)
     if table is None:
         return withdrawn(view, ledger, section_id, when)
+    words = WORDS[view.family]
+    ranked = standings(table, queries.cards(view, [r.player for r in table.rows]), words)
     page = render(
         "section.html",
         title=f"Section {section_id}",
@@ -68,8 +72,11 @@ def section(view: View, ledger: RatingsLedger, section_id: str, when: When) -> t
         keep=None,
         table=table,
         rounds=len(table.rows[0].cells) if table.rows else 0,
+        standings=ranked,
+        words=words,
+        performance=any(s.performance for s in ranked),
     )
-    return asdict(table), page
+    return {**asdict(table), "standings": standings_data(ranked)}, page
 
 
 def withdrawn(view: View, ledger: RatingsLedger, section_id: str, when: When) -> tuple[Any, str]:
