@@ -92,6 +92,7 @@ PAGES = [
     "/sections/JAN",
     "/sections/MAY",
     "/log",
+    "/lists",
 ]
 
 
@@ -231,3 +232,18 @@ def test_the_log_opens_on_the_newest_entry_and_filters_by_type(page, base_url):
     first.locator("a >> text=SectionWithdrawn").click()
     assert page.locator("table.log tbody tr").count() == 1
     assert "Only entries of type SectionWithdrawn" in page.text_content("p.filter")
+
+
+def test_no_label_of_the_phones_chart_is_clipped(phone, base_url):
+    # Issue 20: "no ... clipped chart label at 390 px": every text of the narrow chart lies
+    # inside its drawing, as Chromium lays it out.
+    phone.goto(f"{base_url}/players/{C}")
+    boxes = phone.evaluate(
+        """() => [...document.querySelectorAll('svg.chart.narrow text')].map(t => {
+            const b = t.getBBox(), v = t.ownerSVGElement.viewBox.baseVal;
+            return [t.textContent, b.x, b.x + b.width, v.width];
+        })"""
+    )
+    assert boxes
+    for label, left, right, width in boxes:
+        assert left >= 0 and right <= width, label
