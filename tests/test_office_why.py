@@ -147,8 +147,8 @@ def test_an_unknown_system_is_named_with_the_known_ones(office, args):
     out = run(*args)
     assert out.exit_code == 2
     assert (
-        out.stderr
-        == "error: unknown system FOO (one of OTBR, OTBQ, OTBB, OLR, OLQ, OLB, FIDE, ICU)\n"
+        out.stderr == "error: unknown system FOO (one of OTBR, OTBQ, OTBB, OLR, OLQ, OLB, FIDE, "
+        "FIDE_RAPID, FIDE_BLITZ, ICU)\n"
     )
 
 
