@@ -228,3 +228,8 @@ def test_no_date_label_of_the_narrow_chart_crosses_its_edge(first, last):
         wide = label_width(label, TICK_SIZE)
         left = {"start": 0, "middle": wide / 2, "end": wide}[anchor]
         assert float(x) - left >= 0 and float(x) - left + wide <= 360, (label, anchor)
+
+
+def test_the_log_says_which_list_a_publication_is_about(fide):
+    # The ListPublished entry's subject: its family and name.
+    assert "<td data-label='About'>fide list 2024-10</td>" in get(fide, "/log").text

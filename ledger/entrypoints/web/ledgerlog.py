@@ -85,8 +85,8 @@ def subject(payload: dict[str, Any], when: When) -> tuple[str | None, str]:
     for key in ("member_id", "player"):
         if isinstance(payload.get(key), str):
             return href("/players/" + seg(payload[key]), when), payload[key]
-    if isinstance(payload.get("family"), str) and isinstance(payload.get("name"), str):
-        return None, f"{payload['family']} list {payload['name']}"
+    if isinstance(payload.get("family"), str) and isinstance(payload.get("list_name"), str):
+        return None, f"{payload['family']} list {payload['list_name']}"
     words = (payload[k] for k in ("holder", "role", "parameter") if isinstance(payload.get(k), str))
     return None, " ".join(words)
 
