@@ -34,7 +34,7 @@ from ledger.log import LedgerEntry
 from ledger.rules import limits
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.versions import Amendment
-from projections import periods, queries
+from projections import modelfile, periods, queries
 from projections.batch import Batch, Fresh, Incremental, by_sort_key, decode_item, profile_fact
 from projections.foreign import RATERS, ForeignRater
 from projections.handlers import apply, short
@@ -158,10 +158,12 @@ class View:
         # The file's identity before connecting: if a rebuild elsewhere moves a new file in
         # meanwhile, the next catch-up sees it changed and reopens (never the other way).
         path = Path(self.path)
-        self.inode = path.stat().st_ino if path.exists() else None
+        if not path.exists():
+            with exclusive(self.path):  # a first build, behind the link (projections.modelfile)
+                if not path.exists():
+                    modelfile.start(self.path)
+        self.inode = path.stat().st_ino
         self.db = sqlite_utils.Database(sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_SECONDS))
-        if self.inode is None:
-            self.inode = path.stat().st_ino
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA cache_size=-262144")  # 256 MiB: index writes stay in memory
@@ -222,8 +224,10 @@ class View:
         self._open()
         self.db.execute(f"PRAGMA busy_timeout = {int(busy)}")
 
-    def _catch_up(self, entries: Iterable[LedgerEntry], dry_run: bool) -> CatchUp:
-        stats = CatchUp(last_position=self.last_position)
+    def _catch_up(
+        self, entries: Iterable[LedgerEntry], dry_run: bool, fresh: bool = False
+    ) -> CatchUp:
+        stats = CatchUp(last_position=0 if fresh else self.last_position)
         start = stats.last_position
         with _no_cyclic_gc():
             if start == 0:
@@ -276,14 +280,13 @@ class View:
 
     def _fresh(self, entries: Iterable[LedgerEntry], stats: CatchUp, dry_run: bool) -> int | None:
         """Into an empty read model: built whole in a new file without a journal (nothing to
-        roll back to), then moved over the empty one; a crash leaves the empty one."""
+        roll back to), then linked in place of the empty one (`projections.modelfile`); a crash
+        leaves the empty one."""
         batch = Fresh()
         first = self._read(batch, entries, stats)
         if first is None:
             return None
-        new = self.path + ".new"
-        for suffix in ("", "-journal", "-wal", "-shm"):
-            Path(new + suffix).unlink(missing_ok=True)
+        new = modelfile.new_build(self.path)
         db = sqlite_utils.Database(new)
         try:
             create(db, self.family, None if self.what_if is None else self.what_if.to_json())
@@ -303,9 +306,7 @@ class View:
             Path(new).unlink(missing_ok=True)
             return first
         self.db.close()
-        for suffix in ("-wal", "-shm"):
-            Path(self.path + suffix).unlink(missing_ok=True)
-        Path(new).replace(self.path)
+        modelfile.link(self.path, new)
         self._open()
         return first
 
@@ -610,12 +611,8 @@ class View:
     def rebuild(self, entries: Iterable[LedgerEntry]) -> CatchUp:
         """Drop the read model and replay the whole ledger into it (holding its lock)."""
         with exclusive(self.path):
-            self.db.close()
-            for suffix in ("-wal", "-shm", ""):
-                Path(self.path + suffix).unlink(missing_ok=True)
             shutil.rmtree(self.checkpoints_dir, ignore_errors=True)
-            self.__init__(self.path, self.family, self.what_if, self.checkpoint_every)
-            return self.catch_up(entries)
+            return self._catch_up(entries, dry_run=False, fresh=True)
 
     def digest(self) -> str:
         """SHA-256 over every table's rows in primary-key order (rebuild identity)."""

@@ -175,3 +175,29 @@ def test_the_web_site_on_a_missing_store_answers_503_and_creates_nothing(tmp_pat
     assert seen == ["503 Service Unavailable"]
     assert b"no ledger at" in body
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_connection_opened_before_a_rebuild_reads_the_model_it_opened_whole(tmp_path: Path):
+    """SQLite opens a database's `-wal` and `-shm` by name at its first read, after the file
+    itself: a reader that connected just before a rebuild moved a new model in must read the
+    old model whole, never its file with the new model's log (projections/modelfile.py)."""
+    store = f"sqlite:///{tmp_path / 'ledger.db'}"
+    ledger = Ledger(RatingsLedger(store))
+    ledger.register(*PLAYERS, adult=True)
+    ledger.submit(section(0))
+    path = tmp_path / "ledger.view.db"
+    with closing(View(path)) as first:
+        first.catch_up(read_entries(ledger.app, first.last_position))
+        before = first.last_position
+    stale = sqlite3.connect(path)  # the file is open; its log and shared memory not yet
+    with closing(View(path)) as rebuilt:
+        rebuilt.rebuild(read_entries(ledger.app, 0))
+        ledger.submit(section(1))  # committed into the new model's write-ahead log
+        rebuilt.catch_up(read_entries(ledger.app, rebuilt.last_position))
+        after = rebuilt.last_position
+        query = "select value from meta where key = 'last_position'"
+        assert int(stale.execute(query).fetchone()[0]) == before
+        stale.close()
+        with closing(View(path)) as fresh:
+            assert fresh.last_position == after > before
+    ledger.app.close()
