@@ -226,13 +226,15 @@ def test_tournaments_are_rated_in_order_of_end_date():
     assert league < congress
 
 
-# ICU Rating Calculations: the system "in operation since 1999"; the 2005 text by name only.
+# ICU Rating Calculations: the system "in operation since 1999"; the 2005 text by name only;
+# articles/18: version 1.0 "unchanged between 1999-2012" (the later versions:
+# tests/test_icu_versions.py).
 @pytest.mark.parametrize(
     ("start", "name", "version"),
     [
         (date(1998, 12, 31), None, section.RULES),
         (date(1999, 1, 1), None, practice.RULES),
-        (date(2024, 6, 1), "icu", practice.RULES),
+        (date(2012, 8, 31), "icu", practice.RULES),
         (date(2024, 6, 1), "icu-2005", section.RULES),
         (date(1990, 6, 1), "icu-1999", practice.RULES),
     ],
@@ -245,7 +247,7 @@ def test_the_version_is_picked_by_the_section_date_unless_named(start, name, ver
 
 def test_an_unknown_icu_version_is_refused():
     with pytest.raises(ValueError, match="unknown ICU rules"):
-        resolve(START, "icu-2012")
+        resolve(START, "icu-2030")
 
 
 def test_estimate_picks_the_icu_version_by_date_or_by_name():
@@ -284,7 +286,7 @@ def test_the_read_model_starts_each_tournament_from_the_published_ratings(ledger
     view = View(tmp_path / "icu.db", "icu")
     led.catch_up(view)
     after_first, after_second = queries.history(view, p, "ICU")
-    assert after_first["post_rating"] == 2001 and after_first["rules"] == "icu-1999"
+    assert after_first["post_rating"] == 2001 and after_first["rules"] == "icu-2014"
     r_published = round_half_up(1800 + 24 * (0.5 - e(1800, 2000.5)))
     assert queries.history(view, r, "ICU")[-2]["post_rating"] == r_published
     assert after_second["post_rating"] == round_half_up((2 * 2001 + r_published) / 3)

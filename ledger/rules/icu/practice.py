@@ -1,18 +1,20 @@
-"""The ICU rating system as applied from 1999 ("icu-1999"), algorithm version 1.0.
+"""The ICU rating system as applied from 1999, algorithm versions 1.0–1.3 (`icu-1999` …).
 
 ICU Rating Calculations (Mark Orr, icu.ie, 2008): "the current ICU rating system (implemented by
 Ray O'Brien and in operation since 1999)". Improvements to the ICU Rating Algorithm
 (ratings.icu.ie/articles/18): "The algorithm used by the ICU to perform rating calculations
-remained unchanged between 1999-2012 ... The old algorithm is deemed to be version 1.0."
+remained unchanged between 1999-2012 ... The old algorithm is deemed to be version 1.0."; the
+later versions change only the parameters in `ledger.rules.icu.algorithm`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 
 from ledger.rules.fide.section import PlayerOutcome, SectionOutcome, not_rated, results_by_player
+from ledger.rules.icu.algorithm import V1_0, Algorithm
 from ledger.rules.icu.bonus import bonus
 from ledger.rules.icu.expectancy import game_expectancy
 from ledger.rules.icu.k_factor import k_on
@@ -21,19 +23,15 @@ from ledger.rules.icu.section import Player, Section
 from ledger.rules.rounding import round_half_up
 
 RULES = "icu-1999"
-# Improvements to the ICU Rating Algorithm, "Version 1.1": "For the first calculation (before
-# bonuses) the maximum iterations are set to 30 and the threshold change to 0.5"; "when
-# provisional ratings are recalculated for the second time the maximum number of iterations
-# used (in version 1.0) was only 1".
-THRESHOLD = 0.5
-FIRST_SWEEPS = 30
-SECOND_SWEEPS = 1
 # K-factors (ratings.icu.ie/articles/10): "If date of birth is unknown it defaults to
 # 1950-01-01. If join date is unknown ... it defaults to 1975-01-01."
 DEFAULT_BORN = date(1950, 1, 1)
 DEFAULT_STARTED = date(1975, 1, 1)
 # No published ICU rating is negative; the articles are silent (docs/decisions.md).
 FLOOR = 0.0
+# Unrated or Provisionally Rated Opponents (articles/17), "The Solution": "the start ratings for
+# players with full ratings (including foreign players) are held fixed".
+FOREIGN = "foreign player: his fixed rating is held, never updated"
 
 
 @dataclass(frozen=True)
@@ -49,11 +47,19 @@ def is_full(player: Player) -> bool:
     return player.rating is not None and player.rated_games >= FULL_GAMES
 
 
-def rate_section(section: Section) -> SectionOutcome:
+def rate_section(
+    section: Section, algorithm: Algorithm = V1_0, rules: str = RULES
+) -> SectionOutcome:
     """Rate one section as the ICU did: iterate provisional ratings, Elo, bonuses, re-rate."""
     results = results_by_player([p.id for p in section.players], section.games)
-    full = {p.id: float(p.rating) for p in section.players if is_full(p) and p.rating is not None}
-    prior = {p.id: (p.rated_games, p.rating) for p in section.players if p.id not in full}
+    fixed = {p.id: float(p.rating) for p in section.players if p.foreign and p.rating is not None}
+    full = {
+        p.id: float(p.rating)
+        for p in section.players
+        if is_full(p) and p.rating is not None and not p.foreign
+    }
+    held = {**fixed, **full}
+    prior = {p.id: (p.rated_games, p.rating) for p in section.players if p.id not in held}
     k = {
         p.id: k_on(
             full[p.id],
@@ -67,34 +73,61 @@ def rate_section(section: Section) -> SectionOutcome:
     }
     # Unrated or Provisionally Rated Opponents: "setting the start ratings of unrated or
     # provisionally rated players to their new ratings at the end of the tournament".
-    performance = iterate(results, full, prior, THRESHOLD, FIRST_SWEEPS)
-    seen = full
+    performance = iterate(results, held, prior, algorithm.threshold, algorithm.first_sweeps)
+    seen = held
     change = _changes(results, full, k, seen, performance)
     bonuses = _bonuses(results, full, k, change, seen, performance)
     if any(bonuses.values()):
-        # Bonus Points, "Compensating Opponents": "the tournament is re-rated from scratch with
-        # one difference: ... any players who received a bonus start with their post-tournament
-        # ratings (including bonuses) from the initial calculation."
-        seen = {p: r + change[p] + bonuses[p] if bonuses[p] else r for p, r in full.items()}
-        change = _changes(results, full, k, seen, performance)
-        performance = iterate(results, seen, prior, THRESHOLD, SECOND_SWEEPS, performance)
-        # Version 1.0 awarded bonuses again after the re-rating; a player who no longer
-        # qualifies keeps the first one (the ICU's program, docs/decisions.md).
-        again = _bonuses(results, full, k, change, seen, performance)
-        bonuses = {p: again[p] or bonuses[p] for p in full}
+        seen, change, performance, bonuses = _re_rate(
+            results, full, held, prior, k, change, bonuses, performance, algorithm
+        )
     outcomes = []
     for player in section.players:
         pid = player.id
         faced = _opponents(results[pid], seen, performance)
         if not faced or pid not in performance:
             outcomes.append(not_rated(pid, player.rating))
+        elif pid in fixed:
+            outcomes.append(replace(not_rated(pid, player.rating), reason=FOREIGN))
         elif pid in full:
             outcomes.append(
                 _full(player, full[pid], change[pid], bonuses[pid], k[pid], faced, performance[pid])
             )
         else:
             outcomes.append(_provisional(player, performance[pid], faced))
-    return SectionOutcome(RULES, True, tuple(outcomes))
+    return SectionOutcome(rules, True, tuple(outcomes))
+
+
+def _re_rate(
+    results: Results,
+    full: dict[str, float],
+    held: dict[str, float],
+    prior: dict[str, tuple[int, float | None]],
+    k: dict[str, int],
+    change: dict[str, float],
+    bonuses: dict[str, float],
+    performance: dict[str, float],
+    algorithm: Algorithm,
+) -> tuple[dict[str, float], dict[str, float], dict[str, float], dict[str, float]]:
+    """Bonus Points, "Compensating Opponents": "the tournament is re-rated from scratch with one
+    difference: ... any players who received a bonus start with their post-tournament ratings
+    (including bonuses) from the initial calculation." Returns the ratings opponents saw, the
+    changes, the performances and the bonuses after it."""
+    seen = {p: r + change[p] + bonuses[p] if bonuses.get(p) else r for p, r in held.items()}
+    change = _changes(results, full, k, seen, performance)
+    if algorithm.update_bonuses:  # 1.2: a receiver counts at start + bonus + re-rated change
+        seen = {
+            p: full[p] + bonuses[p] + change[p] if bonuses.get(p) else r for p, r in seen.items()
+        }
+    performance = iterate(
+        results, seen, prior, algorithm.threshold, algorithm.second_sweeps, performance
+    )
+    if algorithm.phase_2_bonuses:
+        # Version 1.0 awarded bonuses again after the re-rating; a player who no longer
+        # qualifies keeps the first one (the ICU's program, docs/decisions.md).
+        again = _bonuses(results, full, k, change, seen, performance)
+        bonuses = {p: again[p] or bonuses[p] for p in full}
+    return seen, change, performance, bonuses
 
 
 Faced = list[tuple[float, float]]

@@ -27,6 +27,8 @@ class Player:
     """A participant; `rating` None for a new player, `rated_games` played against rated players.
 
     `born` and `started` (the date he started playing) give age and experience for K.
+    `foreign`: `rating` is held fixed (a foreign player at his FIDE rating, not on the ICU
+    list): it counts for his opponents like a full rating and is never updated.
     """
 
     id: str
@@ -34,6 +36,7 @@ class Player:
     rated_games: int = 0
     born: date | None = None
     started: date | None = None
+    foreign: bool = False
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,8 @@ class Section:
         for p in self.players:
             if p.rating is None and p.rated_games:
                 raise ValueError(f"{p.id}: games against rated players but no rating")
+            if p.rating is None and p.foreign:
+                raise ValueError(f"{p.id}: a foreign player needs his fixed rating")
         for white, black, score in self.games:
             if white not in ids or black not in ids or white == black:
                 raise ValueError(f"game {white}–{black}: players must be two different entrants")
@@ -70,7 +75,7 @@ def rate_section(section: Section) -> SectionOutcome:
         faced = [(by_id[o].rating, s) for o, s in results[player.id]]
         opponents = [r for r, _ in faced if r is not None]
         score = sum(s for r, s in faced if r is not None)
-        if not opponents:
+        if not opponents or player.foreign:
             outcomes.append(not_rated(player.id, player.rating))
         elif player.rating is not None and not is_provisional(player.rated_games):
             outcomes.append(_continuous(player, player.rating, opponents, score, section.start))

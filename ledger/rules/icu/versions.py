@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
+from functools import partial
 
 from ledger.rules.fide.section import SectionOutcome
 from ledger.rules.icu import practice, section
+from ledger.rules.icu.algorithm import V1_1, V1_2, V1_3, Algorithm
 from ledger.rules.icu.section import Section
 
 FAMILY = "icu"  # `--rules icu`: the version in force on the section's start date
@@ -24,6 +26,13 @@ class IcuVersion:
     carries_published: bool
 
 
+def _practice(name: str, effective_from: date, algorithm: Algorithm) -> IcuVersion:
+    """The practice's rating with a later algorithm version; ratings carried as published."""
+    return IcuVersion(
+        name, effective_from, partial(practice.rate_section, algorithm=algorithm, rules=name), True
+    )
+
+
 VERSIONS: dict[str, IcuVersion] = {
     v.name: v
     for v in (
@@ -33,6 +42,15 @@ VERSIONS: dict[str, IcuVersion] = {
         # (ratings.icu.ie/articles/16): "New ratings are always rounded to the nearest integer",
         # and a start rating is the rating after the player's last tournament (articles/7).
         IcuVersion(practice.RULES, date(1999, 1, 1), practice.rate_section, True),
+        # Improvements to the ICU Rating Algorithm (articles/18, created 18 September 2012,
+        # last updated 14 February 2014), versions 1.1–1.3 "in the order they were implemented".
+        # The article's dates per version could not be read: 1.1 from the 2012-13 season, the
+        # first the ratings site published (AGM 2012 report: "used to publish the September
+        # rating list"); 1.2 from the 2013-14 season; 1.3 from the article's last update
+        # (docs/decisions.md, "ICU algorithm versions").
+        _practice("icu-2012", date(2012, 9, 1), V1_1),
+        _practice("icu-2013", date(2013, 9, 1), V1_2),
+        _practice("icu-2014", date(2014, 2, 14), V1_3),
     )
 }
 NAMES = (FAMILY, *VERSIONS)
