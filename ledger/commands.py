@@ -16,8 +16,10 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    SerializerFunctionWrapHandler,
     TypeAdapter,
     ValidationError,
+    model_serializer,
     model_validator,
 )
 from pydantic_core import ErrorDetails
@@ -248,7 +250,19 @@ class RecordOpeningBalance(Command):
 
 
 class SectionPlayer(Command):
+    """An entrant; `fixed_rating`: a rating held fixed in this section and never updated (the
+    ICU's foreign players at their FIDE rating), stored only when given so that entries
+    without it keep their bytes."""
+
     id: MemberId
+    fixed_rating: Rating | None = None
+
+    @model_serializer(mode="wrap")
+    def _given_only(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        fields = handler(self)
+        if fields.get("fixed_rating") is None:
+            fields.pop("fixed_rating", None)
+        return fields
 
 
 class Game(Command):

@@ -87,6 +87,7 @@ class OpeningBalanceRecorded(Fact, frozen=True, kw_only=True):
 
 class Entrant(msgspec.Struct, frozen=True):
     id: str
+    fixed_rating: Rating | None = None  # held fixed, never updated (ICU foreign players)
 
 
 class GameRecord(msgspec.Struct, frozen=True, kw_only=True):

@@ -259,6 +259,7 @@ class IcuRater(ForeignRater):
     def rate_games(self, item: Item, games: Games, pre: dict[str, Standing]) -> list[Change]:
         ids = list(pre)
         version = icu_version(date.fromisoformat(item.start))
+        fixed = {p.id: p.fixed_rating for p in item.event.players if p.fixed_rating is not None}
         outcome = version.rate(
             icu.Section(
                 date.fromisoformat(item.start),
@@ -266,10 +267,11 @@ class IcuRater(ForeignRater):
                 tuple(
                     icu.Player(
                         pid,
-                        pre[pid].rating,
+                        fixed.get(pid, pre[pid].rating),
                         pre[pid].games,
                         _date(_profile_field(self.profiles, pid, "birth_date")),
                         _date(_profile_field(self.profiles, pid, "playing_since")),
+                        foreign=pid in fixed,  # articles/17: foreign players held fixed
                     )
                     for pid in ids
                 ),
