@@ -489,12 +489,16 @@ def publish_list(
     from ledger import commands
     from ledger.application import RatingsLedger
     from ledger.commands import PublishList
+    from ledger.rules.rating_lists import off_schedule
 
     data = {"family": family, "name": name, "as_of": as_of}
     if cutoff_position is not None:
         data["cutoff_position"] = _number(cutoff_position)
     with reported():
         publication = commands.parse(PublishList, data)
+        note = off_schedule(publication.family, publication.as_of)
+        if note is not None:  # recorded all the same: the as-of date is the office's cut-off
+            typer.echo(f"warning: {note}", err=True)
         with closing(RatingsLedger(store)) as ledger:
             entries = ledger.publish_list(publication, actor=actor)
             print_entries(entries, ledger.receipt)
