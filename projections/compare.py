@@ -5,7 +5,7 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
-from projections.queries import names_in, rating_values
+from projections.queries import bonus_values, names_in, rating_values
 
 BUCKETS = (-100, -50, -10, -1, 0, 1, 10, 50, 100)
 
@@ -22,7 +22,8 @@ def diff(path_a: str, path_b: str, system: str | None = None, largest: int = 10)
     for low, high in zip((float("-inf"), *BUCKETS), (*BUCKETS, float("inf")), strict=True):
         histogram[_bucket(low, high)] = sum(1 for d in deltas if low <= d < high and d != 0)
     top = sorted(moved, key=lambda c: (-abs(c[1]), c[0]))[:largest]
-    names = names_in(path_b, sorted({p for (p, _), *_ in top}))
+    bonuses = _bonuses(path_a, path_b, system)
+    names = names_in(path_b, sorted({p for (p, _), *_ in top} | {x["player"] for x in bonuses}))
     return {
         "a": path_a,
         "b": path_b,
@@ -48,7 +49,23 @@ def diff(path_a: str, path_b: str, system: str | None = None, largest: int = 10)
             }
             for (p, s), d, ra, rb in top
         ],
+        "bonuses_changed": len(bonuses),
+        "players_gaining_a_bonus": len({x["player"] for x in bonuses if x["b"] > x["a"]}),
+        "bonuses": [{**x, "name": names.get(x["player"])} for x in bonuses[:largest]],
     }
+
+
+def _bonuses(path_a: str, path_b: str, system: str | None) -> list[dict[str, Any]]:
+    """Each change whose bonus points differ (a change without one counts as 0), the largest
+    difference first: who gained a bonus, in which section, and by how much."""
+    a, b = bonus_values(path_a, system), bonus_values(path_b, system)
+    out = [
+        {"player": p, "system": s, "item": i, "a": a.get(k, 0.0), "b": b.get(k, 0.0)}
+        for k in sorted(a.keys() | b.keys())
+        for p, s, i in (k,)
+        if a.get(k, 0.0) != b.get(k, 0.0)
+    ]
+    return sorted(out, key=lambda x: (-abs(x["b"] - x["a"]), x["player"], x["item"]))
 
 
 def _bucket(low: float, high: float) -> str:
@@ -73,6 +90,13 @@ def render(d: dict[str, Any]) -> str:
             f"{x['a']:9.2f} -> {x['b']:9.2f} "
             f"({x['change']:+.2f}; official {x['official']})"
             for x in d["largest"]
+        ],
+        f"bonuses: {d['bonuses_changed']} changed, "
+        f"{d['players_gaining_a_bonus']} players gaining a bonus:",
+        *[
+            f"  {x['player']} {x.get('name') or ''} {x['system']:<5} {x['item']}: "
+            f"bonus {x['a']:.2f} -> {x['b']:.2f} ({x['b'] - x['a']:+.2f})"
+            for x in d["bonuses"]
         ],
     ]
     return "\n".join(lines)

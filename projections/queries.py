@@ -689,6 +689,19 @@ def rating_values(path: str, system: str | None) -> dict[tuple[str, str], tuple[
     return {(p, s): (r, o, g) for p, s, r, o, g in rows}
 
 
+def bonus_values(path: str, system: str | None) -> dict[tuple[str, str, str], float]:
+    """(player, system, item key) → the bonus points of that change, from a read model file."""
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        query = "select player, system, item_key, bonus from history where bonus is not null"
+        rows = db.execute(
+            query + (" and system = ?" if system else ""), [system] if system else []
+        ).fetchall()
+    finally:
+        db.close()
+    return {(p, s, i): b for p, s, i, b in rows}
+
+
 def names_in(path: str, ids: Sequence[str]) -> dict[str, str]:
     """The names of those of `ids` that have one, from a read model file."""
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)

@@ -10,7 +10,7 @@ from ledger.application import RatingsLedger
 from ledger.entrypoints.cli import app
 from ledger.log import read_entries
 from projections import queries
-from projections.compare import diff
+from projections.compare import diff, render
 from projections.projector import View, WhatIf
 
 PLAYERS = [f"6000000{i}" for i in range(1, 7)]
@@ -67,6 +67,28 @@ def test_b_10_for_2025_changes_only_ratings_from_2025_sections(store, tmp_path):
     assert d["changed"] >= 1
     winner = next(x for x in d["largest"] if x["player"] == PLAYERS[0])
     assert winner["change"] > 0
+
+
+def test_the_diff_names_who_gained_a_bonus_under_b_10_and_by_how_much(store, tmp_path):
+    # §4.2: bonus = max(0, K(S − E) − B√m'): with B = 10 instead of 12 the 2025 winner's bonus
+    # grows (by 2√5 for m = 5, plus what his opponents' higher intermediate ratings add in
+    # Step 5). The diff lists each changed bonus with its value before and after; 2024 none.
+    build(store, tmp_path / "real.db")
+    amend = {"parameter": "bonus_multiplier", "value": 10, "effective": "2025-01-01"}
+    b10 = build(store, tmp_path / "b10.db", WhatIf(None, (amend,)))
+    d = diff(str(tmp_path / "real.db"), str(tmp_path / "b10.db"), "OTBR")
+    assert d["players_gaining_a_bonus"] == d["bonuses_changed"] >= 1
+    for x in d["bonuses"]:
+        assert x["item"].startswith("section:Y25") and x["b"] - x["a"] >= 2 * 5**0.5
+        row = next(
+            r for r in queries.history(b10, x["player"], "OTBR") if r["item_key"] == x["item"]
+        )
+        assert row["bonus"] == x["b"] and row["bonus_multiplier"] == 10.0
+    assert d["bonuses"][0]["player"] == PLAYERS[0]
+    line = (
+        f"bonuses: {d['bonuses_changed']} changed, {d['players_gaining_a_bonus']} players gaining"
+    )
+    assert f"{line} a bonus:" in render(d).splitlines()
 
 
 def test_b_12_from_february_2023_against_the_old_14(tmp_path):
