@@ -51,6 +51,7 @@ def diff(path_a: str, path_b: str, system: str | None = None, largest: int = 10)
         ],
         "bonuses_changed": len(bonuses),
         "players_gaining_a_bonus": len({x["player"] for x in bonuses if x["b"] > x["a"]}),
+        "new_bonuses": sum(1 for x in bonuses if x["a"] == 0),
         "bonuses": [{**x, "name": names.get(x["player"])} for x in bonuses[:largest]],
     }
 
@@ -92,7 +93,7 @@ def render(d: dict[str, Any]) -> str:
             for x in d["largest"]
         ],
         f"bonuses: {d['bonuses_changed']} changed, "
-        f"{d['players_gaining_a_bonus']} players gaining a bonus:",
+        f"{d['players_gaining_a_bonus']} players gaining a bonus ({d['new_bonuses']} new):",
         *[
             f"  {x['player']} {x.get('name') or ''} {x['system']:<5} {x['item']}: "
             f"bonus {x['a']:.2f} -> {x['b']:.2f} ({x['b'] - x['a']:+.2f})"

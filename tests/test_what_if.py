@@ -85,10 +85,9 @@ def test_the_diff_names_who_gained_a_bonus_under_b_10_and_by_how_much(store, tmp
         )
         assert row["bonus"] == x["b"] and row["bonus_multiplier"] == 10.0
     assert d["bonuses"][0]["player"] == PLAYERS[0]
-    line = (
-        f"bonuses: {d['bonuses_changed']} changed, {d['players_gaining_a_bonus']} players gaining"
-    )
-    assert f"{line} a bonus:" in render(d).splitlines()
+    assert d["new_bonuses"] == sum(1 for x in d["bonuses"] if x["a"] == 0)
+    gaining = f"{d['players_gaining_a_bonus']} players gaining a bonus ({d['new_bonuses']} new):"
+    assert f"bonuses: {d['bonuses_changed']} changed, {gaining}" in render(d).splitlines()
 
 
 def test_b_12_from_february_2023_against_the_old_14(tmp_path):
