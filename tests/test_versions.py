@@ -34,6 +34,8 @@ def test_bonus_multiplier_by_section_start_date(start, multiplier):
         (date(2020, 6, 1), "uschess-2020"),  # §8: "2020-06-01 Initialization ... blended"
         (date(2024, 2, 29), "uschess-2020"),
         (date(2024, 3, 1), "uschess-2024"),  # §8: "2024-03-01 Update FIDE-to-USChess conversion"
+        # B = 10 for 2025 events is a recorded amendment, not a text (docs/decisions.md)
+        (date(2025, 6, 1), "uschess-2024"),
     ],
 )
 def test_rules_version_is_chosen_by_start_date(start, name):

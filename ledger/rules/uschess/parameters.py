@@ -32,6 +32,8 @@ CFC = Conversion(1500, (-90.0, 1.0), (-240.0, 1.1))
 
 BASE_TIMELINES: dict[str, Timeline] = {
     # §8 of the 2024 text ("Bonus point threshold"), §4.2: B = 12 effective February 1, 2023.
+    # B = 10 for every 2025 event, decided in 2025 and applied retroactively, is in no text:
+    # a ledger records it as the amendment it was (RulesAmended; docs/decisions.md).
     "bonus_multiplier": Timeline(
         (
             (date.min, 10.0),
