@@ -9,6 +9,7 @@ each version sets. Dates: docs/decisions.md, "ICU algorithm versions".
 from datetime import date
 
 import pytest
+from projection_helpers import Ledger, round_robin
 
 from ledger.rules.icu import practice
 from ledger.rules.icu.algorithm import V1_0, V1_1, V1_2, V1_3
@@ -16,6 +17,8 @@ from ledger.rules.icu.practice import Player, Section, rate_section
 from ledger.rules.icu.provisional import game_performance
 from ledger.rules.icu.versions import VERSIONS, resolve
 from ledger.rules.rounding import round_half_up
+from projections.explain import explain, render
+from projections.projector import View
 
 START = date(2014, 6, 1)
 JUNIOR, ADULT = date(1995, 1, 1), date(1960, 1, 1)
@@ -178,3 +181,23 @@ def test_the_versions_name_their_outcomes():
     section = Section(START, START, tuple(players), tuple(games))
     assert VERSIONS["icu-2014"].rate(section).rules == "icu-2014"
     assert practice.rate_section(section).rules == "icu-1999"
+
+
+def test_the_icu_explain_lists_each_game_k_and_the_change(ledger, tmp_path):
+    # Issue 19: "its explain lists the games, the opponents' ratings, K and the change". p (1800,
+    # K 24 by the default dates) beats q (1700) and draws r (1900) in a 2024 section (icu-2014).
+    p, q, r = "40000001", "40000002", "40000003"
+    led = Ledger(ledger)
+    led.register(p, q, r, adult=True)
+    for who, rating in ((p, 1800.0), (q, 1700.0), (r, 1900.0)):
+        led.opening(who, "ICU", rating, 100)
+    section = round_robin("ICU1", [p, q, r], "2024-06-01", results={(p, r): "1/2-1/2"})
+    led.submit(section)
+    view = View(tmp_path / "icu.db", "icu")
+    led.catch_up(view)
+    out = explain(view, p, "ICU", section="ICU1")
+    change = 24 * (1.5 - e(1800, 1700) - e(1800, 1900))
+    assert out["rules"]["version"] == "icu-2014" and out["result"]["recomputes"]
+    assert out["values"]["k"] == 24 and out["values"]["rating_change"] == pytest.approx(change)
+    assert out["values"]["games"] == [[q, 1700.0, 1.0], [r, 1900.0, 0.5]]
+    assert f'  games: [["{q}", 1700.0, 1.0], ["{r}", 1900.0, 0.5]]' in render(out).splitlines()

@@ -85,16 +85,19 @@ def rate_section(
     for player in section.players:
         pid = player.id
         faced = _opponents(results[pid], seen, performance)
+        who = tuple(o for o, _ in results[pid] if o in seen or o in performance)
         if not faced or pid not in performance:
             outcomes.append(not_rated(pid, player.rating))
         elif pid in fixed:
             outcomes.append(replace(not_rated(pid, player.rating), reason=FOREIGN))
         elif pid in full:
-            outcomes.append(
-                _full(player, full[pid], change[pid], bonuses[pid], k[pid], faced, performance[pid])
+            outcome = _full(
+                player, full[pid], change[pid], bonuses[pid], k[pid], faced, performance[pid]
             )
+            outcomes.append(replace(outcome, opponents=who, results=tuple(faced)))
         else:
-            outcomes.append(_provisional(player, performance[pid], faced))
+            outcome = _provisional(player, performance[pid], faced)
+            outcomes.append(replace(outcome, opponents=who, results=tuple(faced)))
     return SectionOutcome(rules, True, tuple(outcomes))
 
 
