@@ -85,7 +85,7 @@ class OpeningBalanceRecorded(Fact, frozen=True, kw_only=True):
 # Sections and matches
 
 
-class Entrant(msgspec.Struct, frozen=True):
+class Entrant(msgspec.Struct, frozen=True, omit_defaults=True):
     id: str
     fixed_rating: Rating | None = None  # held fixed, never updated (ICU foreign players)
 
