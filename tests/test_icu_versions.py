@@ -147,6 +147,18 @@ def test_version_1_2_counts_a_bonus_receiver_at_his_re_rated_rating():
         assert (a_seen == pytest.approx(out.player("A").post)) is published
 
 
+@pytest.mark.parametrize("algorithm", [V1_0, V1_1, V1_2, V1_3])
+def test_a_full_rated_players_change_is_k_times_a_minus_e_against_the_games_listed(algorithm):
+    # articles/16: R = Ro + K × (A − E), plus any bonus (articles/12); the games an outcome lists
+    # are the ratings that change was computed against, also after the re-rating.
+    players, games = with_two_unrated_players()
+    for o in rate(players, games, algorithm).players:
+        if o.k is not None:
+            elo = sum(o.k * (s - e(o.pre, r)) for r, s in o.results)
+            assert o.rating_change == pytest.approx(elo + o.bonus)
+            assert o.expected == pytest.approx(sum(e(o.pre, r) for r, _ in o.results))
+
+
 @pytest.mark.parametrize(
     ("algorithm", "n1", "n2"),
     [

@@ -77,15 +77,17 @@ def rate_section(
     seen = held
     change = _changes(results, full, k, seen, performance)
     bonuses = _bonuses(results, full, k, change, seen, performance)
+    elo = (seen, performance)  # what the full-rated players' changes were computed against
     if any(bonuses.values()):
-        seen, change, performance, bonuses = _re_rate(
+        seen, change, performance, bonuses, elo = _re_rate(
             results, full, held, prior, k, change, bonuses, performance, algorithm
         )
     outcomes = []
     for player in section.players:
         pid = player.id
-        faced = _opponents(results[pid], seen, performance)
-        who = tuple(o for o, _ in results[pid] if o in seen or o in performance)
+        against = elo if pid in full else (seen, performance)
+        faced = _opponents(results[pid], *against)
+        who = tuple(o for o, _ in results[pid] if o in against[0] or o in against[1])
         if not faced or pid not in performance:
             outcomes.append(not_rated(pid, player.rating))
         elif pid in fixed:
@@ -101,6 +103,9 @@ def rate_section(
     return SectionOutcome(rules, True, tuple(outcomes))
 
 
+Ratings = dict[str, float]
+
+
 def _re_rate(
     results: Results,
     full: dict[str, float],
@@ -111,13 +116,15 @@ def _re_rate(
     bonuses: dict[str, float],
     performance: dict[str, float],
     algorithm: Algorithm,
-) -> tuple[dict[str, float], dict[str, float], dict[str, float], dict[str, float]]:
+) -> tuple[Ratings, Ratings, Ratings, Ratings, tuple[Ratings, Ratings]]:
     """Bonus Points, "Compensating Opponents": "the tournament is re-rated from scratch with one
     difference: ... any players who received a bonus start with their post-tournament ratings
-    (including bonuses) from the initial calculation." Returns the ratings opponents saw, the
-    changes, the performances and the bonuses after it."""
+    (including bonuses) from the initial calculation." Returns the ratings the provisional
+    players were estimated against, the changes, the performances, the bonuses and the ratings
+    and estimates the changes were computed against."""
     seen = {p: r + change[p] + bonuses[p] if bonuses.get(p) else r for p, r in held.items()}
     change = _changes(results, full, k, seen, performance)
+    elo = (seen, performance)
     if algorithm.update_bonuses:  # 1.2: a receiver counts at start + bonus + re-rated change
         seen = {
             p: full[p] + bonuses[p] + change[p] if bonuses.get(p) else r for p, r in seen.items()
@@ -130,7 +137,7 @@ def _re_rate(
         # qualifies keeps the first one (the ICU's program, docs/decisions.md).
         again = _bonuses(results, full, k, change, seen, performance)
         bonuses = {p: again[p] or bonuses[p] for p in full}
-    return seen, change, performance, bonuses
+    return seen, change, performance, bonuses, elo
 
 
 Faced = list[tuple[float, float]]
