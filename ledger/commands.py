@@ -29,7 +29,7 @@ from ledger.domain import InvalidCommand
 from ledger.errors import field_path
 from ledger.results import RATED_RESULTS
 from ledger.rules import FAMILIES
-from ledger.rules.time_controls import parse_time_control
+from ledger.rules.time_controls import NOT_GIVEN, parse_time_control
 from ledger.rules.uschess.parameters import BASE_TIMELINES, parse_parameter_value
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.versions import VERSIONS
@@ -184,6 +184,19 @@ class CfcRating(Command):
     date: IsoDate | None = None
 
 
+class ReportedRating(Command):
+    """A rating a tournament file reported, with the kind of its event (`online`, a FIDE list
+    name, `unknown`): kept as what it is, never read as a FIDE rating."""
+
+    rating: Rating
+    date: IsoDate | None = None
+    kind: Text | None = None
+
+
+BirthYear = Annotated[int, Field(ge=1850, le=2100)]
+LATER_FIELDS = ("federation", "birth_year", "reported_rating")
+
+
 class RegisterPlayer(Command):
     """A player file item; fields left out keep their registered value on re-registration."""
 
@@ -199,11 +212,18 @@ class RegisterPlayer(Command):
     fide_id: FideId | None = None
     title: Literal["GM", "IM", "FM", "CM", "WGM", "WIM", "WFM", "WCM"] | None = None
     sex: Literal["m", "w"] | None = None
+    federation: Federation | None = None
+    birth_year: BirthYear | None = None
+    reported_rating: ReportedRating | None = None
 
     def profile(self, base: dict[str, Any] | None = None) -> dict[str, Any]:
-        """The full profile: `base` with the fields this item gives replaced."""
+        """The full profile: `base` with the fields this item gives replaced (the fields added
+        in issue 20 only when given, so that entries without them keep their bytes)."""
         fields = self.event_fields()
         del fields["id"]
+        for name in LATER_FIELDS:
+            if fields[name] is None:
+                del fields[name]
         if base is None:
             return fields
         given = {name: fields[name] for name in self.model_fields_set if name != "id"}
@@ -363,7 +383,8 @@ class SubmitSection(Command):
     def _consistent(self) -> "SubmitSection":
         _check_dates(self.start_date, self.end_date)
         _check_system(self.system, self.online)
-        if self.rules is None or self.rules.startswith("uschess"):
+        uschess = self.rules is None or self.rules.startswith("uschess")
+        if uschess and self.time_control != NOT_GIVEN:  # not given: recorded, never rated
             _check_time_control(self.time_control)
         listed = _check_players(self.players)
         _check_games(self.games, listed)

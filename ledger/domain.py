@@ -30,6 +30,11 @@ def fact(name: str) -> Callable[[F], F]:
     return event(name, topic=TOPIC_PREFIX + name)
 
 
+def _given(**fields: Any) -> dict[str, Any]:
+    """The profile fields added later (issue 20), only when given: older profiles compare equal."""
+    return {k: v for k, v in fields.items() if v is not None}
+
+
 def player_key(member_id: str) -> UUID:
     return uuid5(NAMESPACE, "player:" + member_id)
 
@@ -80,6 +85,9 @@ class Player(Aggregate):
         fide_id: str | None = None,
         title: str | None = None,
         sex: str | None = None,
+        federation: str | None = None,
+        birth_year: int | None = None,
+        reported_rating: dict[str, Any] | None = None,
     ) -> None:
         self.member_id = member_id
         self.profile = {
@@ -94,6 +102,7 @@ class Player(Aggregate):
             "fide_id": fide_id,
             "title": title,
             "sex": sex,
+            **_given(federation=federation, birth_year=birth_year, reported_rating=reported_rating),
         }
         self.opening_balances: set[str] = set()
 
@@ -113,6 +122,9 @@ class Player(Aggregate):
         fide_id: str | None = None,
         title: str | None = None,
         sex: str | None = None,
+        federation: str | None = None,
+        birth_year: int | None = None,
+        reported_rating: dict[str, Any] | None = None,
     ) -> None:
         self.profile = {
             "name": name,
@@ -126,6 +138,7 @@ class Player(Aggregate):
             "fide_id": fide_id,
             "title": title,
             "sex": sex,
+            **_given(federation=federation, birth_year=birth_year, reported_rating=reported_rating),
         }
 
     def check_no_opening_balance(self, system: str) -> None:

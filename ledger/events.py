@@ -45,6 +45,14 @@ class ForeignRecord(msgspec.Struct, frozen=True, kw_only=True):
     federation: str | None = None
 
 
+class ReportedRecord(msgspec.Struct, frozen=True, kw_only=True):
+    """A rating a tournament file reported, of the kind of its event (not a FIDE rating)."""
+
+    rating: Rating
+    date: Day | None = None
+    kind: str | None = None
+
+
 class PlayerRegistered(Fact, frozen=True, kw_only=True):
     member_id: str
     name: str | None = None
@@ -58,6 +66,9 @@ class PlayerRegistered(Fact, frozen=True, kw_only=True):
     fide_id: str | None = None
     title: str | None = None
     sex: str | None = None
+    federation: str | None = None
+    birth_year: int | None = None
+    reported_rating: ReportedRecord | None = None
 
 
 class PlayerProfileUpdated(PlayerRegistered, frozen=True, kw_only=True):

@@ -22,7 +22,7 @@ from ledger.rules.fide.versions import FideVersion
 from ledger.rules.fide.versions import resolve as fide_version
 from ledger.rules.icu import section as icu
 from ledger.rules.icu.versions import resolve as icu_version
-from ledger.rules.time_controls import parse_time_control
+from ledger.rules.time_controls import known_time_control
 from projections.items import Item
 from projections.rating import Change, change
 from projections.standing import Standing
@@ -37,7 +37,8 @@ def rateable(item: Item) -> bool:
     """Over-the-board sections and matches at a regular time control (docs/decisions.md)."""
     if item.kind not in ("section", "match") or item.event.online:
         return False
-    return parse_time_control(item.event.time_control).total >= REGULAR_FROM
+    known = known_time_control(item.event.time_control)
+    return known is not None and known.total >= REGULAR_FROM
 
 
 Games = tuple[tuple[str, str, float], ...]
@@ -140,7 +141,10 @@ class FideRater(ForeignRater):
         if item.kind == "opening" or item.kind not in ("section", "match") or item.event.online:
             return super().rate(item) if item.kind == "opening" else []
         version = fide_version(date.fromisoformat(item.end))
-        minutes = parse_time_control(item.event.time_control).total
+        known = known_time_control(item.event.time_control)
+        if known is None:
+            return []
+        minutes = known.total
         system = list_for_time(version, minutes)
         if system is None:
             return []

@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 from ledger.events import ForeignRecord, PlayerRegistered, encode_value
 from ledger.results import RATED_RESULTS
 from ledger.rules.rounding import round_half_up
-from ledger.rules.time_controls import parse_time_control
+from ledger.rules.time_controls import known_time_control, parse_time_control
 from ledger.rules.uschess import floors
 from ledger.rules.uschess.effective_games import n_star
 from ledger.rules.uschess.fide_adjustment import (
@@ -201,7 +201,10 @@ class Rater:
         p = item.event
         rules = self.rules(p.start_date, p.rules if _uschess(p.rules) else None)
         version = rules.version
-        total = parse_time_control(p.time_control).total
+        known = known_time_control(p.time_control)
+        if known is None:
+            return []
+        total = known.total
         if p.system:
             systems = [System(p.system)]
         else:

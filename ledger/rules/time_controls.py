@@ -21,6 +21,18 @@ class TimeControl:
         return self.main_minutes + self.delay_seconds
 
 
+NOT_GIVEN = "not given"  # a section whose report gives no time control: recorded, never rated
+
+
+def known_time_control(text: str) -> TimeControl | None:
+    """The time control, or None when the report did not give one (`NOT_GIVEN`) or gave text
+    the ledger cannot read (a family that records a time control as written)."""
+    try:
+        return parse_time_control(text)
+    except ValueError:
+        return None
+
+
 _SEPARATOR = re.compile(r"[\s;,]*")
 _PERIOD = re.compile(r"(?:(?P<moves>\d+)|(?P<sudden>game|g|sd))\s*/\s*(?P<minutes>\d+)", re.I)
 _BONUS = re.compile(r"(?:delay|inc|d|\+)\s*/?\s*(?P<seconds>\d+)", re.I)

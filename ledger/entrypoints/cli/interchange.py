@@ -97,13 +97,18 @@ def import_trf(
     end: Annotated[str | None, typer.Option("--end", help="End date, instead of 052")] = None,
     online: Online = False,
     rules: Annotated[str | None, typer.Option("--rules", help="uschess, fide or icu")] = None,
+    partial: Annotated[
+        bool,
+        typer.Option("--partial", help="Import the rounds played of a tournament in progress"),
+    ] = False,
     dry_run: DryRun = False,
     register: Register = False,
     as_json: Summary = False,
     store: Store = DEFAULT_STORE,
 ) -> None:
-    """Submit the section of a TRF: its players (with what the file says of them), rounds,
-    colours, results, forfeits and byes."""
+    """Submit the section of a TRF: its players (with what the file says of them; players
+    without a FIDE id get a member id the ledger assigns), rounds, colours, results, forfeits
+    and byes."""
     from ledger.application import RatingsLedger
     from ledger.entrypoints.interchange import trf, validated
 
@@ -121,20 +126,26 @@ def import_trf(
             end=_day("--end", end),
             online=online,
             rules=rules,
+            partial=partial,
         )
         section = validated(imported)
         players = {matches[p.start].member: p for p in report.players}
+        kind = trf.rating_kind(section.online, section.time_control, section.start_date)
 
         def profile(member: str) -> dict[str, Any]:
-            return trf.profile(players[member], member, section.start_date)
+            return trf.profile(players[member], member, section.start_date, kind)
 
         files = [{"file": str(file), "records": len(report.players)}]
+        warnings = report.warnings + trf_notes(report, section, partial)
         summary, entries = _submit(
-            ledger, [imported], [section], actor, register, profile, files, report.warnings
+            ledger, [imported], [section], actor, register, profile, files, warnings
         )
         summary["matched"] = [
-            {"start": n, "member": m.member, "by": m.how} for n, m in sorted(matches.items())
+            {"start": n, "member": m.member, "by": m.how, "name": report_names[n]}
+            for n, m in sorted(matches.items())
+            for report_names in [{p.start: p.name for p in report.players}]
         ]
+        summary["sections"][0] |= section_notes(section)
     summary |= receipt_fields(ledger.receipt)
     _report(summary, entries, [section], dry_run, as_json, listed=False)
 
@@ -347,11 +358,53 @@ def _report(
         typer.echo(f"read {f['file']}: {records}", err=dry_run)
     for warning in summary["warnings"]:
         typer.echo(f"warning: {warning}", err=True)
+    for s in summary["sections"]:
+        for family, reason in s.get("not_rated", {}).items():
+            typer.echo(f"{s['section_id']}: not rated under {family}: {reason}", err=dry_run)
+    for m in summary.get("matched", []):
+        if m["by"] == "assigned":
+            typer.echo(f"player {m['start']} {m['name']}: member {m['member']}", err=dry_run)
     if dry_run:
         submitted = [s.model_dump(mode="json", exclude_none=True) for s in sections]
         print_json(submitted if listed else submitted[0])
     else:
         print_entries(entries, summary.get("receipt"))
+
+
+def trf_notes(report: Any, section: SubmitSection, partial: bool) -> list[str]:
+    """What the import decided about the file beyond its lines: online, in progress, the
+    time control it did not give, the member ids the ledger assigned."""
+    from ledger.entrypoints.interchange import trf, trf_header
+    from ledger.rules.time_controls import NOT_GIVEN
+
+    notes = []
+    detected = trf_header.online(report.header)
+    if detected is not None:
+        notes.append(f"{detected}: played online (the section is recorded as online)")
+    why = trf.in_progress(report)
+    if why is not None and partial:
+        notes.append(f"{report.source}: in progress ({why}); only the rounds played are imported")
+    if section.time_control == NOT_GIVEN:
+        notes.append(f"{report.source}: no time control (122/222); recorded as not given")
+    assigned = trf.assigned_ids(report)
+    if assigned:
+        notes.append(
+            f"{report.source}: {len(assigned)} players without a FIDE id get the member ids "
+            "the ledger assigns (see matched)"
+        )
+    return notes
+
+
+def section_notes(section: SubmitSection) -> dict[str, Any]:
+    """Each rules family's reason for rating none of the section's games (none: it rates them)."""
+    from ledger.rules import FAMILIES
+    from ledger.rules.not_rated import section_not_rated
+
+    reasons = {
+        f: section_not_rated(f, section.time_control, section.online, section.start_date)
+        for f in FAMILIES
+    }
+    return {"not_rated": {f: r for f, r in reasons.items() if r is not None}}
 
 
 def _registered(ledger: RatingsLedger) -> dict[str, str | None]:

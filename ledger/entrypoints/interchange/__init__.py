@@ -106,6 +106,7 @@ class ResultCodes:
     both_byes: Mapping[tuple[str, str], str]  # both codes → the bye each player gets instead
     no_opponent: Mapping[str, str]  # a code without an opponent → the bye
     needs_colour: frozenset[str]
+    absent: frozenset[str] = frozenset()  # codes without an opponent: not played, no bye
 
 
 def grid_to_section(
@@ -132,6 +133,8 @@ def grid_to_section(
             entry = entrant.entry(number, codes.blank)
             where = f"{entrant.where}: round {number}"
             if entry.opponent is None:
+                if entry.code in codes.absent:
+                    continue
                 if entry.code not in codes.no_opponent:
                     raise InvalidCommand((), f"{where} result {entry.code!r} needs an opponent")
                 bye(number, entrant, codes.no_opponent[entry.code])

@@ -23,7 +23,7 @@ _UNIT = rf"(?:{_MOVES}|{_HOURS}|{_MINUTES})"
 _PIECE = re.compile(r"(?P<separators>[\s+,;]*)(?P<piece>[^+,;]+)")
 _SUDDEN_DEATH = re.compile(rf"(?:game|g|sd)\s*/\s*(?P<time>\d+)\s*(?P<unit>{_HOURS}|{_MINUTES})?")
 _PERIOD = re.compile(
-    rf"(?P<a>\d+)\s*(?P<unit_a>{_UNIT})?\s*(?:/|\bin\b)\s*(?P<b>\d+)\s*(?P<unit_b>{_UNIT})?"
+    rf"(?P<a>\d+)\s*(?P<unit_a>{_UNIT})?\s*(?:/|\bin\b|x|×)\s*(?P<b>\d+)\s*(?P<unit_b>{_UNIT})?"
 )
 _BARE = re.compile(rf"(?P<time>\d+)\s*(?P<unit>{_HOURS}|{_MINUTES})?")
 _BONUS_AFTER = re.compile(

@@ -9,10 +9,12 @@ blanks for none), the colour (`w`, `b`, `-`) and the result code.
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import re
+from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -27,7 +29,11 @@ from ledger.entrypoints.interchange import (
     derived_id,
     grid_to_section,
 )
+from ledger.entrypoints.interchange import trf_header as header
 from ledger.entrypoints.interchange.time_controls import ledger_time_control
+from ledger.rules.fide.rate_of_play import STANDARD, list_for_time
+from ledger.rules.fide.versions import resolve as fide_version
+from ledger.rules.time_controls import NOT_GIVEN, known_time_control
 
 ROUND_COLUMN = 92  # TRF16: "round 1 starting at position 92; round 2 at 102 …"
 ROUND_WIDTH = 10
@@ -56,6 +62,8 @@ TRF_CODES = ResultCodes(
     | {"Z": "zero", " ": "zero", "-": "zero"},
     needs_colour=frozenset("10=WDL"),
 )
+# TRF-2026 team files: `0000 - -` (or blank) is a board the player was not fielded on.
+TEAM_CODES = replace(TRF_CODES, blank="N", absent=frozenset("N- "))
 TAG_NAMES = {
     "012": "tournament name",
     "042": "start date",
@@ -65,6 +73,7 @@ TAG_NAMES = {
 _DATE = re.compile(r"(\d{4})[/.-](\d{1,2})[/.-](\d{1,2})")
 _FEDERATION = re.compile(r"[A-Z]{3}")
 _YEAR = re.compile(r"(\d{4})(?:[/.-]0{1,2}[/.-]0{1,2})?")
+_BYE_NAME = re.compile(r"spielfrei|bye|free|exempt|bye player|pairing-allocated bye", re.I)
 # TRF16 titles: "GM=g, IM=m, WGM=wg, FM=f, WIM=wm, CM=c, WFM=wf, WCM=wc" (also written long).
 TITLES = {"g": "GM", "m": "IM", "wg": "WGM", "f": "FM", "wm": "WIM", "c": "CM", "wf": "WFM"}
 TITLES |= {"wc": "WCM"} | {
@@ -86,6 +95,7 @@ class TrfPlayer:
     rating: int | None = None
     federation: str | None = None
     birth_date: date | None = None
+    birth_year: int | None = None
     warnings: tuple[str, ...] = ()
 
 
@@ -96,13 +106,29 @@ class TrfReport:
     source: str
     tags: Mapping[str, tuple[int, str]]
     players: tuple[TrfPlayer, ...]
+    skipped: tuple[str, ...] = ()
 
     def where(self, player: TrfPlayer) -> str:
         return f"{self.source} line {player.line} (player {player.start})"
 
     @property
     def warnings(self) -> list[str]:
-        return [f"{self.where(p)}: {w}" for p in self.players for w in p.warnings]
+        return [*self.skipped, *(f"{self.where(p)}: {w}" for p in self.players for w in p.warnings)]
+
+    @property
+    def header(self) -> dict[str, tuple[str, str]]:
+        """Each tournament line's text and place (`file line 4`), by tag."""
+        return {tag: (text, f"{self.source} line {line}") for tag, (line, text) in self.tags.items()}
+
+    @property
+    def team(self) -> bool:
+        """A team tournament's file (TRF-2026 013/310 team lines, 082, a team 092/192)."""
+        return header.is_team_file(self.header, "013" in self.tags or "310" in self.tags)
+
+    @property
+    def rounds_played(self) -> int:
+        """The last round with a game in it (byes entered ahead of a round do not count)."""
+        return max((e.round for p in self.players for e in p.rounds if e.opponent), default=0)
 
     def tag(self, tag: str) -> tuple[str, str] | None:
         """The text of a tournament tag and where it is, if the file has it."""
@@ -128,12 +154,17 @@ def read_trf(path: Path) -> TrfReport:
 
 
 def parse_trf(text: str, source: str) -> TrfReport:
-    """The tags and player lines of a TRF; comment (`###`) and unknown lines are skipped."""
+    """The tags and player lines of a TRF; comment (`###`) and unknown lines are skipped, and so
+    is a line for the bye (`spielfrei`, `bye`) that pairing programs list as a player."""
     tags: dict[str, tuple[int, str]] = {}
     players: dict[int, TrfPlayer] = {}
+    skipped: list[str] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if line.startswith("001"):
             player = _player(line, number, source)
+            if _BYE_NAME.fullmatch(player.name) and all(e.opponent is None for e in player.rounds):
+                skipped.append(f"{source} line {number}: {player.name!r} is the bye, not a player")
+                continue
             if player.start in players:
                 raise InvalidCommand(
                     (),
@@ -141,11 +172,12 @@ def parse_trf(text: str, source: str) -> TrfReport:
                     f"{players[player.start].line}",
                 )
             players[player.start] = player
-        elif line[:3].isdigit():
+        elif line[:3].isdigit() or line[:3] == "XXR":
             tags.setdefault(line[:3], (number, line[4:].strip()))
     if len(players) < 2:
         raise InvalidCommand((), f"{source}: {len(players)} player lines (001); a section has 2+")
-    return TrfReport(source, tags, tuple(sorted(players.values(), key=lambda p: p.start)))
+    ordered = tuple(sorted(players.values(), key=lambda p: p.start))
+    return TrfReport(source, tags, ordered, tuple(skipped))
 
 
 def _player(line: str, number: int, source: str) -> TrfPlayer:
@@ -174,10 +206,7 @@ def _player(line: str, number: int, source: str) -> TrfPlayer:
         raise InvalidCommand(
             (), f"{where}: federation {federation!r} (columns 54-56) is not a FIDE federation code"
         )
-    birth_date, warnings = _birth_date(line[69:79].strip(), where)
-    if federation and not (rating and int(rating)):
-        # The profile's federation is the FIDE rating's flag (`fide.federation`), nothing else.
-        warnings += (f"federation {federation} without a FIDE rating; not stored",)
+    birth_date, birth_year = _birth_date(line[69:79].strip(), where)
     rounds: list[Entry] = []
     column = ROUND_COLUMN - 1
     while column < len(line.rstrip()):
@@ -195,21 +224,23 @@ def _player(line: str, number: int, source: str) -> TrfPlayer:
         rating=int(rating) if rating and int(rating) else None,
         federation=federation or None,
         birth_date=birth_date,
-        warnings=warnings,
+        birth_year=birth_year,
     )
 
 
-def _birth_date(text: str, where: str) -> tuple[date | None, tuple[str, ...]]:
-    """TRF16's `YYYY/MM/DD`; a year alone (`1988`, `1988/00/00`) is not a date the rules use."""
+def _birth_date(text: str, where: str) -> tuple[date | None, int | None]:
+    """TRF16's `YYYY/MM/DD` (also `YYYY.MM.DD`); a year alone (`1988`, `1988/00/00`) is kept as
+    the birth year, not as a date (the rules age a player from a date)."""
     if not text:
-        return None, ()
-    if _YEAR.fullmatch(text):
-        return None, (f"birth date {text!r} gives only the year; not stored",)
+        return None, None
+    if year := _YEAR.fullmatch(text):
+        return None, int(year[1])
     match = _DATE.fullmatch(text)
     try:
         if match is None:
             raise ValueError
-        return date(*(int(g) for g in match.groups())), ()
+        born = date(*(int(g) for g in match.groups()))
+        return born, born.year
     except ValueError:
         raise InvalidCommand(
             (), f"{where}: birth date {text!r} (columns 70-79) is not a date (YYYY/MM/DD)"
@@ -315,40 +346,45 @@ def to_section(
     end: date | None = None,
     online: bool = False,
     rules: str | None = None,
+    partial: bool = False,
 ) -> Imported:
     """The section file content of a TRF; options given replace what the file says.
 
-    `members` gives each starting rank's member id (default: the FIDE id, see `match`).
+    `members` gives each starting rank's member id (default: the FIDE id, see `match`). A file
+    whose XXR (or 142) announces more rounds than were played is refused unless `partial`: then
+    the rounds played are the section. In a team file a round without an opponent and without
+    a point is a board the player did not play, not a bye.
     """
     origins: dict[FieldPath, str] = {}
     name, origins[("event_name",)] = _required(report, "012")
     start, origins[("start_date",)] = _date_of(report, "042", start, "--start")
     end, origins[("end_date",)] = _date_of(report, "052", end, "--end")
-    if time_control is None:
-        time_control, origins[("time_control",)] = _time_control(report, rules)
-    else:
-        origins[("time_control",)] = "--time-control"
+    time_control, origins[("time_control",)] = _time_control(report, time_control, rules)
     if section_id is None:
         section_id = derived_id(start, name)
     else:
         origins[("section_id",)] = "--section-id"
+    rounds = report.rounds_played
+    _check_complete(report, rounds, partial)
     entrants = [
         Entrant(
             p.start,
             members[p.start] if members else _fide_id(report, p),
             report.where(p),
-            p.rounds,
+            p.rounds[:rounds],
         )
         for p in report.players
     ]
     for i, e in enumerate(entrants):
         origins[("players", i)] = e.where
-    rounds = max(_last_round(p) for p in report.players)
-    games, byes = grid_to_section(entrants, rounds, TRF_CODES, origins)
+    codes = TEAM_CODES if report.team else TRF_CODES
+    if not partial:
+        rounds = max(_last_round(p) for p in report.players)
+    games, byes = grid_to_section(entrants, rounds, codes, origins)
     data: dict[str, Any] = {
         "section_id": section_id,
         "event_name": name,
-        "online": online,
+        "online": online or header.online(report.header) is not None,
         "time_control": time_control,
         "start_date": start.isoformat(),
         "end_date": end.isoformat(),
@@ -363,6 +399,24 @@ def to_section(
     return Imported(data, report.source, origins)
 
 
+def in_progress(report: TrfReport) -> str | None:
+    """Why the file is a tournament still being played (None: it is complete)."""
+    announced = header.rounds_announced(report.header)
+    if announced is None or announced <= report.rounds_played:
+        return None
+    return f"{announced} rounds announced (XXR/142), {report.rounds_played} played"
+
+
+def _check_complete(report: TrfReport, rounds: int, partial: bool) -> None:
+    why = in_progress(report)
+    if why is not None and not partial:
+        raise InvalidCommand(
+            (),
+            f"{report.source}: the tournament is in progress ({why}); give --partial to "
+            f"import the {rounds} rounds played",
+        )
+
+
 def _required(report: TrfReport, tag: str, option: str | None = None) -> tuple[str, str]:
     found = report.tag(tag)
     if found is None or not found[0]:
@@ -375,42 +429,58 @@ def _date_of(report: TrfReport, tag: str, given: date | None, option: str) -> tu
     if given is not None:
         return given, option
     text, where = _required(report, tag, option)
-    match = _DATE.fullmatch(text)
     try:
-        if match is None:
-            raise ValueError
-        return date(*(int(g) for g in match.groups())), where
-    except ValueError:
-        raise InvalidCommand(
-            (), f"{where}: {TAG_NAMES[tag]} {text!r} is not a date (YYYY/MM/DD)"
-        ) from None
-
-
-def _time_control(report: TrfReport, rules: str | None) -> tuple[str, str]:
-    """The 122 text in the ledger's notation; as written when the rules do not read it."""
-    text, where = _required(report, "122", "--time-control")
-    try:
-        return ledger_time_control(text), where
+        return header.read_date(text), where
     except ValueError as exc:
+        raise InvalidCommand((), f"{where}: {TAG_NAMES[tag]} {exc}; give {option}") from None
+
+
+def _time_control(report: TrfReport, given: str | None, rules: str | None) -> tuple[str, str]:
+    """`--time-control` or the file's (122, else 222), in the ledger's notation; text the
+    rules do not read is kept as written under a family that records it so, and a file that
+    gives none records `not given` (the section is recorded and not rated)."""
+    if given is not None:
+        try:
+            return ledger_time_control(given), "--time-control"
+        except ValueError as exc:
+            raise InvalidCommand((), f"--time-control: {exc}") from None
+    try:
+        found = header.time_control(report.header)
+    except ValueError as exc:
+        text, where = report.header.get("122", ("", report.source))
         if rules is not None and not rules.startswith("uschess"):
             return text, where
         raise InvalidCommand(
-            (), f"{where}: {exc}; give it with --time-control, e.g. --time-control 'G/90;+30'"
+            (), f"{exc}; give it with --time-control, e.g. --time-control 90+30"
         ) from None
+    if found is None:
+        return NOT_GIVEN, report.header.get("122", ("", report.source))[1]
+    return found
 
 
 def _fide_id(report: TrfReport, player: TrfPlayer) -> str:
-    if player.fide_id is None:
-        raise InvalidCommand(
-            (), f"{report.where(player)}: no FIDE id (columns 58-68) and not in --map; give --map"
-        )
-    return player.fide_id
+    return player.fide_id or assigned_ids(report)[player.start]
+
+
+def assigned_ids(report: TrfReport) -> dict[int, str]:
+    """The member id the ledger gives each player without a FIDE id: `X` and 8 hex digits of
+    the SHA-256 of the name (case and spacing folded), birth year and federation, so the same
+    person in the next file of the same organizer gets the same id; two such lines in one file
+    that agree on all three are told apart by their starting rank."""
+    ids: dict[int, str] = {}
+    for p in report.players:
+        if p.fide_id is None:
+            key = f"{' '.join(p.name.casefold().split())}|{p.birth_year or ''}|{p.federation or ''}"
+            ids[p.start] = "X" + hashlib.sha256(key.encode()).hexdigest()[:8].upper()
+    counts = Counter(ids.values())
+    return {n: f"{m}-{n}" if counts[m] > 1 else m for n, m in ids.items()}
 
 
 @dataclass(frozen=True)
 class Match:
     """A TRF player's member id, and how it was found: `map`, `fide_id` (a member whose
-    profile has it), `member` (a member whose id it is) or `new` (to be registered)."""
+    profile has it), `member` (a member whose id it is), `new` (to be registered), or
+    `assigned` (no FIDE id: the id the ledger gives, see `assigned_ids`)."""
 
     member: str
     how: str
@@ -429,12 +499,16 @@ def match(
         if fide_id is not None:
             holders.setdefault(fide_id, []).append(member)
     matches: dict[int, Match] = {}
+    assigned = assigned_ids(report)
     for p in report.players:
         if id_map is not None and p.start in id_map.by_start:
             matches[p.start] = Match(id_map.by_start[p.start], "map")
             continue
         if id_map is not None and p.fide_id in id_map.by_fide_id:
             matches[p.start] = Match(id_map.by_fide_id[p.fide_id], "map")
+            continue
+        if p.start in assigned:
+            matches[p.start] = Match(assigned[p.start], "assigned")
             continue
         fide_id = _fide_id(report, p)
         found = sorted(holders.get(fide_id, []))
@@ -459,9 +533,11 @@ def match(
     return matches
 
 
-def profile(player: TrfPlayer, member: str, start: date) -> dict[str, Any]:
+def profile(player: TrfPlayer, member: str, start: date, kind: str) -> dict[str, Any]:
     """The `register` item of a TRF player: every field of the `001` line the profile holds.
-    The FIDE rating is dated the tournament's start (the list the file was paired with)."""
+    The rating (dated the tournament's start: the list the file was paired with) is the FIDE
+    rating only when `kind` is FIDE's standard list and the player has a FIDE id; otherwise it
+    is a rating the file reported, of that kind (`rating_kind`)."""
     fields: dict[str, Any] = {
         "id": member,
         "name": player.name or None,
@@ -469,11 +545,28 @@ def profile(player: TrfPlayer, member: str, start: date) -> dict[str, Any]:
         "title": player.title,
         "fide_id": player.fide_id,
         "birth_date": player.birth_date and player.birth_date.isoformat(),
+        "birth_year": player.birth_year if player.birth_date is None else None,
+        "federation": player.federation,
     }
     if player.rating is not None:
-        fide = {"rating": player.rating, "date": start.isoformat()}
-        fields["fide"] = fide | ({"federation": player.federation} if player.federation else {})
+        rated = {"rating": player.rating, "date": start.isoformat()}
+        if kind == STANDARD and player.fide_id is not None:
+            fed = {"federation": player.federation} if player.federation else {}
+            fields["fide"] = rated | fed
+        else:
+            fields["reported_rating"] = rated | {"kind": kind}
     return {k: v for k, v in fields.items() if v is not None}
+
+
+def rating_kind(online: bool, time_control: str, start: date) -> str:
+    """The kind of the ratings a file reports: `online`, the FIDE list its rate of play is
+    rated on (`FIDE`, `FIDE_RAPID`, `FIDE_BLITZ`), `not rated` (too fast) or `unknown`."""
+    if online:
+        return "online"
+    known = known_time_control(time_control)
+    if known is None:
+        return "unknown"
+    return list_for_time(fide_version(start), known.total) or "not rated"
 
 
 def _last_round(player: TrfPlayer) -> int:

@@ -30,3 +30,17 @@ def standard_minimum(white: float | None, black: float | None) -> int:
     90 where one is rated 1800 or higher, 60 where both are rated below 1800."""
     top = max((r for r in (white, black) if r is not None), default=0.0)
     return 120 if top >= 2400 else 90 if top >= 1800 else 60
+
+
+def section_not_rated(total: float | None, online: bool, version: FideVersion) -> str | None:
+    """Why FIDE rates a section on no list (None: it is rated)."""
+    if online:
+        return "played online: FIDE's lists rate over-the-board games (B.02 1.1)"
+    if total is None:
+        return "the report gives no time control: FIDE's lists go by the rate of play"
+    if list_for_time(version, int(total)) is None:
+        return (
+            f"{total:g} minutes for 60 moves: under {version.name}'s minimum of "
+            f"{REGULAR_FROM} for a rated game"
+        )
+    return None

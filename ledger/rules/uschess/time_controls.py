@@ -4,6 +4,7 @@ introduction); the time control itself is read by ledger/rules/time_controls.py.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.versions import RuleVersion
@@ -70,3 +71,15 @@ def rated_systems(tc_total: float, online: bool, version: RuleVersion) -> frozen
 def is_dual_rated_time_control(tc_total: float) -> bool:
     """§4.2: dual-rated when 30 ≤ mm + ss ≤ 65 (2015: "between G/30 (or G/25+5) to G/60+5")."""
     return tc_total in DUAL
+
+
+def section_not_rated(total: float | None, online: bool, start: date) -> str | None:
+    """Why a section at this mm + ss is rated in no US Chess system (None: it is rated)."""
+    if total is None:
+        return "the report gives no time control: no US Chess system's range can hold it"
+    from ledger.rules.uschess.versions import version_for
+
+    if rated_systems(total, online, version_for(start)):
+        return None
+    where = "online" if online else "over the board"
+    return f"mm + ss = {total:g} {where} is in no US Chess rating system's range (footnote 1)"

@@ -1,0 +1,114 @@
+"""What a TRF's tournament lines say, as pairing programs and online sites write them: dates
+(`2024/01/01`, `28. 07. 2005`, `24/09/2010`, `May 29, 2020`), the time control (122 in any
+notation the ledger reads, else TRF-2026's encoded 222), whether the event was online, how many
+rounds it has (XXR, TRF-2026's 142) and whether the file is a team file.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import date
+
+from ledger.entrypoints.interchange.time_controls import ledger_time_control
+
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+MONTHS = {m: i for i, m in enumerate(_MONTHS, 1)}
+_YEAR_FIRST = re.compile(r"(\d{4})\s*[/.-]\s*(\d{1,2})\s*[/.-]\s*(\d{1,2})")
+_DAY_FIRST = re.compile(r"(\d{1,2})\s*[/.-]\s*(\d{1,2})\s*[/.-]\s*(\d{2}|\d{4})")
+_MONTH_NAME = re.compile(r"([a-z]{3})[a-z]*\.?\s+(\d{1,2}),?\s+(\d{4})", re.I)
+_DAY_MONTH_NAME = re.compile(r"(\d{1,2})\.?\s+([a-z]{3})[a-z]*\.?,?\s+(\d{4})", re.I)
+# Words and addresses that say a tournament was played on a chess server.
+_ONLINE = re.compile(r"lichess|chess\.com|chess24|playchess|\bonline\b|https?://", re.I)
+_TEAM_TYPE = re.compile(r"team|olympiad", re.I)
+
+
+def read_date(text: str) -> date:
+    """A header date: year first (`2024/01/01`, `2012-02-06`), else day first (`28. 07. 2005`,
+    `24/09/2010`, `25/01/15`: TRF-2026's 132 form), else with a month name (`May 29, 2020`,
+    `29 May 2020`). A day-first date whose month is over 12 is read month first (`09/24/2010`).
+    ValueError when it is none of these."""
+    text = text.strip()
+    if m := _YEAR_FIRST.fullmatch(text):
+        return date(int(m[1]), int(m[2]), int(m[3]))
+    if m := _DAY_FIRST.fullmatch(text):
+        day, month, year = int(m[1]), int(m[2]), int(m[3])
+        year += 2000 if year < 100 else 0
+        if month > 12 >= day:
+            day, month = month, day
+        return date(year, month, day)
+    if m := _MONTH_NAME.fullmatch(text):
+        return date(int(m[3]), _month(m[1]), int(m[2]))
+    if m := _DAY_MONTH_NAME.fullmatch(text):
+        return date(int(m[3]), _month(m[2]), int(m[1]))
+    raise ValueError(f"{text!r} is not a date (2024/01/01, 28. 07. 2005, May 29, 2020…)")
+
+
+def _month(name: str) -> int:
+    if name.lower() not in MONTHS:
+        raise ValueError(f"{name!r} is not a month")
+    return MONTHS[name.lower()]
+
+
+def encoded_time_control(text: str) -> str:
+    """TRF-2026's 222 (`5400+30`, `40/6000+30:900+30`: seconds, periods joined by `:`;
+    Armageddon `W300-B240` is read as white's) in the ledger's notation."""
+    text = text.strip().split("-")[0].lstrip("W")
+    periods: list[str] = []
+    bonuses: set[int] = set()
+    for i, period in enumerate(text.split(":")):
+        m = re.fullmatch(r"(?:(\d+)/)?(\d+)(?:\+(\d+))?", period.strip())
+        if m is None or int(m[2]) % 60:
+            raise ValueError(f"time control {text!r} (222) cannot be read")
+        minutes = int(m[2]) // 60
+        periods.append(f"{m[1]}/{minutes}" if m[1] else f"{'SD' if i else 'G'}/{minutes}")
+        bonuses |= {int(m[3])} if m[3] else set()
+    if len(bonuses) > 1:
+        raise ValueError(f"time control {text!r} (222): different increments")
+    return ", ".join(periods) + (f";+{bonuses.pop()}" if bonuses else "")
+
+
+def time_control(tags: Mapping[str, tuple[str, str]]) -> tuple[str, str] | None:
+    """The time control and the line it is read from: 122 when it holds one (a 122 without a
+    digit, such as the template text `moves/time, increment`, holds none), else 222; None when
+    the file gives none. ValueError (naming the line) for a 122 or 222 the ledger cannot read."""
+    text, where = tags.get("122", ("", ""))
+    if re.search(r"\d", text):
+        try:
+            return ledger_time_control(text), where
+        except ValueError as exc:
+            if "222" not in tags:
+                raise ValueError(f"{where}: {exc}") from None
+    if "222" in tags:
+        text, where = tags["222"]
+        try:
+            return encoded_time_control(text), where
+        except ValueError as exc:
+            raise ValueError(f"{where}: {exc}") from None
+    return None
+
+
+def online(tags: Mapping[str, tuple[str, str]]) -> str | None:
+    """The tournament line that names a chess server (lichess, chess.com, a web address), if any."""
+    for tag in ("012", "022", "032", "092", "102"):
+        text, where = tags.get(tag, ("", ""))
+        if _ONLINE.search(text):
+            return f"{where} ({text})"
+    return None
+
+
+def rounds_announced(tags: Mapping[str, tuple[str, str]]) -> int | None:
+    """The number of rounds the tournament has: XXR (TRF16's pairing extension) or 142."""
+    for tag in ("142", "XXR"):
+        text, _ = tags.get(tag, ("", ""))
+        if text.strip().isdigit():
+            return int(text.strip())
+    return None
+
+
+def is_team_file(tags: Mapping[str, tuple[str, str]], team_lines: bool) -> bool:
+    """A team tournament's file: team lines (013, 310), a number of teams (082), or a team
+    type (092, 192)."""
+    teams = tags.get("082", ("", ""))[0].strip()
+    kind = tags.get("092", ("", ""))[0] + " " + tags.get("192", ("", ""))[0]
+    return team_lines or (teams.isdigit() and int(teams) > 0) or bool(_TEAM_TYPE.search(kind))
