@@ -11,6 +11,7 @@ from ledger.rules.fide.versions import resolve as fide_version
 from ledger.rules.time_controls import known_time_control
 from ledger.rules.uschess import time_controls as uschess
 
+NAMES = {"uschess": "US Chess", "fide": "FIDE", "icu": "ICU"}  # each family as it names itself
 Reason = Callable[[float | None, bool, date], str | None]
 REASONS: dict[str, Reason] = {
     "uschess": uschess.section_not_rated,

@@ -7,13 +7,13 @@ import csv
 import io
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
 from ledger.rules.rounding import round_half_up
 from ledger.rules.uschess.systems import is_established
-from projections import queries
+from projections import queries, unrated
 from projections.projector import View
 from projections.queries import system_order
 
@@ -281,6 +281,8 @@ class Crosstable:
     provisional: bool
     systems: tuple[str, ...]
     rows: tuple[CrosstableRow, ...]
+    not_rated: str | None = None  # why the section has no rating under the view's family
+    unrated: Mapping[str, str] = field(default_factory=dict)  # each unrated player's reason
 
 
 def crosstable(
@@ -329,6 +331,7 @@ def crosstable(
             )
         )
     status = queries.section_status(view, section_id) or "submitted"
+    why = unrated.reasons(view, section_id)
     return Crosstable(
         section_id,
         payload["event_name"],
@@ -339,6 +342,8 @@ def crosstable(
         view.family == "uschess",
         shown,
         tuple(rows),
+        why.section if why else None,
+        why.players if why else {},
     )
 
 
@@ -359,12 +364,15 @@ def crosstable_lines(table: Crosstable) -> list[str]:
     lines = [
         f"{table.event_name} ({table.section_id})",
         f"{table.start_date} to {table.end_date}  {table.time_control}  {table.status}",
+        *([f"not rated: {table.not_rated}"] if table.not_rated else []),
         "  ".join(head).rstrip(),
     ]
     for i, (row, player) in enumerate(zip(table.rows, players, strict=True)):
         parts = [f"{row.pair:>4}  {player:<{width}}"]
         parts += [f"{c:<{cell}}" for c in row.cells]
         parts += [f"{row.total:>5.1f}", *(f"{texts[s][i]:<{system_width[s]}}" for s in texts)]
+        if row.player in table.unrated and not table.not_rated:
+            parts.append(f"not rated: {table.unrated[row.player]}")
         lines.append("  ".join(parts).rstrip())
     return lines
 
