@@ -10,7 +10,7 @@ from ledger.plausibility import shown
 from ledger.results import RATED_RESULTS, white_score
 from ledger.rules.uschess.standard_formula import winning_expectancy
 from ledger.rules.uschess.versions import VERSIONS, timelines
-from projections import fide_explain, queries
+from projections import fide_explain, queries, unrated
 from projections.projector import View
 from projections.schema import HISTORY_COLUMNS
 
@@ -49,7 +49,17 @@ def find_row(
 def explain(
     view: View, player: str, system: str, section: str | None = None, as_of: str | None = None
 ) -> dict[str, Any]:
-    """The explanation of one history row, recomputed through the rules."""
+    """The explanation of one history row, recomputed through the rules; for a player of the
+    section who has no row, why he is not rated (`not_rated`)."""
+    if section is not None and ":" not in section:
+        why = unrated.reasons(view, section)
+        if why is not None and player in why.players:
+            return {
+                "player": player,
+                "system": system,
+                "section": section,
+                "not_rated": why.players[player],
+            }
     row = find_row(view, player, system, section, as_of)
     item = queries.item(view, row["item_key"])
     if item is None:
@@ -247,6 +257,8 @@ def _steps(row: dict[str, Any], d: dict[str, Any], family: str) -> dict[str, Any
 
 def render(x: dict[str, Any]) -> str:
     """The explanation as text for a person."""
+    if "not_rated" in x:
+        return f"{x['player']} in {x['section']}: not rated in {x['system']}: {x['not_rated']}"
     it, res = x["item"], x["result"]
     head = (
         f"{_r(res['pre_rating'])} -> {_r(res['post_rating'])} (official {res['official_rating']})"

@@ -79,10 +79,10 @@ def card(profile: dict[str, Any]) -> dict[str, Any]:
     return {
         "name": profile.get("name"),
         "title": profile.get("title"),
-        "federation": (profile.get("fide") or {}).get("federation"),
+        "federation": profile.get("federation") or (profile.get("fide") or {}).get("federation"),
         "fide_id": profile.get("fide_id"),
         "sex": profile.get("sex"),
-        "birth_year": int(born[:4]) if born else None,
+        "birth_year": int(born[:4]) if born else profile.get("birth_year"),
     }
 
 

@@ -8,6 +8,7 @@ example: tournament lines 012 … 132, then one `001` line per player with the f
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Sequence
 from datetime import date
@@ -324,12 +325,12 @@ def test_a_malformed_player_line_is_refused_naming_line_and_column(line: str, me
     [
         (HEADER[1:], {}, "game.trf: no 012 line (tournament name)"),
         (
-            [HEADER[0], "042 4 May 2024", *HEADER[2:]],
+            [HEADER[0], "042 4th of May", *HEADER[2:]],
             {},
-            "game.trf line 2: start date '4 May 2024' is not a date (YYYY/MM/DD)",
+            "game.trf line 2: start date '4th of May' is not a date (2024/01/01, 28. 07. 2005, "
+            "May 29, 2020…); give --start",
         ),
         ([*HEADER[:2], HEADER[3]], {}, "game.trf: no 052 line (end date): give --end"),
-        (HEADER[:3], {}, "game.trf: no 122 line (time control): give --time-control"),
     ],
 )
 def test_a_missing_or_bad_tournament_line_is_named(
@@ -443,8 +444,10 @@ def test_an_ambiguous_fide_id_is_refused(registered: dict[str, str], message: st
 
 
 @pytest.mark.parametrize("fide_id", ["", "0"])
-def test_a_player_without_fide_id_needs_the_map(fide_id: str) -> None:
-    # Brief: "Map player ids: use the FIDE id column, or a --id-map CSV"; 0 is no FIDE id.
+def test_a_player_without_fide_id_gets_a_member_id_the_ledger_assigns(fide_id: str) -> None:
+    # Issue 20: "players without a FIDE id registered with a member id the ledger assigns";
+    # 0 is no FIDE id. The id is the hash of name, birth year and federation (decisions);
+    # the map still wins.
     text = "\n".join(
         [
             *HEADER,
@@ -452,12 +455,24 @@ def test_a_player_without_fide_id_needs_the_map(fide_id: str) -> None:
             player_line(2, "2000002", [(1, "b", "0")]),
         ]
     )
-    with pytest.raises(InvalidCommand) as caught:
-        members(text)
-    assert caught.value.message == (
-        "game.trf line 5 (player 1): no FIDE id (columns 58-68) and not in --map; give --map"
-    )
+    [assigned, fide] = members(text)
+    key = "player, no1|2000|USA"  # name 'Player, No1', born 2000/01/01, federation USA
+    assert assigned == "X" + hashlib.sha256(key.encode()).hexdigest()[:8].upper()
+    assert fide == "2000002"
     assert members(text, trf.IdMap({1: "30000001"}, {})) == ["30000001", "2000002"]
+
+
+def test_two_lines_of_one_name_without_fide_id_get_two_member_ids() -> None:
+    # Issue 20: the assigned id is deterministic; two such lines in one file stay apart.
+    text = "\n".join(
+        [
+            *HEADER,
+            player_line(1, "", [(2, "w", "1")], name="Same, Name"),
+            player_line(2, "", [(1, "b", "0")], name="Same, Name"),
+        ]
+    )
+    first, second = members(text)
+    assert first != second and first.endswith("-1") and second.endswith("-2")
 
 
 LAKESIDE = Path(__file__).parent / "fixtures" / "lakeside-fide-open-2024.trf"
@@ -468,7 +483,7 @@ def test_every_field_of_the_player_line_goes_into_the_profile() -> None:
     # federation, FIDE id, birth date) into the profile".
     report = trf.read_trf(LAKESIDE)
     start = date(2024, 9, 14)
-    profiles = [trf.profile(p, p.fide_id or "", start) for p in report.players]
+    profiles = [trf.profile(p, p.fide_id or "", start, "FIDE") for p in report.players]
     assert profiles[0] == {
         "id": "14700011",
         "name": "Sokolov, Ivan",
@@ -476,6 +491,7 @@ def test_every_field_of_the_player_line_goes_into_the_profile() -> None:
         "title": "GM",
         "fide_id": "14700011",
         "birth_date": "1965-06-13",
+        "federation": "BIH",
         "fide": {"rating": 2615, "date": "2024-09-14", "federation": "BIH"},
     }
     assert [(p.get("title"), p.get("sex")) for p in profiles] == [
@@ -486,12 +502,11 @@ def test_every_field_of_the_player_line_goes_into_the_profile() -> None:
         ("CM", "m"),
         (None, "m"),
     ]
-    # A year alone is not a date the rules can use; an unrated player has no FIDE rating.
-    assert "birth_date" not in profiles[4]
-    assert report.warnings == [
-        f"{LAKESIDE} line 18 (player 5): birth date '1979/00/00' gives only the year; not stored",
-        f"{LAKESIDE} line 19 (player 6): federation USA without a FIDE rating; not stored",
-    ]
+    # Issue 20: a year alone is kept as the birth year (not a date the rules age from); an
+    # unrated player's federation is kept; an unrated player has no FIDE rating.
+    assert "birth_date" not in profiles[4] and profiles[4]["birth_year"] == 1979
+    assert profiles[5]["federation"] == "USA"
+    assert report.warnings == []
     assert "fide" not in profiles[5]
     for p in profiles:
         parse(RegisterPlayer, p)
@@ -598,7 +613,7 @@ def test_a_time_control_the_rules_cannot_read_names_the_122_line(
     assert result.stderr == (
         "error: game.trf line 4: time control '90 minutes for 40 moves, then 30 minutes' is not "
         "a notation the ledger reads (90+30, 90'/40+30'+30'', 40/90+30+30s, G/90;d30…); give it "
-        "with --time-control, e.g. --time-control 'G/90;+30'\n"
+        "with --time-control, e.g. --time-control 90+30\n"
     )
     # A FIDE-rules section keeps its own notation (as `submit` does).
     fide = run("import", "trf", "game.trf", "--actor", "td", "--dry-run", "--rules", "fide")
@@ -723,21 +738,25 @@ def test_new_players_are_registered_with_what_the_file_says(
     assert summary == {
         "dry_run": False,
         "files": [{"file": str(LAKESIDE), "records": 6}],
-        "sections": [{"section_id": LAKESIDE_SECTION, "players": 6, "games": 8, "byes": 2}],
+        "sections": [
+            {
+                "section_id": LAKESIDE_SECTION,
+                "players": 6,
+                "games": 8,
+                "byes": 2,
+                "not_rated": {},
+            }
+        ],
         "players_registered": ["14700011", "5500012", "300001"],
         "games": 8,
-        "warnings": [
-            f"{LAKESIDE} line 18 (player 5): birth date '1979/00/00' gives only the year; "
-            "not stored",
-            f"{LAKESIDE} line 19 (player 6): federation USA without a FIDE rating; not stored",
-        ],
+        "warnings": [],
         "matched": [
-            {"start": 1, "member": "14700011", "by": "new"},
-            {"start": 2, "member": "5500012", "by": "new"},
-            {"start": 3, "member": "2000002", "by": "member"},
-            {"start": 4, "member": "2000006", "by": "member"},
-            {"start": 5, "member": "300001", "by": "new"},
-            {"start": 6, "member": "2000007", "by": "member"},
+            {"start": 1, "member": "14700011", "by": "new", "name": "Sokolov, Ivan"},
+            {"start": 2, "member": "5500012", "by": "new", "name": "Park, Chloe"},
+            {"start": 3, "member": "2000002", "by": "member", "name": "Ortiz, Ben"},
+            {"start": 4, "member": "2000006", "by": "member", "name": "Chen, Fay"},
+            {"start": 5, "member": "300001", "by": "new", "name": "Novak, Eli"},
+            {"start": 6, "member": "2000007", "by": "member", "name": "Kim, Gus"},
         ],
     }
     registered = {
@@ -758,8 +777,12 @@ def test_new_players_are_registered_with_what_the_file_says(
         "fide_id": "5500012",
         "title": "WGM",
         "sex": "w",
+        "federation": "KOR",
+        "birth_year": None,
+        "reported_rating": None,
     }
     assert (registered["300001"]["title"], registered["300001"]["birth_date"]) == ("CM", None)
+    assert registered["300001"]["birth_year"] == 1979
 
 
 def test_a_member_whose_profile_has_the_fide_id_plays_under_their_member_id(

@@ -15,7 +15,7 @@ import pytest
 from ledger.domain import InvalidCommand
 from ledger.entrypoints.interchange import Imported, trf, validated
 from ledger.entrypoints.interchange.time_controls import ledger_time_control
-from ledger.rules.time_controls import parse_time_control
+from ledger.rules.time_controls import NOT_GIVEN, parse_time_control
 
 FIXTURE = Path(__file__).parent / "fixtures" / "lakeside-fide-open-2024.trf"
 LINE_122 = "122 90'/40+30'+30''"
@@ -47,13 +47,27 @@ NOTATIONS = {
     "G/90 d5": ("G/90 d5", 90, 5),
     "120/40+60": ("40/120, SD/60", 180, 0),  # the ledger would read 120 moves in 40 + 60s
     "60": ("G/60", 60, 0),
+    # Issue 20: the notations real files carry.
+    "100'x40+15'+30\"": ("40/100, SD/15;+30", 115, 30),  # TRF-2026's own example
+    "100 x 40 + 15 + 30": ("40/100, SD/15;+30", 115, 30),
+    "90min/40moves+30min+30sec": ("40/90, SD/30;+30", 120, 30),
+    "40/120, 60": ("40/120, SD/60", 180, 0),
+    "40 moves/120min + 60min": ("40/120, SD/60", 180, 0),
+    "2 hours + 30 sec": ("G/120;+30", 120, 30),
 }
 UNREADABLE = [
     "90 minutes for 40 moves",
-    "Rapid",
     "90+30+30",
-    "",
 ]
+# A 122 line without a digit gives no time control: empty, or a program's template text.
+NOT_GIVEN_TEXTS = ["", "Rapid", "moves/time, increment"]
+# TRF-2026 222, "Encoded time control": seconds; periods joined by `:`; `M/S`, `S+I`.
+ENCODED = {
+    "5400+30": ("G/90;+30", 90, 30),  # its example for 90'+30"
+    "40/6000+30:900+30": ("40/100, SD/15;+30", 115, 30),  # its example for 100'/40+15'+30"
+    "W300-B240": ("G/5", 5, 0),  # its Armageddon example: white's clock
+    "180+2": ("G/3;+2", 3, 2),
+}
 
 
 def fixture_with(line_122: str) -> trf.TrfReport:
@@ -88,11 +102,30 @@ def test_an_unreadable_time_control_names_the_122_line_and_the_option(text: str)
         section(fixture_with(f"122 {text}"))
     message = caught.value.message
     assert message.count("\n") == 0
-    if text:
-        assert message.startswith(f"lakeside.trf line 12: time control {text!r} is not a")
-        assert message.endswith("give it with --time-control, e.g. --time-control 'G/90;+30'")
-    else:
-        assert message == "lakeside.trf: no 122 line (time control): give --time-control"
+    assert message.startswith(f"lakeside.trf line 12: time control {text!r} is not a")
+    assert message.endswith("give it with --time-control, e.g. --time-control 90+30")
+
+
+@pytest.mark.parametrize("text", NOT_GIVEN_TEXTS)
+def test_a_122_line_without_a_time_control_records_it_as_not_given(text: str) -> None:
+    # Issue 20: "an empty 122 ... refused"; the section is recorded, never rated (decisions).
+    assert section(fixture_with(f"122 {text}"))["time_control"] == NOT_GIVEN
+
+
+@pytest.mark.parametrize(("text", "expected"), ENCODED.items())
+def test_trf_2026_s_encoded_time_control_is_read_when_122_gives_none(
+    text: str, expected: tuple[str, int, int]
+) -> None:
+    notation, main, bonus = expected
+    report = fixture_with(f"122 \n222 {text}")
+    assert section(report)["time_control"] == notation
+    parsed = parse_time_control(notation)
+    assert (parsed.main_minutes, parsed.delay_seconds) == (main, bonus)
+
+
+def test_the_time_control_option_takes_the_notations_the_122_line_takes() -> None:
+    # Issue 20: "the error offers `90+30` but `--time-control 90+30` says 'cannot read'".
+    assert section(fixture_with("122 Rapid"), time_control="90+30")["time_control"] == "G/90;+30"
 
 
 @pytest.mark.parametrize(
@@ -115,5 +148,5 @@ def test_the_option_replaces_an_unreadable_122_line() -> None:
 
 def test_other_rules_keep_an_unreadable_122_line_as_written() -> None:
     # `submit` leaves a FIDE or ICU section's time control unparsed; so does the import.
-    assert section(fixture_with("122 Rapid"), rules="fide")["time_control"] == "Rapid"
+    assert section(fixture_with("122 90 per game"), rules="fide")["time_control"] == "90 per game"
     assert section(fixture_with("122 90+30"), rules="icu")["time_control"] == "G/90;+30"

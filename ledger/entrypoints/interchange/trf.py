@@ -118,7 +118,7 @@ class TrfReport:
     @property
     def header(self) -> dict[str, tuple[str, str]]:
         """Each tournament line's text and place (`file line 4`), by tag."""
-        return {tag: (text, f"{self.source} line {line}") for tag, (line, text) in self.tags.items()}
+        return {t: (text, f"{self.source} line {n}") for t, (n, text) in self.tags.items()}
 
     @property
     def team(self) -> bool:
@@ -366,6 +366,8 @@ def to_section(
         origins[("section_id",)] = "--section-id"
     rounds = report.rounds_played
     _check_complete(report, rounds, partial)
+    if not partial:
+        rounds = max(_last_round(p) for p in report.players)
     entrants = [
         Entrant(
             p.start,
@@ -378,8 +380,6 @@ def to_section(
     for i, e in enumerate(entrants):
         origins[("players", i)] = e.where
     codes = TEAM_CODES if report.team else TRF_CODES
-    if not partial:
-        rounds = max(_last_round(p) for p in report.players)
     games, byes = grid_to_section(entrants, rounds, codes, origins)
     data: dict[str, Any] = {
         "section_id": section_id,

@@ -13,7 +13,7 @@ from ledger.entrypoints.web.render import render
 from ledger.entrypoints.web.words import BOUNDS, WORDS
 from ledger.rules.uschess.floors import OLM_GAMES
 from projections import explain as ex
-from projections import queries
+from projections import queries, unrated
 from projections.projector import View
 from projections.queries import system_order
 from projections.timetravel import NoSuchList, list_view
@@ -69,6 +69,10 @@ def player(view: View, player: str, when: When) -> tuple[Any, str]:
     played = queries.player_sections(view, player)
     if when.as_of is not None:
         played = [t for t in played if t["end_date"] <= when.as_of]
+    for t in played:
+        why = None if t["ratings"] else unrated.reasons(view, t["section_id"])
+        if why is not None and player in why.players:
+            t["not_rated"] = why.players[player]
     data["sections"] = played
     page = render(
         "player.html",
