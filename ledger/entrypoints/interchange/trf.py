@@ -73,6 +73,7 @@ TAG_NAMES = {
 _DATE = re.compile(r"(\d{4})[/.-](\d{1,2})[/.-](\d{1,2})")
 _FEDERATION = re.compile(r"[A-Z]{3}")
 _YEAR = re.compile(r"(\d{4})(?:[/.-]0{1,2}[/.-]0{1,2})?")
+_ROUND_DATE = re.compile(r"\b\d{2,4}[/.-]\d{1,2}[/.-]\d{1,4}\b")
 _BYE_NAME = re.compile(r"spielfrei|bye|free|exempt|bye player|pairing-allocated bye", re.I)
 # TRF16 titles: "GM=g, IM=m, WGM=wg, FM=f, WIM=wm, CM=c, WFM=wf, WCM=wc" (also written long).
 TITLES = {"g": "GM", "m": "IM", "wg": "WGM", "f": "FM", "wm": "WIM", "c": "CM", "wf": "WFM"}
@@ -107,6 +108,7 @@ class TrfReport:
     tags: Mapping[str, tuple[int, str]]
     players: tuple[TrfPlayer, ...]
     skipped: tuple[str, ...] = ()
+    round_dates: tuple[date, ...] = ()  # the 132 lines' dates of the rounds
 
     def where(self, player: TrfPlayer) -> str:
         return f"{self.source} line {player.line} (player {player.start})"
@@ -159,6 +161,7 @@ def parse_trf(text: str, source: str) -> TrfReport:
     tags: dict[str, tuple[int, str]] = {}
     players: dict[int, TrfPlayer] = {}
     skipped: list[str] = []
+    dates: list[date] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if line.startswith("001"):
             player = _player(line, number, source)
@@ -174,10 +177,12 @@ def parse_trf(text: str, source: str) -> TrfReport:
             players[player.start] = player
         elif line[:3].isdigit() or line[:3] == "XXR":
             tags.setdefault(line[:3], (number, line[4:].strip()))
+            if line.startswith("132"):
+                dates += [header.read_round_date(d) for d in _ROUND_DATE.findall(line[3:])]
     if len(players) < 2:
         raise InvalidCommand((), f"{source}: {len(players)} player lines (001); a section has 2+")
     ordered = tuple(sorted(players.values(), key=lambda p: p.start))
-    return TrfReport(source, tags, ordered, tuple(skipped))
+    return TrfReport(source, tags, ordered, tuple(skipped), tuple(dates))
 
 
 def _player(line: str, number: int, source: str) -> TrfPlayer:
@@ -413,7 +418,7 @@ def _check_complete(report: TrfReport, rounds: int, partial: bool) -> None:
         raise InvalidCommand(
             (),
             f"{report.source}: the tournament is in progress ({why}); give --partial to "
-            f"import the {rounds} rounds played",
+            f"import the {rounds} round{'' if rounds == 1 else 's'} played",
         )
 
 
@@ -428,6 +433,9 @@ def _required(report: TrfReport, tag: str, option: str | None = None) -> tuple[s
 def _date_of(report: TrfReport, tag: str, given: date | None, option: str) -> tuple[date, str]:
     if given is not None:
         return given, option
+    if report.tag(tag) is None and report.round_dates:  # the dates of the rounds (132)
+        first, last = min(report.round_dates), max(report.round_dates)
+        return (first if tag == "042" else last), f"{report.source} (132 round dates)"
     text, where = _required(report, tag, option)
     try:
         return header.read_date(text), where

@@ -25,7 +25,7 @@ _TEAM_TYPE = re.compile(r"team|olympiad", re.I)
 
 def read_date(text: str) -> date:
     """A header date: year first (`2024/01/01`, `2012-02-06`), else day first (`28. 07. 2005`,
-    `24/09/2010`, `25/01/15`: TRF-2026's 132 form), else with a month name (`May 29, 2020`,
+    `24/09/2010`), else with a month name (`May 29, 2020`,
     `29 May 2020`). A day-first date whose month is over 12 is read month first (`09/24/2010`).
     ValueError when it is none of these."""
     text = text.strip()
@@ -42,6 +42,13 @@ def read_date(text: str) -> date:
     if m := _DAY_MONTH_NAME.fullmatch(text):
         return date(int(m[3]), _month(m[2]), int(m[1]))
     raise ValueError(f"{text!r} is not a date (2024/01/01, 28. 07. 2005, May 29, 2020…)")
+
+
+def read_round_date(text: str) -> date:
+    """A 132 round date: TRF16 and TRF-2026 write `YY/MM/DD`; other forms as `read_date`."""
+    if m := re.fullmatch(r"(\d{2})[/.-](\d{2})[/.-](\d{2})", text.strip()):
+        return date(2000 + int(m[1]), int(m[2]), int(m[3]))
+    return read_date(text)
 
 
 def _month(name: str) -> int:
