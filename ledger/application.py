@@ -226,6 +226,10 @@ class RatingsLedger(Application):
 
         return self._append(Verb.CORRECT, actor, decide)
 
+    def current_report(self, section_id: str) -> dict[str, Any]:
+        """The section's report as the write side holds it (what a correction replaces)."""
+        return dict(self._section(commands.record_id("section_id", section_id)).report)
+
     def withdraw_section(self, section_id: str, *, reason: str, actor: str) -> list[LedgerEntry]:
         """Withdraw a section from rating, giving the reason; a withdrawn section is final."""
         actor, reason = commands.actor(actor), commands.reason(reason)

@@ -42,7 +42,7 @@ D, RA, TD = Role.DIRECTOR, Role.RATINGS_ADMIN, Role.TOURNAMENT_DIRECTOR
 MAY: dict[Verb, tuple[Role, ...]] = {
     Verb.REGISTER: (D, RA, TD),
     Verb.OPENING_BALANCE: (D, RA),
-    Verb.SUBMIT: (D, TD),
+    Verb.SUBMIT: (D, RA, TD),  # the office imports the reports TDs send (issue 20)
     Verb.CORRECT: (D, RA),
     Verb.WITHDRAW: (D, RA),
     Verb.REINSTATE: (D, RA),

@@ -211,7 +211,7 @@ def test_every_write_verb_has_a_command_here_and_a_row_in_the_table() -> None:
         (Verb.FIDE_ADJUST, Role.RATINGS_ADMIN, True),
         (Verb.OPENING_BALANCE, Role.RATINGS_ADMIN, True),
         (Verb.REGISTER, Role.RATINGS_ADMIN, True),
-        (Verb.SUBMIT, Role.RATINGS_ADMIN, False),
+        (Verb.SUBMIT, Role.RATINGS_ADMIN, True),  # issue 20: the office imports reports
         *(
             (verb, role, False)
             for verb in (
@@ -421,7 +421,7 @@ def test_the_role_check_loads_the_roles_record_and_never_reads_the_log(
 
     monkeypatch.setattr(prepared.recorder, "select_notifications", no_scan)
     with pytest.raises(AccessDenied):
-        COMMANDS[Verb.SUBMIT](prepared, "office")
+        COMMANDS[Verb.SUBMIT](prepared, "auditor")
     [entry] = COMMANDS[Verb.SUBMIT](prepared, "td")
     assert entry.type == "SectionSubmitted"
 

@@ -101,6 +101,16 @@ def import_trf(
         bool,
         typer.Option("--partial", help="Import the rounds played of a tournament in progress"),
     ] = False,
+    correct: Annotated[
+        bool,
+        typer.Option(
+            "--correct",
+            help="A revised report of a section in the ledger: record it as a correction",
+        ),
+    ] = False,
+    reason: Annotated[
+        str | None, typer.Option("--reason", help="Why the report is corrected (--correct)")
+    ] = None,
     dry_run: DryRun = False,
     register: Register = False,
     as_json: Summary = False,
@@ -135,6 +145,8 @@ def import_trf(
         def profile(member: str) -> dict[str, Any]:
             return trf.profile(players[member], member, section.start_date, kind)
 
+        if correct:
+            return _correct(ledger, store, section, reason, actor, dry_run, as_json)
         files = [{"file": str(file), "records": len(report.players)}]
         warnings = report.warnings + trf_notes(report, section, partial)
         summary, entries = _submit(
@@ -369,6 +381,31 @@ def _report(
         print_json(submitted if listed else submitted[0])
     else:
         print_entries(entries, summary.get("receipt"))
+
+
+def _correct(
+    ledger: RatingsLedger,
+    store: str,
+    section: SubmitSection,
+    reason: str | None,
+    actor: str,
+    dry_run: bool,
+    as_json: bool,
+) -> None:
+    """A revised report as a correction: the per-game diff, then what `correct` prints."""
+    from ledger.domain import InvalidCommand
+    from ledger.entrypoints.cli.writes import _report as consequences
+    from ledger.entrypoints.interchange.section_diff import diff
+
+    if reason is None:
+        raise InvalidCommand((), "--correct needs --reason")
+    current = ledger.current_report(section.section_id)
+    changes = diff(current, section.model_dump(mode="json", exclude_none=True))
+    entries = ledger.correct_section(section, reason=reason, actor=actor)
+    if not as_json:
+        for line in changes:
+            typer.echo(line)
+    consequences(ledger, store, None, entries, dry_run, as_json)
 
 
 def trf_notes(report: Any, section: SubmitSection, partial: bool) -> list[str]:

@@ -131,11 +131,8 @@ def supplement(
             }
     profiles = queries.profiles(view)
     for member in members.values():
-        profile = profiles.get(member["id"], {})
-        fide = profile.get("fide") or {}
-        birth = profile.get("birth_date")
-        member["federation"] = fide.get("federation")
-        member["birth_year"] = int(birth[:4]) if birth else None
+        card = queries.card(profiles.get(member["id"], {}))
+        member |= {k: card[k] for k in ("federation", "birth_year", "sex", "title")}
     rows = list(members.values())
     if sort == "name":
         rows.sort(key=lambda m: (m["name"] is None, (m["name"] or "").casefold(), m["id"]))
@@ -189,8 +186,9 @@ def supplement_csv(rows: Sequence[Mapping[str, Any]], systems: Sequence[str]) ->
 
 def fide_txt(rows: Sequence[Mapping[str, Any]], system: str, day: str) -> list[str]:
     """The FIDE rating-list TXT layout, one line per player: ID Number, Name, Fed, Sex, Tit,
-    WTit, OTit, FOA, the rating under the list's month (`NOV25`), Gms, K, B-day, Flag. Sex,
-    titles and K are not in the ledger's profiles and stay blank."""
+    WTit, OTit, FOA, the rating under the list's month (`NOV25`), Gms, K, B-day, Flag. Sex is
+    `M`/`F`, Tit the title, WTit a woman's title, Flag `w` for a woman (FIDE's list); OTit, FOA
+    and K are not in the ledger's profiles and stay blank."""
     month = date.fromisoformat(day).strftime("%b%y").upper()
     head = "".join(f"{h.format(month=month):<{w}}" for h, w in FIDE_TXT_COLUMNS).rstrip()
     lines = [head]
@@ -202,16 +200,16 @@ def fide_txt(rows: Sequence[Mapping[str, Any]], system: str, day: str) -> list[s
             r["id"],
             r["name"] or "",
             r["federation"] or "",
-            "",
-            "",
-            "",
+            {"m": "M", "w": "F"}.get(r.get("sex") or "", ""),
+            r.get("title") or "",
+            r["title"] if (r.get("title") or "").startswith("W") else "",
             "",
             "",
             rating["official_rating"],
             rating["games"],
             "",
             r["birth_year"] or "",
-            "",
+            "w" if r.get("sex") == "w" else "",
         )
         lines.append(
             "".join(
