@@ -73,6 +73,7 @@ def register(app: typer.Typer) -> None:
     app.add_typer(imports, name="import")
     app.command("list")(rating_list)
     app.command("export-history")(export_history)
+    app.command("export-trf")(export_trf)
     app.command("crosstable")(crosstable)
 
 
@@ -256,6 +257,26 @@ def export_history(
         print_json(rows)
     else:
         typer.echo(exports.to_csv(rows, exports.HISTORY_EXPORT_COLUMNS), nl=False)
+
+
+def export_trf(
+    section_id: Annotated[str, typer.Argument(help="The section's id")],
+    store: Store = DEFAULT_STORE,
+    view: ViewPath = None,
+    family: Family = "uschess",
+) -> None:
+    """A section as a TRF16 file (`import trf` reads it back as the same section)."""
+    from ledger.entrypoints.interchange.trf_export import to_trf
+    from projections import queries
+
+    with caught_up(store, view, family) as v:
+        report = queries.section_report(v, section_id)
+        status = queries.section_status(v, section_id)
+        profiles = queries.profiles(v)
+    if report is None or status == "withdrawn":
+        missing(f"section {section_id!r} is not in the ledger" if report is None else
+                f"section {section_id!r} was withdrawn")  # fmt: skip
+    typer.echo(to_trf(report, profiles), nl=False)
 
 
 def crosstable(

@@ -14,7 +14,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -30,6 +30,7 @@ from ledger.entrypoints.interchange import (
     grid_to_section,
 )
 from ledger.entrypoints.interchange import trf_header as header
+from ledger.entrypoints.interchange.trf_export import COMMENT
 from ledger.entrypoints.interchange.time_controls import ledger_time_control
 from ledger.rules.fide.rate_of_play import STANDARD, list_for_time
 from ledger.rules.fide.versions import resolve as fide_version
@@ -109,6 +110,16 @@ class TrfReport:
     players: tuple[TrfPlayer, ...]
     skipped: tuple[str, ...] = ()
     round_dates: tuple[date, ...] = ()  # the 132 lines' dates of the rounds
+    embedded: Mapping[str, list[str]] = field(default_factory=dict)  # `### ratings-ledger` lines
+
+    def embedded_one(self, key: str) -> str | None:
+        return self.embedded[key][0] if self.embedded.get(key) else None
+
+    def embedded_map(self) -> IdMap | None:
+        """The member ids an export wrote (`### ratings-ledger member START ID`), if any."""
+        pairs = [m.split() for m in self.embedded.get("member", [])]
+        found = {int(p[0]): p[1] for p in pairs if len(p) == 2 and p[0].isdigit()}
+        return IdMap(found, {}) if found else None
 
     def where(self, player: TrfPlayer) -> str:
         return f"{self.source} line {player.line} (player {player.start})"
@@ -162,8 +173,12 @@ def parse_trf(text: str, source: str) -> TrfReport:
     players: dict[int, TrfPlayer] = {}
     skipped: list[str] = []
     dates: list[date] = []
+    embedded: dict[str, list[str]] = {}
     for number, line in enumerate(text.splitlines(), start=1):
-        if line.startswith("001"):
+        if line.startswith(COMMENT):  # what `export-trf` wrote beyond TRF16's columns
+            key, _, value = line[len(COMMENT) :].strip().partition(" ")
+            embedded.setdefault(key, []).append(value.strip())
+        elif line.startswith("001"):
             player = _player(line, number, source)
             if _BYE_NAME.fullmatch(player.name) and all(e.opponent is None for e in player.rounds):
                 skipped.append(f"{source} line {number}: {player.name!r} is the bye, not a player")
@@ -182,7 +197,7 @@ def parse_trf(text: str, source: str) -> TrfReport:
     if len(players) < 2:
         raise InvalidCommand((), f"{source}: {len(players)} player lines (001); a section has 2+")
     ordered = tuple(sorted(players.values(), key=lambda p: p.start))
-    return TrfReport(source, tags, ordered, tuple(skipped), tuple(dates))
+    return TrfReport(source, tags, ordered, tuple(skipped), tuple(dates), embedded)
 
 
 def _player(line: str, number: int, source: str) -> TrfPlayer:
@@ -361,14 +376,16 @@ def to_section(
     a point is a board the player did not play, not a bye.
     """
     origins: dict[FieldPath, str] = {}
+    rules = rules or report.embedded_one("rules")
     name, origins[("event_name",)] = _required(report, "012")
     start, origins[("start_date",)] = _date_of(report, "042", start, "--start")
     end, origins[("end_date",)] = _date_of(report, "052", end, "--end")
     time_control, origins[("time_control",)] = _time_control(report, time_control, rules)
     if section_id is None:
-        section_id = derived_id(start, name)
+        section_id = report.embedded_one("section") or derived_id(start, name)
     else:
         origins[("section_id",)] = "--section-id"
+    tournament_id = tournament_id or report.embedded_one("tournament_id")
     rounds = report.rounds_played
     _check_complete(report, rounds, partial)
     if not partial:
@@ -502,6 +519,7 @@ def match(
 
     `registered` maps every registered member id to its profile's FIDE id (or None).
     """
+    id_map = id_map or report.embedded_map()
     holders: dict[str, list[str]] = {}
     for member, fide_id in registered.items():
         if fide_id is not None:
