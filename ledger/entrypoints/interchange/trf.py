@@ -30,8 +30,8 @@ from ledger.entrypoints.interchange import (
     grid_to_section,
 )
 from ledger.entrypoints.interchange import trf_header as header
-from ledger.entrypoints.interchange.trf_export import COMMENT
 from ledger.entrypoints.interchange.time_controls import ledger_time_control
+from ledger.entrypoints.interchange.trf_export import COMMENT
 from ledger.rules.fide.rate_of_play import STANDARD, list_for_time
 from ledger.rules.fide.versions import resolve as fide_version
 from ledger.rules.time_controls import NOT_GIVEN, known_time_control
