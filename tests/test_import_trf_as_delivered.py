@@ -97,18 +97,27 @@ def test_a_file_s_rating_is_recorded_with_its_event_s_kind(
         assert profile["reported_rating"] == {"rating": 2615, "date": "2024-09-14", "kind": kind}
 
 
-TEAM = """012 Team Cup
-042 2024/01/01
-052 2024/01/02
-122 90+30
-142 2
-013 Alpha                               1    2
-013 Beta                                3    4
-001    1      A1                                2200                             1.0    1     3 w 1  0000 - -
-001    2      A2                                2100                             0.0    2  0000 - -     4 b 0
-001    3      B1                                2150                             0.0    3     1 b 0  0000 - -
-001    4      B2                                2050                             1.0    4  0000 - -     2 w 1
-"""
+def team_line(start: int, name: str, rating: int, *rounds: str) -> str:
+    """A `001` line in TRF16's columns: name 15-47, rating 49-52, rounds from column 92."""
+    line = f"001 {start:>4}      {name:<33} {rating:>4}{'':28}{0.0:>4.1f} {start:>4}"
+    return line + "".join(f"  {r}" for r in rounds)
+
+
+TEAM = "\n".join(
+    [
+        "012 Team Cup",
+        "042 2024/01/01",
+        "052 2024/01/02",
+        "122 90+30",
+        "142 2",
+        "013 Alpha                               1    2",
+        "013 Beta                                3    4",
+        team_line(1, "A1", 2200, "   3 w 1", "0000 - -"),
+        team_line(2, "A2", 2100, "0000 - -", "   4 b 0"),
+        team_line(3, "B1", 2150, "   1 b 0", "0000 - -"),
+        team_line(4, "B2", 2050, "0000 - -", "   2 w 1"),
+    ]
+)
 
 
 def test_a_team_file_s_unfielded_boards_are_not_byes() -> None:
@@ -161,8 +170,10 @@ def test_import_export_import_gives_the_same_section(
                                           f"sqlite:///{tmp_path / 'other.db'}"])  # fmt: skip
     assert again.exit_code == 0
     other = ["--store", f"sqlite:///{tmp_path / 'other.db'}"]
-    result = CliRunner().invoke(main_app, ["import", "trf", str(tmp_path / "out.trf"),
-                                           "--register-players", "--actor", "ed", *other])  # fmt: skip
+    out = str(tmp_path / "out.trf")
+    result = CliRunner().invoke(
+        main_app, ["import", "trf", out, "--register-players", "--actor", "ed", *other]
+    )
     assert result.exit_code == 0, result.output
     after = CliRunner().invoke(main_app, ["section", section_id, "--json", *other])
     assert json.loads(after.stdout) == before
