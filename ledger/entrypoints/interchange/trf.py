@@ -8,11 +8,7 @@ blanks for none), the colour (`w`, `b`, `-`) and the result code.
 
 from __future__ import annotations
 
-import csv
-import hashlib
-import json
 import re
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date
@@ -32,9 +28,17 @@ from ledger.entrypoints.interchange import (
 from ledger.entrypoints.interchange import trf_header as header
 from ledger.entrypoints.interchange.time_controls import ledger_time_control
 from ledger.entrypoints.interchange.trf_export import COMMENT
-from ledger.rules.fide.rate_of_play import STANDARD, list_for_time
-from ledger.rules.fide.versions import resolve as fide_version
-from ledger.rules.time_controls import NOT_GIVEN, known_time_control
+from ledger.entrypoints.interchange.trf_map import IdMap, read_map
+from ledger.entrypoints.interchange.trf_players import (
+    Match,
+    assigned_ids,
+    match,
+    profile,
+    rating_kind,
+)
+
+__all__ = ["IdMap", "Match", "assigned_ids", "match", "profile", "rating_kind", "read_map"]
+from ledger.rules.time_controls import NOT_GIVEN
 
 ROUND_COLUMN = 92  # TRF16: "round 1 starting at position 92; round 2 at 102 …"
 ROUND_WIDTH = 10
@@ -287,74 +291,6 @@ def _round(block: str, number: int, where: str) -> Entry:
     )
 
 
-@dataclass(frozen=True)
-class IdMap:
-    """A `--map` file: TRF starting ranks and FIDE ids → member ids."""
-
-    by_start: Mapping[int, str]
-    by_fide_id: Mapping[str, str]
-
-
-def read_map(path: Path) -> IdMap:
-    """A JSON object `{"start": {"1": "12345678"}, "fide_id": {"2000001": "30000001"}}`, or a
-    CSV of `start, member id` rows (a header line `fide_id,member_id` makes them FIDE ids)."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InvalidCommand((), f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidCommand((), f"{path}: cannot read ({exc})") from None
-    if text.lstrip().startswith("{"):
-        return _json_map(path, text)
-    try:
-        rows = list(csv.reader(text.splitlines()))
-    except csv.Error as exc:
-        raise InvalidCommand((), f"{path}: cannot read ({exc})") from None
-    keys: dict[str, str] = {}
-    kind = "start"
-    for number, row in enumerate(rows, start=1):
-        cells = [c.strip() for c in row]
-        if not any(cells):
-            continue
-        if len(cells) < 2 or not cells[1]:
-            raise InvalidCommand((), f"{path} line {number}: expected starting rank, member id")
-        if not cells[0].isdigit():
-            if not keys and number == 1:
-                kind = "fide_id" if cells[0].lower().replace(" ", "_") == "fide_id" else "start"
-                continue
-            what = "a starting rank" if kind == "start" else "a FIDE id"
-            raise InvalidCommand((), f"{path} line {number}: {cells[0]!r} is not {what}")
-        if cells[0] in keys:
-            raise InvalidCommand((), f"{path} line {number}: {kind} {cells[0]} is twice")
-        keys[cells[0]] = cells[1]
-    return _id_map(path, {kind: keys})
-
-
-def _json_map(path: Path, text: str) -> IdMap:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidCommand(
-            (), f"{path}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
-        ) from None
-    unknown = [k for k in data if k not in ("start", "fide_id")]
-    if unknown:
-        raise InvalidCommand((), f"{path}: {unknown[0]!r} is not start or fide_id")
-    for kind, keys in data.items():
-        if not isinstance(keys, dict) or not all(
-            isinstance(k, str) and k.isdigit() and isinstance(v, str) and v for k, v in keys.items()
-        ):
-            raise InvalidCommand((), f"{path}: {kind} must map numbers to member ids")
-    return _id_map(path, data)
-
-
-def _id_map(path: Path, data: Mapping[str, Mapping[str, str]]) -> IdMap:
-    by_start = {int(k): v for k, v in data.get("start", {}).items()}
-    if 0 in by_start:
-        raise InvalidCommand((), f"{path}: starting rank 0 is not 1-9999")
-    return IdMap(by_start, dict(data.get("fide_id", {})))
-
-
 def to_section(
     report: TrfReport,
     *,
@@ -485,114 +421,6 @@ def _time_control(report: TrfReport, given: str | None, rules: str | None) -> tu
 
 def _fide_id(report: TrfReport, player: TrfPlayer) -> str:
     return player.fide_id or assigned_ids(report)[player.start]
-
-
-def assigned_ids(report: TrfReport) -> dict[int, str]:
-    """The member id the ledger gives each player without a FIDE id: `X` and 8 hex digits of
-    the SHA-256 of the name (case and spacing folded), birth year and federation, so the same
-    person in the next file of the same organizer gets the same id; two such lines in one file
-    that agree on all three are told apart by their starting rank."""
-    ids: dict[int, str] = {}
-    for p in report.players:
-        if p.fide_id is None:
-            key = f"{' '.join(p.name.casefold().split())}|{p.birth_year or ''}|{p.federation or ''}"
-            ids[p.start] = "X" + hashlib.sha256(key.encode()).hexdigest()[:8].upper()
-    counts = Counter(ids.values())
-    return {n: f"{m}-{n}" if counts[m] > 1 else m for n, m in ids.items()}
-
-
-@dataclass(frozen=True)
-class Match:
-    """A TRF player's member id, and how it was found: `map`, `fide_id` (a member whose
-    profile has it), `member` (a member whose id it is), `new` (to be registered), or
-    `assigned` (no FIDE id: the id the ledger gives, see `assigned_ids`)."""
-
-    member: str
-    how: str
-
-
-def match(
-    report: TrfReport, id_map: IdMap | None, registered: Mapping[str, str | None]
-) -> dict[int, Match]:
-    """Each starting rank's member: by `--map` (starting rank, then FIDE id), else the member
-    whose profile has the FIDE id, else the FIDE id as member id (registered or new).
-
-    `registered` maps every registered member id to its profile's FIDE id (or None).
-    """
-    id_map = id_map or report.embedded_map()
-    holders: dict[str, list[str]] = {}
-    for member, fide_id in registered.items():
-        if fide_id is not None:
-            holders.setdefault(fide_id, []).append(member)
-    matches: dict[int, Match] = {}
-    assigned = assigned_ids(report)
-    for p in report.players:
-        if id_map is not None and p.start in id_map.by_start:
-            matches[p.start] = Match(id_map.by_start[p.start], "map")
-            continue
-        if id_map is not None and p.fide_id in id_map.by_fide_id:
-            matches[p.start] = Match(id_map.by_fide_id[p.fide_id], "map")
-            continue
-        if p.start in assigned:
-            matches[p.start] = Match(assigned[p.start], "assigned")
-            continue
-        fide_id = _fide_id(report, p)
-        found = sorted(holders.get(fide_id, []))
-        if len(found) > 1:
-            raise InvalidCommand(
-                (),
-                f"{report.where(p)}: FIDE id {fide_id} is in the profiles of members "
-                f"{', '.join(found)}; give --map",
-            )
-        if found:
-            matches[p.start] = Match(found[0], "fide_id")
-        elif fide_id in registered:
-            if registered[fide_id] is not None:
-                raise InvalidCommand(
-                    (),
-                    f"{report.where(p)}: member {fide_id} has FIDE id {registered[fide_id]}, "
-                    f"not {fide_id}; give --map",
-                )
-            matches[p.start] = Match(fide_id, "member")
-        else:
-            matches[p.start] = Match(fide_id, "new")
-    return matches
-
-
-def profile(player: TrfPlayer, member: str, start: date, kind: str) -> dict[str, Any]:
-    """The `register` item of a TRF player: every field of the `001` line the profile holds.
-    The rating (dated the tournament's start: the list the file was paired with) is the FIDE
-    rating only when `kind` is FIDE's standard list and the player has a FIDE id; otherwise it
-    is a rating the file reported, of that kind (`rating_kind`)."""
-    fields: dict[str, Any] = {
-        "id": member,
-        "name": player.name or None,
-        "sex": player.sex,
-        "title": player.title,
-        "fide_id": player.fide_id,
-        "birth_date": player.birth_date and player.birth_date.isoformat(),
-        "birth_year": player.birth_year if player.birth_date is None else None,
-        "federation": player.federation,
-    }
-    if player.rating is not None:
-        rated = {"rating": player.rating, "date": start.isoformat()}
-        if kind == STANDARD and player.fide_id is not None:
-            fed = {"federation": player.federation} if player.federation else {}
-            fields["fide"] = rated | fed
-        else:
-            fields["reported_rating"] = rated | {"kind": kind}
-    return {k: v for k, v in fields.items() if v is not None}
-
-
-def rating_kind(online: bool, time_control: str, start: date) -> str:
-    """The kind of the ratings a file reports: `online`, the FIDE list its rate of play is
-    rated on (`FIDE`, `FIDE_RAPID`, `FIDE_BLITZ`), `not rated` (too fast) or `unknown`."""
-    if online:
-        return "online"
-    known = known_time_control(time_control)
-    if known is None:
-        return "unknown"
-    return list_for_time(fide_version(start), known.total) or "not rated"
 
 
 def _last_round(player: TrfPlayer) -> int:
