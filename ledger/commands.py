@@ -27,6 +27,7 @@ from pydantic_core import ErrorDetails
 from ledger import plausibility as plausible
 from ledger.domain import InvalidCommand
 from ledger.errors import field_path
+from ledger.events import LATER_PROFILE_FIELDS
 from ledger.results import RATED_RESULTS
 from ledger.rules import FAMILIES
 from ledger.rules.time_controls import NOT_GIVEN, parse_time_control
@@ -194,7 +195,6 @@ class ReportedRating(Command):
 
 
 BirthYear = Annotated[int, Field(ge=1850, le=2100)]
-LATER_FIELDS = ("federation", "birth_year", "reported_rating")
 
 
 class RegisterPlayer(Command):
@@ -221,7 +221,7 @@ class RegisterPlayer(Command):
         in issue 20 only when given, so that entries without them keep their bytes)."""
         fields = self.event_fields()
         del fields["id"]
-        for name in LATER_FIELDS:
+        for name in LATER_PROFILE_FIELDS:
             if fields[name] is None:
                 del fields[name]
         if base is None:

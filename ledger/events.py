@@ -71,6 +71,11 @@ class PlayerRegistered(Fact, frozen=True, kw_only=True):
     reported_rating: ReportedRecord | None = None
 
 
+# Profile fields added in issue 20: left out of a profile (its stored JSON in the read model,
+# its fields on the write side) when not given, so that older profiles keep their bytes.
+LATER_PROFILE_FIELDS = ("federation", "birth_year", "reported_rating")
+
+
 class PlayerProfileUpdated(PlayerRegistered, frozen=True, kw_only=True):
     pass
 

@@ -38,6 +38,9 @@ def on_profile(b: Batch, position: int, fact: events.PlayerRegistered) -> None:
 def _set_profile(b: Batch, member_id: str, fact: events.PlayerRegistered, position: int) -> None:
     payload = events.to_payload(fact)
     del payload["member_id"]
+    for name in events.LATER_PROFILE_FIELDS:
+        if payload[name] is None:
+            del payload[name]
     text = json.dumps(payload, sort_keys=True)
     old = b.profile(member_id)
     if old is None or old[1] != text:  # (a first profile too: items may precede it)
