@@ -44,7 +44,7 @@ def reasons(view: ReadModel, section_id: str) -> Unrated | None:
     if why is None and not rated and queries.rates_by_lists(view):
         why = WAITING
     if why is None and not rated:
-        why = f"no player had a {NAMES[view.family]} rating to rate the others against"
+        why = f"no player was rated by {NAMES[view.family]} before: none to rate the others against"
     played = {
         pid
         for g in payload["games"]

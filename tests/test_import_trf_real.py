@@ -11,10 +11,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from test_web import get
 from typer.testing import CliRunner, Result
 
 from ledger.entrypoints.cli import app as main_app
 from ledger.entrypoints.cli.reads import caught_up
+from ledger.entrypoints.web.app import Site
 from ledger.rules.time_controls import NOT_GIVEN
 from projections import queries
 
@@ -172,3 +174,19 @@ def test_year_only_birth_dates_titles_and_federations_are_kept(cli: Callable[...
     assert (mirzoev["title"], mirzoev["federation"], mirzoev["birth_year"]) == ("GM", "AZE", 1978)
     assert gorrochategui["name"] == "Gorrochategui Torres, Eugenio"
     assert (gorrochategui["federation"], gorrochategui["birth_year"]) == ("ESP", 1950)
+
+
+def test_the_section_and_player_pages_say_why_nothing_is_rated(
+    cli: Callable[..., Result],
+) -> None:
+    # Issue 20: "a section that is never rated (a G/1 online section, or everything under
+    # --rules-family icu) shows no rating and no reason on the page ... or in the crosstable".
+    path = REAL / "karl-mala-2005.trf"
+    assert cli("import", "trf", str(path), "--register-players", "--actor", "ed").exit_code == 0
+    site = Site(store_of(cli), family="icu")
+    section = "2005-07-28-9-karl-mala-gedenkturnier"
+    why = "no player was rated by ICU before: none to rate the others against"
+    assert f"Not rated: {why}" in get(site, f"/sections/{section}").text
+    assert get(site, f"/api/sections/{section}").json()["not_rated"] == why
+    player = get(site, "/players/3400042").text  # Vasquez, Rodrigo
+    assert f"not rated: {why}" in player
