@@ -745,6 +745,7 @@ def test_new_players_are_registered_with_what_the_file_says(
                 "games": 8,
                 "byes": 2,
                 "not_rated": {},
+                "unrated_players": {},
             }
         ],
         "players_registered": ["14700011", "5500012", "300001"],

@@ -19,6 +19,7 @@ from ledger.entrypoints.cli.reads import caught_up
 from ledger.entrypoints.web.app import Site
 from ledger.rules.time_controls import NOT_GIVEN
 from projections import queries
+from projections.unrated import NO_GAME
 
 REAL = Path(__file__).parent / "fixtures" / "real"
 
@@ -190,3 +191,14 @@ def test_the_section_and_player_pages_say_why_nothing_is_rated(
     assert get(site, f"/api/sections/{section}").json()["not_rated"] == why
     player = get(site, "/players/3400042").text  # Vasquez, Rodrigo
     assert f"not rated: {why}" in player
+
+
+def test_the_import_report_names_each_player_without_a_rated_game(
+    cli: Callable[..., Result],
+) -> None:
+    # Issue 20: "every unrated ... player says why" in the import report. Bakhmatov (player 13)
+    # lost round 1 by forfeit (`153 - -`) and played no more.
+    path = REAL / "karl-mala-2005.trf"
+    result = cli("import", "trf", str(path), "--register-players", "--actor", "ed", "--json")
+    unrated = json.loads(result.stdout)["sections"][0]["unrated_players"]
+    assert unrated == {"14103435": NO_GAME}  # "no rated game (byes and forfeits are not rated)"

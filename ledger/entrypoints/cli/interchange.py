@@ -193,6 +193,8 @@ def import_uschess_dbf(
         summary, entries = _submit(
             ledger, imported, sections, actor, register, lambda m: {"id": m}, files, []
         )
+        for row, section in zip(summary["sections"], sections, strict=True):
+            row |= section_notes(section)
     summary |= receipt_fields(ledger.receipt)
     _report(summary, entries, sections, dry_run, as_json, listed=True)
 
@@ -394,6 +396,8 @@ def _report(
     for s in summary["sections"]:
         for family, reason in s.get("not_rated", {}).items():
             typer.echo(f"{s['section_id']}: not rated under {family}: {reason}", err=dry_run)
+        for member, reason in s.get("unrated_players", {}).items():
+            typer.echo(f"{s['section_id']}: {member} not rated: {reason}", err=dry_run)
     for m in summary.get("matched", []):
         if m["by"] == "assigned":
             typer.echo(f"player {m['start']} {m['name']}: member {m['member']}", err=dry_run)
@@ -455,14 +459,20 @@ def trf_notes(report: Any, section: SubmitSection, partial: bool) -> list[str]:
 
 def section_notes(section: SubmitSection) -> dict[str, Any]:
     """Each rules family's reason for rating none of the section's games (none: it rates them)."""
+    from ledger.results import RATED_RESULTS
     from ledger.rules import FAMILIES
     from ledger.rules.not_rated import section_not_rated
+    from projections.unrated import NO_GAME
 
     reasons = {
         f: section_not_rated(f, section.time_control, section.online, section.start_date)
         for f in FAMILIES
     }
-    return {"not_rated": {f: r for f, r in reasons.items() if r is not None}}
+    played = {p for g in section.games if g.result in RATED_RESULTS for p in (g.white, g.black)}
+    return {
+        "not_rated": {f: r for f, r in reasons.items() if r is not None},
+        "unrated_players": {p.id: NO_GAME for p in section.players if p.id not in played},
+    }
 
 
 def _registered(ledger: RatingsLedger) -> dict[str, str | None]:
