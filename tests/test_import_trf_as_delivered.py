@@ -266,3 +266,44 @@ def test_the_fide_txt_supplement_fills_sex_title_and_flag(cli: Callable[..., Res
         assert park[at : at + len(value)] == value
     assert park[head.index("B-day") :].split()[0] == "1995"
     assert park.rstrip().endswith("w")
+
+
+# The head of TRF-2026's team sample (Molrn/TRF tests/example_trf26.trf, adapted by its author
+# from FIDE's draft): its tags, the column ruler and legend lines, and two player lines.
+TRF26_HEAD = [
+    "### TRF 2025 sample at https://tec.fide.com/2024/09/04/draft-trf-2025-extensions-for-team",
+    "012 Grandmommy's Cup",
+    "022 Test",
+    "032 FID",
+    "042 2024/01/01",
+    "052 2024/01/14",
+    "082 50",
+    "092 FIDE-TEAM-BAKU",
+    "122 100'x40+15'+30\"",
+    "132" + " " * 88 + "24/01/01  24/01/02  24/01/03",
+    "142 14",
+    "192 FIDE_TEAM_BAKU",
+    "222 40/6000+30:900+30",
+    "         1         2         3         4         5         6         7         8",
+    "12345678901234567890123456789012345678901234567890123456789012345678901234567890",
+    "DDD SSSS sTTT NNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNN RRRR FFF IIIIIIIIIII BBBB/BB/BB PPPP RRRR",
+    "001    1      Test0001 Player0001               2586 IND 70123454321 1987/00/00  8.0   12"
+    "     2 b =",
+    "001    2      Test0002 Player0002               2540 UKR 70223454321 1992/00/00  6.5   51"
+    "     1 w =",
+]
+
+
+def test_the_trf_2026_team_sample_s_header_is_read() -> None:
+    report = trf.parse_trf("\n".join(TRF26_HEAD), "example_trf26.trf")
+    assert report.team
+    assert trf_header.time_control(report.header) == (
+        "40/100, SD/15;+30",
+        "example_trf26.trf line 9",
+    )
+    assert trf_header.rounds_announced(report.header) == 14
+    assert report.round_dates[0] == date(2024, 1, 1)
+    assert [(p.fide_id, p.birth_date, p.birth_year) for p in report.players] == [
+        ("70123454321", None, 1987),
+        ("70223454321", None, 1992),
+    ]
