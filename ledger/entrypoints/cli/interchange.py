@@ -52,7 +52,9 @@ Register = Annotated[
 ]
 TimeControl = Annotated[
     str | None,
-    typer.Option("--time-control", help="The time control (G/90;d30), instead of the file's"),
+    typer.Option(
+        "--time-control", help="The time control (90+30, G/90;d30…), instead of the file's"
+    ),
 ]
 Summary = Annotated[
     bool,
@@ -185,6 +187,8 @@ def import_uschess_dbf(
 
     with reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
         report = uschess_dbf.read_report(directory)
+        if time_control is not None:
+            time_control = _time_control_option(time_control)
         imported = uschess_dbf.to_sections(
             report, tournament_id=tournament_id, time_control=time_control, online=online
         )
@@ -493,6 +497,17 @@ def _registered(ledger: RatingsLedger) -> dict[str, str | None]:
         if len(batch) < 5000:
             return members
         position = batch[-1].id
+
+
+def _time_control_option(text: str) -> str:
+    """`--time-control` in any notation a TRF's 122 line may use, in the ledger's."""
+    from ledger.domain import InvalidCommand
+    from ledger.entrypoints.interchange.time_controls import ledger_time_control
+
+    try:
+        return ledger_time_control(text)
+    except ValueError as exc:
+        raise InvalidCommand((), f"--time-control: {exc}") from None
 
 
 def _day(option: str, text: str | None) -> date | None:
