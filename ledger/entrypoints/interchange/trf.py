@@ -102,7 +102,6 @@ class TrfPlayer:
     federation: str | None = None
     birth_date: date | None = None
     birth_year: int | None = None
-    warnings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -130,7 +129,8 @@ class TrfReport:
 
     @property
     def warnings(self) -> list[str]:
-        return [*self.skipped, *(f"{self.where(p)}: {w}" for p in self.players for w in p.warnings)]
+        """What the reading skipped (the bye's own line)."""
+        return list(self.skipped)
 
     @property
     def header(self) -> dict[str, tuple[str, str]]:
