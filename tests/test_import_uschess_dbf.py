@@ -617,7 +617,12 @@ def test_the_json_summary_gives_files_sections_players_and_games(
     before = positions(ledger)
     result = run("import", "uschess-dbf", str(FIXTURE), "--actor", "td", "--dry-run", "--json")
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout) == {
+    summary = json.loads(result.stdout)
+    # Issue 20: each section says why each family would not rate it (none here: G/90;d30 and
+    # G/45;d5 over the board, rated by all three) and which players have no rated game.
+    reasons = [(s.pop("not_rated"), s.pop("unrated_players")) for s in summary["sections"]]
+    assert [r[0] for r in reasons] == [{}, {}]
+    assert summary == {
         "dry_run": True,
         "files": [
             {"file": str(FIXTURE / "THEXPORT.DBF"), "records": 1},
