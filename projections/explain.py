@@ -51,7 +51,8 @@ def explain(
 ) -> dict[str, Any]:
     """The explanation of one history row, recomputed through the rules; for a player of the
     section who has no row, why he is not rated (`not_rated`)."""
-    if section is not None and ":" not in section:
+    if section is not None and section.removeprefix("section:").count(":") == 0:
+        section = section.removeprefix("section:")
         why = unrated.reasons(view, section)
         if why is not None and player in why.players:
             return {

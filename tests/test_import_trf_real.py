@@ -191,6 +191,8 @@ def test_the_section_and_player_pages_say_why_nothing_is_rated(
     assert get(site, f"/api/sections/{section}").json()["not_rated"] == why
     player = get(site, "/players/3400042").text  # Vasquez, Rodrigo
     assert f"not rated: {why}" in player
+    explained = get(site, "/players/3400042/explain", f"system=ICU&section={section}")
+    assert f"not rated in ICU: {why}" in explained.text
 
 
 def test_the_import_report_names_each_player_without_a_rated_game(

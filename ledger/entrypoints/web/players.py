@@ -201,7 +201,7 @@ def explain(view: View, player: str, query: dict[str, str], when: When) -> tuple
     games = out.get("games") or []
     page = render(
         "explain.html",
-        title=f"Explain {player} {system} {out['item']['key']}",
+        title=f"Explain {player} {system} {out['item']['key'] if 'item' in out else section}",
         when=when,
         keep={"system": system, "section": section, "item": None if section else item},
         player=player,
