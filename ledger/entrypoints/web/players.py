@@ -72,7 +72,7 @@ def player(view: View, player: str, when: When) -> tuple[Any, str]:
     for t in played:
         why = None if t["ratings"] else unrated.reasons(view, t["section_id"])
         if why is not None and player in why.players:
-            t["not_rated"] = why.players[player]
+            t["not_rated"] = why.players[player]  # only on a section that rated him not
     data["sections"] = played
     page = render(
         "player.html",
