@@ -77,10 +77,11 @@ def test_each_version_has_the_k_factors_of_its_text(version):
     assert k_factor(version, 2200, 100, False, teen, day) == (junior or mid)  # under 2300
 
 
-@pytest.mark.parametrize(("name", "k"), [("fide-2009", 25), ("fide-2012", 30), ("fide-2014", 10)])
-def test_until_2014_a_new_player_keeps_the_new_players_k_even_at_2400(name, k):
-    # Before 1 July 2014 K = 10 "once the player has reached 2400 and been registered for at
-    # least 30 games" (10.641's order); from then on 8.56 lists no such condition.
+@pytest.mark.parametrize(("name", "k"), [("fide-2009", 25), ("fide-2012", 10), ("fide-2014", 10)])
+def test_k_10_needs_30_games_only_under_the_older_wording(name, k):
+    # 10.641 (kept in 2009: "The K values stay as they are"): a new player keeps K 25 until 30
+    # games even at 2400. The 8.56 text in force before 1 July 2014 (K = 30) and the 2014 one:
+    # "K = 10 once a player's published rating has reached 2400", no games condition.
     version = BY_NAME[name]
     assert k_factor(version, 2410, 12, False, None, version.start) == k
 

@@ -36,8 +36,8 @@ def k_factor(
     2400 ("even if the rating drops below 2400"); 40 for a junior "as long as their rating
     remains under 2300"; K new "until they have completed events with at least 30 games"; K
     mid "as long as a player's rating remains under 2400". `rating` is his rating on the list,
-    published, so 2400 there has "reached 2400" too. Until 30 June 2014 (`new_first`) the new
-    player's K comes first: 10 needs 2400 "and ... at least 30 games" (10.641's order)."""
+    published, so 2400 there has "reached 2400" too. Under 10.0 and fide-2009 (`new_first`) the
+    new player's K comes first (10.641's order: 10 needs 2400 and 30 games)."""
     if version.new_first and games < NEW_PLAYER_GAMES:
         return version.k_new
     if reached_2400 or rating >= TOP_RATING:

@@ -51,7 +51,7 @@ class FideVersion:
     k_junior: int | None  # 8.56 (2014): "until their 18th birthday"; 8.3.3: "until the end
     junior_until: Junior | None  # of the year of their 18th birthday"
     junior_below: int | None  # 8.3.3: "as long as their rating remains under 2300"
-    new_first: bool  # 10.641 to 2014: K new "until ... 30 games", even at 2400 (see k_factor)
+    new_first: bool  # 10.641 (and 2009): K new "until ... 30 games", even at 2400 (k_factor)
     k_times_n: int | None  # 8.3.3: "K x n does not exceed 700"
     minimum_games: int  # 9.14b (9) / 7.1.4 (5): games against rated opponents
     pool_months: int | None  # 7.1.4: "consecutive rating periods of not more than 26 months"
@@ -81,14 +81,14 @@ VERSIONS: tuple[FideVersion, ...] = (
     FideVersion(
         "fide-2011", date(2011, 7, 1), date(2012, 6, 30), per_game=True, initial="8.2-2022",
         cap="400-every-game", no_cap_from=None, no_cap_rating=None, k_new=30, k_mid=15,
-        k_top=10, k_junior=None, junior_until=None, junior_below=None, new_first=True,
+        k_top=10, k_junior=None, junior_until=None, junior_below=None, new_first=False,
         k_times_n=None, minimum_games=9, pool_months=None, floor=1200, max_initial=None,
         above_half=15, rounding="change-half-away", rapid_blitz=False, list_months=2,
     ),
     FideVersion(
         "fide-2012", date(2012, 7, 1), date(2014, 6, 30), per_game=True, initial="8.2-2022",
         cap="400-every-game", no_cap_from=None, no_cap_rating=None, k_new=30, k_mid=15,
-        k_top=10, k_junior=None, junior_until=None, junior_below=None, new_first=True,
+        k_top=10, k_junior=None, junior_until=None, junior_below=None, new_first=False,
         k_times_n=None, minimum_games=9, pool_months=None, floor=1000, max_initial=None,
         above_half=15, rounding="change-half-away", rapid_blitz=False, list_months=1,
     ),
