@@ -24,7 +24,9 @@ from pydantic import (
 )
 from pydantic_core import ErrorDetails
 
+from ledger import bounds
 from ledger import plausibility as plausible
+from ledger.bounds import MAX_FILE_BYTES, MAX_SECTION_GAMES, MAX_SECTION_PLAYERS
 from ledger.domain import InvalidCommand
 from ledger.errors import field_path
 from ledger.results import RATED_RESULTS
@@ -41,9 +43,6 @@ RESULT_CHOICES = ", ".join(dict.fromkeys(RESULTS.values()))
 RULES_FAMILIES = FAMILIES
 RULES_HINTS = (*RULES_FAMILIES, *VERSIONS)
 
-MAX_FILE_BYTES = 8 * 1024 * 1024  # a command file larger than this is refused unread
-MAX_SECTION_GAMES = 20_000  # games in one section or match (the largest opens play ~7,000)
-MAX_SECTION_PLAYERS = 5_000  # players in one section
 MAX_MESSAGE = 300  # characters of an error message; a huge offending value is cut short
 MAX_PROBLEMS = 10  # problems listed in one error line; more are only counted
 
@@ -143,8 +142,8 @@ def _rules_hint(value: str) -> str:
 IsoDate = Annotated[date, BeforeValidator(_iso_date), plausible.IN_WINDOW]
 PastDate = Annotated[date, BeforeValidator(_iso_date), plausible.NOT_FUTURE]
 MembershipDate = Annotated[date, BeforeValidator(_iso_date), plausible.MEMBERSHIP]
-Text = Annotated[str, plausible.text(plausible.MAX_NAME)]
-Reason = Annotated[str, plausible.text(plausible.MAX_REASON)]
+Text = Annotated[str, plausible.text(bounds.MAX_NAME)]
+Reason = Annotated[str, plausible.text(bounds.MAX_REASON)]
 MemberId = Annotated[str, _matching(_MEMBER_ID, "a member id (letters, digits, . _ -; ≤ 32)")]
 Federation = Annotated[str, _matching(re.compile(r"[A-Z]{3}"), "a FIDE federation code")]
 FideId = Annotated[str, _matching(re.compile(r"[1-9][0-9]{0,10}"), "a FIDE id (1-11 digits)")]
@@ -155,11 +154,11 @@ SystemName = Annotated[System, BeforeValidator(_system)]
 ListName = Annotated[System | str, BeforeValidator(_opening_list)]
 RulesHint = Annotated[str, AfterValidator(_rules_hint)]
 Family = Annotated[str, AfterValidator(_family)]
-Rating = Annotated[float, Field(ge=0, le=plausible.MAX_RATING)]
-Count = Annotated[int, Field(ge=0, le=plausible.MAX_GAMES)]
-Floor = Annotated[int, Field(ge=0, le=plausible.MAX_RATING)]
-Round = Annotated[int, Field(ge=1, le=plausible.MAX_ROUND)]
-LedgerPosition = Annotated[int, Field(ge=0, le=plausible.MAX_POSITION)]
+Rating = Annotated[float, Field(ge=0, le=bounds.RATING.door)]
+Count = Annotated[int, Field(ge=0, le=bounds.GAMES.door)]
+Floor = Annotated[int, Field(ge=0, le=bounds.RATING.door)]
+Round = Annotated[int, Field(ge=1, le=bounds.ROUND.door)]
+LedgerPosition = Annotated[int, Field(ge=0, le=bounds.MAX_INTEGER)]
 
 
 class Command(BaseModel):
@@ -399,7 +398,7 @@ class SubmitMatch(Command):
 
 
 class FideGame(Command):
-    opponent_rating: Annotated[float, Field(gt=0, le=plausible.MAX_RATING)]
+    opponent_rating: Annotated[float, Field(gt=0, le=bounds.RATING.door)]
     opponent_id: Text | None = None
     score: Score
 
@@ -422,7 +421,7 @@ class RecordFideUplift(Command):
     `share` × (ceiling − R) (FIDE, 1 March 2024: 0.4 × (2000 − R))."""
 
     effective: IsoDate
-    ceiling: Annotated[int, Field(gt=0, le=plausible.MAX_RATING)] = 2000
+    ceiling: Annotated[int, Field(gt=0, le=bounds.RATING.door)] = 2000
     share: Annotated[float, Field(gt=0, le=1)] = 0.4
     reason: Annotated[str, Field(min_length=1, max_length=500)]
 
@@ -431,8 +430,8 @@ class AwardMoneyFloor(Command):
     """A prize of `amount` won in a section or prize for players rated under `limit` (§5)."""
 
     player: MemberId
-    amount: Annotated[float, Field(gt=0, le=plausible.MAX_PRIZE)]
-    limit: Annotated[int, Field(gt=0, le=plausible.MAX_RATING)]
+    amount: Annotated[float, Field(gt=0, le=bounds.PRIZE.door)]
+    limit: Annotated[int, Field(gt=0, le=bounds.RATING.door)]
     date: IsoDate
     system: SystemName = System.OTBR
 
@@ -528,13 +527,11 @@ class PublishList(Command):
 class VoidEntry(Command):
     """Take back one entry's effect on ratings (not a section's: withdraw or correct it)."""
 
-    position: Annotated[int, Field(ge=1, le=plausible.MAX_POSITION)]
+    position: Annotated[int, Field(ge=1, le=bounds.MAX_INTEGER)]
     reason: Reason
 
 
-_ACTOR = TypeAdapter(
-    Annotated[str, plausible.text(plausible.MAX_ACTOR)], config=Command.model_config
-)
+_ACTOR = TypeAdapter(Annotated[str, plausible.text(bounds.MAX_ACTOR)], config=Command.model_config)
 _REASON = TypeAdapter(Reason, config=Command.model_config)
 _RECORD_ID_ADAPTER = TypeAdapter(RecordId, config=Command.model_config)
 

@@ -4,8 +4,8 @@ One class per event type the projections use, named as the stored topic
 (`ratings-ledger:SectionSubmitted`), with the keyword arguments of its `@event` method in
 ledger/domain.py as fields (tests/test_events.py checks that they line up). `DECODERS` is the
 one table from an entry's type to its class; `decode` turns a stored entry (its raw JSON, or
-its payload dict) into an instance, checking every value against ledger/rules/limits.py on
-the way (a NaN, 1e300 or round 10^12 is refused here with the field's path).
+its payload dict) into an instance, checking every value against its read bound
+(ledger/bounds.py) on the way (a NaN, 1e300 or round 10^12 is refused here with the field's path).
 
 The classes are msgspec Structs: frozen and typed like dataclasses, decoded from the stored
 JSON in C without building a dict per game (docs/decisions.md, "typed events").
@@ -17,15 +17,15 @@ from typing import Annotated, Any
 
 import msgspec
 
-from ledger.rules import limits
+from ledger import bounds
 
-Rating = Annotated[float, msgspec.Meta(ge=0, le=limits.MAX_RATING)]
-Positive = Annotated[float, msgspec.Meta(gt=0, le=limits.MAX_RATING)]
-Count = Annotated[int, msgspec.Meta(ge=0, le=limits.MAX_GAMES)]
-Round = Annotated[int, msgspec.Meta(ge=1, le=limits.MAX_ROUND)]
-Day = Annotated[str, msgspec.Meta(pattern=limits.DATE_PATTERN)]
-Amount = Annotated[float, msgspec.Meta(gt=0, le=limits.MAX_AMOUNT)]
-Limit = Annotated[int, msgspec.Meta(gt=0, le=int(limits.MAX_RATING))]
+Rating = Annotated[float, msgspec.Meta(ge=0, le=bounds.RATING.read)]
+Positive = Annotated[float, msgspec.Meta(gt=0, le=bounds.RATING.read)]
+Count = Annotated[int, msgspec.Meta(ge=0, le=bounds.GAMES.read)]
+Round = Annotated[int, msgspec.Meta(ge=1, le=bounds.ROUND.read)]
+Day = Annotated[str, msgspec.Meta(pattern=bounds.DATE_PATTERN)]
+Amount = Annotated[float, msgspec.Meta(gt=0, le=bounds.PRIZE.read)]
+Limit = Annotated[int, msgspec.Meta(gt=0, le=int(bounds.RATING.read))]
 Score = Annotated[float, msgspec.Meta(ge=0, le=1)]
 
 
@@ -77,8 +77,8 @@ class OpeningBalanceRecorded(Fact, frozen=True, kw_only=True):
     history: str = "mixed"
     peak: Rating | None = None
     olm_games: Count | None = None
-    money_floor: Annotated[int, msgspec.Meta(ge=0, le=int(limits.MAX_RATING))] | None = None
-    director_floor: Annotated[int, msgspec.Meta(ge=0, le=int(limits.MAX_RATING))] | None = None
+    money_floor: Annotated[int, msgspec.Meta(ge=0, le=int(bounds.RATING.read))] | None = None
+    director_floor: Annotated[int, msgspec.Meta(ge=0, le=int(bounds.RATING.read))] | None = None
     ceiling: Rating | None = None
 
 
@@ -253,7 +253,7 @@ DECODERS: dict[str, type[Fact]] = {
 _JSON = {name: msgspec.json.Decoder(cls) for name, cls in DECODERS.items()}
 
 
-_DAY = f"a date YYYY-MM-DD in {limits.FIRST_YEAR}..{limits.LAST_YEAR}"
+_DAY = f"a date YYYY-MM-DD in {bounds.FIRST_YEAR}..{bounds.LAST_YEAR}"
 
 
 class Undecodable(ValueError):
@@ -269,9 +269,9 @@ def decode(type_: str, state: bytes | None = None, payload: Any = None) -> Fact 
     try:
         fact = _JSON[type_].decode(state) if state is not None else msgspec.convert(payload, cls)
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-        message = str(exc).replace(f"`str` matching regex {limits.DATE_PATTERN!r}", _DAY)
+        message = str(exc).replace(f"`str` matching regex {bounds.DATE_PATTERN!r}", _DAY)
         raise Undecodable(message) from None
-    if type(fact) is RulesAmended and not limits.finite_numbers(fact.value):
+    if type(fact) is RulesAmended and not bounds.finite_numbers(fact.value):
         raise Undecodable("a number in `$.value` is not finite")
     return fact
 
