@@ -2,7 +2,8 @@
 
 A fact kind is one class below, named as its stored topic (`ratings-ledger:MoneyFloorAwarded`),
 with its fields in stored order, typed and bounded as the read side accepts them (the read
-bounds of ledger/bounds.py), and as class attributes:
+bounds of ledger/bounds.py) and each with the `Door` a write gives it through (ledger/fields.py),
+and as class attributes:
 
 - `verb`: the write verb that records it (ledger/roles.py says which roles may use it);
 - `item`: the item it submits, revises or withdraws on the rating timeline (`Makes`);
@@ -10,9 +11,10 @@ bounds of ledger/bounds.py), and as class attributes:
 - `later`: fields added after the first entries (stored after `actor`, None when absent);
 - `read`: whether the read side decodes it.
 
-From these follow the domain's event methods (their parameters and topic, ledger/domain.py
-`fact`), the role check (`roles.RECORDED_BY`), the decoders (`decode`), the item tables of
-projections/items.py and the consequences report (ledger/consequences.py). `decode` turns a
+From these follow the command models (ledger/door.py `door`), the domain's event methods
+(their parameters and topic, ledger/domain.py `fact`), the role check (`roles.RECORDED_BY`),
+the decoders (`decode`), the item tables of projections/items.py and the consequences report
+(ledger/consequences.py). `decode` turns a
 stored entry (its raw JSON, or its payload dict) into an instance, checking every value against
 its read bound on the way (a NaN, 1e300 or round 10^12 is refused here with the field's path).
 
@@ -28,15 +30,28 @@ from typing import Annotated, Any, ClassVar, NamedTuple
 import msgspec
 
 from ledger import bounds
-
-Rating = Annotated[float, msgspec.Meta(ge=0, le=bounds.RATING.read)]
-Positive = Annotated[float, msgspec.Meta(gt=0, le=bounds.RATING.read)]
-Count = Annotated[int, msgspec.Meta(ge=0, le=bounds.GAMES.read)]
-Round = Annotated[int, msgspec.Meta(ge=1, le=bounds.ROUND.read)]
-Day = Annotated[str, msgspec.Meta(pattern=bounds.DATE_PATTERN)]
-Amount = Annotated[float, msgspec.Meta(gt=0, le=bounds.PRIZE.read)]
-Limit = Annotated[int, msgspec.Meta(gt=0, le=int(bounds.RATING.read))]
-Score = Annotated[float, msgspec.Meta(ge=0, le=1)]
+from ledger.fields import (
+    Amount,
+    Count,
+    Date,
+    Day,
+    Door,
+    Flag,
+    Floor,
+    Limit,
+    MembershipDate,
+    PastDate,
+    Player,
+    Positive,
+    Rating,
+    Reason,
+    RecordId,
+    Round,
+    Score,
+    Share,
+    System,
+    Text,
+)
 
 
 def _member(fact: Any) -> tuple[str, ...]:
@@ -90,18 +105,18 @@ class PlayerRegistered(Fact, frozen=True, kw_only=True):
     verb = "register"
     later = ("fide_id", "title", "sex")
 
-    member_id: str
-    name: str | None = None
-    birth_date: Day | None = None
-    adult: bool | None = None
-    fide: ForeignRecord | None = None
-    cfc: ForeignRecord | None = None
-    fide_adjustment_opt_in: bool | None = None
-    membership_expires: Day | None = None
-    playing_since: Day | None = None
-    fide_id: str | None = None
-    title: str | None = None
-    sex: str | None = None
+    member_id: Annotated[str, Door("member", "id")]
+    name: Text | None = None
+    birth_date: PastDate | None = None
+    adult: Flag | None = None
+    fide: Annotated[ForeignRecord | None, Door("fide_rating")] = None
+    cfc: Annotated[ForeignRecord | None, Door("cfc_rating")] = None
+    fide_adjustment_opt_in: Flag | None = None
+    membership_expires: MembershipDate | None = None
+    playing_since: PastDate | None = None
+    fide_id: Annotated[str | None, Door("fide_id")] = None
+    title: Annotated[str | None, Door("title")] = None
+    sex: Annotated[str | None, Door("sex")] = None
 
 
 class PlayerProfileUpdated(PlayerRegistered, frozen=True, kw_only=True):
@@ -116,20 +131,20 @@ class OpeningBalanceRecorded(Fact, frozen=True, kw_only=True):
         "opening", lambda f, pos: f"opening:{f.member_id}:{f.system}", lambda f: (f.as_of, f.as_of)
     )
 
-    member_id: str
-    system: str
-    as_of: Day
+    member_id: Player
+    system: Annotated[str, Door("rating_list")]
+    as_of: Date
     rating: Rating
     games: Count
     wins: Count | None = None
     draws: Count | None = None
     losses: Count | None = None
     sections_of_three: Count | None = None
-    history: str = "mixed"
+    history: Annotated[str, Door("history")] = "mixed"
     peak: Rating | None = None
     olm_games: Count | None = None
-    money_floor: Annotated[int, msgspec.Meta(ge=0, le=int(bounds.RATING.read))] | None = None
-    director_floor: Annotated[int, msgspec.Meta(ge=0, le=int(bounds.RATING.read))] | None = None
+    money_floor: Floor | None = None
+    director_floor: Floor | None = None
     ceiling: Rating | None = None
 
 
@@ -165,18 +180,18 @@ class SectionSubmitted(Fact, frozen=True, kw_only=True):
     item = Makes("section", _section, _dates, players=_entrants)
     unvoidable = "withdraw or correct the section instead"
 
-    section_id: str
-    tournament_id: str | None = None
-    event_name: str | None = None
-    online: bool
-    time_control: str
-    start_date: Day
-    end_date: Day
-    system: str | None = None
-    rules: str | None = None
-    players: tuple[Entrant, ...]
-    games: tuple[GameRecord, ...]
-    byes: tuple[ByeRecord, ...] = ()
+    section_id: RecordId
+    tournament_id: RecordId | None = None
+    event_name: Annotated[str | None, Door("text", required=True)] = None
+    online: Flag
+    time_control: Text
+    start_date: Date
+    end_date: Date
+    system: System | None = None
+    rules: Annotated[str | None, Door("rules")] = None
+    players: Annotated[tuple[Entrant, ...], Door("section_players")]
+    games: Annotated[tuple[GameRecord, ...], Door("games")]
+    byes: Annotated[tuple[ByeRecord, ...], Door("byes")] = ()
 
 
 class SectionCorrected(SectionSubmitted, frozen=True, kw_only=True):
@@ -215,15 +230,15 @@ class MatchResultSubmitted(Fact, frozen=True, kw_only=True):
     verb = "match"
     item = Makes("match", lambda f, pos: "match:" + f.match_id, _dates, players=_entrants, why=True)
 
-    match_id: str
-    event_name: str | None = None
-    online: bool
-    time_control: str
-    start_date: Day
-    end_date: Day
-    system: str | None = None
-    players: tuple[Entrant, ...]
-    games: tuple[GameRecord, ...]
+    match_id: RecordId
+    event_name: Text | None = None
+    online: Flag
+    time_control: Text
+    start_date: Date
+    end_date: Date
+    system: System | None = None
+    players: Annotated[tuple[Entrant, ...], Door("match_players")]
+    games: Annotated[tuple[GameRecord, ...], Door("games")]
 
 
 # The office's other records
@@ -246,10 +261,10 @@ class FideAdjustmentSubmitted(Fact, frozen=True, kw_only=True):
         why=True,
     )
 
-    member_id: str
-    rating_list: Day
-    youth_event: bool = False
-    games: tuple[FideGameRecord, ...]
+    member_id: Player
+    rating_list: Date
+    youth_event: Flag = False
+    games: Annotated[tuple[FideGameRecord, ...], Door("fide_games")]
 
 
 class FideUpliftRecorded(Fact, frozen=True, kw_only=True):
@@ -264,10 +279,10 @@ class FideUpliftRecorded(Fact, frozen=True, kw_only=True):
         why=True,
     )
 
-    effective: Day
+    effective: Date
     ceiling: Limit = 2000
-    share: Annotated[float, msgspec.Meta(gt=0, le=1)] = 0.4
-    reason: str | None = None
+    share: Share = 0.4
+    reason: Annotated[str | None, Door("short_reason", required=True)] = None
 
 
 class MoneyFloorAwarded(Fact, frozen=True, kw_only=True):
@@ -276,11 +291,11 @@ class MoneyFloorAwarded(Fact, frozen=True, kw_only=True):
     verb = "award-money-floor"
     item = Makes("money", lambda f, pos: f"money:{pos}", lambda f: (f.date, f.date), why=True)
 
-    member_id: str
+    member_id: Player
     amount: Amount
     limit: Limit
-    date: Day
-    system: str = "OTBR"
+    date: Date
+    system: System = "OTBR"
 
 
 class DirectorOverride(Fact, frozen=True, kw_only=True):
@@ -291,12 +306,12 @@ class DirectorOverride(Fact, frozen=True, kw_only=True):
         "override", lambda f, pos: f"override:{pos}", lambda f: (f.effective, f.effective), why=True
     )
 
-    member_id: str
-    action: str
-    system: str = "OTBR"
+    member_id: Player
+    action: Annotated[str, Door("action")]
+    system: System = "OTBR"
     value: Rating | None = None
-    effective: Day
-    reason: str | None = None
+    effective: Date
+    reason: Reason | None = None
 
 
 class OverrideRevoked(Fact, frozen=True, kw_only=True):
@@ -316,11 +331,11 @@ class RulesAmended(Fact, frozen=True, kw_only=True):
 
     verb = "amend-rules"
 
-    parameter: str
-    value: Any
-    effective: Day
-    until: Day | None = None
-    reason: str | None = None
+    parameter: Annotated[str, Door("parameter")]
+    value: Annotated[Any, Door("any")]
+    effective: Date
+    until: Date | None = None
+    reason: Reason | None = None
 
 
 class ListPublished(Fact, frozen=True, kw_only=True):
@@ -328,11 +343,11 @@ class ListPublished(Fact, frozen=True, kw_only=True):
 
     verb = "publish-list"
 
-    family: str
-    number: Annotated[int, msgspec.Meta(ge=1)]
-    list_name: str
-    as_of: Day
-    cutoff_position: Annotated[int, msgspec.Meta(ge=0)]
+    family: Annotated[str, Door("family")]
+    number: Annotated[int, msgspec.Meta(ge=1)]  # the verb counts the family's lists
+    list_name: Annotated[str, Door("text", "name")]
+    as_of: Date
+    cutoff_position: Annotated[int, msgspec.Meta(ge=0), Door("position", required=False)]
 
 
 class ListRatingsCommitted(Fact, frozen=True, kw_only=True):
@@ -352,8 +367,8 @@ class EntryVoided(Fact, frozen=True, kw_only=True):
     verb = "void"
     unvoidable = "a void cannot be voided"
 
-    position: Annotated[int, msgspec.Meta(ge=1)]
-    reason: str | None = None
+    position: Annotated[int, msgspec.Meta(ge=1), Door("entry")]
+    reason: Reason | None = None
 
 
 # Roles: who may write (ledger/roles.py); the read side does not use them

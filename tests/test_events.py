@@ -9,7 +9,7 @@ import json
 import msgspec
 import pytest
 
-from ledger import domain, events
+from ledger import domain, events, fields
 from ledger.log import read_entries
 
 AGGREGATES = (
@@ -114,3 +114,71 @@ def test_stored_entries_decode_into_their_facts(ledger, section_ready):
         msgspec.convert({**entry.payload, "start_date": "0001-01-01"}, events.SectionSubmitted)
     with pytest.raises(events.Undecodable, match="a date YYYY-MM-DD"):
         events.decode(entry.type, payload={**entry.payload, "end_date": "2999-01-01"})
+
+
+def test_every_command_model_gives_its_fact_kind_s_fields_from_the_declaration():
+    # Issue 17: "one declaration per fact kind ... from which the command model ... follow":
+    # each command's event fields are its kind's fields, bar the ones its verb computes.
+    from ledger import commands
+
+    computed = {"ListPublished": {"number"}}
+    for model in (
+        commands.RegisterPlayer,
+        commands.RecordOpeningBalance,
+        commands.SubmitSection,
+        commands.SubmitMatch,
+        commands.SubmitFideAdjustment,
+        commands.RecordFideUplift,
+        commands.AwardMoneyFloor,
+        commands.DirectorOverride,
+        commands.AmendRules,
+        commands.PublishList,
+        commands.VoidEntry,
+    ):
+        kind = next(k for k in model.__mro__ if k.__name__ in events.KINDS).__name__
+        fields = set(events.KINDS[kind].__struct_fields__) - computed.get(kind, set())
+        assert set(model.fact_fields or ()) == fields, kind
+
+
+class PrizeNoted(events.Fact, frozen=True, kw_only=True):
+    """A kind a new contributor might add, declared once (not one of the ledger's kinds)."""
+
+    verb = "award-money-floor"
+    item = events.Makes("money", lambda f, pos: f"money:{pos}", lambda f: (f.date, f.date))
+
+    member_id: fields.Player
+    amount: fields.Amount
+    date: fields.Date
+    note: fields.Text | None = None
+
+
+def test_a_kind_declared_once_gives_its_command_model_and_its_domain_method():
+    # Issue 17: "adding a new fact kind touches its declaration, the rules that use it and
+    # tests": the door (names, bounds, defaults) and the recorded fields follow from it.
+    from eventsourcing.domain import Aggregate
+
+    from ledger import commands, door
+
+    class NotePrize(door.door(PrizeNoted)):
+        pass
+
+    assert list(NotePrize.model_fields) == ["player", "amount", "date", "note"]
+    with pytest.raises(domain.InvalidCommand, match="amount: 1e\\+300: input should be less than"):
+        commands.parse(NotePrize, {"player": "P1", "amount": 1e300, "date": "2024-05-05"})
+    given = commands.parse(NotePrize, {"player": "P1", "amount": 500.0, "date": "2024-05-05"})
+    assert given.event_fields() == {
+        "member_id": "P1",
+        "amount": 500.0,
+        "date": "2024-05-05",
+        "note": None,
+    }
+
+    class Prize(Aggregate):
+        @domain.fact(PrizeNoted)
+        def __init__(self, member_id: str, **_: object) -> None:
+            self.member_id = member_id
+
+    prize = Prize(**given.event_fields(), actor="director")
+    (created,) = prize.collect_events()
+    assert prize.member_id == "P1"
+    assert [f for f in type(created).__annotations__] == [*PrizeNoted.__struct_fields__, "actor"]
