@@ -21,7 +21,6 @@ KIND_FACTS: dict[str, type[events.Fact]] = {
     if kind.item is not None and kind.item.dates is not None and not kind.item.revises
 }
 WITHDRAWALS = tuple(kind for kind, (_, _, dates) in ITEM_FACTS.items() if dates is None)
-ITEM_ENTRIES = {cls.__name__ for cls in ITEM_FACTS}
 _PLAYERS = {kind: cls.item.players for kind, cls in KIND_FACTS.items() if cls.item is not None}
 
 
@@ -106,10 +105,6 @@ def _fact(entry: LedgerEntry) -> events.Fact:
     if type(fact) not in ITEM_FACTS:
         raise ValueError(f"{entry.type} is not a rated item")
     return fact
-
-
-def item_key(entry: LedgerEntry) -> str:
-    return fact_key(_fact(entry), entry.position)
 
 
 def to_item(entry: LedgerEntry, first_position: int | None = None) -> Item:
