@@ -8,16 +8,11 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
+from ledger import events
 from ledger.log import LedgerEntry, read_verified_entries
 
 FIELDS = ("rating", "official_rating", "games", "floor", "ceiling")
-NEW_ITEMS = {
-    "MatchResultSubmitted",
-    "MoneyFloorAwarded",
-    "FideAdjustmentSubmitted",
-    "FideUpliftRecorded",
-    "DirectorOverride",
-}
+NEW_ITEMS = {name for name, kind in events.KINDS.items() if kind.item and kind.item.why}
 
 
 def consequences(
