@@ -63,7 +63,7 @@ from ledger.log import LedgerEntry, entry_type, to_entry
 from ledger.roles import NotInitialized, Role, Verb, authorize, parse_holder, parse_role
 from ledger.rules.rating_lists import RatingList
 from ledger.signing import KeyRefused, Keyring, Verifier, parse_public_key, public_text
-from ledger.store import redacted, store_env, store_url
+from ledger.store import APP_NAME, redacted, store_env, store_url
 
 A = TypeVar("A", bound=Aggregate)
 ATTEMPTS = 6
@@ -80,7 +80,7 @@ class RatingsLedger(Application):
     `read_only` opens an existing store for reading only: no table is created, no file made.
     """
 
-    name = "RatingsLedger"
+    name = APP_NAME
     log_section_size = 5000
 
     def __init__(
