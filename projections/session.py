@@ -1,13 +1,14 @@
 """One door to read: `ReadSession` opens the ledger read-only and its read model, checks the
-model's binding, catches it up once, and answers `at(as_of, known_at, list)`; the CLI, the
-web site, `verify --view` and a write's consequences all read through it."""
+model's binding, catches it up once, and answers `at(known_at, list, position)`; the CLI, the
+web site, `verify --view` and a write's consequences all read through it. A day's ratings
+("as of") are asked of the model a session gives: every query takes the day."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple
 
@@ -29,13 +30,11 @@ class NothingKnownYet(LookupError):
 
 @dataclass(frozen=True)
 class At:
-    """What a read is about: the read model (`view`, as the ledger stood at `position` or as
-    the published list `list` saw it), and the day its ratings are `as_of`."""
+    """The read model a read asks (`view`): caught up, as the ledger stood at `position`, or
+    as a published list saw it."""
 
     view: View
-    as_of: date | None = None
     position: int | None = None
-    list: str | None = None
 
 
 class Rerated(NamedTuple):
@@ -122,11 +121,15 @@ class ReadSession:
             binding.check(self.view, self.ledger)
             self._checked = True
 
-    def catch_up(self) -> CatchUp:
-        """Apply the entries the read model lacks and record what it was built to; once."""
+    def catch_up(self, before: int | None = None) -> CatchUp:
+        """Apply the entries the read model lacks (only those before position `before`, if
+        given) and record what it was built to; once."""
         if self._stats is None:
             self.check()
-            self._stats = binding.catch_up(self.view, self.ledger, self._after("catching up"))
+            entries = self._read(self.view.last_position, "catching up")
+            if before is not None:
+                entries = (e for e in entries if e.position < before)
+            self._stats = binding.catch_up(self.view, self.ledger, entries)
         return self._stats
 
     def rebuild(self) -> CatchUp:
@@ -146,15 +149,11 @@ class ReadSession:
 
     @contextmanager
     def at(
-        self,
-        as_of: date | None = None,
-        known_at: datetime | None = None,
-        list: str | None = None,  # noqa: A002 - the name the reads give it (`--list`)
-        position: int | None = None,
+        self, known_at: datetime | None = None, list: str | None = None, position: int | None = None
     ) -> Iterator[At]:
         """The read model caught up; or as the ledger stood at `known_at` (or `position`); or
-        as the published list `list` saw it (NoSuchList if there is none); with `as_of`, the
-        day its ratings are asked for. A past model is built in a temporary file."""
+        as the published list `list` saw it (NoSuchList if there is none). A past model is
+        built in a temporary file, removed on exit."""
         if list is not None and (known_at is not None or position is not None):
             raise ValueError("a list says what it said then: no known_at or position with it")
         self.check()
@@ -163,10 +162,10 @@ class ReadSession:
         self.catch_up()
         if list is not None:
             with list_view(self.ledger, self.view, list) as past:
-                yield At(past, as_of, list=list)
+                yield At(past)
             return
         with view_at(self.ledger, self.view, position) as past:
-            yield At(past, as_of, position)
+            yield At(past, position)
 
     def effect(
         self, entries: Sequence[LedgerEntry], dry_run: bool, rerate: Iterable[LedgerEntry] = ()
@@ -174,11 +173,7 @@ class ReadSession:
         """What `entries` (a write's, just appended or, with `dry_run`, only decided) do to the
         read model: caught up to them, then through them (rolled back with `dry_run`); each of
         `rerate` (new items) rated again with every value shown."""
-        self.check()
-        before = self._after("catching up")
-        if not dry_run:  # the entries are in the ledger: up to the first of them
-            before = (e for e in before if e.position < entries[0].position)
-        binding.catch_up(self.view, self.ledger, before)
+        self.catch_up(None if dry_run else entries[0].position)  # appended: up to them
         stats = self.view.catch_up(entries, dry_run=dry_run)
         if not dry_run:
             binding.record(self.view, self.ledger)
@@ -198,9 +193,6 @@ class ReadSession:
         self.check()
         kept = self.view.digest()
         return self.view.last_position, kept, binding.recomputed(self.view, self.ledger)
-
-    def _after(self, label: str) -> Iterable[LedgerEntry]:
-        return self._read(self.view.last_position, label)
 
     def _read(self, after: int, label: str) -> Iterable[LedgerEntry]:
         """The ledger's verified entries after `after`, through the progress wrapper."""
