@@ -20,7 +20,7 @@ from eventsourcing.persistence import (
 )
 from eventsourcing.utils import Environment, EnvType
 
-from ledger import commands
+from ledger import commands, events
 from ledger.chain import Head, verifier_at
 from ledger.commands import (
     AmendRules,
@@ -63,24 +63,12 @@ from ledger.log import LedgerEntry, entry_type, to_entry
 from ledger.roles import NotInitialized, Role, Verb, authorize, parse_holder, parse_role
 from ledger.rules.rating_lists import RatingList
 from ledger.signing import KeyRefused, Keyring, Verifier, parse_public_key, public_text
-from ledger.store import redacted, store_env, store_url
+from ledger.store import APP_NAME, redacted, store_env, store_url
 
 A = TypeVar("A", bound=Aggregate)
 ATTEMPTS = 6
 BACKOFF_SECONDS = 0.005  # up to 5, 10, 20, … ms (random) before deciding again
 CREATE_TABLES_LOCK = 0x7261_7469_6E67_73  # a PostgreSQL advisory lock key ("ratings")
-
-
-UNVOIDABLE = {
-    "SectionSubmitted": "withdraw or correct the section instead",
-    "SectionCorrected": "withdraw or correct the section instead",
-    "SectionWithdrawn": "a withdrawal is final",
-    "EntryVoided": "a void cannot be voided",
-    "LedgerInitialized": "the ledger's set-up cannot be voided",
-    "RoleGranted": "revoke the role instead",
-    "RoleRevoked": "grant the role again instead",
-}
-"""Entries `void` refuses, with what to do instead."""
 
 
 class RatingsLedger(Application):
@@ -92,7 +80,7 @@ class RatingsLedger(Application):
     `read_only` opens an existing store for reading only: no table is created, no file made.
     """
 
-    name = "RatingsLedger"
+    name = APP_NAME
     log_section_size = 5000
 
     def __init__(
@@ -472,10 +460,9 @@ class RatingsLedger(Application):
             if not found or found[0].id != position:
                 raise InvalidCommand(("position",), f"the ledger has no entry at {position}")
             kind = entry_type(found[0].topic)
-            if kind in UNVOIDABLE:
-                raise InvalidCommand(
-                    ("position",), f"the entry at {position} is {kind}: {UNVOIDABLE[kind]}"
-                )
+            instead = getattr(events.KINDS.get(kind), "unvoidable", None)
+            if instead is not None:
+                raise InvalidCommand(("position",), f"the entry at {position} is {kind}: {instead}")
             if self._exists(void_key(position)):
                 raise InvalidCommand(("position",), f"the entry at {position} is already voided")
             return [Void(**decision.event_fields(), actor=actor)]

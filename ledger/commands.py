@@ -1,253 +1,63 @@
-"""The validated input of every ledger command (pydantic v2), and its one-line error messages.
+"""The validated input of every ledger command, and its one-line error messages.
 
-Models are strict: no type coercion ("1850" is not a number), unknown fields are errors, dates
-are ISO `YYYY-MM-DD` strings. `event_fields()` gives the JSON-compatible payload of the event.
+Each command model is its fact kind's door (ledger/door.py `door`: the fields, types, bounds
+and defaults its declaration gives) with the checks across fields a write must pass.
+`event_fields()` gives the JSON-compatible payload of the event.
 """
 
 import json
-import re
-from datetime import date, datetime
+from datetime import date
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, TypeVar
 
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    Field,
-    SerializerFunctionWrapHandler,
-    TypeAdapter,
-    ValidationError,
-    model_serializer,
-    model_validator,
-)
+from pydantic import BaseModel, TypeAdapter, ValidationError, model_validator
 from pydantic_core import ErrorDetails
 
+from ledger import bounds, events
 from ledger import plausibility as plausible
+from ledger.bounds import MAX_FILE_BYTES
 from ledger.domain import InvalidCommand
+from ledger.door import (
+    OVERRIDE_NEEDS_VALUE,
+    Bye,
+    Command,
+    FieldError,
+    Game,
+    Reason,
+    RecordId,
+    SectionPlayer,
+    door,
+)
 from ledger.errors import field_path
-from ledger.events import LATER_PROFILE_FIELDS
-from ledger.results import RATED_RESULTS
-from ledger.rules import FAMILIES
 from ledger.rules.time_controls import NOT_GIVEN, parse_time_control
 from ledger.rules.uschess.parameters import BASE_TIMELINES, parse_parameter_value
 from ledger.rules.uschess.systems import System
-from ledger.rules.uschess.versions import VERSIONS
 
-NORMALIZED_RESULTS = {"½-½": "1/2-1/2"}
-FORFEITS = ("1F-0F", "0F-1F")
-RESULTS = {r: NORMALIZED_RESULTS.get(r, r) for r in (*RATED_RESULTS, *FORFEITS)}
-RESULT_CHOICES = ", ".join(dict.fromkeys(RESULTS.values()))
-RULES_FAMILIES = FAMILIES
-RULES_HINTS = (*RULES_FAMILIES, *VERSIONS)
-
-MAX_FILE_BYTES = 8 * 1024 * 1024  # a command file larger than this is refused unread
-MAX_SECTION_GAMES = 20_000  # games in one section or match (the largest opens play ~7,000)
-MAX_SECTION_PLAYERS = 5_000  # players in one section
 MAX_MESSAGE = 300  # characters of an error message; a huge offending value is cut short
 MAX_PROBLEMS = 10  # problems listed in one error line; more are only counted
-
-_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-_MEMBER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}")
-_RECORD_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/+-]{0,99}")
 
 M = TypeVar("M", bound=BaseModel)
 
 
-class FieldError(ValueError):
-    """A failure found by a model validator, at `path` below the model."""
-
-    def __init__(self, path: tuple[int | str, ...], message: str) -> None:
-        super().__init__(message)
-        self.path = path
-        self.message = message
-
-
-def _iso_date(value: object) -> date:
-    if isinstance(value, date) and not isinstance(value, datetime):
-        return value
-    if isinstance(value, str) and _ISO_DATE.fullmatch(value):
-        try:
-            return date.fromisoformat(value)
-        except ValueError:
-            pass
-    raise ValueError(f"{value!r} is not a date (YYYY-MM-DD)")
-
-
-def _matching(pattern: re.Pattern[str], what: str) -> AfterValidator:
-    def check(value: str) -> str:
-        if not pattern.fullmatch(value):
-            raise ValueError(f"{value!r} is not {what}")
-        return value
-
-    return AfterValidator(check)
-
-
-def _result(value: object) -> object:
-    if isinstance(value, str) and value in RESULTS:
-        return RESULTS[value]
-    raise ValueError(f"{value!r} is not one of {RESULT_CHOICES}")
-
-
-def _score(value: object) -> object:
-    if isinstance(value, bool) or value not in (1, 0.5, 0):
-        raise ValueError(f"{value!r} is not one of 1, 0.5, 0")
-    return value
-
-
-def _system(value: object) -> object:
-    if isinstance(value, System):
-        return value
-    if isinstance(value, str) and value in System.__members__:
-        return System(value)
-    raise ValueError(f"{value!r} is not one of {', '.join(System)}")
-
-
-FOREIGN_LISTS = ("FIDE", "ICU")  # the rating lists of the fide and icu rules families
-
-
-def _opening_list(value: object) -> object:
-    if isinstance(value, str) and value in FOREIGN_LISTS:
-        return value
-    try:
-        return _system(value)
-    except ValueError:
-        raise ValueError(
-            f"{value!r} is not one of {', '.join([*System, *FOREIGN_LISTS])}"
-        ) from None
-
-
-def _at_most(limit: int, what: str, name: str) -> BeforeValidator:
-    """Refuse a list longer than `limit` before validating its items (bounded work)."""
-
-    def check(value: object) -> object:
-        if isinstance(value, list) and len(value) > limit:
-            raise ValueError(f"{len(value)} {what}; the limit is {limit:,} ({name})")
-        return value
-
-    return BeforeValidator(check)
-
-
-def _family(value: str) -> str:
-    if value not in RULES_FAMILIES:
-        raise ValueError(f"{value!r} is not one of {', '.join(RULES_FAMILIES)}")
-    return value
-
-
-def _rules_hint(value: str) -> str:
-    if value not in RULES_HINTS:
-        raise ValueError(f"{value!r} is not one of {', '.join(RULES_HINTS)}")
-    return value
-
-
-IsoDate = Annotated[date, BeforeValidator(_iso_date), plausible.IN_WINDOW]
-PastDate = Annotated[date, BeforeValidator(_iso_date), plausible.NOT_FUTURE]
-MembershipDate = Annotated[date, BeforeValidator(_iso_date), plausible.MEMBERSHIP]
-Text = Annotated[str, plausible.text(plausible.MAX_NAME)]
-Reason = Annotated[str, plausible.text(plausible.MAX_REASON)]
-MemberId = Annotated[str, _matching(_MEMBER_ID, "a member id (letters, digits, . _ -; ≤ 32)")]
-Federation = Annotated[str, _matching(re.compile(r"[A-Z]{3}"), "a FIDE federation code")]
-FideId = Annotated[str, _matching(re.compile(r"[1-9][0-9]{0,10}"), "a FIDE id (1-11 digits)")]
-RecordId = Annotated[str, _matching(_RECORD_ID, "an id (letters, digits, . _ : / + -; ≤ 100)")]
-Result = Annotated[str, BeforeValidator(_result)]
-Score = Annotated[float, BeforeValidator(_score)]
-SystemName = Annotated[System, BeforeValidator(_system)]
-ListName = Annotated[System | str, BeforeValidator(_opening_list)]
-RulesHint = Annotated[str, AfterValidator(_rules_hint)]
-Family = Annotated[str, AfterValidator(_family)]
-Rating = Annotated[float, Field(ge=0, le=plausible.MAX_RATING)]
-Count = Annotated[int, Field(ge=0, le=plausible.MAX_GAMES)]
-Floor = Annotated[int, Field(ge=0, le=plausible.MAX_RATING)]
-Round = Annotated[int, Field(ge=1, le=plausible.MAX_ROUND)]
-LedgerPosition = Annotated[int, Field(ge=0, le=plausible.MAX_POSITION)]
-
-
-class Command(BaseModel):
-    """Strict: no coercion, no unknown fields, no NaN or infinity; immutable once valid."""
-
-    model_config = ConfigDict(strict=True, extra="forbid", frozen=True, allow_inf_nan=False)
-
-    def event_fields(self) -> dict[str, Any]:
-        """The JSON-compatible values stored in the event (dates as ISO strings)."""
-        return self.model_dump(mode="json")
-
-
-class FideRating(Command):
-    rating: Rating
-    date: IsoDate | None = None
-    games: Count | None = None
-    federation: Federation | None = None
-
-
-class CfcRating(Command):
-    rating: Rating
-    date: IsoDate | None = None
-
-
-class ReportedRating(Command):
-    """A rating a tournament file reported, with the kind of its event (`online`, a FIDE list
-    name, `unknown`): kept as what it is, never read as a FIDE rating."""
-
-    rating: Rating
-    date: IsoDate | None = None
-    kind: Text | None = None
-
-
-BirthYear = Annotated[int, Field(ge=1850, le=2100)]
-
-
-class RegisterPlayer(Command):
+class RegisterPlayer(door(events.PlayerRegistered)):
     """A player file item; fields left out keep their registered value on re-registration."""
-
-    id: MemberId
-    name: Text | None = None
-    birth_date: PastDate | None = None
-    adult: bool | None = None
-    fide: FideRating | None = None
-    cfc: CfcRating | None = None
-    fide_adjustment_opt_in: bool | None = None
-    membership_expires: MembershipDate | None = None
-    playing_since: PastDate | None = None
-    fide_id: FideId | None = None
-    title: Literal["GM", "IM", "FM", "CM", "WGM", "WIM", "WFM", "WCM"] | None = None
-    sex: Literal["m", "w"] | None = None
-    federation: Federation | None = None
-    birth_year: BirthYear | None = None
-    reported_rating: ReportedRating | None = None
 
     def profile(self, base: dict[str, Any] | None = None) -> dict[str, Any]:
         """The full profile: `base` with the fields this item gives replaced (the fields added
-        in issue 20 only when given, so that entries without them keep their bytes)."""
+        in issue 20 only when given, so that profiles without them keep their bytes)."""
         fields = self.event_fields()
-        del fields["id"]
-        for name in LATER_PROFILE_FIELDS:
-            if fields[name] is None:
-                del fields[name]
+        del fields["member_id"]
+        for name in events.LATER_PROFILE_FIELDS:
+            if fields.get(name) is None:
+                fields.pop(name, None)
         if base is None:
             return fields
         given = {name: fields[name] for name in self.model_fields_set if name != "id"}
         return {**base, **given}
 
 
-class RecordOpeningBalance(Command):
+class RecordOpeningBalance(door(events.OpeningBalanceRecorded)):
     """A player's record in one system when the federation moves onto the ledger."""
-
-    player: MemberId
-    system: ListName
-    as_of: IsoDate
-    rating: Rating
-    games: Count
-    wins: Count | None = None
-    draws: Count | None = None
-    losses: Count | None = None
-    sections_of_three: Count | None = None
-    history: Literal["mixed", "all_wins", "all_losses"] = "mixed"
-    peak: Rating | None = None
-    olm_games: Count | None = None
-    money_floor: Floor | None = None
-    director_floor: Floor | None = None
-    ceiling: Rating | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> "RecordOpeningBalance":
@@ -263,45 +73,6 @@ class RecordOpeningBalance(Command):
                     (name,), f"{getattr(self, name)} contradicts history {self.history!r}"
                 )
         return self
-
-    def event_fields(self) -> dict[str, Any]:
-        fields = super().event_fields()
-        return {"member_id": fields.pop("player"), **fields}
-
-
-class SectionPlayer(Command):
-    """An entrant; `fixed_rating`: a rating held fixed in this section and never updated (the
-    ICU's foreign players at their FIDE rating), stored only when given so that entries
-    without it keep their bytes."""
-
-    id: MemberId
-    fixed_rating: Rating | None = None
-
-    @model_serializer(mode="wrap")
-    def _given_only(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        fields = handler(self)
-        if fields.get("fixed_rating") is None:
-            fields.pop("fixed_rating", None)
-        return fields
-
-
-class Game(Command):
-    round: Round
-    white: MemberId
-    black: MemberId
-    result: Result
-
-
-class Bye(Command):
-    round: Round
-    player: MemberId
-    bye: Literal["full", "half", "zero"]
-
-
-SectionGames = Annotated[list[Game], _at_most(MAX_SECTION_GAMES, "games", "MAX_SECTION_GAMES")]
-SectionPlayers = Annotated[
-    list[SectionPlayer], _at_most(MAX_SECTION_PLAYERS, "players", "MAX_SECTION_PLAYERS")
-]
 
 
 def _check_dates(start: date, end: date) -> None:
@@ -363,21 +134,8 @@ def _check_time_control(text: str) -> None:
         raise FieldError(("time_control",), str(exc)) from None
 
 
-class SubmitSection(Command):
+class SubmitSection(door(events.SectionSubmitted)):
     """A section file: one section's players, games by round and byes."""
-
-    section_id: RecordId
-    tournament_id: RecordId | None = None
-    event_name: Text
-    online: bool
-    time_control: Text
-    start_date: IsoDate
-    end_date: IsoDate
-    system: SystemName | None = None
-    rules: RulesHint | None = None
-    players: SectionPlayers = Field(min_length=2)
-    games: SectionGames = Field(min_length=1)
-    byes: list[Bye] = []
 
     @model_validator(mode="after")
     def _consistent(self) -> "SubmitSection":
@@ -392,18 +150,8 @@ class SubmitSection(Command):
         return self
 
 
-class SubmitMatch(Command):
+class SubmitMatch(door(events.MatchResultSubmitted)):
     """A match file: two players and the games between them (`round` numbers the games)."""
-
-    match_id: RecordId
-    event_name: Text | None = None
-    online: bool
-    time_control: Text
-    start_date: IsoDate
-    end_date: IsoDate
-    system: SystemName | None = None
-    players: list[SectionPlayer] = Field(min_length=2, max_length=2)
-    games: SectionGames = Field(min_length=1)
 
     @model_validator(mode="after")
     def _consistent(self) -> "SubmitMatch":
@@ -419,69 +167,21 @@ class SubmitMatch(Command):
         return self
 
 
-class FideGame(Command):
-    opponent_rating: Annotated[float, Field(gt=0, le=plausible.MAX_RATING)]
-    opponent_id: Text | None = None
-    score: Score
-
-
-class SubmitFideAdjustment(Command):
+class SubmitFideAdjustment(door(events.FideAdjustmentSubmitted)):
     """A player's games against FIDE-rated opponents counted in one FIDE rating list (§6)."""
 
-    player: MemberId
-    rating_list: IsoDate
-    youth_event: bool = False
-    games: list[FideGame] = Field(min_length=1)
 
-    def event_fields(self) -> dict[str, Any]:
-        fields = super().event_fields()
-        return {"member_id": fields.pop("player"), **fields}
-
-
-class RecordFideUplift(Command):
+class RecordFideUplift(door(events.FideUpliftRecorded)):
     """FIDE's one-time uplift: every rating below `ceiling` on the list of `effective` raised by
     `share` × (ceiling − R) (FIDE, 1 March 2024: 0.4 × (2000 − R))."""
 
-    effective: IsoDate
-    ceiling: Annotated[int, Field(gt=0, le=plausible.MAX_RATING)] = 2000
-    share: Annotated[float, Field(gt=0, le=1)] = 0.4
-    reason: Annotated[str, Field(min_length=1, max_length=500)]
 
-
-class AwardMoneyFloor(Command):
+class AwardMoneyFloor(door(events.MoneyFloorAwarded)):
     """A prize of `amount` won in a section or prize for players rated under `limit` (§5)."""
 
-    player: MemberId
-    amount: Annotated[float, Field(gt=0, le=plausible.MAX_PRIZE)]
-    limit: Annotated[int, Field(gt=0, le=plausible.MAX_RATING)]
-    date: IsoDate
-    system: SystemName = System.OTBR
 
-    def event_fields(self) -> dict[str, Any]:
-        fields = super().event_fields()
-        return {"member_id": fields.pop("player"), **fields}
-
-
-OVERRIDE_NEEDS_VALUE = {
-    "impose_ceiling": True,
-    "lift_ceiling": False,
-    "set_floor": True,
-    "grant_floor_lowering": False,
-    "adjust_rating": True,
-}
-
-
-class DirectorOverride(Command):
+class DirectorOverride(door(events.DirectorOverride)):
     """An Executive Director decision about one player's rating in one system (§7)."""
-
-    player: MemberId
-    action: Literal[
-        "impose_ceiling", "lift_ceiling", "set_floor", "grant_floor_lowering", "adjust_rating"
-    ]
-    system: SystemName = System.OTBR
-    value: Rating | None = None
-    effective: IsoDate
-    reason: Reason
 
     @model_validator(mode="after")
     def _value_matches_action(self) -> "DirectorOverride":
@@ -491,19 +191,9 @@ class DirectorOverride(Command):
             raise FieldError(("value",), f"{self.value!r} is not used by {self.action}")
         return self
 
-    def event_fields(self) -> dict[str, Any]:
-        fields = super().event_fields()
-        return {"member_id": fields.pop("player"), **fields}
 
-
-class AmendRules(Command):
+class AmendRules(door(events.RulesAmended)):
     """A rules parameter's value from `effective` (until `until`, exclusive)."""
-
-    parameter: str
-    value: Any
-    effective: IsoDate
-    until: IsoDate | None = None
-    reason: Reason
 
     @model_validator(mode="after")
     def _valid_amendment(self) -> "AmendRules":
@@ -536,26 +226,16 @@ class AmendRules(Command):
         return fields
 
 
-class PublishList(Command):
+class PublishList(door(events.ListPublished)):
     """A federation published a rating list: its family, name, as-of date and the ledger
     position up to which it takes items (None: the ledger's last position when recorded)."""
 
-    family: Family
-    name: Text
-    as_of: IsoDate
-    cutoff_position: LedgerPosition | None = None
 
-
-class VoidEntry(Command):
+class VoidEntry(door(events.EntryVoided)):
     """Take back one entry's effect on ratings (not a section's: withdraw or correct it)."""
 
-    position: Annotated[int, Field(ge=1, le=plausible.MAX_POSITION)]
-    reason: Reason
 
-
-_ACTOR = TypeAdapter(
-    Annotated[str, plausible.text(plausible.MAX_ACTOR)], config=Command.model_config
-)
+_ACTOR = TypeAdapter(Annotated[str, plausible.text(bounds.MAX_ACTOR)], config=Command.model_config)
 _REASON = TypeAdapter(Reason, config=Command.model_config)
 _RECORD_ID_ADAPTER = TypeAdapter(RecordId, config=Command.model_config)
 

@@ -4,20 +4,14 @@ that changes no rating changes none."""
 from __future__ import annotations
 
 import json
-from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-from ledger.log import LedgerEntry, read_verified_entries
+from ledger import events
+from ledger.log import LedgerEntry
 
 FIELDS = ("rating", "official_rating", "games", "floor", "ceiling")
-NEW_ITEMS = {
-    "MatchResultSubmitted",
-    "MoneyFloorAwarded",
-    "FideAdjustmentSubmitted",
-    "FideUpliftRecorded",
-    "DirectorOverride",
-}
+NEW_ITEMS = {name for name, kind in events.KINDS.items() if kind.item and kind.item.why}
 
 
 def consequences(
@@ -25,33 +19,19 @@ def consequences(
 ) -> dict[str, Any]:
     """Catch the read model up with `entries` (rolled back when `dry_run`) and report every
     player and system whose rating, N, floor or history changed, before → after."""
-    from projections import binding, queries
-    from projections.items import to_item
-    from projections.projector import View
-    from projections.schema import HISTORY_COLUMNS
+    from projections.session import ReadSession
 
-    with closing(View(view_path)) as view:
-        binding.check(view, ledger)  # a restored or forked ledger's model is refused, not used
-        if dry_run:
-            view.catch_up(read_verified_entries(ledger, view.last_position))
-        else:
-            view.catch_up(
-                e
-                for e in read_verified_entries(ledger, view.last_position)
-                if e.position < entries[0].position
-            )
-        stats = view.catch_up(entries, dry_run=dry_run)
-        if not dry_run:
-            binding.record(view, ledger)
-        why = [
-            {"player": c.player, "system": str(c.system), "item": c.row[0], **said}
-            for e in entries
-            if e.type in NEW_ITEMS
-            for c in view.rerate(to_item(e))
-            if (said := _said(c.row[HISTORY_COLUMNS.index("detail")]))
-        ]
-        keys = sorted(set(stats.changes) | set(stats.history_changed))
-        names = queries.names(view, sorted({p for p, _ in keys} | {w["player"] for w in why}))
+    # One walk into the read side, beside the write's own ledger: the binding checked (a
+    # restored or forked ledger's model is refused, not used), caught up, the entries applied.
+    with ReadSession.beside(ledger, view_path) as session:
+        effect = session.effect(entries, dry_run, [e for e in entries if e.type in NEW_ITEMS])
+    stats, names = effect.stats, effect.names
+    why = [
+        {"player": r.player, "system": r.system, "item": r.item, **said}
+        for r in effect.rerated
+        if (said := _said(r.detail))
+    ]
+    keys = sorted(set(stats.changes) | set(stats.history_changed))
     changed = []
     for player, system in keys:
         before, after = stats.changes.get((player, system), (None, None))

@@ -1,7 +1,13 @@
-"""The ledger's aggregates: each `@event` method records one immutable fact, never a rating."""
+"""The ledger's aggregates: each `@fact` method records one immutable fact, never a rating.
+
+A method's parameters are not written here: they are its fact kind's fields, declared once in
+ledger/events.py (with `actor`), so the body takes what it uses and `**_` for the rest.
+"""
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable
 from typing import Any, TypeVar
 from uuid import UUID, uuid5
@@ -9,6 +15,7 @@ from uuid import UUID, uuid5
 from eventsourcing.domain import Aggregate, event
 from eventsourcing.utils import register_topic
 
+from ledger import events
 from ledger.errors import (  # noqa: F401 (re-exported: the ledger's refusals)
     ConflictError,
     InvalidCommand,
@@ -22,17 +29,41 @@ TOPIC_PREFIX = "ratings-ledger:"
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def fact(name: str) -> Callable[[F], F]:
-    """`@event` with a stable topic (`ratings-ledger:Name`), independent of module paths.
+def fact(kind: type[events.Fact]) -> Callable[[F], F]:
+    """`@event` recording a fact of `kind`: a stable topic (`ratings-ledger:Name`), independent
+    of module paths, and as parameters the kind's fields in stored order (`signature`).
 
     Topics are registered by `_register_topics` below, so any process can read the events.
     """
-    return event(name, topic=TOPIC_PREFIX + name)
+
+    def decorate(method: F) -> F:
+        @functools.wraps(method)
+        def recorded(self: Aggregate, **fields: Any) -> None:
+            absent = {name: None for name in kind.later if name not in fields}  # older entries
+            method(self, **fields, **absent)
+
+        recorded.__signature__ = signature(kind)  # type: ignore[attr-defined]
+        name = kind.__name__
+        return event(name, topic=TOPIC_PREFIX + name)(recorded)  # type: ignore[no-any-return]
+
+    return decorate
 
 
-def _given(**fields: Any) -> dict[str, Any]:
-    """The profile fields added later (issue 20), only when given: older profiles compare equal."""
-    return {k: v for k, v in fields.items() if v is not None}
+def signature(kind: type[events.Fact]) -> inspect.Signature:
+    """The parameters of the method recording `kind`, which are its stored fields in order:
+    the kind's fields, `actor`, then the fields added later (None in older entries)."""
+    p = inspect.Parameter
+    first = [name for name in kind.__struct_fields__ if name not in kind.later]
+    return inspect.Signature(
+        [
+            p("self", p.POSITIONAL_OR_KEYWORD),
+            *(p(name, p.POSITIONAL_OR_KEYWORD, annotation="Any") for name in (*first, "actor")),
+            *(
+                p(name, p.POSITIONAL_OR_KEYWORD, annotation="Any", default=None)
+                for name in kind.later
+            ),
+        ]
+    )
 
 
 def player_key(member_id: str) -> UUID:
@@ -69,77 +100,15 @@ class Player(Aggregate):
     def create_id(member_id: str) -> UUID:
         return player_key(member_id)
 
-    @fact("PlayerRegistered")
-    def __init__(
-        self,
-        member_id: str,
-        name: str | None,
-        birth_date: str | None,
-        adult: bool | None,
-        fide: dict[str, Any] | None,
-        cfc: dict[str, Any] | None,
-        fide_adjustment_opt_in: bool | None,
-        membership_expires: str | None,
-        playing_since: str | None,
-        actor: str,
-        fide_id: str | None = None,
-        title: str | None = None,
-        sex: str | None = None,
-        federation: str | None = None,
-        birth_year: int | None = None,
-        reported_rating: dict[str, Any] | None = None,
-    ) -> None:
+    @fact(events.PlayerRegistered)
+    def __init__(self, member_id: str, **profile: Any) -> None:
         self.member_id = member_id
-        self.profile = {
-            "name": name,
-            "birth_date": birth_date,
-            "adult": adult,
-            "fide": fide,
-            "cfc": cfc,
-            "fide_adjustment_opt_in": fide_adjustment_opt_in,
-            "membership_expires": membership_expires,
-            "playing_since": playing_since,
-            "fide_id": fide_id,
-            "title": title,
-            "sex": sex,
-            **_given(federation=federation, birth_year=birth_year, reported_rating=reported_rating),
-        }
+        self.profile = _without(profile, "actor")
         self.opening_balances: set[str] = set()
 
-    @fact("PlayerProfileUpdated")
-    def update_profile(
-        self,
-        member_id: str,
-        name: str | None,
-        birth_date: str | None,
-        adult: bool | None,
-        fide: dict[str, Any] | None,
-        cfc: dict[str, Any] | None,
-        fide_adjustment_opt_in: bool | None,
-        membership_expires: str | None,
-        playing_since: str | None,
-        actor: str,
-        fide_id: str | None = None,
-        title: str | None = None,
-        sex: str | None = None,
-        federation: str | None = None,
-        birth_year: int | None = None,
-        reported_rating: dict[str, Any] | None = None,
-    ) -> None:
-        self.profile = {
-            "name": name,
-            "birth_date": birth_date,
-            "adult": adult,
-            "fide": fide,
-            "cfc": cfc,
-            "fide_adjustment_opt_in": fide_adjustment_opt_in,
-            "membership_expires": membership_expires,
-            "playing_since": playing_since,
-            "fide_id": fide_id,
-            "title": title,
-            "sex": sex,
-            **_given(federation=federation, birth_year=birth_year, reported_rating=reported_rating),
-        }
+    @fact(events.PlayerProfileUpdated)
+    def update_profile(self, member_id: str, **profile: Any) -> None:
+        self.profile = _without(profile, "actor")
 
     def check_no_opening_balance(self, system: str) -> None:
         if system in self.opening_balances:
@@ -148,26 +117,8 @@ class Player(Aggregate):
                 f"player {self.member_id!r} already has an opening balance in {system}",
             )
 
-    @fact("OpeningBalanceRecorded")
-    def record_opening_balance(
-        self,
-        member_id: str,
-        system: str,
-        as_of: str,
-        rating: float,
-        games: int,
-        wins: int | None,
-        draws: int | None,
-        losses: int | None,
-        sections_of_three: int | None,
-        history: str,
-        peak: float | None,
-        olm_games: int | None,
-        money_floor: int | None,
-        director_floor: int | None,
-        ceiling: float | None,
-        actor: str,
-    ) -> None:
+    @fact(events.OpeningBalanceRecorded)
+    def record_opening_balance(self, system: str, **_: Any) -> None:
         self.opening_balances.add(system)
 
 
@@ -178,26 +129,11 @@ class Section(Aggregate):
     def create_id(section_id: str) -> UUID:
         return section_key(section_id)
 
-    @fact("SectionSubmitted")
-    def __init__(
-        self,
-        section_id: str,
-        tournament_id: str | None,
-        event_name: str,
-        online: bool,
-        time_control: str,
-        start_date: str,
-        end_date: str,
-        system: str | None,
-        rules: str | None,
-        players: list[dict[str, Any]],
-        games: list[dict[str, Any]],
-        byes: list[dict[str, Any]],
-        actor: str,
-    ) -> None:
-        self.section_id = section_id
+    @fact(events.SectionSubmitted)
+    def __init__(self, **report: Any) -> None:
+        self.section_id = report["section_id"]
         self.withdrawn = False
-        self.report = {k: v for k, v in locals().items() if k not in ("self", "actor")}
+        self.report = _without(report, "actor")
 
     def check_not_withdrawn(self) -> None:
         if self.withdrawn:
@@ -205,49 +141,17 @@ class Section(Aggregate):
                 ("section_id",), f"section {self.section_id!r} was withdrawn; it cannot change"
             )
 
-    @fact("SectionCorrected")
-    def correct(
-        self,
-        section_id: str,
-        tournament_id: str | None,
-        event_name: str,
-        online: bool,
-        time_control: str,
-        start_date: str,
-        end_date: str,
-        system: str | None,
-        rules: str | None,
-        players: list[dict[str, Any]],
-        games: list[dict[str, Any]],
-        byes: list[dict[str, Any]],
-        reason: str,
-        actor: str,
-    ) -> None:
+    @fact(events.SectionCorrected)
+    def correct(self, **report: Any) -> None:
         """A full replacement of the section's report; the latest revision is the one rated."""
-        self.report = {k: v for k, v in locals().items() if k not in ("self", "reason", "actor")}
+        self.report = _without(report, "reason", "actor")
 
-    @fact("SectionWithdrawn")
-    def withdraw(self, section_id: str, reason: str, actor: str) -> None:
+    @fact(events.SectionWithdrawn)
+    def withdraw(self, **_: Any) -> None:
         self.withdrawn = True
 
-    @fact("SectionReinstated")
-    def reinstate(
-        self,
-        section_id: str,
-        tournament_id: str | None,
-        event_name: str,
-        online: bool,
-        time_control: str,
-        start_date: str,
-        end_date: str,
-        system: str | None,
-        rules: str | None,
-        players: list[dict[str, Any]],
-        games: list[dict[str, Any]],
-        byes: list[dict[str, Any]],
-        reason: str,
-        actor: str,
-    ) -> None:
+    @fact(events.SectionReinstated)
+    def reinstate(self, **_: Any) -> None:
         """A withdrawn section rated again with its last report (repeated here, as a fact)."""
         self.withdrawn = False
 
@@ -259,20 +163,8 @@ class Match(Aggregate):
     def create_id(match_id: str) -> UUID:
         return match_key(match_id)
 
-    @fact("MatchResultSubmitted")
-    def __init__(
-        self,
-        match_id: str,
-        event_name: str | None,
-        online: bool,
-        time_control: str,
-        start_date: str,
-        end_date: str,
-        system: str | None,
-        players: list[dict[str, Any]],
-        games: list[dict[str, Any]],
-        actor: str,
-    ) -> None:
+    @fact(events.MatchResultSubmitted)
+    def __init__(self, match_id: str, **_: Any) -> None:
         self.match_id = match_id
 
 
@@ -283,15 +175,8 @@ class FideAdjustment(Aggregate):
     def create_id(member_id: str, rating_list: str) -> UUID:
         return fide_adjustment_key(member_id, rating_list)
 
-    @fact("FideAdjustmentSubmitted")
-    def __init__(
-        self,
-        member_id: str,
-        rating_list: str,
-        youth_event: bool,
-        games: list[dict[str, Any]],
-        actor: str,
-    ) -> None:
+    @fact(events.FideAdjustmentSubmitted)
+    def __init__(self, member_id: str, **_: Any) -> None:
         self.member_id = member_id
 
 
@@ -303,42 +188,29 @@ class FideUplift(Aggregate):
     def create_id(effective: str) -> UUID:
         return fide_uplift_key(effective)
 
-    @fact("FideUpliftRecorded")
-    def __init__(
-        self, effective: str, ceiling: int, share: float, reason: str | None, actor: str
-    ) -> None:
+    @fact(events.FideUpliftRecorded)
+    def __init__(self, effective: str, **_: Any) -> None:
         self.effective = effective
 
 
 class MoneyFloorAward(Aggregate):
     """A large cash prize won under a rating limit (§5)."""
 
-    @fact("MoneyFloorAwarded")
-    def __init__(
-        self, member_id: str, amount: float, limit: int, date: str, system: str, actor: str
-    ) -> None:
+    @fact(events.MoneyFloorAwarded)
+    def __init__(self, member_id: str, **_: Any) -> None:
         self.member_id = member_id
 
 
 class Override(Aggregate):
     """A decision of the Executive Director about one player's rating (§7)."""
 
-    @fact("DirectorOverride")
-    def __init__(
-        self,
-        member_id: str,
-        action: str,
-        system: str,
-        value: float | None,
-        effective: str,
-        reason: str,
-        actor: str,
-    ) -> None:
+    @fact(events.DirectorOverride)
+    def __init__(self, member_id: str, **_: Any) -> None:
         self.member_id = member_id
         self.revoked = False
 
-    @fact("OverrideRevoked")
-    def revoke(self, member_id: str, system: str, position: int, reason: str, actor: str) -> None:
+    @fact(events.OverrideRevoked)
+    def revoke(self, **_: Any) -> None:
         """The decision at ledger `position` no longer applies (undone as a new fact)."""
         self.revoked = True
 
@@ -346,16 +218,8 @@ class Override(Aggregate):
 class RulesAmendment(Aggregate):
     """A rules parameter taking a value from a date, recorded at any time after (§8)."""
 
-    @fact("RulesAmended")
-    def __init__(
-        self,
-        parameter: str,
-        value: float | dict[str, Any],
-        effective: str,
-        until: str | None,
-        reason: str,
-        actor: str,
-    ) -> None:
+    @fact(events.RulesAmended)
+    def __init__(self, parameter: str, **_: Any) -> None:
         self.parameter = parameter
 
 
@@ -366,15 +230,9 @@ class PublishedList(Aggregate):
     def create_id(family: str, number: int) -> UUID:
         return published_list_key(family, number)
 
-    @fact("ListPublished")
+    @fact(events.ListPublished)
     def __init__(
-        self,
-        family: str,
-        number: int,
-        list_name: str,
-        as_of: str,
-        cutoff_position: int,
-        actor: str,
+        self, family: str, list_name: str, as_of: str, cutoff_position: int, **_: Any
     ) -> None:
         self.family = family
         self.list_name = list_name
@@ -382,10 +240,8 @@ class PublishedList(Aggregate):
         self.cutoff_position = cutoff_position
         self.ratings_root: str | None = None
 
-    @fact("ListRatingsCommitted")
-    def commit_ratings(
-        self, family: str, list_name: str, rows: int, ratings_root: str, actor: str
-    ) -> None:
+    @fact(events.ListRatingsCommitted)
+    def commit_ratings(self, ratings_root: str, **_: Any) -> None:
         """The list's ratings, committed: the Merkle root over its `rows` rows
         (projections/proofs.py), so anyone can check one player's row against it."""
         self.ratings_root = ratings_root
@@ -402,8 +258,8 @@ class Void(Aggregate):
     def create_id(position: int) -> UUID:
         return void_key(position)
 
-    @fact("EntryVoided")
-    def __init__(self, position: int, reason: str, actor: str) -> None:
+    @fact(events.EntryVoided)
+    def __init__(self, position: int, **_: Any) -> None:
         self.position = position
 
 
@@ -416,19 +272,19 @@ class Roles(Aggregate):
     def create_id() -> UUID:
         return ROLES_KEY
 
-    @fact("LedgerInitialized")
-    def __init__(self, actor: str, public_key: str | None = None) -> None:
+    @fact(events.LedgerInitialized)
+    def __init__(self, actor: str, public_key: str | None) -> None:
         self.held: dict[str, set[str]] = {}
         self.keys: dict[str, str] = {actor: public_key} if public_key else {}
 
-    @fact("RoleGranted")
-    def grant(self, holder: str, role: str, actor: str, public_key: str | None = None) -> None:
+    @fact(events.RoleGranted)
+    def grant(self, holder: str, role: str, public_key: str | None, **_: Any) -> None:
         self.held.setdefault(holder, set()).add(role)
         if public_key:
             self.keys[holder] = public_key
 
-    @fact("RoleRevoked")
-    def revoke(self, holder: str, role: str, actor: str) -> None:
+    @fact(events.RoleRevoked)
+    def revoke(self, holder: str, role: str, **_: Any) -> None:
         self.held[holder].discard(role)
         if not self.held[holder]:
             self.keys.pop(holder, None)
@@ -442,6 +298,11 @@ class Roles(Aggregate):
     def key_of(self, holder: str) -> str | None:
         """The public key the ledger holds for `holder` now, if any."""
         return self.keys.get(holder)
+
+
+def _without(fields: dict[str, Any], *names: str) -> dict[str, Any]:
+    """A fact's fields but `names` (the envelope's actor, a correction's reason)."""
+    return {k: v for k, v in fields.items() if k not in names}
 
 
 def _register_topics(*aggregates: type[Aggregate]) -> None:

@@ -38,7 +38,7 @@ from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.time_controls import rated_systems
 from ledger.rules.uschess.versions import VERSIONS, resolve
 
-FIDE_NAMES = fide_versions.NAMES  # fide-2003, fide-2022, fide-2024
+FIDE_NAMES = fide_versions.NAMES  # fide-2003, fide-2009 … fide-2014, fide-2022, fide-2024
 RULES_NAMES = (*VERSIONS, *FIDE_NAMES, *icu_versions.NAMES)
 
 Lenient = ConfigDict(extra="allow", str_strip_whitespace=True)

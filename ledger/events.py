@@ -1,11 +1,22 @@
-"""Every recorded fact's fields, typed and frozen, as the read side decodes them.
+"""Every kind of fact the ledger records, declared once.
 
-One class per event type the projections use, named as the stored topic
-(`ratings-ledger:SectionSubmitted`), with the keyword arguments of its `@event` method in
-ledger/domain.py as fields (tests/test_events.py checks that they line up). `DECODERS` is the
-one table from an entry's type to its class; `decode` turns a stored entry (its raw JSON, or
-its payload dict) into an instance, checking every value against ledger/rules/limits.py on
-the way (a NaN, 1e300 or round 10^12 is refused here with the field's path).
+A fact kind is one class below, named as its stored topic (`ratings-ledger:MoneyFloorAwarded`),
+with its fields in stored order, typed and bounded as the read side accepts them (the read
+bounds of ledger/bounds.py) and each with the `Door` a write gives it through (ledger/fields.py),
+and as class attributes:
+
+- `verb`: the write verb that records it (ledger/roles.py says which roles may use it);
+- `item`: the item it submits, revises or withdraws on the rating timeline (`Makes`);
+- `unvoidable`: why `void` refuses an entry of it (what to do instead);
+- `later`: fields added after the first entries (stored after `actor`, None when absent);
+- `read`: whether the read side decodes it.
+
+From these follow the command models (ledger/door.py `door`), the domain's event methods
+(their parameters and topic, ledger/domain.py `fact`), the role check (`roles.RECORDED_BY`),
+the decoders (`decode`), the item tables of projections/items.py and the consequences report
+(ledger/consequences.py). `decode` turns a
+stored entry (its raw JSON, or its payload dict) into an instance, checking every value against
+its read bound on the way (a NaN, 1e300 or round 10^12 is refused here with the field's path).
 
 The classes are msgspec Structs: frozen and typed like dataclasses, decoded from the stored
 JSON in C without building a dict per game (docs/decisions.md, "typed events").
@@ -13,24 +24,67 @@ JSON in C without building a dict per game (docs/decisions.md, "typed events").
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from collections.abc import Callable
+from typing import Annotated, Any, ClassVar, NamedTuple
 
 import msgspec
 
-from ledger.rules import limits
+from ledger import bounds
+from ledger.fields import (
+    Amount,
+    Count,
+    Date,
+    Day,
+    Door,
+    Flag,
+    Floor,
+    Limit,
+    MembershipDate,
+    PastDate,
+    Player,
+    Positive,
+    Rating,
+    Reason,
+    RecordId,
+    Round,
+    Score,
+    Share,
+    System,
+    Text,
+)
 
-Rating = Annotated[float, msgspec.Meta(ge=0, le=limits.MAX_RATING)]
-Positive = Annotated[float, msgspec.Meta(gt=0, le=limits.MAX_RATING)]
-Count = Annotated[int, msgspec.Meta(ge=0, le=limits.MAX_GAMES)]
-Round = Annotated[int, msgspec.Meta(ge=1, le=limits.MAX_ROUND)]
-Day = Annotated[str, msgspec.Meta(pattern=limits.DATE_PATTERN)]
-Amount = Annotated[float, msgspec.Meta(gt=0, le=limits.MAX_AMOUNT)]
-Limit = Annotated[int, msgspec.Meta(gt=0, le=int(limits.MAX_RATING))]
-Score = Annotated[float, msgspec.Meta(ge=0, le=1)]
+
+def _member(fact: Any) -> tuple[str, ...]:
+    return (fact.member_id,)
+
+
+def _entrants(fact: Any) -> tuple[str, ...]:
+    return tuple(x.id for x in fact.players)
+
+
+def _dates(fact: Any) -> tuple[str, str]:
+    return fact.start_date, fact.end_date
+
+
+class Makes(NamedTuple):
+    """The item a fact makes on the rating timeline (projections/items.py)."""
+
+    kind: str  # the item's kind; its rating method is the family's (projections/rating.py)
+    key: Callable[[Any, int], str]  # the item's key, from the fact and its ledger position
+    dates: Callable[[Any], tuple[str, str]] | None  # (start, end); None: it withdraws the item
+    revises: bool = False  # it replaces an item another kind submitted (rated as that kind)
+    players: Callable[[Any], tuple[str, ...]] = _member  # whose ratings a submitted item changes
+    why: bool = False  # its write reports why its item changed no rating (consequences)
 
 
 class Fact(msgspec.Struct, frozen=True, kw_only=True):
     """A recorded fact's own fields (the envelope — position, time, actor — is LedgerEntry's)."""
+
+    verb: ClassVar[str | None] = None
+    item: ClassVar[Makes | None] = None
+    unvoidable: ClassVar[str | None] = None
+    later: ClassVar[tuple[str, ...]] = ()
+    read: ClassVar[bool] = True
 
 
 # Players
@@ -53,48 +107,60 @@ class ReportedRecord(msgspec.Struct, frozen=True, kw_only=True):
     kind: str | None = None
 
 
-class PlayerRegistered(Fact, frozen=True, kw_only=True):
-    member_id: str
-    name: str | None = None
-    birth_date: Day | None = None
-    adult: bool | None = None
-    fide: ForeignRecord | None = None
-    cfc: ForeignRecord | None = None
-    fide_adjustment_opt_in: bool | None = None
-    membership_expires: Day | None = None
-    playing_since: Day | None = None
-    fide_id: str | None = None
-    title: str | None = None
-    sex: str | None = None
-    federation: str | None = None
-    birth_year: int | None = None
-    reported_rating: ReportedRecord | None = None
-
-
 # Profile fields added in issue 20: left out of a profile (its stored JSON in the read model,
 # its fields on the write side) when not given, so that older profiles keep their bytes.
 LATER_PROFILE_FIELDS = ("federation", "birth_year", "reported_rating")
 
 
+class PlayerRegistered(Fact, frozen=True, kw_only=True):
+    """A member registered, with their profile."""
+
+    verb = "register"
+    later = ("fide_id", "title", "sex", *LATER_PROFILE_FIELDS)
+
+    member_id: Annotated[str, Door("member", "id")]
+    name: Text | None = None
+    birth_date: PastDate | None = None
+    adult: Flag | None = None
+    fide: Annotated[ForeignRecord | None, Door("fide_rating")] = None
+    cfc: Annotated[ForeignRecord | None, Door("cfc_rating")] = None
+    fide_adjustment_opt_in: Flag | None = None
+    membership_expires: MembershipDate | None = None
+    playing_since: PastDate | None = None
+    fide_id: Annotated[str | None, Door("fide_id")] = None
+    title: Annotated[str | None, Door("title")] = None
+    sex: Annotated[str | None, Door("sex")] = None
+    federation: Annotated[str | None, Door("federation")] = None
+    birth_year: Annotated[int | None, Door("birth_year")] = None
+    reported_rating: Annotated[ReportedRecord | None, Door("reported_rating")] = None
+
+
 class PlayerProfileUpdated(PlayerRegistered, frozen=True, kw_only=True):
-    pass
+    """A registered member's whole profile, as changed."""
 
 
 class OpeningBalanceRecorded(Fact, frozen=True, kw_only=True):
-    member_id: str
-    system: str
-    as_of: Day
+    """A player's record in one system when the federation moved onto the ledger."""
+
+    verb = "opening-balance"
+    item = Makes(
+        "opening", lambda f, pos: f"opening:{f.member_id}:{f.system}", lambda f: (f.as_of, f.as_of)
+    )
+
+    member_id: Player
+    system: Annotated[str, Door("rating_list")]
+    as_of: Date
     rating: Rating
     games: Count
     wins: Count | None = None
     draws: Count | None = None
     losses: Count | None = None
     sections_of_three: Count | None = None
-    history: str = "mixed"
+    history: Annotated[str, Door("history")] = "mixed"
     peak: Rating | None = None
     olm_games: Count | None = None
-    money_floor: Annotated[int, msgspec.Meta(ge=0, le=int(limits.MAX_RATING))] | None = None
-    director_floor: Annotated[int, msgspec.Meta(ge=0, le=int(limits.MAX_RATING))] | None = None
+    money_floor: Floor | None = None
+    director_floor: Floor | None = None
     ceiling: Rating | None = None
 
 
@@ -119,26 +185,47 @@ class ByeRecord(msgspec.Struct, frozen=True, kw_only=True):
     bye: str
 
 
+def _section(f: Any, pos: int) -> str:
+    return "section:" + f.section_id
+
+
 class SectionSubmitted(Fact, frozen=True, kw_only=True):
-    section_id: str
-    tournament_id: str | None = None
-    event_name: str | None = None
-    online: bool
-    time_control: str
-    start_date: Day
-    end_date: Day
-    system: str | None = None
-    rules: str | None = None
-    players: tuple[Entrant, ...]
-    games: tuple[GameRecord, ...]
-    byes: tuple[ByeRecord, ...] = ()
+    """A section as its director reported it: players, games by round and byes."""
+
+    verb = "submit"
+    item = Makes("section", _section, _dates, players=_entrants)
+    unvoidable = "withdraw or correct the section instead"
+
+    section_id: RecordId
+    tournament_id: RecordId | None = None
+    event_name: Annotated[str | None, Door("text", required=True)] = None
+    online: Flag
+    time_control: Text
+    start_date: Date
+    end_date: Date
+    system: System | None = None
+    rules: Annotated[str | None, Door("rules")] = None
+    players: Annotated[tuple[Entrant, ...], Door("section_players")]
+    games: Annotated[tuple[GameRecord, ...], Door("games")]
+    byes: Annotated[tuple[ByeRecord, ...], Door("byes")] = ()
 
 
 class SectionCorrected(SectionSubmitted, frozen=True, kw_only=True):
+    """A full replacement of a section's report; the latest revision is the one rated."""
+
+    verb = "correct"
+    item = Makes("section", _section, _dates, revises=True)
+
     reason: str | None = None
 
 
 class SectionWithdrawn(Fact, frozen=True, kw_only=True):
+    """A section taken out of rating; final."""
+
+    verb = "withdraw"
+    item = Makes("section", _section, None)
+    unvoidable = "a withdrawal is final"
+
     section_id: str
     reason: str | None = None
 
@@ -146,19 +233,28 @@ class SectionWithdrawn(Fact, frozen=True, kw_only=True):
 class SectionReinstated(SectionSubmitted, frozen=True, kw_only=True):
     """A withdrawn section rated again with its last report (repeated in the fact)."""
 
+    verb = "reinstate"
+    item = Makes("section", _section, _dates, revises=True)
+    unvoidable = None
+
     reason: str | None = None
 
 
 class MatchResultSubmitted(Fact, frozen=True, kw_only=True):
-    match_id: str
-    event_name: str | None = None
-    online: bool
-    time_control: str
-    start_date: Day
-    end_date: Day
-    system: str | None = None
-    players: tuple[Entrant, ...]
-    games: tuple[GameRecord, ...]
+    """A rated match between two players (§7 of the US Chess text)."""
+
+    verb = "match"
+    item = Makes("match", lambda f, pos: "match:" + f.match_id, _dates, players=_entrants, why=True)
+
+    match_id: RecordId
+    event_name: Text | None = None
+    online: Flag
+    time_control: Text
+    start_date: Date
+    end_date: Date
+    system: System | None = None
+    players: Annotated[tuple[Entrant, ...], Door("match_players")]
+    games: Annotated[tuple[GameRecord, ...], Door("games")]
 
 
 # The office's other records
@@ -171,38 +267,74 @@ class FideGameRecord(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class FideAdjustmentSubmitted(Fact, frozen=True, kw_only=True):
-    member_id: str
-    rating_list: Day
-    youth_event: bool = False
-    games: tuple[FideGameRecord, ...]
+    """A player's games in foreign FIDE events for one FIDE rating list (§6)."""
+
+    verb = "fide-adjust"
+    item = Makes(
+        "fide",
+        lambda f, pos: f"fide:{f.member_id}:{f.rating_list}",
+        lambda f: (f.rating_list, f.rating_list),
+        why=True,
+    )
+
+    member_id: Player
+    rating_list: Date
+    youth_event: Flag = False
+    games: Annotated[tuple[FideGameRecord, ...], Door("fide_games")]
 
 
 class FideUpliftRecorded(Fact, frozen=True, kw_only=True):
-    effective: Day
+    """FIDE's one-time uplift of the ratings below `ceiling` on the list of `effective`."""
+
+    verb = "fide-uplift"
+    item = Makes(  # a whole FIDE list's ratings (projections/periods.py)
+        "uplift",
+        lambda f, pos: f"uplift:{f.effective}",
+        lambda f: (f.effective, f.effective),
+        players=lambda f: (),
+        why=True,
+    )
+
+    effective: Date
     ceiling: Limit = 2000
-    share: Annotated[float, msgspec.Meta(gt=0, le=1)] = 0.4
-    reason: str | None = None
+    share: Share = 0.4
+    reason: Annotated[str | None, Door("short_reason", required=True)] = None
 
 
 class MoneyFloorAwarded(Fact, frozen=True, kw_only=True):
-    member_id: str
+    """A large cash prize won under a rating limit (§5)."""
+
+    verb = "award-money-floor"
+    item = Makes("money", lambda f, pos: f"money:{pos}", lambda f: (f.date, f.date), why=True)
+
+    member_id: Player
     amount: Amount
     limit: Limit
-    date: Day
-    system: str = "OTBR"
+    date: Date
+    system: System = "OTBR"
 
 
 class DirectorOverride(Fact, frozen=True, kw_only=True):
-    member_id: str
-    action: str
-    system: str = "OTBR"
+    """A decision of the Executive Director about one player's rating (§7)."""
+
+    verb = "override"
+    item = Makes(
+        "override", lambda f, pos: f"override:{pos}", lambda f: (f.effective, f.effective), why=True
+    )
+
+    member_id: Player
+    action: Annotated[str, Door("action")]
+    system: System = "OTBR"
     value: Rating | None = None
-    effective: Day
-    reason: str | None = None
+    effective: Date
+    reason: Reason | None = None
 
 
 class OverrideRevoked(Fact, frozen=True, kw_only=True):
     """The director's decision at ledger `position` no longer applies."""
+
+    verb = "revoke-override"
+    item = Makes("override", lambda f, pos: f"override:{f.position}", None)
 
     member_id: str
     system: str = "OTBR"
@@ -211,25 +343,33 @@ class OverrideRevoked(Fact, frozen=True, kw_only=True):
 
 
 class RulesAmended(Fact, frozen=True, kw_only=True):
-    parameter: str
-    value: Any
-    effective: Day
-    until: Day | None = None
-    reason: str | None = None
+    """A rules parameter taking a value from a date, recorded at any time after (§8)."""
+
+    verb = "amend-rules"
+
+    parameter: Annotated[str, Door("parameter")]
+    value: Annotated[Any, Door("any")]
+    effective: Date
+    until: Date | None = None
+    reason: Reason | None = None
 
 
 class ListPublished(Fact, frozen=True, kw_only=True):
     """A federation published a rating list: the `number`th of its family."""
 
-    family: str
-    number: Annotated[int, msgspec.Meta(ge=1)]
-    list_name: str
-    as_of: Day
-    cutoff_position: Annotated[int, msgspec.Meta(ge=0)]
+    verb = "publish-list"
+
+    family: Annotated[str, Door("family")]
+    number: Annotated[int, msgspec.Meta(ge=1)]  # the verb counts the family's lists
+    list_name: Annotated[str, Door("text", "name")]
+    as_of: Date
+    cutoff_position: Annotated[int, msgspec.Meta(ge=0), Door("position", required=False)]
 
 
 class ListRatingsCommitted(Fact, frozen=True, kw_only=True):
     """The ratings a published list said, committed: a Merkle root over its rows (issue 18)."""
+
+    verb = "publish-list"
 
     family: str
     list_name: str
@@ -240,36 +380,62 @@ class ListRatingsCommitted(Fact, frozen=True, kw_only=True):
 class EntryVoided(Fact, frozen=True, kw_only=True):
     """The entry at `position` no longer counts (written by the office; issue 10)."""
 
-    position: Annotated[int, msgspec.Meta(ge=1)]
-    reason: str | None = None
+    verb = "void"
+    unvoidable = "a void cannot be voided"
+
+    position: Annotated[int, msgspec.Meta(ge=1), Door("entry")]
+    reason: Reason | None = None
 
 
-DECODERS: dict[str, type[Fact]] = {
-    cls.__name__: cls
-    for cls in (
-        PlayerRegistered,
-        PlayerProfileUpdated,
-        OpeningBalanceRecorded,
-        SectionSubmitted,
-        SectionCorrected,
-        SectionWithdrawn,
-        SectionReinstated,
-        MatchResultSubmitted,
-        FideAdjustmentSubmitted,
-        FideUpliftRecorded,
-        MoneyFloorAwarded,
-        DirectorOverride,
-        OverrideRevoked,
-        RulesAmended,
-        ListPublished,
-        ListRatingsCommitted,
-        EntryVoided,
-    )
+# Roles: who may write (ledger/roles.py); the read side does not use them
+
+
+class LedgerInitialized(Fact, frozen=True, kw_only=True):
+    """The ledger set up, its actor its first director (needs no role: it is the first)."""
+
+    unvoidable = "the ledger's set-up cannot be voided"
+    later = ("public_key",)
+    read = False
+
+    public_key: str | None = None
+
+
+class RoleGranted(Fact, frozen=True, kw_only=True):
+    """A role given to `holder`, with their public key (ledger/signing.py)."""
+
+    verb = "grant-role"
+    unvoidable = "revoke the role instead"
+    later = ("public_key",)
+    read = False
+
+    holder: str
+    role: str
+    public_key: str | None = None
+
+
+class RoleRevoked(Fact, frozen=True, kw_only=True):
+    """A role taken from `holder`."""
+
+    verb = "revoke-role"
+    unvoidable = "grant the role again instead"
+    read = False
+
+    holder: str
+    role: str
+
+
+KINDS: dict[str, type[Fact]] = {
+    name: value
+    for name, value in list(globals().items())
+    if isinstance(value, type) and issubclass(value, Fact) and value is not Fact
 }
+"""Every declared fact kind by name, in declaration order."""
+DECODERS: dict[str, type[Fact]] = {name: kind for name, kind in KINDS.items() if kind.read}
+"""The kinds the read side decodes (`decode` gives None for the others)."""
 _JSON = {name: msgspec.json.Decoder(cls) for name, cls in DECODERS.items()}
 
 
-_DAY = f"a date YYYY-MM-DD in {limits.FIRST_YEAR}..{limits.LAST_YEAR}"
+_DAY = f"a date YYYY-MM-DD in {bounds.FIRST_YEAR}..{bounds.LAST_YEAR}"
 
 
 class Undecodable(ValueError):
@@ -285,9 +451,9 @@ def decode(type_: str, state: bytes | None = None, payload: Any = None) -> Fact 
     try:
         fact = _JSON[type_].decode(state) if state is not None else msgspec.convert(payload, cls)
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-        message = str(exc).replace(f"`str` matching regex {limits.DATE_PATTERN!r}", _DAY)
+        message = str(exc).replace(f"`str` matching regex {bounds.DATE_PATTERN!r}", _DAY)
         raise Undecodable(message) from None
-    if type(fact) is RulesAmended and not limits.finite_numbers(fact.value):
+    if type(fact) is RulesAmended and not bounds.finite_numbers(fact.value):
         raise Undecodable("a number in `$.value` is not finite")
     return fact
 

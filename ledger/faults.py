@@ -6,7 +6,7 @@ from __future__ import annotations
 import errno
 import sqlite3
 
-MAX_INTEGER = 2**62  # the largest count or position any command takes (SQLite's INTEGER is 2**63)
+from ledger.bounds import MAX_INTEGER
 
 _FULL = "the disk is full: free some space and run the command again (nothing was half-written)"
 _READ_ONLY = (

@@ -1,5 +1,6 @@
-"""Plausibility at the door: the one place for the ranges a write's numbers, dates and texts
-must lie in (docs/decisions.md, "Plausibility at the door", gives the reason for each).
+"""Plausibility at the door: the checks that a write's numbers, dates and texts lie within
+their door bounds (ledger/bounds.py; docs/decisions.md, "Plausibility at the door", gives the
+reason for each).
 
 The command models (ledger/commands.py) use the constraints below. Today is read here, when a
 command is validated, never inside ledger/rules/.
@@ -13,27 +14,18 @@ from datetime import date
 
 from pydantic import AfterValidator
 
+from ledger.bounds import (
+    BONUS_MULTIPLIER,
+    EARLIEST_DATE,
+    MAX_CONVERSION_SLOPE,
+    MAX_EVENT_DAYS,
+    MEMBERSHIP_YEARS_AHEAD,
+    RATING,
+    YEARS_AHEAD,
+)
 from ledger.rules.uschess.parameters import Conversion
 
-# Numbers
-MAX_RATING = 3500  # ratings, peaks, floors, ceilings, prize limits, FIDE/CFC/opponent ratings
-MAX_GAMES = 100_000  # a player's game counts (N, wins, draws, losses, OLM games, sections)
-MAX_POSITION = 2**62  # a ledger position (a 64-bit row id in either store)
-MAX_ROUND = 20_000  # a round (or a match's game) number: one per game of the largest section
-MAX_PRIZE = 10_000_000  # a cash prize in dollars (money floors, §5)
-MAX_BONUS_MULTIPLIER = 50  # the bonus multiplier B (§4.2), 6–14 in every published version
-MAX_CONVERSION_SLOPE = 5  # a rating conversion's slope; intercepts lie within ±MAX_RATING
-
-# Dates
-EARLIEST_DATE = date(1900, 1, 1)
-YEARS_AHEAD = 1  # the latest date of a write: a year after today
-MEMBERSHIP_YEARS_AHEAD = 10  # a membership may be paid for that far ahead
-MAX_EVENT_DAYS = 365  # a section or match ends at most this many days after it starts
-
-# Texts
-MAX_NAME = 200  # names, event names, time controls, opponent ids
-MAX_ACTOR = 100  # actors and role holders
-MAX_REASON = 1000  # reasons of corrections, withdrawals, overrides and amendments
+# Texts: the characters none may hold
 FORBIDDEN = {
     "Cc": "a control character",
     "Cf": "a format character",
@@ -128,9 +120,9 @@ def check_span(start: date, end: date) -> None:
 def check_parameter(name: str, value: object) -> None:
     """Refuse an implausible rules parameter (as parsed by `parse_parameter_value`)."""
     if not isinstance(value, Conversion):
-        within(value, 0, MAX_BONUS_MULTIPLIER, name)  # type: ignore[arg-type]
+        within(value, 0, BONUS_MULTIPLIER.door, name)  # type: ignore[arg-type]
         return
-    within(value.split, 0, MAX_RATING, f"{name} split")
+    within(value.split, 0, RATING.door, f"{name} split")
     for piece, (intercept, slope) in (("low", value.low), ("high", value.high)):
-        within(intercept, -MAX_RATING, MAX_RATING, f"{name} {piece} intercept")
+        within(intercept, -RATING.door, RATING.door, f"{name} {piece} intercept")
         within(slope, 0, MAX_CONVERSION_SLOPE, f"{name} {piece} slope")

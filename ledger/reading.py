@@ -1,18 +1,51 @@
-"""Opening a ledger to read it: never creating one, and naming it (the read model's binding)."""
+"""Opening a ledger to read it: the store's recorder only (no application, no aggregates),
+never creating one; and naming it (the read model's binding)."""
 
 from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import Protocol
 
-from eventsourcing.persistence import PersistenceError
+from eventsourcing.persistence import ApplicationRecorder, InfrastructureFactory, PersistenceError
+from eventsourcing.utils import Environment
 
-from ledger.application import RatingsLedger
-from ledger.domain import StoreError
-from ledger.store import redacted, store_url
+from ledger.errors import StoreError
+from ledger.store import APP_NAME, redacted, store_env, store_url
 
 
-def open_ledger(store: str | None = None) -> RatingsLedger:
+class Readable(Protocol):
+    """A ledger to read: its store's URL and its recorder (a `LedgerReader`, or the write
+    side's application while it writes)."""
+
+    store: str
+    recorder: ApplicationRecorder
+
+
+class LedgerReader:
+    """A ledger opened read-only: its `store` URL and its `recorder`, read with
+    `ledger.log.read_entries`/`read_verified_entries` and `ledger.chain`; it creates no table
+    and, on SQLite, opens the file read-only."""
+
+    def __init__(self, store: str | None = None) -> None:
+        self.store = store_url(store)
+        env = Environment(APP_NAME, store_env(self.store, APP_NAME, read_only=True))
+        factory = None
+        try:
+            factory = InfrastructureFactory.construct(env)
+            self.recorder = factory.application_recorder()
+        except (PersistenceError, OSError) as exc:
+            if factory is not None:
+                factory.close()
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise StoreError(f"cannot open store {redacted(self.store)}: {first}") from None
+        self.factory = factory
+
+    def close(self) -> None:
+        self.factory.close()
+
+
+def open_ledger(store: str | None = None) -> LedgerReader:
     """The ledger at `store`, to read; StoreError (one line) if there is none there."""
     url = store_url(store)
     absent = StoreError(
@@ -21,7 +54,7 @@ def open_ledger(store: str | None = None) -> RatingsLedger:
     )
     if url.startswith("sqlite:///") and not Path(url[len("sqlite:///") :]).is_file():
         raise absent
-    ledger = RatingsLedger(url, read_only=True)
+    ledger = LedgerReader(url)
     try:
         ledger.recorder.max_notification_id()
     except PersistenceError:
@@ -30,7 +63,7 @@ def open_ledger(store: str | None = None) -> RatingsLedger:
     return ledger
 
 
-def ledger_id(ledger: RatingsLedger) -> str | None:
+def ledger_id(ledger: Readable) -> str | None:
     """The ledger's identity: a digest of its first entry (None while it has none)."""
     try:
         first = ledger.recorder.select_notifications(1, 1)

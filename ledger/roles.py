@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from enum import StrEnum
 
+from ledger import events
 from ledger.errors import AccessDenied, InvalidCommand
 
 
@@ -62,28 +63,11 @@ MAY: dict[Verb, tuple[Role, ...]] = {
 
 
 RECORDED_BY: dict[str, Verb] = {
-    "PlayerRegistered": Verb.REGISTER,
-    "PlayerProfileUpdated": Verb.REGISTER,
-    "OpeningBalanceRecorded": Verb.OPENING_BALANCE,
-    "SectionSubmitted": Verb.SUBMIT,
-    "SectionCorrected": Verb.CORRECT,
-    "SectionWithdrawn": Verb.WITHDRAW,
-    "SectionReinstated": Verb.REINSTATE,
-    "MatchResultSubmitted": Verb.MATCH,
-    "FideAdjustmentSubmitted": Verb.FIDE_ADJUST,
-    "FideUpliftRecorded": Verb.FIDE_UPLIFT,
-    "MoneyFloorAwarded": Verb.AWARD_MONEY_FLOOR,
-    "DirectorOverride": Verb.OVERRIDE,
-    "OverrideRevoked": Verb.REVOKE_OVERRIDE,
-    "RulesAmended": Verb.AMEND_RULES,
-    "ListPublished": Verb.PUBLISH_LIST,
-    "ListRatingsCommitted": Verb.PUBLISH_LIST,
-    "EntryVoided": Verb.VOID,
-    "RoleGranted": Verb.GRANT_ROLE,
-    "RoleRevoked": Verb.REVOKE_ROLE,
+    name: Verb(kind.verb) for name, kind in events.KINDS.items() if kind.verb is not None
 }
-"""The verb each kind of entry records: its signer must have held a role that may use it at
-that position (checked from the log itself on every read, `ledger.signing.Verifier`)."""
+"""The verb each kind of entry records (declared with the kind in ledger/events.py): its signer
+must have held a role that may use it at that position (checked from the log itself on every
+read, `ledger.signing.Verifier`)."""
 
 
 def lacks_authority(kind: str, held: Collection[str]) -> str | None:

@@ -10,6 +10,7 @@ from urllib.parse import parse_qs, quote, unquote, urlsplit
 from ledger.errors import StoreError
 
 DEFAULT_STORE = "sqlite:///ratings-ledger.db"
+APP_NAME = "RatingsLedger"  # its settings' prefix and, on PostgreSQL, its tables' (ratingsledger_…)
 STORE_VARIABLE = "RATINGS_LEDGER_STORE"
 SQLITE_LOCK_TIMEOUT_SECONDS = 30
 POSTGRES_CONNECT_TIMEOUT_SECONDS = 5

@@ -10,11 +10,10 @@ from collections.abc import Iterable
 from contextlib import closing
 from pathlib import Path
 
-from ledger.application import RatingsLedger
 from ledger.chain import link_at
-from ledger.domain import LedgerError
+from ledger.errors import LedgerError
 from ledger.log import LedgerEntry, read_verified_entries
-from ledger.reading import ledger_id
+from ledger.reading import Readable, ledger_id
 from ledger.store import redacted
 from projections.lock import exclusive
 from projections.projector import CatchUp, View
@@ -35,7 +34,7 @@ def binding(view: View) -> dict[str, str]:
     return dict(rows)
 
 
-def check(view: View, ledger: RatingsLedger) -> None:
+def check(view: View, ledger: Readable) -> None:
     """Refuse a read model of another ledger or ahead of it; bind an unbound one."""
     found = binding(view)
     identity = ledger_id(ledger)
@@ -62,14 +61,14 @@ def check(view: View, ledger: RatingsLedger) -> None:
         _write(view, {"ledger_id": identity, "ledger_store": store})
 
 
-def catch_up(view: View, ledger: RatingsLedger, entries: Iterable[LedgerEntry]) -> CatchUp:
+def catch_up(view: View, ledger: Readable, entries: Iterable[LedgerEntry]) -> CatchUp:
     """`view.catch_up(entries)`, then the chain link it was built to recorded in meta."""
     stats = view.catch_up(entries)
     record(view, ledger)
     return stats
 
 
-def record(view: View, ledger: RatingsLedger) -> None:
+def record(view: View, ledger: Readable) -> None:
     """Bind `view` to `ledger` as built now (after a catch-up or a rebuild)."""
     position = view.last_position
     link = link_at(ledger, position) if position else None
@@ -87,7 +86,7 @@ def copy(source: View, target: View) -> None:
     _write(target, binding(source))
 
 
-def recomputed(view: View, ledger: RatingsLedger) -> str:
+def recomputed(view: View, ledger: Readable) -> str:
     """The digest of `view` rebuilt from `ledger` up to its position, in a temporary file."""
     last = view.last_position
     with tempfile.TemporaryDirectory() as tmp:

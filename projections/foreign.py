@@ -18,6 +18,7 @@ from ledger.rules.fide.rate_of_play import STANDARD, list_for_time, standard_min
 from ledger.rules.fide.rated import reaches_k_10
 from ledger.rules.fide.section import PlayerOutcome, SectionOutcome
 from ledger.rules.fide.unrated import Performance
+from ledger.rules.fide.uplift import raised_profile_rating
 from ledger.rules.fide.versions import FideVersion
 from ledger.rules.fide.versions import resolve as fide_version
 from ledger.rules.icu import section as icu
@@ -125,7 +126,8 @@ class FideRater(ForeignRater):
         profile_fide = None if profile is None else profile.fide
         if found.rating is not None or found.extra is not None or profile_fide is None:
             return found
-        rating = float(profile_fide.rating)
+        in_force = getattr(self.lookup, "uplifts", ())  # periods.ListLookup: uplifts applied
+        rating = float(raised_profile_rating(profile_fide.rating, profile_fide.date, in_force))
         games = profile_fide.games
         return Standing(
             rating=rating,

@@ -12,10 +12,9 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ledger import events
+from ledger import bounds, events
 from ledger.events import Fact, Undecodable
 from ledger.log import LedgerEntry
-from ledger.rules import limits
 from ledger.rules.uschess.parameters import parse_parameter_value
 from projections.batch import Batch, Revision
 from projections.items import ITEM_FACTS, WITHDRAWALS, fact_item, fact_key
@@ -61,7 +60,7 @@ def _refold_profile(b: Batch, member_id: str, revisions: list[Revision]) -> None
 def on_amendment(b: Batch, position: int, fact: events.RulesAmended) -> None:
     try:
         parse_parameter_value(fact.parameter, fact.value)
-        if not limits.plausible_parameter(fact.value, fact.parameter):
+        if not bounds.plausible_parameter(fact.value, fact.parameter):
             raise ValueError(f"a value of {fact.value!r} is out of range")
     except ValueError as exc:
         b.add_problem(position, f"amendment:{position}", "amendment", f"not applied: {exc}")

@@ -5,31 +5,23 @@ from __future__ import annotations
 from typing import Any
 
 from ledger import events
-from ledger.events import (
-    DirectorOverride,
-    FideAdjustmentSubmitted,
-    FideUpliftRecorded,
-    MatchResultSubmitted,
-    MoneyFloorAwarded,
-    OpeningBalanceRecorded,
-    OverrideRevoked,
-    SectionCorrected,
-    SectionReinstated,
-    SectionSubmitted,
-    SectionWithdrawn,
-)
 from ledger.log import LedgerEntry
 
+# fact class → (kind, key, start and end dates) of the item it submits, revises or withdraws
+# (each kind's `item`, declared in ledger/events.py)
+ITEM_FACTS: dict[type[events.Fact], tuple[str, Any, Any]] = {
+    kind: (kind.item.kind, kind.item.key, kind.item.dates)
+    for kind in events.DECODERS.values()
+    if kind.item is not None
+}
 # kind → the fact class an item of that kind holds (a correction is read as a submission)
 KIND_FACTS: dict[str, type[events.Fact]] = {
-    "section": SectionSubmitted,
-    "match": MatchResultSubmitted,
-    "opening": OpeningBalanceRecorded,
-    "fide": FideAdjustmentSubmitted,
-    "money": MoneyFloorAwarded,
-    "override": DirectorOverride,
-    "uplift": FideUpliftRecorded,
+    kind.item.kind: kind
+    for kind in ITEM_FACTS
+    if kind.item is not None and kind.item.dates is not None and not kind.item.revises
 }
+WITHDRAWALS = tuple(kind for kind, (_, _, dates) in ITEM_FACTS.items() if dates is None)
+_PLAYERS = {kind: cls.item.players for kind, cls in KIND_FACTS.items() if cls.item is not None}
 
 
 class Item:
@@ -67,12 +59,7 @@ class Item:
 
     @property
     def players(self) -> tuple[str, ...]:
-        e = self.event
-        if self.kind in ("section", "match"):
-            return tuple(x.id for x in e.players)
-        if self.kind == "uplift":  # a whole FIDE list's ratings (projections/periods.py)
-            return ()
-        return (e.member_id,)
+        return _PLAYERS[self.kind](self.event)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Item) and all(
@@ -89,44 +76,6 @@ class Item:
 def sort_key(end: str, start: str, position: int) -> str:
     """Sections and other rated items by end date, then start date, then ledger position."""
     return f"{end}|{start}|{position:012d}"
-
-
-def _dates(fact: Any) -> tuple[str, str]:
-    return fact.start_date, fact.end_date
-
-
-# fact class → (kind, key, start date, end date) of the item it submits or revises
-ITEM_FACTS: dict[type[events.Fact], tuple[str, Any, Any]] = {
-    SectionSubmitted: ("section", lambda f, pos: "section:" + f.section_id, _dates),
-    SectionCorrected: ("section", lambda f, pos: "section:" + f.section_id, _dates),
-    SectionWithdrawn: ("section", lambda f, pos: "section:" + f.section_id, None),
-    SectionReinstated: ("section", lambda f, pos: "section:" + f.section_id, _dates),
-    MatchResultSubmitted: ("match", lambda f, pos: "match:" + f.match_id, _dates),
-    OpeningBalanceRecorded: (
-        "opening",
-        lambda f, pos: f"opening:{f.member_id}:{f.system}",
-        lambda f: (f.as_of, f.as_of),
-    ),
-    FideAdjustmentSubmitted: (
-        "fide",
-        lambda f, pos: f"fide:{f.member_id}:{f.rating_list}",
-        lambda f: (f.rating_list, f.rating_list),
-    ),
-    MoneyFloorAwarded: ("money", lambda f, pos: f"money:{pos}", lambda f: (f.date, f.date)),
-    FideUpliftRecorded: (
-        "uplift",
-        lambda f, pos: f"uplift:{f.effective}",
-        lambda f: (f.effective, f.effective),
-    ),
-    DirectorOverride: (
-        "override",
-        lambda f, pos: f"override:{pos}",
-        lambda f: (f.effective, f.effective),
-    ),
-    OverrideRevoked: ("override", lambda f, pos: f"override:{f.position}", None),
-}
-WITHDRAWALS = (SectionWithdrawn, OverrideRevoked)  # facts that take their item out of rating
-ITEM_ENTRIES = {cls.__name__ for cls in ITEM_FACTS}
 
 
 def fact_key(fact: events.Fact, position: int) -> str:
@@ -156,10 +105,6 @@ def _fact(entry: LedgerEntry) -> events.Fact:
     if type(fact) not in ITEM_FACTS:
         raise ValueError(f"{entry.type} is not a rated item")
     return fact
-
-
-def item_key(entry: LedgerEntry) -> str:
-    return fact_key(_fact(entry), entry.position)
 
 
 def to_item(entry: LedgerEntry, first_position: int | None = None) -> Item:

@@ -84,7 +84,7 @@ def recompute(
     from projections.foreign import RATERS
 
     run = _Periods([listed], lambda lookup: RATERS[family](lookup, profiles))
-    run.on_list, run.live = dict(on_list), dict(on_list)
+    run.lookup.on_list, run.live = dict(on_list), dict(on_list)
     rows, live = run.run(sorted(((i.sort_key, 0, i) for i in items), key=lambda x: x[0]))
     player, system = HISTORY_COLUMNS.index("player"), HISTORY_COLUMNS.index("system")
     official = HISTORY_COLUMNS.index("official_rating")
@@ -140,6 +140,19 @@ class _Period:
     per_game: list[tuple[int, int, int]] = field(default_factory=list)  # (ΣΔR×100, K, n)
 
 
+class ListLookup:
+    """The rater's lookup: each player's standing on the last list, and the FIDE uplifts
+    applied so far (a player the model does not hold yet enters at his profile's rating,
+    raised by those: `ledger.rules.fide.uplift.raised_profile_rating`)."""
+
+    def __init__(self) -> None:
+        self.on_list: dict[Key, Standing] = {}
+        self.uplifts: list[tuple[str, int, float]] = []
+
+    def __call__(self, player: str, system: str) -> Standing:
+        return self.on_list.get((player, system), UNRATED)
+
+
 class _Periods:
     """FIDE 10.65: sections rated from the list standings; each list sums the period."""
 
@@ -152,10 +165,10 @@ class _Periods:
         self.lists = lists
         self.uplifts = sorted(uplifts, key=lambda i: i.sort_key)
         self.live: dict[Key, Standing] = {}
-        self.on_list: dict[Key, Standing] = {}
+        self.lookup = ListLookup()
         self.period: dict[Key, _Period] = {}
         self.rows: list[tuple[Any, ...]] = []
-        self.rater = rater_for(lambda p, s: self.on_list.get((p, s), UNRATED))
+        self.rater = rater_for(self.lookup)
 
     def run(
         self, items: Sequence[tuple[str, int, Item]]
@@ -176,7 +189,7 @@ class _Periods:
         """One player's row of a section in the period: his rating moves only on the list."""
         k = (c.player, c.system)
         if item.kind not in ("section", "match"):  # an opening balance: in force at once
-            self.live[k] = self.on_list[k] = c.standing
+            self.live[k] = self.lookup.on_list[k] = c.standing
             self.period.pop(k, None)
             self.rows.append(_with(c.row, sort_key=key))
             return
@@ -276,7 +289,7 @@ class _Periods:
                 tuple(values.get(c) for c in HISTORY_COLUMNS[: STATE.start]) + after.columns()
             )
         self.period.clear()
-        self.on_list = dict(self.live)
+        self.lookup.on_list = dict(self.live)
         while self.uplifts and self.uplifts[0].end <= rating_list.as_of:
             self.uplift(rating_list, self.uplifts.pop(0))
 
@@ -285,12 +298,13 @@ class _Periods:
         rating below the ceiling raised by share × (ceiling − R), in force from the list."""
         fact = item.event
         version = list_version(rating_list.as_of)
+        self.lookup.uplifts.append((fact.effective, fact.ceiling, fact.share))
         for k, now in sorted(self.live.items()):
             if k[1] != "FIDE" or now.rating is None or now.rating >= fact.ceiling:
                 continue
             official = uplifted_official(round_half_up(now.rating), fact.ceiling, fact.share)
             after = now._replace(rating=float(official), rated_on=rating_list.as_of)
-            self.live[k] = self.on_list[k] = after
+            self.live[k] = self.lookup.on_list[k] = after
             detail = {"list": rating_list.name, "ceiling": fact.ceiling, "share": fact.share}
             values = {
                 "item_key": item.key,

@@ -29,9 +29,8 @@ from typing import Any
 
 import sqlite_utils
 
-from ledger import events
+from ledger import bounds, events
 from ledger.log import LedgerEntry
-from ledger.rules import limits
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.versions import Amendment
 from projections import modelfile, periods, queries
@@ -113,11 +112,11 @@ class CatchUp:
 
 def plausible(changes: list[Change]) -> str | None:
     """Why a rater's result cannot be stored (a non-finite or out-of-range rating or N)."""
-    most = limits.MAX_GAMES
+    most = bounds.GAMES.read
     for c in changes:
         row = c.row
         rating, games = row[POST_RATING], row[GAMES_AFTER]
-        if not limits.plausible_rating(rating):
+        if not bounds.plausible_rating(rating):
             return f"{c.player} {c.system}: rating {rating!r} is out of range"
         if not 0 <= games <= most:
             return f"{c.player} {c.system}: N {games!r} is out of range"

@@ -26,6 +26,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from ledger import bounds
 from ledger import plausibility as p
 from ledger.application import RatingsLedger
 from ledger.chain import verify
@@ -244,36 +245,36 @@ WRONG: dict[str, list[Any]] = {
     "multiplier": ["-1", "ten", "[]", '{"split": 2000}', "true"],
 }
 # Plausible in type, implausible in value: each is tried in every field of its kind.
-_LATE = (p.years_ahead(p.YEARS_AHEAD) + timedelta(days=1)).isoformat()
-_LATE_MEMBERSHIP = (p.years_ahead(p.MEMBERSHIP_YEARS_AHEAD) + timedelta(days=1)).isoformat()
+_LATE = (p.years_ahead(bounds.YEARS_AHEAD) + timedelta(days=1)).isoformat()
+_LATE_MEMBERSHIP = (p.years_ahead(bounds.MEMBERSHIP_YEARS_AHEAD) + timedelta(days=1)).isoformat()
 _HUGE = [1e300, 1e308, -1e308, float("nan"), float("inf"), float("-inf"), 10**12, 2**64]
 _TEXT = [
     *(f"Ann{c}B" for c in "\n\r\t\x00\x07\x1b\x7f\x85\u2028\u2029"),
     "\x1b[2J\x1b[31mAnn",  # ANSI: clear the screen, red
     *(f"Ann{c}B" for c in "\u202e\u202d\u2066\u2067\u2068\u2069\u200e\u200f\u061c"),  # bidi
     *(f"Ann{c}B" for c in "\ufeff\u00ad\u2060\U000e0041\ue000\U000f0000\udc80\U0010ffff"),
-    "x" * (p.MAX_REASON + 1),
+    "x" * (bounds.MAX_REASON + 1),
     "x" * 100_000,
 ]
 POISON: dict[str, list[Any]] = {
-    "rating": [*_HUGE, p.MAX_RATING + 0.5],
-    "opponent": [*_HUGE, p.MAX_RATING + 0.5],
-    "floor": [10**12, 2**64, p.MAX_RATING + 1],
-    "count": [10**12, 2**64, p.MAX_GAMES + 1],
-    "round": [10**12, 2**64, p.MAX_ROUND + 1],
+    "rating": [*_HUGE, bounds.RATING.door + 0.5],
+    "opponent": [*_HUGE, bounds.RATING.door + 0.5],
+    "floor": [10**12, 2**64, bounds.RATING.door + 1],
+    "count": [10**12, 2**64, bounds.GAMES.door + 1],
+    "round": [10**12, 2**64, bounds.ROUND.door + 1],
     "date": ["0001-01-01", "1899-12-31", "2999-01-01", "9999-12-31", _LATE],
     "membership": ["0001-01-01", "1899-12-31", "2999-01-01", _LATE_MEMBERSHIP],
     "text": _TEXT,
     "reason": _TEXT,
     "id": _TEXT,
-    "amount": ["1e300", "1e400", "nan", "inf", "-inf", str(10**12), str(p.MAX_PRIZE + 1)],
-    "value": ["1e300", "1e400", "nan", "-inf", str(10**12), str(p.MAX_RATING + 1)],
+    "amount": ["1e300", "1e400", "nan", "inf", "-inf", str(10**12), str(bounds.PRIZE.door + 1)],
+    "value": ["1e300", "1e400", "nan", "-inf", str(10**12), str(bounds.RATING.door + 1)],
     "multiplier": [
         "NaN",
         "Infinity",
         "-Infinity",
         "1e300",
-        str(p.MAX_BONUS_MULTIPLIER + 1),
+        str(bounds.BONUS_MULTIPLIER.door + 1),
         '{"split": 1e300, "low": [0, 1], "high": [0, 1]}',
         '{"split": 2000, "low": ["NaN", 1], "high": [0, 1]}',
     ],

@@ -88,6 +88,8 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
             view = str(view_path(url, None, family))
             for leftover in (view, view + "-wal", view + "-shm", view + ".lock"):
                 Path(leftover).unlink(missing_ok=True)
+            for build in Path(view).parent.glob(Path(view).name + ".build-*"):
+                build.unlink(missing_ok=True)  # the builds behind its link (modelfile)
             shutil.rmtree(view + ".checkpoints", ignore_errors=True)
 
 

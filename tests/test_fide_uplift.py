@@ -99,3 +99,29 @@ def test_the_cli_verb_records_it_and_the_replay_option_leaves_it_out(ledger, sto
         + ["--store", store_url],
     )
     assert result.exit_code == 0, result.output
+
+
+def test_a_player_first_seen_after_the_uplift_enters_at_his_raised_profile_rating(led, tmp_path):
+    # The uplift raised "every rating below 2000 on that list": a profile rating dated before
+    # 1 March 2024 was on that list, so a player the model did not hold yet (no FIDE history in
+    # the ledger) enters raised; one dated on or after it, or undated, is taken as in force.
+    old, new, undated, top = "50000004", "50000005", "50000006", "50000007"
+    for pid, when in ((old, "2024-02-01"), (new, "2024-03-01"), (undated, None)):
+        fide = {"rating": 1600, "games": 100, "federation": "USA"}
+        fide |= {"date": when} if when else {}
+        led.register(pid, adult=True, fide=fide)
+    fide = {"rating": 2100, "date": "2024-02-01", "games": 100, "federation": "USA"}
+    led.register(top, adult=True, fide=fide)
+    led.submit(round_robin("LATE", [old, new, undated, top], "2024-03-15", "2024-03-16"))
+    view = View(tmp_path / "fide.db", "fide")
+    led.catch_up(view)
+    without = View(tmp_path / "without.db", "fide", WhatIf(without_uplift=True))
+    led.catch_up(without)
+
+    def pre(v: View, player: str) -> float:
+        [row] = [r for r in queries.history(v, player, "FIDE") if r["item_key"] == "section:LATE"]
+        return row["pre_rating"]
+
+    assert pre(view, old) == 1760  # 1600 + 0.4 × (2000 − 1600)
+    assert (pre(view, new), pre(view, undated), pre(view, top)) == (1600, 1600, 2100)
+    assert pre(without, old) == 1600  # the what-if without the uplift

@@ -46,7 +46,7 @@ def table_812() -> list[tuple[int, int | None, int]]:
     ("day", "name"),
     [
         (date(2003, 4, 1), "fide-2003"),
-        (date(2021, 12, 31), "fide-2003"),
+        (date(2009, 6, 30), "fide-2003"),
         (date(2022, 1, 1), "fide-2022"),  # "effective from 1 January 2022"
         (date(2024, 2, 29), "fide-2022"),  # "till 29 February 2024"
         (date(2024, 3, 1), "fide-2024"),  # "applied from 1 March 2024"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from ledger.commands import MAX_FILE_BYTES, MAX_SECTION_GAMES, MAX_SECTION_PLAYERS
+from ledger.bounds import MAX_FILE_BYTES, MAX_SECTION_GAMES, MAX_SECTION_PLAYERS
 from ledger.entrypoints.cli import app
 
 runner = CliRunner()

@@ -14,6 +14,7 @@ import pytest
 from tamper_helpers import insert
 from typer.testing import CliRunner
 
+from ledger import bounds
 from ledger import plausibility as p
 from ledger.application import RatingsLedger
 from ledger.commands import MAX_PROBLEMS
@@ -25,11 +26,12 @@ from ledger.signing import Keyring
 runner = CliRunner()
 TODAY = date.today()
 TOMORROW = (TODAY + timedelta(days=1)).isoformat()
-LATEST = p.years_ahead(p.YEARS_AHEAD).isoformat()
-TOO_LATE = (p.years_ahead(p.YEARS_AHEAD) + timedelta(days=1)).isoformat()
+LATEST = p.years_ahead(bounds.YEARS_AHEAD).isoformat()
+TOO_LATE = (p.years_ahead(bounds.YEARS_AHEAD) + timedelta(days=1)).isoformat()
 START = date.fromisoformat("2024-05-04")  # the start date of SECTION and MATCH
-LONGEST = (START + timedelta(days=p.MAX_EVENT_DAYS)).isoformat()
-TOO_LONG = (START + timedelta(days=p.MAX_EVENT_DAYS + 1)).isoformat()
+LONGEST = (START + timedelta(days=bounds.MAX_EVENT_DAYS)).isoformat()
+TOO_LONG = (START + timedelta(days=bounds.MAX_EVENT_DAYS + 1)).isoformat()
+BONUS_TOO_HIGH = bounds.BONUS_MULTIPLIER.door + 1
 NEWLINE, ANSI, BIDI = "Ann\nrecorded Forged at position 99", "Ann\x1b[31m", "Ann\u202emoc.live"
 
 # The valid content of each write, by CLI verb; `None` marks the verbs given as options.
@@ -171,7 +173,7 @@ POISON: list[tuple[str, tuple[Any, ...], Any, str]] = [
     ("amend-rules", ("value",), "Infinity", "inf"),
     ("amend-rules", ("value",), "-Infinity", "-inf"),
     ("amend-rules", ("value",), "1e300", "1e+300"),
-    ("amend-rules", ("value",), str(p.MAX_BONUS_MULTIPLIER + 1), str(p.MAX_BONUS_MULTIPLIER + 1)),
+    ("amend-rules", ("value",), str(BONUS_TOO_HIGH), str(BONUS_TOO_HIGH)),
     ("amend-rules", ("value",), {**CONVERSION, "split": 1e300}, "1e+300"),
     ("amend-rules", ("value",), {**CONVERSION, "low": ["NaN", 1.5]}, "nan"),
     ("amend-rules", ("value",), {**CONVERSION, "high": [20, 1e300]}, "1e+300"),
@@ -222,13 +224,13 @@ POISON: list[tuple[str, tuple[Any, ...], Any, str]] = [
     ("register", ("name",), "Ann\tB", repr("Ann\tB")),
     ("register", ("name",), "Ann\x00", repr("Ann\x00")),
     ("register", ("name",), "Ann\ue000", repr("Ann\ue000")),
-    ("register", ("name",), "x" * (p.MAX_NAME + 1), "201 characters"),
+    ("register", ("name",), "x" * (bounds.MAX_NAME + 1), "201 characters"),
     ("submit", ("event_name",), NEWLINE, repr(NEWLINE)),
     ("submit", ("time_control",), "G/90\x1b[2J", repr("G/90\x1b[2J")),
     ("match", ("event_name",), BIDI, repr(BIDI)),
     ("fide-adjust", ("games", 0, "opponent_id"), ANSI, repr(ANSI)),
     ("override", ("reason",), NEWLINE, repr(NEWLINE)),
-    ("override", ("reason",), "r" * (p.MAX_REASON + 1), "1,001 characters"),
+    ("override", ("reason",), "r" * (bounds.MAX_REASON + 1), "1,001 characters"),
     ("amend-rules", ("reason",), BIDI, repr(BIDI)),
     ("grant-role", ("holder",), NEWLINE, repr(NEWLINE)),
     ("grant-role", ("holder",), BIDI, repr(BIDI)),
@@ -260,31 +262,31 @@ def test_an_implausible_value_is_refused_in_one_line_naming_the_field_and_nothin
 # (verb, field path, a value at the edge of its range)
 BOUNDARY: list[tuple[str, tuple[Any, ...], Any]] = [
     ("amend-rules", ("value",), "0"),
-    ("amend-rules", ("value",), str(p.MAX_BONUS_MULTIPLIER)),
+    ("amend-rules", ("value",), str(bounds.BONUS_MULTIPLIER.door)),
     ("amend-rules", ("value",), CONVERSION),
     ("amend-rules", ("effective",), LATEST),
-    ("opening-balance", ("rating",), p.MAX_RATING),
+    ("opening-balance", ("rating",), bounds.RATING.door),
     ("opening-balance", ("rating",), 0),
-    ("opening-balance", ("ceiling",), p.MAX_RATING),
-    ("opening-balance", ("games",), p.MAX_GAMES),
+    ("opening-balance", ("ceiling",), bounds.RATING.door),
+    ("opening-balance", ("games",), bounds.GAMES.door),
     ("opening-balance", ("as_of",), "1900-01-01"),
-    ("override", ("value",), str(p.MAX_RATING)),
-    ("register", ("fide", "rating"), p.MAX_RATING),
+    ("override", ("value",), str(bounds.RATING.door)),
+    ("register", ("fide", "rating"), bounds.RATING.door),
     ("register", ("birth_date",), "1900-01-01"),
     ("register", ("birth_date",), TODAY.isoformat()),
-    ("register", ("membership_expires",), f"{TODAY.year + p.MEMBERSHIP_YEARS_AHEAD}-01-01"),
-    ("register", ("name",), "x" * p.MAX_NAME),
+    ("register", ("membership_expires",), f"{TODAY.year + bounds.MEMBERSHIP_YEARS_AHEAD}-01-01"),
+    ("register", ("name",), "x" * bounds.MAX_NAME),
     ("register", ("name",), "Mohammad\u200cReza Ahmadi"),  # ZWNJ spells Persian names
     ("register", ("name",), "  Ann Example  "),
     ("register", ("name",), "Zoë Ōtsuka 李娜 Ørjan"),
-    ("fide-adjust", ("games", 0, "opponent_rating"), p.MAX_RATING),
-    ("award-money-floor", ("amount",), str(p.MAX_PRIZE)),
-    ("award-money-floor", ("limit",), str(p.MAX_RATING)),
-    ("submit", ("games", 0, "round"), p.MAX_ROUND),
+    ("fide-adjust", ("games", 0, "opponent_rating"), bounds.RATING.door),
+    ("award-money-floor", ("amount",), str(bounds.PRIZE.door)),
+    ("award-money-floor", ("limit",), str(bounds.RATING.door)),
+    ("submit", ("games", 0, "round"), bounds.ROUND.door),
     ("submit", ("start_date",), "2024-05-05"),  # a one-day section
     ("submit", ("end_date",), LONGEST),
     ("match", ("end_date",), LONGEST),
-    ("override", ("reason",), "r" * p.MAX_REASON),
+    ("override", ("reason",), "r" * bounds.MAX_REASON),
     ("grant-role", ("holder",), "Ann Example-Ørjan"),
 ]
 
@@ -361,7 +363,7 @@ def test_a_refusal_lists_every_problem_in_its_one_line_each_naming_its_field(
         2,
         f"error: {at}name: 'Ann\\x1b[31m' holds a control character at position 4 (U+001B); "
         f"{at}birth_date: 0001-01-01 is not between 1900-01-01 and {TODAY} (not after today); "
-        f"{at}fide.rating: 1e+300: input should be less than or equal to {p.MAX_RATING}\n",
+        f"{at}fide.rating: 1e+300: input should be less than or equal to {bounds.RATING.door}\n",
     )
 
 
@@ -395,14 +397,9 @@ def test_a_what_if_replay_refuses_an_implausible_amendment_like_amend_rules(
 
 
 def test_every_value_the_commands_accept_the_read_side_can_rate() -> None:
-    # Issue 10: the door (ledger/plausibility.py) is tighter than the read side's bounds
-    # (ledger/rules/limits.py), so no accepted entry ever becomes a "not rated" problem row.
-    from ledger.rules import limits
-
-    assert p.MAX_RATING <= limits.MAX_RATING
-    assert p.MAX_GAMES <= limits.MAX_GAMES
-    assert p.MAX_ROUND <= limits.MAX_ROUND
-    assert p.MAX_PRIZE <= limits.MAX_AMOUNT
-    assert p.MAX_BONUS_MULTIPLIER <= limits.MAX_BONUS_MULTIPLIER
-    assert p.EARLIEST_DATE.year >= limits.FIRST_YEAR
-    assert p.years_ahead(p.MEMBERSHIP_YEARS_AHEAD).year <= limits.LAST_YEAR
+    # Issue 10: the door (ledger/plausibility.py) is tighter than the read side's bounds,
+    # so no accepted entry ever becomes a "not rated" problem row (ledger/bounds.py's table).
+    for bound in (bounds.RATING, bounds.GAMES, bounds.ROUND, bounds.PRIZE, bounds.BONUS_MULTIPLIER):
+        assert bound.door <= bound.read
+    assert bounds.EARLIEST_DATE.year >= bounds.FIRST_YEAR
+    assert p.years_ahead(bounds.MEMBERSHIP_YEARS_AHEAD).year <= bounds.LAST_YEAR

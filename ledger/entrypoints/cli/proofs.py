@@ -4,8 +4,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import closing, contextmanager, nullcontext
+from contextlib import closing, nullcontext
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -33,27 +32,17 @@ def register(app: typer.Typer) -> None:
     app.command("verify-rating")(verify_rating)
 
 
-@contextmanager
-def _caught_up(ledger: Any, store: str, view: Path | None, family: str) -> Iterator[Any]:
-    """The family's read model, checked against the ledger and caught up."""
-    from ledger.log import read_verified_entries
-    from projections import binding
-    from projections.projector import View
-
-    with closing(View(view_path(store, view, family), family)) as v:
-        binding.check(v, ledger)
-        binding.catch_up(v, ledger, read_verified_entries(ledger, v.last_position))
-        yield v
-
-
 def commit(ledger: Any, store: str, view: Path | None, family: str, name: str, actor: str):
     """Commit the rows of the published list `name` (its read model's, as known at it)."""
     from projections import proofs, queries
-    from projections.timetravel import list_view
+    from projections.session import ReadSession
 
-    with _caught_up(ledger, store, view, family) as v, list_view(ledger, v, name) as past:
-        found = queries.published_list(past, name)
-        tree = proofs.commitment(past, found)
+    with (
+        ReadSession.beside(ledger, view_path(store, view, family), family) as session,
+        session.at(list=name) as past,
+    ):
+        found = queries.published_list(past.view, name)
+        tree = proofs.commitment(past.view, found)
     return ledger.commit_list_ratings(family, name, tree.size, tree.root(), actor=actor)
 
 
@@ -86,28 +75,29 @@ def prove(
     """Print a proof bundle for PLAYER's row on a published list: the entries behind it with
     inclusion proofs, his and his opponents' rows on the previous list, the rule version;
     `verify-rating` checks it offline."""
-    from ledger.reading import open_ledger
     from projections import proofs, queries
     from projections.foreign import RATERS
-    from projections.timetravel import list_view
+    from projections.session import ReadSession
 
     system = system_name(system) if system else getattr(RATERS.get(family), "system", None)
     if system is None:
         fail(2, f"--system: give the rating system of the {family} list")
     with (
         reported(),
-        closing(open_ledger(store)) as ledger,
-        _caught_up(ledger, store, view, family) as v,
+        closing(ReadSession.open(store, view_path(store, view, family), family)) as session,
+        session.at() as now,
     ):
-        lists = [x.name for x in queries.published_lists(v, family)]
+        lists = [x.name for x in queries.published_lists(now.view, family)]
         if name not in lists:
             fail(1, f"no {family} list named {name!r} has been published")
         previous = lists[lists.index(name) - 1] if lists.index(name) else None
         with (
-            list_view(ledger, v, name) as at_list,
-            list_view(ledger, v, previous) if previous else nullcontext() as before,
+            session.at(list=name) as at_list,
+            session.at(list=previous) if previous else nullcontext() as before,
         ):
-            bundle = proofs.make_bundle(ledger, at_list, before, name, player, system)
+            bundle = proofs.make_bundle(
+                session.ledger, at_list.view, before and before.view, name, player, system
+            )
     typer.echo(json.dumps(bundle, indent=1, sort_keys=True))
 
 

@@ -27,9 +27,10 @@ from ledger.entrypoints.cli.common import (
 from ledger.store import DEFAULT_STORE, view_path
 
 if TYPE_CHECKING:
-    from ledger.application import RatingsLedger
     from ledger.log import LedgerEntry
+    from ledger.reading import Readable
     from projections.projector import View
+    from projections.session import ReadSession
 
 
 def register(app: typer.Typer) -> None:
@@ -85,43 +86,28 @@ def caught_up(
 ) -> Iterator[View]:
     """The read model caught up; or, bitemporally, as the ledger stood at a time or position;
     or as the published list `list_name` saw it."""
-    from ledger.reading import open_ledger
-    from projections import binding
-    from projections.timetravel import NoSuchList, list_view, view_at
+    from projections.session import NothingKnownYet
+    from projections.timetravel import NoSuchList
 
-    with (
-        reported(),
-        closing(open_ledger(store)) as ledger,
-        closing(_open(store, view, family)) as v,
-    ):
-        binding.check(v, ledger)
-        if known_at is not None:
-            position = _position_at(ledger, known_at)
-
-        binding.catch_up(v, ledger, _entries(ledger, v.last_position, "catching up"))
+    with reported(), closing(_session(store, view, family)) as session:
+        moment = None if known_at is None else _moment(known_at)
         try:
-            shown = list_view(ledger, v, list_name) if list_name else view_at(ledger, v, position)
-            with shown as past:
-                yield past
+            with session.at(known_at=moment, position=position, list=list_name) as at:
+                yield at.view
+        except NothingKnownYet:
+            usage(f"--as-known-at: the ledger had no entries at {known_at}")
         except NoSuchList as exc:
             missing(str(exc))
 
 
-def _position_at(ledger: RatingsLedger, known_at: str) -> int:
-    """The last ledger position recorded at or before `known_at`."""
-    from projections.timetravel import position_at
-
+def _moment(known_at: str) -> datetime:
     try:
-        moment = datetime.fromisoformat(known_at)
+        return datetime.fromisoformat(known_at)
     except ValueError:
         usage(f"--as-known-at: {known_at!r} is not an ISO date or date-time")
-    position = position_at(ledger, moment)
-    if position == 0:
-        usage(f"--as-known-at: the ledger had no entries at {known_at}")
-    return position
 
 
-def _entries(ledger: RatingsLedger, after: int, label: str) -> Iterator[LedgerEntry]:
+def _entries(ledger: Readable, after: int, label: str) -> Iterator[LedgerEntry]:
     """The ledger's entries after `after`, with a progress bar on a terminal."""
     from ledger.log import read_verified_entries
     from ledger.progress import progress
@@ -130,11 +116,14 @@ def _entries(ledger: RatingsLedger, after: int, label: str) -> Iterator[LedgerEn
     return progress(read_verified_entries(ledger, after), max(last - after, 0), label)
 
 
-def _open(store: str, view: Path | None, family: str) -> View:
-    from projections.projector import View
+def _session(store: str, view: Path | None, family: str) -> ReadSession:
+    """The ledger opened to read and its read model (`--view`, else beside the store), with a
+    progress bar on a terminal while it catches up."""
+    from ledger.progress import progress
+    from projections.session import ReadSession
 
     try:
-        return View(view_path(store, view, family), family)
+        return ReadSession.open(store, view_path(store, view, family), family, progress=progress)
     except ValueError as exc:
         usage(str(exc))
 
@@ -146,16 +135,8 @@ def catch_up(
     as_json: AsJson = False,
 ) -> None:
     """Bring the read model up to date with the ledger (incremental)."""
-    from ledger.reading import open_ledger
-    from projections import binding
-
-    with (
-        reported(),
-        closing(open_ledger(store)) as ledger,
-        closing(_open(store, view, family)) as v,
-    ):
-        binding.check(v, ledger)
-        stats = binding.catch_up(v, ledger, _entries(ledger, v.last_position, "catching up"))
+    with reported(), closing(_session(store, view, family)) as session:
+        stats = session.catch_up()
     if as_json:
         print_json(
             {
@@ -179,17 +160,9 @@ def rebuild(
     as_json: AsJson = False,
 ) -> None:
     """Replay the whole ledger into an empty read model."""
-    from ledger.reading import open_ledger
-    from projections import binding
-
-    with (
-        reported(),
-        closing(open_ledger(store)) as ledger,
-        closing(_open(store, view, family)) as v,
-    ):
-        stats = v.rebuild(_entries(ledger, 0, "rebuilding"))
-        binding.record(v, ledger)
-        digest = v.digest()
+    with reported(), closing(_session(store, view, family)) as session:
+        stats = session.rebuild()
+        digest = session.view.digest()
     if as_json:
         print_json(
             {

@@ -109,18 +109,19 @@ def anchor(
     """
     from ledger.chain import verify
     from ledger.reading import open_ledger
-    from ledger.signing import KeyRefused, public_text
+    from ledger.signing import KeyRefused, Keyring, public_text
 
     with reported(), closing(open_ledger(store)) as ledger:
         found = verify(ledger, keys_at=ledger.recorder.max_notification_id() or 0)
         if found.broken is not None:
             fail(1, f"chain broken at position {found.broken.position}: {found.broken.reason}")
-        key = ledger.keyring.private_key(actor)
+        keyring = Keyring()
+        key = keyring.private_key(actor)
         if Role.DIRECTOR not in found.roles.get(actor, ()):
             raise KeyRefused(f"{actor!r} is not a director of this ledger; a director anchors")
         if key is None or found.keys.get(actor) != public_text(key):
             raise KeyRefused(
-                f"the keyring {ledger.keyring.path} has not the key the ledger holds for {actor!r}"
+                f"the keyring {keyring.path} has not the key the ledger holds for {actor!r}"
             )
         document: dict[str, Any] = {
             "anchor": ANCHOR,
@@ -182,21 +183,18 @@ def _check_anchor(anchored: dict[str, Any], found: Verification, held: str | Non
 
 def verify_view(store: str, path: Path | None, family: str) -> None:
     """Exit 1 with one line unless the read model equals its rebuild from the ledger."""
-    from ledger.reading import open_ledger
-    from projections import binding
-    from projections.projector import View
+    from projections.session import ReadSession
 
     path = view_path(store, path, family)
     if not path.is_file():
         fail(1, f"no read model at {path}")
-    with reported(), closing(open_ledger(store)) as ledger:
+    with reported():
         try:
-            v = View(path, family)
+            session = ReadSession.open(store, path, family)
         except ValueError as exc:
             fail(2, str(exc))
-        with closing(v):
-            binding.check(v, ledger)
-            position, kept, rebuilt = v.last_position, v.digest(), binding.recomputed(v, ledger)
+        with closing(session):
+            position, kept, rebuilt = session.digests()
     if kept != rebuilt:
         fail(
             1,

@@ -13,27 +13,24 @@ import json
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import closing, contextmanager
+from contextlib import ExitStack, closing, contextmanager
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
-from ledger.application import RatingsLedger
-from ledger.domain import LedgerError
 from ledger.entrypoints.web import ledgerlog, lists, players, sections
 from ledger.entrypoints.web.chart import chart, charts, date_ticks, rating_ticks
 from ledger.entrypoints.web.params import HttpError, When
 from ledger.entrypoints.web.params import when as asked_when
 from ledger.entrypoints.web.render import FEDERATION, TWIN, render
 from ledger.entrypoints.web.words import WORDS
-from ledger.log import read_verified_entries
-from ledger.reading import open_ledger
+from ledger.errors import LedgerError
+from ledger.reading import Readable
 from ledger.store import view_path
-from projections import binding
 from projections.projector import View
-from projections.timetravel import position_at, view_at
+from projections.session import NothingKnownYet, ReadSession
 
 __all__ = ["Site", "HttpError", "When", "chart", "charts", "date_ticks", "rating_ticks"]
 
@@ -167,34 +164,29 @@ class Site:
         raise HttpError("404 Not Found", f"no page at {route}")
 
     @contextmanager
-    def _read(self, when: When) -> Iterator[tuple[View, RatingsLedger, When]]:
+    def _read(self, when: When) -> Iterator[tuple[View, Readable, When]]:
         """The read model caught up (or as known at `when`), and the ledger opened read-only;
         a missing store is never created."""
         try:
-            ledger = open_ledger(self.store)
-        except LedgerError as exc:
-            raise HttpError("503 Service Unavailable", str(exc)) from None
-        try:
-            v = View(self.view, self.family)
+            session = ReadSession.open(self.store, self.view, self.family, self.busy_ms)
         except (LedgerError, ValueError) as exc:
-            ledger.close()
             raise HttpError("503 Service Unavailable", str(exc)) from None
-        with closing(v), closing(ledger):
-            v.db.execute(f"PRAGMA busy_timeout = {int(self.busy_ms)}")
+        with closing(session), ExitStack() as stack:
             try:
-                binding.check(v, ledger)
-                binding.catch_up(v, ledger, read_verified_entries(ledger, v.last_position))
+                session.catch_up()
             except LedgerError as exc:
                 raise HttpError("503 Service Unavailable", str(exc)) from None
-            position = when.position
-            if when.as_known_at is not None:
-                position = position_at(ledger, datetime.fromisoformat(when.as_known_at))
-                if position == 0:
-                    raise HttpError(
-                        "404 Not Found", f"the ledger had no entries at {when.as_known_at}"
+            known = when.as_known_at
+            try:
+                at = stack.enter_context(
+                    session.at(
+                        known_at=None if known is None else datetime.fromisoformat(known),
+                        position=when.position,
                     )
-            with view_at(ledger, v, position) as shown:
-                yield shown, ledger, replace(when, position=position)
+                )
+            except NothingKnownYet:
+                raise HttpError("404 Not Found", f"the ledger had no entries at {known}") from None
+            yield at.view, session.ledger, replace(when, position=at.position)
 
 
 def _json(data: Any) -> bytes:

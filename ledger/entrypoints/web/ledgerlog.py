@@ -7,10 +7,10 @@ from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
-from ledger.application import RatingsLedger
 from ledger.entrypoints.web.params import HttpError, When, whole
 from ledger.entrypoints.web.render import href, render, seg
 from ledger.log import LedgerEntry, read_entries, to_entry
+from ledger.reading import Readable
 from projections import queries
 from projections.projector import View
 
@@ -18,7 +18,7 @@ LOG_PAGE = 100
 LOG_WINDOW = 1000  # positions read at a time when paging the log backwards
 
 
-def log(ledger: RatingsLedger, query: dict[str, str], when: When) -> tuple[Any, str]:
+def log(ledger: Readable, query: dict[str, str], when: When) -> tuple[Any, str]:
     """The log newest first, LOG_PAGE entries a page: `?before=N` pages back to older
     entries, `?after=N` forward to newer; `?type=` and `?section=` filter."""
     after = query.get("after")
@@ -92,7 +92,7 @@ def subject(payload: dict[str, Any], when: When) -> tuple[str | None, str]:
 
 
 def _entries_after(
-    ledger: RatingsLedger, after: int, top: int, keep: Callable[[LedgerEntry], bool]
+    ledger: Readable, after: int, top: int, keep: Callable[[LedgerEntry], bool]
 ) -> list[LedgerEntry]:
     """Up to LOG_PAGE + 1 kept entries after position `after` (up to `top`), oldest first."""
     found: list[LedgerEntry] = []
@@ -105,7 +105,7 @@ def _entries_after(
 
 
 def _entries_before(
-    ledger: RatingsLedger, last: int, keep: Callable[[LedgerEntry], bool]
+    ledger: Readable, last: int, keep: Callable[[LedgerEntry], bool]
 ) -> list[LedgerEntry]:
     """Up to LOG_PAGE + 1 kept entries at or before position `last`, newest first."""
     found: list[LedgerEntry] = []

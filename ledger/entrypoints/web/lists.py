@@ -6,10 +6,10 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from ledger.application import RatingsLedger
 from ledger.entrypoints.web.params import HttpError, When
 from ledger.entrypoints.web.render import render
 from ledger.entrypoints.web.words import WORDS
+from ledger.reading import Readable
 from projections import queries
 from projections.projector import View
 from projections.timetravel import NoSuchList, list_view
@@ -58,7 +58,7 @@ def in_age_group(birth_year: int | None, list_year: int, group: str) -> bool:
 
 
 def one(
-    view: View, ledger: RatingsLedger, name: str, query: dict[str, str], when: When
+    view: View, ledger: Readable, name: str, query: dict[str, str], when: When
 ) -> tuple[Any, str]:
     """The list `name` in one system (`?system=`, else its first), filtered."""
     published = queries.published_list(view, name)

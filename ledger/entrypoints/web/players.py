@@ -6,11 +6,11 @@ from __future__ import annotations
 from contextlib import nullcontext
 from typing import Any
 
-from ledger.application import RatingsLedger
 from ledger.entrypoints.web.chart import charts
 from ledger.entrypoints.web.params import HttpError, When, whole
 from ledger.entrypoints.web.render import render
 from ledger.entrypoints.web.words import BOUNDS, WORDS
+from ledger.reading import Readable
 from ledger.rules.uschess.floors import OLM_GAMES
 from projections import explain as ex
 from projections import queries, unrated
@@ -98,9 +98,7 @@ def _heading(player: str, card: dict[str, Any] | None) -> str:
     return f"{card['title']} {card['name']}" if card["title"] else card["name"]
 
 
-def on_list(
-    view: View, ledger: RatingsLedger, player: str, name: str, when: When
-) -> tuple[Any, str]:
+def on_list(view: View, ledger: Readable, player: str, name: str, when: When) -> tuple[Any, str]:
     """What a published list said of a player: the read model as known at the list's cutoff."""
     systems = queries.systems_of(view, player)
     try:
@@ -123,7 +121,7 @@ def on_list(
 
 
 def proof(
-    view: View, ledger: RatingsLedger, player: str, name: str, system: str | None, when: When
+    view: View, ledger: Readable, player: str, name: str, system: str | None, when: When
 ) -> tuple[Any, str]:
     """A player's proof bundle for a list (projections/proofs.py); its page is the JSON."""
     from projections.proofs import BundleError, make_bundle

@@ -7,13 +7,13 @@ from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
-from ledger.application import RatingsLedger
 from ledger.entrypoints.interchange.exports import crosstable
 from ledger.entrypoints.web.params import HttpError, When, day, whole
 from ledger.entrypoints.web.render import render
 from ledger.entrypoints.web.standings import standings, standings_data
 from ledger.entrypoints.web.words import WORDS
 from ledger.log import read_entries
+from ledger.reading import Readable
 from projections import queries
 from projections.projector import View
 
@@ -59,7 +59,7 @@ def index(view: View, query: dict[str, str], when: When) -> tuple[Any, str]:
     return {"offset": offset, **found}, page
 
 
-def section(view: View, ledger: RatingsLedger, section_id: str, when: When) -> tuple[Any, str]:
+def section(view: View, ledger: Readable, section_id: str, when: When) -> tuple[Any, str]:
     table = crosstable(view, section_id)
     if table is None:
         return withdrawn(view, ledger, section_id, when)
@@ -79,7 +79,7 @@ def section(view: View, ledger: RatingsLedger, section_id: str, when: When) -> t
     return {**asdict(table), "standings": standings_data(ranked)}, page
 
 
-def withdrawn(view: View, ledger: RatingsLedger, section_id: str, when: When) -> tuple[Any, str]:
+def withdrawn(view: View, ledger: Readable, section_id: str, when: When) -> tuple[Any, str]:
     """A section withdrawn from rating: when, by whom and why, from its ledger entry."""
     record = queries.section_record(view, section_id)
     if record is None or record["status"] != "withdrawn":

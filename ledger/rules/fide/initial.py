@@ -19,7 +19,6 @@ from ledger.rules.rounding import round_half_up
 
 HYPOTHETICAL = 1800  # 8.2.2 (2024): "two hypothetical opponents rated 1800"
 HYPOTHETICAL_GAMES = 2  # "The result against these two hypothetical opponents is ... a draw."
-ABOVE_HALF_2022 = 20  # 8.2.3 (2022): "Ru = Ra + 20 for each half point scored over 50%"
 
 
 class PoolEvent(NamedTuple):
@@ -92,8 +91,9 @@ def initial_rating(
     else:
         ra = total / n  # 8.2.2 (2022): "the average rating of the player's rated opponents"
         p = percentage(score, n)
-        if 2 * score > n:
-            difference = round_half_up(ABOVE_HALF_2022 * (2 * score - n))
+        if 2 * score > n:  # 8.2.3 (2022): "Ru = Ra + 20 for each half point scored over 50%"
+            assert version.above_half is not None  # 12.5 (2009), 15 (2011), 20 (2014, 2022)
+            difference = round_half_up(version.above_half * (2 * score - n))
         else:
             difference = dp(p) if 2 * score < n else 0  # "If the player scores 50%, Ru = Ra"
         ru = round_half_up(ra + difference)

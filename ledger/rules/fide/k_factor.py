@@ -1,4 +1,5 @@
-"""FIDE 8.3.3 (2022 and 2024 texts): the development coefficient K and the K × n limit."""
+"""FIDE 8.56 (2009–2021 texts) and 8.3.3 (2022, 2024): the development coefficient K and the
+K × n limit."""
 
 from __future__ import annotations
 
@@ -11,9 +12,16 @@ TOP_RATING = 2400  # 8.3.3: "once a player's published rating has reached 2400"
 JUNIOR_AGE = 18  # 8.3.3: "until the end of the year of their 18th birthday"
 
 
-def is_junior(birth: date | None, day: date) -> bool:
-    """8.3.3: a junior through 31 December of the year he turns 18 (`day`: the section's end)."""
-    return birth is not None and day.year - birth.year <= JUNIOR_AGE
+def is_junior(version: FideVersion, birth: date | None, day: date) -> bool:
+    """Whether K may be the junior K on `day` (the section's end).
+
+    8.56 (from 1 July 2014): "until their 18th birthday" (the day before it, the last);
+    8.3.3 (2022, 2024): "until the end of the year of their 18th birthday" (31 December)."""
+    if birth is None or version.junior_until is None:
+        return False
+    if version.junior_until == "year-of-18th-birthday":
+        return day.year - birth.year <= JUNIOR_AGE
+    return (day.year, day.month, day.day) < (birth.year + JUNIOR_AGE, birth.month, birth.day)
 
 
 def k_factor(
@@ -24,17 +32,20 @@ def k_factor(
     birth: date | None,
     day: date,
 ) -> int:
-    """8.3.3, in this order (docs/decisions.md): K = 10 once a published rating reached 2400
-    ("even if the rating drops below 2400"); 40 for a junior "as long as their rating remains
-    under 2300"; 40 "until they have completed events with at least 30 games"; 20 "as long as
-    a player's rating remains under 2400". `rating` is his rating on the list, published, so
-    2400 there has "reached 2400" too."""
+    """8.56 / 8.3.3, in this order (docs/decisions.md): K = 10 once a published rating reached
+    2400 ("even if the rating drops below 2400"); 40 for a junior "as long as their rating
+    remains under 2300"; K new "until they have completed events with at least 30 games"; K
+    mid "as long as a player's rating remains under 2400". `rating` is his rating on the list,
+    published, so 2400 there has "reached 2400" too. Under 10.0 and fide-2009 (`new_first`) the
+    new player's K comes first (10.641's order: 10 needs 2400 and 30 games)."""
+    if version.new_first and games < NEW_PLAYER_GAMES:
+        return version.k_new
     if reached_2400 or rating >= TOP_RATING:
         return version.k_top
     if (
         version.k_junior is not None
         and version.junior_below is not None
-        and is_junior(birth, day)
+        and is_junior(version, birth, day)
         and rating < version.junior_below
     ):
         return version.k_junior

@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ledger.rules.rounding import round_half_up
 
 UPLIFT_DATE = "2024-03-01"
@@ -23,3 +25,15 @@ def uplifted(rating: float, ceiling: int = CEILING, share: float = SHARE) -> flo
 def uplifted_official(rating: int, ceiling: int = CEILING, share: float = SHARE) -> int:
     """The list's whole-number rating after the uplift (rounded half up: 1001 → 1400.6 → 1401)."""
     return round_half_up(uplifted(rating, ceiling, share))
+
+
+def raised_profile_rating(
+    rating: int, rated_on: str | None, in_force: Sequence[tuple[str, int, float]]
+) -> int:
+    """The FIDE rating a player enters with when the read model does not hold him yet: his
+    profile's, raised by each uplift in force (effective date, ceiling, share) dated after it
+    (it was on a list before the uplift). Undated: taken as the rating in force, not raised."""
+    for effective, ceiling, share in in_force:
+        if rated_on is not None and rated_on < effective:
+            rating = uplifted_official(rating, ceiling, share)
+    return rating

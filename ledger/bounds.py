@@ -1,0 +1,92 @@
+"""Every bound on a number, date, text or size the ledger records: the one table of thresholds,
+and the read side's checks against it.
+
+A quantity may have two bounds, which mean different things (docs/decisions.md, "Plausibility
+at the door" and "Poisoned entries"):
+
+- `door`: what a write may say. The command models (ledger/commands.py, with the checks in
+  ledger/plausibility.py) refuse anything outside it before it is appended.
+- `read`: what a stored entry may hold and still be rated (ledger/events.py and the
+  `plausible_*` checks below). No rating text sets it; it keeps a poisoned entry (NaN, 1e300,
+  year 1, round 10^12) from breaking a read: past it an entry becomes a "not rated" problem
+  row. It lies outside the door, so no accepted write ever becomes a problem row.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import date
+from typing import NamedTuple
+
+
+class Bound(NamedTuple):
+    """The most a write may say (`door`) and the most a stored entry may hold (`read`)."""
+
+    door: int
+    read: float | int
+
+
+# Numbers with both bounds
+RATING = Bound(3_500, 10_000.0)  # ratings, peaks, floors, ceilings, prize limits; FIDE, CFC
+GAMES = Bound(100_000, 10_000_000)  # a player's game counts (N, wins, draws, losses, OLM games)
+ROUND = Bound(20_000, 1_000_000)  # a round (or a match's game) number
+PRIZE = Bound(10_000_000, 1e12)  # a cash prize in dollars (money floors, §5)
+BONUS_MULTIPLIER = Bound(50, 100.0)  # the bonus multiplier B (§4.2), 6–14 in every version
+
+# Numbers and sizes at the door only
+MAX_INTEGER = 2**62  # a ledger position, or any count a command takes (a 64-bit row id)
+MAX_SECTION_GAMES = 20_000  # games in one section or match (the largest opens play ~7,000)
+MAX_SECTION_PLAYERS = 5_000  # players in one section
+MAX_FILE_BYTES = 8 * 1024 * 1024  # a command file larger than this is refused unread
+MAX_CONVERSION_SLOPE = 5  # a rating conversion's slope; intercepts lie within ±RATING.door
+
+# Numbers on the read side only
+MAX_PARAMETER = 1e6  # any other number in a rules amendment's value
+
+# Dates at the door (today is read by ledger/plausibility.py, never here or in the rules)
+EARLIEST_DATE = date(1900, 1, 1)
+YEARS_AHEAD = 1  # the latest date of a write: a year after today
+MEMBERSHIP_YEARS_AHEAD = 10  # a membership may be paid for that far ahead
+MAX_EVENT_DAYS = 365  # a section or match ends at most this many days after it starts
+
+# Dates on the read side: YYYY-MM-DD with the year in FIRST_YEAR..LAST_YEAR (the day itself is
+# checked when parsed)
+FIRST_YEAR, LAST_YEAR = 1800, 2199
+DATE_PATTERN = r"^(1[89]|2[01])\d\d-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$"
+
+# Texts at the door
+MAX_NAME = 200  # names, event names, time controls, opponent ids
+MAX_ACTOR = 100  # actors and role holders
+MAX_REASON = 1000  # reasons of corrections, withdrawals, overrides and amendments
+
+
+def plausible_rating(value: float | None) -> bool:
+    """A rating the read model can store: None (unrated) or finite in 0..RATING.read."""
+    return value is None or (isinstance(value, int | float) and 0.0 <= value <= RATING.read)
+
+
+def plausible_parameter(value: object, name: str | None = None) -> bool:
+    """Every number in an amendment's value finite and within ±MAX_PARAMETER (a bonus
+    multiplier within BONUS_MULTIPLIER.read)."""
+    if name == "bonus_multiplier" and isinstance(value, int | float):
+        return math.isfinite(value) and abs(value) <= BONUS_MULTIPLIER.read
+    if isinstance(value, bool):
+        return True
+    if isinstance(value, int | float):
+        return math.isfinite(value) and abs(value) <= MAX_PARAMETER
+    if isinstance(value, dict):
+        return all(plausible_parameter(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return all(plausible_parameter(v) for v in value)
+    return True
+
+
+def finite_numbers(value: object) -> bool:
+    """True when every number in a JSON-like value is finite."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(finite_numbers(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return all(finite_numbers(v) for v in value)
+    return True

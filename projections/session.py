@@ -1,0 +1,203 @@
+"""One door to read: `ReadSession` opens the ledger read-only and its read model, checks the
+model's binding, catches it up once, and answers `at(known_at, list, position)`; the CLI, the
+web site, `verify --view` and a write's consequences all read through it. A day's ratings
+("as of") are asked of the model a session gives: every query takes the day."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import NamedTuple
+
+from ledger.log import LedgerEntry, read_verified_entries
+from ledger.reading import Readable, open_ledger
+from projections import binding, queries
+from projections.items import to_item
+from projections.projector import CatchUp, View
+from projections.schema import HISTORY_COLUMNS
+from projections.timetravel import list_view, position_at, view_at
+
+Progress = Callable[[Iterable[LedgerEntry], int, str], Iterable[LedgerEntry]]
+"""Wraps the entries a catch-up or rebuild reads (a progress bar): items, how many, label."""
+
+
+class NothingKnownYet(LookupError):
+    """`at(known_at=…)` before the ledger's first entry."""
+
+
+@dataclass(frozen=True)
+class At:
+    """The read model a read asks (`view`): caught up, as the ledger stood at `position`, or
+    as a published list saw it."""
+
+    view: View
+    position: int | None = None
+
+
+class Rerated(NamedTuple):
+    """A history row of a new item rated again: its player, system, item and `detail` JSON."""
+
+    player: str
+    system: str
+    item: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class Effect:
+    """What entries did (or would do) to the read model: the catch-up's changes, the rows of
+    each new item rated again with every value shown, and the names of the players involved."""
+
+    stats: CatchUp
+    rerated: list[Rerated]
+    names: dict[str, str]
+
+
+class ReadSession:
+    """A ledger and its read model, read together: the binding checked once, before the first
+    catch-up or digest; the model caught up once (`catch_up`) before the first `at`."""
+
+    def __init__(
+        self,
+        ledger: Readable,
+        view: View,
+        progress: Progress | None = None,
+        owns_ledger: bool = True,
+    ) -> None:
+        self.ledger, self.view = ledger, view
+        self._progress = progress
+        self._owns_ledger = owns_ledger
+        self._checked = False
+        self._stats: CatchUp | None = None
+
+    @classmethod
+    def open(
+        cls,
+        store: str | None,
+        path: str | Path,
+        family: str = "uschess",
+        busy_ms: int | None = None,
+        progress: Progress | None = None,
+    ) -> ReadSession:
+        """The ledger at `store` opened read-only (a missing one is never created), then the
+        read model at `path` (ValueError if it rates under another family)."""
+        ledger = open_ledger(store)
+        try:
+            session = cls(ledger, View(path, family), progress)
+        except BaseException:
+            ledger.close()
+            raise
+        if busy_ms is not None:  # how long one try waits for a model another writer holds
+            try:
+                session.view.db.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
+            except BaseException:
+                session.close()
+                raise
+        return session
+
+    @classmethod
+    def beside(cls, ledger: Readable, path: str | Path, family: str = "uschess") -> ReadSession:
+        """The read model at `path` read beside a ledger already open (a write's), which
+        stays open when the session closes."""
+        return cls(ledger, View(path, family), owns_ledger=False)
+
+    def close(self) -> None:
+        self.view.close()
+        if self._owns_ledger:
+            self.ledger.close()
+
+    def __enter__(self) -> ReadSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def check(self) -> None:
+        """Refuse a read model of another ledger or ahead of it (`projections.binding`)."""
+        if not self._checked:
+            binding.check(self.view, self.ledger)
+            self._checked = True
+
+    def catch_up(self, before: int | None = None) -> CatchUp:
+        """Apply the entries the read model lacks (only those before position `before`, if
+        given) and record what it was built to; once."""
+        if self._stats is None:
+            self.check()
+            entries = self._read(self.view.last_position, "catching up")
+            if before is not None:
+                entries = (e for e in entries if e.position < before)
+            self._stats = binding.catch_up(self.view, self.ledger, entries)
+        return self._stats
+
+    def rebuild(self) -> CatchUp:
+        """Replay the whole ledger into the emptied read model, and bind it as built now (a
+        model of another ledger is rebuilt, never refused)."""
+        self._stats = self.view.rebuild(self._read(0, "rebuilding"))
+        binding.record(self.view, self.ledger)
+        self._checked = True
+        return self._stats
+
+    def position(self, known_at: datetime) -> int:
+        """The last position recorded at or before `known_at`; NothingKnownYet if none."""
+        found = position_at(self.ledger, known_at)
+        if found == 0:
+            raise NothingKnownYet(known_at)
+        return found
+
+    @contextmanager
+    def at(
+        self, known_at: datetime | None = None, list: str | None = None, position: int | None = None
+    ) -> Iterator[At]:
+        """The read model caught up; or as the ledger stood at `known_at` (or `position`); or
+        as the published list `list` saw it (NoSuchList if there is none). A past model is
+        built in a temporary file, removed on exit."""
+        if list is not None and (known_at is not None or position is not None):
+            raise ValueError("a list says what it said then: no known_at or position with it")
+        self.check()
+        if known_at is not None:
+            position = self.position(known_at)
+        self.catch_up()
+        if list is not None:
+            with list_view(self.ledger, self.view, list) as past:
+                yield At(past)
+            return
+        with view_at(self.ledger, self.view, position) as past:
+            yield At(past, position)
+
+    def effect(
+        self, entries: Sequence[LedgerEntry], dry_run: bool, rerate: Iterable[LedgerEntry] = ()
+    ) -> Effect:
+        """What `entries` (a write's, just appended or, with `dry_run`, only decided) do to the
+        read model: caught up to them, then through them (rolled back with `dry_run`); each of
+        `rerate` (new items) rated again with every value shown."""
+        self.catch_up(None if dry_run else entries[0].position)  # appended: up to them
+        stats = self.view.catch_up(entries, dry_run=dry_run)
+        if not dry_run:
+            binding.record(self.view, self.ledger)
+        detail = HISTORY_COLUMNS.index("detail")
+        rerated = [
+            Rerated(c.player, str(c.system), c.row[0], c.row[detail])
+            for e in rerate
+            for c in self.view.rerate(to_item(e))
+        ]
+        players = {p for p, _ in stats.changes} | {p for p, _ in stats.history_changed}
+        players |= {c.player for c in rerated}
+        return Effect(stats, rerated, queries.names(self.view, sorted(players)))
+
+    def digests(self) -> tuple[int, str, str]:
+        """The read model's position, its digest, and the digest of its rebuild from the
+        ledger up to that position (in a temporary file), for `verify --view`."""
+        self.check()
+        kept = self.view.digest()
+        return self.view.last_position, kept, binding.recomputed(self.view, self.ledger)
+
+    def _read(self, after: int, label: str) -> Iterable[LedgerEntry]:
+        """The ledger's verified entries after `after`, through the progress wrapper."""
+        entries = read_verified_entries(self.ledger, after)
+        if self._progress is None:
+            return entries
+        last = self.ledger.recorder.max_notification_id() or 0
+        return self._progress(entries, max(last - after, 0), label)
