@@ -40,12 +40,14 @@ def recorded(actor: bool = False) -> dict[str, list[str]]:
 
 SECTION = "section_id tournament_id event_name online time_control start_date end_date system"
 PROFILE = "member_id name birth_date adult fide cfc fide_adjustment_opt_in membership_expires"
+# fide_id, title, sex (issue 11); federation, birth_year, reported_rating (issue 20)
+PROFILE_LATER = "fide_id title sex federation birth_year reported_rating"
 STORED = {
     "LedgerInitialized": "actor public_key",
     "RoleGranted": "holder role actor public_key",
     "RoleRevoked": "holder role actor",
-    "PlayerRegistered": f"{PROFILE} playing_since actor fide_id title sex",
-    "PlayerProfileUpdated": f"{PROFILE} playing_since actor fide_id title sex",
+    "PlayerRegistered": f"{PROFILE} playing_since actor {PROFILE_LATER}",
+    "PlayerProfileUpdated": f"{PROFILE} playing_since actor {PROFILE_LATER}",
     "OpeningBalanceRecorded": "member_id system as_of rating games wins draws losses "
     "sections_of_three history peak olm_games money_floor director_floor ceiling actor",
     "SectionSubmitted": f"{SECTION} rules players games byes actor",
