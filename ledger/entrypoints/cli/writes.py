@@ -29,6 +29,7 @@ from ledger.entrypoints.cli.common import (
     reported,
     subject,
 )
+from ledger.entrypoints.cli.output import AsCsv, AsNl, AsTsv, chosen, emit
 from ledger.roles import Role
 from ledger.rules import FAMILIES
 from ledger.store import DEFAULT_STORE, redacted, store_url, view_path
@@ -546,7 +547,9 @@ def void(
 
 def log(
     as_json: Annotated[bool, typer.Option("--json", help="A JSON list of entries")] = False,
-    as_csv: Annotated[bool, typer.Option("--csv", help="CSV: one row per entry")] = False,
+    as_csv: AsCsv = False,
+    as_tsv: AsTsv = False,
+    as_nl: AsNl = False,
     after: Annotated[
         int, typer.Option(metavar="POSITION", min=0, help="Only entries after this position")
     ] = 0,
@@ -575,16 +578,12 @@ def log(
     store: Store = DEFAULT_STORE,
 ) -> None:
     """Print the ledger's entries in order (or newest first), filtered."""
-    from ledger.domain import InvalidCommand
-    from ledger.entrypoints.interchange.exports import to_csv
     from ledger.log import read_entries
     from ledger.plausibility import shown
     from ledger.reading import open_ledger
 
-    with reported():
-        if as_json and as_csv:
-            raise InvalidCommand((), "--csv and --json: choose one")
-        since = iso_day("--since", since)
+    fmt = chosen(as_json, as_csv, as_tsv, as_nl)
+    since = iso_day("--since", since)
     with reported(), closing(open_ledger(store)) as ledger:
         entries: Iterable[LedgerEntry] = (
             e
@@ -598,22 +597,23 @@ def log(
             entries = reversed(list(entries))
         if limit is not None:
             entries = islice(entries, limit)
-        if as_json:
-            _print_json(entries)
+        if fmt in ("json", "nl"):
+            _print_json(entries, fmt == "nl")
             return
         rows = [
             (str(e.position), e.recorded_at, e.type, shown(e.actor), subject(e)) for e in entries
         ]
-    if as_csv:
-        columns = ("position", "recorded_at", "type", "actor", "subject")
-        typer.echo(to_csv([dict(zip(columns, r, strict=True)) for r in rows], columns), nl=False)
-        return
-    widths = [max([0, *(len(r[i]) for r in rows)]) for i in range(4)]
-    for r in rows:
-        typer.echo(
-            f"{r[0]:>{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:<{widths[2]}}  "
-            f"{r[3]:<{widths[3]}}  {r[4]}".rstrip()
-        )
+    columns = ("position", "recorded_at", "type", "actor", "subject")
+
+    def table() -> None:
+        widths = [max([0, *(len(r[i]) for r in rows)]) for i in range(4)]
+        for r in rows:
+            typer.echo(
+                f"{r[0]:>{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:<{widths[2]}}  "
+                f"{r[3]:<{widths[3]}}  {r[4]}".rstrip()
+            )
+
+    emit(fmt, [dict(zip(columns, r, strict=True)) for r in rows], columns, table)
 
 
 def _append_file(
@@ -700,9 +700,11 @@ def _print_entries(entries: list[LedgerEntry], as_json: bool, receipt: object) -
         print_entries(entries, receipt)
 
 
-def _print_json(entries: Iterable[LedgerEntry]) -> None:
+def _print_json(entries: Iterable[LedgerEntry], lines: bool = False) -> None:
+    """Entries as a JSON list written as they are read (`lines`: one object a line, --nl)."""
     out = sys.stdout
-    out.write("[")
+    if not lines:
+        out.write("[")
     written = 0
     for e in entries:
         item = {
@@ -713,6 +715,8 @@ def _print_json(entries: Iterable[LedgerEntry]) -> None:
             "aggregate_id": e.aggregate_id,
             "payload": e.payload,
         }
-        out.write(("," if written else "") + "\n  " + json.dumps(item, ensure_ascii=False))
+        text = json.dumps(item, ensure_ascii=False)
+        out.write(text + "\n" if lines else ("," if written else "") + "\n  " + text)
         written += 1
-    out.write("\n]\n" if written else "]\n")
+    if not lines:
+        out.write("\n]\n" if written else "]\n")

@@ -88,7 +88,6 @@ def rating_supplement(
     return out
 
 
-SUPPLEMENT_FORMATS = ("uschess", "fide-txt", "csv", "json")
 # The FIDE rating-list TXT layout: (heading, width) of each fixed-width column.
 FIDE_TXT_COLUMNS = (
     ("ID Number", 15),
@@ -169,9 +168,11 @@ def supplement_lines(rows: Sequence[Mapping[str, Any]], systems: Sequence[str]) 
     return lines
 
 
-def supplement_csv(rows: Sequence[Mapping[str, Any]], systems: Sequence[str]) -> str:
-    """One CSV row per member: id, name, federation, birth year, then rating, N and
-    established for each system."""
+def supplement_records(
+    rows: Sequence[Mapping[str, Any]], systems: Sequence[str]
+) -> tuple[list[str], list[dict[str, Any]]]:
+    """The columns and one flat record per member (CSV, TSV, NL): id, name, federation, birth
+    year, then rating, N and established for each system."""
     columns = ["id", "name", "federation", "birth_year"]
     for s in systems:
         columns += [f"{s}_rating", f"{s}_games", f"{s}_established"]
@@ -184,7 +185,7 @@ def supplement_csv(rows: Sequence[Mapping[str, Any]], systems: Sequence[str]) ->
             row[f"{s}_games"] = got.get("games")
             row[f"{s}_established"] = got.get("established")
         flat.append(row)
-    return to_csv(flat, columns)
+    return columns, flat
 
 
 def fide_txt(rows: Sequence[Mapping[str, Any]], system: str, day: str) -> list[str]:
