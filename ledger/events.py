@@ -103,7 +103,7 @@ class PlayerRegistered(Fact, frozen=True, kw_only=True):
     """A member registered, with their profile."""
 
     verb = "register"
-    later = ("fide_id", "title", "sex")
+    later = ("fide_id", "title", "sex", "club")
 
     member_id: Annotated[str, Door("member", "id")]
     name: Text | None = None
@@ -117,6 +117,7 @@ class PlayerRegistered(Fact, frozen=True, kw_only=True):
     fide_id: Annotated[str | None, Door("fide_id")] = None
     title: Annotated[str | None, Door("title")] = None
     sex: Annotated[str | None, Door("sex")] = None
+    club: Text | None = None  # issue 20: the player card's club
 
 
 class PlayerProfileUpdated(PlayerRegistered, frozen=True, kw_only=True):

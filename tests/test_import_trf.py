@@ -758,6 +758,7 @@ def test_new_players_are_registered_with_what_the_file_says(
         "fide_id": "5500012",
         "title": "WGM",
         "sex": "w",
+        "club": None,
     }
     assert (registered["300001"]["title"], registered["300001"]["birth_date"]) == ("CM", None)
 
