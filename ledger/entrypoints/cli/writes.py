@@ -22,11 +22,14 @@ from ledger.entrypoints.cli.common import (
     Actor,
     Store,
     SystemName,
+    entries_json,
+    entry_line,
     iso_day,
     print_entries,
     print_json,
     receipt_fields,
     reported,
+    show_entries,
     subject,
 )
 from ledger.entrypoints.cli.output import AsCsv, AsNl, AsTsv, chosen, emit
@@ -87,6 +90,7 @@ def register(app: typer.Typer) -> None:
 def init(
     actor: Annotated[str, typer.Option(help="Who sets the ledger up; they become its director.")],
     store: Store = DEFAULT_STORE,
+    dry_run: DryRun = False,
     as_json: AsJson = False,
 ) -> None:
     """Set the ledger up, once, with ACTOR as its first director (creating its tables, and on
@@ -94,6 +98,9 @@ def init(
     key recorded."""
     from ledger.application import RatingsLedger
 
+    if dry_run:
+        show_entries(_init_preview(store, actor), True, as_json, None)
+        return
     with reported():
         create_schema(store_url(store))
     with reported(), closing(RatingsLedger(store)) as ledger:
@@ -111,6 +118,30 @@ def init(
         return
     typer.echo(f"ledger ready at {redacted(store)}, director {director!r} ({count} entries)")
     typer.echo(f"receipt {ledger.receipt}")
+
+
+def _init_preview(store: str, actor: str) -> list[LedgerEntry]:
+    """The entries `init` would append, touching nothing: no store, table, schema or key is
+    made (a ledger already set up refuses, as `init` would)."""
+    import tempfile
+
+    from ledger.application import RatingsLedger
+    from ledger.domain import StoreError
+    from ledger.reading import open_ledger
+
+    with reported():
+        try:
+            existing = open_ledger(store)
+        except StoreError:
+            existing = None
+        if existing is not None:
+            with closing(existing):
+                existing.preview = True
+                return existing.initialize(actor=actor)
+        with tempfile.TemporaryDirectory() as empty:
+            fresh = f"sqlite:///{Path(empty) / 'preview.db'}"
+            with closing(RatingsLedger(fresh, preview=True)) as ledger:
+                return ledger.initialize(actor=actor)
 
 
 def create_schema(url: str) -> None:
@@ -139,19 +170,22 @@ def grant_role(
         str | None,
         typer.Option(
             metavar="KEY",
-            help="HOLDER's public key (`keys new`); default: the one held or in keyring",
+            help="HOLDER's public key (`keys new`); default: the one held or in keyring; "
+            "an auditor needs none",
         ),
     ] = None,
     store: Store = DEFAULT_STORE,
+    dry_run: DryRun = False,
     as_json: AsJson = False,
 ) -> None:
-    """Give HOLDER a role with their public key (directors only); a new key rotates theirs.
-    See docs/decisions.md for what each role allows."""
+    """Give HOLDER a role with their public key (directors only); a new key rotates theirs; an
+    auditor, who writes nothing, needs no key. See docs/decisions.md for what each role
+    allows."""
     from ledger.application import RatingsLedger
 
-    with reported(), closing(RatingsLedger(store)) as ledger:
+    with reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
         entries = ledger.grant_role(holder, role, actor=actor, public_key=public_key)
-    _print_entries(entries, as_json, ledger.receipt)
+    show_entries(entries, dry_run, as_json, ledger.receipt)
 
 
 def revoke_role(
@@ -159,14 +193,15 @@ def revoke_role(
     role: RoleName,
     actor: Actor,
     store: Store = DEFAULT_STORE,
+    dry_run: DryRun = False,
     as_json: AsJson = False,
 ) -> None:
     """Take a role from HOLDER (directors only); the last director cannot lose the role."""
     from ledger.application import RatingsLedger
 
-    with reported(), closing(RatingsLedger(store)) as ledger:
+    with reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
         entries = ledger.revoke_role(holder, role, actor=actor)
-    _print_entries(entries, as_json, ledger.receipt)
+    show_entries(entries, dry_run, as_json, ledger.receipt)
 
 
 def register_players(
@@ -484,6 +519,8 @@ def publish_list(
     ] = None,
     store: Store = DEFAULT_STORE,
     view: ViewOption = None,
+    dry_run: DryRun = False,
+    as_json: AsJson = False,
 ) -> None:
     """Record that a federation published a rating list of a rules family, then commit its
     ratings (the Merkle root over its rows, from the family's read model)."""
@@ -500,14 +537,29 @@ def publish_list(
         note = off_schedule(publication.family, publication.as_of)
         if note is not None:  # recorded all the same: the as-of date is the office's cut-off
             typer.echo(f"warning: {note}", err=True)
-        with closing(RatingsLedger(store)) as ledger:
+        with closing(RatingsLedger(store, preview=dry_run)) as ledger:
             entries = ledger.publish_list(publication, actor=actor)
-            print_entries(entries, ledger.receipt)
-            _commit_ratings(ledger, store, view, publication.family, publication.name, actor)
+            if dry_run or as_json:
+                show_entries(entries, dry_run, as_json, ledger.receipt)
+            else:
+                print_entries(entries, ledger.receipt)
+            if dry_run:
+                if not as_json:
+                    typer.echo("would then commit its ratings (ListRatingsCommitted)")
+                return
+            _commit_ratings(
+                ledger, store, view, publication.family, publication.name, actor, as_json
+            )
 
 
 def _commit_ratings(
-    ledger: RatingsLedger, store: str, view: Path | None, family: str, name: str, actor: str
+    ledger: RatingsLedger,
+    store: str,
+    view: Path | None,
+    family: str,
+    name: str,
+    actor: str,
+    as_json: bool = False,
 ) -> None:
     """After a list is published: commit its rows (the published list stands if this fails;
     `commit-list` does it later)."""
@@ -523,7 +575,10 @@ def _commit_ratings(
             err=True,
         )
         return
-    print_entries(entries, ledger.receipt)
+    if as_json:
+        print_json({"entries": entries_json(entries), **receipt_fields(ledger.receipt)})
+    else:
+        print_entries(entries, ledger.receipt)
 
 
 def void(
@@ -531,6 +586,8 @@ def void(
     reason: Reason,
     actor: Actor,
     store: Store = DEFAULT_STORE,
+    dry_run: DryRun = False,
+    as_json: AsJson = False,
 ) -> None:
     """Take back one entry's effect on ratings (directors only); a section is withdrawn or
     corrected instead."""
@@ -540,9 +597,9 @@ def void(
 
     with reported():
         decision = commands.parse(VoidEntry, {"position": position, "reason": reason})
-        with closing(RatingsLedger(store)) as ledger:
+        with closing(RatingsLedger(store, preview=dry_run)) as ledger:
             entries = ledger.void(decision, actor=actor)
-    print_entries(entries, ledger.receipt)
+    show_entries(entries, dry_run, as_json, ledger.receipt)
 
 
 def log(
@@ -673,31 +730,20 @@ def _report(
 
             problem = describe(exc)
     if as_json:
-        out = report if report is not None else {"entries": _entries_json(entries)}
+        out = report if report is not None else {"entries": entries_json(entries)}
         if not dry_run and ledger.receipt is not None:
             out = {**out, **receipt_fields(ledger.receipt)}
         print_json(out | ({"report_problem": problem} if problem else {}))
         return
     if dry_run:
         for e in entries:
-            typer.echo(f"would record {e.type} at position {e.position}: {subject(e)}")
+            typer.echo(entry_line("would record", e))
     else:
         print_entries(entries, ledger.receipt)
     if report is not None:
         typer.echo(render(report))
     if problem is not None:
         typer.echo(f"warning: recorded; the ratings report could not be made: {problem}", err=True)
-
-
-def _entries_json(entries: list[LedgerEntry]) -> list[dict[str, object]]:
-    return [{"position": e.position, "type": e.type, "subject": subject(e)} for e in entries]
-
-
-def _print_entries(entries: list[LedgerEntry], as_json: bool, receipt: object) -> None:
-    if as_json:
-        print_json({"entries": _entries_json(entries), **receipt_fields(receipt)})
-    else:
-        print_entries(entries, receipt)
 
 
 def _print_json(entries: Iterable[LedgerEntry], lines: bool = False) -> None:
