@@ -219,7 +219,8 @@ def player(
         for system, r in out["ratings"].items():
             typer.echo(_rating_line(v.family, system, r))
 
-    emit(fmt, records, table=table, document=out)
+    first = next(iter(out["ratings"].values()), {})
+    emit(fmt, records, ["id", "system", *first], table, out)
 
 
 def _rating_line(family: str, system: str, r: dict[str, Any]) -> str:
@@ -388,6 +389,7 @@ def lists(
 ) -> None:
     """The published rating lists, each family's in the order published."""
     from projections import queries
+    from projections.periods import LIST_COLUMNS
 
     fmt = chosen(as_json, as_csv, as_tsv, as_nl)
     with caught_up(store, view, family) as v:
@@ -402,7 +404,7 @@ def lists(
                 f"cutoff {x.cutoff_position}  (position {x.position})"
             )
 
-    emit(fmt, [x.row() for x in found], table=table)
+    emit(fmt, [x.row() for x in found], LIST_COLUMNS, table)
 
 
 def explain(

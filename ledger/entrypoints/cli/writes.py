@@ -35,7 +35,7 @@ from ledger.entrypoints.cli.common import (
 from ledger.entrypoints.cli.output import AsCsv, AsNl, AsTsv, chosen, emit
 from ledger.roles import Role
 from ledger.rules import FAMILIES
-from ledger.store import DEFAULT_STORE, redacted, store_url, view_path
+from ledger.store import DEFAULT_STORE, redacted, require_postgres, store_url, view_path
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -152,6 +152,7 @@ def create_schema(url: str) -> None:
     schema = parse_qs(parts.query).get("schema", [""])[-1]
     if parts.scheme not in ("postgresql", "postgres") or not schema:
         return
+    require_postgres()
     import psycopg
     from psycopg import sql
 
