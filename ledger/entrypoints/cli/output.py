@@ -14,7 +14,6 @@ import typer
 
 from ledger.entrypoints.cli.common import print_json, usage
 
-AsJson = Annotated[bool, typer.Option("--json", help="Print JSON")]
 AsCsv = Annotated[bool, typer.Option("--csv", help="Print CSV (a header row, a row a record)")]
 AsTsv = Annotated[bool, typer.Option("--tsv", help="Print tab-separated values (as --csv)")]
 AsNl = Annotated[bool, typer.Option("--nl", help="Print newline-delimited JSON: one record a line")]
