@@ -214,13 +214,20 @@ def player(
     records = [{"id": player_id, "system": s, **r} for s, r in out["ratings"].items()]
 
     def table() -> None:
-        club = (card or {}).get("club")
-        typer.echo(shown(f"{out['id']}  {out.get('name') or ''}" + (f"  ({club})" if club else "")))
+        typer.echo(shown(_card_line(player_id, out.get("name"), card or {})))
         for system, r in out["ratings"].items():
             typer.echo(_rating_line(v.family, system, r))
 
     first = next(iter(out["ratings"].values()), {})
     emit(fmt, records, ["id", "system", *first], table, out)
+
+
+def _card_line(player_id: str, name: str | None, card: dict[str, Any]) -> str:
+    """`14700011  GM Sokolov, Ivan  (BIH, born 1965, Lakeside CC)`: the card's heading."""
+    titled = " ".join(x for x in (card.get("title"), name) if x)
+    born = card.get("birth_year") and f"born {card['birth_year']}"
+    more = [x for x in (card.get("federation"), born, card.get("club")) if x]
+    return f"{player_id}  {titled}" + (f"  ({', '.join(more)})" if more else "")
 
 
 def _rating_line(family: str, system: str, r: dict[str, Any]) -> str:
