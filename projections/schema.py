@@ -51,7 +51,7 @@ POST_RATING = HISTORY_COLUMNS.index("post_rating")
 GAMES_AFTER = HISTORY_COLUMNS.index("games_after")
 STATE_SELECT = ", ".join(("post_rating", "games_after", *STATE_COLUMNS))
 
-SCHEMA_VERSION = "3"  # 3: profiles carry `club` (issue 20); an older model rebuilds
+SCHEMA_VERSION = "2"
 HISTORY_TYPES = {
     "s_wins": int,
     "s_draws": int,

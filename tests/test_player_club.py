@@ -88,3 +88,18 @@ def test_an_entry_recorded_before_clubs_reads_as_no_club():
     # the default, so the same stored bytes (and their signatures) still verify and project.
     old = {"member_id": ANN, "name": "Ann", "birth_date": None, "adult": None, "fide": None}
     assert events.decode("PlayerRegistered", state=json.dumps(old).encode()).club is None
+
+
+def test_a_profile_without_a_club_is_stored_in_the_read_model_as_before_clubs(store):
+    # "old stored entries keep their bytes": and a ledger without clubs keeps its read model's
+    # bytes (and digest): an absent club is left out of the players table's profile JSON.
+    import sqlite3
+
+    from ledger.store import view_path
+
+    assert CliRunner().invoke(app, ["catch-up", "--store", store]).exit_code == 0
+    db = sqlite3.connect(view_path(store, None))
+    profiles = {pid: json.loads(p) for pid, p in db.execute("select id, profile from players")}
+    db.close()
+    assert "club" not in profiles[DEE]
+    assert profiles[ANN]["club"] == "Dublin CC"
