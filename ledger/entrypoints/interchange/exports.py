@@ -3,10 +3,8 @@ on a date), a player's history as a table, and a section's crosstable."""
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -370,27 +368,11 @@ def crosstable_lines(table: Crosstable) -> list[str]:
     return lines
 
 
-def to_csv(rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> str:
-    """Rows as CSV with a header line; booleans as true/false, None as empty."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(columns)
-    for row in rows:
-        writer.writerow([_csv_value(row[c]) for c in columns])
-    return out.getvalue()
-
-
 def _number(value: float | None) -> str:
     """A FIDE value as printed: whole numbers without decimals."""
     if value is None:
         return "-"
     return str(int(value)) if float(value).is_integer() else f"{value:.2f}"
-
-
-def _csv_value(value: Any) -> Any:
-    if isinstance(value, bool):
-        return str(value).lower()
-    return "" if value is None else value
 
 
 def _cells(
