@@ -44,8 +44,8 @@ STORED = {
     "LedgerInitialized": "actor public_key",
     "RoleGranted": "holder role actor public_key",
     "RoleRevoked": "holder role actor",
-    "PlayerRegistered": f"{PROFILE} playing_since actor fide_id title sex",
-    "PlayerProfileUpdated": f"{PROFILE} playing_since actor fide_id title sex",
+    "PlayerRegistered": f"{PROFILE} playing_since actor fide_id title sex club",
+    "PlayerProfileUpdated": f"{PROFILE} playing_since actor fide_id title sex club",
     "OpeningBalanceRecorded": "member_id system as_of rating games wins draws losses "
     "sections_of_three history peak olm_games money_floor director_floor ceiling actor",
     "SectionSubmitted": f"{SECTION} rules players games byes actor",

@@ -131,12 +131,11 @@ def _init_preview(store: str, actor: str) -> list[LedgerEntry]:
 
     with reported():
         try:
-            existing = open_ledger(store)
+            open_ledger(store).close()
         except StoreError:
-            existing = None
-        if existing is not None:
-            with closing(existing):
-                existing.preview = True
+            pass
+        else:
+            with closing(RatingsLedger(store, preview=True, read_only=True)) as existing:
                 return existing.initialize(actor=actor)
         with tempfile.TemporaryDirectory() as empty:
             fresh = f"sqlite:///{Path(empty) / 'preview.db'}"
