@@ -494,15 +494,16 @@ class RatingsLedger(Application):
         self, holder: str, role: str, *, actor: str, public_key: str | None = None
     ) -> list[LedgerEntry]:
         """Give `holder` a role with their public key: `public_key`, else the one the ledger
-        holds for them, else the one in the keyring. Granting a role already held with the same
-        key records nothing; with a new key, it rotates the holder's key."""
+        holds for them, else the one in the keyring; an auditor, who writes nothing, needs none.
+        Granting a role already held with the same key records nothing; with a new key, it
+        rotates the holder's key."""
         actor, holder, granted = commands.actor(actor), parse_holder(holder), parse_role(role)
         given = parse_public_key(public_key) if public_key is not None else None
 
         def decide() -> list[Aggregate]:
             record = self._authorized(Verb.GRANT_ROLE, actor)
             key = given or record.key_of(holder) or self.keyring.public_key(holder)
-            if key is None:
+            if key is None and granted is not Role.AUDITOR:
                 raise InvalidCommand(
                     ("public_key",),
                     f"no public key for {holder!r}: give --public-key (from `ratings-ledger "

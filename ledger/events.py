@@ -116,7 +116,7 @@ class PlayerRegistered(Fact, frozen=True, kw_only=True):
     """A member registered, with their profile."""
 
     verb = "register"
-    later = ("fide_id", "title", "sex", *LATER_PROFILE_FIELDS)
+    later = ("fide_id", "title", "sex", "club", *LATER_PROFILE_FIELDS)
 
     member_id: Annotated[str, Door("member", "id")]
     name: Text | None = None
@@ -130,6 +130,7 @@ class PlayerRegistered(Fact, frozen=True, kw_only=True):
     fide_id: Annotated[str | None, Door("fide_id")] = None
     title: Annotated[str | None, Door("title")] = None
     sex: Annotated[str | None, Door("sex")] = None
+    club: Text | None = None  # issue 20: the player card's club
     federation: Annotated[str | None, Door("federation")] = None
     birth_year: Annotated[int | None, Door("birth_year")] = None
     reported_rating: Annotated[ReportedRecord | None, Door("reported_rating")] = None

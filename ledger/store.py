@@ -56,12 +56,28 @@ def _settings(url: str, read_only: bool) -> dict[str, str]:
             settings["SQLITE_DBNAME"] = f"file:{quote(str(path.resolve()))}?mode=ro"
         return settings
     if scheme in ("postgresql", "postgres"):
+        require_postgres()
         return _postgres_settings(url) | {
             "APPLICATION_RECORDER_TOPIC": "ledger.chain_postgres:SealingPostgresRecorder"
         }
     raise StoreError(
         f"store {redacted(url)!r}: use sqlite:///PATH.db or postgresql://USER@HOST:PORT/DB"
     )
+
+
+POSTGRES_EXTRA = "pip install 'ratings-ledger[postgres]'"
+
+
+def require_postgres() -> None:
+    """A PostgreSQL store needs the `postgres` extra (psycopg): StoreError in one line saying
+    what to install when it is missing."""
+    try:
+        import psycopg  # noqa: F401
+        import psycopg_pool  # noqa: F401
+    except ImportError:
+        raise StoreError(
+            f"a PostgreSQL store needs the postgres extra, not installed here: {POSTGRES_EXTRA}"
+        ) from None
 
 
 def _sqlite_settings(url: str) -> dict[str, str]:

@@ -37,6 +37,8 @@ def on_profile(b: Batch, position: int, fact: events.PlayerRegistered) -> None:
 def _set_profile(b: Batch, member_id: str, fact: events.PlayerRegistered, position: int) -> None:
     payload = events.to_payload(fact)
     del payload["member_id"]
+    if payload.get("club") is None:  # a profile without a club reads as before clubs were kept
+        payload.pop("club", None)
     for name in events.LATER_PROFILE_FIELDS:
         if payload[name] is None:
             del payload[name]

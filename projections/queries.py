@@ -60,7 +60,7 @@ def player(view: ReadModel, player_id: str) -> dict[str, Any] | None:
 
 def player_card(view: ReadModel, player_id: str) -> dict[str, Any] | None:
     """What a federation prints at the head of a player's page, from his latest profile:
-    name, title, federation (his FIDE record's flag), FIDE id, sex and birth year; a field
+    name, title, federation (his FIDE record's flag), FIDE id, sex, birth year and club; a field
     the ledger does not hold is None. None for a player with no profile."""
     row = view.db.execute("select profile from players where id = ?", [player_id]).fetchone()
     return None if row is None else card(json.loads(row[0]))
@@ -83,6 +83,7 @@ def card(profile: dict[str, Any]) -> dict[str, Any]:
         "fide_id": profile.get("fide_id"),
         "sex": profile.get("sex"),
         "birth_year": int(born[:4]) if born else profile.get("birth_year"),
+        "club": profile.get("club"),
     }
 
 
@@ -115,19 +116,23 @@ def names(view: ReadModel, ids: Sequence[str]) -> dict[str, str]:
 
 def search_players(view: ReadModel, text: str, limit: int, offset: int = 0) -> dict[str, Any]:
     """Players whose id starts with `text` or whose name holds every word of it, ignoring
-    accents, case and word order ("muller, hans" finds "Hans Müller"): `total` and one page
-    of `players`, each with its current ratings; id matches first, then by name."""
-    words = folded(text).split()
+    accents, transliteration, case and word order ("muller, hans" and "Mueller" find
+    "Hans Müller"; `spellings`): `total` and one page of `players`, each with its current
+    ratings; id matches first, then by name."""
+    words = query_words(text)
     wanted = text.strip()
     if not words and not wanted:
         return {"total": 0, "players": []}
     found = []
-    for pid, key, name in _name_index(view):
+    for pid, keys, name in _name_index(view):
         if wanted and pid.startswith(wanted):
             found.append((0 if pid == wanted else 1, "", pid, name))
-        elif words and all(w in key for w in words):
-            starts = all(any(t.startswith(w) for t in key.split()) for w in words)
-            found.append((2 if starts else 3, key, pid, name))
+        elif words and matches(words, keys):
+            starts = all(
+                any(t.startswith(f) for key in keys for t in key.split() for f in forms)
+                for forms in words
+            )
+            found.append((2 if starts else 3, keys[0], pid, name))
     found.sort()
     page = found[offset : offset + limit] if limit >= 0 else []
     ratings = current_ratings(view, [pid for _, _, pid, _ in page])
@@ -147,11 +152,37 @@ def folded(text: str) -> str:
     return " ".join("".join(c if c.isalnum() else " " for c in plain).split())
 
 
-_INDEXES: dict[tuple[str, str], list[tuple[str, str, str | None]]] = {}
+# A name's letters written two ways (docs/decisions.md, issue 20): transliterated as German
+# and Nordic names are in Latin letters (Müller → Mueller, Ødegaard → Oedegaard, Åberg →
+# Aaberg) and bare (Muller, Odegaard, Aberg); letters with no decomposition mapped in both.
+_BOTH = {"æ": "ae", "œ": "oe", "ß": "ss", "þ": "th", "ð": "d", "đ": "d", "ł": "l", "ı": "i"}
+TRANSLITERATED = str.maketrans(_BOTH | {"ä": "ae", "ö": "oe", "ü": "ue", "ø": "oe", "å": "aa"})
+BARE = str.maketrans(_BOTH | {"ø": "o"})
 
 
-def _name_index(view: ReadModel) -> list[tuple[str, str, str | None]]:
-    """(id, folded name, name) of every player, cached per read model file and position."""
+def spellings(text: str) -> tuple[str, ...]:
+    """`text` folded (`folded`) in each of its spellings, transliterated and bare (one when
+    they are the same)."""
+    low = unicodedata.normalize("NFC", text).casefold()
+    return tuple(dict.fromkeys(folded(low.translate(table)) for table in (TRANSLITERATED, BARE)))
+
+
+def query_words(text: str) -> list[tuple[str, ...]]:
+    """Each word of a search in each of its spellings."""
+    return list(zip(*(s.split() for s in spellings(text)), strict=True))
+
+
+def matches(words: Sequence[tuple[str, ...]], keys: Sequence[str]) -> bool:
+    """Every word (in one of its spellings) is in one of a name's spellings `keys`."""
+    return all(any(f in key for f in forms for key in keys) for forms in words)
+
+
+_INDEXES: dict[tuple[str, str], list[tuple[str, tuple[str, ...], str | None]]] = {}
+
+
+def _name_index(view: ReadModel) -> list[tuple[str, tuple[str, ...], str | None]]:
+    """(id, the name's spellings, name) of every player, cached per read model file and
+    position."""
     path = view.db.execute("pragma database_list").fetchone()[2]
     position = view.db.execute("select value from meta where key = 'last_position'").fetchone()
     key = (path, position[0] if position else "")
@@ -160,7 +191,7 @@ def _name_index(view: ReadModel) -> list[tuple[str, str, str | None]]:
         rows = view.db.execute(
             "select id, json_extract(profile, '$.name') from players order by id"
         ).fetchall()
-        index = [(pid, folded(name or ""), name) for pid, name in rows]
+        index = [(pid, spellings(name or ""), name) for pid, name in rows]
         _INDEXES.clear()
         _INDEXES[key] = index
     return index
@@ -543,9 +574,9 @@ def sections(
         + " order by s.end_date desc, s.start_date desc, s.section_id",
         args,
     ).fetchall()
-    words = folded(text).split()
+    words = query_words(text)
     if words:
-        rows = [r for r in rows if all(w in folded(f"{r[0]} {r[1] or ''}") for w in words)]
+        rows = [r for r in rows if matches(words, spellings(f"{r[0]} {r[1] or ''}"))]
     page = rows[offset:] if limit < 0 else rows[offset : offset + limit]
     return {
         "total": len(rows),

@@ -41,7 +41,7 @@ def recorded(actor: bool = False) -> dict[str, list[str]]:
 SECTION = "section_id tournament_id event_name online time_control start_date end_date system"
 PROFILE = "member_id name birth_date adult fide cfc fide_adjustment_opt_in membership_expires"
 # fide_id, title, sex (issue 11); federation, birth_year, reported_rating (issue 20)
-PROFILE_LATER = "fide_id title sex federation birth_year reported_rating"
+PROFILE_LATER = "fide_id title sex club federation birth_year reported_rating"
 STORED = {
     "LedgerInitialized": "actor public_key",
     "RoleGranted": "holder role actor public_key",

@@ -131,7 +131,9 @@ def test_export_history_is_the_players_changes_in_rating_order(
     assert [r["item_key"] for r in rows] == [f"opening:{IDS[0]}:OTBR", f"section:{SECTION_ID}"]
     assert rows[1]["pre_rating"] == rows[0]["post_rating"]
     assert (rows[1]["games_before"], rows[1]["games_after"]) == ("40", "44")
-    assert ok(run("export-history", IDS[0], "--system", "OTBR")) == text  # CSV by default
+    # Issue 20 (one CLI convention): a table by default, CSV with --csv.
+    table = ok(run("export-history", IDS[0], "--system", "OTBR")).splitlines()
+    assert table[0].split() == list(exports.HISTORY_EXPORT_COLUMNS)
 
 
 def test_export_history_of_an_unknown_player_exits_1(run: Callable[..., Result]) -> None:

@@ -778,6 +778,7 @@ def test_new_players_are_registered_with_what_the_file_says(
         "fide_id": "5500012",
         "title": "WGM",
         "sex": "w",
+        "club": None,
         "federation": "KOR",
         "birth_year": None,
         "reported_rating": None,

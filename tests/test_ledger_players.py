@@ -46,6 +46,7 @@ def test_registering_a_player_records_the_full_profile_with_dates_as_iso_strings
         "fide_id": None,
         "title": None,
         "sex": None,
+        "club": None,
         "federation": None,
         "birth_year": None,
         "reported_rating": None,

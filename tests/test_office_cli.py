@@ -252,7 +252,7 @@ def test_log_piped_into_head_exits_0(office):
         ("history", A, "--system", "OTBR", "--json"),
         ("requests", "--json"),
         ("section", "JAN", "--json"),
-        ("supplement", "--as-of", "2025-02-01", "--format", "json"),
+        ("supplement", "--as-of", "2025-02-01", "--json"),
     ],
 )
 def test_commands_that_print_data_print_json(office, args):
@@ -291,8 +291,7 @@ def test_a_supplement_filters_by_games(office):
         "supplement",
         "--as-of",
         "2025-02-01",
-        "--format",
-        "json",
+        "--json",
         "--system",
         "OTBQ",
         "--min-games",
@@ -303,7 +302,7 @@ def test_a_supplement_filters_by_games(office):
 
 def test_a_supplement_in_the_fide_txt_layout(office):
     run, _, _ = office
-    out = run("supplement", "--as-of", "2025-02-01", "--format", "fide-txt", "--sort", "name")
+    out = run("supplement", "--as-of", "2025-02-01", "--fide-txt", "--sort", "name")
     assert out.exit_code == 0, out.output
     head, first, *_ = out.stdout.splitlines()
     assert head.startswith("ID Number      Name")
@@ -315,7 +314,7 @@ def test_a_supplement_in_the_fide_txt_layout(office):
 
 def test_a_supplement_as_csv(office):
     run, _, _ = office
-    out = run("supplement", "--as-of", "2025-02-01", "--format", "csv", "--system", "OTBR")
+    out = run("supplement", "--as-of", "2025-02-01", "--csv", "--system", "OTBR")
     assert (
         out.stdout.splitlines()[0]
         == "id,name,federation,birth_year,OTBR_rating,OTBR_games,OTBR_established"
@@ -329,6 +328,7 @@ def test_a_supplement_as_csv(office):
         ("nosuch",),
         ("log", "--limit", "x"),
         ("supplement", "--as-of", "2025-02-01", "--format", "pdf"),
+        ("supplement", "--as-of", "2025-02-01", "--fide-txt", "--csv"),
     ],
 )
 def test_a_usage_error_is_one_error_line_with_exit_2(office, args):

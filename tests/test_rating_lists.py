@@ -275,7 +275,7 @@ def test_the_supplement_of_a_published_list_says_what_the_list_said(led, store_u
     led.submit(the_1068_round_robin())
     publish(led.app, "2003-04", "2003-04-01")
     led.submit(match("M", "G", "F", ["1-0", "1-0"], "2003-05-10"))
-    args = ("supplement", "--list", "2003-04", "--format", "json", "--system", "FIDE")
+    args = ("supplement", "--list", "2003-04", "--json", "--system", "FIDE")
     out = run(store_url, tmp_path, *args)
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)

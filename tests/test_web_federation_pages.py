@@ -59,6 +59,7 @@ def test_the_player_page_and_its_json_carry_the_player_card(fide):
         "fide_id": "14700011",
         "sex": "m",
         "birth_year": 1965,
+        "club": None,  # a TRF names no club
     }
     page = get(fide, f"/players/{SOKOLOV}").text
     assert "<h1>GM Sokolov, Ivan</h1>" in page

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -12,14 +12,11 @@ from ledger.entrypoints.cli.common import (
     Store,
     ViewPath,
     iso_day,
-    print_json,
-    usage,
+    missing,
 )
+from ledger.entrypoints.cli.output import AsCsv, AsNl, AsTsv, chosen, emit
 from ledger.entrypoints.cli.reads import caught_up
 from ledger.store import DEFAULT_STORE
-
-if TYPE_CHECKING:
-    pass
 
 SECTION_COLUMNS = ("section_id", "event_name", "start_date", "end_date", "status", "players")
 
@@ -35,28 +32,35 @@ def search(
     limit: Annotated[int, typer.Option("--limit", min=0, help="Players to show")] = 20,
     offset: Annotated[int, typer.Option("--offset", min=0, help="Players to skip")] = 0,
     as_json: AsJson = False,
+    as_csv: AsCsv = False,
+    as_tsv: AsTsv = False,
+    as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
     family: Family = "uschess",
 ) -> None:
-    """Players by member id (prefix) or name ("Muller" finds "Müller"; "Last, First" works)."""
+    """Players by member id (prefix) or name, accents, transliteration and word order ignored
+    ("Muller" and "Mueller" find "Müller"; "Last, First" works)."""
     from projections import queries
 
+    fmt = chosen(as_json, as_csv, as_tsv, as_nl)
     with caught_up(store, view, family) as v:
         found = queries.search_players(v, text, limit, offset)
-    if as_json:
-        print_json({"query": text, "offset": offset, **found})
-        return
-    for p in found["players"]:
-        ratings = ", ".join(
-            f"{s} {r['official_rating']} ({r['games']})" for s, r in p["ratings"].items()
-        )
-        typer.echo(f"{p['id']}  {p['name'] or '(no name)'}  {ratings or 'unrated'}")
-    more = found["total"] - offset - len(found["players"])
-    if not found["total"]:
-        typer.echo(f"no player found for {text!r}")
-    elif more > 0:
-        typer.echo(f"{more} more (--offset {offset + len(found['players'])})")
+
+    def table() -> None:
+        for p in found["players"]:
+            ratings = ", ".join(
+                f"{s} {r['official_rating']} ({r['games']})" for s, r in p["ratings"].items()
+            )
+            typer.echo(f"{p['id']}  {p['name'] or '(no name)'}  {ratings or 'unrated'}")
+        more = found["total"] - offset - len(found["players"])
+        if not found["total"]:
+            typer.echo(f"no player found for {text!r}")
+        elif more > 0:
+            typer.echo(f"{more} more (--offset {offset + len(found['players'])})")
+
+    document = {"query": text, "offset": offset, **found}
+    emit(fmt, found["players"], ("id", "name", "ratings"), table, document)
 
 
 def sections(
@@ -70,25 +74,24 @@ def sections(
         str | None, typer.Option("--to", help="Only sections starting on or before YYYY-MM-DD")
     ] = None,
     as_json: AsJson = False,
-    as_csv: Annotated[bool, typer.Option("--csv", help="Print CSV")] = False,
+    as_csv: AsCsv = False,
+    as_tsv: AsTsv = False,
+    as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
     family: Family = "uschess",
 ) -> None:
     """Sections newest first: id, event name, dates, status and number of players."""
-    from ledger.entrypoints.interchange.exports import to_csv
     from projections import queries
 
-    if as_json and as_csv:
-        usage("--csv and --json: choose one")
+    fmt = chosen(as_json, as_csv, as_tsv, as_nl)
     first, last = iso_day("--from", start), iso_day("--to", end)
     with caught_up(store, view, family) as v:
+        if player is not None and queries.player(v, player) is None:
+            missing(f"player {player!r} is not in the ledger")
         rows = queries.sections(v, player=player, start=first, end=last)["sections"]
-    if as_json:
-        print_json(rows)
-    elif as_csv:
-        typer.echo(to_csv(rows, SECTION_COLUMNS), nl=False)
-    else:
+
+    def table() -> None:
         for r in rows:
             dates = (
                 r["start_date"]
@@ -101,3 +104,5 @@ def sections(
             )
         if not rows:
             typer.echo("no sections")
+
+    emit(fmt, rows, SECTION_COLUMNS, table)

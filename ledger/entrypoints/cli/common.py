@@ -154,12 +154,19 @@ def subject(entry: LedgerEntry) -> str:
     return shown(" ".join(f"{k}={payload[k]}" for k in SUBJECT_KEYS if payload.get(k) is not None))
 
 
+def entry_line(verb: str, e: LedgerEntry) -> str:
+    """`recorded RoleGranted at position 3: holder=ann role=auditor` (no colon when the entry
+    names no subject)."""
+    about = subject(e)
+    return f"{verb} {e.type} at position {e.position}" + (f": {about}" if about else "")
+
+
 def print_entries(entries: list[LedgerEntry], receipt: object | None = None) -> None:
     """Each entry recorded, then the write's receipt DIGEST@POS (`verify --expect` checks it)."""
     if not entries:
         typer.echo("nothing new to record")
     for e in entries:
-        typer.echo(f"recorded {e.type} at position {e.position}: {subject(e)}")
+        typer.echo(entry_line("recorded", e))
     if entries and receipt is not None:
         typer.echo(f"receipt {receipt}")
         checkpoint = getattr(receipt, "checkpoint", None)
@@ -167,6 +174,27 @@ def print_entries(entries: list[LedgerEntry], receipt: object | None = None) -> 
             typer.echo(
                 f"checkpoint {checkpoint.size} {checkpoint.root} (`checkpoint` prints it signed)"
             )
+
+
+def show_entries(
+    entries: list[LedgerEntry], dry_run: bool, as_json: bool, receipt: object | None
+) -> None:
+    """The entries a write recorded (and its receipt), or with `dry_run` would record."""
+    if as_json:
+        found = {"entries": entries_json(entries)}
+        print_json({"dry_run": True, **found} if dry_run else found | receipt_fields(receipt))
+    elif dry_run:
+        for e in entries:
+            typer.echo(entry_line("would record", e))
+        if not entries:
+            typer.echo("nothing new to record")
+    else:
+        print_entries(entries, receipt)
+
+
+def entries_json(entries: list[LedgerEntry]) -> list[dict[str, object]]:
+    """Entries in a write's JSON: position, type and subject."""
+    return [{"position": e.position, "type": e.type, "subject": subject(e)} for e in entries]
 
 
 def receipt_fields(receipt: object | None) -> dict[str, str]:

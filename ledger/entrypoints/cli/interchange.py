@@ -27,6 +27,7 @@ from ledger.entrypoints.cli.common import (
     reported,
     system_name,
 )
+from ledger.entrypoints.cli.output import AsCsv, AsNl, AsTsv, chosen, emit
 from ledger.entrypoints.cli.reads import ListName, caught_up
 from ledger.errors import field_path
 from ledger.store import DEFAULT_STORE
@@ -61,7 +62,6 @@ Summary = Annotated[
     typer.Option("--json", help="Print a JSON summary: files read, sections, players, warnings"),
 ]
 TournamentId = Annotated[str | None, typer.Option("--tournament-id", help="The tournament's id")]
-AsCsv = Annotated[bool, typer.Option("--csv", help="Print CSV")]
 AsOf = Annotated[str, typer.Option("--as-of", help="YYYY-MM-DD")]
 
 
@@ -207,8 +207,10 @@ def rating_list(
     system: SystemName,
     as_of: Annotated[str | None, typer.Option("--as-of", help="YYYY-MM-DD")] = None,
     list_name: ListName = None,
-    as_csv: AsCsv = False,
     as_json: AsJson = False,
+    as_csv: AsCsv = False,
+    as_tsv: AsTsv = False,
+    as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
     family: Family = "uschess",
@@ -218,18 +220,15 @@ def rating_list(
     from ledger.domain import InvalidCommand
     from ledger.entrypoints.interchange import exports
 
+    fmt = chosen(as_json, as_csv, as_tsv, as_nl)
     with reported():
         if (as_of is None) == (list_name is None):
             raise InvalidCommand((), "give exactly one of --as-of and --list")
         day = None if as_of is None else _required_day("--as-of", as_of)
-        _one_format(as_csv, as_json)
     with caught_up(store, view, family, list_name=list_name) as v:
         rows = exports.rating_supplement(v, system, day, list_name)
-    if as_json:
-        print_json(rows)
-    elif as_csv:
-        typer.echo(exports.to_csv(rows, exports.SUPPLEMENT_COLUMNS), nl=False)
-    else:
+
+    def table() -> None:
         for r in rows:
             provisional = r["established"] is False
             rating = f"{r['official_rating']}" + (f"P{r['games']}" if provisional else "")
@@ -238,31 +237,32 @@ def rating_list(
                 + ("" if r["floor"] is None else f"floor {r['floor']}")
             )
 
+    emit(fmt, rows, exports.SUPPLEMENT_COLUMNS, table)
+
 
 def export_history(
     player_id: Annotated[str, typer.Argument(help="Member id")],
     system: SystemName,
-    as_csv: Annotated[bool, typer.Option("--csv", help="Print CSV (the default)")] = False,
     as_json: AsJson = False,
+    as_csv: AsCsv = False,
+    as_tsv: AsTsv = False,
+    as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
     family: Family = "uschess",
 ) -> None:
-    """A player's rating history in one system as CSV (or JSON), one row per change."""
+    """A player's rating history in one system with every value behind each change, one row
+    per change: a table, or --csv, --tsv, --json, --nl."""
     from ledger.entrypoints.interchange import exports
     from projections import queries
 
-    with reported():
-        _one_format(as_csv, as_json)
+    fmt = chosen(as_json, as_csv, as_tsv, as_nl)
     with caught_up(store, view, family) as v:
         known = queries.player(v, player_id) is not None
         rows = exports.history_export(v, player_id, system)
     if not known:
         missing(f"player {player_id!r} is not in the ledger")
-    if as_json:
-        print_json(rows)
-    else:
-        typer.echo(exports.to_csv(rows, exports.HISTORY_EXPORT_COLUMNS), nl=False)
+    emit(fmt, rows, exports.HISTORY_EXPORT_COLUMNS)
 
 
 def export_trf(
@@ -299,12 +299,17 @@ def crosstable(
     view: ViewPath = None,
     family: Family = "uschess",
     as_json: AsJson = False,
+    as_csv: AsCsv = False,
+    as_tsv: AsTsv = False,
+    as_nl: AsNl = False,
 ) -> None:
-    """A section's crosstable: results by round, total, pre -> post rating (P<n>: provisional)."""
+    """A section's crosstable: results by round, total, pre -> post rating (P<n>: provisional);
+    --csv, --tsv, --nl: a record a player and system."""
     from ledger.entrypoints.interchange import exports
     from ledger.plausibility import shown
     from projections import queries
 
+    fmt = chosen(as_json, as_csv, as_tsv, as_nl)
     with caught_up(store, view, family) as v:
         status = queries.section_status(v, section_id)
         table = exports.crosstable(v, section_id, system)
@@ -312,11 +317,44 @@ def crosstable(
         missing(f"section {section_id!r} was withdrawn")
     if table is None:
         missing(f"section {section_id!r} is not in the ledger")
-    if as_json:
-        print_json(asdict(table))
-        return
-    for line in exports.crosstable_lines(table):
-        typer.echo(shown(line))
+
+    def lines() -> None:
+        for line in exports.crosstable_lines(table):
+            typer.echo(shown(line))
+
+    emit(fmt, _crosstable_records(table), CROSSTABLE_COLUMNS, lines, asdict(table))
+
+
+CROSSTABLE_COLUMNS = (
+    "pair",
+    "player",
+    "name",
+    "results",
+    "total",
+    "system",
+    "pre",
+    "post",
+    "official",
+    "games_before",
+    "games_after",
+)
+
+
+def _crosstable_records(table: Any) -> list[dict[str, Any]]:
+    """One record a player and rating system (a player rated in none: one record)."""
+    out = []
+    for row in table.rows:
+        base = {
+            "pair": row.pair,
+            "player": row.player,
+            "name": row.name,
+            "results": " ".join(row.cells),
+            "total": row.total,
+        }
+        changes = row.ratings.items() or [(None, None)]
+        for system, change in changes:
+            out.append(base | {"system": system} | (asdict(change) if change else {}))
+    return out
 
 
 def _submit(
@@ -523,10 +561,3 @@ def _required_day(option: str, text: str) -> str:
         return date.fromisoformat(text).isoformat()
     except ValueError:
         raise InvalidCommand((), f"{option}: {text!r} is not a date (YYYY-MM-DD)") from None
-
-
-def _one_format(as_csv: bool, as_json: bool) -> None:
-    from ledger.domain import InvalidCommand
-
-    if as_csv and as_json:
-        raise InvalidCommand((), "--csv and --json: choose one")

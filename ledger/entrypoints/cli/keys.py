@@ -1,15 +1,13 @@
-"""`ratings-ledger keys new NAME`: an actor's Ed25519 key pair in the keyring."""
+"""`ratings-ledger keys new NAME` and `keys show NAME`: an actor's Ed25519 key pair in the
+keyring."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
-from ledger.entrypoints.cli.common import reported
-
-if TYPE_CHECKING:
-    pass
+from ledger.entrypoints.cli.common import missing, reported
 
 keys = typer.Typer(help="Actors' signing keys (the keyring: $RATINGS_LEDGER_KEYRING).")
 
@@ -29,3 +27,17 @@ def new(name: Annotated[str, typer.Argument(help="The actor the key is for")]) -
     with reported():
         key = Keyring().create(commands.actor(name))
     typer.echo(public_text(key))
+
+
+@keys.command("show")
+def show(name: Annotated[str, typer.Argument(help="The actor whose key it is")]) -> None:
+    """Print NAME's public key again, from the keyring (exit 1 if it holds none)."""
+    from ledger import commands
+    from ledger.signing import Keyring
+
+    ring = Keyring()
+    with reported():
+        key = ring.public_key(commands.actor(name))
+    if key is None:
+        missing(f"no key for {name!r} in the keyring {ring.path} (`keys new {name}` makes one)")
+    typer.echo(key)

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 
@@ -19,14 +19,22 @@ from ledger.entrypoints.cli.common import (
     system_name,
     usage,
 )
+from ledger.entrypoints.cli.output import AsCsv, AsNl, AsTsv, chosen, emit
 from ledger.entrypoints.cli.reads import ListName, caught_up
 from ledger.store import DEFAULT_STORE
 
-if TYPE_CHECKING:
-    pass
-
-AsCsv = Annotated[bool, typer.Option("--csv", help="Print CSV")]
 US_CHESS_SYSTEMS = SYSTEMS[:6]
+REQUEST_COLUMNS = (
+    "kind",
+    "player",
+    "name",
+    "system",
+    "rating",
+    "floor",
+    "new_floor",
+    "rating_if_granted",
+    "ceiling",
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -74,50 +82,36 @@ def submission(report: dict[str, Any]) -> dict[str, Any]:
 def requests(
     as_json: AsJson = False,
     as_csv: AsCsv = False,
+    as_tsv: AsTsv = False,
+    as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
 ) -> None:
     """What awaits an admin: pending floor-lowering requests (§7; grant with `override --action
     grant_floor_lowering`) and ceilings set below the floor."""
-    from ledger.entrypoints.interchange import exports
     from projections import queries
 
-    if as_json and as_csv:
-        usage("--csv and --json: choose one")
+    fmt = chosen(as_json, as_csv, as_tsv, as_nl)
     with caught_up(store, view, "uschess") as v:
         rows = queries.awaiting_admin(v)
-    columns = (
-        "kind",
-        "player",
-        "name",
-        "system",
-        "rating",
-        "floor",
-        "new_floor",
-        "rating_if_granted",
-        "ceiling",
-    )
-    if as_json:
-        print_json(rows)
-        return
-    if as_csv:
-        typer.echo(
-            exports.to_csv([{c: r.get(c) for c in columns} for r in rows], columns), nl=False
-        )
-        return
-    if not rows:
-        typer.echo("nothing awaits an admin")
-    width = max([4, *(len(r["name"] or "") for r in rows)])
-    for r in rows:
-        what = (
-            f"floor {r['floor']} -> {r['new_floor']}, rating if granted {r['rating_if_granted']}"
-            if r["kind"] == "floor_lowering_request"
-            else f"ceiling {r['ceiling']} below floor {r['floor']}"
-        )
-        typer.echo(
-            f"{r['kind']:<22} {r['player']:<10} {r['name'] or '':<{width}} {r['system']:<5} "
-            f"{r['rating']:>5}  {what}"
-        )
+
+    def table() -> None:
+        if not rows:
+            typer.echo("nothing awaits an admin")
+        width = max([4, *(len(r["name"] or "") for r in rows)])
+        for r in rows:
+            what = (
+                f"floor {r['floor']} -> {r['new_floor']}, rating if granted "
+                f"{r['rating_if_granted']}"
+                if r["kind"] == "floor_lowering_request"
+                else f"ceiling {r['ceiling']} below floor {r['floor']}"
+            )
+            typer.echo(
+                f"{r['kind']:<22} {r['player']:<10} {r['name'] or '':<{width}} "
+                f"{r['system']:<5} {r['rating']:>5}  {what}"
+            )
+
+    emit(fmt, rows, REQUEST_COLUMNS, table)
 
 
 def supplement(
@@ -125,10 +119,17 @@ def supplement(
         str | None, typer.Option("--as-of", metavar="DATE", help="The list's date")
     ] = None,
     list_name: ListName = None,
-    output: Annotated[
-        str,
-        typer.Option("--format", metavar="FORMAT", help="uschess (default), fide-txt, csv or json"),
-    ] = "uschess",
+    fide_txt: Annotated[
+        bool, typer.Option("--fide-txt", help="FIDE's rating-list TXT layout (one system)")
+    ] = False,
+    as_json: AsJson = False,
+    as_csv: AsCsv = False,
+    as_tsv: AsTsv = False,
+    as_nl: AsNl = False,
+    legacy: Annotated[
+        str | None,
+        typer.Option("--format", metavar="FORMAT", hidden=True, help="Old spelling of the flags"),
+    ] = None,
     system: Annotated[
         list[str] | None,
         typer.Option(
@@ -136,7 +137,7 @@ def supplement(
             callback=system_name,
             metavar="SYSTEM",
             help="Only this system (repeat for several; default: the six US Chess systems, "
-            "OTBR for fide-txt; FIDE or ICU in those families)",
+            "OTBR for --fide-txt; FIDE or ICU in those families)",
         ),
     ] = None,
     min_games: Annotated[
@@ -150,32 +151,51 @@ def supplement(
     family: Family = "uschess",
 ) -> None:
     """The rating supplement a federation publishes: every member's ratings on a date, with
-    provisional marks (P) and N, names, sorted and filtered."""
+    provisional marks (P) and N, names, sorted and filtered; a table (US Chess layout), or
+    --fide-txt, --json, --csv, --tsv, --nl."""
     from ledger.entrypoints.interchange import exports
     from projections import queries
 
-    if output not in exports.SUPPLEMENT_FORMATS:
-        usage(f"--format: {output!r} is not one of {', '.join(exports.SUPPLEMENT_FORMATS)}")
+    fmt = _supplement_format(legacy, fide_txt, as_json, as_csv, as_tsv, as_nl)
     if sort not in ("id", "name", "rating"):
         usage(f"--sort: {sort!r} is not one of id, name, rating")
     if (as_of is None) == (list_name is None):
         usage("give exactly one of --as-of and --list")
     day = iso_day("--as-of", as_of)
-    one = ["OTBR"] if output == "fide-txt" else list(US_CHESS_SYSTEMS)
+    one = ["OTBR"] if fmt == "fide-txt" else list(US_CHESS_SYSTEMS)
     systems = system or {"fide": ["FIDE"], "icu": ["ICU"]}.get(family, one)
-    if output == "fide-txt" and len(systems) != 1:
-        usage("--format fide-txt: give one --system (a FIDE list has one rating column)")
+    if fmt == "fide-txt" and len(systems) != 1:
+        usage("--fide-txt: give one --system (a FIDE list has one rating column)")
     with caught_up(store, view, family, list_name=list_name) as v:
         if list_name is not None:
             day = queries.published_list(v, list_name).as_of
         rows = exports.supplement(v, day, systems, min_games, sort, list_name)
-    if output == "json":
-        print_json({"as_of": day, "list": list_name, "systems": systems, "players": rows})
-    elif output == "csv":
-        typer.echo(exports.supplement_csv(rows, systems), nl=False)
-    elif output == "fide-txt":
+    if fmt == "fide-txt":
         for line in exports.fide_txt(rows, systems[0], day):
             typer.echo(line)
-    else:
+        return
+    columns, flat = exports.supplement_records(rows, systems)
+    document = {"as_of": day, "list": list_name, "systems": systems, "players": rows}
+    records = rows if fmt == "nl" else flat
+
+    def table() -> None:
         for line in exports.supplement_lines(rows, systems):
             typer.echo(line)
+
+    emit(fmt, records, columns, table, document)
+
+
+def _supplement_format(legacy: str | None, fide_txt: bool, *flags: bool) -> str:
+    """The output the flags ask for: `fide-txt`, a format of the convention (`output.chosen`),
+    or the old `--format uschess|fide-txt|csv|json`."""
+    fmt = chosen(*flags)
+    if legacy is not None:
+        known = {"uschess": "table", "fide-txt": "fide-txt", "csv": "csv", "json": "json"}
+        if legacy not in known:
+            usage(f"--format: {legacy!r} is not one of {', '.join(known)}")
+        if fide_txt or fmt != "table":
+            usage(f"--format {legacy}: give --format or a flag, not both")
+        return known[legacy]
+    if fide_txt and fmt != "table":
+        usage(f"--fide-txt and --{fmt}: choose one")
+    return "fide-txt" if fide_txt else fmt

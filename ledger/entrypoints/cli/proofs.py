@@ -12,12 +12,13 @@ import typer
 
 from ledger.entrypoints.cli.common import (
     Actor,
+    AsJson,
     Family,
     Store,
     ViewPath,
     fail,
-    print_entries,
     reported,
+    show_entries,
     system_name,
 )
 from ledger.store import DEFAULT_STORE, view_path
@@ -52,14 +53,18 @@ def commit_list(
     family: Family = "uschess",
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Show what would change; append nothing")
+    ] = False,
+    as_json: AsJson = False,
 ) -> None:
     """Commit a published list's ratings: the Merkle root over its rows, recorded once
     (`publish-list` does it; this is for a list published before, or when that step failed)."""
     from ledger.application import RatingsLedger
 
-    with reported(), closing(RatingsLedger(store)) as ledger:
+    with reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
         entries = commit(ledger, store, view, family, name, actor)
-    print_entries(entries, ledger.receipt)
+    show_entries(entries, dry_run, as_json, ledger.receipt)
 
 
 def prove(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
-from datetime import date, datetime
+from datetime import date, datetime, time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -24,6 +24,7 @@ from ledger.entrypoints.cli.common import (
     system_name,
     usage,
 )
+from ledger.entrypoints.cli.output import AsCsv, AsNl, AsTsv, chosen, emit
 from ledger.store import DEFAULT_STORE, view_path
 
 if TYPE_CHECKING:
@@ -62,7 +63,8 @@ KnownAt = Annotated[
     str | None,
     typer.Option(
         "--as-known-at",
-        help="What the ledger said at this time (ISO date-time), before later corrections",
+        help="What the ledger said at this time (ISO date-time; a date: the end of that day), "
+        "before later corrections",
     ),
 ]
 Position = Annotated[
@@ -90,7 +92,7 @@ def caught_up(
     from projections.timetravel import NoSuchList
 
     with reported(), closing(_session(store, view, family)) as session:
-        moment = None if known_at is None else _moment(known_at)
+        moment = None if known_at is None else known_moment(known_at)
         try:
             with session.at(known_at=moment, position=position, list=list_name) as at:
                 yield at.view
@@ -100,11 +102,18 @@ def caught_up(
             missing(str(exc))
 
 
-def _moment(known_at: str) -> datetime:
+def known_moment(text: str) -> datetime:
+    """An --as-known-at value: a date-time is that instant; a date alone is the end of that
+    day (its last microsecond), so today's date finds what was recorded today
+    (docs/decisions.md, issue 20)."""
     try:
-        return datetime.fromisoformat(known_at)
+        return datetime.combine(date.fromisoformat(text), time.max)
     except ValueError:
-        usage(f"--as-known-at: {known_at!r} is not an ISO date or date-time")
+        pass
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        usage(f"--as-known-at: {text!r} is not an ISO date or date-time")
 
 
 def _entries(ledger: Readable, after: int, label: str) -> Iterator[LedgerEntry]:
@@ -182,39 +191,61 @@ def rebuild(
 def player(
     player_id: Annotated[str, typer.Argument(help="Member id")],
     as_json: AsJson = False,
+    as_csv: AsCsv = False,
+    as_tsv: AsTsv = False,
+    as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
     family: Family = "uschess",
     known_at: KnownAt = None,
     position: Position = None,
 ) -> None:
-    """A player's ratings in every system they are rated in."""
+    """A player's card and ratings in every system they are rated in (a record a system)."""
     from ledger.plausibility import shown
     from projections import queries
 
+    fmt = chosen(as_json, as_csv, as_tsv, as_nl)
     with caught_up(store, view, family, known_at, position) as v:
         out = queries.player(v, player_id)
+        card = queries.player_card(v, player_id)
     if out is None:
         missing(f"player {player_id!r} is not in the ledger")
-    if as_json:
-        print_json(out)
-        return
-    typer.echo(shown(f"{out['id']}  {out.get('name') or ''}"))
-    for system, r in out["ratings"].items():
-        flag = f"  (P{r['games']})" if r["established"] is False else ""
-        # US Chess: floor and ceiling (§5, §7); FIDE and ICU: K (10.641, 8.3.3) and the date
-        # of the last change (a FIDE list's date once lists are published).
-        tail = (
-            f"  floor={r['floor']} ({r['floor_bound']})"
-            + (f"  ceiling={r['ceiling']}" if r["ceiling"] is not None else "")
-            if v.family == "uschess"
-            else f"  K={_k(r.get('k'))}  rated on {r['rated_on']}"
-        )
-        official = "unrated" if r["official_rating"] is None else r["official_rating"]
-        typer.echo(
-            f"  {system:<5} {official:>5}{flag}  N={r['games']}  "
-            f"W/D/L={r['wins']}/{r['draws']}/{r['losses']}" + tail
-        )
+    out["card"] = card
+    records = [{"id": player_id, "system": s, **r} for s, r in out["ratings"].items()]
+
+    def table() -> None:
+        typer.echo(shown(_card_line(player_id, out.get("name"), card or {})))
+        for system, r in out["ratings"].items():
+            typer.echo(_rating_line(v.family, system, r))
+
+    first = next(iter(out["ratings"].values()), {})
+    emit(fmt, records, ["id", "system", *first], table, out)
+
+
+def _card_line(player_id: str, name: str | None, card: dict[str, Any]) -> str:
+    """`14700011  GM Sokolov, Ivan  (BIH, born 1965, Lakeside CC)`: the card's heading."""
+    titled = " ".join(x for x in (card.get("title"), name) if x)
+    born = card.get("birth_year") and f"born {card['birth_year']}"
+    more = [x for x in (card.get("federation"), born, card.get("club")) if x]
+    return f"{player_id}  {titled}" + (f"  ({', '.join(more)})" if more else "")
+
+
+def _rating_line(family: str, system: str, r: dict[str, Any]) -> str:
+    """One system's line of `player`."""
+    flag = f"  (P{r['games']})" if r["established"] is False else ""
+    # US Chess: floor and ceiling (§5, §7); FIDE and ICU: K (10.641, 8.3.3) and the date
+    # of the last change (a FIDE list's date once lists are published).
+    tail = (
+        f"  floor={r['floor']} ({r['floor_bound']})"
+        + (f"  ceiling={r['ceiling']}" if r["ceiling"] is not None else "")
+        if family == "uschess"
+        else f"  K={_k(r.get('k'))}  rated on {r['rated_on']}"
+    )
+    official = "unrated" if r["official_rating"] is None else r["official_rating"]
+    return (
+        f"  {system:<5} {official:>5}{flag}  N={r['games']}  "
+        f"W/D/L={r['wins']}/{r['draws']}/{r['losses']}" + tail
+    )
 
 
 def _k(value: float | None) -> str:
@@ -225,7 +256,9 @@ def history(
     player_id: Annotated[str, typer.Argument(help="Member id")],
     system: SystemName,
     as_json: AsJson = False,
-    as_csv: Annotated[bool, typer.Option("--csv", help="Print CSV")] = False,
+    as_csv: AsCsv = False,
+    as_tsv: AsTsv = False,
+    as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
     family: Family = "uschess",
@@ -233,24 +266,25 @@ def history(
     position: Position = None,
 ) -> None:
     """Every change of a player's rating in one system, in rating order."""
-    from ledger.entrypoints.interchange.exports import to_csv
     from projections import queries
 
+    fmt = chosen(as_json, as_csv, as_tsv, as_nl)
     with caught_up(store, view, family, known_at, position) as v:
+        known = queries.player(v, player_id) is not None
         rows = queries.history(v, player_id, system)
-    if as_json:
-        print_json(rows)
-        return
-    if as_csv:
-        typer.echo(to_csv(rows, HISTORY_CSV), nl=False)
-        return
-    for r in rows:
-        pre = "unrated" if r["pre_rating"] is None else f"{r['pre_rating']:.2f}"
-        post = "-" if r["post_rating"] is None else f"{r['post_rating']:.2f}"
-        typer.echo(
-            f"{r['end_date']}  {r['item_key']:<40} {pre:>9} -> {post:>9}  "
-            f"N {r['games_before']}->{r['games_after']}  {r['formula']}  [{r['rules']}]"
-        )
+    if not known:
+        missing(f"player {player_id!r} is not in the ledger")
+
+    def table() -> None:
+        for r in rows:
+            pre = "unrated" if r["pre_rating"] is None else f"{r['pre_rating']:.2f}"
+            post = "-" if r["post_rating"] is None else f"{r['post_rating']:.2f}"
+            typer.echo(
+                f"{r['end_date']}  {r['item_key']:<40} {pre:>9} -> {post:>9}  "
+                f"N {r['games_before']}->{r['games_after']}  {r['formula']}  [{r['rules']}]"
+            )
+
+    emit(fmt, rows, HISTORY_CSV, table)
 
 
 def rating(
@@ -259,6 +293,9 @@ def rating(
     as_of: Annotated[str | None, typer.Option("--as-of", help="YYYY-MM-DD")] = None,
     list_name: ListName = None,
     as_json: AsJson = False,
+    as_csv: AsCsv = False,
+    as_tsv: AsTsv = False,
+    as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
     family: Family = "uschess",
@@ -269,10 +306,11 @@ def rating(
     published list; under FIDE periods, the published rating and the pending change."""
     from projections import queries
 
+    fmt = chosen(as_json, as_csv, as_tsv, as_nl)
     if list_name is not None:
         if as_of is not None or known_at is not None or position is not None:
             usage("--list says what a list said; leave out --as-of, --as-known-at, --position")
-        _list_rating(player_id, system, list_name, as_json, store, view, family)
+        _list_rating(player_id, system, list_name, fmt, store, view, family)
         return
     if as_of is None:
         usage("give --as-of or --list")
@@ -287,21 +325,23 @@ def rating(
         missing(f"{player_id!r} had no {system} rating on {day}")
     if family == "fide" and not by_lists:
         out["note"] = NO_LIST
-    if as_json:
-        print_json(out)
-    elif "published" in out:
-        typer.echo(_pending_line(out))
-    else:
+
+    def table() -> None:
+        if "published" in out:
+            typer.echo(_pending_line(out))
+            return
         typer.echo(f"{player_id} {system} on {day}: {out['official_rating']} ({out['rating']})")
         if "note" in out:
             typer.echo(out["note"])
+
+    emit(fmt, [out], table=table, document=out)
 
 
 def _list_rating(
     player_id: str,
     system: str,
     list_name: str,
-    as_json: bool,
+    fmt: str,
     store: str,
     view: Path | None,
     family: str,
@@ -312,13 +352,15 @@ def _list_rating(
         out = queries.list_rating(v, player_id, system, list_name)
     if out is None:
         missing(f"{player_id!r} had no {system} rating on the list {list_name!r}")
-    if as_json:
-        print_json(out)
-    else:
-        typer.echo(
+    emit(
+        fmt,
+        [out],
+        table=lambda: typer.echo(
             f"{player_id} {system} on the list {out['list']} (as of {out['as_of']}): "
             f"{out['official_rating']} ({out['rating']})"
-        )
+        ),
+        document=out,
+    )
 
 
 def _pending_line(out: dict[str, Any]) -> str:
@@ -345,25 +387,31 @@ def lists(
         str | None, typer.Option("--family", help="Only this family's lists (uschess, fide, icu)")
     ] = None,
     as_json: AsJson = False,
+    as_csv: AsCsv = False,
+    as_tsv: AsTsv = False,
+    as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
     family: Family = "uschess",
 ) -> None:
     """The published rating lists, each family's in the order published."""
     from projections import queries
+    from projections.periods import LIST_COLUMNS
 
+    fmt = chosen(as_json, as_csv, as_tsv, as_nl)
     with caught_up(store, view, family) as v:
         found = queries.published_lists(v, list_family)
-    if as_json:
-        print_json([x.row() for x in found])
-        return
-    if not found:
-        typer.echo("no list published")
-    for x in found:
-        typer.echo(
-            f"{x.family:<8} #{x.number:<3} {x.name:<20} as of {x.as_of}  "
-            f"cutoff {x.cutoff_position}  (position {x.position})"
-        )
+
+    def table() -> None:
+        if not found:
+            typer.echo("no list published")
+        for x in found:
+            typer.echo(
+                f"{x.family:<8} #{x.number:<3} {x.name:<20} as of {x.as_of}  "
+                f"cutoff {x.cutoff_position}  (position {x.position})"
+            )
+
+    emit(fmt, [x.row() for x in found], LIST_COLUMNS, table)
 
 
 def explain(
@@ -513,6 +561,9 @@ def diff(
 
 def problems(
     as_json: AsJson = False,
+    as_csv: AsCsv = False,
+    as_tsv: AsTsv = False,
+    as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
     family: Family = "uschess",
@@ -520,12 +571,16 @@ def problems(
     """The ledger entries the read model could not apply, and why."""
     from projections import queries
 
+    fmt = chosen(as_json, as_csv, as_tsv, as_nl)
     with caught_up(store, view, family) as v:
         rows = queries.problems(v)
-    if as_json:
-        print_json(rows)
-        return
-    if not rows:
-        typer.echo("no problems: every entry was applied")
-    for r in rows:
-        typer.echo(f"{r['position']:>8}  {r['kind']:<24} {r['item_key'] or '-':<40} {r['reason']}")
+
+    def table() -> None:
+        if not rows:
+            typer.echo("no problems: every entry was applied")
+        for r in rows:
+            typer.echo(
+                f"{r['position']:>8}  {r['kind']:<24} {r['item_key'] or '-':<40} {r['reason']}"
+            )
+
+    emit(fmt, rows, ("position", "kind", "item_key", "reason"), table)

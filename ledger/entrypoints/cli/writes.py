@@ -22,16 +22,20 @@ from ledger.entrypoints.cli.common import (
     Actor,
     Store,
     SystemName,
+    entries_json,
+    entry_line,
     iso_day,
     print_entries,
     print_json,
     receipt_fields,
     reported,
+    show_entries,
     subject,
 )
+from ledger.entrypoints.cli.output import AsCsv, AsNl, AsTsv, chosen, emit
 from ledger.roles import Role
 from ledger.rules import FAMILIES
-from ledger.store import DEFAULT_STORE, redacted, store_url, view_path
+from ledger.store import DEFAULT_STORE, redacted, require_postgres, store_url, view_path
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -86,6 +90,7 @@ def register(app: typer.Typer) -> None:
 def init(
     actor: Annotated[str, typer.Option(help="Who sets the ledger up; they become its director.")],
     store: Store = DEFAULT_STORE,
+    dry_run: DryRun = False,
     as_json: AsJson = False,
 ) -> None:
     """Set the ledger up, once, with ACTOR as its first director (creating its tables, and on
@@ -93,6 +98,9 @@ def init(
     key recorded."""
     from ledger.application import RatingsLedger
 
+    if dry_run:
+        show_entries(_init_preview(store, actor), True, as_json, None)
+        return
     with reported():
         create_schema(store_url(store))
     with reported(), closing(RatingsLedger(store)) as ledger:
@@ -112,6 +120,29 @@ def init(
     typer.echo(f"receipt {ledger.receipt}")
 
 
+def _init_preview(store: str, actor: str) -> list[LedgerEntry]:
+    """The entries `init` would append, touching nothing: no store, table, schema or key is
+    made (a ledger already set up refuses, as `init` would)."""
+    import tempfile
+
+    from ledger.application import RatingsLedger
+    from ledger.domain import StoreError
+    from ledger.reading import open_ledger
+
+    with reported():
+        try:
+            open_ledger(store).close()
+        except StoreError:
+            pass
+        else:
+            with closing(RatingsLedger(store, preview=True, read_only=True)) as existing:
+                return existing.initialize(actor=actor)
+        with tempfile.TemporaryDirectory() as empty:
+            fresh = f"sqlite:///{Path(empty) / 'preview.db'}"
+            with closing(RatingsLedger(fresh, preview=True)) as ledger:
+                return ledger.initialize(actor=actor)
+
+
 def create_schema(url: str) -> None:
     """Create the schema a PostgreSQL store URL names (`?schema=NAME`) if it does not exist."""
     from ledger.domain import StoreError
@@ -120,6 +151,7 @@ def create_schema(url: str) -> None:
     schema = parse_qs(parts.query).get("schema", [""])[-1]
     if parts.scheme not in ("postgresql", "postgres") or not schema:
         return
+    require_postgres()
     import psycopg
     from psycopg import sql
 
@@ -138,19 +170,22 @@ def grant_role(
         str | None,
         typer.Option(
             metavar="KEY",
-            help="HOLDER's public key (`keys new`); default: the one held or in keyring",
+            help="HOLDER's public key (`keys new`); default: the one held or in keyring; "
+            "an auditor needs none",
         ),
     ] = None,
     store: Store = DEFAULT_STORE,
+    dry_run: DryRun = False,
     as_json: AsJson = False,
 ) -> None:
-    """Give HOLDER a role with their public key (directors only); a new key rotates theirs.
-    See docs/decisions.md for what each role allows."""
+    """Give HOLDER a role with their public key (directors only); a new key rotates theirs; an
+    auditor, who writes nothing, needs no key. See docs/decisions.md for what each role
+    allows."""
     from ledger.application import RatingsLedger
 
-    with reported(), closing(RatingsLedger(store)) as ledger:
+    with reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
         entries = ledger.grant_role(holder, role, actor=actor, public_key=public_key)
-    _print_entries(entries, as_json, ledger.receipt)
+    show_entries(entries, dry_run, as_json, ledger.receipt)
 
 
 def revoke_role(
@@ -158,14 +193,15 @@ def revoke_role(
     role: RoleName,
     actor: Actor,
     store: Store = DEFAULT_STORE,
+    dry_run: DryRun = False,
     as_json: AsJson = False,
 ) -> None:
     """Take a role from HOLDER (directors only); the last director cannot lose the role."""
     from ledger.application import RatingsLedger
 
-    with reported(), closing(RatingsLedger(store)) as ledger:
+    with reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
         entries = ledger.revoke_role(holder, role, actor=actor)
-    _print_entries(entries, as_json, ledger.receipt)
+    show_entries(entries, dry_run, as_json, ledger.receipt)
 
 
 def register_players(
@@ -483,6 +519,8 @@ def publish_list(
     ] = None,
     store: Store = DEFAULT_STORE,
     view: ViewOption = None,
+    dry_run: DryRun = False,
+    as_json: AsJson = False,
 ) -> None:
     """Record that a federation published a rating list of a rules family, then commit its
     ratings (the Merkle root over its rows, from the family's read model)."""
@@ -499,14 +537,29 @@ def publish_list(
         note = off_schedule(publication.family, publication.as_of)
         if note is not None:  # recorded all the same: the as-of date is the office's cut-off
             typer.echo(f"warning: {note}", err=True)
-        with closing(RatingsLedger(store)) as ledger:
+        with closing(RatingsLedger(store, preview=dry_run)) as ledger:
             entries = ledger.publish_list(publication, actor=actor)
-            print_entries(entries, ledger.receipt)
-            _commit_ratings(ledger, store, view, publication.family, publication.name, actor)
+            if dry_run or as_json:
+                show_entries(entries, dry_run, as_json, ledger.receipt)
+            else:
+                print_entries(entries, ledger.receipt)
+            if dry_run:
+                if not as_json:
+                    typer.echo("would then commit its ratings (ListRatingsCommitted)")
+                return
+            _commit_ratings(
+                ledger, store, view, publication.family, publication.name, actor, as_json
+            )
 
 
 def _commit_ratings(
-    ledger: RatingsLedger, store: str, view: Path | None, family: str, name: str, actor: str
+    ledger: RatingsLedger,
+    store: str,
+    view: Path | None,
+    family: str,
+    name: str,
+    actor: str,
+    as_json: bool = False,
 ) -> None:
     """After a list is published: commit its rows (the published list stands if this fails;
     `commit-list` does it later)."""
@@ -522,7 +575,10 @@ def _commit_ratings(
             err=True,
         )
         return
-    print_entries(entries, ledger.receipt)
+    if as_json:
+        print_json({"entries": entries_json(entries), **receipt_fields(ledger.receipt)})
+    else:
+        print_entries(entries, ledger.receipt)
 
 
 def void(
@@ -530,6 +586,8 @@ def void(
     reason: Reason,
     actor: Actor,
     store: Store = DEFAULT_STORE,
+    dry_run: DryRun = False,
+    as_json: AsJson = False,
 ) -> None:
     """Take back one entry's effect on ratings (directors only); a section is withdrawn or
     corrected instead."""
@@ -539,14 +597,16 @@ def void(
 
     with reported():
         decision = commands.parse(VoidEntry, {"position": position, "reason": reason})
-        with closing(RatingsLedger(store)) as ledger:
+        with closing(RatingsLedger(store, preview=dry_run)) as ledger:
             entries = ledger.void(decision, actor=actor)
-    print_entries(entries, ledger.receipt)
+    show_entries(entries, dry_run, as_json, ledger.receipt)
 
 
 def log(
     as_json: Annotated[bool, typer.Option("--json", help="A JSON list of entries")] = False,
-    as_csv: Annotated[bool, typer.Option("--csv", help="CSV: one row per entry")] = False,
+    as_csv: AsCsv = False,
+    as_tsv: AsTsv = False,
+    as_nl: AsNl = False,
     after: Annotated[
         int, typer.Option(metavar="POSITION", min=0, help="Only entries after this position")
     ] = 0,
@@ -575,16 +635,12 @@ def log(
     store: Store = DEFAULT_STORE,
 ) -> None:
     """Print the ledger's entries in order (or newest first), filtered."""
-    from ledger.domain import InvalidCommand
-    from ledger.entrypoints.interchange.exports import to_csv
     from ledger.log import read_entries
     from ledger.plausibility import shown
     from ledger.reading import open_ledger
 
-    with reported():
-        if as_json and as_csv:
-            raise InvalidCommand((), "--csv and --json: choose one")
-        since = iso_day("--since", since)
+    fmt = chosen(as_json, as_csv, as_tsv, as_nl)
+    since = iso_day("--since", since)
     with reported(), closing(open_ledger(store)) as ledger:
         entries: Iterable[LedgerEntry] = (
             e
@@ -598,22 +654,23 @@ def log(
             entries = reversed(list(entries))
         if limit is not None:
             entries = islice(entries, limit)
-        if as_json:
-            _print_json(entries)
+        if fmt in ("json", "nl"):
+            _print_json(entries, fmt == "nl")
             return
         rows = [
             (str(e.position), e.recorded_at, e.type, shown(e.actor), subject(e)) for e in entries
         ]
-    if as_csv:
-        columns = ("position", "recorded_at", "type", "actor", "subject")
-        typer.echo(to_csv([dict(zip(columns, r, strict=True)) for r in rows], columns), nl=False)
-        return
-    widths = [max([0, *(len(r[i]) for r in rows)]) for i in range(4)]
-    for r in rows:
-        typer.echo(
-            f"{r[0]:>{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:<{widths[2]}}  "
-            f"{r[3]:<{widths[3]}}  {r[4]}".rstrip()
-        )
+    columns = ("position", "recorded_at", "type", "actor", "subject")
+
+    def table() -> None:
+        widths = [max([0, *(len(r[i]) for r in rows)]) for i in range(4)]
+        for r in rows:
+            typer.echo(
+                f"{r[0]:>{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:<{widths[2]}}  "
+                f"{r[3]:<{widths[3]}}  {r[4]}".rstrip()
+            )
+
+    emit(fmt, [dict(zip(columns, r, strict=True)) for r in rows], columns, table)
 
 
 def _append_file(
@@ -673,14 +730,14 @@ def _report(
 
             problem = describe(exc)
     if as_json:
-        out = report if report is not None else {"entries": _entries_json(entries)}
+        out = report if report is not None else {"entries": entries_json(entries)}
         if not dry_run and ledger.receipt is not None:
             out = {**out, **receipt_fields(ledger.receipt)}
         print_json(out | ({"report_problem": problem} if problem else {}))
         return
     if dry_run:
         for e in entries:
-            typer.echo(f"would record {e.type} at position {e.position}: {subject(e)}")
+            typer.echo(entry_line("would record", e))
     else:
         print_entries(entries, ledger.receipt)
     if report is not None:
@@ -689,20 +746,11 @@ def _report(
         typer.echo(f"warning: recorded; the ratings report could not be made: {problem}", err=True)
 
 
-def _entries_json(entries: list[LedgerEntry]) -> list[dict[str, object]]:
-    return [{"position": e.position, "type": e.type, "subject": subject(e)} for e in entries]
-
-
-def _print_entries(entries: list[LedgerEntry], as_json: bool, receipt: object) -> None:
-    if as_json:
-        print_json({"entries": _entries_json(entries), **receipt_fields(receipt)})
-    else:
-        print_entries(entries, receipt)
-
-
-def _print_json(entries: Iterable[LedgerEntry]) -> None:
+def _print_json(entries: Iterable[LedgerEntry], lines: bool = False) -> None:
+    """Entries as a JSON list written as they are read (`lines`: one object a line, --nl)."""
     out = sys.stdout
-    out.write("[")
+    if not lines:
+        out.write("[")
     written = 0
     for e in entries:
         item = {
@@ -713,6 +761,8 @@ def _print_json(entries: Iterable[LedgerEntry]) -> None:
             "aggregate_id": e.aggregate_id,
             "payload": e.payload,
         }
-        out.write(("," if written else "") + "\n  " + json.dumps(item, ensure_ascii=False))
+        text = json.dumps(item, ensure_ascii=False)
+        out.write(text + "\n" if lines else ("," if written else "") + "\n  " + text)
         written += 1
-    out.write("\n]\n" if written else "]\n")
+    if not lines:
+        out.write("\n]\n" if written else "]\n")

@@ -3,10 +3,8 @@ on a date), a player's history as a table, and a section's crosstable."""
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -88,7 +86,6 @@ def rating_supplement(
     return out
 
 
-SUPPLEMENT_FORMATS = ("uschess", "fide-txt", "csv", "json")
 # The FIDE rating-list TXT layout: (heading, width) of each fixed-width column.
 FIDE_TXT_COLUMNS = (
     ("ID Number", 15),
@@ -166,9 +163,11 @@ def supplement_lines(rows: Sequence[Mapping[str, Any]], systems: Sequence[str]) 
     return lines
 
 
-def supplement_csv(rows: Sequence[Mapping[str, Any]], systems: Sequence[str]) -> str:
-    """One CSV row per member: id, name, federation, birth year, then rating, N and
-    established for each system."""
+def supplement_records(
+    rows: Sequence[Mapping[str, Any]], systems: Sequence[str]
+) -> tuple[list[str], list[dict[str, Any]]]:
+    """The columns and one flat record per member (CSV, TSV, NL): id, name, federation, birth
+    year, then rating, N and established for each system."""
     columns = ["id", "name", "federation", "birth_year"]
     for s in systems:
         columns += [f"{s}_rating", f"{s}_games", f"{s}_established"]
@@ -181,7 +180,7 @@ def supplement_csv(rows: Sequence[Mapping[str, Any]], systems: Sequence[str]) ->
             row[f"{s}_games"] = got.get("games")
             row[f"{s}_established"] = got.get("established")
         flat.append(row)
-    return to_csv(flat, columns)
+    return columns, flat
 
 
 def fide_txt(rows: Sequence[Mapping[str, Any]], system: str, day: str) -> list[str]:
@@ -375,27 +374,11 @@ def crosstable_lines(table: Crosstable) -> list[str]:
     return lines
 
 
-def to_csv(rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> str:
-    """Rows as CSV with a header line; booleans as true/false, None as empty."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(columns)
-    for row in rows:
-        writer.writerow([_csv_value(row[c]) for c in columns])
-    return out.getvalue()
-
-
 def _number(value: float | None) -> str:
     """A FIDE value as printed: whole numbers without decimals."""
     if value is None:
         return "-"
     return str(int(value)) if float(value).is_integer() else f"{value:.2f}"
-
-
-def _csv_value(value: Any) -> Any:
-    if isinstance(value, bool):
-        return str(value).lower()
-    return "" if value is None else value
 
 
 def _cells(

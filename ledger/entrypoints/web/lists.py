@@ -1,5 +1,5 @@
 """The rating lists a federation published: an index, and each list as a table a person can
-filter by federation, sex and age group, every row linking the player."""
+filter by federation, sex, age group and club, every row linking the player."""
 
 from __future__ import annotations
 
@@ -29,8 +29,7 @@ AGE_GROUPS = {
     "65+": (65, None),
 }
 SEXES = {"m": "men", "w": "women"}
-# No club filter: no fact the ledger records names a player's club (docs/decisions.md).
-FILTERS = ("federation", "sex", "age")
+FILTERS = ("federation", "sex", "age", "club")
 
 
 def index(view: View, when: When) -> tuple[Any, str]:
@@ -102,6 +101,7 @@ def one(
         rows=shown,
         total=len(rows),
         federations=sorted({r["federation"] for r in rows if r["federation"]}),
+        clubs=sorted({r["club"] for r in rows if r["club"]}),
         age_groups=list(AGE_GROUPS),
         sexes=SEXES,
     )
@@ -113,4 +113,5 @@ def _kept(row: dict[str, Any], asked: dict[str, str | None], year: int) -> bool:
         (asked["federation"] is None or row["federation"] == asked["federation"])
         and (asked["sex"] is None or row["sex"] == asked["sex"])
         and (asked["age"] is None or in_age_group(row["birth_year"], year, asked["age"]))
+        and (asked["club"] is None or row["club"] == asked["club"])
     )
