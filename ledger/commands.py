@@ -29,6 +29,7 @@ from ledger.door import (
     door,
 )
 from ledger.errors import field_path
+from ledger.rules.families import reads_time_control
 from ledger.rules.time_controls import parse_time_control
 from ledger.rules.uschess.parameters import BASE_TIMELINES, parse_parameter_value
 from ledger.rules.uschess.systems import System
@@ -137,7 +138,7 @@ class SubmitSection(door(events.SectionSubmitted)):
     def _consistent(self) -> "SubmitSection":
         _check_dates(self.start_date, self.end_date)
         _check_system(self.system, self.online)
-        if self.rules is None or self.rules.startswith("uschess"):
+        if self.rules is None or reads_time_control(self.rules):
             _check_time_control(self.time_control)
         listed = _check_players(self.players)
         _check_games(self.games, listed)

@@ -1,5 +1,6 @@
 """Published lists in the read model: rating in periods (FIDE 10.65, 10.3) and in publication
-order (late items, `ledger.rules.rating_lists`) once a family in LATE_ITEMS has a list.
+order (late items, `ledger.rules.rating_lists`) once a family with late items (`Family.late_items`)
+has a list.
 
 Each item goes to the period of the list that rates it (`list_for`); an item that would sort
 before the list closing the previous period (a late item, or one ending on that list's as-of
@@ -17,12 +18,14 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any, Protocol
 
+from ledger.rules.families import FAMILIES
 from ledger.rules.fide.lists import first_list_rating, list_version, period_result
 from ledger.rules.fide.uplift import uplifted_official
-from ledger.rules.rating_lists import LATE_ITEMS, RatingList, list_for
+from ledger.rules.rating_lists import RatingList, list_for
 from ledger.rules.rounding import round_half_up
+from projections import raters
 from projections.items import Item, sort_key
-from projections.rating import Change
+from projections.raters.change import Change
 from projections.schema import HISTORY_COLUMNS, LIST_COLUMNS, STATE
 from projections.standing import UNRATED, Standing
 
@@ -62,13 +65,19 @@ class PublishedList:
 
 def in_periods(family: str, lists: Sequence[PublishedList]) -> bool:
     """Whether `family` rates by published lists: it has a late-items practice and a list."""
-    return family in LATE_ITEMS and any(x.family == family for x in lists)
+    found = FAMILIES.get(family)
+    return (
+        found is not None
+        and found.late_items is not None
+        and any(x.family == family for x in lists)
+    )
 
 
 def rates_from_previous_list(family: str) -> bool:
     """Whether `family` rates each period from the standings on the previous list (FIDE 10.65)
     rather than item after item."""
-    return family == "fide"
+    found = FAMILIES.get(family)
+    return found is not None and found.periods
 
 
 def recompute(
@@ -81,9 +90,7 @@ def recompute(
     """The rows list `listed` publishes for the players of `items` (its period's), rated from
     `on_list` (the previous list's standings) as the read model does: (official, standing)
     after the last history row of each (an unrated player's may be a section's)."""
-    from projections.foreign import RATERS
-
-    run = _Periods([listed], lambda lookup: RATERS[family](lookup, profiles))
+    run = _Periods([listed], lambda lookup: raters.rater_for(family, lookup, profiles))
     run.lookup.on_list, run.live = dict(on_list), dict(on_list)
     rows, live = run.run(sorted(((i.sort_key, 0, i) for i in items), key=lambda x: x[0]))
     player, system = HISTORY_COLUMNS.index("player"), HISTORY_COLUMNS.index("system")
@@ -95,7 +102,7 @@ def recompute(
 def placed(items: Sequence[Item], lists: Sequence[PublishedList]) -> list[tuple[str, int, Item]]:
     """(history sort key, period, item) in the order the family rates them; period i is the
     i-th list's, len(lists) the items no list has yet (pending)."""
-    late = LATE_ITEMS[lists[0].family]
+    late = FAMILIES[lists[0].family].late_items
     ratings = [x.rating_list for x in lists]
     out = []
     for item in items:

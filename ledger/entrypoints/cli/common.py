@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 
 from ledger.errors import AccessDenied, ConflictError, InvalidCommand, LedgerError, field_path
-from ledger.rules.uschess.systems import System
+from ledger.rules.families import FAMILIES
 from ledger.store import STORE_VARIABLE
 
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ Family = Annotated[
         help="Rate under uschess (default), fide (FIDE, by date) or icu; one read model each",
     ),
 ]
-SYSTEMS = (*(str(s) for s in System), "FIDE", "FIDE_RAPID", "FIDE_BLITZ", "ICU")
+SYSTEMS = tuple(s for f in FAMILIES.values() for s in f.systems)  # every family's
 
 
 def system_name(value: str | list[str] | None) -> Any:

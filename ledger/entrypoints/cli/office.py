@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ledger.entrypoints.cli.common import (
-    SYSTEMS,
     AsJson,
     Family,
     Store,
@@ -20,13 +19,13 @@ from ledger.entrypoints.cli.common import (
     usage,
 )
 from ledger.entrypoints.cli.reads import ListName, caught_up
+from ledger.rules.families import DEFAULT, FAMILIES
 from ledger.store import DEFAULT_STORE
 
 if TYPE_CHECKING:
     pass
 
 AsCsv = Annotated[bool, typer.Option("--csv", help="Print CSV")]
-US_CHESS_SYSTEMS = SYSTEMS[:6]
 
 
 def register(app: typer.Typer) -> None:
@@ -161,8 +160,9 @@ def supplement(
     if (as_of is None) == (list_name is None):
         usage("give exactly one of --as-of and --list")
     day = iso_day("--as-of", as_of)
-    one = ["OTBR"] if output == "fide-txt" else list(US_CHESS_SYSTEMS)
-    systems = system or {"fide": ["FIDE"], "icu": ["ICU"]}.get(family, one)
+    known = FAMILIES.get(family, FAMILIES[DEFAULT])  # an unknown one is refused below
+    default = [known.list_system] if known.list_system else list(known.systems)
+    systems = system or (default[:1] if output == "fide-txt" else default)
     if output == "fide-txt" and len(systems) != 1:
         usage("--format fide-txt: give one --system (a FIDE list has one rating column)")
     with caught_up(store, view, family, list_name=list_name) as v:

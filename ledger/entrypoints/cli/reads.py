@@ -24,6 +24,7 @@ from ledger.entrypoints.cli.common import (
     system_name,
     usage,
 )
+from ledger.rules.families import family as rules_family
 from ledger.store import DEFAULT_STORE, view_path
 
 if TYPE_CHECKING:
@@ -207,7 +208,7 @@ def player(
         tail = (
             f"  floor={r['floor']} ({r['floor_bound']})"
             + (f"  ceiling={r['ceiling']}" if r["ceiling"] is not None else "")
-            if v.family == "uschess"
+            if rules_family(v.family).floors
             else f"  K={_k(r.get('k'))}  rated on {r['rated_on']}"
         )
         official = "unrated" if r["official_rating"] is None else r["official_rating"]
@@ -279,13 +280,13 @@ def rating(
     day = iso_day("--as-of", as_of)
     with caught_up(store, view, family, known_at, position) as v:
         by_lists = queries.rates_by_lists(v)
-        if by_lists and family == "fide":
+        if by_lists and rules_family(family).periods:
             out = queries.published_and_pending(v, player_id, system, day)
         else:
             out = queries.rating_as_of(v, player_id, system, day)
     if out is None:
         missing(f"{player_id!r} had no {system} rating on {day}")
-    if family == "fide" and not by_lists:
+    if rules_family(family).periods and not by_lists:
         out["note"] = NO_LIST
     if as_json:
         print_json(out)

@@ -30,7 +30,7 @@ from ledger.entrypoints.cli.common import (
     subject,
 )
 from ledger.roles import Role
-from ledger.rules import FAMILIES
+from ledger.rules.families import NAMES as FAMILIES
 from ledger.store import DEFAULT_STORE, redacted, store_url, view_path
 
 if TYPE_CHECKING:
@@ -489,14 +489,14 @@ def publish_list(
     from ledger import commands
     from ledger.application import RatingsLedger
     from ledger.commands import PublishList
-    from ledger.rules.rating_lists import off_schedule
+    from ledger.rules.families import family as rules_family
 
     data = {"family": family, "name": name, "as_of": as_of}
     if cutoff_position is not None:
         data["cutoff_position"] = _number(cutoff_position)
     with reported():
         publication = commands.parse(PublishList, data)
-        note = off_schedule(publication.family, publication.as_of)
+        note = rules_family(publication.family).off_schedule(publication.as_of)
         if note is not None:  # recorded all the same: the as-of date is the office's cut-off
             typer.echo(f"warning: {note}", err=True)
         with closing(RatingsLedger(store)) as ledger:

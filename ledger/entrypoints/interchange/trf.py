@@ -28,6 +28,7 @@ from ledger.entrypoints.interchange import (
     grid_to_section,
 )
 from ledger.entrypoints.interchange.time_controls import ledger_time_control
+from ledger.rules.families import reads_time_control
 
 ROUND_COLUMN = 92  # TRF16: "round 1 starting at position 92; round 2 at 102 …"
 ROUND_WIDTH = 10
@@ -392,7 +393,7 @@ def _time_control(report: TrfReport, rules: str | None) -> tuple[str, str]:
     try:
         return ledger_time_control(text), where
     except ValueError as exc:
-        if rules is not None and not rules.startswith("uschess"):
+        if rules is not None and not reads_time_control(rules):
             return text, where
         raise InvalidCommand(
             (), f"{where}: {exc}; give it with --time-control, e.g. --time-control 'G/90;+30'"

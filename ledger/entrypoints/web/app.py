@@ -25,9 +25,9 @@ from ledger.entrypoints.web.chart import chart, charts, date_ticks, rating_ticks
 from ledger.entrypoints.web.params import HttpError, When
 from ledger.entrypoints.web.params import when as asked_when
 from ledger.entrypoints.web.render import FEDERATION, TWIN, render
-from ledger.entrypoints.web.words import WORDS
 from ledger.errors import LedgerError
 from ledger.reading import Readable
+from ledger.rules.families import family as rules_family
 from ledger.store import view_path
 from projections.projector import View
 from projections.session import NothingKnownYet, ReadSession
@@ -78,7 +78,7 @@ class Site:
                 route = path[len("/api") :] if api else path
                 asked = environ.get("QUERY_STRING", "")
                 twin = TWIN.set("/api" + route + ("?" + asked if asked else ""))
-                federation = FEDERATION.set(WORDS[self.family].federation)
+                federation = FEDERATION.set(rules_family(self.family).words.federation)
                 try:
                     data, page = self._locked_retry(route, query)
                 finally:
