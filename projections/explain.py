@@ -8,8 +8,8 @@ from typing import Any
 
 from ledger.plausibility import shown
 from ledger.results import RATED_RESULTS, white_score
+from ledger.rules.expectancy import winning_expectancy
 from ledger.rules.families import family as rules_family
-from ledger.rules.uschess.standard_formula import winning_expectancy
 from ledger.rules.uschess.versions import VERSIONS, timelines
 from projections import fide_explain, queries
 from projections.projector import View

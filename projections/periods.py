@@ -18,7 +18,8 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any, Protocol
 
-from ledger.rules.families import FAMILIES
+from ledger.rules.families import family as rules_family
+from ledger.rules.families import known
 from ledger.rules.fide.lists import first_list_rating, list_version, period_result
 from ledger.rules.fide.uplift import uplifted_official
 from ledger.rules.rating_lists import RatingList, list_for
@@ -65,7 +66,7 @@ class PublishedList:
 
 def in_periods(family: str, lists: Sequence[PublishedList]) -> bool:
     """Whether `family` rates by published lists: it has a late-items practice and a list."""
-    found = FAMILIES.get(family)
+    found = known(family)
     return (
         found is not None
         and found.late_items is not None
@@ -76,7 +77,7 @@ def in_periods(family: str, lists: Sequence[PublishedList]) -> bool:
 def rates_from_previous_list(family: str) -> bool:
     """Whether `family` rates each period from the standings on the previous list (FIDE 10.65)
     rather than item after item."""
-    found = FAMILIES.get(family)
+    found = known(family)
     return found is not None and found.periods
 
 
@@ -102,7 +103,7 @@ def recompute(
 def placed(items: Sequence[Item], lists: Sequence[PublishedList]) -> list[tuple[str, int, Item]]:
     """(history sort key, period, item) in the order the family rates them; period i is the
     i-th list's, len(lists) the items no list has yet (pending)."""
-    late = FAMILIES[lists[0].family].late_items
+    late = rules_family(lists[0].family).late_items
     ratings = [x.rating_list for x in lists]
     out = []
     for item in items:

@@ -31,6 +31,7 @@ import sqlite_utils
 
 from ledger import bounds, events
 from ledger.log import LedgerEntry
+from ledger.rules.families import DEFAULT
 from ledger.rules.families import family as rules_family
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.versions import Amendment
@@ -130,7 +131,7 @@ class View:
     def __init__(
         self,
         path: str | Path,
-        family: str = "uschess",
+        family: str = DEFAULT,
         what_if: WhatIf | None = None,
         checkpoint_every: int = CHECKPOINT_EVERY,
     ) -> None:

@@ -22,7 +22,7 @@ from typing import Any
 from ledger import events, merkle, transparency
 from ledger.checkpoints import Checkpoint, CheckpointError
 from ledger.errors import LedgerError
-from ledger.rules.families import FAMILIES
+from ledger.rules.families import family as rules_family
 from ledger.rules.rating_lists import list_for
 from projections import periods, queries
 from projections.items import fact_item
@@ -283,7 +283,7 @@ def _verify(bundle: dict[str, Any], held: Checkpoint) -> dict[str, Any]:
             date.fromisoformat(item.end),
             item.position,
             [previous.rating_list, listed.rating_list],
-            FAMILIES[family].late_items,
+            rules_family(family).late_items,
         )
         if period != 1:
             raise BundleError(f"the item at {revision} is not in the period of {listed.name!r}")

@@ -10,14 +10,13 @@ from pathlib import Path
 import pytest
 from projection_helpers import Ledger, round_robin
 
-from ledger.rules.families import FAMILIES, family, reads_time_control
+from ledger.rules.families import NAMES, every, family, reads_time_control
 from ledger.store import view_path
 from projections.explain import explain
 from projections.projector import View
 from projections.raters import rater_class
 
 ROOT = Path(__file__).resolve().parent.parent
-NAMES = tuple(FAMILIES)
 COMPARES_A_NAME = re.compile(r"(==|!=)\s*[\"'](" + "|".join(NAMES) + r")[\"']")
 
 
@@ -28,9 +27,7 @@ def test_each_family_lives_in_its_own_package_under_its_name(name):
     assert (ROOT / "ledger" / "rules" / name / "family.py").is_file()
 
 
-@pytest.mark.parametrize(
-    ("name", "version"), [(f.name, v) for f in FAMILIES.values() for v in f.versions]
-)
+@pytest.mark.parametrize(("name", "version"), [(f.name, v) for f in every() for v in f.versions])
 def test_each_dated_version_of_a_family_resolves_to_itself_by_name(name, version):
     """ "Its dated versions": every version a family lists is the one its resolver names."""
     assert family(name).resolve(date(2024, 6, 1), version).name == version
@@ -44,7 +41,7 @@ def test_each_family_rates_through_a_rater_module_of_its_own(name):
 
 def test_no_rating_system_belongs_to_two_families():
     """ "One read model each": a system's ratings are kept by one family only."""
-    systems = [s for f in FAMILIES.values() for s in f.systems]
+    systems = [s for f in every() for s in f.systems]
     assert len(systems) == len(set(systems))
 
 

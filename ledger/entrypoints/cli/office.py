@@ -19,7 +19,7 @@ from ledger.entrypoints.cli.common import (
     usage,
 )
 from ledger.entrypoints.cli.reads import ListName, caught_up
-from ledger.rules.families import DEFAULT, FAMILIES
+from ledger.rules.families import DEFAULT, known
 from ledger.store import DEFAULT_STORE
 
 if TYPE_CHECKING:
@@ -160,8 +160,8 @@ def supplement(
     if (as_of is None) == (list_name is None):
         usage("give exactly one of --as-of and --list")
     day = iso_day("--as-of", as_of)
-    known = FAMILIES.get(family, FAMILIES[DEFAULT])  # an unknown one is refused below
-    default = [known.list_system] if known.list_system else list(known.systems)
+    rated = known(family) or known(DEFAULT)  # an unknown family is refused below
+    default = [rated.list_system] if rated.list_system else list(rated.systems)
     systems = system or (default[:1] if output == "fide-txt" else default)
     if output == "fide-txt" and len(systems) != 1:
         usage("--format fide-txt: give one --system (a FIDE list has one rating column)")

@@ -27,6 +27,7 @@ from ledger.entrypoints.web.params import when as asked_when
 from ledger.entrypoints.web.render import FEDERATION, TWIN, render
 from ledger.errors import LedgerError
 from ledger.reading import Readable
+from ledger.rules.families import DEFAULT
 from ledger.rules.families import family as rules_family
 from ledger.store import view_path
 from projections.projector import View
@@ -54,7 +55,7 @@ class Site:
     """The WSGI application: `Site(store, view, family)` is called once per request."""
 
     def __init__(
-        self, store: str, view: Path | None = None, family: str = "uschess", busy_ms: int = 1000
+        self, store: str, view: Path | None = None, family: str = DEFAULT, busy_ms: int = 1000
     ) -> None:
         self.store = store
         self.view = view_path(store, view, family)
