@@ -72,7 +72,7 @@ def explain(
             "start": item.start,
             "end": item.end,
             "event_name": item.payload.get("event_name"),
-            "follows": fide_explain.ARTICLES.get(row["rules"], "")
+            "follows": family.explain_versions.get(row["rules"], "")
             if fide
             else family.explain_sections.get(item.kind, ""),
         },

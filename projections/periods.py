@@ -21,6 +21,7 @@ from typing import Any, Protocol
 from ledger.rules.families import family as rules_family
 from ledger.rules.families import known
 from ledger.rules.fide.lists import first_list_rating, list_version, period_result
+from ledger.rules.fide.rate_of_play import STANDARD
 from ledger.rules.fide.uplift import uplifted_official
 from ledger.rules.rating_lists import RatingList, list_for
 from ledger.rules.rounding import round_half_up
@@ -308,7 +309,7 @@ class _Periods:
         version = list_version(rating_list.as_of)
         self.lookup.uplifts.append((fact.effective, fact.ceiling, fact.share))
         for k, now in sorted(self.live.items()):
-            if k[1] != "FIDE" or now.rating is None or now.rating >= fact.ceiling:
+            if k[1] != STANDARD or now.rating is None or now.rating >= fact.ceiling:
                 continue
             official = uplifted_official(round_half_up(now.rating), fact.ceiling, fact.share)
             after = now._replace(rating=float(official), rated_on=rating_list.as_of)

@@ -39,6 +39,14 @@ def test_each_family_rates_through_a_rater_module_of_its_own(name):
     assert rater_class(name).__module__ == f"projections.raters.{name}"
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_a_family_that_explains_by_version_names_the_articles_of_each(name):
+    """FIDE's explanation "follows" the articles of the version in force: every dated version
+    has its line, kept beside the versions in the family's package."""
+    articles = family(name).explain_versions
+    assert not articles or set(articles) == set(family(name).versions)
+
+
 def test_no_rating_system_belongs_to_two_families():
     """ "One read model each": a system's ratings are kept by one family only."""
     systems = [s for f in every() for s in f.systems]

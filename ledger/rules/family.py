@@ -50,6 +50,7 @@ class Family:
     provisional: bool = False  # a rating shows P and N until established (US Chess §1)
     last_k: bool = False  # a ratings row shows the K of his last change (FIDE 10.641, ICU)
     explain_sections: Mapping[str, str] = field(default_factory=dict)  # item kind → its text
+    explain_versions: Mapping[str, str] = field(default_factory=dict)  # version → its articles
     # a section it rates must give a time control the ledger reads (US Chess footnote 1);
     # else one it cannot read is kept as written
     reads_time_control: bool = False

@@ -36,6 +36,15 @@ WORDS = Words(
     change="Ro, ΔR, K",
     performance=performance,
 )
+# What an explanation of a section rated under each version follows.
+EXPLAIN_VERSIONS = {
+    "fide-2003": "B.02 10.2–10.5 (unrated: Rc, Ru, 10.3 Rn), 10.6 (Rc, D, PD, ΔR = K(W − We)), "
+    "10.65 (the period: Rn = Ro + ΣΔR)",
+    "fide-2022": "B.02 (2022) 8.2 (initial rating), 8.3.1–8.3.2 (D, PD, ΔR per game), 8.3.3 (K), "
+    "8.3.4 and 7.1 (the monthly list)",
+    "fide-2024": "B.02 (2024) 8.2 (initial rating), 8.3.1–8.3.2 (D, PD, ΔR per game), 8.3.3 (K), "
+    "8.3.4 and 7.1 (the monthly list)",
+}
 
 FAMILY = Family(
     name="fide",
@@ -49,4 +58,5 @@ FAMILY = Family(
     late_items="next_period",  # late reports are rated in the next period (docs/decisions.md)
     periods=True,
     last_k=True,
+    explain_versions=EXPLAIN_VERSIONS,
 )
