@@ -29,6 +29,7 @@ from ledger.door import (
     door,
 )
 from ledger.errors import field_path
+from ledger.rules.families import reads_time_control
 from ledger.rules.time_controls import NOT_GIVEN, parse_time_control
 from ledger.rules.uschess.parameters import BASE_TIMELINES, parse_parameter_value
 from ledger.rules.uschess.systems import System
@@ -141,8 +142,8 @@ class SubmitSection(door(events.SectionSubmitted)):
     def _consistent(self) -> "SubmitSection":
         _check_dates(self.start_date, self.end_date)
         _check_system(self.system, self.online)
-        uschess = self.rules is None or self.rules.startswith("uschess")
-        if uschess and self.time_control != NOT_GIVEN:  # not given: recorded, never rated
+        reads = self.rules is None or reads_time_control(self.rules)
+        if reads and self.time_control != NOT_GIVEN:  # not given: recorded, never rated
             _check_time_control(self.time_control)
         listed = _check_players(self.players)
         _check_games(self.games, listed)

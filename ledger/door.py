@@ -37,7 +37,7 @@ from ledger import plausibility as plausible
 from ledger.bounds import MAX_SECTION_GAMES, MAX_SECTION_PLAYERS
 from ledger.fields import Door
 from ledger.results import RATED_RESULTS
-from ledger.rules import FAMILIES
+from ledger.rules.families import NAMES as RULES_FAMILIES
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.versions import VERSIONS
 
@@ -45,7 +45,6 @@ NORMALIZED_RESULTS = {"½-½": "1/2-1/2"}
 FORFEITS = ("1F-0F", "0F-1F")
 RESULTS = {r: NORMALIZED_RESULTS.get(r, r) for r in (*RATED_RESULTS, *FORFEITS)}
 RESULT_CHOICES = ", ".join(dict.fromkeys(RESULTS.values()))
-RULES_FAMILIES = FAMILIES
 RULES_HINTS = (*RULES_FAMILIES, *VERSIONS)
 
 

@@ -69,7 +69,7 @@ def _dates(fact: Any) -> tuple[str, str]:
 class Makes(NamedTuple):
     """The item a fact makes on the rating timeline (projections/items.py)."""
 
-    kind: str  # the item's kind; its rating method is the family's (projections/rating.py)
+    kind: str  # the item's kind; its rating method is the family's rater's (projections/raters/)
     key: Callable[[Any, int], str]  # the item's key, from the fact and its ledger position
     dates: Callable[[Any], tuple[str, str]] | None  # (start, end); None: it withdraws the item
     revises: bool = False  # it replaces an item another kind submitted (rated as that kind)

@@ -8,6 +8,8 @@ from pathlib import Path
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from ledger.errors import StoreError
+from ledger.rules.families import DEFAULT
+from ledger.rules.families import known as known_family
 
 DEFAULT_STORE = "sqlite:///ratings-ledger.db"
 APP_NAME = "RatingsLedger"  # its settings' prefix and, on PostgreSQL, its tables' (ratingsledger_…)
@@ -122,12 +124,13 @@ def _postgres_settings(url: str) -> dict[str, str]:
     }
 
 
-def view_path(store: str, view: Path | None, family: str = "uschess") -> Path:
+def view_path(store: str, view: Path | None, family: str = DEFAULT) -> Path:
     """`ledger.db` → `ledger.view.db` (`ledger.fide.view.db`…) beside it; a PostgreSQL store →
     `./ratings-ledger.HOST-PORT-DB-SCHEMA.view.db`, one file per ledger."""
     if view is not None:
         return view
-    suffix = ".view.db" if family == "uschess" else f".{family}.view.db"
+    known = known_family(family)  # an unknown one is refused where its read model opens
+    suffix = known.view_suffix if known else f".{family}.view.db"
     parts = urlsplit(store)
     if parts.scheme == "sqlite":
         db = Path(store[len("sqlite:///") :])

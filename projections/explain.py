@@ -8,7 +8,8 @@ from typing import Any
 
 from ledger.plausibility import shown
 from ledger.results import RATED_RESULTS, white_score
-from ledger.rules.uschess.standard_formula import winning_expectancy
+from ledger.rules.expectancy import winning_expectancy
+from ledger.rules.families import family as rules_family
 from ledger.rules.uschess.versions import VERSIONS, timelines
 from projections import fide_explain, queries, unrated
 from projections.projector import View
@@ -16,14 +17,6 @@ from projections.schema import HISTORY_COLUMNS
 
 DETAIL = HISTORY_COLUMNS.index("detail")
 POST = HISTORY_COLUMNS.index("post_rating")
-KIND_SECTIONS = {
-    "section": "§1 (the five steps), §4 (formulas), §5 (floors)",
-    "match": "§7 (individual matches)",
-    "fide": "§6 (foreign FIDE events)",
-    "money": "§5 (money floors)",
-    "override": "§7 (Executive Director's adjustments)",
-    "opening": "opening balance (the federation's list when it moved onto the ledger)",
-}
 
 
 class NotFound(LookupError):
@@ -68,7 +61,8 @@ def explain(
     stored = json.loads(row["detail"]) if isinstance(row["detail"], str) else row["detail"] or {}
     if item.kind == "uplift":
         return fide_explain.explain_uplift(view, item, row, stored, _fed_by)
-    fide = view.family == "fide" and item.kind in ("section", "match")
+    family = rules_family(view.family)
+    fide = family.periods and item.kind in ("section", "match")  # FIDE's own explanation
     bound = fide_explain.period_bound(view, stored) if fide else None
     again = view.rerate(item) if bound is None else view.rerate(item, *bound)
     change = next(c for c in again if c.player == player and str(c.system) == system)
@@ -89,9 +83,9 @@ def explain(
             "start": item.start,
             "end": item.end,
             "event_name": item.payload.get("event_name"),
-            "follows": fide_explain.ARTICLES.get(row["rules"], "")
+            "follows": family.explain_versions.get(row["rules"], "")
             if fide
-            else KIND_SECTIONS.get(item.kind, ""),
+            else family.explain_sections.get(item.kind, ""),
         },
         "fed_by": _fed_by(view, item, previous, detail, player, system),
         "rules": _rules(view, row, item),

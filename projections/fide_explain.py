@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ledger.rules.families import family as rules_family
 from ledger.rules.fide.uplift import uplifted_official
 from ledger.rules.fide.versions import BY_NAME
 from ledger.rules.rounding import round_half_up
@@ -13,22 +14,13 @@ from projections import queries
 from projections.items import Item
 from projections.projector import View
 
-ARTICLES = {
-    "fide-2003": "B.02 10.2–10.5 (unrated: Rc, Ru, 10.3 Rn), 10.6 (Rc, D, PD, ΔR = K(W − We)), "
-    "10.65 (the period: Rn = Ro + ΣΔR)",
-    "fide-2022": "B.02 (2022) 8.2 (initial rating), 8.3.1–8.3.2 (D, PD, ΔR per game), 8.3.3 (K), "
-    "8.3.4 and 7.1 (the monthly list)",
-    "fide-2024": "B.02 (2024) 8.2 (initial rating), 8.3.1–8.3.2 (D, PD, ΔR per game), 8.3.3 (K), "
-    "8.3.4 and 7.1 (the monthly list)",
-}
-
 
 def period_bound(view: View, detail: dict[str, Any]) -> tuple[str, str | None] | None:
     """The standings a period rates from (10.65 / 7.1): (sort key bound, row kind) for the
     rows up to the previous list; None when the section is not rated in a period."""
     if "list" not in detail:
         return None
-    lists = queries.published_lists(view, "fide")
+    lists = queries.published_lists(view, view.family)
     names = [x.name for x in lists]
     at = names.index(detail["list"]) if detail["list"] in names else len(lists)
     if at == 0:
@@ -54,7 +46,7 @@ def explain_section(
             who, rating, score = g
             games.append({"opponent": who, "name": names.get(who), "Ropp": rating, "score": score})
     out: dict[str, Any] = {
-        "follows": ARTICLES.get(row["rules"], row["rules"]),
+        "follows": rules_family(view.family).explain_versions.get(row["rules"], row["rules"]),
         "selected_by": f"section end date {item.end}",
         "games": games,
         "Ro": row["pre_rating"],

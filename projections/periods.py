@@ -1,5 +1,6 @@
 """Published lists in the read model: rating in periods (FIDE 10.65, 10.3) and in publication
-order (late items, `ledger.rules.rating_lists`) once a family in LATE_ITEMS has a list.
+order (late items, `ledger.rules.rating_lists`) once a family with late items (`Family.late_items`)
+has a list.
 
 Each item goes to the period of the list that rates it (`list_for`); an item that would sort
 before the list closing the previous period (a late item, or one ending on that list's as-of
@@ -17,12 +18,16 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any, Protocol
 
+from ledger.rules.families import family as rules_family
+from ledger.rules.families import known
 from ledger.rules.fide.lists import first_list_rating, list_version, period_result
+from ledger.rules.fide.rate_of_play import STANDARD
 from ledger.rules.fide.uplift import uplifted_official
-from ledger.rules.rating_lists import LATE_ITEMS, RatingList, list_for
+from ledger.rules.rating_lists import RatingList, list_for
 from ledger.rules.rounding import round_half_up
+from projections import raters
 from projections.items import Item, sort_key
-from projections.rating import Change
+from projections.raters.change import Change
 from projections.schema import HISTORY_COLUMNS, LIST_COLUMNS, STATE
 from projections.standing import UNRATED, Standing
 
@@ -62,13 +67,19 @@ class PublishedList:
 
 def in_periods(family: str, lists: Sequence[PublishedList]) -> bool:
     """Whether `family` rates by published lists: it has a late-items practice and a list."""
-    return family in LATE_ITEMS and any(x.family == family for x in lists)
+    found = known(family)
+    return (
+        found is not None
+        and found.late_items is not None
+        and any(x.family == family for x in lists)
+    )
 
 
 def rates_from_previous_list(family: str) -> bool:
     """Whether `family` rates each period from the standings on the previous list (FIDE 10.65)
     rather than item after item."""
-    return family == "fide"
+    found = known(family)
+    return found is not None and found.periods
 
 
 def recompute(
@@ -81,9 +92,7 @@ def recompute(
     """The rows list `listed` publishes for the players of `items` (its period's), rated from
     `on_list` (the previous list's standings) as the read model does: (official, standing)
     after the last history row of each (an unrated player's may be a section's)."""
-    from projections.foreign import RATERS
-
-    run = _Periods([listed], lambda lookup: RATERS[family](lookup, profiles))
+    run = _Periods([listed], lambda lookup: raters.rater_for(family, lookup, profiles))
     run.lookup.on_list, run.live = dict(on_list), dict(on_list)
     rows, live = run.run(sorted(((i.sort_key, 0, i) for i in items), key=lambda x: x[0]))
     player, system = HISTORY_COLUMNS.index("player"), HISTORY_COLUMNS.index("system")
@@ -95,7 +104,7 @@ def recompute(
 def placed(items: Sequence[Item], lists: Sequence[PublishedList]) -> list[tuple[str, int, Item]]:
     """(history sort key, period, item) in the order the family rates them; period i is the
     i-th list's, len(lists) the items no list has yet (pending)."""
-    late = LATE_ITEMS[lists[0].family]
+    late = rules_family(lists[0].family).late_items
     ratings = [x.rating_list for x in lists]
     out = []
     for item in items:
@@ -300,7 +309,7 @@ class _Periods:
         version = list_version(rating_list.as_of)
         self.lookup.uplifts.append((fact.effective, fact.ceiling, fact.share))
         for k, now in sorted(self.live.items()):
-            if k[1] != "FIDE" or now.rating is None or now.rating >= fact.ceiling:
+            if k[1] != STANDARD or now.rating is None or now.rating >= fact.ceiling:
                 continue
             official = uplifted_official(round_half_up(now.rating), fact.ceiling, fact.share)
             after = now._replace(rating=float(official), rated_on=rating_list.as_of)

@@ -31,17 +31,19 @@ import sqlite_utils
 
 from ledger import bounds, events
 from ledger.log import LedgerEntry
+from ledger.rules.families import DEFAULT
+from ledger.rules.families import family as rules_family
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.versions import Amendment
 from projections import modelfile, periods, queries
 from projections.batch import Batch, Fresh, Incremental, by_sort_key, decode_item, profile_fact
-from projections.foreign import RATERS, ForeignRater
 from projections.handlers import apply, short
 from projections.items import Item
 from projections.lock import BUSY_TIMEOUT_SECONDS, exclusive
-from projections.rating import Change, Rater, parse_amendments
+from projections.raters import rater_for
+from projections.raters.change import Change
+from projections.raters.uschess import parse_amendments
 from projections.schema import (
-    FAMILIES,
     GAMES_AFTER,
     HISTORY_INSERT,
     HISTORY_REPLACE,
@@ -129,13 +131,12 @@ class View:
     def __init__(
         self,
         path: str | Path,
-        family: str = "uschess",
+        family: str = DEFAULT,
         what_if: WhatIf | None = None,
         checkpoint_every: int = CHECKPOINT_EVERY,
     ) -> None:
         self.checkpoint_every = checkpoint_every
-        if family not in FAMILIES:
-            raise ValueError(f"unknown rules family {family!r}; known: {', '.join(FAMILIES)}")
+        rules_family(family)  # an unknown name: ValueError naming the known ones
         if what_if == WhatIf():
             what_if = None  # the ledger's own rules: the same model as the real one
         self.path = str(path)
@@ -173,13 +174,8 @@ class View:
         profiles: dict[str, events.PlayerRegistered],
         amendments: tuple[Amendment, ...],
         explain: bool = False,
-    ) -> Rater | ForeignRater:
-        if self.family == "uschess":
-            if self.what_if is None:
-                return Rater(lookup, profiles, amendments, explain)
-            extra = parse_amendments(list(self.what_if.amendments))
-            return Rater(lookup, profiles, amendments + extra, explain, self.what_if.rules)
-        return RATERS[self.family](lookup, profiles)
+    ) -> Any:
+        return rater_for(self.family, lookup, profiles, amendments, explain, self.what_if)
 
     @property
     def _uplift(self) -> bool:
@@ -576,10 +572,10 @@ class View:
         conn: Any = None,
     ) -> None:
         conn = conn or self.db.conn
-        uschess = self.family == "uschess"
+        floors = rules_family(self.family).floors
         gone = [(p, str(s)) for (p, s), st in live.items() if st.rating is None]
         rows = [
-            rating_row(p, s, st, uschess) for (p, s), st in live.items() if st.rating is not None
+            rating_row(p, s, st, floors) for (p, s), st in live.items() if st.rating is not None
         ]
         keys = [*gone, *((r["player"], r["system"]) for r in rows)]
         before = self._ratings(conn, keys) if stats is not None else {}

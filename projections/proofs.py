@@ -22,7 +22,8 @@ from typing import Any
 from ledger import events, merkle, transparency
 from ledger.checkpoints import Checkpoint, CheckpointError
 from ledger.errors import LedgerError
-from ledger.rules.rating_lists import LATE_ITEMS, list_for
+from ledger.rules.families import family as rules_family
+from ledger.rules.rating_lists import list_for
 from projections import periods, queries
 from projections.items import fact_item
 from projections.schema import STATE_SELECT
@@ -282,7 +283,7 @@ def _verify(bundle: dict[str, Any], held: Checkpoint) -> dict[str, Any]:
             date.fromisoformat(item.end),
             item.position,
             [previous.rating_list, listed.rating_list],
-            LATE_ITEMS[family],
+            rules_family(family).late_items,
         )
         if period != 1:
             raise BundleError(f"the item at {revision} is not in the period of {listed.name!r}")

@@ -13,13 +13,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from ledger import events
+from ledger.rules.families import family as rules_family
 from ledger.rules.fide.rated import period_sum
 from ledger.rules.rounding import round_half_up
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.versions import Amendment
 from projections.items import KIND_FACTS, Item
 from projections.periods import PublishedList, in_periods
-from projections.rating import parse_amendments
+from projections.raters.uschess import parse_amendments
 from projections.schema import STATE_SELECT, ReadModel, rating_row
 from projections.standing import STATE_COLUMNS, UNRATED, Standing
 
@@ -43,12 +44,13 @@ def player(view: ReadModel, player_id: str) -> dict[str, Any] | None:
     if profile is None and not rows:
         return None
     ratings = {}
+    family = rules_family(view.family)
     for r in rows:
         r = dict(r)
         system = r.pop("system")
         r["established"] = None if r["established"] is None else bool(r["established"])
         r["pending_floor_request"] = json.loads(r["pending_floor_request"] or "null")
-        if view.family != "uschess":  # FIDE 10.641 / 8.3.3, ICU: the K of his last change
+        if family.last_k:  # FIDE 10.641 / 8.3.3, ICU: the K of his last change
             r["k"] = _last_k(view, player_id, system)
         ratings[system] = {k: v for k, v in r.items() if k != "player"}
     out: dict[str, Any] = {"id": player_id}
@@ -306,6 +308,7 @@ def ratings_as_of(view: ReadModel, player_id: str, day: str) -> dict[str, dict[s
     """Each system's ratings row after every item that ended on or before `day`."""
     out = {}
     columns = ", ".join(("post_rating", "games_after", *STATE_COLUMNS))
+    floors = rules_family(view.family).floors
     for system in systems_of(view, player_id):
         row = view.db.execute(
             f"select {columns} from history where player = ? and system = ? and end_date <= ? "
@@ -314,7 +317,7 @@ def ratings_as_of(view: ReadModel, player_id: str, day: str) -> dict[str, dict[s
         ).fetchone()
         if row is None:
             continue
-        r = rating_row(player_id, system, Standing.from_columns(row), view.family == "uschess")
+        r = rating_row(player_id, system, Standing.from_columns(row), floors)
         r["established"] = None if r["established"] is None else bool(r["established"])
         r["pending_floor_request"] = json.loads(r["pending_floor_request"] or "null")
         out[system] = {k: v for k, v in r.items() if k not in ("player", "system")}
@@ -350,13 +353,12 @@ def _supplement(
         [system, value, system],
     ).fetchall()
     out = []
+    floors = rules_family(view.family).floors
     for player_id, profile, *state in rows:
         if state[0] is None:
             continue
         standing = Standing.from_columns(state)
-        out.append(
-            (player_id, rating_row(player_id, system, standing, view.family == "uschess"), profile)
-        )
+        out.append((player_id, rating_row(player_id, system, standing, floors), profile))
     return out
 
 

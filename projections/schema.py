@@ -9,7 +9,6 @@ from typing import Any, Protocol
 
 import sqlite_utils
 
-from ledger.rules import FAMILIES  # noqa: F401 (the read model's families)
 from ledger.rules.rounding import round_half_up
 from ledger.rules.uschess import floors
 from ledger.rules.uschess.systems import System, is_established
@@ -241,12 +240,13 @@ def _version_on(day: str) -> RuleVersion:
     return resolve(date.fromisoformat(day)).version
 
 
-def rating_row(player: str, system: str, s: Standing, uschess: bool = True) -> dict[str, Any]:
-    """The `ratings` row for a standing: rating, N, results, each floor component, ceiling."""
+def rating_row(player: str, system: str, s: Standing, with_floors: bool = True) -> dict[str, Any]:
+    """The `ratings` row for a standing: rating, N, results, ceiling; with US Chess floors
+    (`with_floors`, `Family.floors`) each floor component and whether established."""
     components: dict[floors.Bound, int] = {}
     floor: int | None = None
     bound: floors.Bound | None = None
-    if uschess:
+    if with_floors:
         version = _version_on(s.rated_on)
         components = floors.floor_components(s.floors, System(system), version)
         floor, bound = floors.effective_floor(s.floors, System(system), version)
@@ -259,7 +259,7 @@ def rating_row(player: str, system: str, s: Standing, uschess: bool = True) -> d
         "wins": s.wins,
         "draws": s.draws,
         "losses": s.losses,
-        "established": int(is_established(s.games)) if uschess else None,
+        "established": int(is_established(s.games)) if with_floors else None,
         "history": s.history,
         "sections_of_three": s.floors.sections_of_three,
         "peak": s.floors.peak,

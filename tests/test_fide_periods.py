@@ -8,10 +8,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ledger.rules.families import family as rules_family
 from ledger.rules.fide.periods import Tournament, first_rating, rate_period
 from ledger.rules.fide.section import Player, Section, rate_section
 from ledger.rules.fide.unrated import Performance
-from ledger.rules.rating_lists import LATE_ITEMS, RatingList, list_for
+from ledger.rules.rating_lists import RatingList, list_for
 
 # 10.68's round robin (tests/test_fide_round_robin_example.py): ratings and scores.
 ENTRANTS = [
@@ -255,4 +256,4 @@ def test_a_late_item_is_rated_in_the_period_its_family_chooses(
 def test_each_family_records_its_choice_for_late_items(family, late):
     # Decision: FIDE "late reports in the next period"; ICU's pre-2012 system (icu-2005):
     # "the earliest available slot after the published list".
-    assert LATE_ITEMS[family] == late
+    assert rules_family(family).late_items == late

@@ -13,7 +13,7 @@ import typer
 from typer.testing import CliRunner
 
 from ledger.entrypoints.cli.writes import register
-from ledger.rules.rating_lists import off_schedule
+from ledger.rules.families import family as rules_family
 
 
 @pytest.mark.parametrize(
@@ -29,7 +29,7 @@ from ledger.rules.rating_lists import off_schedule
     ],
 )
 def test_the_icu_publishes_in_september_january_and_may(family, as_of, scheduled):
-    assert (off_schedule(family, as_of) is None) is scheduled
+    assert (rules_family(family).off_schedule(as_of) is None) is scheduled
 
 
 def test_an_icu_list_out_of_season_is_recorded_with_a_warning(store_url, ledger):

@@ -3,7 +3,7 @@
 import pytest
 from projection_helpers import Ledger, round_robin
 
-from ledger.rules.uschess.standard_formula import winning_expectancy
+from ledger.rules.expectancy import winning_expectancy
 from projections import queries
 from projections.projector import View
 

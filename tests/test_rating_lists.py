@@ -288,7 +288,7 @@ def test_the_supplement_of_a_published_list_says_what_the_list_said(led, store_u
 
 def test_the_icu_rates_a_late_tournament_after_the_list_it_missed(ledger, tmp_path):
     # docs/decisions.md: the ICU's pre-2012 system put a late tournament "in the earliest
-    # available slot after the published list" (LATE_ITEMS["icu"] = "next_period").
+    # available slot after the published list" (the ICU family's late_items = "next_period").
     led = Ledger(ledger)
     led.register("P", "Q", adult=True)
     led.opening("P", "ICU", 1800, 50)
@@ -330,7 +330,7 @@ def test_a_section_that_cannot_be_rated_in_a_period_is_a_problem_row_and_the_res
 ):
     # Issue 10: "A projection that cannot rate an item records a visible 'not rated: reason'
     # row ... and goes on" — under FIDE periods too; the round robin still gives 10.68's list.
-    from projections.foreign import FideRater
+    from projections.raters.fide import FideRater
 
     rate_games = FideRater.rate_games
 

@@ -1,9 +1,9 @@
 import pytest
 
+from ledger.rules.expectancy import winning_expectancy
 from ledger.rules.uschess.effective_games import effective_games
 from ledger.rules.uschess.section import Entrant, Game, rate_section
 from ledger.rules.uschess.special_formula import special_rating
-from ledger.rules.uschess.standard_formula import winning_expectancy
 
 
 def rate(entrants, games, bonus=12.0, distinct_at_three=True, dual=False):

@@ -4,11 +4,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ledger.rules.expectancy import winning_expectancy
 from ledger.rules.uschess.standard_formula import (
     bonus_eligible,
     k_factor,
     standard_rating,
-    winning_expectancy,
 )
 
 

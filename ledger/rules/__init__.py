@@ -1,3 +1,2 @@
-"""Rating rules: pure functions and data, one subpackage per rule family."""
-
-FAMILIES = ("uschess", "fide", "icu")  # the rules families a read model rates under
+"""Rating rules: pure functions and data, one package per rule family (each exposing its
+`Family`, listed in `ledger.rules.families`) and the helpers they share at this level."""

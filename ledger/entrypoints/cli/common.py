@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 
 from ledger.errors import AccessDenied, ConflictError, InvalidCommand, LedgerError, field_path
-from ledger.rules.uschess.systems import System
+from ledger.rules import families
 from ledger.store import STORE_VARIABLE
 
 if TYPE_CHECKING:
@@ -48,7 +48,6 @@ Family = Annotated[
         help="Rate under uschess (default), fide (FIDE, by date) or icu; one read model each",
     ),
 ]
-SYSTEMS = (*(str(s) for s in System), "FIDE", "FIDE_RAPID", "FIDE_BLITZ", "ICU")
 
 
 def system_name(value: str | list[str] | None) -> Any:
@@ -57,10 +56,11 @@ def system_name(value: str | list[str] | None) -> Any:
         return None
     if isinstance(value, list):
         return [system_name(v) for v in value]
-    for known in SYSTEMS:
+    systems = [s for f in families.every() for s in f.systems]
+    for known in systems:
         if value.upper() == known:
             return known
-    usage(f"unknown system {value} (one of {', '.join(SYSTEMS)})")
+    usage(f"unknown system {value} (one of {', '.join(systems)})")
 
 
 SystemName = Annotated[

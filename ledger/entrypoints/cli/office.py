@@ -8,7 +8,6 @@ from typing import Annotated, Any
 import typer
 
 from ledger.entrypoints.cli.common import (
-    SYSTEMS,
     AsJson,
     Family,
     Store,
@@ -21,9 +20,9 @@ from ledger.entrypoints.cli.common import (
 )
 from ledger.entrypoints.cli.output import AsCsv, AsNl, AsTsv, chosen, emit
 from ledger.entrypoints.cli.reads import ListName, caught_up
+from ledger.rules.families import DEFAULT, known
 from ledger.store import DEFAULT_STORE
 
-US_CHESS_SYSTEMS = SYSTEMS[:6]
 REQUEST_COLUMNS = (
     "kind",
     "player",
@@ -162,8 +161,9 @@ def supplement(
     if (as_of is None) == (list_name is None):
         usage("give exactly one of --as-of and --list")
     day = iso_day("--as-of", as_of)
-    one = ["OTBR"] if fmt == "fide-txt" else list(US_CHESS_SYSTEMS)
-    systems = system or {"fide": ["FIDE"], "icu": ["ICU"]}.get(family, one)
+    rated = known(family) or known(DEFAULT)  # an unknown family is refused below
+    default = [rated.list_system] if rated.list_system else list(rated.systems)
+    systems = system or (default[:1] if fmt == "fide-txt" else default)
     if fmt == "fide-txt" and len(systems) != 1:
         usage("--fide-txt: give one --system (a FIDE list has one rating column)")
     with caught_up(store, view, family, list_name=list_name) as v:

@@ -80,11 +80,11 @@ def prove(
     """Print a proof bundle for PLAYER's row on a published list: the entries behind it with
     inclusion proofs, his and his opponents' rows on the previous list, the rule version;
     `verify-rating` checks it offline."""
+    from ledger.rules.families import known
     from projections import proofs, queries
-    from projections.foreign import RATERS
     from projections.session import ReadSession
 
-    system = system_name(system) if system else getattr(RATERS.get(family), "system", None)
+    system = system_name(system) if system else getattr(known(family), "list_system", None)
     if system is None:
         fail(2, f"--system: give the rating system of the {family} list")
     with (

@@ -25,6 +25,7 @@ from ledger.entrypoints.cli.common import (
     usage,
 )
 from ledger.entrypoints.cli.output import AsCsv, AsNl, AsTsv, chosen, emit
+from ledger.rules.families import family as rules_family
 from ledger.store import DEFAULT_STORE, view_path
 
 if TYPE_CHECKING:
@@ -238,7 +239,7 @@ def _rating_line(family: str, system: str, r: dict[str, Any]) -> str:
     tail = (
         f"  floor={r['floor']} ({r['floor_bound']})"
         + (f"  ceiling={r['ceiling']}" if r["ceiling"] is not None else "")
-        if family == "uschess"
+        if rules_family(family).floors
         else f"  K={_k(r.get('k'))}  rated on {r['rated_on']}"
     )
     official = "unrated" if r["official_rating"] is None else r["official_rating"]
@@ -317,13 +318,13 @@ def rating(
     day = iso_day("--as-of", as_of)
     with caught_up(store, view, family, known_at, position) as v:
         by_lists = queries.rates_by_lists(v)
-        if by_lists and family == "fide":
+        if by_lists and rules_family(family).periods:
             out = queries.published_and_pending(v, player_id, system, day)
         else:
             out = queries.rating_as_of(v, player_id, system, day)
     if out is None:
         missing(f"{player_id!r} had no {system} rating on {day}")
-    if family == "fide" and not by_lists:
+    if rules_family(family).periods and not by_lists:
         out["note"] = NO_LIST
 
     def table() -> None:

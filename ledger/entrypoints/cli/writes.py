@@ -34,7 +34,7 @@ from ledger.entrypoints.cli.common import (
 )
 from ledger.entrypoints.cli.output import AsCsv, AsNl, AsTsv, chosen, emit
 from ledger.roles import Role
-from ledger.rules import FAMILIES
+from ledger.rules.families import NAMES as FAMILIES
 from ledger.store import DEFAULT_STORE, redacted, require_postgres, store_url, view_path
 
 if TYPE_CHECKING:
@@ -527,14 +527,14 @@ def publish_list(
     from ledger import commands
     from ledger.application import RatingsLedger
     from ledger.commands import PublishList
-    from ledger.rules.rating_lists import off_schedule
+    from ledger.rules.families import family as rules_family
 
     data = {"family": family, "name": name, "as_of": as_of}
     if cutoff_position is not None:
         data["cutoff_position"] = _number(cutoff_position)
     with reported():
         publication = commands.parse(PublishList, data)
-        note = off_schedule(publication.family, publication.as_of)
+        note = rules_family(publication.family).off_schedule(publication.as_of)
         if note is not None:  # recorded all the same: the as-of date is the office's cut-off
             typer.echo(f"warning: {note}", err=True)
         with closing(RatingsLedger(store, preview=dry_run)) as ledger:

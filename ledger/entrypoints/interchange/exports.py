@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from ledger.rules.families import family as rules_family
 from ledger.rules.rounding import round_half_up
 from ledger.rules.uschess.systems import is_established
 from projections import queries, unrated
@@ -292,11 +293,11 @@ def crosstable(
     if payload is None:
         return None
     changes: dict[str, dict[str, RatingChange]] = {}
-    fide = view.family == "fide"
+    periods = rules_family(view.family).periods  # ΔR waits for the list (FIDE 10.65)
     for player, system, pre, post, official, before, after, k, detail in queries.section_changes(
         view, section_id
     ):
-        found = json.loads(detail or "{}") if fide else {}
+        found = json.loads(detail or "{}") if periods else {}
         if post is not None or "performance" in found:
             changes.setdefault(system, {})[player] = RatingChange(
                 pre,
@@ -304,7 +305,7 @@ def crosstable(
                 post,
                 official,
                 after,
-                None if pre is None or not fide else found.get("rating_change", 0.0),
+                None if pre is None or not periods else found.get("rating_change", 0.0),
                 k,
                 found.get("performance"),
             )
@@ -336,7 +337,7 @@ def crosstable(
         payload["end_date"],
         payload["time_control"],
         status,
-        view.family == "uschess",
+        rules_family(view.family).provisional,
         shown,
         tuple(rows),
         why.section if why else None,

@@ -38,6 +38,7 @@ from ledger.entrypoints.interchange.trf_players import (
 )
 
 __all__ = ["IdMap", "Match", "assigned_ids", "match", "profile", "rating_kind", "read_map"]
+from ledger.rules.families import reads_time_control
 from ledger.rules.time_controls import NOT_GIVEN
 
 ROUND_COLUMN = 92  # TRF16: "round 1 starting at position 92; round 2 at 102 …"
@@ -409,7 +410,7 @@ def _time_control(report: TrfReport, given: str | None, rules: str | None) -> tu
         found = header.time_control(report.header)
     except ValueError as exc:
         text, where = report.header.get("122", ("", report.source))
-        if rules is not None and not rules.startswith("uschess"):
+        if rules is not None and not reads_time_control(rules):
             return text, where
         raise InvalidCommand(
             (), f"{exc}; give it with --time-control, e.g. --time-control 90+30"

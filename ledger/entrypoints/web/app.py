@@ -25,9 +25,10 @@ from ledger.entrypoints.web.chart import chart, charts, date_ticks, rating_ticks
 from ledger.entrypoints.web.params import HttpError, When
 from ledger.entrypoints.web.params import when as asked_when
 from ledger.entrypoints.web.render import FEDERATION, TWIN, render
-from ledger.entrypoints.web.words import WORDS
 from ledger.errors import LedgerError
 from ledger.reading import Readable
+from ledger.rules.families import DEFAULT
+from ledger.rules.families import family as rules_family
 from ledger.store import view_path
 from projections.projector import View
 from projections.session import NothingKnownYet, ReadSession
@@ -54,7 +55,7 @@ class Site:
     """The WSGI application: `Site(store, view, family)` is called once per request."""
 
     def __init__(
-        self, store: str, view: Path | None = None, family: str = "uschess", busy_ms: int = 1000
+        self, store: str, view: Path | None = None, family: str = DEFAULT, busy_ms: int = 1000
     ) -> None:
         self.store = store
         self.view = view_path(store, view, family)
@@ -78,7 +79,7 @@ class Site:
                 route = path[len("/api") :] if api else path
                 asked = environ.get("QUERY_STRING", "")
                 twin = TWIN.set("/api" + route + ("?" + asked if asked else ""))
-                federation = FEDERATION.set(WORDS[self.family].federation)
+                federation = FEDERATION.set(rules_family(self.family).words.federation)
                 try:
                     data, page = self._locked_retry(route, query)
                 finally:

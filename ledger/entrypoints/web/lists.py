@@ -8,8 +8,8 @@ from typing import Any
 
 from ledger.entrypoints.web.params import HttpError, When
 from ledger.entrypoints.web.render import render
-from ledger.entrypoints.web.words import WORDS
 from ledger.reading import Readable
+from ledger.rules.families import family as rules_family
 from projections import queries
 from projections.projector import View
 from projections.timetravel import NoSuchList, list_view
@@ -38,7 +38,7 @@ def index(view: View, when: When) -> tuple[Any, str]:
     data = {"family": view.family, "lists": [x.row() for x in found]}
     page = render(
         "lists.html",
-        title=f"{WORDS[view.family].federation} rating lists",
+        title=f"{rules_family(view.family).words.federation} rating lists",
         when=when,
         keep=None,
         lists=found,
@@ -91,7 +91,7 @@ def one(
     }
     page = render(
         "list.html",
-        title=f"{WORDS[view.family].federation} rating list {name}",
+        title=f"{rules_family(view.family).words.federation} rating list {name}",
         when=when,
         keep={"system": system, **asked},
         published=published,

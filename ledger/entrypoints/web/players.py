@@ -9,8 +9,8 @@ from typing import Any
 from ledger.entrypoints.web.chart import charts
 from ledger.entrypoints.web.params import HttpError, When, whole
 from ledger.entrypoints.web.render import render
-from ledger.entrypoints.web.words import BOUNDS, WORDS
 from ledger.reading import Readable
+from ledger.rules.families import family as rules_family
 from ledger.rules.uschess.floors import OLM_GAMES
 from projections import explain as ex
 from projections import queries, unrated
@@ -51,7 +51,7 @@ def player_data(view: View, player: str, when: When) -> dict[str, Any]:
     out["as_of"] = when.as_of
     out["position"] = when.position
     for r in out["ratings"].values():
-        if view.family == "uschess":
+        if rules_family(view.family).floors:
             r["olm_progress"] = f"{r['olm_games']}/{OLM_GAMES}"
     return out
 
@@ -59,7 +59,7 @@ def player_data(view: View, player: str, when: When) -> dict[str, Any]:
 def player(view: View, player: str, when: When) -> tuple[Any, str]:
     data = player_data(view, player, when)
     data["card"] = queries.player_card(view, player)
-    words = WORDS[view.family]
+    words = rules_family(view.family).words
     fields = [
         (k, label)
         for k, label in words.ratings
@@ -82,7 +82,7 @@ def player(view: View, player: str, when: When) -> tuple[Any, str]:
         player=player,
         data=data,
         card=data["card"] or {},
-        bounds=BOUNDS,
+        bounds=words.bounds,
         fields=fields,
         chart=charts(series) if any(series.values()) else "",
         played=played,
@@ -161,6 +161,7 @@ def history(view: View, player: str, system: str | None, when: When) -> tuple[An
     if when.as_of is not None:
         rows = [r for r in rows if r["end_date"] <= when.as_of]
     out = {"id": player, "system": system, "as_of": when.as_of, "history": rows}
+    words = rules_family(view.family).words
     page = render(
         "history.html",
         title=f"History of {player} ({system or 'unrated'})",
@@ -171,8 +172,8 @@ def history(view: View, player: str, system: str | None, when: When) -> tuple[An
         system=system,
         systems=systems,
         rows=[(r, item_params(r["item_key"])) for r in rows],
-        fields=WORDS[view.family].history,
-        bounds=BOUNDS,
+        fields=words.history,
+        bounds=words.bounds,
         chart=charts({system: points(rows, None)}) if system and rows else "",
     )
     return out, page

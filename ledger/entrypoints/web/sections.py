@@ -11,9 +11,9 @@ from ledger.entrypoints.interchange.exports import crosstable
 from ledger.entrypoints.web.params import HttpError, When, day, whole
 from ledger.entrypoints.web.render import render
 from ledger.entrypoints.web.standings import standings, standings_data
-from ledger.entrypoints.web.words import WORDS
 from ledger.log import read_entries
 from ledger.reading import Readable
+from ledger.rules.families import family as rules_family
 from projections import queries
 from projections.projector import View
 
@@ -63,7 +63,7 @@ def section(view: View, ledger: Readable, section_id: str, when: When) -> tuple[
     table = crosstable(view, section_id)
     if table is None:
         return withdrawn(view, ledger, section_id, when)
-    words = WORDS[view.family]
+    words = rules_family(view.family).words
     ranked = standings(table, queries.cards(view, [r.player for r in table.rows]), words)
     page = render(
         "section.html",

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ledger.entrypoints.interchange.exports import Crosstable, CrosstableRow
-from ledger.entrypoints.web.words import Words
+from ledger.rules.family import Words
 
 PLAYED = re.compile(r"([WDL])(\d+)")  # a game played over the board: result, opponent's pair
 POINTS = {"W": 1.0, "D": 0.5, "L": 0.0}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 
 from ledger.rules.rounding import round_half_up
@@ -59,3 +60,10 @@ def pd_hundredths(d: float) -> int:
     points = round_half_up(abs(d))
     high = next(h for _, top, h in PD_BANDS if top is None or points <= top)
     return high if d >= 0 else 100 - high
+
+
+def performance(opponents: Sequence[float], score: float) -> float:
+    """Rp = Rc + dp: the average rating of the rated opponents plus the difference the FIDE
+    table gives for the percentage score (FIDE 10.1a / 8.1.1; FIDE's tournament performance
+    rating, Tiebreak Regulations 10.2: "Ra + dp"; the ICU's text: "Rp = Rc + Dp")."""
+    return sum(opponents) / len(opponents) + dp(percentage(score, len(opponents)))

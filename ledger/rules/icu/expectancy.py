@@ -4,10 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-
-def game_expectancy(own: float, opponent: float) -> float:
-    """wg = 1/(1 + 10^(Rd/400)) with Rd = opponent's rating − own rating."""
-    return 1.0 / (1.0 + 10.0 ** ((opponent - own) / 400.0))
+from ledger.rules.expectancy import winning_expectancy as game_expectancy  # wg per game
 
 
 def expected_score(own: float, opponents: Iterable[float]) -> float:

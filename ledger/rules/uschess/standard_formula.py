@@ -15,11 +15,6 @@ class StandardResult(NamedTuple):
     bonus: float
 
 
-def winning_expectancy(r: float, ri: float) -> float:
-    """§4.2: We(R, Ri) = 1 / (1 + 10^(−(R − Ri)/400))."""
-    return 1.0 / (1.0 + 10.0 ** ((ri - r) / 400.0))
-
-
 def k_factor(n_eff: float, m: int, rating: float, dual_rated: bool = False) -> float:
     """§4.2: K = 800/(N' + m); for a dual-rated update of a rating over 2200 the reduced K."""
     if dual_rated and rating > 2200:

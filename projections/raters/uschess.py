@@ -6,7 +6,7 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict
 from datetime import date
-from typing import Any, NamedTuple
+from typing import Any
 
 from ledger.events import ForeignRecord, PlayerRegistered, encode_value
 from ledger.results import RATED_RESULTS
@@ -40,76 +40,10 @@ from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.time_controls import rated_systems
 from ledger.rules.uschess.versions import Amendment, Rules, RuleVersion, resolve
 from projections.items import Item
+from projections.raters.change import Change, change
 from projections.standing import Standing, history_after
 
 Lookup = Callable[[str, System], Standing]
-
-
-class Change(NamedTuple):
-    """One player's new standing in one system and its history row (in HISTORY_COLUMNS order)."""
-
-    player: str
-    system: str
-    standing: Standing
-    row: tuple[Any, ...]
-
-
-def change(
-    item: Item,
-    player: str,
-    system: str,
-    rules: str,
-    bonus_multiplier: float | None,
-    pre: Standing,
-    post: Standing,
-    formula: str,
-    m: int = 0,
-    score: float | None = None,
-    n_eff: float | None = None,
-    k: float | None = None,
-    expected: float | None = None,
-    bonus: float | None = None,
-    step3: float | None = None,
-    step4: float | None = None,
-    step5: float | None = None,
-    floor_bound: str | None = None,
-    official: int | None = None,
-    **detail: Any,
-) -> Change:
-    """A player's new standing after `item` and its history row (HISTORY_COLUMNS order)."""
-    if official is None and post.rating is not None:
-        official = round_half_up(post.rating)
-    row = (
-        item.key,
-        player,
-        str(system),
-        item.sort_key,
-        item.kind,
-        item.end,
-        item.position,
-        item.revision,
-        rules,
-        bonus_multiplier,
-        formula,
-        pre.rating,
-        post.rating,
-        official,
-        pre.games,
-        post.games,
-        m,
-        score,
-        n_eff,
-        k,
-        expected,
-        bonus,
-        step3,
-        step4,
-        step5,
-        floor_bound,
-        encode_value(detail).decode() if detail else "{}",
-        *post.columns(),
-    )
-    return Change(player, system, post, row)
 
 
 def parse_amendments(entries: Sequence[Mapping[str, Any]]) -> tuple[Amendment, ...]:
@@ -144,6 +78,22 @@ class Rater:
         self.explain = explain
         self.version = version  # a what-if replay's rules version for every section
         self._rules: dict[tuple[str, str | None], Rules] = {}
+
+    @classmethod
+    def open(
+        cls,
+        lookup: Lookup,
+        profiles: Mapping[str, PlayerRegistered],
+        amendments: tuple[Amendment, ...],
+        explain: bool,
+        what_if: Any,
+    ) -> Rater:
+        """The rater of a read model: under a what-if, its amendments after the recorded ones
+        and its rules version for every section."""
+        if what_if is None:
+            return cls(lookup, profiles, amendments, explain)
+        extra = parse_amendments(list(what_if.amendments))
+        return cls(lookup, profiles, amendments + extra, explain, what_if.rules)
 
     def rules(self, start: str, version: str | None = None) -> Rules:
         key = (start, version)

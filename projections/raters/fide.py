@@ -1,16 +1,12 @@
-"""Rating the same sections under FIDE 10.0 (`fide-2003`) or the ICU rules (by section date)."""
+"""The FIDE rater: sections and matches under the FIDE version in force (ledger/rules/fide)."""
 
 from __future__ import annotations
 
-import itertools
 import json
-from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
 from datetime import date
 from typing import Any
 
-from ledger.events import OpeningBalanceRecorded, PlayerRegistered
-from ledger.results import RATED_RESULTS
+from ledger.events import OpeningBalanceRecorded
 from ledger.rules.fide import section as fide
 from ledger.rules.fide.initial import PoolEvent
 from ledger.rules.fide.modern import rate as rate_by_version
@@ -21,90 +17,24 @@ from ledger.rules.fide.unrated import Performance
 from ledger.rules.fide.uplift import raised_profile_rating
 from ledger.rules.fide.versions import FideVersion
 from ledger.rules.fide.versions import resolve as fide_version
-from ledger.rules.icu import section as icu
-from ledger.rules.icu.versions import resolve as icu_version
 from ledger.rules.time_controls import known_time_control
 from projections.items import Item
-from projections.rating import Change, change
+from projections.raters.change import Change, change
+from projections.raters.games import (
+    Games,
+    GamesRater,
+    detail,
+    profile_field,
+    rated_games,
+    section_format,
+    to_date,
+)
 from projections.standing import Standing
 
-REGULAR_FROM = 30  # mm + ss: the slowest range of the US Chess footnote 1, "Regular"
 SEED_GAMES = 30  # a published FIDE rating without a game count: past 10.64's first 30 games
 
-Lookup = Callable[[str, str], Standing]
 
-
-def rateable(item: Item) -> bool:
-    """Over-the-board sections and matches at a regular time control (docs/decisions.md)."""
-    if item.kind not in ("section", "match") or item.event.online:
-        return False
-    known = known_time_control(item.event.time_control)
-    return known is not None and known.total >= REGULAR_FROM
-
-
-Games = tuple[tuple[str, str, float], ...]
-
-
-def rated_games(item: Item) -> Games:
-    return tuple(
-        (g.white, g.black, RATED_RESULTS[g.result])
-        for g in item.event.games
-        if g.result in RATED_RESULTS
-    )
-
-
-def section_format(item: Item, games: Games) -> str:
-    """A match, a round robin (every pair met exactly once, three or more players), or Swiss."""
-    if item.kind == "match":
-        return "match"
-    players = sorted({w for w, _, _ in games} | {b for _, b, _ in games})
-    pairs = sorted(tuple(sorted((w, b))) for w, b, _ in games)
-    if len(players) >= 3 and pairs == sorted(itertools.combinations(players, 2)):
-        return "round_robin"
-    return "swiss"
-
-
-class ForeignRater(ABC):
-    """Common ground: the family's one rating list, opening balances recorded for it."""
-
-    system = ""
-    rules = ""
-
-    def __init__(self, lookup: Lookup, profiles: Mapping[str, PlayerRegistered]) -> None:
-        self.lookup = lookup
-        self.profiles = profiles
-
-    def standing(self, player: str) -> Standing:
-        return self.lookup(player, self.system)
-
-    def rate(self, item: Item) -> list[Change]:
-        if item.kind == "opening" and item.event.system == self.system:
-            p = item.event
-            before = self.standing(p.member_id)
-            after = Standing(
-                rating=float(p.rating),
-                games=p.games,
-                rated_on=item.end,
-                extra=self.opening_extra(p),
-            )
-            return [
-                change(item, p.member_id, self.system, self.rules, None, before, after, "opening")
-            ]
-        if not rateable(item):
-            return []
-        games = rated_games(item)
-        ids = dict.fromkeys(x for g in games for x in g[:2])
-        return self.rate_games(item, games, {pid: self.standing(pid) for pid in ids})
-
-    def opening_extra(self, opening: OpeningBalanceRecorded) -> str | None:
-        return None
-
-    @abstractmethod
-    def rate_games(self, item: Item, games: Games, pre: dict[str, Standing]) -> list[Change]:
-        """Rate a section's or match's rated games, given each player's standing before."""
-
-
-class FideRater(ForeignRater):
+class FideRater(GamesRater):
     """FIDE by date (`ledger.rules.fide.versions`): the standard list (`FIDE`) and, from 2022,
     the rapid and blitz lists; rated players' ΔR and unrated players' results."""
 
@@ -182,7 +112,7 @@ class FideRater(ForeignRater):
                     pre[pid].games,
                     extra[pid].get("reached_2400", False),
                     tuple(Performance(r, n) for r, n in extra[pid].get("prior", ())),
-                    birth=_date(_profile_field(self.profiles, pid, "birth_date")),
+                    birth=to_date(profile_field(self.profiles, pid, "birth_date")),
                     pool=tuple(
                         PoolEvent(date.fromisoformat(end), tuple(map(tuple, results)))
                         for end, results in extra[pid].get("pool", ())
@@ -252,64 +182,8 @@ class FideRater(ForeignRater):
             k=o.k,
             expected=o.expected,
             official=official,
-            **_detail(o, outcome),
+            **detail(o, outcome),
         )
-
-
-class IcuRater(ForeignRater):
-    """The ICU rules on the ledger's sections: continuous formula, or performance while new."""
-
-    system = "ICU"
-    rules = icu.RULES
-
-    def rate_games(self, item: Item, games: Games, pre: dict[str, Standing]) -> list[Change]:
-        ids = list(pre)
-        version = icu_version(date.fromisoformat(item.start))
-        fixed = {p.id: p.fixed_rating for p in item.event.players if p.fixed_rating is not None}
-        outcome = version.rate(
-            icu.Section(
-                date.fromisoformat(item.start),
-                date.fromisoformat(item.end),
-                tuple(
-                    icu.Player(
-                        pid,
-                        fixed.get(pid, pre[pid].rating),
-                        pre[pid].games,
-                        _date(_profile_field(self.profiles, pid, "birth_date")),
-                        _date(_profile_field(self.profiles, pid, "playing_since")),
-                        foreign=pid in fixed,  # articles/17: foreign players held fixed
-                    )
-                    for pid in ids
-                ),
-                games,
-            )
-        )
-        changes = []
-        for o in outcome.players:
-            if not o.games:
-                continue
-            before = pre[o.player]
-            rating = float(o.official) if version.carries_published else o.post
-            after = Standing(rating=rating, games=before.games + o.games, rated_on=item.end)
-            changes.append(
-                change(
-                    item,
-                    o.player,
-                    self.system,
-                    outcome.rules,
-                    None,
-                    before,
-                    after,
-                    "performance" if o.performance is not None else "continuous",
-                    m=o.games,
-                    score=o.score,
-                    k=o.k,
-                    expected=o.expected,
-                    official=o.official,
-                    **_detail(o, outcome),
-                )
-            )
-        return changes
 
 
 def _counted_results(section: fide.Section, outcome: SectionOutcome) -> dict[str, list[float]]:
@@ -324,46 +198,3 @@ def _counted_results(section: fide.Section, outcome: SectionOutcome) -> dict[str
         if every or by_id[white].counts_as_rated:
             out.setdefault(black, []).append(1.0 - score)
     return out
-
-
-def _detail(o: PlayerOutcome, outcome: SectionOutcome) -> dict[str, Any]:
-    keys = (
-        "rc",
-        "rc_before_cap",
-        "performance",
-        "performance_before_cap",
-        "published_rating",
-        "d",
-        "pd",
-        "p",
-        "dp",
-        "rating_change",
-        "provisional",
-        "k_base",
-        "sum_delta",
-        "reason",
-    )
-    detail = {k: getattr(o, k) for k in keys if getattr(o, k) not in (None, False)}
-    if o.deltas:  # 8.3.2: each game's opponent, D, PD, score and ΔR
-        detail["games"] = [
-            [who, g.opponent, g.d, g.pd, g.score, g.delta]
-            for who, g in zip(o.opponents, o.deltas, strict=True)
-        ]
-        detail["hundredths"] = sum(g.hundredths for g in o.deltas)
-    elif o.opponents:  # 8.2: an unrated player's games against rated opponents
-        detail["games"] = [[who, r, s] for who, (r, s) in zip(o.opponents, o.results, strict=True)]
-    if outcome.ra is not None:
-        detail |= {"rar": outcome.rar, "dpa": outcome.dpa, "ra": outcome.ra}
-    return detail
-
-
-def _profile_field(profiles: Mapping[str, PlayerRegistered], player: str, name: str) -> Any:
-    profile = profiles.get(player)
-    return None if profile is None else getattr(profile, name)
-
-
-def _date(value: str | None) -> date | None:
-    return date.fromisoformat(value) if value else None
-
-
-RATERS = {"fide": FideRater, "icu": IcuRater}

@@ -1,0 +1,64 @@
+"""A rule family as one object: what the read side, the pages and the exports ask a family
+instead of comparing its name. Each family's package defines its `FAMILY`
+(`ledger/rules/<family>/family.py`); `ledger.rules.families` lists them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from ledger.rules.rating_lists import LateItems
+
+Fields = tuple[tuple[str, str], ...]
+MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August")
+MONTH_NAMES += ("September", "October", "November", "December")
+
+
+@dataclass(frozen=True)
+class Words:
+    """A family's vocabulary on the pages: which columns a player's ratings and history show
+    and what they are called, what a crosstable's rating column says, and the performance a
+    crosstable shows. A FIDE or ICU page never says "OLM" or "floor"."""
+
+    federation: str  # who publishes: the site's heading
+    ratings: Fields  # (rating row column, heading) on the player page
+    history: Fields  # (history row column, heading) on the history page
+    change: str  # the crosstable's heading of a system's rating cell
+    performance: Callable[[Sequence[float], float], float] | None  # None: the text has none
+    bounds: Mapping[str, str] = field(default_factory=dict)  # a floor bound's name in its text
+
+
+@dataclass(frozen=True)
+class Family:
+    """One rule family: its dated versions, its rater, the systems it keeps, how it rates by
+    published lists, and what its standings, pages and explanations show."""
+
+    name: str  # `--rules-family`, the read model's `rules_family`
+    versions: tuple[str, ...]  # its dated versions' names, oldest first
+    resolve: Callable[..., Any]  # (date, name=None) → the version in force (or named)
+    rater: str  # "module:Class" of its rater on the read side, imported when a model rates
+    systems: tuple[str, ...]  # the rating systems it keeps, in their usual order
+    list_system: str | None  # the one system its lists and supplements show; None: every one
+    words: Words
+    view_suffix: str  # `ledger.db` → `ledger<view_suffix>`: its read model beside a store
+    list_months: tuple[int, ...] | None = None  # the months it publishes lists in; None: any
+    late_items: LateItems | None = None  # how its published lists place late items; None: no lists
+    periods: bool = False  # each list period rated from the previous list (FIDE 10.65): ΔR waits
+    floors: bool = False  # US Chess §5 floors, OLM and "established" in a ratings row
+    provisional: bool = False  # a rating shows P and N until established (US Chess §1)
+    last_k: bool = False  # a ratings row shows the K of his last change (FIDE 10.641, ICU)
+    explain_sections: Mapping[str, str] = field(default_factory=dict)  # item kind → its text
+    explain_versions: Mapping[str, str] = field(default_factory=dict)  # version → its articles
+    # a section it rates must give a time control the ledger reads (US Chess footnote 1);
+    # else one it cannot read is kept as written
+    reads_time_control: bool = False
+
+    def off_schedule(self, as_of: date) -> str | None:
+        """A one-line note if it does not publish lists in the month of `as_of`, else None."""
+        months = self.list_months
+        if months is None or as_of.month in months:
+            return None
+        names = ", ".join(MONTH_NAMES[m - 1] for m in months)
+        return f"{self.name} publishes its lists in {names}; {as_of} is not in one of them"

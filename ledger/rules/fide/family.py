@@ -1,0 +1,62 @@
+"""FIDE as one rule family (ledger/rules/family.py): its versions by date, the standard list
+and (from 2022) the rapid and blitz lists, rated by published lists in periods (10.65)."""
+
+from __future__ import annotations
+
+from ledger.rules.family import Family, Words
+from ledger.rules.fide.rate_of_play import STANDARD, SYSTEMS
+from ledger.rules.fide.tables import performance
+from ledger.rules.fide.versions import NAMES, resolve
+
+WORDS = Words(
+    federation="FIDE",
+    ratings=(
+        ("official_rating", "Rating"),
+        ("games", "Games"),
+        ("wins", "W"),
+        ("draws", "D"),
+        ("losses", "L"),
+        ("k", "K"),
+        ("rated_on", "Rated on"),
+    ),
+    history=(
+        ("end_date", "Ended"),
+        ("kind", "Kind"),
+        ("rules", "Rules"),
+        ("pre_rating", "Ro"),
+        ("post_rating", "Rn"),
+        ("official_rating", "Rating"),
+        ("games_before", "Games before"),
+        ("games_after", "Games after"),
+        ("score", "Score"),
+        ("expected", "Expected"),
+        ("k", "K"),
+        ("position", "Position"),
+    ),
+    change="Ro, ΔR, K",
+    performance=performance,
+)
+# What an explanation of a section rated under each version follows.
+EXPLAIN_VERSIONS = {
+    "fide-2003": "B.02 10.2–10.5 (unrated: Rc, Ru, 10.3 Rn), 10.6 (Rc, D, PD, ΔR = K(W − We)), "
+    "10.65 (the period: Rn = Ro + ΣΔR)",
+    "fide-2022": "B.02 (2022) 8.2 (initial rating), 8.3.1–8.3.2 (D, PD, ΔR per game), 8.3.3 (K), "
+    "8.3.4 and 7.1 (the monthly list)",
+    "fide-2024": "B.02 (2024) 8.2 (initial rating), 8.3.1–8.3.2 (D, PD, ΔR per game), 8.3.3 (K), "
+    "8.3.4 and 7.1 (the monthly list)",
+}
+
+FAMILY = Family(
+    name="fide",
+    versions=NAMES,
+    resolve=resolve,
+    rater="projections.raters.fide:FideRater",
+    systems=SYSTEMS,
+    list_system=STANDARD,
+    words=WORDS,
+    view_suffix=".fide.view.db",
+    late_items="next_period",  # late reports are rated in the next period (docs/decisions.md)
+    periods=True,
+    last_k=True,
+    explain_versions=EXPLAIN_VERSIONS,
+)

@@ -1,0 +1,146 @@
+"""What the FIDE and ICU raters share: which items they rate, the rated games of a section,
+its format, opening balances in the family's own list, and the detail of an outcome."""
+
+from __future__ import annotations
+
+import itertools
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from datetime import date
+from typing import Any
+
+from ledger.events import OpeningBalanceRecorded, PlayerRegistered
+from ledger.results import RATED_RESULTS
+from ledger.rules.fide.section import PlayerOutcome, SectionOutcome
+from ledger.rules.time_controls import known_time_control
+from projections.items import Item
+from projections.raters.change import Change, change
+from projections.standing import Standing
+
+REGULAR_FROM = 30  # mm + ss: the slowest range of the US Chess footnote 1, "Regular"
+
+Lookup = Callable[[str, str], Standing]
+
+
+def rateable(item: Item) -> bool:
+    """Over-the-board sections and matches at a regular time control (docs/decisions.md)."""
+    if item.kind not in ("section", "match") or item.event.online:
+        return False
+    known = known_time_control(item.event.time_control)
+    return known is not None and known.total >= REGULAR_FROM
+
+
+Games = tuple[tuple[str, str, float], ...]
+
+
+def rated_games(item: Item) -> Games:
+    return tuple(
+        (g.white, g.black, RATED_RESULTS[g.result])
+        for g in item.event.games
+        if g.result in RATED_RESULTS
+    )
+
+
+def section_format(item: Item, games: Games) -> str:
+    """A match, a round robin (every pair met exactly once, three or more players), or Swiss."""
+    if item.kind == "match":
+        return "match"
+    players = sorted({w for w, _, _ in games} | {b for _, b, _ in games})
+    pairs = sorted(tuple(sorted((w, b))) for w, b, _ in games)
+    if len(players) >= 3 and pairs == sorted(itertools.combinations(players, 2)):
+        return "round_robin"
+    return "swiss"
+
+
+class GamesRater(ABC):
+    """A family rating the games of sections and matches in its own list (`system`), with
+    opening balances recorded for it."""
+
+    system = ""
+    rules = ""
+
+    def __init__(self, lookup: Lookup, profiles: Mapping[str, PlayerRegistered]) -> None:
+        self.lookup = lookup
+        self.profiles = profiles
+
+    @classmethod
+    def open(
+        cls,
+        lookup: Lookup,
+        profiles: Mapping[str, PlayerRegistered],
+        amendments: tuple[Any, ...],
+        explain: bool,
+        what_if: Any,
+    ) -> GamesRater:
+        """The rater of a read model (US Chess rules amendments and a what-if's rules version
+        do not apply; its history rows carry every value already)."""
+        return cls(lookup, profiles)
+
+    def standing(self, player: str) -> Standing:
+        return self.lookup(player, self.system)
+
+    def rate(self, item: Item) -> list[Change]:
+        if item.kind == "opening" and item.event.system == self.system:
+            p = item.event
+            before = self.standing(p.member_id)
+            after = Standing(
+                rating=float(p.rating),
+                games=p.games,
+                rated_on=item.end,
+                extra=self.opening_extra(p),
+            )
+            return [
+                change(item, p.member_id, self.system, self.rules, None, before, after, "opening")
+            ]
+        if not rateable(item):
+            return []
+        games = rated_games(item)
+        ids = dict.fromkeys(x for g in games for x in g[:2])
+        return self.rate_games(item, games, {pid: self.standing(pid) for pid in ids})
+
+    def opening_extra(self, opening: OpeningBalanceRecorded) -> str | None:
+        return None
+
+    @abstractmethod
+    def rate_games(self, item: Item, games: Games, pre: dict[str, Standing]) -> list[Change]:
+        """Rate a section's or match's rated games, given each player's standing before."""
+
+
+def detail(o: PlayerOutcome, outcome: SectionOutcome) -> dict[str, Any]:
+    keys = (
+        "rc",
+        "rc_before_cap",
+        "performance",
+        "performance_before_cap",
+        "published_rating",
+        "d",
+        "pd",
+        "p",
+        "dp",
+        "rating_change",
+        "provisional",
+        "k_base",
+        "sum_delta",
+        "reason",
+    )
+    detail = {k: getattr(o, k) for k in keys if getattr(o, k) not in (None, False)}
+    if o.deltas:  # 8.3.2: each game's opponent, D, PD, score and ΔR
+        detail["games"] = [
+            [who, g.opponent, g.d, g.pd, g.score, g.delta]
+            for who, g in zip(o.opponents, o.deltas, strict=True)
+        ]
+        detail["hundredths"] = sum(g.hundredths for g in o.deltas)
+    elif o.opponents:  # 8.2: an unrated player's games against rated opponents
+        detail["games"] = [[who, r, s] for who, (r, s) in zip(o.opponents, o.results, strict=True)]
+    if outcome.ra is not None:
+        detail |= {"rar": outcome.rar, "dpa": outcome.dpa, "ra": outcome.ra}
+    return detail
+
+
+def profile_field(profiles: Mapping[str, PlayerRegistered], player: str, name: str) -> Any:
+    profile = profiles.get(player)
+    return None if profile is None else getattr(profile, name)
+
+
+def to_date(value: str | None) -> date | None:
+    return date.fromisoformat(value) if value else None

@@ -1,0 +1,75 @@
+"""The ICU rater: the ledger's sections under the ICU version in force (ledger/rules/icu)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from ledger.rules.icu import section as icu
+from ledger.rules.icu.family import SYSTEM
+from ledger.rules.icu.versions import resolve as icu_version
+from projections.items import Item
+from projections.raters.change import Change, change
+from projections.raters.games import (
+    Games,
+    GamesRater,
+    detail,
+    profile_field,
+    to_date,
+)
+from projections.standing import Standing
+
+
+class IcuRater(GamesRater):
+    """The ICU rules on the ledger's sections: continuous formula, or performance while new."""
+
+    system = SYSTEM
+    rules = icu.RULES
+
+    def rate_games(self, item: Item, games: Games, pre: dict[str, Standing]) -> list[Change]:
+        ids = list(pre)
+        version = icu_version(date.fromisoformat(item.start))
+        fixed = {p.id: p.fixed_rating for p in item.event.players if p.fixed_rating is not None}
+        outcome = version.rate(
+            icu.Section(
+                date.fromisoformat(item.start),
+                date.fromisoformat(item.end),
+                tuple(
+                    icu.Player(
+                        pid,
+                        fixed.get(pid, pre[pid].rating),
+                        pre[pid].games,
+                        to_date(profile_field(self.profiles, pid, "birth_date")),
+                        to_date(profile_field(self.profiles, pid, "playing_since")),
+                        foreign=pid in fixed,  # articles/17: foreign players held fixed
+                    )
+                    for pid in ids
+                ),
+                games,
+            )
+        )
+        changes = []
+        for o in outcome.players:
+            if not o.games:
+                continue
+            before = pre[o.player]
+            rating = float(o.official) if version.carries_published else o.post
+            after = Standing(rating=rating, games=before.games + o.games, rated_on=item.end)
+            changes.append(
+                change(
+                    item,
+                    o.player,
+                    self.system,
+                    outcome.rules,
+                    None,
+                    before,
+                    after,
+                    "performance" if o.performance is not None else "continuous",
+                    m=o.games,
+                    score=o.score,
+                    k=o.k,
+                    expected=o.expected,
+                    official=o.official,
+                    **detail(o, outcome),
+                )
+            )
+        return changes
