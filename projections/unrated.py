@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from ledger.results import RATED_RESULTS
-from ledger.rules.not_rated import NAMES, section_not_rated
+from ledger.rules.families import family as rules_family
 from projections import queries
 from projections.schema import ReadModel
 
@@ -40,11 +40,14 @@ def reasons(view: ReadModel, section_id: str) -> Unrated | None:
         if post is not None or "performance" in json.loads(detail or "{}")
     }
     day = date.fromisoformat(payload["start_date"])
-    why = section_not_rated(view.family, payload["time_control"], payload["online"], day)
+    why = rules_family(view.family).section_not_rated(
+        payload["time_control"], payload["online"], day
+    )
     if why is None and not rated and queries.rates_by_lists(view):
         why = WAITING
     if why is None and not rated:
-        why = f"no player was rated by {NAMES[view.family]} before: none to rate the others against"
+        by = rules_family(view.family).words.federation
+        why = f"no player was rated by {by} before: none to rate the others against"
     played = {
         pid
         for g in payload["games"]
@@ -67,7 +70,7 @@ def _alone(view: ReadModel, pid: str, payload: dict, rated: set[str]) -> str:
         for g in payload["games"]
         if pid in (g["white"], g["black"]) and g["result"] in RATED_RESULTS
     }
-    name = NAMES[view.family]
+    name = rules_family(view.family).words.federation
     if not opponents & rated:
         return f"every opponent was unrated: no {name} rating to measure these games against"
     return f"the {name} rules rate none of these games for this player (see explain)"

@@ -10,6 +10,7 @@ from datetime import date
 from typing import Any
 
 from ledger.rules.rating_lists import LateItems
+from ledger.rules.time_controls import known_time_control
 
 Fields = tuple[tuple[str, str], ...]
 MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August")
@@ -54,6 +55,14 @@ class Family:
     # a section it rates must give a time control the ledger reads (US Chess footnote 1);
     # else one it cannot read is kept as written
     reads_time_control: bool = False
+    # why it rates none of a section's games: (minutes mm + ss or None when the time control is
+    # not read, online, the section's start) → a reason, or None when it rates them
+    not_rated: Callable[[float | None, bool, date], str | None] = lambda total, online, day: None
+
+    def section_not_rated(self, time_control: str, online: bool, day: date) -> str | None:
+        """Its reason for rating none of a section's games (None: it rates them)."""
+        known = known_time_control(time_control)
+        return self.not_rated(None if known is None else known.total, online, day)
 
     def off_schedule(self, as_of: date) -> str | None:
         """A one-line note if it does not publish lists in the month of `as_of`, else None."""

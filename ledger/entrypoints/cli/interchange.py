@@ -502,13 +502,12 @@ def trf_notes(report: Any, section: SubmitSection, partial: bool) -> list[str]:
 def section_notes(section: SubmitSection) -> dict[str, Any]:
     """Each rules family's reason for rating none of the section's games (none: it rates them)."""
     from ledger.results import RATED_RESULTS
-    from ledger.rules import FAMILIES
-    from ledger.rules.not_rated import section_not_rated
+    from ledger.rules.families import every
     from projections.unrated import NO_GAME
 
     reasons = {
-        f: section_not_rated(f, section.time_control, section.online, section.start_date)
-        for f in FAMILIES
+        f.name: f.section_not_rated(section.time_control, section.online, section.start_date)
+        for f in every()
     }
     played = {p for g in section.games if g.result in RATED_RESULTS for p in (g.white, g.black)}
     return {

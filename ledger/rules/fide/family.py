@@ -4,6 +4,7 @@ and (from 2022) the rapid and blitz lists, rated by published lists in periods (
 from __future__ import annotations
 
 from ledger.rules.family import Family, Words
+from ledger.rules.fide import rate_of_play
 from ledger.rules.fide.rate_of_play import STANDARD, SYSTEMS
 from ledger.rules.fide.tables import performance
 from ledger.rules.fide.versions import NAMES, resolve
@@ -59,4 +60,7 @@ FAMILY = Family(
     periods=True,
     last_k=True,
     explain_versions=EXPLAIN_VERSIONS,
+    not_rated=lambda total, online, day: rate_of_play.section_not_rated(
+        total, online, resolve(day)
+    ),
 )

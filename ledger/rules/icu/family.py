@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ledger.rules.family import Family, Words
 from ledger.rules.fide.tables import performance
+from ledger.rules.icu import section_not_rated
 from ledger.rules.icu.lists import LIST_MONTHS
 from ledger.rules.icu.versions import VERSIONS, resolve
 
@@ -64,4 +65,5 @@ FAMILY = Family(
     late_items="next_period",
     last_k=True,
     explain_sections=EXPLAIN_SECTIONS,
+    not_rated=lambda total, online, day: section_not_rated(total, online),
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ledger.rules.family import Family, Words
 from ledger.rules.uschess.systems import System
+from ledger.rules.uschess.time_controls import section_not_rated
 from ledger.rules.uschess.versions import VERSIONS, resolve
 
 # §5's names of what held a US Chess rating (the read model keeps projections' identifiers).
@@ -84,4 +85,5 @@ FAMILY = Family(
     provisional=True,
     reads_time_control=True,
     explain_sections=KIND_SECTIONS,
+    not_rated=section_not_rated,
 )
