@@ -5,16 +5,18 @@ from __future__ import annotations
 import functools
 import json
 from datetime import date
-from typing import Any, Protocol
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ledger.rules import FAMILIES  # noqa: F401 (the read model's families)
 from ledger.rules.rounding import round_half_up
 from ledger.rules.uschess import floors
 from ledger.rules.uschess.systems import System, is_established
 from ledger.rules.uschess.versions import RuleVersion, resolve
+from projections import SCHEMA_VERSION
 from projections.standing import STATE_COLUMNS, Standing
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 HISTORY_COLUMNS = (
     "item_key",
@@ -51,7 +53,6 @@ POST_RATING = HISTORY_COLUMNS.index("post_rating")
 GAMES_AFTER = HISTORY_COLUMNS.index("games_after")
 STATE_SELECT = ", ".join(("post_rating", "games_after", *STATE_COLUMNS))
 
-SCHEMA_VERSION = "2"
 HISTORY_TYPES = {
     "s_wins": int,
     "s_draws": int,
