@@ -41,6 +41,7 @@ from projections.items import Item
 from projections.lock import BUSY_TIMEOUT_SECONDS, exclusive
 from projections.rating import Change, Rater, parse_amendments
 from projections.schema import (
+    CONTENT,
     FAMILIES,
     GAMES_AFTER,
     HISTORY_INSERT,
@@ -614,13 +615,12 @@ class View:
             return self._catch_up(entries, dry_run=False, fresh=True)
 
     def digest(self) -> str:
-        """SHA-256 over every table's rows in primary-key order (rebuild identity)."""
+        """SHA-256 over the read model's content (`schema.CONTENT`: every table's rows in key
+        order, whatever the layout stores them as): rebuild identity, `verify --view`."""
         h = hashlib.sha256()
-        for table in sorted(self.db.table_names()):
-            t = self.db[table]
-            order = ", ".join(t.pks)
+        for table, query in CONTENT.items():
             h.update(table.encode())
-            for row in self.db.execute(f"select * from [{table}] order by {order}"):
+            for row in self.db.execute(query):
                 h.update(json.dumps(row, default=str).encode())
         return h.hexdigest()
 

@@ -133,6 +133,29 @@ RATINGS_INSERT = (
 )
 
 
+# The read model's logical content, whatever its layout: each table as a query answers it, in
+# key order, its columns named. `View.digest` hashes these, so a layout change (a table split,
+# an index, another version) that loses or changes no value keeps the digest (docs/decisions.md,
+# "A digest of the content"). The layout's version (meta `schema`) is not content.
+CONTENT = {
+    "amendments": "select position, parameter, value, effective, until, reason from amendments "
+    "order by position",
+    "entries": "select position, key from entries order by position",
+    "history": f"select {', '.join(HISTORY_COLUMNS)} from history "
+    "order by player, system, sort_key",
+    "item_players": "select item_key, player from item_players order by item_key, player",
+    "items": "select key, kind, sort_key, start, end, position, revision, payload from items "
+    "order by key",
+    "lists": f"select {', '.join(LIST_COLUMNS)} from lists order by family, number",
+    "meta": "select key, value from meta where key != 'schema' order by key",
+    "players": "select id, profile, position from players order by id",
+    "problems": "select position, item_key, kind, reason from problems order by position, item_key",
+    "ratings": f"select {', '.join(RATING_COLUMNS)} from ratings order by player, system",
+    "revisions": "select key, revisions from revisions order by key",
+    "sections": f"select {', '.join(SECTION_COLUMNS)} from sections order by section_id",
+}
+
+
 def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> None:
     """Every table of an empty read model (nothing if complete; a half-made one, or one of
     another schema version, starts again: a read model is rebuilt from the ledger)."""
