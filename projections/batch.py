@@ -8,7 +8,9 @@ keeps them in memory for a rebuild into an empty model and writes them once, in 
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Iterator
+from operator import itemgetter
+from typing import Any, NamedTuple
 
 import sqlite_utils
 
@@ -22,6 +24,40 @@ from projections.schema import LIST_COLUMNS, SECTION_COLUMNS
 Profile = tuple[events.PlayerRegistered, str, int]
 # One revision of a record changed more than once: [position, entry type, payload].
 Revision = list[Any]
+
+
+class Stored(NamedTuple):
+    """An item as a rebuild's batch keeps it until it is rated: its fact encoded (JSON bytes,
+    a fraction of the decoded fact's size: a rebuild's memory is mostly its items), the
+    players it names, and the rest as `Item` has them."""
+
+    sort_key: str
+    key: str
+    kind: str
+    start: str
+    end: str
+    position: int
+    revision: int
+    payload: bytes
+    players: tuple[str, ...]
+
+    def item(self) -> Item:
+        fact = events.decode(KIND_FACTS[self.kind].__name__, self.payload)
+        return Item(self.key, self.kind, self.start, self.end, self.position, self.revision, fact)
+
+    @classmethod
+    def of(cls, i: Item) -> Stored:
+        return cls(
+            i.sort_key,
+            i.key,
+            i.kind,
+            i.start,
+            i.end,
+            i.position,
+            i.revision,
+            events.encode(i.event),
+            tuple(dict.fromkeys(i.players)),
+        )
 
 
 class Batch:
@@ -72,7 +108,7 @@ class Fresh(Batch):
     def __init__(self) -> None:
         super().__init__()
         self.profiles: dict[str, Profile] = {}
-        self.items: dict[str, Item] = {}
+        self.items: dict[str, Stored] = {}
         self.sections: dict[str, dict[str, Any]] = {}
         self.amendments: dict[int, tuple[Any, ...]] = {}
         self.keys: dict[int, str] = {}
@@ -87,10 +123,16 @@ class Fresh(Batch):
         _put(self.profiles, member_id, profile)
 
     def item(self, key: str) -> Item | None:
-        return self.items.get(key)
+        found = self.items.get(key)
+        return None if found is None else found.item()
 
     def put_item(self, key: str, item: Item | None) -> None:
-        _put(self.items, key, item)
+        _put(self.items, key, None if item is None else Stored.of(item))
+
+    def ordered(self) -> Iterator[Item]:
+        """Every item in rating order, each decoded when reached (and dropped once rated)."""
+        for stored in sorted(self.items.values(), key=itemgetter(0)):
+            yield stored.item()
 
     def section(self, section_id: str) -> dict[str, Any] | None:
         return self.sections.get(section_id)
@@ -138,13 +180,26 @@ class Fresh(Batch):
             "insert into amendments values (?, ?, ?, ?, ?, ?)",
             [(pos, *row) for pos, row in self.amendments.items()],
         )
-        ordered = sorted(self.items.values(), key=by_sort_key)
+        ordered = sorted(self.items.values(), key=itemgetter(0))
         conn.executemany(
-            "insert into items values (?, ?, ?, ?, ?, ?, ?, ?)", map(_item_row, ordered)
+            "insert into items values (?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    s.key,
+                    s.kind,
+                    s.sort_key,
+                    s.start,
+                    s.end,
+                    s.position,
+                    s.revision,
+                    s.payload.decode(),
+                )
+                for s in ordered
+            ],
         )
         conn.executemany(
             "insert into item_players values (?, ?)",
-            [(i.key, p) for i in ordered for p in dict.fromkeys(i.players)],
+            [(s.key, p) for s in ordered for p in s.players],
         )
         conn.executemany(
             "insert into sections values (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -289,10 +344,6 @@ def _put(table: dict[Any, Any], key: Any, value: Any) -> None:
         table.pop(key, None)
     else:
         table[key] = value
-
-
-def by_sort_key(item: Item) -> str:
-    return item.sort_key
 
 
 def _item_row(i: Item) -> tuple[Any, ...]:

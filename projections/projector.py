@@ -34,7 +34,7 @@ from ledger.log import LedgerEntry
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.versions import Amendment
 from projections import modelfile, periods, queries
-from projections.batch import Batch, Fresh, Incremental, by_sort_key, decode_item, profile_fact
+from projections.batch import Batch, Fresh, Incremental, decode_item, profile_fact
 from projections.foreign import RATERS, ForeignRater
 from projections.handlers import apply, short
 from projections.items import Item
@@ -354,13 +354,10 @@ class View:
         """Into an empty read model: every item in rating order, in memory. The records go to
         the writer first, the history rows in chunks as they come (sorted there): a writer
         process stores them while the next items are rated (projections/writer.py)."""
-        # The history's item index is kept up as chunks arrive; the others are built after
-        # their one bulk insert.
-        for index in ("idx_items_sort_key", "idx_item_players_player"):
+        # Indexes are built after the bulk inserts, from sorted keys (issue 21).
+        for index in INDEXES_AFTER_LOAD:
             conn.execute(f"drop index if exists {index}")
         batch.write(conn)
-        conn.execute("create index idx_items_sort_key on items (sort_key)")
-        conn.execute("create index idx_item_players_player on item_players (player)")
         live: dict[tuple[str, System], Standing] = {}
         get = live.get
         amendments = parse_amendments(
@@ -382,7 +379,7 @@ class View:
         own = [x for x in batch.lists if x.family == self.family]
         if periods.in_periods(self.family, own):
             profiles = {m: p[0] for m, p in batch.profiles.items()}
-            ordered = sorted(batch.items.values(), key=by_sort_key)
+            ordered = list(batch.ordered())
             rows, live = periods.rate(ordered, own, self._guarded(profiles, batch), self._uplift)
             players.update(p for p, _ in live)
             stats.items_rated = len(ordered)
@@ -390,8 +387,9 @@ class View:
             conn.executemany(HISTORY_INSERT, rows, by_key)
             batch.write_problems(conn)
             self._write_ratings(live, conn=conn)
+            _index(conn)
             return
-        for item in sorted(batch.items.values(), key=by_sort_key):
+        for item in batch.ordered():
             changes = self._rate(item, rate, batch)
             stats.items_rated += 1
             if changes is None:
@@ -409,6 +407,7 @@ class View:
         conn.executemany(HISTORY_INSERT, rows, by_key)
         batch.write_problems(conn)
         self._write_ratings(live, conn=conn)
+        _index(conn)
 
     def _cascade(self, batch: Incremental, stats: CatchUp) -> None:
         """Re-rate from the earliest changed item, following the players whose rows change."""
@@ -652,7 +651,20 @@ def _no_cyclic_gc() -> Iterator[None]:
             gc.enable()
 
 
-HISTORY_CHUNK = 20_000  # history rows handed to the writer at a time
+# History rows handed to the writer at a time: a chunk's rows are most of a rebuild's own
+# memory beyond its live standings (about 1.5 KB a row), so it is kept small.
+HISTORY_CHUNK = 4_000
+INDEXES_AFTER_LOAD = {
+    "idx_items_sort_key": "items (sort_key)",
+    "idx_item_players_player": "item_players (player)",
+    "idx_history_item_key": "history (item_key)",
+}
+
+
+def _index(conn: Writer | LocalWriter) -> None:
+    """The indexes a rebuild dropped, built once every row is in."""
+    for name, on in INDEXES_AFTER_LOAD.items():
+        conn.execute(f"create index {name} on {on}")
 
 
 class ProfilesOnDemand:
