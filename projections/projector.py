@@ -44,13 +44,13 @@ from projections.schema import (
     CONTENT,
     FAMILIES,
     GAMES_AFTER,
+    HISTORY_COLUMNS,
     HISTORY_INSERT,
     HISTORY_REPLACE,
     POST_RATING,
     RATING_COLUMNS,
     RATINGS_INSERT,
     STATE,
-    STATE_SELECT,
     create,
     rating_row,
 )
@@ -442,22 +442,10 @@ class View:
         affected = set(batch.seeds)
         current = [start]
 
-        systems: dict[str, set[str]] = {}  # player → the systems with stored rows
-
         def lookup(player: str, system: System) -> Standing:
             s = live.get((player, system))
             if s is not None:
                 return s
-            found = systems.get(player)
-            if found is None:
-                found = systems[player] = {
-                    r[0]
-                    for r in db.conn.execute(
-                        "select distinct system from history where player = ?", [player]
-                    )
-                }
-            if str(system) not in found:
-                return UNRATED  # (a row the cascade adds makes the player followed: in `live`)
             return queries.standing_before(self, player, system, current[0])
 
         rater = self._rater(lookup, ProfilesOnDemand(self), queries.amendments(self))
@@ -490,35 +478,42 @@ class View:
         # rows that the re-rating left as they were (docs/decisions.md).
         stale: list[tuple[str, str, str]] = []  # rows whose key no new row replaces
         new_rows: list[tuple[Any, ...]] = []
-        for key, kind, s, e, position, revision, payload in db.execute(
-            "select key, kind, start, end, position, revision, payload from items "
+        # Which players each later item names (item_players): an item is read and decoded
+        # only if it is re-rated.
+        named: dict[str, set[str]] = {}
+        for key, player in db.execute(
+            "select p.item_key, p.player from items i join item_players p on p.item_key = i.key "
+            "where i.sort_key >= ?",
+            [start],
+        ):
+            named.setdefault(key, set()).add(player)
+        for key, kind, s, e, position, revision in db.execute(
+            "select key, kind, start, end, position, revision from items "
             "where sort_key >= ? order by sort_key",
             [start],
         ).fetchall():
-            item = Item(key, kind, s, e, position, revision, decode_item(kind, payload))
-            if key not in dirty and affected.isdisjoint(item.players):
+            if key not in dirty and affected.isdisjoint(named.get(key, ())):
                 continue
+            payload = db.execute("select payload from items where key = ?", [key]).fetchone()[0]
+            item = Item(key, kind, s, e, position, revision, decode_item(kind, payload))
             current[0] = item.sort_key
             batch.drop_problems(revision, key)
             changes = self._rate(item, rater.rate, batch) or []
             stats.items_rated += 1
             old, where = {}, {}
-            for r in conn.execute(
-                f"select player, system, sort_key, {STATE_SELECT} from history where item_key = ?",
-                [key],
-            ):
-                old[(r[0], r[1])] = tuple(r[3:])
-                if r[2] != item.sort_key:  # the item moved (new dates): its old rows go
-                    stale.append((r[0], r[1], r[2]))
+            for r in conn.execute(HISTORY_OF_ITEM, [key]):
+                old[(r[1], r[2])] = r
+                if r[3] != item.sort_key:  # the item moved (new dates): its old rows go
+                    stale.append((r[1], r[2], r[3]))
                 else:
-                    where[(r[0], r[1])] = r[2]
-            new_rows.extend(c.row for c in changes)
+                    where[(r[1], r[2])] = r[3]
             for c in changes:
-                if old.pop((c.player, str(c.system)), None) != (
-                    c.row[POST_RATING],
-                    c.row[GAMES_AFTER],
-                    *c.row[STATE],
-                ):
+                row = c.row
+                before = old.pop((c.player, str(c.system)), None)
+                if before == row:
+                    continue  # the same row: left as it is (only changed rows are written)
+                new_rows.append(row)
+                if before is None or _state(before) != _state(row):
                     affected.add(c.player)
                     count((c.player, str(c.system)))
             for player, system in old:  # no longer in the item: back to the prior state
@@ -532,13 +527,13 @@ class View:
                 if c.player in affected:
                     live[(c.player, c.system)] = c.standing
                     stats.players.add(c.player)
-            stats.rows += len(changes)
         # Rows keep their keys (player, system, the item's sort key): replaced in place.
         conn.executemany(
             "delete from history where player = ? and system = ? and sort_key = ?", stale
         )
         new_rows.sort(key=operator.itemgetter(1, 2, 3))
         conn.executemany(HISTORY_REPLACE, new_rows)
+        stats.rows += len(new_rows)
         self._write_ratings(live, stats)
 
     def _rate_in_periods(
@@ -622,6 +617,14 @@ class View:
             for row in self.db.execute(query):
                 h.update(json.dumps(row, default=str).encode())
         return h.hexdigest()
+
+
+HISTORY_OF_ITEM = f"select {', '.join(HISTORY_COLUMNS)} from history where item_key = ?"
+
+
+def _state(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A history row's standing after it: the rating, N and the state columns."""
+    return (row[POST_RATING], row[GAMES_AFTER], *row[STATE])
 
 
 class _Guarded:
