@@ -8,6 +8,8 @@ keeps them in memory for a rebuild into an empty model and writes them once, in 
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from collections.abc import Iterator
 from operator import itemgetter
 from typing import Any, NamedTuple
@@ -27,9 +29,9 @@ Revision = list[Any]
 
 
 class Stored(NamedTuple):
-    """An item as a rebuild's batch keeps it until it is rated: its fact encoded (JSON bytes,
-    a fraction of the decoded fact's size: a rebuild's memory is mostly its items), the
-    players it names, and the rest as `Item` has them."""
+    """An item as a rebuild's batch keeps it until it is rated: where its fact lies, encoded, in
+    the batch's spool file (the facts are most of a ledger: kept on disk, a rebuild's memory
+    does not grow with the ledger's length), the players it names, and the rest as `Item`."""
 
     sort_key: str
     key: str
@@ -38,26 +40,12 @@ class Stored(NamedTuple):
     end: str
     position: int
     revision: int
-    payload: bytes
+    offset: int
+    length: int
     players: tuple[str, ...]
 
-    def item(self) -> Item:
-        fact = events.decode(KIND_FACTS[self.kind].__name__, self.payload)
-        return Item(self.key, self.kind, self.start, self.end, self.position, self.revision, fact)
 
-    @classmethod
-    def of(cls, i: Item) -> Stored:
-        return cls(
-            i.sort_key,
-            i.key,
-            i.kind,
-            i.start,
-            i.end,
-            i.position,
-            i.revision,
-            events.encode(i.event),
-            tuple(dict.fromkeys(i.players)),
-        )
+ITEMS_CHUNK = 500  # items written to the read model at a time (their facts read back)
 
 
 class Batch:
@@ -109,6 +97,9 @@ class Fresh(Batch):
         super().__init__()
         self.profiles: dict[str, Profile] = {}
         self.items: dict[str, Stored] = {}
+        # the items' facts, encoded; closed by `close` (the rebuild holds the batch in `closing`)
+        self.spool = tempfile.TemporaryFile(buffering=0)  # noqa: SIM115
+        self.spooled = 0
         self.sections: dict[str, dict[str, Any]] = {}
         self.amendments: dict[int, tuple[Any, ...]] = {}
         self.keys: dict[int, str] = {}
@@ -124,15 +115,42 @@ class Fresh(Batch):
 
     def item(self, key: str) -> Item | None:
         found = self.items.get(key)
-        return None if found is None else found.item()
+        return None if found is None else self._item(found)
 
     def put_item(self, key: str, item: Item | None) -> None:
-        _put(self.items, key, None if item is None else Stored.of(item))
+        if item is None:
+            self.items.pop(key, None)
+            return
+        data = events.encode(item.event)
+        os.pwrite(self.spool.fileno(), data, self.spooled)
+        self.items[key] = Stored(
+            item.sort_key,
+            key,
+            item.kind,
+            item.start,
+            item.end,
+            item.position,
+            item.revision,
+            self.spooled,
+            len(data),
+            tuple(dict.fromkeys(item.players)),
+        )
+        self.spooled += len(data)
+
+    def _fact(self, s: Stored) -> bytes:
+        return os.pread(self.spool.fileno(), s.length, s.offset)
+
+    def _item(self, s: Stored) -> Item:
+        fact = events.decode(KIND_FACTS[s.kind].__name__, self._fact(s))
+        return Item(s.key, s.kind, s.start, s.end, s.position, s.revision, fact)
 
     def ordered(self) -> Iterator[Item]:
-        """Every item in rating order, each decoded when reached (and dropped once rated)."""
+        """Every item in rating order, each read back and decoded when reached."""
         for stored in sorted(self.items.values(), key=itemgetter(0)):
-            yield stored.item()
+            yield self._item(stored)
+
+    def close(self) -> None:
+        self.spool.close()
 
     def section(self, section_id: str) -> dict[str, Any] | None:
         return self.sections.get(section_id)
@@ -181,22 +199,12 @@ class Fresh(Batch):
             [(pos, *row) for pos, row in self.amendments.items()],
         )
         ordered = sorted(self.items.values(), key=itemgetter(0))
-        conn.executemany(
-            "insert into items values (?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    s.key,
-                    s.kind,
-                    s.sort_key,
-                    s.start,
-                    s.end,
-                    s.position,
-                    s.revision,
-                    s.payload.decode(),
-                )
-                for s in ordered
-            ],
-        )
+        for start in range(0, len(ordered), ITEMS_CHUNK):  # a few facts in memory at a time
+            chunk = ordered[start : start + ITEMS_CHUNK]
+            conn.executemany(
+                "insert into items values (?, ?, ?, ?, ?, ?, ?, ?)",
+                [(s.key, s.kind, s.sort_key, *s[3:7], self._fact(s).decode()) for s in chunk],
+            )
         conn.executemany(
             "insert into item_players values (?, ?)",
             [(s.key, p) for s in ordered for p in s.players],

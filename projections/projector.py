@@ -22,7 +22,7 @@ import operator
 import shutil
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -282,7 +282,12 @@ class View:
         """Into an empty read model: built whole in a new file without a journal (nothing to
         roll back to), then linked in place of the empty one (`projections.modelfile`); a crash
         leaves the empty one."""
-        batch = Fresh()
+        with closing(Fresh()) as batch:
+            return self._fresh_from(batch, entries, stats, dry_run)
+
+    def _fresh_from(
+        self, batch: Fresh, entries: Iterable[LedgerEntry], stats: CatchUp, dry_run: bool
+    ) -> int | None:
         first = self._read(batch, entries, stats)
         if first is None:
             return None
