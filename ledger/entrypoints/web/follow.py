@@ -15,11 +15,9 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from ledger.domain import LedgerError
-from ledger.log import read_verified_entries
+from ledger.errors import LedgerError
 from ledger.reading import open_ledger
-from projections import binding
-from projections.projector import View
+from projections.session import ReadSession
 
 POLL_SECONDS = 0.005  # how often the ledger's last position is looked at
 RETRY_SECONDS = 1.0  # after a failure (a missing store, a read model of another ledger…)
@@ -51,23 +49,17 @@ class Follower:
             self.stopping.wait(RETRY_SECONDS)
 
     def _follow(self) -> None:
-        """Poll and catch up until stopped, on one ledger and one read model kept open."""
+        """Poll and catch up until stopped: the ledger kept open, the read model read through
+        a `ReadSession` beside it at each new position (the one door to the read model)."""
         ledger = open_ledger(self.store)
         try:
-            view = View(self.view, self.family)
-        except BaseException:
-            ledger.close()
-            raise
-        try:
-            binding.check(view, ledger)
             known = -1
             while not self.stopping.wait(self.poll):
                 head = ledger.recorder.max_notification_id() or 0
                 if head == known:
                     continue
-                binding.check(view, ledger)
-                binding.catch_up(view, ledger, read_verified_entries(ledger, view.last_position))
+                with ReadSession.beside(ledger, self.view, self.family) as session:
+                    session.catch_up()
                 known = head
         finally:
-            view.close()
             ledger.close()
