@@ -1,3 +1,8 @@
-from ledger.entrypoints.cli import app
+import sys
 
-app(prog_name="ratings-ledger")
+from ledger.entrypoints.quick import answer
+
+if not answer(sys.argv[1:]):
+    from ledger.entrypoints.cli import app
+
+    app(prog_name="ratings-ledger")

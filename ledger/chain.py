@@ -29,10 +29,10 @@ from ledger.checkpoints import Checkpoint
 from ledger.domain import StoreError
 from ledger.merkle import Frontier
 from ledger.signing import KEY_EVENTS, SignatureError, Signed, Verifier
+from ledger.store import CHAIN_TABLE
 from ledger.tree import TREE_TABLE, Cached, TreeMismatch, TreeRows, seal_write
 
 GENESIS = "0" * 64
-CHAIN_TABLE = "ratingsledger_chain"
 BATCH = 5000
 
 Signer = Callable[[bytes], bytes]

@@ -24,32 +24,7 @@ from ledger.bounds import (
     YEARS_AHEAD,
 )
 from ledger.rules.uschess.parameters import Conversion
-
-# Texts: the characters none may hold
-FORBIDDEN = {
-    "Cc": "a control character",
-    "Cf": "a format character",
-    "Cs": "a surrogate",
-    "Co": "a private-use character",
-    "Cn": "an unassigned code point",
-    "Zl": "a line separator",
-    "Zp": "a paragraph separator",
-}
-JOINERS = {"\u200c", "\u200d"}  # ZWNJ and ZWJ (format characters) spell Persian, Indic names
-
-
-def forbidden(char: str) -> str | None:
-    """What `char` is, if no text may hold it (it could forge lines or reorder output)."""
-    if char in JOINERS:
-        return None
-    return FORBIDDEN.get(unicodedata.category(char))
-
-
-def shown(text: str) -> str:
-    """`text` safe to print: each character no text may hold escaped (\\n, \\x1b, \\u202e)."""
-    if not any(forbidden(c) for c in text):
-        return text
-    return "".join(c.encode("unicode_escape").decode() if forbidden(c) else c for c in text)
+from ledger.text import FORBIDDEN, JOINERS, forbidden, shown  # noqa: F401 (the one place)
 
 
 def clean(value: str, limit: int) -> str:

@@ -15,6 +15,8 @@ DEFAULT_STORE = "sqlite:///ratings-ledger.db"
 APP_NAME = "RatingsLedger"  # its settings' prefix and, on PostgreSQL, its tables' (ratingsledger_…)
 STORE_VARIABLE = "RATINGS_LEDGER_STORE"
 SQLITE_LOCK_TIMEOUT_SECONDS = 30
+CHAIN_TABLE = "ratingsledger_chain"  # each position's link (ledger/chain.py)
+SQLITE_EVENTS_TABLE = "stored_events"  # eventsourcing's SQLite table (rowid: the position)
 POSTGRES_CONNECT_TIMEOUT_SECONDS = 5
 
 

@@ -8,7 +8,11 @@ keeps them in memory for a rebuild into an empty model and writes them once, in 
 from __future__ import annotations
 
 import json
-from typing import Any
+import os
+import tempfile
+from collections.abc import Iterator
+from operator import itemgetter
+from typing import Any, NamedTuple
 
 import sqlite_utils
 
@@ -22,6 +26,26 @@ from projections.schema import LIST_COLUMNS, SECTION_COLUMNS
 Profile = tuple[events.PlayerRegistered, str, int]
 # One revision of a record changed more than once: [position, entry type, payload].
 Revision = list[Any]
+
+
+class Stored(NamedTuple):
+    """An item as a rebuild's batch keeps it until it is rated: where its fact lies, encoded, in
+    the batch's spool file (the facts are most of a ledger: kept on disk, a rebuild's memory
+    does not grow with the ledger's length), the players it names, and the rest as `Item`."""
+
+    sort_key: str
+    key: str
+    kind: str
+    start: str
+    end: str
+    position: int
+    revision: int
+    offset: int
+    length: int
+    players: tuple[str, ...]
+
+
+ITEMS_CHUNK = 500  # items written to the read model at a time (their facts read back)
 
 
 class Batch:
@@ -72,7 +96,10 @@ class Fresh(Batch):
     def __init__(self) -> None:
         super().__init__()
         self.profiles: dict[str, Profile] = {}
-        self.items: dict[str, Item] = {}
+        self.items: dict[str, Stored] = {}
+        # the items' facts, encoded; closed by `close` (the rebuild holds the batch in `closing`)
+        self.spool = tempfile.TemporaryFile(buffering=0)  # noqa: SIM115
+        self.spooled = 0
         self.sections: dict[str, dict[str, Any]] = {}
         self.amendments: dict[int, tuple[Any, ...]] = {}
         self.keys: dict[int, str] = {}
@@ -87,10 +114,43 @@ class Fresh(Batch):
         _put(self.profiles, member_id, profile)
 
     def item(self, key: str) -> Item | None:
-        return self.items.get(key)
+        found = self.items.get(key)
+        return None if found is None else self._item(found)
 
     def put_item(self, key: str, item: Item | None) -> None:
-        _put(self.items, key, item)
+        if item is None:
+            self.items.pop(key, None)
+            return
+        data = events.encode(item.event)
+        os.pwrite(self.spool.fileno(), data, self.spooled)
+        self.items[key] = Stored(
+            item.sort_key,
+            key,
+            item.kind,
+            item.start,
+            item.end,
+            item.position,
+            item.revision,
+            self.spooled,
+            len(data),
+            tuple(dict.fromkeys(item.players)),
+        )
+        self.spooled += len(data)
+
+    def _fact(self, s: Stored) -> bytes:
+        return os.pread(self.spool.fileno(), s.length, s.offset)
+
+    def _item(self, s: Stored) -> Item:
+        fact = events.decode(KIND_FACTS[s.kind].__name__, self._fact(s))
+        return Item(s.key, s.kind, s.start, s.end, s.position, s.revision, fact)
+
+    def ordered(self) -> Iterator[Item]:
+        """Every item in rating order, each read back and decoded when reached."""
+        for stored in sorted(self.items.values(), key=itemgetter(0)):
+            yield self._item(stored)
+
+    def close(self) -> None:
+        self.spool.close()
 
     def section(self, section_id: str) -> dict[str, Any] | None:
         return self.sections.get(section_id)
@@ -138,13 +198,16 @@ class Fresh(Batch):
             "insert into amendments values (?, ?, ?, ?, ?, ?)",
             [(pos, *row) for pos, row in self.amendments.items()],
         )
-        ordered = sorted(self.items.values(), key=by_sort_key)
-        conn.executemany(
-            "insert into items values (?, ?, ?, ?, ?, ?, ?, ?)", map(_item_row, ordered)
-        )
+        ordered = sorted(self.items.values(), key=itemgetter(0))
+        for start in range(0, len(ordered), ITEMS_CHUNK):  # a few facts in memory at a time
+            chunk = ordered[start : start + ITEMS_CHUNK]
+            conn.executemany(
+                "insert into items values (?, ?, ?, ?, ?, ?, ?, ?)",
+                [(s.key, s.kind, s.sort_key, *s[3:7], self._fact(s).decode()) for s in chunk],
+            )
         conn.executemany(
             "insert into item_players values (?, ?)",
-            [(i.key, p) for i in ordered for p in dict.fromkeys(i.players)],
+            [(s.key, p) for s in ordered for p in s.players],
         )
         conn.executemany(
             "insert into sections values (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -289,10 +352,6 @@ def _put(table: dict[Any, Any], key: Any, value: Any) -> None:
         table.pop(key, None)
     else:
         table[key] = value
-
-
-def by_sort_key(item: Item) -> str:
-    return item.sort_key
 
 
 def _item_row(i: Item) -> tuple[Any, ...]:

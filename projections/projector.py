@@ -22,7 +22,7 @@ import operator
 import shutil
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,7 +36,7 @@ from ledger.rules.families import family as rules_family
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.versions import Amendment
 from projections import modelfile, periods, queries
-from projections.batch import Batch, Fresh, Incremental, by_sort_key, decode_item, profile_fact
+from projections.batch import Batch, Fresh, Incremental, decode_item, profile_fact
 from projections.handlers import apply, short
 from projections.items import Item
 from projections.lock import BUSY_TIMEOUT_SECONDS, exclusive
@@ -44,14 +44,15 @@ from projections.raters import rater_for
 from projections.raters.change import Change
 from projections.raters.uschess import parse_amendments
 from projections.schema import (
+    CONTENT,
     GAMES_AFTER,
+    HISTORY_COLUMNS,
     HISTORY_INSERT,
     HISTORY_REPLACE,
     POST_RATING,
     RATING_COLUMNS,
     RATINGS_INSERT,
     STATE,
-    STATE_SELECT,
     create,
     rating_row,
 )
@@ -60,6 +61,7 @@ from projections.writer import LocalWriter, Writer
 from projections.writer import writer as open_writer
 
 CHECKPOINT_EVERY = 10_000  # ledger positions between read-model checkpoints (as-known-at)
+COPY_CACHE_KIB = -8192  # SQLite's cache_size (negative: KiB) while a checkpoint is copied
 
 
 @dataclass(frozen=True)
@@ -277,7 +279,12 @@ class View:
         """Into an empty read model: built whole in a new file without a journal (nothing to
         roll back to), then linked in place of the empty one (`projections.modelfile`); a crash
         leaves the empty one."""
-        batch = Fresh()
+        with closing(Fresh()) as batch:
+            return self._fresh_from(batch, entries, stats, dry_run)
+
+    def _fresh_from(
+        self, batch: Fresh, entries: Iterable[LedgerEntry], stats: CatchUp, dry_run: bool
+    ) -> int | None:
         first = self._read(batch, entries, stats)
         if first is None:
             return None
@@ -314,7 +321,14 @@ class View:
         self.checkpoints_dir.mkdir(exist_ok=True)
         target = self.checkpoints_dir / f"{self.last_position:012d}.db"
         target.unlink(missing_ok=True)
-        self.db.execute("VACUUM INTO ?", [str(target)])
+        # A copy needs no large cache: with the catch-up's (256 MiB), VACUUM's page cache and
+        # its index sorts held about 550 MiB more on a million-game model (issue 21).
+        cache = self.db.execute("PRAGMA cache_size").fetchone()[0]
+        self.db.execute(f"PRAGMA cache_size = {COPY_CACHE_KIB}")
+        try:
+            self.db.execute("VACUUM INTO ?", [str(target)])
+        finally:
+            self.db.execute(f"PRAGMA cache_size = {int(cache)}")
         copy = sqlite3.connect(target)  # in WAL mode already: opening it later writes nothing
         try:
             copy.execute("PRAGMA journal_mode=WAL")
@@ -349,13 +363,10 @@ class View:
         """Into an empty read model: every item in rating order, in memory. The records go to
         the writer first, the history rows in chunks as they come (sorted there): a writer
         process stores them while the next items are rated (projections/writer.py)."""
-        # The history's item index is kept up as chunks arrive; the others are built after
-        # their one bulk insert.
-        for index in ("idx_items_sort_key", "idx_item_players_player"):
+        # Indexes are built after the bulk inserts, from sorted keys (issue 21).
+        for index in INDEXES_AFTER_LOAD:
             conn.execute(f"drop index if exists {index}")
         batch.write(conn)
-        conn.execute("create index idx_items_sort_key on items (sort_key)")
-        conn.execute("create index idx_item_players_player on item_players (player)")
         live: dict[tuple[str, System], Standing] = {}
         get = live.get
         amendments = parse_amendments(
@@ -377,7 +388,7 @@ class View:
         own = [x for x in batch.lists if x.family == self.family]
         if periods.in_periods(self.family, own):
             profiles = {m: p[0] for m, p in batch.profiles.items()}
-            ordered = sorted(batch.items.values(), key=by_sort_key)
+            ordered = list(batch.ordered())
             rows, live = periods.rate(ordered, own, self._guarded(profiles, batch), self._uplift)
             players.update(p for p, _ in live)
             stats.items_rated = len(ordered)
@@ -385,8 +396,9 @@ class View:
             conn.executemany(HISTORY_INSERT, rows, by_key)
             batch.write_problems(conn)
             self._write_ratings(live, conn=conn)
+            _index(conn)
             return
-        for item in sorted(batch.items.values(), key=by_sort_key):
+        for item in batch.ordered():
             changes = self._rate(item, rate, batch)
             stats.items_rated += 1
             if changes is None:
@@ -404,6 +416,7 @@ class View:
         conn.executemany(HISTORY_INSERT, rows, by_key)
         batch.write_problems(conn)
         self._write_ratings(live, conn=conn)
+        _index(conn)
 
     def _cascade(self, batch: Incremental, stats: CatchUp) -> None:
         """Re-rate from the earliest changed item, following the players whose rows change."""
@@ -438,22 +451,10 @@ class View:
         affected = set(batch.seeds)
         current = [start]
 
-        systems: dict[str, set[str]] = {}  # player → the systems with stored rows
-
         def lookup(player: str, system: System) -> Standing:
             s = live.get((player, system))
             if s is not None:
                 return s
-            found = systems.get(player)
-            if found is None:
-                found = systems[player] = {
-                    r[0]
-                    for r in db.conn.execute(
-                        "select distinct system from history where player = ?", [player]
-                    )
-                }
-            if str(system) not in found:
-                return UNRATED  # (a row the cascade adds makes the player followed: in `live`)
             return queries.standing_before(self, player, system, current[0])
 
         rater = self._rater(lookup, ProfilesOnDemand(self), queries.amendments(self))
@@ -486,35 +487,42 @@ class View:
         # rows that the re-rating left as they were (docs/decisions.md).
         stale: list[tuple[str, str, str]] = []  # rows whose key no new row replaces
         new_rows: list[tuple[Any, ...]] = []
-        for key, kind, s, e, position, revision, payload in db.execute(
-            "select key, kind, start, end, position, revision, payload from items "
+        # Which players each later item names (item_players): an item is read and decoded
+        # only if it is re-rated.
+        named: dict[str, set[str]] = {}
+        for key, player in db.execute(
+            "select p.item_key, p.player from items i join item_players p on p.item_key = i.key "
+            "where i.sort_key >= ?",
+            [start],
+        ):
+            named.setdefault(key, set()).add(player)
+        for key, kind, s, e, position, revision in db.execute(
+            "select key, kind, start, end, position, revision from items "
             "where sort_key >= ? order by sort_key",
             [start],
         ).fetchall():
-            item = Item(key, kind, s, e, position, revision, decode_item(kind, payload))
-            if key not in dirty and affected.isdisjoint(item.players):
+            if key not in dirty and affected.isdisjoint(named.get(key, ())):
                 continue
+            payload = db.execute("select payload from items where key = ?", [key]).fetchone()[0]
+            item = Item(key, kind, s, e, position, revision, decode_item(kind, payload))
             current[0] = item.sort_key
             batch.drop_problems(revision, key)
             changes = self._rate(item, rater.rate, batch) or []
             stats.items_rated += 1
             old, where = {}, {}
-            for r in conn.execute(
-                f"select player, system, sort_key, {STATE_SELECT} from history where item_key = ?",
-                [key],
-            ):
-                old[(r[0], r[1])] = tuple(r[3:])
-                if r[2] != item.sort_key:  # the item moved (new dates): its old rows go
-                    stale.append((r[0], r[1], r[2]))
+            for r in conn.execute(HISTORY_OF_ITEM, [key]):
+                old[(r[1], r[2])] = r
+                if r[3] != item.sort_key:  # the item moved (new dates): its old rows go
+                    stale.append((r[1], r[2], r[3]))
                 else:
-                    where[(r[0], r[1])] = r[2]
-            new_rows.extend(c.row for c in changes)
+                    where[(r[1], r[2])] = r[3]
             for c in changes:
-                if old.pop((c.player, str(c.system)), None) != (
-                    c.row[POST_RATING],
-                    c.row[GAMES_AFTER],
-                    *c.row[STATE],
-                ):
+                row = c.row
+                before = old.pop((c.player, str(c.system)), None)
+                if before == row:
+                    continue  # the same row: left as it is (only changed rows are written)
+                new_rows.append(row)
+                if before is None or _state(before) != _state(row):
                     affected.add(c.player)
                     count((c.player, str(c.system)))
             for player, system in old:  # no longer in the item: back to the prior state
@@ -528,13 +536,13 @@ class View:
                 if c.player in affected:
                     live[(c.player, c.system)] = c.standing
                     stats.players.add(c.player)
-            stats.rows += len(changes)
         # Rows keep their keys (player, system, the item's sort key): replaced in place.
         conn.executemany(
             "delete from history where player = ? and system = ? and sort_key = ?", stale
         )
         new_rows.sort(key=operator.itemgetter(1, 2, 3))
         conn.executemany(HISTORY_REPLACE, new_rows)
+        stats.rows += len(new_rows)
         self._write_ratings(live, stats)
 
     def _rate_in_periods(
@@ -610,15 +618,22 @@ class View:
             return self._catch_up(entries, dry_run=False, fresh=True)
 
     def digest(self) -> str:
-        """SHA-256 over every table's rows in primary-key order (rebuild identity)."""
+        """SHA-256 over the read model's content (`schema.CONTENT`: every table's rows in key
+        order, whatever the layout stores them as): rebuild identity, `verify --view`."""
         h = hashlib.sha256()
-        for table in sorted(self.db.table_names()):
-            t = self.db[table]
-            order = ", ".join(t.pks)
+        for table, query in CONTENT.items():
             h.update(table.encode())
-            for row in self.db.execute(f"select * from [{table}] order by {order}"):
+            for row in self.db.execute(query):
                 h.update(json.dumps(row, default=str).encode())
         return h.hexdigest()
+
+
+HISTORY_OF_ITEM = f"select {', '.join(HISTORY_COLUMNS)} from history where item_key = ?"
+
+
+def _state(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A history row's standing after it: the rating, N and the state columns."""
+    return (row[POST_RATING], row[GAMES_AFTER], *row[STATE])
 
 
 class _Guarded:
@@ -648,7 +663,20 @@ def _no_cyclic_gc() -> Iterator[None]:
             gc.enable()
 
 
-HISTORY_CHUNK = 20_000  # history rows handed to the writer at a time
+# History rows handed to the writer at a time: a chunk's rows are most of a rebuild's own
+# memory beyond its live standings (about 1.5 KB a row), so it is kept small.
+HISTORY_CHUNK = 4_000
+INDEXES_AFTER_LOAD = {
+    "idx_items_sort_key": "items (sort_key)",
+    "idx_item_players_player": "item_players (player)",
+    "idx_history_item_key": "history (item_key)",
+}
+
+
+def _index(conn: Writer | LocalWriter) -> None:
+    """The indexes a rebuild dropped, built once every row is in."""
+    for name, on in INDEXES_AFTER_LOAD.items():
+        conn.execute(f"create index {name} on {on}")
 
 
 class ProfilesOnDemand:

@@ -1,7 +1,9 @@
 """The read side's front door: every read of the read model, one named function each.
 
 The command line, the web page, the exports and `explain` all read through here; the only other
-SQL against the read model is the projector's own bookkeeping.
+SQL against the read model is the projector's own bookkeeping. The rules and the projector's
+modules are imported by the functions that need them: a `player` query on a read model already
+up to date imports nothing else (issue 21, ledger/entrypoints/quick.py).
 """
 
 from __future__ import annotations
@@ -10,22 +12,20 @@ import json
 import sqlite3
 import unicodedata
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ledger import events
 from ledger.rules.families import family as rules_family
-from ledger.rules.fide.rated import period_sum
 from ledger.rules.rounding import round_half_up
 from ledger.rules.uschess.systems import System
-from ledger.rules.uschess.versions import Amendment
-from projections.items import KIND_FACTS, Item
-from projections.periods import PublishedList, in_periods
-from projections.raters.uschess import parse_amendments
-from projections.schema import STATE_SELECT, ReadModel, rating_row
-from projections.standing import STATE_COLUMNS, UNRATED, Standing
+
+if TYPE_CHECKING:
+    from ledger.rules.uschess.versions import Amendment
+    from projections.items import Item
+    from projections.periods import PublishedList
+    from projections.schema import ReadModel
+    from projections.standing import Standing
 
 BYE_POINTS = {"full": 1.0, "half": 0.5, "zero": 0.0}
-SUPPLEMENT_STANDING = ("post_rating", "games_after", *STATE_COLUMNS)
 
 
 def system_order(system: str) -> tuple[int, str]:
@@ -39,14 +39,15 @@ def system_order(system: str) -> tuple[int, str]:
 
 def player(view: ReadModel, player_id: str) -> dict[str, Any] | None:
     """A player's name and current ratings row in every system; None if unknown."""
-    rows = list(view.db["ratings"].rows_where("player = ?", [player_id], order_by="system"))
+    cursor = view.db.execute("select * from ratings where player = ? order by system", [player_id])
+    names = [d[0] for d in cursor.description]
+    rows = [dict(zip(names, row, strict=True)) for row in cursor]
     profile = view.db.execute("select profile from players where id = ?", [player_id]).fetchone()
     if profile is None and not rows:
         return None
     ratings = {}
     family = rules_family(view.family)
     for r in rows:
-        r = dict(r)
         system = r.pop("system")
         r["established"] = None if r["established"] is None else bool(r["established"])
         r["pending_floor_request"] = json.loads(r["pending_floor_request"] or "null")
@@ -266,6 +267,9 @@ def standing_before(
 ) -> Standing:
     """A player's standing just before the item at `sort_key`, from the history rows (of one
     `kind` only, if given)."""
+    from projections.schema import STATE_SELECT
+    from projections.standing import UNRATED, Standing
+
     row = view.db.execute(
         f"select {STATE_SELECT} from history where player = ? and system = ? "
         + ("and kind = ? " if kind else "")
@@ -306,6 +310,9 @@ def rating_as_of(view: ReadModel, player_id: str, system: str, day: str) -> dict
 
 def ratings_as_of(view: ReadModel, player_id: str, day: str) -> dict[str, dict[str, Any]]:
     """Each system's ratings row after every item that ended on or before `day`."""
+    from projections.schema import rating_row
+    from projections.standing import STATE_COLUMNS, Standing
+
     out = {}
     columns = ", ".join(("post_rating", "games_after", *STATE_COLUMNS))
     floors = rules_family(view.family).floors
@@ -342,7 +349,10 @@ def list_supplement(
 def _supplement(
     view: ReadModel, system: str, until: str, value: str
 ) -> list[tuple[str, dict, str | None]]:
-    columns = ", ".join(f"h.{c}" for c in SUPPLEMENT_STANDING)
+    from projections.schema import rating_row
+    from projections.standing import STATE_COLUMNS, Standing
+
+    columns = ", ".join(f"h.{c}" for c in ("post_rating", "games_after", *STATE_COLUMNS))
     rows = view.db.execute(
         f"select h.player, p.profile, {columns} from history h "
         "join (select player, max(sort_key) as sort_key from history "
@@ -423,6 +433,8 @@ def awaiting_admin(view: ReadModel) -> list[dict[str, Any]]:
 
 def published_lists(view: ReadModel, family: str | None = None) -> list[PublishedList]:
     """The published lists (of `family`), each family's in the order published."""
+    from projections.periods import PublishedList
+
     where = "" if family is None else "where family = ? "
     rows = view.db.execute(
         "select family, number, name, as_of, cutoff_position, position from lists "
@@ -467,6 +479,8 @@ def list_rating(
 
 def rates_by_lists(view: ReadModel) -> bool:
     """Whether the view's family rates by its published lists (projections.periods)."""
+    from projections.periods import in_periods
+
     return in_periods(view.family, published_lists(view, view.family))
 
 
@@ -476,6 +490,8 @@ def published_and_pending(
     """Under FIDE periods: the rating published on the last list in force on `day` (before
     any list: the rating he came with), and the change of his sections ended by `day` that
     no list in force yet rates (ΣΔR, 10.65), or his Ru results waiting for a first rating."""
+    from ledger.rules.fide.rated import period_sum
+
     lists = {x.name: x for x in published_lists(view, view.family)}
     rows = view.db.execute(
         "select kind, pre_rating, post_rating, official_rating, item_key, detail, games_after "
@@ -515,6 +531,8 @@ def published_and_pending(
 
 def items_in_order(view: ReadModel) -> list[Item]:
     """Every rated item as it stands now, in rating order."""
+    from projections.items import Item
+
     rows = view.db.execute(
         "select key, kind, start, end, position, revision, payload from items order by sort_key"
     ).fetchall()
@@ -526,6 +544,9 @@ def items_in_order(view: ReadModel) -> list[Item]:
 
 def item(view: ReadModel, key: str) -> Item | None:
     """A rated item as it stands now (its latest revision)."""
+    from ledger import events
+    from projections.items import KIND_FACTS, Item
+
     row = view.db.execute(
         "select key, kind, start, end, position, revision, payload from items where key = ?",
         [key],
@@ -679,6 +700,8 @@ def amendment_rows(view: ReadModel) -> list[dict[str, Any]]:
 
 def amendments(view: ReadModel) -> tuple[Amendment, ...]:
     """Every recorded rules amendment, parsed, in ledger order."""
+    from projections.raters.uschess import parse_amendments
+
     return parse_amendments(
         [
             {

@@ -5,15 +5,17 @@ from __future__ import annotations
 import functools
 import json
 from datetime import date
-from typing import Any, Protocol
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ledger.rules.rounding import round_half_up
 from ledger.rules.uschess import floors
 from ledger.rules.uschess.systems import System, is_established
 from ledger.rules.uschess.versions import RuleVersion, resolve
+from projections import SCHEMA_VERSION
 from projections.standing import STATE_COLUMNS, Standing
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 HISTORY_COLUMNS = (
     "item_key",
@@ -50,7 +52,6 @@ POST_RATING = HISTORY_COLUMNS.index("post_rating")
 GAMES_AFTER = HISTORY_COLUMNS.index("games_after")
 STATE_SELECT = ", ".join(("post_rating", "games_after", *STATE_COLUMNS))
 
-SCHEMA_VERSION = "2"
 HISTORY_TYPES = {
     "s_wins": int,
     "s_draws": int,
@@ -129,6 +130,29 @@ RATINGS_INSERT = (
     f"insert or replace into ratings ({', '.join(RATING_COLUMNS)}) "
     f"values ({', '.join('?' for _ in RATING_COLUMNS)})"
 )
+
+
+# The read model's logical content, whatever its layout: each table as a query answers it, in
+# key order, its columns named. `View.digest` hashes these, so a layout change (a table split,
+# an index, another version) that loses or changes no value keeps the digest (docs/decisions.md,
+# "A digest of the content"). The layout's version (meta `schema`) is not content.
+CONTENT = {
+    "amendments": "select position, parameter, value, effective, until, reason from amendments "
+    "order by position",
+    "entries": "select position, key from entries order by position",
+    "history": f"select {', '.join(HISTORY_COLUMNS)} from history "
+    "order by player, system, sort_key",
+    "item_players": "select item_key, player from item_players order by item_key, player",
+    "items": "select key, kind, sort_key, start, end, position, revision, payload from items "
+    "order by key",
+    "lists": f"select {', '.join(LIST_COLUMNS)} from lists order by family, number",
+    "meta": "select key, value from meta where key != 'schema' order by key",
+    "players": "select id, profile, position from players order by id",
+    "problems": "select position, item_key, kind, reason from problems order by position, item_key",
+    "ratings": f"select {', '.join(RATING_COLUMNS)} from ratings order by player, system",
+    "revisions": "select key, revisions from revisions order by key",
+    "sections": f"select {', '.join(SECTION_COLUMNS)} from sections order by section_id",
+}
 
 
 def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> None:

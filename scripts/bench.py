@@ -1,9 +1,11 @@
-"""Benchmark the ledger: append rate, full replay, replay ÷ raw read, correction re-rate, as-of.
+"""Benchmark the ledger: append rate, full replay, replay ÷ raw read, correction re-rate, as-of,
+a rebuild's peak memory, start-up of a `player` query and a live page's append → visible time.
 
 Generates a synthetic ledger with scripts/generate.py at each size (or reuses one kept with
 --ledgers) and prints JSON. Each CPU-bound measurement alternates with its baseline (raw read,
 replay, raw read, replay, …) and reports the best and the median of --repeats runs, in wall
-and in CPU seconds (the CPU figure is the steadier one on a shared machine).
+and in CPU seconds (the CPU figure is the steadier one on a shared machine). 100,000 games by
+default; --million adds 1,000,000.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
+import urllib.request
 from contextlib import closing
 from datetime import date, timedelta
 from pathlib import Path
@@ -175,7 +179,13 @@ def ledger_copy(games: int, players: int, seed: int, workdir: Path, ledgers: Pat
 
 
 def run_size(
-    games: int, players: int, seed: int, repeats: int, workdir: Path, ledgers: Path | None
+    games: int,
+    players: int,
+    seed: int,
+    repeats: int,
+    workdir: Path,
+    ledgers: Path | None,
+    with_live: bool = True,
 ) -> dict:
     store, generated, append_s = ledger_copy(games, players, seed, workdir, ledgers)
     result: dict = {"games": games, "players": players, "generated": generated}
@@ -270,14 +280,158 @@ def run_size(
         }
         view.close()
         result["profile"] = profile_rebuild(app, workdir / f"profile-{games}.db")
+    result["memory"] = peak_memory(store, workdir, repeats)
+    if with_live:
+        result["live"] = live(store, workdir, repeats)
     return result
 
 
+REBUILD_CHILD = """
+import json, sys
+from contextlib import closing
+from ledger.application import RatingsLedger
+from ledger.log import read_entries
+from projections import writer
+from projections.projector import View
+
+def peak(pid="self"):
+    # VmHWM: the high-water mark of this process image (ru_maxrss would carry the size of
+    # the process that started it across fork and exec)
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+
+writers = []
+close = writer.Writer.close
+def measured(self):
+    writers.append(peak(self.process.pid))  # the writer process, before its commit
+    close(self)
+writer.Writer.close = measured
+with closing(RatingsLedger(sys.argv[1])) as app:
+    if sys.argv[3] == "rebuild":
+        View(sys.argv[2]).rebuild(read_entries(app))
+print(json.dumps({"self_kib": peak(), "writer_kib": max(writers, default=0)}))
+"""
+
+
+def peak_memory(store: str, workdir: Path, repeats: int) -> dict:
+    """Peak resident memory (VmHWM) of a full rebuild in a process of its own, and of its
+    writer process if it starts one; beside a process that imports the same and opens the
+    ledger but rebuilds nothing (what the interpreter and the imports take)."""
+    view = workdir / "memory-view.db"
+
+    def child(mode: str) -> dict:
+        out = subprocess.run(
+            [sys.executable, "-c", REBUILD_CHILD, store, str(view), mode],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    idle = [child("idle")["self_kib"] for _ in range(2)]
+    rebuilt = [child("rebuild") for _ in range(max(1, min(repeats, 2)))]
+    mib = 1 / 1024
+    own = max(r["self_kib"] for r in rebuilt) * mib
+    writer = max(r["writer_kib"] for r in rebuilt) * mib
+    return {
+        "rebuild_process_peak_mib": round(own, 1),
+        "writer_process_peak_mib": round(writer, 1),
+        "both_mib": round(own + writer, 1),
+        "imports_only_peak_mib": round(min(idle) * mib, 1),
+        "rebuild_over_imports_mib": round(own - min(idle) * mib, 1),
+    }
+
+
+def _get(url: str, timeout: float = 10) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as answer:
+            answer.read()
+            return answer.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+def live(store: str, workdir: Path, repeats: int) -> dict:
+    """Append → visible: `ratings-ledger serve` runs in its own process over a warm read model;
+    each time a TD appends a new section (a copy of the last one under a new id, a day after
+    every other item), the time from the append's return to the first answer of its page
+    that shows it (polled every millisecond), beside the time the same page of a section
+    already there takes. The server's first page (building the read model) is not counted."""
+    bin_dir = Path(sys.executable).parent
+    view = workdir / "live-view.db"
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(view) + suffix).unlink(missing_ok=True)
+    server = subprocess.Popen(
+        [str(bin_dir / "ratings-ledger"), "serve", "--store", store, "--view", str(view)]
+        + ["--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()  # "serving http://127.0.0.1:PORT/ (read-only); ..."
+        base = line.split()[1].rstrip("/")
+        keyring = Keyring(os.environ.get(KEYRING_VARIABLE) or workdir / "keys")
+        with closing(RatingsLedger(store, keyring=keyring)) as app:
+            last: dict = {}
+            for e in read_entries(app):
+                later = e.payload.get("end_date", "") >= last.get("end_date", "")
+                if e.type == "SectionSubmitted" and later:
+                    last = e.payload
+            template = {k: last[k] for k in SubmitSection.model_fields if k in last}
+            after = date.fromisoformat(last["end_date"])
+            warm = time.perf_counter()
+            _get(base + "/", timeout=600)
+            warm = time.perf_counter() - warm
+            idle = []
+            for _ in range(5):
+                start = time.perf_counter()
+                _get(f"{base}/api/sections/{last['section_id']}")
+                idle.append(time.perf_counter() - start)
+            latencies, polls = [], []
+            for n in range(max(repeats, 5) * 2):
+                section_id = f"bench-live-{os.getpid()}-{n}"
+                url = f"{base}/api/sections/{section_id}"
+                day = (after + timedelta(days=n + 1)).isoformat()  # after every other item
+                section = template | {"section_id": section_id, "start_date": day, "end_date": day}
+                app.submit_section(parse(SubmitSection, section), actor="td")
+                start = time.perf_counter()
+                tries, give_up = 1, start + 60
+                while _get(url) != 200:
+                    if time.perf_counter() > give_up:
+                        raise RuntimeError(f"{url} not visible after a minute")
+                    tries += 1
+                    time.sleep(0.001)
+                latencies.append(time.perf_counter() - start)
+                polls.append(tries)
+                time.sleep(0.2)  # a quiet moment between appends
+    finally:
+        server.terminate()
+        server.wait()
+    latencies.sort()
+    return {
+        "appends": len(latencies),
+        "append_to_visible_ms": {
+            "best": round(1000 * latencies[0], 1),
+            "median": round(1000 * statistics.median(latencies), 1),
+            "worst": round(1000 * latencies[-1], 1),
+        },
+        "requests_until_visible": {"median": statistics.median(polls), "max": max(polls)},
+        "same_page_of_a_section_already_there_ms": round(1000 * statistics.median(idle), 1),
+        "first_page_s": round(warm, 2),
+    }
+
+
 def process_clocks(command: list[str]) -> tuple[float, float]:
-    """(wall seconds, the child's CPU seconds) of running `command` to its end."""
+    """(wall seconds, the child's CPU seconds) of running `command` to its end, with Python's
+    bytecode cache on (as installed: PYTHONDONTWRITEBYTECODE would recompile every module of
+    the project at each start, and none of sqlite-utils', whose cache pip wrote)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     before = os.times()
     wall = time.perf_counter()
-    subprocess.run(command, check=True, capture_output=True)
+    subprocess.run(command, check=True, capture_output=True, env=env)
     wall = time.perf_counter() - wall
     after = os.times()
     return wall, (after.children_user - before.children_user) + (
@@ -300,7 +454,8 @@ def startup(repeats: int, workdir: Path) -> dict:
         "ratings_ledger_help": [str(bin_dir / "ratings-ledger"), "--help"],
         "player_query": [str(bin_dir / "ratings-ledger"), "player", player, "--store", store],
     }
-    process_clocks(commands["player_query"])  # the first query builds the read model
+    for command in commands.values():  # the first query builds the read model; caches
+        process_clocks(command)
     samples: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
     for _ in range(max(repeats, 5)):
         for name, command in commands.items():
@@ -314,7 +469,9 @@ def startup(repeats: int, workdir: Path) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--games", type=int, nargs="+", default=[100_000, 1_000_000])
+    parser.add_argument("--games", type=int, nargs="+", default=[100_000])
+    parser.add_argument("--million", action="store_true", help="also 1,000,000 games")
+    parser.add_argument("--no-live", action="store_true", help="skip append → visible")
     parser.add_argument("--players-per-game", type=float, default=0.02)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--repeats", type=int, default=3)
@@ -331,10 +488,13 @@ def main() -> None:
     out = {"benchmark": "bench", "machine": machine(), "repeats": args.repeats, "sizes": []}
     out["startup"] = startup(args.repeats, workdir)
     print(json.dumps({"startup": out["startup"]}), file=sys.stderr)
-    for games in args.games:
+    sizes = [*args.games, *([1_000_000] if args.million else [])]
+    for games in sizes:
         players = max(50, int(games * args.players_per_game))
         out["sizes"].append(
-            run_size(games, players, args.seed, args.repeats, workdir, args.ledgers)
+            run_size(
+                games, players, args.seed, args.repeats, workdir, args.ledgers, not args.no_live
+            )
         )
         print(json.dumps(out["sizes"][-1]), file=sys.stderr)
     print(json.dumps(out, indent=2))

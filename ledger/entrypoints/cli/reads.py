@@ -202,7 +202,7 @@ def player(
     position: Position = None,
 ) -> None:
     """A player's card and ratings in every system they are rated in (a record a system)."""
-    from ledger.plausibility import shown
+    from ledger.entrypoints.quick import player_lines
     from projections import queries
 
     fmt = chosen(as_json, as_csv, as_tsv, as_nl)
@@ -215,42 +215,11 @@ def player(
     records = [{"id": player_id, "system": s, **r} for s, r in out["ratings"].items()]
 
     def table() -> None:
-        typer.echo(shown(_card_line(player_id, out.get("name"), card or {})))
-        for system, r in out["ratings"].items():
-            typer.echo(_rating_line(v.family, system, r))
+        for line in player_lines(out, False):
+            typer.echo(line)
 
     first = next(iter(out["ratings"].values()), {})
     emit(fmt, records, ["id", "system", *first], table, out)
-
-
-def _card_line(player_id: str, name: str | None, card: dict[str, Any]) -> str:
-    """`14700011  GM Sokolov, Ivan  (BIH, born 1965, Lakeside CC)`: the card's heading."""
-    titled = " ".join(x for x in (card.get("title"), name) if x)
-    born = card.get("birth_year") and f"born {card['birth_year']}"
-    more = [x for x in (card.get("federation"), born, card.get("club")) if x]
-    return f"{player_id}  {titled}" + (f"  ({', '.join(more)})" if more else "")
-
-
-def _rating_line(family: str, system: str, r: dict[str, Any]) -> str:
-    """One system's line of `player`."""
-    flag = f"  (P{r['games']})" if r["established"] is False else ""
-    # US Chess: floor and ceiling (§5, §7); FIDE and ICU: K (10.641, 8.3.3) and the date
-    # of the last change (a FIDE list's date once lists are published).
-    tail = (
-        f"  floor={r['floor']} ({r['floor_bound']})"
-        + (f"  ceiling={r['ceiling']}" if r["ceiling"] is not None else "")
-        if rules_family(family).floors
-        else f"  K={_k(r.get('k'))}  rated on {r['rated_on']}"
-    )
-    official = "unrated" if r["official_rating"] is None else r["official_rating"]
-    return (
-        f"  {system:<5} {official:>5}{flag}  N={r['games']}  "
-        f"W/D/L={r['wins']}/{r['draws']}/{r['losses']}" + tail
-    )
-
-
-def _k(value: float | None) -> str:
-    return "-" if value is None else f"{value:g}"
 
 
 def history(

@@ -133,17 +133,22 @@ def serve(
     view: ViewPath = None,
     family: Family = "uschess",
 ) -> None:
-    """Serve the read-only audit site: players, sections, histories, explain, the log."""
+    """Serve the read-only audit site: players, sections, histories, explain, the log (its read
+    model kept caught up as entries are appended)."""
     from ledger.entrypoints.web.app import Site
+    from ledger.entrypoints.web.follow import Follower
     from ledger.reading import open_ledger
+    from ledger.store import view_path
 
     with reported():
         open_ledger(store).close()  # refuse to start on a store that is not there
     httpd = server(Site(store, view, family), host, port)
+    follower = Follower(store, view_path(store, view, family), family).start()
     typer.echo(f"serving http://{host}:{httpd.server_port}/ (read-only); Ctrl-C stops")
     try:
         httpd.serve_forever()
     except KeyboardInterrupt:
         typer.echo("stopped")
     finally:
+        follower.stop()
         httpd.server_close()

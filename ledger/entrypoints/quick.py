@@ -1,0 +1,190 @@
+"""The fast read path: a `player` query answered from a read model that already holds every
+entry, before the command line (typer and pydantic), the ledger application or the rules are
+imported (issue 21: `player` within 1.5× of `sqlite-utils --help`).
+
+`answer(argv)` answers only `player ID [--json] [--store URL] [--view FILE] [--rules-family
+NAME]` on a SQLite store, and only when the read model is at the ledger's last position and was
+built from the same chain link there: what `projections.binding.check` and a catch-up would
+find (nothing to do). Anything else (another option, a read model behind or ahead, another
+store, an unknown player, an error) returns False, and the full command answers it. Both print
+through `player_lines`, so the answer is the same either way.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import sys
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from ledger.store import (
+    CHAIN_TABLE,
+    DEFAULT_STORE,
+    SQLITE_EVENTS_TABLE,
+    STORE_VARIABLE,
+    view_path,
+)
+from projections import SCHEMA_VERSION
+
+OPTIONS = {"--store": "store", "--view": "view", "--rules-family": "family"}
+VIEW_VARIABLE = "RATINGS_LEDGER_VIEW"
+
+
+class _ReadModel:
+    """What `projections.queries` needs of a read model: its connection and its family."""
+
+    def __init__(self, db: sqlite3.Connection, family: str) -> None:
+        self.db, self.family = db, family
+
+
+def answer(argv: list[str]) -> bool:
+    """Print the answer to `argv` if it is a plain `player` query that an up-to-date read
+    model answers; False (nothing printed) otherwise."""
+    asked = _parsed(argv)
+    if asked is None:
+        return False
+    try:
+        out = _player(*asked[:4])
+    except (sqlite3.Error, OSError, ValueError):
+        return False
+    if out is None:
+        return False
+    family, as_json = asked[3], asked[4]
+    print("\n".join(player_lines(out, as_json)))
+    return True
+
+
+def player_lines(out: dict[str, Any], as_json: bool) -> list[str]:
+    """What `player` prints (as a table, or --json) for `queries.player`'s answer with the
+    player's card under "card"."""
+    if as_json:
+        return [json.dumps(out, indent=2, ensure_ascii=False)]
+    from ledger.text import shown
+
+    lines = [shown(_card_line(out["id"], out.get("name"), out.get("card") or {}))]
+    return lines + [_rating_line(system, r) for system, r in out["ratings"].items()]
+
+
+def _card_line(player_id: str, name: str | None, card: dict[str, Any]) -> str:
+    """`14700011  GM Sokolov, Ivan  (BIH, born 1965, Lakeside CC)`: the card's heading."""
+    titled = " ".join(x for x in (card.get("title"), name) if x)
+    born = card.get("birth_year") and f"born {card['birth_year']}"
+    more = [x for x in (card.get("federation"), born, card.get("club")) if x]
+    return f"{player_id}  {titled}" + (f"  ({', '.join(more)})" if more else "")
+
+
+def _rating_line(system: str, r: dict[str, Any]) -> str:
+    """One system's line of `player`; a family with US Chess floors says whether a rating is
+    established (`queries.rating_row`), the others leave it None."""
+    flag = f"  (P{r['games']})" if r["established"] is False else ""
+    # US Chess: floor and ceiling (§5, §7); FIDE and ICU: K (10.641, 8.3.3) and the date
+    # of the last change (a FIDE list's date once lists are published).
+    tail = (
+        f"  floor={r['floor']} ({r['floor_bound']})"
+        + (f"  ceiling={r['ceiling']}" if r["ceiling"] is not None else "")
+        if r["established"] is not None
+        else f"  K={_k(r.get('k'))}  rated on {r['rated_on']}"
+    )
+    official = "unrated" if r["official_rating"] is None else r["official_rating"]
+    return (
+        f"  {system:<5} {official:>5}{flag}  N={r['games']}  "
+        f"W/D/L={r['wins']}/{r['draws']}/{r['losses']}" + tail
+    )
+
+
+def _k(value: float | None) -> str:
+    return "-" if value is None else f"{value:g}"
+
+
+def _parsed(argv: list[str]) -> tuple[str, str, Path | None, str, bool] | None:
+    """(player, store, view, family, --json) of a plain `player` query; None otherwise."""
+    if not argv or argv[0] != "player":
+        return None
+    found: dict[str, Any] = {
+        "store": _env(STORE_VARIABLE, DEFAULT_STORE),
+        "view": _env(VIEW_VARIABLE, None),
+        "family": "uschess",
+    }
+    as_json, ids = False, []
+    rest = iter(argv[1:])
+    for arg in rest:
+        name, eq, value = arg.partition("=")
+        if arg == "--json":
+            as_json = True
+        elif name in OPTIONS:
+            value = value if eq else next(rest, None)
+            if not value:
+                return None
+            found[OPTIONS[name]] = value
+        elif arg.startswith("-"):
+            return None  # --help, --as-known-at, --position…: the full command
+        else:
+            ids.append(arg)
+    store, view = found["store"], found["view"]
+    if len(ids) != 1 or store is None or not store.startswith("sqlite:///"):
+        return None
+    return ids[0], store, None if view is None else Path(view), found["family"], as_json
+
+
+def _env(name: str, default: str | None) -> str | None:
+    value = os.environ.get(name)
+    if value == "":
+        return None  # left to the full command's own reading of it
+    return default if value is None else value
+
+
+def _player(player_id: str, store: str, view: Path | None, family: str) -> dict[str, Any] | None:
+    """`queries.player` on the read model if it holds the ledger up to its last entry."""
+    ledger = Path(store[len("sqlite:///") :])
+    model = view_path(store, view, family)
+    if not ledger.is_file() or not model.is_file():
+        return None
+    with _connect(f"file:{quote(str(ledger.resolve()))}?mode=ro") as db:
+        db.execute("begin")
+        head = db.execute(f"select max(rowid) from {SQLITE_EVENTS_TABLE}").fetchone()[0]
+        link = db.execute(f"select hash from {CHAIN_TABLE} where position = ?", [head])
+        found = link.fetchone()
+    if head is None or found is None:
+        return None
+    with _connect(f"file:{quote(str(model.resolve()))}") as db:
+        db.execute("begin")
+        meta = dict(db.execute("select key, value from meta"))
+        if (
+            meta.get("rules_family") != family
+            or "what_if" in meta
+            or meta.get("last_position") != str(head)
+            or meta.get("built_to") != f"{found[0]}@{head}"
+            or meta.get("schema") != SCHEMA_VERSION
+        ):
+            return None
+        from projections import queries
+
+        model = _ReadModel(db, family)
+        out = queries.player(model, player_id)
+        if out is not None:
+            out["card"] = queries.player_card(model, player_id)
+        return out
+
+
+class _connect:
+    """A connection closed on leaving (sqlite3's own context manager only commits)."""
+
+    def __init__(self, uri: str) -> None:
+        self.db = sqlite3.connect(uri, uri=True, isolation_level=None)
+
+    def __enter__(self) -> sqlite3.Connection:
+        return self.db
+
+    def __exit__(self, *exc: object) -> None:
+        self.db.close()
+
+
+def main() -> None:
+    """The `ratings-ledger` command: the fast read path when it answers, else the full one."""
+    if not answer(sys.argv[1:]):
+        from ledger.entrypoints.cli import app
+
+        app()

@@ -1,0 +1,31 @@
+"""Characters no text may hold, and text made safe to print (stdlib only: the fast read path
+prints through it, ledger/entrypoints/quick.py)."""
+
+from __future__ import annotations
+
+import unicodedata
+
+FORBIDDEN = {
+    "Cc": "a control character",
+    "Cf": "a format character",
+    "Cs": "a surrogate",
+    "Co": "a private-use character",
+    "Cn": "an unassigned code point",
+    "Zl": "a line separator",
+    "Zp": "a paragraph separator",
+}
+JOINERS = {"\u200c", "\u200d"}  # ZWNJ and ZWJ (format characters) spell Persian, Indic names
+
+
+def forbidden(char: str) -> str | None:
+    """What `char` is, if no text may hold it (it could forge lines or reorder output)."""
+    if char in JOINERS:
+        return None
+    return FORBIDDEN.get(unicodedata.category(char))
+
+
+def shown(text: str) -> str:
+    """`text` safe to print: each character no text may hold escaped (\\n, \\x1b, \\u202e)."""
+    if not any(forbidden(c) for c in text):
+        return text
+    return "".join(c.encode("unicode_escape").decode() if forbidden(c) else c for c in text)
