@@ -18,7 +18,11 @@ from ledger.entrypoints.quick import answer
 
 A, B, C = "20000001", "20000002", "20000003"
 HEAVY = ("typer", "click", "pydantic", "eventsourcing", "sqlite_utils", "msgspec")
-RULES = ("ledger.rules.uschess.versions", "ledger.rules.uschess.floors", "projections.rating")
+RULES = (
+    "ledger.rules.uschess.versions",
+    "ledger.rules.uschess.floors",
+    "projections.raters.uschess",
+)
 
 
 @pytest.fixture

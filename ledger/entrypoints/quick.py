@@ -52,7 +52,7 @@ def answer(argv: list[str]) -> bool:
         return False
     if out is None:
         return False
-    family, as_json = asked[3], asked[4]
+    as_json = asked[4]
     print("\n".join(player_lines(out, as_json)))
     return True
 
