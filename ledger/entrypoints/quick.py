@@ -7,12 +7,11 @@ NAME]` on a SQLite store, and only when the read model is at the ledger's last p
 built from the same chain link there: what `projections.binding.check` and a catch-up would
 find (nothing to do). Anything else (another option, a read model behind or ahead, another
 store, an unknown player, an error) returns False, and the full command answers it. Both print
-through `player_lines`, so the answer is the same either way.
+through `player_text.player_lines`, so the answer is the same either way.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import sys
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from ledger.entrypoints.player_text import player_lines
 from ledger.store import (
     CHAIN_TABLE,
     DEFAULT_STORE,
@@ -55,48 +55,6 @@ def answer(argv: list[str]) -> bool:
     as_json = asked[4]
     print("\n".join(player_lines(out, as_json)))
     return True
-
-
-def player_lines(out: dict[str, Any], as_json: bool) -> list[str]:
-    """What `player` prints (as a table, or --json) for `queries.player`'s answer with the
-    player's card under "card"."""
-    if as_json:
-        return [json.dumps(out, indent=2, ensure_ascii=False)]
-    from ledger.text import shown
-
-    lines = [shown(_card_line(out["id"], out.get("name"), out.get("card") or {}))]
-    return lines + [_rating_line(system, r) for system, r in out["ratings"].items()]
-
-
-def _card_line(player_id: str, name: str | None, card: dict[str, Any]) -> str:
-    """`14700011  GM Sokolov, Ivan  (BIH, born 1965, Lakeside CC)`: the card's heading."""
-    titled = " ".join(x for x in (card.get("title"), name) if x)
-    born = card.get("birth_year") and f"born {card['birth_year']}"
-    more = [x for x in (card.get("federation"), born, card.get("club")) if x]
-    return f"{player_id}  {titled}" + (f"  ({', '.join(more)})" if more else "")
-
-
-def _rating_line(system: str, r: dict[str, Any]) -> str:
-    """One system's line of `player`; a family with US Chess floors says whether a rating is
-    established (`queries.rating_row`), the others leave it None."""
-    flag = f"  (P{r['games']})" if r["established"] is False else ""
-    # US Chess: floor and ceiling (§5, §7); FIDE and ICU: K (10.641, 8.3.3) and the date
-    # of the last change (a FIDE list's date once lists are published).
-    tail = (
-        f"  floor={r['floor']} ({r['floor_bound']})"
-        + (f"  ceiling={r['ceiling']}" if r["ceiling"] is not None else "")
-        if r["established"] is not None
-        else f"  K={_k(r.get('k'))}  rated on {r['rated_on']}"
-    )
-    official = "unrated" if r["official_rating"] is None else r["official_rating"]
-    return (
-        f"  {system:<5} {official:>5}{flag}  N={r['games']}  "
-        f"W/D/L={r['wins']}/{r['draws']}/{r['losses']}" + tail
-    )
-
-
-def _k(value: float | None) -> str:
-    return "-" if value is None else f"{value:g}"
 
 
 def _parsed(argv: list[str]) -> tuple[str, str, Path | None, str, bool] | None:

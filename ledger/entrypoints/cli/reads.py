@@ -202,7 +202,7 @@ def player(
     position: Position = None,
 ) -> None:
     """A player's card and ratings in every system they are rated in (a record a system)."""
-    from ledger.entrypoints.quick import player_lines
+    from ledger.entrypoints.player_text import player_lines
     from projections import queries
 
     fmt = chosen(as_json, as_csv, as_tsv, as_nl)

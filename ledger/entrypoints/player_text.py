@@ -1,0 +1,49 @@
+"""What `player` prints, for the fast read path (ledger/entrypoints/quick.py) and the full
+command (cli/reads.py) alike: light enough to import before the command line is."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def player_lines(out: dict[str, Any], as_json: bool) -> list[str]:
+    """What `player` prints (as a table, or --json) for `queries.player`'s answer with the
+    player's card under "card"."""
+    if as_json:
+        return [json.dumps(out, indent=2, ensure_ascii=False)]
+    from ledger.text import shown
+
+    lines = [shown(_card_line(out["id"], out.get("name"), out.get("card") or {}))]
+    return lines + [_rating_line(system, r) for system, r in out["ratings"].items()]
+
+
+def _card_line(player_id: str, name: str | None, card: dict[str, Any]) -> str:
+    """`14700011  GM Sokolov, Ivan  (BIH, born 1965, Lakeside CC)`: the card's heading."""
+    titled = " ".join(x for x in (card.get("title"), name) if x)
+    born = card.get("birth_year") and f"born {card['birth_year']}"
+    more = [x for x in (card.get("federation"), born, card.get("club")) if x]
+    return f"{player_id}  {titled}" + (f"  ({', '.join(more)})" if more else "")
+
+
+def _rating_line(system: str, r: dict[str, Any]) -> str:
+    """One system's line of `player`; a family with US Chess floors says whether a rating is
+    established (`queries.rating_row`), the others leave it None."""
+    flag = f"  (P{r['games']})" if r["established"] is False else ""
+    # US Chess: floor and ceiling (§5, §7); FIDE and ICU: K (10.641, 8.3.3) and the date
+    # of the last change (a FIDE list's date once lists are published).
+    tail = (
+        f"  floor={r['floor']} ({r['floor_bound']})"
+        + (f"  ceiling={r['ceiling']}" if r["ceiling"] is not None else "")
+        if r["established"] is not None
+        else f"  K={_k(r.get('k'))}  rated on {r['rated_on']}"
+    )
+    official = "unrated" if r["official_rating"] is None else r["official_rating"]
+    return (
+        f"  {system:<5} {official:>5}{flag}  N={r['games']}  "
+        f"W/D/L={r['wins']}/{r['draws']}/{r['losses']}" + tail
+    )
+
+
+def _k(value: float | None) -> str:
+    return "-" if value is None else f"{value:g}"
