@@ -14,11 +14,11 @@ import unicodedata
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ledger.rules.families import family as rules_family
 from ledger.rules.rounding import round_half_up
 from ledger.rules.uschess.systems import System
 
 if TYPE_CHECKING:
+    from ledger.rules.family import Family
     from ledger.rules.uschess.versions import Amendment
     from projections.items import Item
     from projections.periods import PublishedList
@@ -34,6 +34,13 @@ def system_order(system: str) -> tuple[int, str]:
     return (order.index(system), "") if system in order else (len(order), system)
 
 
+def _family(view: ReadModel) -> Family:
+    """The view's rules family, imported when first asked for."""
+    from ledger.rules.families import family
+
+    return family(view.family)
+
+
 # Players
 
 
@@ -46,12 +53,13 @@ def player(view: ReadModel, player_id: str) -> dict[str, Any] | None:
     if profile is None and not rows:
         return None
     ratings = {}
-    family = rules_family(view.family)
     for r in rows:
         system = r.pop("system")
         r["established"] = None if r["established"] is None else bool(r["established"])
         r["pending_floor_request"] = json.loads(r["pending_floor_request"] or "null")
-        if family.last_k:  # FIDE 10.641 / 8.3.3, ICU: the K of his last change
+        # FIDE 10.641 / 8.3.3, ICU: the K of his last change. A row with US Chess floors says
+        # whether it is established, so only a row without asks its family (and loads it).
+        if r["established"] is None and _family(view).last_k:
             r["k"] = _last_k(view, player_id, system)
         ratings[system] = {k: v for k, v in r.items() if k != "player"}
     out: dict[str, Any] = {"id": player_id}
@@ -315,7 +323,7 @@ def ratings_as_of(view: ReadModel, player_id: str, day: str) -> dict[str, dict[s
 
     out = {}
     columns = ", ".join(("post_rating", "games_after", *STATE_COLUMNS))
-    floors = rules_family(view.family).floors
+    floors = _family(view).floors
     for system in systems_of(view, player_id):
         row = view.db.execute(
             f"select {columns} from history where player = ? and system = ? and end_date <= ? "
@@ -363,7 +371,7 @@ def _supplement(
         [system, value, system],
     ).fetchall()
     out = []
-    floors = rules_family(view.family).floors
+    floors = _family(view).floors
     for player_id, profile, *state in rows:
         if state[0] is None:
             continue
