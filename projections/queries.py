@@ -654,7 +654,7 @@ def player_sections(view: ReadModel, player_id: str) -> list[dict[str, Any]]:
             if b.get("player") == player_id:
                 score += BYE_POINTS.get(b.get("bye"), 0.0)
         changes = view.db.execute(
-            "select system, pre_rating, post_rating, official_rating from history "
+            "select system, pre_rating, post_rating, official_rating, detail from history "
             "where player = ? and item_key = ?",
             [player_id, key],
         ).fetchall()
@@ -667,13 +667,25 @@ def player_sections(view: ReadModel, player_id: str) -> list[dict[str, Any]]:
                 "score": score,
                 "games": games,
                 "ratings": {
-                    system: {"before": pre, "after": post, "official_after": official}
-                    for system, pre, post, official in sorted(
+                    system: _played_rating(pre, post, official, detail)
+                    for system, pre, post, official, detail in sorted(
                         changes, key=lambda c: system_order(c[0])
                     )
                 },
             }
         )
+    return out
+
+
+def _played_rating(
+    pre: float | None, post: float | None, official: int | None, detail: str | None
+) -> dict[str, Any]:
+    """A section's rating before and after; a change that waits for the next list (FIDE
+    10.65, 8.3.2: rated from Ro, summed onto the list) also as `pending_change` (ΔR)."""
+    out = {"before": pre, "after": post, "official_after": official}
+    waiting = json.loads(detail or "{}")
+    if pre is not None and pre == post and "list" in waiting:
+        out["pending_change"] = waiting.get("rating_change", 0.0)  # 0.0 is left out
     return out
 
 

@@ -234,3 +234,17 @@ def test_no_date_label_of_the_narrow_chart_crosses_its_edge(first, last):
 def test_the_log_says_which_list_a_publication_is_about(fide):
     # The ListPublished entry's subject: its family and name.
     assert "<td data-label='About'>fide list 2024-10</td>" in get(fide, "/log").text
+
+
+def test_a_fide_players_tournament_waiting_for_its_list_shows_ro_and_delta_r(fide):
+    # Issue 19: "the player's tournaments show '2558 -> 2558' for every player". 10.65 / 8.3.2:
+    # a section of a period is rated from Ro and its ΔR goes onto the next list; Sokolov's
+    # ΣΔR × K = −.28 × 10 = −2.80 from Ro 2615 (8.3.1's D 400 → PD .92, D 305 → PD .86).
+    data = get(fide, f"/api/players/{SOKOLOV}").json()
+    (section,) = data["sections"]
+    fide_rating = section["ratings"]["FIDE"]
+    assert fide_rating["before"] == 2615.0
+    assert fide_rating["pending_change"] == pytest.approx(-2.8)
+    page = get(fide, f"/players/{SOKOLOV}").text
+    assert "FIDE Ro 2615, ΔR -2.80 (next list)" in page
+    assert "2615 → 2615" not in page
