@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from projection_helpers import Ledger, round_robin
 
+from ledger.door import _opening_list
 from ledger.rules.families import NAMES, every, family, reads_time_control
 from ledger.store import view_path
 from projections.explain import explain
@@ -57,6 +58,20 @@ def test_a_family_with_one_list_keeps_that_list_among_its_systems(name):
     """The system a family's lists and supplements show is one of its own."""
     listed = family(name).list_system
     assert listed is None or listed in family(name).systems
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_an_opening_balance_may_name_each_familys_own_list(name):
+    """An opening balance is "a player's record in one system": each family's list is one the
+    door takes, read from the family (no list names kept apart from it)."""
+    listed = family(name).list_system or family(name).systems[0]
+    assert _opening_list(listed) == listed
+
+
+def test_an_opening_balance_in_a_list_no_family_keeps_is_refused_with_the_lists_named():
+    """A list no family keeps is refused, and the refusal names every list that would do."""
+    with pytest.raises(ValueError, match="FIDE.*ICU"):
+        _opening_list("CFC")
 
 
 @pytest.mark.parametrize(
