@@ -11,7 +11,9 @@ import pytest
 from projection_helpers import Ledger, round_robin
 
 from ledger.door import _opening_list
+from ledger.estimate import estimate, load_section
 from ledger.rules.families import NAMES, every, family, reads_time_control
+from ledger.rules.uschess.systems import System
 from ledger.store import view_path
 from projections.explain import explain
 from projections.projector import View
@@ -126,3 +128,27 @@ def test_an_icu_explanation_cites_the_icu_calculations(ledger, tmp_path):
     follows = explain(view, q, "ICU", "ICU1")["item"]["follows"]
     assert follows == family("icu").explain_sections["section"]
     assert "§5" not in follows and "floor" not in follows
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_estimate_under_a_familys_name_rates_under_its_version_in_force(name):
+    """`estimate --rules FAMILY`: "the version in force on the section's date", through the
+    family's own estimator (`Family.estimator`), the same as naming that version."""
+    system = family(name).list_system or family(name).systems[0]
+    section = load_section(
+        {
+            "rules": name,
+            "system": system if system in System.__members__ else "standard",
+            "start_date": "2024-05-01",
+            "end_date": "2024-05-03",
+            "players": [
+                {"id": "a", "rating": 2000, "games": 40},
+                {"id": "b", "rating": 1800, "games": 40},
+            ],
+            "games": [{"white": "a", "black": "b", "result": "1-0"}],
+        }
+    )
+    by_family = estimate(section)
+    assert by_family["rules"] in family(name).versions
+    assert estimate(section, by_family["rules"]) == by_family
+    assert by_family["players"][0]["post_rating"] > 2000  # the winner gains

@@ -56,6 +56,7 @@ class Family:
     versions: tuple[str, ...]  # its dated versions' names, oldest first
     resolve: Callable[..., Any]  # (date, name=None) → the version in force (or named)
     rater: str  # "module:Class" of its rater on the read side, imported when a model rates
+    estimator: str  # "module:function" rating an `estimate` section (ledger/estimators/)
     systems: tuple[str, ...]  # the rating systems it keeps, in their usual order
     list_system: str | None  # the one system its lists and supplements show; None: every one
     words: Words

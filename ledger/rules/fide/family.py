@@ -67,6 +67,7 @@ FAMILY = Family(
     versions=NAMES,
     resolve=resolve,
     rater="projections.raters.fide:FideRater",
+    estimator="ledger.estimators.fide:estimate",
     systems=SYSTEMS,
     list_system=STANDARD,
     words=WORDS,

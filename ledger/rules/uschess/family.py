@@ -77,6 +77,7 @@ FAMILY = Family(
     versions=tuple(VERSIONS),
     resolve=resolve,
     rater="projections.raters.uschess:Rater",
+    estimator="ledger.estimators.uschess:estimate",
     systems=tuple(str(s) for s in System),
     list_system=None,
     words=WORDS,
