@@ -4,7 +4,7 @@ systems, floors and OLM (§5), provisional ratings (§1), no published lists."""
 from __future__ import annotations
 
 from ledger.rules.family import Family, Words
-from ledger.rules.uschess.floors import OLM_GAMES
+from ledger.rules.uschess.floor_levels import OLM_GAMES
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.time_controls import section_not_rated
 from ledger.rules.uschess.versions import VERSIONS, resolve
