@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import msgspec
-
-from ledger import events
-from projections.items import Item
+if TYPE_CHECKING:  # imported when used: a `player` query reads merges (queries.merges)
+    from ledger import events
+    from projections.items import Item
 
 KEY = "merge:"  # a merge record's key: KEY + the record merged away
 _RANGE = "select key, revisions from revisions where key >= 'merge:' and key < 'merge;'"
@@ -27,7 +26,7 @@ class Merges:
     """The merges in force: each record merged away → the record it joined, and at which
     ledger position."""
 
-    def __init__(self, into: Mapping[str, tuple[str, int]] | None = None) -> None:
+    def __init__(self, into: Mapping[str, tuple[str, int, str | None]] | None = None) -> None:
         self.into = dict(into or {})
         self._absorbed: dict[str, list[str]] | None = None
 
@@ -39,7 +38,7 @@ class Merges:
             found = json.loads(revisions) if isinstance(revisions, str) else revisions
             if found:
                 position, _, payload = found[-1]
-                into[key[len(KEY) :]] = (payload["into"], position)
+                into[key[len(KEY) :]] = (payload["into"], position, payload.get("reason"))
         return cls(into)
 
     @classmethod
@@ -70,15 +69,17 @@ class Merges:
                     self._absorbed.setdefault(survivor, []).append(m)
         return self._absorbed.get(member_id, [])
 
-    def merged_into(self, member_id: str) -> tuple[str, int] | None:
-        """The surviving record of a record merged away, and the merge's position."""
+    def merged_into(self, member_id: str) -> dict[str, Any] | None:
+        """Where a record merged away went: the surviving record (`id`), and the merge's
+        ledger position and reason; None for a record not merged away."""
         if member_id not in self.into:
             return None
-        return self.resolve(member_id), self.into[member_id][1]
+        _, position, reason = self.into[member_id]
+        return {"id": self.resolve(member_id), "position": position, "reason": reason}
 
 
 def records(conn: Any) -> list[tuple[str, str]]:
-    """The merge records a read model holds: (key, revisions JSON)."""
+    """The merge records a read model (its connection) holds: (key, revisions JSON)."""
     return conn.execute(_RANGE).fetchall()
 
 
@@ -87,6 +88,8 @@ def renamed(item: Item, merges: Merges) -> Item:
     section naming two records of one person cannot be rated (ValueError: a problem row)."""
     if not merges or all(p not in merges.into for p in item.players):
         return item
+    import msgspec
+
     to = merges.resolve
     fact, changes = item.event, {}
     if hasattr(fact, "member_id"):
@@ -107,6 +110,8 @@ def renamed(item: Item, merges: Merges) -> Item:
     if hasattr(fact, "byes"):
         changes["byes"] = tuple(msgspec.structs.replace(b, player=to(b.player)) for b in fact.byes)
     event = msgspec.structs.replace(fact, **changes)
+    from projections.items import Item
+
     return Item(item.key, item.kind, item.start, item.end, item.position, item.revision, event)
 
 
@@ -149,6 +154,8 @@ class MergedProfiles:
 
 def combined(member_id: str, profiles: list[events.PlayerRegistered]) -> events.PlayerRegistered:
     """The first profile, each field it lacks (None) taken from the next that gives it."""
+    import msgspec
+
     changes: dict[str, Any] = {"member_id": member_id}
     for name in profiles[0].__struct_fields__:
         if name != "member_id" and getattr(profiles[0], name) is None:

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from ledger.rules.family import Family
     from ledger.rules.uschess.versions import Amendment
     from projections.items import Item
+    from projections.merges import Merges
     from projections.periods import PublishedList
     from projections.schema import ReadModel
     from projections.standing import Standing
@@ -66,7 +67,27 @@ def player(view: ReadModel, player_id: str) -> dict[str, Any] | None:
     if profile is not None:
         out["name"] = json.loads(profile[0]).get("name")
     out["ratings"] = ratings
+    found = merges(view)
+    if found is not None and (joined := found.merged_into(player_id)) is not None:
+        out["merged_into"] = joined | {"name": names(view, [joined["id"]]).get(joined["id"])}
+    if found is not None and (absorbed := found.absorbed(player_id)):
+        out["merged"] = absorbed
     return out
+
+
+def merges(view: ReadModel) -> Merges | None:
+    """The merges in force (projections/merges.py); None when no record was merged away (a
+    `player` query then imports nothing more)."""
+    from projections.merges import Merges, records
+
+    rows = records(view.db)
+    return Merges.fold(rows) if rows else None
+
+
+def person(view: ReadModel, player_id: str) -> set[str]:
+    """A surviving record's id with those of the records merged into it."""
+    found = merges(view)
+    return {player_id} if found is None else {player_id, *found.absorbed(player_id)}
 
 
 def player_card(view: ReadModel, player_id: str) -> dict[str, Any] | None:
@@ -144,6 +165,16 @@ def search_players(view: ReadModel, text: str, limit: int, offset: int = 0) -> d
                 for forms in words
             )
             found.append((2 if starts else 3, keys[0], pid, name))
+    merged = merges(view)
+    if merged is not None:  # a record merged away is found as the one it joined
+        kept: dict[str, tuple[Any, ...]] = {}
+        for rank, sort, pid, name in found:
+            into = merged.resolve(pid)
+            if into != pid:
+                rank, sort, pid, name = rank, sort, into, _name_of(view, into)
+            if pid not in kept or (rank, sort) < kept[pid][:2]:
+                kept[pid] = (rank, sort, pid, name)
+        found = list(kept.values())
     found.sort()
     page = found[offset : offset + limit] if limit >= 0 else []
     ratings = current_ratings(view, [pid for _, _, pid, _ in page])
@@ -153,6 +184,10 @@ def search_players(view: ReadModel, text: str, limit: int, offset: int = 0) -> d
             {"id": pid, "name": name, "ratings": ratings.get(pid, {})} for _, _, pid, name in page
         ],
     }
+
+
+def _name_of(view: ReadModel, player_id: str) -> str | None:
+    return names(view, [player_id]).get(player_id)
 
 
 def folded(text: str) -> str:
@@ -642,16 +677,17 @@ def player_sections(view: ReadModel, player_id: str) -> list[dict[str, Any]]:
         [player_id],
     ).fetchall()
     out = []
+    ids = person(view, player_id)  # a record merged into his plays as him
     for key, first, last, payload in rows:
         report = json.loads(payload)
         score, games = 0.0, 0
         for g in report.get("games", ()):
-            if player_id in (g.get("white"), g.get("black")):
+            if ids & {g.get("white"), g.get("black")}:
                 result = g.get("result", "")
-                score += _points(result, g.get("white") == player_id)
+                score += _points(result, g.get("white") in ids)
                 games += "F" not in result
         for b in report.get("byes", ()):
-            if b.get("player") == player_id:
+            if b.get("player") in ids:
                 score += BYE_POINTS.get(b.get("bye"), 0.0)
         changes = view.db.execute(
             "select system, pre_rating, post_rating, official_rating, detail from history "
