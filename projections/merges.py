@@ -115,6 +115,20 @@ def renamed(item: Item, merges: Merges) -> Item:
     return Item(item.key, item.kind, item.start, item.end, item.position, item.revision, event)
 
 
+def renamed_report(report: dict[str, Any], merges: Merges) -> dict[str, Any]:
+    """A section's or match's report (plain JSON) with each merged-away record named as the one
+    it joined, as its rows were rated (its exports, its crosstable)."""
+    to = merges.resolve
+    out = dict(report)
+    out["players"] = [{**p, "id": to(p["id"])} for p in report.get("players", ())]
+    out["games"] = [
+        {**g, "white": to(g["white"]), "black": to(g["black"])} for g in report.get("games", ())
+    ]
+    if "byes" in report:
+        out["byes"] = [{**b, "player": to(b["player"])} for b in report["byes"]]
+    return out
+
+
 class Renaming:
     """A family's rater that rates each item `renamed` (everything else is the rater's)."""
 

@@ -69,7 +69,7 @@ def player(view: ReadModel, player_id: str) -> dict[str, Any] | None:
     out["ratings"] = ratings
     found = merges(view)
     if found is not None and (joined := found.merged_into(player_id)) is not None:
-        out["merged_into"] = joined | {"name": names(view, [joined["id"]]).get(joined["id"])}
+        out["merged_into"] = joined | {"name": _name_of(view, joined["id"])}
     if found is not None and (absorbed := found.absorbed(player_id)):
         out["merged"] = absorbed
     return out
@@ -95,7 +95,15 @@ def player_card(view: ReadModel, player_id: str) -> dict[str, Any] | None:
     name, title, federation (his FIDE record's flag), FIDE id, sex, birth year and club; a field
     the ledger does not hold is None. None for a player with no profile."""
     row = view.db.execute("select profile from players where id = ?", [player_id]).fetchone()
-    return None if row is None else card(json.loads(row[0]))
+    if row is None:
+        return None
+    profile, found = json.loads(row[0]), merges(view)
+    for other in found.absorbed(player_id) if found is not None else ():
+        given = view.db.execute("select profile from players where id = ?", [other]).fetchone()
+        for name, value in json.loads(given[0]).items() if given else ():
+            if profile.get(name) is None:  # a field he lacks, from a record merged into his
+                profile[name] = value
+    return card(profile)
 
 
 def cards(view: ReadModel, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
@@ -732,11 +740,19 @@ def _points(result: str, white: bool) -> float:
 
 
 def section_report(view: ReadModel, section_id: str) -> dict[str, Any] | None:
-    """A rated section's report as it stands now; None if it is not rated."""
+    """A rated section's report as it stands now, as rated (a record merged away named as the
+    one it joined); None if it is not rated."""
     found = view.db.execute(
         "select payload from items where key = ?", ["section:" + section_id]
     ).fetchone()
-    return None if found is None else json.loads(found[0])
+    if found is None:
+        return None
+    merged = merges(view)
+    if merged is None:
+        return json.loads(found[0])
+    from projections.merges import renamed_report
+
+    return renamed_report(json.loads(found[0]), merged)
 
 
 def section_changes(view: ReadModel, section_id: str) -> list[tuple[Any, ...]]:
