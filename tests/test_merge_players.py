@@ -4,11 +4,18 @@ history re-rated" — the record merged away counts as the one it joins (docs/de
 
 from __future__ import annotations
 
+import json
+from wsgiref.util import setup_testing_defaults
+
 import pytest
 from projection_helpers import Ledger, round_robin
+from typer.testing import CliRunner, Result
 
 from ledger.application import RatingsLedger
 from ledger.commands import MergePlayers, VoidEntry, parse
+from ledger.consequences import consequences
+from ledger.entrypoints.cli import app
+from ledger.entrypoints.web.app import Site
 from ledger.errors import Contradiction, InvalidCommand, UnknownRecord
 from projections.merges import MergedProfiles, Merges
 from projections.projector import ProfilesOnDemand, View
@@ -151,3 +158,87 @@ def test_force_merges_over_a_profile_conflict_and_into_s_fields_stand(ledger, tm
     ledger.catch_up(view)
     profiles = MergedProfiles(ProfilesOnDemand(view), Merges.stored(view.db.conn))
     assert profiles[X].fide_id == "1234567"
+
+
+def test_a_dry_run_reports_the_cascade_and_appends_nothing(ledger, tmp_path):
+    # "`--dry-run` shows it without appending": the report names X (→ unrated), A and the
+    # opponent whose expectancy changed, before → after, and the ledger keeps its length.
+    ledger.submit(*sections(X))
+    view = tmp_path / "view.db"
+    ledger.catch_up(View(view))  # the model is up to date before the preview
+    head = ledger.app.recorder.max_notification_id()
+    data = {"player": X, "into": A, "reason": "one person"}
+    preview = RatingsLedger(ledger.app.store, preview=True)
+    entries = preview.merge_players(parse(MergePlayers, data), actor="admin")
+    report = consequences(preview, view, entries, dry_run=True)
+    changed = {c["player"]: c for c in report["changed"]}
+    assert changed[X]["after"] is None and changed[X]["before"] is not None
+    assert changed[A]["before"]["games"] + changed[X]["before"]["games"] == 6
+    assert changed[A]["after"]["games"] == 6
+    assert D in changed  # X beat D in S2: D's expectancy against A is not against an unrated
+    assert ledger.app.recorder.max_notification_id() == head
+    preview.close()
+
+
+def cli(tmp_path, *args: str) -> Result:
+    return CliRunner().invoke(app, [*args, "--store", f"sqlite:///{tmp_path / 'ledger.db'}"])
+
+
+@pytest.mark.parametrize(
+    ("source", "into", "code", "message"),
+    [
+        ("X00000FFF", A, 1, "'X00000FFF' is not a registered player"),
+        (A, A, 2, "into: '20000001' cannot be merged into itself"),
+        (B, A, 3, "both play in section 'S1'"),
+        (X, A, 0, ""),
+    ],
+)
+def test_the_command_exits_as_the_refusal_says(ledger, tmp_path, source, into, code, message):
+    # "Refusals (one line, nothing appended): unknown record (exit 1) … (exit 3)"; a merge
+    # that is accepted prints what it recorded and the ratings it changed.
+    ledger.submit(*sections(X))
+    head = ledger.app.recorder.max_notification_id()
+    result = cli(tmp_path, "merge-players", source, into, "--reason", "same", "--actor", "admin")
+    assert result.exit_code == code
+    if code:
+        assert result.stderr.count("\n") == 1 and message in result.stderr
+        assert ledger.app.recorder.max_notification_id() == head
+    else:
+        assert "recorded PlayersMerged at position" in result.stdout
+        assert f"{X} " in result.stdout and "-> unrated" in result.stdout
+
+
+def test_player_says_where_a_merged_record_went_and_history_shows_its_games(ledger, tmp_path):
+    # "`player FROM` says 'merged into INTO' (exit 0)"; "`history INTO` shows FROM's games".
+    ledger.submit(*sections(X))
+    merge(ledger, X, A)
+    shown = cli(tmp_path, "player", X)
+    assert shown.exit_code == 0
+    assert f"merged into {A} at position" in shown.stdout
+    assert json.loads(cli(tmp_path, "player", X, "--json").stdout)["merged_into"]["id"] == A
+    history = cli(tmp_path, "history", A, "--system", "OTBR", "--json").stdout
+    assert [r["item_key"] for r in json.loads(history)] == [
+        "section:S1",
+        "section:S2",
+        "section:S3",
+    ]
+    found = json.loads(cli(tmp_path, "search", "X0000000A", "--json").stdout)
+    assert [p["id"] for p in found["players"]] == [A]
+
+
+def test_the_page_of_a_merged_record_links_the_one_it_joined(ledger, tmp_path):
+    # "the web player page of FROM says so and links INTO (and its JSON twin says so)".
+    ledger.submit(*sections(X))
+    merge(ledger, X, A)
+    site = Site(ledger.app.store)
+    page = fetch(site, f"/players/{X}")
+    assert f"Merged into <a href='/players/{A}'>" in page
+    assert json.loads(fetch(site, f"/api/players/{X}"))["merged_into"]["id"] == A
+    assert f"<a href='/players/{X}'>{X}</a>" in fetch(site, f"/players/{A}")
+
+
+def fetch(site: Site, path: str) -> str:
+    environ: dict = {}
+    setup_testing_defaults(environ)
+    environ.update(PATH_INFO=path, QUERY_STRING="", REQUEST_METHOD="GET")
+    return b"".join(site(environ, lambda status, headers: None)).decode()
