@@ -17,6 +17,7 @@ from ledger.consequences import consequences
 from ledger.entrypoints.cli import app
 from ledger.entrypoints.web.app import Site
 from ledger.errors import Contradiction, InvalidCommand, UnknownRecord
+from ledger.roles import RECORDED_BY, Verb, lacks_authority
 from projections.merges import MergedProfiles, Merges
 from projections.projector import ProfilesOnDemand, View
 
@@ -242,3 +243,19 @@ def fetch(site: Site, path: str) -> str:
     setup_testing_defaults(environ)
     environ.update(PATH_INFO=path, QUERY_STRING="", REQUEST_METHOD="GET")
     return b"".join(site(environ, lambda status, headers: None)).decode()
+
+
+def test_the_supplement_lists_the_surviving_record_only(ledger, tmp_path):
+    # "lists and supplements list only INTO": X's games are A's, so X has no row.
+    ledger.submit(*sections(X))
+    merge(ledger, X, A)
+    shown = cli(tmp_path, "supplement", "--as-of", "2024-12-31", "--json")
+    assert [m["id"] for m in json.loads(shown.stdout)["players"]] == [A, B, C, D]
+
+
+def test_the_authority_tables_take_the_new_kind_from_its_verb():
+    # "Check ledger/chain.py / ledger/signing.py's authority tables pick the new kind up from
+    # its `verb`": a PlayersMerged entry is the office's or a director's to sign, not a TD's.
+    assert RECORDED_BY["PlayersMerged"] is Verb.MERGE_PLAYERS
+    assert lacks_authority("PlayersMerged", {"ratings_admin"}) is None
+    assert "merge-players takes" in lacks_authority("PlayersMerged", {"tournament_director"})
