@@ -259,3 +259,23 @@ def test_the_authority_tables_take_the_new_kind_from_its_verb():
     assert RECORDED_BY["PlayersMerged"] is Verb.MERGE_PLAYERS
     assert lacks_authority("PlayersMerged", {"ratings_admin"}) is None
     assert "merge-players takes" in lacks_authority("PlayersMerged", {"tournament_director"})
+
+
+def test_the_survivor_is_rated_with_the_profile_fields_he_lacks_from_the_merged_record(tmp_path):
+    # "every fact about FROM counts as INTO's: its games, items, profile fields INTO lacks":
+    # A gave no birth date, X did; A is rated as the member born then, as if registered so.
+    def built(name: str, records: list[tuple[str, dict]], x: str) -> View:
+        found = Ledger(RatingsLedger(f"sqlite:///{tmp_path / name}.db"))
+        for member, profile in records:
+            found.register(member, **profile)
+        found.submit(*sections(x))
+        if x == X:
+            merge(found, X, A)
+        return found.rebuilt(tmp_path / f"{name}.view.db")
+
+    young = {"birth_date": "2012-05-01"}
+    merged = built("merged", [(B, {}), (C, {}), (D, {}), (A, {}), (X, young)], X)
+    reference = built("reference", [(B, {}), (C, {}), (D, {}), (A, young), ("20000009", {})], A)
+    without = built("without", [(B, {}), (C, {}), (D, {}), (A, {}), ("20000009", {})], A)
+    assert rows(merged)["history"] != rows(without)["history"]  # the birth date counts
+    assert rows(merged) == rows(reference)
