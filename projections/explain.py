@@ -12,6 +12,7 @@ from ledger.rules.expectancy import winning_expectancy
 from ledger.rules.families import family as rules_family
 from ledger.rules.uschess.versions import VERSIONS, timelines
 from projections import period_explain, queries, unrated
+from projections.merges import renamed
 from projections.projector import View
 from projections.schema import HISTORY_COLUMNS
 
@@ -58,6 +59,10 @@ def explain(
     item = queries.item(view, row["item_key"])
     if item is None:
         raise NotFound(f"{row['item_key']} is no longer in the ledger")
+    merged = queries.merges(view)
+    cited = [] if merged is None else [m for m in item.players if m in merged.into]
+    if merged is not None:  # the item as rated: records merged away named as their survivors
+        item = renamed(item, merged)
     stored = json.loads(row["detail"]) if isinstance(row["detail"], str) else row["detail"] or {}
     if item.kind == "uplift":
         return period_explain.explain_uplift(view, item, row, stored, _fed_by)
@@ -87,7 +92,10 @@ def explain(
             if by_period
             else family.explain_sections.get(item.kind, ""),
         },
-        "fed_by": _fed_by(view, item, previous, detail, player, system),
+        "fed_by": sorted(
+            _fed_by(view, item, previous, detail, player, system) + _merges(merged, cited),
+            key=lambda f: f["position"],
+        ),
         "rules": _rules(view, row, item),
         "result": {
             "pre_rating": row["pre_rating"],
@@ -172,6 +180,21 @@ def _fed_by(
                 {"position": a["position"], "what": f"RulesAmended {a['parameter']} = {a['value']}"}
             )
     return sorted(fed, key=lambda f: f["position"])
+
+
+def _merges(merged: Any, cited: list[str]) -> list[dict[str, Any]]:
+    """The merges that name a record of the item as the one it joined (issue 20)."""
+    out = []
+    for m in cited:
+        joined = merged.merged_into(m)
+        out.append(
+            {
+                "position": joined["position"],
+                "what": f"PlayersMerged {m} into {joined['id']}: {m}'s games here are "
+                f"{joined['id']}'s" + (f" ({joined['reason']})" if joined["reason"] else ""),
+            }
+        )
+    return out
 
 
 def _rules(view: View, row: dict[str, Any], item: Any) -> dict[str, Any]:

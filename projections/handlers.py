@@ -18,6 +18,7 @@ from ledger.log import LedgerEntry
 from ledger.rules.uschess.parameters import parse_parameter_value
 from projections.batch import Batch, Revision
 from projections.items import ITEM_FACTS, WITHDRAWALS, fact_item, fact_key
+from projections.merges import KEY as MERGE_KEY
 from projections.periods import PublishedList
 
 PROFILE_TYPES = ("PlayerRegistered", "PlayerProfileUpdated")
@@ -45,7 +46,7 @@ def _set_profile(b: Batch, member_id: str, fact: events.PlayerRegistered, positi
     text = json.dumps(payload, sort_keys=True)
     old = b.profile(member_id)
     if old is None or old[1] != text:  # (a first profile too: items may precede it)
-        b.seeds.add(member_id)
+        b.seeds.update({member_id, b.merges().resolve(member_id)})  # a merged record's survivor
     b.put_profile(member_id, (fact, text, position))
 
 
@@ -161,6 +162,28 @@ def _current_revision(b: Batch, key: str) -> Revision | None:
     return None
 
 
+def on_merge(b: Batch, position: int, fact: events.PlayersMerged) -> None:
+    """`PlayersMerged`: the record merged away counts as the one it joined (projections/merges)."""
+    key = MERGE_KEY + fact.member_id
+    b.put_entry_key(position, key)
+    entry = [position, type(fact).__name__, events.to_payload(fact)]
+    _remerge(b, fact.member_id, [*b.revisions(key), entry])
+
+
+def _remerge(b: Batch, member_id: str, revisions: list[Revision]) -> None:
+    """A merge record with these revisions (the last in force; none: not merged): the items of
+    every record whose survivor changes are named again and re-rated, with both survivors'."""
+    before = b.merges()
+    b.put_revisions(MERGE_KEY + member_id, revisions)
+    b.merges_changed()
+    after = b.merges()
+    moved = {
+        m for m in {member_id, *before.into, *after.into} if before.resolve(m) != after.resolve(m)
+    }
+    b.realias({before.resolve(m) for m in moved})
+    b.seeds.update(moved, map(before.resolve, moved), map(after.resolve, moved))
+
+
 def on_void(b: Batch, position: int, fact: events.EntryVoided) -> None:
     """`EntryVoided`: the entry at `fact.position` no longer counts."""
     target = fact.position
@@ -169,6 +192,12 @@ def on_void(b: Batch, position: int, fact: events.EntryVoided) -> None:
     if key is None:
         return  # an entry the read model never used (roles, a poisoned entry, a void)
     kind, _, rest = key.partition(":")
+    if kind == "merge":
+        revisions = b.revisions(key)
+        remaining = [r for r in revisions if r[0] != target]
+        if len(remaining) < len(revisions):
+            _remerge(b, rest, remaining)
+        return
     if kind == "amendment":
         row = b.amendment(target)
         if row is not None:
@@ -227,6 +256,7 @@ HANDLERS: dict[str, Callable[[Batch, int, Any], None]] = {
     **{name.__name__: on_item for name in ITEM_FACTS},
     "EntryVoided": on_void,
     "ListPublished": on_list,
+    "PlayersMerged": on_merge,
 }
 PROBLEM_KINDS = {
     "PlayerRegistered": "profile",
@@ -234,6 +264,7 @@ PROBLEM_KINDS = {
     "RulesAmended": "amendment",
     "EntryVoided": "void",
     "ListPublished": "list",
+    "PlayersMerged": "merge",
     **{cls.__name__: ITEM_FACTS[cls][0] for cls in ITEM_FACTS},
 }
 
