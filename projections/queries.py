@@ -84,6 +84,13 @@ def merges(view: ReadModel) -> Merges | None:
     return Merges.fold(rows) if rows else None
 
 
+def survivor(view: ReadModel, player_id: str) -> str:
+    """The record whose history holds `player_id`'s games: the one it was merged into, else
+    itself."""
+    found = merges(view)
+    return player_id if found is None else found.resolve(player_id)
+
+
 def person(view: ReadModel, player_id: str) -> set[str]:
     """A surviving record's id with those of the records merged into it."""
     found = merges(view)

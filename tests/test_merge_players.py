@@ -227,6 +227,19 @@ def test_player_says_where_a_merged_record_went_and_history_shows_its_games(ledg
     assert [p["id"] for p in found["players"]] == [A]
 
 
+def test_history_and_rating_of_a_merged_record_show_the_record_it_joined(ledger, tmp_path):
+    # "from the merge on, every fact about FROM counts as INTO's": asking for FROM's history
+    # or rating shows INTO's, with one line saying so.
+    ledger.submit(*sections(X))
+    merge(ledger, X, A)
+    shown = cli(tmp_path, "history", X, "--system", "OTBR", "--json")
+    assert shown.exit_code == 0
+    assert shown.stdout == cli(tmp_path, "history", A, "--system", "OTBR", "--json").stdout
+    assert f"{X} was merged into {A}" in shown.stderr
+    day = ("--system", "OTBR", "--as-of", "2024-12-31", "--json")
+    assert cli(tmp_path, "rating", X, *day).stdout == cli(tmp_path, "rating", A, *day).stdout
+
+
 def test_the_page_of_a_merged_record_links_the_one_it_joined(ledger, tmp_path):
     # "the web player page of FROM says so and links INTO (and its JSON twin says so)".
     ledger.submit(*sections(X))
