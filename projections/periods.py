@@ -85,12 +85,27 @@ def recompute(
     items: Sequence[Item],
     on_list: dict[Key, Standing],
     profiles: Any,
+    uplifts: tuple[PublishedList, Sequence[Item], Sequence[Item]] | None = None,
+    merged: Any = None,
 ) -> dict[Key, tuple[int | None, Standing]]:
     """The rows list `listed` publishes for the players of `items` (its period's), rated from
     `on_list` (the previous list's standings) as the read model does: (official, standing)
-    after the last history row of each (an unrated player's may be a section's)."""
+    after the last history row of each (an unrated player's may be a section's). `uplifts`:
+    the previous list, FIDE's uplifts in force before it and those applied at it (raising
+    `on_list`, as `_Periods.publish` does after its rows); `merged`: the merges in force
+    (projections.merges.Merges), each record merged away named as its survivor."""
+    from projections import merges
+
+    if merged:
+        profiles = merges.profiles(profiles, merged)
+        items = [merges.renamed(i, merged) for i in items]
     run = _Periods([listed], lambda lookup: raters.rater_for(family, lookup, profiles))
     run.lookup.on_list, run.live = dict(on_list), dict(on_list)
+    if uplifts is not None:
+        previous, earlier, raised = uplifts
+        run.lookup.uplifts = [(i.event.effective, i.event.ceiling, i.event.share) for i in earlier]
+        for item in raised:
+            run.uplift(previous, item)
     rows, live = run.run(sorted(((i.sort_key, 0, i) for i in items), key=lambda x: x[0]))
     player, system = HISTORY_COLUMNS.index("player"), HISTORY_COLUMNS.index("system")
     official = HISTORY_COLUMNS.index("official_rating")

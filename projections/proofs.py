@@ -24,8 +24,9 @@ from ledger.checkpoints import Checkpoint, CheckpointError
 from ledger.errors import LedgerError
 from ledger.rules.families import family as rules_family
 from ledger.rules.rating_lists import list_for
-from projections import periods, queries
+from projections import periods, proof_facts, queries
 from projections.items import fact_item
+from projections.merges import renamed
 from projections.schema import STATE_SELECT
 from projections.standing import Standing
 
@@ -142,21 +143,29 @@ def make_bundle(
         old = commitment(before, previous)
         positions |= {previous.position, committed[previous.name][0]}
         items = _items_in_period(at_list, player, system, name)
-        players = {player} | {o for item in items for o in _opponents(item, player)}
+        context = proof_facts.gather(ledger, at_list, found, previous)
+        context.carry(p for item in items for p in item.players)
+        seen = [renamed(item, context.in_force) for item in items]
+        players = {player} | {o for item in seen for o in _opponents(item, player)}
         rows = {}
         for pid in sorted(players):
             at = _index(old, (system, pid))
             rows[pid] = old.proof(at) if at is not None else _absent(old, (system, pid))
-            if at is None and (where := queries.profile_position(at_list, pid)) is not None:
-                bundle["profiles"][pid] = where
-                positions.add(where)
+            if at is None:  # his profile, and those of the records merged into him
+                context.carry(context.in_force.absorbed(pid))
+                for record in [pid, *context.in_force.absorbed(pid)]:
+                    if (where := queries.profile_position(at_list, record)) is not None:
+                        bundle["profiles"][record] = where
+                        positions.add(where)
         bundle["previous"] = {
             "published": previous.position,
             "committed": committed[previous.name][0],
             "rows": rows,
+            "earlier": context.earlier,
         }
         bundle["items"] = [[item.position, item.revision] for item in items]
-        positions |= {item.revision for item in items}
+        bundle |= {"uplifts": context.uplifts, "merges": context.merges, "voids": context.voids}
+        positions |= {item.revision for item in items} | context.positions()
     bundle["entries"] = {
         str(p): transparency.inclusion(ledger, p, checkpoint.size) for p in sorted(positions)
     }
@@ -275,6 +284,7 @@ def _verify(bundle: dict[str, Any], held: Checkpoint) -> dict[str, Any]:
         if int(position) > listed.cutoff_position:
             raise BundleError(f"{pid}'s profile at {position} is after the list's cutoff")
         profiles[pid] = fact
+    context = _context(bundle, facts, listed, previous)
     items = []
     for first, revision in bundle["items"]:
         fact = facts[int(revision)]
@@ -287,9 +297,16 @@ def _verify(bundle: dict[str, Any], held: Checkpoint) -> dict[str, Any]:
         )
         if period != 1:
             raise BundleError(f"the item at {revision} is not in the period of {listed.name!r}")
+        _names_its_players(item, context.merges, player, bundle["previous"]["rows"])
         items.append(item)
     recomputed = periods.recompute(
-        family, listed, items, {(pid, system): s for pid, s in lookup.items()}, profiles
+        family,
+        listed,
+        items,
+        {(pid, system): s for pid, s in lookup.items()},
+        profiles,
+        uplifts=(previous, context.earlier, context.raised),
+        merged=context.merges,
     )
     got = recomputed.get((player, system))
     state, official = said["state"], said["official_rating"]
@@ -305,6 +322,62 @@ def _verify(bundle: dict[str, Any], held: Checkpoint) -> dict[str, Any]:
     out["recomputed"] = True
     out["items"] = len(items)
     return out
+
+
+def _context(
+    bundle: dict[str, Any], facts: dict[int, Any], listed: Any, previous: Any
+) -> proof_facts.Context:
+    """The bundle's uplifts and merges, checked (the list before the previous one, where an
+    uplift is carried, tells which it applies at)."""
+    if previous.number != listed.number - 1:
+        raise BundleError(f"{previous.name!r} is not the list before {listed.name!r}")
+    earlier = None
+    where = bundle["previous"].get("earlier")
+    if where is not None:
+        found = facts[int(where)]
+        if not isinstance(found, events.ListPublished) or (found.family, found.number) != (
+            listed.family,
+            previous.number - 1,
+        ):
+            raise BundleError(f"the entry at {where} is not the list before {previous.name!r}")
+        earlier = periods.PublishedList(
+            found.family,
+            found.number,
+            found.list_name,
+            found.as_of,
+            found.cutoff_position,
+            int(where),
+        )
+    elif bundle.get("uplifts") and previous.number > 1:
+        raise BundleError(
+            f"the bundle carries an uplift but not the list before {previous.name!r}, which "
+            "tells whether it applies at the previous list"
+        )
+    try:
+        return proof_facts.Context.read(bundle, facts, listed, previous, earlier)
+    except proof_facts.ContextError as exc:
+        raise BundleError(str(exc)) from None
+
+
+def _names_its_players(item: Any, merges: Any, player: str, rows: dict[str, Any]) -> None:
+    """The item, its records named as their survivors, names `player`, and each of his
+    opponents has a row (or its absence) on the previous list: else a merge is missing."""
+    try:
+        seen = renamed(item, merges)
+    except ValueError as exc:
+        raise BundleError(f"the item at {item.revision}: {exc}") from None
+    if player not in seen.players:
+        others = ", ".join(p for p in seen.players if p not in rows) or "none"
+        raise BundleError(
+            f"the item at {item.revision} does not name {player}: the bundle lacks the merge "
+            f"that joins one of its records ({others}) to him"
+        )
+    for opponent in sorted(_opponents(seen, player)):
+        if opponent not in rows:
+            raise BundleError(
+                f"the bundle holds no previous-list row for {opponent}, {player}'s opponent in "
+                f"the item at {item.revision}, nor the merge that joins that record to another"
+            )
 
 
 def _fact(leaf: str) -> Any:

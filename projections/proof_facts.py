@@ -1,0 +1,179 @@
+"""The facts a list's rating depends on besides its period's items (issue 18, with issues 19
+and 20): FIDE's uplift applied at the previous list, whose committed rows are read before it
+(`periods._Periods.uplift`), and the merges that make an item's records its survivors'
+(projections/merges.py), with any void of them.
+
+`gather` picks them for a bundle from the read model as known at the list and the ledger;
+`Context.read` takes them back from a bundle's proved entries, checked, for `verify_bundle`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ledger import events
+from ledger.domain import TOPIC_PREFIX
+from ledger.errors import LedgerError
+from ledger.log import to_entry
+from projections import queries
+from projections.items import Item, fact_item
+from projections.merges import Merges
+from projections.periods import PublishedList
+
+MERGE_TOPICS = (TOPIC_PREFIX + "PlayersMerged", TOPIC_PREFIX + "EntryVoided")
+
+
+class ContextError(LedgerError):
+    """A bundle's uplift, merge or void entries that do not say what the bundle needs."""
+
+
+# Making a bundle
+
+
+@dataclass
+class Gathered:
+    """The entries a bundle carries beside its items: their positions, and the merges in
+    force at the list (to name the items' players as their survivors)."""
+
+    uplifts: list[int] = field(default_factory=list)
+    earlier: int | None = None  # the list before the previous one, to tell where each applies
+    merges: list[int] = field(default_factory=list)
+    voids: list[int] = field(default_factory=list)
+    in_force: Merges = field(default_factory=Merges)
+    _known: dict[str, list[tuple[int, str]]] = field(default_factory=dict)
+    _voided: dict[int, int] = field(default_factory=dict)
+
+    def positions(self) -> set[int]:
+        return {*self.uplifts, *self.merges, *self.voids} | (
+            set() if self.earlier is None else {self.earlier}
+        )
+
+    def carry(self, records: Iterable[str]) -> None:
+        """Carry every merge of each record on the way from `records` to their survivors, and
+        each void of those merges."""
+        for record in records:
+            seen = {record}
+            while record in self.in_force.into:
+                for position, _ in self._known.get(record, ()):
+                    if position not in self.merges:
+                        self.merges.append(position)
+                        if position in self._voided:
+                            self.voids.append(self._voided[position])
+                record = self.in_force.into[record][0]
+                if record in seen:
+                    break
+                seen.add(record)
+        self.merges.sort()
+        self.voids.sort()
+
+
+def gather(ledger: Any, at_list: Any, listed: PublishedList, previous: PublishedList) -> Gathered:
+    """What a bundle for `listed` (`at_list`: the read model as known at it), rated from
+    `previous`, carries besides items: the uplifts in force on `previous` that the list knows,
+    and the merges known at its cutoff (`Gathered.carry` picks those the items need)."""
+    found = Gathered()
+    lists = queries.published_lists(at_list, previous.family)
+    rows = at_list.db.execute(
+        "select revision, end from items where kind = 'uplift' order by end, revision"
+    ).fetchall()
+    found.uplifts = [position for position, end in rows if end <= previous.as_of]
+    if found.uplifts and previous.number > 1:
+        found.earlier = next(x.position for x in lists if x.number == previous.number - 1)
+    merged, voided = _merge_entries(ledger, listed.cutoff_position)
+    found._known, found._voided = merged, voided
+    into = {}
+    for member_id, entries in merged.items():
+        standing = [(p, to) for p, to in entries if p not in voided]
+        if standing:
+            into[member_id] = (standing[-1][1], standing[-1][0], None)
+    found.in_force = Merges(into)
+    return found
+
+
+def _merge_entries(
+    ledger: Any, cutoff: int
+) -> tuple[dict[str, list[tuple[int, str]]], dict[int, int]]:
+    """The merges up to `cutoff` (each record merged away → its (position, into) in ledger
+    order) and the voids up to it (the entry voided → the void's position)."""
+    recorder = getattr(ledger, "recorder", ledger)
+    merged: dict[str, list[tuple[int, str]]] = {}
+    voided: dict[int, int] = {}
+    start = 0
+    while True:
+        found = recorder.select_notifications(
+            start, 5000, stop=cutoff, topics=MERGE_TOPICS, inclusive_of_start=False
+        )
+        for n in found:
+            entry = to_entry(n)
+            fact = events.decode(entry.type, entry.state)
+            if isinstance(fact, events.PlayersMerged):
+                merged.setdefault(fact.member_id, []).append((n.id, fact.into))
+            elif isinstance(fact, events.EntryVoided):
+                voided[fact.position] = n.id
+        if len(found) < 5000:
+            return merged, voided
+        start = found[-1].id
+
+
+# Checking a bundle
+
+
+@dataclass
+class Context:
+    """A bundle's uplifts and merges, as the recomputation takes them: the uplifts applied at
+    the previous list (`raised`), those in force before it (`earlier`), the merges in force."""
+
+    raised: list[Item]
+    earlier: list[Item]
+    merges: Merges
+
+    @classmethod
+    def read(
+        cls,
+        bundle: dict[str, Any],
+        facts: dict[int, Any],
+        listed: PublishedList,
+        previous: PublishedList,
+        earlier: PublishedList | None,
+    ) -> Context:
+        """From the bundle's proved entries (`facts`, by position); ContextError at the first
+        entry that is not what the bundle files it as."""
+        raised, before = [], []
+        for position in bundle.get("uplifts", ()):
+            fact = facts[int(position)]
+            if not isinstance(fact, events.FideUpliftRecorded):
+                raise ContextError(f"the entry at {position} is not a FIDE uplift")
+            if int(position) > listed.cutoff_position or fact.effective > previous.as_of:
+                raise ContextError(
+                    f"the uplift at {position} is not in force on {previous.name!r} as "
+                    f"{listed.name!r} knew it"
+                )
+            item = fact_item(fact, int(position), int(position))
+            applied = earlier is None or fact.effective > earlier.as_of
+            (raised if applied else before).append(item)
+        merges: dict[str, list[tuple[int, str]]] = {}
+        for position in bundle.get("merges", ()):
+            fact = facts[int(position)]
+            if not isinstance(fact, events.PlayersMerged):
+                raise ContextError(f"the entry at {position} is not a merge")
+            if int(position) > listed.cutoff_position:
+                raise ContextError(f"the merge at {position} is after the list's cutoff")
+            merges.setdefault(fact.member_id, []).append((int(position), fact.into))
+        voided = set()
+        for position in bundle.get("voids", ()):
+            fact = facts[int(position)]
+            if not isinstance(fact, events.EntryVoided) or int(position) > listed.cutoff_position:
+                raise ContextError(f"the entry at {position} is not a void known at the list")
+            voided.add(fact.position)
+        into = {}
+        for member_id, entries in merges.items():
+            standing = sorted(e for e in entries if e[0] not in voided)
+            if standing:
+                into[member_id] = (standing[-1][1], standing[-1][0], None)
+        return cls(
+            sorted(raised, key=lambda i: i.sort_key),
+            sorted(before, key=lambda i: i.sort_key),
+            Merges(into),
+        )
