@@ -163,6 +163,8 @@ def make_bundle(
             "rows": rows,
             "earlier": context.earlier,
         }
+        if rerated := _rerated(at_list, previous, old, system, players):
+            bundle["previous"]["rerated"] = rerated
         bundle["items"] = [[item.position, item.revision] for item in items]
         bundle |= {"uplifts": context.uplifts, "merges": context.merges, "voids": context.voids}
         positions |= {item.revision for item in items} | context.positions()
@@ -170,6 +172,17 @@ def make_bundle(
         str(p): transparency.inclusion(ledger, p, checkpoint.size) for p in sorted(positions)
     }
     return bundle
+
+
+def _rerated(
+    at_list: Any, previous: periods.PublishedList, old: MemoryTree, system: str, players: set
+) -> list[str]:
+    """The players whose standing on the previous list, as the list `at_list` knew it, is not
+    the one that list committed: history re-rated after it (a merge, correction or void known
+    only since), which a bundle cannot recompute from the committed rows."""
+    committed = {_key(x): x for x in old.leaves}
+    known = {_key(x): x for x in list_rows(at_list, previous)}
+    return sorted(p for p in players if committed.get((system, p)) != known.get((system, p)))
 
 
 def _commit_positions(ledger: Any, family: str) -> dict[str, tuple[int, str]]:
@@ -317,7 +330,7 @@ def _verify(bundle: dict[str, Any], held: Checkpoint) -> dict[str, Any]:
         raise BundleError(
             f"recomputed from the bundle, {player}'s {system} row on {listed.name!r} would be "
             f"{got[0]} (N={getattr(got[1], 'games', None)}), not the {official} "
-            f"(N={state[1]}) the list committed"
+            f"(N={state[1]}) the list committed{_late(context, previous)}"
         )
     out["recomputed"] = True
     out["items"] = len(items)
@@ -357,6 +370,18 @@ def _context(
         return proof_facts.Context.read(bundle, facts, listed, previous, earlier)
     except proof_facts.ContextError as exc:
         raise BundleError(str(exc)) from None
+
+
+def _late(context: proof_facts.Context, previous: Any) -> str:
+    """Why a recomputation may differ: merges recorded after the previous list's cutoff
+    re-rate the history its committed rows show."""
+    late = sorted(p for _, p, _ in context.merges.into.values() if p > previous.cutoff_position)
+    if not late:
+        return ""
+    return (
+        f" (the merge at {', '.join(map(str, late))} was recorded after {previous.name!r}, "
+        "re-rating history that list's committed rows do not show)"
+    )
 
 
 def _names_its_players(item: Any, merges: Any, player: str, rows: dict[str, Any]) -> None:

@@ -169,3 +169,203 @@ def test_the_players_list_page_links_the_bundle_and_serves_it(ledger_with_lists)
     said = verify_bundle(served.json(), held(ledger_with_lists))
     row = json.loads(bundle_of(ledger_with_lists, "G", "2003-07")["row"]["leaf"])
     assert said["recomputed"] and said["official_rating"] == row["official_rating"]
+
+
+# The facts a list's rating depends on besides its items: FIDE's uplift and merged records
+
+
+def publish(store: str, name: str, as_of: str) -> None:
+    cli(
+        store,
+        *("publish-list", "--family", "fide", "--actor", "director"),
+        *("--name", name, "--as-of", as_of),
+    )
+
+
+def verified(store: str, bundle: dict, tmp_path: Path):
+    """`verify-rating` on the bundle, with the ledger's checkpoint: the CLI's result."""
+    (tmp_path / "b.json").write_text(json.dumps(bundle))
+    (tmp_path / "c.txt").write_text(held(store).text())
+    return runner.invoke(
+        app, ["verify-rating", str(tmp_path / "b.json"), "--checkpoint", str(tmp_path / "c.txt")]
+    )
+
+
+W, X, Y, Z = "50000004", "50000001", "50000002", "50000003"
+
+
+@pytest.fixture(scope="module")
+def uplifted(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """Four FIDE players rated in February 2024, the list of 1 March 2024, FIDE's uplift of
+    that date recorded after it, then March games (W plays none) and the April list."""
+    from projection_helpers import round_robin
+
+    from ledger.commands import RecordFideUplift, parse
+
+    store = f"sqlite:///{tmp_path_factory.mktemp('uplift') / 'ledger.db'}"
+    led = Ledger(RatingsLedger(store))
+    for pid, rating in ((W, 1700), (X, 1500), (Y, 1900), (Z, 2100)):
+        fide = {"rating": rating, "date": "2024-01-01", "games": 100, "federation": "USA"}
+        led.register(pid, adult=True, fide=fide)
+    led.submit(round_robin("FEB", [W, X, Y, Z], "2024-02-10", "2024-02-11"))
+    led.app.close()
+    publish(store, "2024-03", "2024-03-01")
+    led = Ledger(RatingsLedger(store))
+    uplift = {"effective": "2024-03-01", "reason": "FIDE Council, 15 December 2023"}
+    led.app.record_fide_uplift(parse(RecordFideUplift, uplift), actor="director")
+    led.submit(round_robin("MAR", [X, Y, Z], "2024-03-10", "2024-03-11"))
+    led.app.close()
+    publish(store, "2024-04", "2024-04-01")
+    return store
+
+
+def official(bundle: dict) -> int:
+    return json.loads(bundle["row"]["leaf"])["official_rating"]
+
+
+@pytest.mark.parametrize("player", [W, X, Y, Z])
+def test_a_list_after_the_fide_uplift_is_recomputed_with_the_uplift_the_bundle_carries(
+    uplifted, tmp_path, player
+):
+    # Issue 18 + the uplift: "a proof for a list whose previous row was uplifted must carry the
+    # uplift entry with its inclusion proof and the recomputation must apply it".
+    bundle = bundle_of(uplifted, player, "2024-04")
+    log = json.loads(cli(uplifted, "log", "--json", "--type", "FideUpliftRecorded"))
+    assert bundle["uplifts"] == [log[0]["position"]]
+    assert str(log[0]["position"]) in bundle["entries"]
+    result = verified(uplifted, bundle, tmp_path)
+    assert result.exit_code == 0, result.output
+    assert f"is {official(bundle)}: recomputed from" in result.output
+
+
+def test_a_player_without_games_after_the_uplift_keeps_his_uplifted_rating(uplifted):
+    # FIDE, 1 March 2024: R' = R + 0.4 × (2000 − R) below 2000; W plays no March game, so the
+    # April list shows his March rating raised, and the bundle recomputes exactly that.
+    march = official(bundle_of(uplifted, W, "2024-03"))
+    april = bundle_of(uplifted, W, "2024-04")
+    assert march < 2000
+    assert official(april) == int(march + 0.4 * (2000 - march) + 0.5)
+    said = verify_bundle(april, held(uplifted))
+    assert said["recomputed"] and said["items"] == 0
+
+
+def test_a_bundle_without_its_uplift_fails_verify_rating(uplifted):
+    # "the recomputation must apply it": without the uplift, X's April row is not recomputed.
+    bundle = bundle_of(uplifted, X, "2024-04")
+    bundle["uplifts"] = []
+    with pytest.raises(BundleError, match="not the .* the list committed"):
+        verify_bundle(bundle, held(uplifted))
+
+
+S, M, B, C = "S", "M", "B", "C"
+
+
+def merged_ledger(store: str, late: bool = False, void: bool = False) -> list[int]:
+    """S, B and C rated by FIDE; M a second record of S's. S–B in the first period (list
+    2003-04), then M–B and S–C, M merged into S (`void`: merged, voided, merged again) and
+    the list 2003-07; `late`: M also played C before the first list. The merge entries'
+    and voids' positions."""
+    from ledger.commands import MergePlayers, VoidEntry, parse
+
+    led = Ledger(RatingsLedger(store))
+    for pid, rating in ((S, 1800), (B, 1900), (C, 2000)):
+        led.register(pid, adult=True, fide={"rating": rating, "date": "2003-01-01", "games": 100})
+    led.register(M, adult=True)
+    led.submit(match("SB", S, B, ["1-0", "0-1"], "2003-02-01"))
+    if late:
+        led.submit(match("MC", M, C, ["1-0", "1-0"], "2003-02-02"))
+    led.app.close()
+    publish(store, "2003-04", "2003-04-01")
+    led = Ledger(RatingsLedger(store))
+    led.submit(match("MB", M, B, ["1-0", "1/2-1/2"], "2003-05-01"))
+    led.submit(match("SC", S, C, ["1/2-1/2"], "2003-05-02"))
+    merge = {"player": M, "into": S, "reason": "one person, two records"}
+    positions = [led.app.merge_players(parse(MergePlayers, merge), actor="admin")[0].position]
+    if void:
+        back = {"position": positions[0], "reason": "two people after all"}
+        positions.append(led.app.void(parse(VoidEntry, back), actor="director")[0].position)
+        positions.append(
+            led.app.merge_players(parse(MergePlayers, merge), actor="admin")[0].position
+        )
+    led.app.close()
+    publish(store, "2003-07", "2003-07-01")
+    return positions
+
+
+@pytest.fixture(scope="module")
+def merged(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, int]:
+    store = f"sqlite:///{tmp_path_factory.mktemp('merged') / 'ledger.db'}"
+    return store, merged_ledger(store)[0]
+
+
+@pytest.mark.parametrize("player", [S, B, C])
+def test_a_survivors_and_his_opponents_rows_are_recomputed_with_the_merge(merged, tmp_path, player):
+    # "a proof for a survivor whose period holds games of a record merged into him (or whose
+    # opponent was merged) must carry the merge entries with inclusion proofs, and
+    # verify-rating must rename as the read model does": S played M–B as M, B played M.
+    store, position = merged
+    bundle = bundle_of(store, player, "2003-07")
+    assert bundle["merges"] == ([] if player == C else [position])
+    assert str(position) in bundle["entries"] or player == C
+    result = verified(store, bundle, tmp_path)
+    assert result.exit_code == 0, result.output
+    assert f"is {official(bundle)}: recomputed from" in result.output
+
+
+@pytest.mark.parametrize(
+    ("player", "missing"),
+    [
+        (
+            S,
+            "the item at {item} does not name S: the bundle lacks the merge that joins one of "
+            "its records (M) to him",
+        ),
+        (
+            B,
+            "the bundle holds no previous-list row for M, B's opponent in the item at {item}, "
+            "nor the merge that joins that record to another",
+        ),
+    ],
+)
+def test_a_bundle_with_the_merge_entry_dropped_fails_saying_what_is_missing(
+    merged, tmp_path, player, missing
+):
+    # "the bundle with the merge entry dropped fails with one line saying what is missing"
+    store, position = merged
+    bundle = bundle_of(store, player, "2003-07")
+    item = next(i for _, i in bundle["items"] if "MB" in bundle["entries"][str(i)]["leaf"])
+    bundle["merges"] = []
+    del bundle["entries"][str(position)]
+    result = verified(store, bundle, tmp_path)
+    assert result.exit_code != 0
+    assert result.output.strip() == "error: " + missing.format(item=item)
+
+
+def test_a_merge_voided_and_made_again_is_carried_with_its_void(tmp_path):
+    # "(and any void of them)": the verifier folds merges and voids as the read model does;
+    # dropping the second merge leaves the first, voided: no merge in force, S's item unnamed.
+    store = f"sqlite:///{tmp_path / 'ledger.db'}"
+    first, void, second = merged_ledger(store, void=True)
+    bundle = bundle_of(store, S, "2003-07")
+    assert (bundle["merges"], bundle["voids"]) == ([first, second], [void])
+    assert verify_bundle(bundle, held(store))["recomputed"]
+    bundle["merges"] = [first]
+    with pytest.raises(BundleError, match="does not name S"):
+        verify_bundle(bundle, held(store))
+
+
+def test_a_merge_recorded_after_the_previous_list_is_named_when_the_row_cannot_be_recomputed(
+    tmp_path,
+):
+    # docs/decisions.md, "Rating proofs with uplifts and merges": M played C before the first
+    # list and was merged after it, so the second list was rated from history re-rated since
+    # the first committed its rows; prove warns, verify-rating fails naming the merge.
+    store = f"sqlite:///{tmp_path / 'ledger.db'}"
+    (position,) = merged_ledger(store, late=True)
+    result = runner.invoke(
+        app, ["prove", S, "--list", "2003-07", "--rules-family", "fide", "--store", store]
+    )
+    assert result.exit_code == 0
+    assert "was rated from history re-rated after '2003-04'" in result.stderr
+    with pytest.raises(BundleError, match=f"the merge at {position} was recorded after"):
+        verify_bundle(json.loads(result.stdout), held(store))

@@ -103,6 +103,13 @@ def prove(
             bundle = proofs.make_bundle(
                 session.ledger, at_list.view, before and before.view, name, player, system
             )
+    if rerated := (bundle["previous"] or {}).get("rerated"):
+        typer.echo(
+            f"warning: {name!r} was rated from history re-rated after {previous!r} was "
+            f"committed ({', '.join(rerated)}): verify-rating cannot recompute it from the "
+            "rows that list committed",
+            err=True,
+        )
     typer.echo(json.dumps(bundle, indent=1, sort_keys=True))
 
 
