@@ -1,0 +1,186 @@
+"""Steps 2–5 (§1) of one section in one system over columns: the rating kernel.
+
+A section is its players' columns (pre-event or Step 1 rating, N, unrated, §4.1 history) and
+its games as index columns (white, black, white's score). `rate_columns` returns one column
+per value a history row stores. The pure-Python kernel here is the definition; a compiled twin
+(kernel_compiled.py, with numba) does the same operations in the same order, so every float
+is the same bit for bit, and is chosen for sections of `COMPILED_FROM` players or more when
+numba is installed (docs/decisions.md, "the columnar rating kernel").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from ledger.rules.uschess.effective_games import effective_games
+from ledger.rules.uschess.special_formula import special_rating
+from ledger.rules.uschess.standard_formula import bonus_eligible, k_factor, standard_rating
+
+MINIMUM_RATING = 100.0  # §1 Steps 3–5: "If the resulting rating ... is less than 100, ... 100"
+SPECIAL_UP_TO = 8  # §1 Step 4: the special formula for "8 or fewer games (N ≤ 8)"
+HISTORIES = ("mixed", "all_wins", "all_losses")  # §4.1's history, coded by its index here
+HISTORY_CODES = {name: code for code, name in enumerate(HISTORIES)}
+COMPILED_FROM = 0  # players in a section from which the compiled kernel is used, if installed
+
+
+class Columns(NamedTuple):
+    """Each player's values, one list per value (None where the step does not apply)."""
+
+    special: list[bool]  # §1 Step 4: N ≤ 8, or all wins or all losses before
+    m: list[int]
+    score: list[float]
+    wins: list[int]
+    draws: list[int]
+    n_eff: list[float]  # 0.0 for a player without games
+    k: list[float | None]  # None: the special formula (§1 Step 4)
+    eligible: list[bool]
+    step3: list[float | None]
+    step4: list[float | None]
+    step5: list[float | None]
+    expected: list[float | None]  # Step 5's, standard formula only
+    bonus: list[float | None]
+
+
+def rate_columns(
+    prior: Sequence[float],
+    games: Sequence[float],
+    unrated: Sequence[bool],
+    history: Sequence[int],
+    white: Sequence[int],
+    black: Sequence[int],
+    score: Sequence[float],
+    bonus_multiplier: float,
+    distinct_at_three: bool,
+    dual_rated_k: bool,
+) -> Columns:
+    """Steps 2–5 of a section, by the compiled kernel when it serves, else by `rate_python`."""
+    if len(prior) >= COMPILED_FROM:
+        compiled = _compiled()
+        if compiled is not None:
+            return compiled(
+                prior,
+                games,
+                unrated,
+                history,
+                white,
+                black,
+                score,
+                bonus_multiplier,
+                distinct_at_three,
+                dual_rated_k,
+            )
+    return rate_python(
+        prior,
+        games,
+        unrated,
+        history,
+        white,
+        black,
+        score,
+        bonus_multiplier,
+        distinct_at_three,
+        dual_rated_k,
+    )
+
+
+_COMPILED: list = []
+
+
+def _compiled():
+    """kernel_compiled.rate_compiled, or None without numba (imported once, when first used)."""
+    if not _COMPILED:
+        try:
+            from ledger.rules.uschess.kernel_compiled import rate_compiled
+        except ImportError:
+            rate_compiled = None
+        _COMPILED.append(rate_compiled)
+    return _COMPILED[0]
+
+
+def rate_python(
+    prior: Sequence[float],
+    games: Sequence[float],
+    unrated: Sequence[bool],
+    history: Sequence[int],
+    white: Sequence[int],
+    black: Sequence[int],
+    score: Sequence[float],
+    bonus_multiplier: float,
+    distinct_at_three: bool,
+    dual_rated_k: bool,
+) -> Columns:
+    """§1 Steps 2–5 in pure Python (the arguments as `rate_columns`')."""
+    size = len(prior)
+    opponents: list[list[int]] = [[] for _ in range(size)]
+    results: list[list[float]] = [[] for _ in range(size)]
+    for w, b, s in zip(white, black, score, strict=True):
+        opponents[w].append(b)
+        results[w].append(s)
+        opponents[b].append(w)
+        results[b].append(1.0 - s)
+    none: list = [None] * size
+    out = Columns(
+        [n <= SPECIAL_UP_TO or h != 0 for n, h in zip(games, history, strict=True)],
+        [len(r) for r in results],
+        [0.0] * size,
+        [0] * size,
+        [0] * size,
+        [0.0] * size,
+        list(none),
+        [False] * size,
+        list(none),
+        list(none),
+        list(none),
+        list(none),
+        list(none),
+    )
+    m_of, k_of = out.m, out.k
+    for i in range(size):
+        m = m_of[i]
+        if not m:
+            continue
+        res, r0 = results[i], prior[i]
+        out.score[i] = sum(res)
+        out.wins[i] = res.count(1.0)
+        out.draws[i] = res.count(0.5)
+        n_eff = out.n_eff[i] = effective_games(games[i], r0)  # Step 2, §3
+        if not out.special[i]:
+            k_of[i] = k_factor(n_eff, m, r0, dual_rated_k)
+            met = opponents[i]
+            distinct = set(met)
+            most = 1 if len(distinct) == m else max(map(met.count, distinct))
+            out.eligible[i] = bonus_eligible(m, most, distinct_at_three)
+
+    # Step 3: unrated players with N = 0, N' = 1, against opponents' pre-event or Step 1 ratings.
+    step4_opponent = list(prior)
+    for i in range(size):
+        if unrated[i] and games[i] == 0 and m_of[i]:
+            s3 = special_rating(prior[i], 1.0, [prior[j] for j in opponents[i]], out.score[i])
+            out.step3[i] = step4_opponent[i] = max(s3.rating, MINIMUM_RATING)
+
+    # Step 4 with those opponent ratings, then Step 5 with the Step 4 results.
+    step4 = list(step4_opponent)
+    for step, against, into in ((4, step4_opponent, step4), (5, step4, None)):
+        for i in range(size):
+            if not m_of[i]:
+                continue
+            opp = [against[j] for j in opponents[i]]
+            k = k_of[i]
+            if k is None:
+                new = special_rating(
+                    prior[i], out.n_eff[i], opp, out.score[i], HISTORIES[history[i]]
+                ).rating
+            else:
+                multiplier = bonus_multiplier if out.eligible[i] else None
+                st = standard_rating(prior[i], opp, out.score[i], k, multiplier)
+                new = st.rating
+                if step == 5:
+                    out.expected[i], out.bonus[i] = st.expected, st.bonus
+            if new < MINIMUM_RATING:
+                new = MINIMUM_RATING
+            if into is not None:
+                into[i] = out.step4[i] = new
+            else:
+                out.step5[i] = new
+    return out
