@@ -22,14 +22,19 @@ NAN = math.nan
 
 
 @njit(cache=True)
-def _f(r, lows, highs, ris, weights, target):  # pragma: no cover - compiled
+def _f(r, prior, n_eff, opponents, target):  # pragma: no cover - compiled
     """§4.1: f(R) = N'·PWe(R, R'_0) + Σ PWe(R, R_i) − S' (special_rating's f)."""
     total = -target
-    for t in range(lows.size):
-        if r >= highs[t]:
-            total += weights[t]
-        elif r > lows[t]:
-            total += weights[t] * (0.5 + (r - ris[t]) / 800.0)
+    if r >= prior + 400.0:
+        total += n_eff
+    elif r > prior - 400.0:
+        total += n_eff * (0.5 + (r - prior) / 800.0)
+    for t in range(opponents.size):
+        ri = opponents[t]
+        if r >= ri + 400.0:
+            total += 1.0
+        elif r > ri - 400.0:
+            total += 1.0 * (0.5 + (r - ri) / 800.0)
     return total
 
 
@@ -42,16 +47,20 @@ def special(r0, n_eff, opponents, score, history):  # pragma: no cover - compile
         prior, target = r0 + 400.0, score
     else:
         prior, target = r0, score + n_eff / 2.0
-    size = opponents.size + 1
-    lows, highs = np.empty(size), np.empty(size)
-    ris, weights = np.empty(size), np.ones(size)
-    lows[0], highs[0], ris[0], weights[0] = prior - 400.0, prior + 400.0, prior, n_eff
+    # the knots R_i ± 400 and R'_0 ± 400, sorted, each once
+    knots = np.empty(2 * opponents.size + 2)
+    knots[0], knots[1] = prior - 400.0, prior + 400.0
     for t in range(opponents.size):
-        ri = opponents[t]
-        lows[t + 1], highs[t + 1], ris[t + 1] = ri - 400.0, ri + 400.0, ri
-    knots = np.unique(np.concatenate((lows, highs)))
+        knots[2 * t + 2], knots[2 * t + 3] = opponents[t] - 400.0, opponents[t] + 400.0
+    knots.sort()
+    count = 1
+    for t in range(1, knots.size):
+        if knots[t] != knots[count - 1]:
+            knots[count] = knots[t]
+            count += 1
+    knots = knots[:count]
     big_m = prior
-    f_m = _f(big_m, lows, highs, ris, weights, target)
+    f_m = _f(big_m, prior, n_eff, opponents, target)
     done = False
     for _ in range(MAX_STEPS):
         if f_m > EPSILON:
@@ -60,7 +69,7 @@ def special(r0, n_eff, opponents, score, history):  # pragma: no cover - compile
                 done = True
                 break
             z_a = knots[i]
-            f_a = _f(z_a, lows, highs, ris, weights, target)
+            f_a = _f(z_a, prior, n_eff, opponents, target)
             if abs(f_m - f_a) < EPSILON:
                 big_m = z_a
             else:
@@ -72,7 +81,7 @@ def special(r0, n_eff, opponents, score, history):  # pragma: no cover - compile
                 done = True
                 break
             z_b = knots[j]
-            f_b = _f(z_b, lows, highs, ris, weights, target)
+            f_b = _f(z_b, prior, n_eff, opponents, target)
             if abs(f_b - f_m) < EPSILON:
                 big_m = z_b
             else:
@@ -81,7 +90,7 @@ def special(r0, n_eff, opponents, score, history):  # pragma: no cover - compile
         else:
             done = True
             break
-        f_m = _f(big_m, lows, highs, ris, weights, target)
+        f_m = _f(big_m, prior, n_eff, opponents, target)
     if not done:
         raise ArithmeticError("special formula did not converge")
     # §4.1 step 4 (special_formula.step_four)
