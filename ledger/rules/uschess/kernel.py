@@ -22,9 +22,10 @@ MINIMUM_RATING = 100.0  # §1 Steps 3–5: "If the resulting rating ... is less 
 SPECIAL_UP_TO = 8  # §1 Step 4: the special formula for "8 or fewer games (N ≤ 8)"
 HISTORIES = ("mixed", "all_wins", "all_losses")  # §4.1's history, coded by its index here
 HISTORY_CODES = {name: code for code, name in enumerate(HISTORIES)}
-# Players rated by the pure-Python kernel in a process before it loads the compiled one: about
-# what the pure kernel takes in the time numba's import and cached code take to load.
-COMPILED_AFTER = 25_000
+# Players rated by the pure-Python kernel in a process before it loads the compiled one (about
+# 0.1 s of the pure kernel; loading numba and its cached code takes about 0.5 s, and pays from
+# about 25,000 players on: docs/decisions.md). Small ledgers and tests never load it.
+COMPILED_AFTER = 5_000
 
 
 class Columns(NamedTuple):
