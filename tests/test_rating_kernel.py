@@ -27,8 +27,9 @@ def generated(rng: random.Random, size: int, rounds: int) -> tuple:
     established, unrated entrants with N = 0 (Step 3) or assigned games, all three histories,
     a few entrants without a game, repeated pairings, wins, draws and losses."""
     grid = rng.choice([1.0, 50.0, 400.0, None])
+    steps = 1 if grid is None else int(2800 // grid)
     prior = [
-        rng.uniform(100, 2800) if grid is None else max(100.0, grid * rng.randint(0, int(2800 // grid)))
+        rng.uniform(100, 2800) if grid is None else max(100.0, grid * rng.randint(0, steps))
         for _ in range(size)
     ]
     games = [rng.choice([0, 0, 1, 2, 5, 8, 9, 12, 25, 60, 300]) for _ in range(size)]

@@ -351,15 +351,18 @@ class Rater:
                 before.pending_request,
             )
             init = inits.get(n)
-            extra: dict[str, Any] = {}
-            if init is not None:
-                extra["initialization"] = initialization_detail(init)
-            if explained is not None:
-                extra.update(
-                    self._explained(
-                        e, explained[n], before, system, version, dual, local_games, n, starts
+            detail = "{}"
+            if init is not None or explained is not None:
+                extra: dict[str, Any] = {}
+                if init is not None:
+                    extra["initialization"] = initialization_detail(init)
+                if explained is not None:
+                    extra.update(
+                        self._explained(
+                            e, explained[n], before, system, version, dual, local_games, n, starts
+                        )
                     )
-                )
+                detail = encode_value(extra).decode()
             row = (
                 key,
                 e.id,
@@ -382,7 +385,7 @@ class Rater:
                 c.step4[n],
                 step5,
                 None if bound is None else bound.value,
-                encode_value(extra).decode() if extra else "{}",
+                detail,
                 *after.columns(),
             )
             changes.append(Change(e.id, system, after, row))
