@@ -127,68 +127,69 @@ def rate_python(
         results[w].append(s)
         opponents[b].append(w)
         results[b].append(1.0 - s)
-    none: list = [None] * size
-    out = Columns(
-        [n <= SPECIAL_UP_TO or h != 0 for n, h in zip(games, history, strict=True)],
-        [len(r) for r in results],
-        [0.0] * size,
-        [0] * size,
-        [0] * size,
-        [0.0] * size,
-        list(none),
-        [False] * size,
-        list(none),
-        list(none),
-        list(none),
-        list(none),
-        list(none),
-    )
-    m_of, k_of = out.m, out.k
-    for i in range(size):
-        m = m_of[i]
-        if not m:
-            continue
-        res, r0 = results[i], prior[i]
-        out.score[i] = sum(res)
-        out.wins[i] = res.count(1.0)
-        out.draws[i] = res.count(0.5)
-        n_eff = out.n_eff[i] = effective_games(games[i], r0)  # Step 2, §3
-        if not out.special[i]:
+    special = [n <= SPECIAL_UP_TO or h != 0 for n, h in zip(games, history, strict=True)]
+    m_of = [len(r) for r in results]
+    total, wins, draws = [0.0] * size, [0] * size, [0] * size
+    n_eff_of, eligible = [0.0] * size, [False] * size
+    k_of: list[float | None] = [None] * size
+    played = [i for i in range(size) if m_of[i]]
+    for i in played:
+        m, res, r0 = m_of[i], results[i], prior[i]
+        total[i] = sum(res)
+        wins[i] = res.count(1.0)
+        draws[i] = res.count(0.5)
+        n_eff = n_eff_of[i] = effective_games(games[i], r0)  # Step 2, §3
+        if not special[i]:
             k_of[i] = k_factor(n_eff, m, r0, dual_rated_k)
             met = opponents[i]
             distinct = set(met)
             most = 1 if len(distinct) == m else max(map(met.count, distinct))
-            out.eligible[i] = bonus_eligible(m, most, distinct_at_three)
+            eligible[i] = bonus_eligible(m, most, distinct_at_three)
 
     # Step 3: unrated players with N = 0, N' = 1, against opponents' pre-event or Step 1 ratings.
+    step3: list[float | None] = [None] * size
     step4_opponent = list(prior)
-    for i in range(size):
-        if unrated[i] and games[i] == 0 and m_of[i]:
-            s3 = special_rating(prior[i], 1.0, [prior[j] for j in opponents[i]], out.score[i])
-            out.step3[i] = step4_opponent[i] = max(s3.rating, MINIMUM_RATING)
+    for i in played:
+        if unrated[i] and games[i] == 0:
+            s3 = special_rating(prior[i], 1.0, [prior[j] for j in opponents[i]], total[i])
+            step3[i] = step4_opponent[i] = max(s3.rating, MINIMUM_RATING)
 
     # Step 4 with those opponent ratings, then Step 5 with the Step 4 results.
-    step4 = list(step4_opponent)
-    for step, against, into in ((4, step4_opponent, step4), (5, step4, None)):
-        for i in range(size):
-            if not m_of[i]:
-                continue
+    step4: list[float | None] = [None] * size
+    step5: list[float | None] = [None] * size
+    expected: list[float | None] = [None] * size
+    bonus: list[float | None] = [None] * size
+    after4 = list(step4_opponent)
+    for against, into in ((step4_opponent, step4), (after4, step5)):
+        for i in played:
             opp = [against[j] for j in opponents[i]]
             k = k_of[i]
             if k is None:
-                new = special_rating(
-                    prior[i], out.n_eff[i], opp, out.score[i], HISTORIES[history[i]]
-                ).rating
+                name = HISTORIES[history[i]]
+                new = special_rating(prior[i], n_eff_of[i], opp, total[i], name).rating
             else:
-                multiplier = bonus_multiplier if out.eligible[i] else None
-                st = standard_rating(prior[i], opp, out.score[i], k, multiplier)
+                multiplier = bonus_multiplier if eligible[i] else None
+                st = standard_rating(prior[i], opp, total[i], k, multiplier)
                 new = st.rating
-                if step == 5:
-                    out.expected[i], out.bonus[i] = st.expected, st.bonus
+                if into is step5:
+                    expected[i], bonus[i] = st.expected, st.bonus
             if new < MINIMUM_RATING:
                 new = MINIMUM_RATING
-            if into is not None:
-                into[i] = out.step4[i] = new
-            else:
-                out.step5[i] = new
-    return out
+            into[i] = new
+            if into is step4:
+                after4[i] = new
+    return Columns(
+        special,
+        m_of,
+        total,
+        wins,
+        draws,
+        n_eff_of,
+        k_of,
+        eligible,
+        step3,
+        step4,
+        step5,
+        expected,
+        bonus,
+    )
