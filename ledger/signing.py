@@ -25,7 +25,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from ledger.checkpoints import V2, Checkpoint, identity
+from ledger.checkpoints import V2, V3, Checkpoint, identity
 from ledger.domain import InvalidCommand, LedgerError
 from ledger.merkle import Frontier, leaf_hash
 from ledger.roles import AccessDenied, lacks_authority
@@ -174,6 +174,7 @@ class Verifier:
         self.ledger = ledger
         self.checkpoint: Checkpoint | None = None  # the last write's, as signed
         self.signs_checkpoints = False
+        self.signs_positions = False
         self._loaded: dict[str, Ed25519PublicKey] = {}
         self._pending: list[tuple[Signed, dict[str, Any]]] = []
 
@@ -223,8 +224,9 @@ class Verifier:
         return True
 
     def _verify(self, write: list[tuple[Signed, dict[str, Any]]], signature: bytes, held: str):
-        """The write's signature: over its checkpoint (V2) or, in an older ledger, over its
-        entries."""
+        """The write's signature: over its checkpoint with the position of its last entry (V3),
+        or, in an older ledger, without it (V2) or over its entries; once a ledger signs the
+        newer way, the older ones are refused (they would leave its positions unsigned)."""
         messages = [message(s.aggregate_id, s.version, s.topic, s.state) for s, _ in write]
         first, last = write[0][0], write[-1][0]
         if self.ledger is None and self.frontier is not None and self.frontier.size == 0:
@@ -233,16 +235,24 @@ class Verifier:
         after = self.frontier.copy() if self.frontier is not None else None
         for leaf in leaves if after is not None else ():
             after.append(leaf)
-        if signature[:1] == V2 and len(signature) == 65:
+        tag = signature[:1] if len(signature) == 65 else b""
+        if tag in (V2, V3):
             if after is None:
                 raise SignatureError(
                     first.position,
                     "the ledger's tree does not cover the entries before this write "
                     "(changed outside the ledger)",
                 )
-            checkpoint = Checkpoint(self.ledger or "", after.size, after.root().hex())
+            if tag == V2 and self.signs_positions:
+                raise SignatureError(
+                    first.position,
+                    "the write is signed without its position in a ledger that signs them",
+                )
+            position = last.position if tag == V3 else None
+            checkpoint = Checkpoint(self.ledger or "", after.size, after.root().hex(), (), position)
             body, raw = checkpoint.body(), signature[1:]
             self.signs_checkpoints = True
+            self.signs_positions = self.signs_positions or tag == V3
         elif self.signs_checkpoints:
             raise SignatureError(
                 first.position,

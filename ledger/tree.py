@@ -17,7 +17,7 @@ from uuid import UUID
 from eventsourcing.persistence import StoredEvent
 
 from ledger import merkle
-from ledger.checkpoints import V2, Checkpoint, identity
+from ledger.checkpoints import Checkpoint, identity
 from ledger.signing import message
 
 TREE_TABLE = "ratingsledger_tree"
@@ -151,10 +151,10 @@ def seal_write(
     for position, s in zip(ids, stored_events, strict=True):
         leaf = merkle.leaf_hash(message(s.originator_id, s.originator_version, s.topic, s.state))
         made += [(lv, ix, h, position if lv == 0 else None) for lv, ix, h in frontier.append(leaf)]
-    checkpoint = Checkpoint(ledger, frontier.size, frontier.root().hex())
+    checkpoint = Checkpoint(ledger, frontier.size, frontier.root().hex(), position=ids[-1])
     signature = signer(checkpoint.body())
     actor = _actor(stored_events[-1].state)
-    signatures = [b""] * (len(stored_events) - 1) + [V2 + signature]
+    signatures = [b""] * (len(stored_events) - 1) + [checkpoint.prefix + signature]
     tree_rows = [(lv, ix, h.hex(), p) for lv, ix, h, p in made]
     return (
         signatures,

@@ -14,7 +14,7 @@ from eventsourcing.persistence import Notification
 
 from ledger import merkle
 from ledger.chain import CHAIN_TABLE, GENESIS, link
-from ledger.checkpoints import V2, Checkpoint, identity
+from ledger.checkpoints import Checkpoint, identity
 from ledger.signing import message
 from ledger.tree import TREE_TABLE
 
@@ -183,8 +183,8 @@ def _signed_checkpoint(
     frontier = merkle.Frontier()
     for _, leaf, _ in leaves:
         frontier.append(leaf)
-    checkpoint = Checkpoint(leaves[0][2], frontier.size, frontier.root().hex())
-    return V2 + key.sign(checkpoint.body())
+    checkpoint = Checkpoint(leaves[0][2], frontier.size, frontier.root().hex(), (), position)
+    return checkpoint.prefix + key.sign(checkpoint.body())
 
 
 def rebuild_tree(conn: Any, table: str, pos: str, mark: str) -> None:
