@@ -25,6 +25,7 @@ from eventsourcing.persistence import (
 )
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 
+from ledger import merkle
 from ledger.checkpoints import Checkpoint
 from ledger.domain import StoreError
 from ledger.merkle import Frontier
@@ -251,20 +252,48 @@ def verify(app_or_recorder: HasRecorder | ApplicationRecorder, keys_at: int = 0)
             if position <= keys_at:
                 keys = dict(verifier.keys)
                 roles = {h: set(r) for h, r in verifier.roles.items()}
-    if k < len(sealed):
-        _first(breaks, Break(sealed[k][0], "the sealed entry is missing (deleted)"))
-    if not breaks:
-        try:
-            verifier.finish()
-        except SignatureError as exc:
-            _first(breaks, Break(exc.position, exc.reason))
+        if k < len(sealed):
+            _first(breaks, Break(sealed[k][0], "the sealed entry is missing (deleted)"))
+        if not breaks:
+            try:
+                verifier.finish()
+            except SignatureError as exc:
+                _first(breaks, Break(exc.position, exc.reason))
+        if not breaks:
+            _first(breaks, _tree_break(links.tree_rows(), verifier.frontier, count, position))
     broken = breaks[0] if breaks else None
     return Verification(Head(previous, position), count, broken, keys, roles)
 
 
-def _first(breaks: list[Break], found: Break) -> None:
-    if not breaks:
+def _first(breaks: list[Break], found: Break | None) -> None:
+    if not breaks and found is not None:
         breaks.append(found)
+
+
+def _tree_break(tree: TreeRows, frontier: Frontier | None, count: int, last: int) -> Break | None:
+    """The stored tree against the `count` verified entries (`frontier`, ending at position
+    `last`): more leaves than entries is a deleted tail (what the chain alone cannot show), a
+    different root a tree changed outside the ledger. None: it matches, or the ledger has no
+    tree (written before trees)."""
+    stored = tree.size()
+    if stored == 0:
+        return None
+    if stored > count:
+        after = tree.position_of(count) or last + 1
+        return Break(
+            after,
+            f"the ledger's tree holds {stored} entries but the ledger {count}: "
+            f"the entries from position {after} on were deleted (truncated)",
+        )
+    try:
+        same = frontier is not None and merkle.root(tree.node, stored) == frontier.root()
+    except TreeMismatch:
+        same = False
+    if stored == count and same:
+        return None
+    return Break(
+        last, f"the ledger's tree does not match its {count} entries (changed outside the ledger)"
+    )
 
 
 def _signed(notification: Notification, signature: bytes | None) -> Signed:

@@ -23,6 +23,11 @@ def latest(ledger: HasRecorder) -> Checkpoint:
         root = merkle.root(tree.node, size).hex()
         ledger_id = tree.first_identity() or ""
         last = tree.message_at(position or 0) or b""
+    if not last:
+        raise CheckpointError(
+            f"the ledger's tree holds {size} entries but there is no entry at position "
+            f"{position}: the store was changed outside the ledger (run verify)"
+        )
     signature = signature_at(ledger, position or 0)
     if signature[:1] not in (V2, V3) or len(signature) != 65:
         raise CheckpointError(f"the write ending at position {position} signed no checkpoint")

@@ -67,11 +67,33 @@ def swap(url: str, first: int, second: int) -> None:
             conn.execute(f"UPDATE {table} SET {pos} = {mark} WHERE {pos} = {mark}", (new, old))
 
 
-def truncate(url: str, after: int) -> None:
-    """Delete every entry after `after` and its chain row: a clean-looking shorter ledger."""
+def renumber(url: str, start: int, by: int = 1) -> None:
+    """Move every entry from position `start` on (with its chain row) `by` positions later,
+    then recompute the chain and the tree: the same entries and signatures, other positions."""
+    with raw_store(url) as (conn, table, pos, mark, chain):
+        moved = conn.execute(
+            f"SELECT {pos} FROM {table} WHERE {pos} >= {mark} ORDER BY {pos} DESC", (start,)
+        ).fetchall()
+        for (position,) in moved:
+            new = (position + by, position)
+            conn.execute(f"UPDATE {table} SET {pos} = {mark} WHERE {pos} = {mark}", new)
+            conn.execute(f"UPDATE {chain} SET position = {mark} WHERE position = {mark}", new)
+    reseal(url)
+
+
+def truncate_entries(url: str, after: int) -> None:
+    """Delete every entry after `after` and its chain row, but not its tree rows."""
     with raw_store(url) as (conn, table, pos, mark, chain):
         conn.execute(f"DELETE FROM {table} WHERE {pos} > {mark}", (after,))
         conn.execute(f"DELETE FROM {chain} WHERE position > {mark}", (after,))
+
+
+def truncate(url: str, after: int) -> None:
+    """Delete every entry after `after`, its chain row and its tree rows (the tree recomputed):
+    a clean-looking shorter ledger."""
+    truncate_entries(url, after)
+    with raw_store(url) as (conn, table, pos, mark, _):
+        rebuild_tree(conn, table, pos, mark)
 
 
 def drop_chain(url: str, empty_only: bool = False) -> None:
