@@ -18,7 +18,14 @@ from ledger.entrypoints.cli import app
 from ledger.log import read_verified_entries
 from ledger.signing import SignatureError
 from ledger.transparency import latest
-from tests.tamper_helpers import raw_store, renumber, reseal, resign, truncate_entries
+from tests.tamper_helpers import (
+    insert,
+    raw_store,
+    renumber,
+    reseal,
+    resign,
+    truncate_entries,
+)
 
 runner = CliRunner()
 
@@ -161,3 +168,27 @@ def test_a_changed_tree_row_that_changes_the_root_is_reported_by_verify(
     found = verify(ledger)
     assert found.broken is not None
     assert found.broken.reason.startswith("the ledger's tree does not match its")
+
+
+def test_an_entry_back_dated_by_its_own_signer_is_not_known_before_the_entries_before_it(
+    ledger: RatingsLedger, store_url: str, register_players
+) -> None:
+    # "entries with times going backwards": a TD signs, with their own key, a profile change
+    # dated a year before the ledger began; `--as-known-at` reads a prefix of the log, so a
+    # moment before the entries preceding it does not see it (docs/decisions.md)
+    import json
+    from datetime import UTC, datetime
+
+    from projections.timetravel import position_at
+    from tests.test_insider_attacks import stored
+
+    register_players("30000001")
+    at = ledger.recorder.max_notification_id()
+    aggregate, version, topic, payload = stored(store_url, at)
+    payload["timestamp"]["_data_"] = "2023-01-01T00:00:00+00:00"
+    payload["name"] = "Back Dated"
+    key = ledger.keyring.private_key("td")
+    late = insert(store_url, aggregate, version + 1, topic, json.dumps(payload).encode(), key, True)
+    assert verify(ledger).broken is None  # a key holder may write as themselves
+    assert position_at(ledger, datetime(2024, 1, 1, tzinfo=UTC)) == 0
+    assert position_at(ledger, datetime.now(UTC)) == late
