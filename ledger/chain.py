@@ -9,6 +9,7 @@ stored entries no longer match. See docs/decisions.md.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import sqlite3
@@ -29,7 +30,7 @@ from ledger import merkle
 from ledger.checkpoints import Checkpoint
 from ledger.domain import StoreError
 from ledger.merkle import Frontier
-from ledger.signing import KEY_EVENTS, SignatureError, Signed, Verifier
+from ledger.signing import COMMITMENT, KEY_EVENTS, SignatureError, Signed, Verifier
 from ledger.store import CHAIN_TABLE
 from ledger.tree import TREE_TABLE, Cached, TreeMismatch, TreeRows, seal_write
 
@@ -165,9 +166,16 @@ def sealing() -> Iterator[None]:
 
 
 class SealingSQLiteRecorder(SQLiteApplicationRecorder):
-    """Appends signed entries, their chain rows and tree rows in one SQLite transaction."""
+    """Appends signed entries, their chain rows and tree rows in one SQLite transaction; reads
+    every stored state as bytes (a row edited in place may hold text)."""
 
     cached: Cached | None = None
+
+    def select_notifications(self, *args: Any, **kwargs: Any) -> Sequence[Notification]:
+        return [_as_bytes(n) for n in super().select_notifications(*args, **kwargs)]
+
+    def select_events(self, *args: Any, **kwargs: Any) -> Sequence[StoredEvent]:
+        return [_as_bytes(e) for e in super().select_events(*args, **kwargs)]
 
     def construct_create_table_statements(self) -> list[str]:
         return [
@@ -210,6 +218,13 @@ class SealingSQLiteRecorder(SQLiteApplicationRecorder):
         self.cached = cached
         receipt(sealed, rows, checkpoint)
         return ids
+
+
+def _as_bytes(stored: Any) -> Any:
+    """A notification or stored event whose state SQLite returned as text, with it as bytes."""
+    if isinstance(stored.state, str):
+        return dataclasses.replace(stored, state=stored.state.encode())
+    return stored
 
 
 def verify(app_or_recorder: HasRecorder | ApplicationRecorder, keys_at: int = 0) -> Verification:
@@ -333,9 +348,9 @@ def write_start(app_or_recorder: HasRecorder | ApplicationRecorder, after: int) 
 
 
 def verifier_at(app_or_recorder: HasRecorder | ApplicationRecorder, position: int) -> Verifier:
-    """A Verifier knowing the keys and roles held after `position` (a write's end), and the
-    ledger's tree there: the key events up to there checked, each write from the tree before
-    it (the roles record's writes hold nothing else)."""
+    """A Verifier knowing the keys and roles held after `position` (a write's end), the
+    ledger's tree and the lists committed there: the key events up to there checked, each write
+    from the tree before it (the roles record's writes hold nothing else)."""
     with _links(_recorder(app_or_recorder)) as links:
         tree = links.tree_rows()
         verifier = Verifier(ledger=tree.first_identity())
@@ -350,6 +365,8 @@ def verifier_at(app_or_recorder: HasRecorder | ApplicationRecorder, position: in
                 write = []
         verifier.check(write)
         verifier.seek(_frontier(tree, position + 1))
+        for n, _ in links.rows_after(0, None, (COMMITMENT,), position) if position > 0 else []:
+            verifier.committed(n.id, parsed(n.state))
     return verifier
 
 

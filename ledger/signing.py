@@ -33,6 +33,8 @@ from ledger.roles import AccessDenied, lacks_authority
 KEYRING_VARIABLE = "RATINGS_LEDGER_KEYRING"
 DEFAULT_KEYRING = Path("~/.config/ratings-ledger/keys")
 KEY_EVENTS = ("LedgerInitialized", "RoleGranted", "RoleRevoked")
+COMMITMENT = "ListRatingsCommitted"
+READ_EVENTS = (*KEY_EVENTS, COMMITMENT)  # the kinds whose payload the Verifier reads
 WRITE_PREFIX = b"ratings-ledger write 1\n"
 
 
@@ -176,6 +178,7 @@ class Verifier:
         self.signs_checkpoints = False
         self.signs_positions = False
         self._loaded: dict[str, Ed25519PublicKey] = {}
+        self._committed: dict[tuple[Any, Any], int] = {}  # each list's commitment: its position
         self._pending: list[tuple[Signed, dict[str, Any]]] = []
 
     def seek(self, frontier: Frontier | None) -> None:
@@ -220,8 +223,29 @@ class Verifier:
         self._verify(write, e.signature, held)
         for s, data in write:
             self._authorize(s, actor, founding and s is not write[0][0])
+            self._commit_once(s, data)
             self.learn(s.topic, data)
         return True
+
+    def committed(self, position: int, data: dict[str, Any]) -> int:
+        """Note a list's commitment at `position` (a read starting later learns the earlier
+        ones this way); the position of that list's first commitment."""
+        return self._committed.setdefault((data.get("family"), data.get("list_name")), position)
+
+    def _commit_once(self, s: Signed, data: dict[str, Any]) -> None:
+        """Refuse a second commitment of a list's ratings (the write path commits each once; a
+        later one, even signed by someone who may publish lists, would replace what anyone
+        proves a rating against)."""
+        if _kind(s.topic) != COMMITMENT:
+            return
+        key = (data.get("family"), data.get("list_name"))
+        first = self.committed(s.position, data)
+        if first != s.position:
+            raise SignatureError(
+                s.position,
+                f"a second commitment of the {key[0]} list {key[1]!r} (the first is at "
+                f"position {first})",
+            )
 
     def _verify(self, write: list[tuple[Signed, dict[str, Any]]], signature: bytes, held: str):
         """The write's signature: over its checkpoint with the position of its last entry (V3),

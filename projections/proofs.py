@@ -164,13 +164,14 @@ def make_bundle(
 
 
 def _commit_positions(ledger: Any, family: str) -> dict[str, tuple[int, str]]:
-    """Each committed list of `family`: its name → (the commitment's position, its root)."""
+    """Each committed list of `family`: its name → (the commitment's position, its root); a
+    list's first commitment (`verify` refuses a second)."""
     from ledger.log import read_entries
 
-    found = {}
+    found: dict[str, tuple[int, str]] = {}
     for e in read_entries(ledger):
         if e.type == "ListRatingsCommitted" and e.payload.get("family") == family:
-            found[e.payload["list_name"]] = (e.position, e.payload["ratings_root"])
+            found.setdefault(e.payload["list_name"], (e.position, e.payload["ratings_root"]))
     return found
 
 

@@ -1,0 +1,105 @@
+"""What the readers say after an insider's change (issue 18, red team): a founding entry edited
+in place, a list's ratings committed a second time by someone who may publish lists. Each read
+answers in one line naming what is wrong (docs/decisions.md, "Positions are signed, …")."""
+
+from __future__ import annotations
+
+import json
+from contextlib import closing
+
+import pytest
+from typer.testing import CliRunner
+
+from ledger.application import RatingsLedger
+from ledger.chain import verify
+from ledger.entrypoints.cli import app
+from ledger.log import read_verified_entries
+from ledger.reading import ledger_id, open_ledger
+from ledger.signing import SignatureError
+from tests.tamper_helpers import edit, insert, raw_store
+
+runner = CliRunner()
+
+
+def invoke(store_url: str, *command: str):
+    return runner.invoke(app, [*command, "--store", store_url])
+
+
+def one_line(result) -> str:
+    assert result.exit_code == 1, result.output
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: ")
+    assert "unexpected" not in result.stderr
+    return result.stderr
+
+
+def test_a_founding_entry_edited_in_place_is_listed_by_log_and_refused_by_reads_in_one_line(
+    ledger: RatingsLedger, store_url: str, keyring, register_players
+) -> None:
+    # "forging a LedgerInitialized": its key replaced by the attacker's in the stored bytes
+    # (SQLite's replace() leaves the row as text); "reading the log never fails on one row",
+    # and every checked read says where the ledger is broken, in one line.
+    register_players("30000001")
+    director, attacker = keyring.public_key("director"), keyring.public_key("bob")
+    edit(store_url, 1, director, attacker)
+    with closing(open_ledger(store_url)) as reader:
+        assert ledger_id(reader) is not None  # the identity of the edited first entry
+    listed = invoke(store_url, "log")
+    assert listed.exit_code == 0 and listed.stdout.split()[:1] == ["1"]
+    assert "LedgerInitialized" in listed.stdout.splitlines()[0]
+    assert "position" in one_line(invoke(store_url, "verify"))
+    assert "entry" in one_line(invoke(store_url, "player", "30000001"))
+
+
+def commitment(store_url: str) -> tuple[int, object, int, str, dict]:
+    """(position, aggregate id, version, topic, payload) of the ledger's list commitment."""
+    with raw_store(store_url) as (conn, table, pos, mark, _):
+        found = conn.execute(
+            f"SELECT {pos}, originator_id, originator_version, topic, state FROM {table} "
+            f"WHERE topic = {mark}",
+            ("ratings-ledger:ListRatingsCommitted",),
+        ).fetchone()
+    position, aggregate, version, topic, state = found
+    from uuid import UUID
+
+    aggregate = aggregate if not isinstance(aggregate, str) else UUID(aggregate)
+    state = state.encode() if isinstance(state, str) else bytes(state)
+    return position, aggregate, version, topic, json.loads(state)
+
+
+def test_a_second_commitment_of_a_list_signed_by_a_ratings_admin_is_refused_by_every_read(
+    ledger: RatingsLedger, store_url: str, register_players, tmp_path
+) -> None:
+    # "modifying a ListRatingsCommitted root": the office, who may publish lists, signs with
+    # its own key a second commitment of the same list with another root; `commit-list`
+    # commits a list once, so `verify`, a catch-up from after the first and `prove` refuse it.
+    register_players("30000001")
+    view = str(tmp_path / "ledger.view.db")
+    published = runner.invoke(
+        app,
+        [
+            *("publish-list", "--family", "uschess", "--name", "L1", "--as-of", "2024-06-30"),
+            *("--actor", "office", "--store", store_url, "--view", view),
+        ],
+    )
+    assert published.exit_code == 0, published.output
+    first, aggregate, version, topic, payload = commitment(store_url)
+    forged = json.dumps(payload | {"ratings_root": "ab" * 32}).encode()
+    key = ledger.keyring.private_key("office")
+    second = insert(store_url, aggregate, version + 1, topic, forged, key, seal=True)
+    found = verify(ledger)
+    assert found.broken is not None and found.broken.position == second
+    assert found.broken.reason == (
+        f"a second commitment of the uschess list 'L1' (the first is at position {first})"
+    )
+    for after in (0, first):  # a full read, and a catch-up from after the first commitment
+        with pytest.raises(SignatureError) as raised:
+            list(read_verified_entries(ledger, after))
+        assert raised.value.position == second
+    proved = runner.invoke(
+        app,
+        [
+            *("prove", "30000001", "--list", "L1", "--rules-family", "uschess"),
+            *("--system", "OTBR", "--store", store_url, "--view", view),
+        ],
+    )
+    assert f"entry {second}: a second commitment" in one_line(proved)
