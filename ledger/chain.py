@@ -263,7 +263,7 @@ def verify(app_or_recorder: HasRecorder | ApplicationRecorder, keys_at: int = 0)
                 try:
                     verifier.check_one(_signed(notification, signature), state)
                 except SignatureError as exc:
-                    _first(breaks, Break(position, exc.reason))
+                    _first(breaks, Break(exc.position, exc.reason))
             if position <= keys_at:
                 keys = dict(verifier.keys)
                 roles = {h: set(r) for h, r in verifier.roles.items()}

@@ -19,6 +19,7 @@ from ledger.log import read_verified_entries
 from ledger.signing import SignatureError
 from ledger.transparency import latest
 from tests.tamper_helpers import (
+    edit,
     insert,
     raw_store,
     renumber,
@@ -192,3 +193,17 @@ def test_an_entry_back_dated_by_its_own_signer_is_not_known_before_the_entries_b
     assert verify(ledger).broken is None  # a key holder may write as themselves
     assert position_at(ledger, datetime(2024, 1, 1, tzinfo=UTC)) == 0
     assert position_at(ledger, datetime.now(UTC)) == late
+
+
+def test_an_edit_inside_a_write_of_several_entries_is_reported_at_the_writes_first_position(
+    ledger: RatingsLedger, store_url: str, register_players
+) -> None:
+    # "naming its position": the break names the write the signature covers, from its start
+    # (the line says "the write at positions A–B"), not its last entry
+    register_players("30000001", "30000002", "30000003")
+    last = ledger.recorder.max_notification_id()
+    edit(store_url, last - 1, "30000002", "30000009")
+    reseal(store_url)
+    found = verify(ledger)
+    assert found.broken is not None and found.broken.position == last - 2
+    assert found.broken.reason.startswith(f"the write at positions {last - 2}–{last}: its")
