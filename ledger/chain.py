@@ -26,13 +26,13 @@ from eventsourcing.persistence import (
 )
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 
-from ledger import merkle
 from ledger.checkpoints import Checkpoint
 from ledger.domain import StoreError
 from ledger.merkle import Frontier
 from ledger.signing import COMMITMENT, KEY_EVENTS, SignatureError, Signed, Verifier
 from ledger.store import CHAIN_TABLE
-from ledger.tree import TREE_TABLE, Cached, TreeMismatch, TreeRows, seal_write
+from ledger.submissions import Submissions
+from ledger.tree import TREE_TABLE, Cached, TreeMismatch, TreeRows, seal_write, tree_mismatch
 
 GENESIS = "0" * 64
 BATCH = 5000
@@ -232,12 +232,13 @@ def verify(app_or_recorder: HasRecorder | ApplicationRecorder, keys_at: int = 0)
     every signature; reads only (one read transaction).
 
     An entry edited, deleted, reordered, inserted or forged breaks the chain at its position;
-    so does an entry without a chain row (an emptied chain table). A missing chain table is a
-    StoreError.
+    so does an entry without a chain row (an emptied chain table), a second submission of an
+    item (ledger/submissions.py) and a stored tree that does not match the entries (a deleted
+    tail). A missing chain table is a StoreError.
     """
     previous, position, count, k = GENESIS, 0, 0, 0
     breaks: list[Break] = []  # the first one is reported; later links all follow from it
-    verifier = Verifier()
+    verifier, submitted, pending = Verifier(), Submissions(), []
     keys: dict[str, str] = {}
     roles: dict[str, set[str]] = {}
     with _links(_recorder(app_or_recorder)) as links:
@@ -261,9 +262,16 @@ def verify(app_or_recorder: HasRecorder | ApplicationRecorder, keys_at: int = 0)
                 _first(breaks, Break(position, "the entry is not sealed (inserted or unchained)"))
             if not breaks:
                 try:
-                    verifier.check_one(_signed(notification, signature), state)
+                    ended = verifier.check_one(_signed(notification, signature), state)
                 except SignatureError as exc:
                     _first(breaks, Break(exc.position, exc.reason))
+                else:
+                    kind = notification.topic.rpartition(":")[2]
+                    why = submitted.second(kind, position, state)
+                    pending += [Break(position, why)] if why else []
+                    if ended:  # reported once its write's signature checks
+                        _first(breaks, pending[0] if pending else None)
+                        pending = []
             if position <= keys_at:
                 keys = dict(verifier.keys)
                 roles = {h: set(r) for h, r in verifier.roles.items()}
@@ -275,7 +283,8 @@ def verify(app_or_recorder: HasRecorder | ApplicationRecorder, keys_at: int = 0)
             except SignatureError as exc:
                 _first(breaks, Break(exc.position, exc.reason))
         if not breaks:
-            _first(breaks, _tree_break(links.tree_rows(), verifier.frontier, count, position))
+            found = tree_mismatch(links.tree_rows(), verifier.frontier, count, position)
+            _first(breaks, Break(*found) if found else None)
     broken = breaks[0] if breaks else None
     return Verification(Head(previous, position), count, broken, keys, roles)
 
@@ -283,32 +292,6 @@ def verify(app_or_recorder: HasRecorder | ApplicationRecorder, keys_at: int = 0)
 def _first(breaks: list[Break], found: Break | None) -> None:
     if not breaks and found is not None:
         breaks.append(found)
-
-
-def _tree_break(tree: TreeRows, frontier: Frontier | None, count: int, last: int) -> Break | None:
-    """The stored tree against the `count` verified entries (`frontier`, ending at position
-    `last`): more leaves than entries is a deleted tail (what the chain alone cannot show), a
-    different root a tree changed outside the ledger. None: it matches, or the ledger has no
-    tree (written before trees)."""
-    stored = tree.size()
-    if stored == 0:
-        return None
-    if stored > count:
-        after = tree.position_of(count) or last + 1
-        return Break(
-            after,
-            f"the ledger's tree holds {stored} entries but the ledger {count}: "
-            f"the entries from position {after} on were deleted (truncated)",
-        )
-    try:
-        same = frontier is not None and merkle.root(tree.node, stored) == frontier.root()
-    except TreeMismatch:
-        same = False
-    if stored == count and same:
-        return None
-    return Break(
-        last, f"the ledger's tree does not match its {count} entries (changed outside the ledger)"
-    )
 
 
 def _signed(notification: Notification, signature: bytes | None) -> Signed:

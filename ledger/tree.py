@@ -164,6 +164,34 @@ def seal_write(
     )
 
 
+def tree_mismatch(
+    tree: TreeRows, frontier: merkle.Frontier | None, count: int, last: int
+) -> tuple[int, str] | None:
+    """The stored tree against the `count` verified entries (`frontier`, ending at position
+    `last`): (position, why) when it holds more leaves than there are entries (a deleted tail,
+    which the chain alone cannot show) or another root (a tree changed outside the ledger);
+    None when it matches, or the ledger has no tree (written before trees)."""
+    stored = tree.size()
+    if stored == 0:
+        return None
+    if stored > count:
+        after = tree.position_of(count) or last + 1
+        return after, (
+            f"the ledger's tree holds {stored} entries but the ledger {count}: "
+            f"the entries from position {after} on were deleted (truncated)"
+        )
+    try:
+        same = frontier is not None and merkle.root(tree.node, stored) == frontier.root()
+    except TreeMismatch:
+        same = False
+    if stored == count and same:
+        return None
+    return (
+        last,
+        f"the ledger's tree does not match its {count} entries (changed outside the ledger)",
+    )
+
+
 def _actor(state: bytes) -> str:
     try:
         found = json.loads(state).get("actor")

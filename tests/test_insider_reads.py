@@ -103,3 +103,43 @@ def test_a_second_commitment_of_a_list_signed_by_a_ratings_admin_is_refused_by_e
         ],
     )
     assert f"entry {second}: a second commitment" in one_line(proved)
+
+
+def test_a_section_submitted_again_by_its_td_with_other_results_is_a_problem_not_a_correction(
+    ledger: RatingsLedger, store_url: str, section_ready
+) -> None:
+    # a TD may submit but not correct (ledger/roles.py); the write side accepts a section id
+    # once. A second SectionSubmitted of the section, signed with the TD's own key, read as a
+    # new revision (Dev Rao 590 → 2024 in the red team's run); now `verify` names it and the
+    # read model keeps the first report, listing the second under `problems`.
+    ledger.submit_section(section_ready(), actor="td")
+    before = invoke(store_url, "player", "30000003")
+    assert before.exit_code == 0, before.output
+    with raw_store(store_url) as (conn, table, pos, mark, _):
+        first, aggregate, version, topic, state = conn.execute(
+            f"SELECT {pos}, originator_id, originator_version, topic, state FROM {table} "
+            f"WHERE topic = {mark}",
+            ("ratings-ledger:SectionSubmitted",),
+        ).fetchone()
+    from uuid import UUID
+
+    aggregate = aggregate if not isinstance(aggregate, str) else UUID(aggregate)
+    payload = json.loads(state.encode() if isinstance(state, str) else bytes(state))
+    flip = {"1-0": "0-1", "0-1": "1-0"}
+    for game in payload["games"]:
+        game["result"] = flip.get(game["result"], game["result"])
+    key = ledger.keyring.private_key("td")
+    second = insert(
+        store_url, aggregate, version + 1, topic, json.dumps(payload).encode(), key, True
+    )
+    found = verify(ledger)
+    assert found.broken is not None and found.broken.position == second
+    assert found.broken.reason == (
+        f"a second submission of section:2024-05-GP-OPEN (the first is at position {first}): "
+        "a change of it is a correction"
+    )
+    assert invoke(store_url, "rebuild").exit_code == 0
+    assert invoke(store_url, "player", "30000003").stdout == before.stdout
+    problems = invoke(store_url, "problems")
+    assert problems.exit_code == 0 and f"{second}" in problems.stdout
+    assert "was submitted before" in problems.stdout
