@@ -16,6 +16,7 @@ from ledger import bounds, events
 from ledger.events import Fact, Undecodable
 from ledger.log import LedgerEntry
 from ledger.rules.uschess.parameters import parse_parameter_value
+from ledger.submissions import out_of_order
 from projections.batch import Batch, Revision
 from projections.items import ITEM_FACTS, KIND_FACTS, WITHDRAWALS, fact_item, fact_key
 from projections.periods import PublishedList
@@ -227,7 +228,14 @@ def _section_record(row: dict[str, Any], position: int, fact: Fact) -> dict[str,
 
 
 def on_list(b: Batch, position: int, fact: events.ListPublished) -> None:
-    """`ListPublished`: a federation's list, kept for what it said and for rating periods."""
+    """`ListPublished`: a federation's list, kept for what it said and for rating periods;
+    one that is not its family's next (a number taken or skipped, a name taken: the write side
+    publishes each once, in order) becomes a problem row instead."""
+    known = b.family_lists(fact.family)
+    why = out_of_order(fact.family, fact.number, fact.list_name, known)
+    if why is not None:
+        b.add_problem(position, f"list:{fact.family}:{fact.number}", "list", f"not applied: {why}")
+        return
     b.add_list(
         PublishedList(
             fact.family, fact.number, fact.list_name, fact.as_of, fact.cutoff_position, position

@@ -143,3 +143,62 @@ def test_a_section_submitted_again_by_its_td_with_other_results_is_a_problem_not
     problems = invoke(store_url, "problems")
     assert problems.exit_code == 0 and f"{second}" in problems.stdout
     assert "was submitted before" in problems.stdout
+
+
+def published_list(store_url: str) -> tuple[object, str, dict]:
+    """(aggregate id, topic, payload) of the ledger's ListPublished entry."""
+    with raw_store(store_url) as (conn, table, pos, mark, _):
+        aggregate, topic, state = conn.execute(
+            f"SELECT originator_id, topic, state FROM {table} WHERE topic = {mark}",
+            ("ratings-ledger:ListPublished",),
+        ).fetchone()
+    from uuid import UUID
+
+    aggregate = aggregate if not isinstance(aggregate, str) else UUID(aggregate)
+    return aggregate, topic, json.loads(state.encode() if isinstance(state, str) else bytes(state))
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        ({"as_of": "2024-05-01"}, "the uschess list 'L1' was published before (list 1)"),
+        ({"number": 3, "list_name": "L3"}, "the uschess list 'L3' is numbered 3, not 2 (the next)"),
+    ],
+    ids=["name-again", "number-skipped"],
+)
+def test_a_list_published_again_or_out_of_order_by_the_office_breaks_no_read(
+    ledger: RatingsLedger, store_url: str, register_players, tmp_path, change, why
+) -> None:
+    # "no stored entry breaks a read": a second ListPublished of list 1 (the office's own key,
+    # a role that may publish lists) made every read fail on the lists table's unique key
+    # (`player`, `rebuild`, the web page: an IntegrityError); now it is a problem row, and
+    # `verify` names it
+    from uuid import uuid4
+
+    register_players("30000001")
+    view = str(tmp_path / "ledger.view.db")
+    published = runner.invoke(
+        app,
+        [
+            *("publish-list", "--family", "uschess", "--name", "L1", "--as-of", "2024-06-30"),
+            *("--actor", "office", "--store", store_url, "--view", view),
+        ],
+    )
+    assert published.exit_code == 0, published.output
+    _, topic, payload = published_list(store_url)
+    state = json.dumps(payload | change).encode()
+    key = ledger.keyring.private_key("office")
+    again = insert(store_url, uuid4(), 1, topic, state, key, seal=True)
+    found = verify(ledger)
+    assert found.broken is not None and (found.broken.position, found.broken.reason) == (
+        again,
+        why,
+    )
+    caught_up = runner.invoke(app, ["player", "30000001", "--store", store_url, "--view", view])
+    assert caught_up.exit_code == 0, caught_up.output  # a catch-up over it
+    rebuilt = runner.invoke(app, ["rebuild", "--store", store_url, "--view", view])
+    assert rebuilt.exit_code == 0, rebuilt.output
+    shown = runner.invoke(app, ["player", "30000001", "--store", store_url, "--view", view])
+    assert shown.exit_code == 0, shown.output
+    problems = runner.invoke(app, ["problems", "--store", store_url, "--view", view])
+    assert f"not applied: {why}" in problems.stdout
