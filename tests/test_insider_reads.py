@@ -5,6 +5,7 @@ answers in one line naming what is wrong (docs/decisions.md, "Positions are sign
 from __future__ import annotations
 
 import json
+import sqlite3
 from contextlib import closing
 
 import pytest
@@ -202,3 +203,46 @@ def test_a_list_published_again_or_out_of_order_by_the_office_breaks_no_read(
     assert shown.exit_code == 0, shown.output
     problems = runner.invoke(app, ["problems", "--store", store_url, "--view", view])
     assert f"not applied: {why}" in problems.stdout
+
+
+@pytest.mark.parametrize(
+    ("raised", "status", "said"),
+    [
+        (
+            sqlite3.IntegrityError("UNIQUE constraint failed: lists.family, lists.number"),
+            "503 Service Unavailable",
+            "UNIQUE constraint failed: lists.family, lists.number",
+        ),
+        (
+            TypeError("Strings must be encoded before hashing"),
+            "500 Internal Server Error",
+            "unexpected TypeError: Strings must be encoded before hashing",
+        ),
+    ],
+    ids=["store", "bug"],
+)
+def test_a_page_that_meets_an_unexpected_error_answers_it_in_one_line(
+    monkeypatch, tmp_path, raised, status, said
+) -> None:
+    # "every error stays one line": the two errors the red team's stored entries raised out
+    # of the web application (before their fixes) answer a page and its JSON twin, not a
+    # traceback
+    from wsgiref.util import setup_testing_defaults
+
+    from ledger.entrypoints.web import app as web
+    from projections.session import ReadSession
+
+    def fail(*_: object, **__: object) -> None:
+        raise raised
+
+    monkeypatch.setattr(ReadSession, "open", fail)
+    site = web.Site(f"sqlite:///{tmp_path / 'ledger.db'}")
+    answered: list[str] = []
+    for path in ("/players/30000001", "/api/players/30000001"):
+        environ: dict = {}
+        setup_testing_defaults(environ)
+        environ.update(PATH_INFO=path, QUERY_STRING="", REQUEST_METHOD="GET")
+        answered.clear()
+        body = b"".join(site(environ, lambda s, h: answered.append(s))).decode()
+        assert answered == [status]
+        assert said in body and "Traceback" not in body
