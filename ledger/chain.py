@@ -32,6 +32,7 @@ from ledger.merkle import Frontier
 from ledger.signing import COMMITMENT, KEY_EVENTS, SignatureError, Signed, Verifier
 from ledger.store import CHAIN_TABLE
 from ledger.submissions import Submissions
+from ledger.times import Times
 from ledger.tree import TREE_TABLE, Cached, TreeMismatch, TreeRows, seal_write, tree_mismatch
 
 GENESIS = "0" * 64
@@ -233,12 +234,12 @@ def verify(app_or_recorder: HasRecorder | ApplicationRecorder, keys_at: int = 0)
 
     An entry edited, deleted, reordered, inserted or forged breaks the chain at its position;
     so does an entry without a chain row (an emptied chain table), a second submission of an
-    item (ledger/submissions.py) and a stored tree that does not match the entries (a deleted
-    tail). A missing chain table is a StoreError.
+    item (ledger/submissions.py), a misdated entry (ledger/times.py) and a stored tree that
+    does not match the entries (a deleted tail). A missing chain table is a StoreError.
     """
     previous, position, count, k = GENESIS, 0, 0, 0
     breaks: list[Break] = []  # the first one is reported; later links all follow from it
-    verifier, submitted, pending = Verifier(), Submissions(), []
+    verifier, submitted, timed, pending = Verifier(), Submissions(), Times(), []
     keys: dict[str, str] = {}
     roles: dict[str, set[str]] = {}
     with _links(_recorder(app_or_recorder)) as links:
@@ -267,7 +268,7 @@ def verify(app_or_recorder: HasRecorder | ApplicationRecorder, keys_at: int = 0)
                     _first(breaks, Break(exc.position, exc.reason))
                 else:
                     kind = notification.topic.rpartition(":")[2]
-                    why = submitted.second(kind, position, state)
+                    why = timed.misdated(position, state) or submitted.second(kind, position, state)
                     pending += [Break(position, why)] if why else []
                     if ended:  # reported once its write's signature checks
                         _first(breaks, pending[0] if pending else None)

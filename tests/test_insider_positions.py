@@ -171,12 +171,13 @@ def test_a_changed_tree_row_that_changes_the_root_is_reported_by_verify(
     assert found.broken.reason.startswith("the ledger's tree does not match its")
 
 
-def test_an_entry_back_dated_by_its_own_signer_is_not_known_before_the_entries_before_it(
+def test_an_entry_back_dated_by_its_own_signer_is_named_and_not_known_before_those_before_it(
     ledger: RatingsLedger, store_url: str, register_players
 ) -> None:
     # "entries with times going backwards": a TD signs, with their own key, a profile change
-    # dated a year before the ledger began; `--as-known-at` reads a prefix of the log, so a
-    # moment before the entries preceding it does not see it (docs/decisions.md)
+    # dated years before the ledger began; `--as-known-at` reads a prefix of the log, so a
+    # moment before the entries preceding it does not see it, and `verify` names it
+    # (docs/decisions.md)
     import json
     from datetime import UTC, datetime
 
@@ -190,9 +191,35 @@ def test_an_entry_back_dated_by_its_own_signer_is_not_known_before_the_entries_b
     payload["name"] = "Back Dated"
     key = ledger.keyring.private_key("td")
     late = insert(store_url, aggregate, version + 1, topic, json.dumps(payload).encode(), key, True)
-    assert verify(ledger).broken is None  # a key holder may write as themselves
+    found = verify(ledger)  # signed by its holder, but dated years before the entry before it
+    assert found.broken is not None and found.broken.position == late
+    assert found.broken.reason.startswith("recorded at 2023-01-01T00:00:00+00:00, before the")
+    assert found.broken.reason.endswith("by more than 3600 s (misdated)")
     assert position_at(ledger, datetime(2024, 1, 1, tzinfo=UTC)) == 0
     assert position_at(ledger, datetime.now(UTC)) == late
+
+
+def test_an_entry_dated_in_the_future_by_its_own_signer_is_named_by_verify(
+    ledger: RatingsLedger, store_url: str, register_players
+) -> None:
+    # a profile change dated 2099 made every `--as-known-at` before 2099 stop before it,
+    # hiding the director's later decisions (the red team's run: 1500 shown as 590), while
+    # `verify` said intact; now `verify` names it
+    import json
+
+    from tests.test_insider_attacks import stored
+
+    register_players("30000001")
+    at = ledger.recorder.max_notification_id()
+    aggregate, version, topic, payload = stored(store_url, at)
+    payload["timestamp"]["_data_"] = "2099-01-01T00:00:00+00:00"
+    key = ledger.keyring.private_key("td")
+    late = insert(store_url, aggregate, version + 1, topic, json.dumps(payload).encode(), key, True)
+    found = verify(ledger)
+    assert found.broken is not None and (found.broken.position, found.broken.reason) == (
+        late,
+        "recorded at 2099-01-01T00:00:00+00:00, in the future (misdated)",
+    )
 
 
 def test_an_edit_inside_a_write_of_several_entries_is_reported_at_the_writes_first_position(
