@@ -100,6 +100,10 @@ class Batch:
     def put_revisions(self, key: str, revisions: list[Revision]) -> None: ...
     def add_problem(self, position: int, key: str, kind: str, reason: str) -> None: ...
     def add_list(self, published: PublishedList) -> None: ...
+    def family_lists(self, family: str) -> list[str]:
+        """The names of `family`'s lists so far, in their order."""
+        raise NotImplementedError
+
     def drop_problems(self, position: int | None, key: str | None = None) -> None:
         """Problem rows at `position` (of `key` only, when given); every one of `key` when
         `position` is None."""
@@ -202,6 +206,9 @@ class Fresh(Batch):
     def add_list(self, published: PublishedList) -> None:
         self.lists.append(published)
         self.listed = True
+
+    def family_lists(self, family: str) -> list[str]:
+        return [x.name for x in sorted(self.lists, key=lambda x: x.number) if x.family == family]
 
     def drop_problems(self, position: int | None, key: str | None = None) -> None:
         for found in [k for k in self.problems if position in (None, k[0]) and key in (None, k[1])]:
@@ -372,6 +379,12 @@ class Incremental(Batch):
             [row[c] for c in LIST_COLUMNS],
         )
         self.listed = True
+
+    def family_lists(self, family: str) -> list[str]:
+        found = self.conn.execute(
+            "select name from lists where family = ? order by number", [family]
+        )
+        return [name for (name,) in found]
 
     def drop_problems(self, position: int | None, key: str | None = None) -> None:
         if key is None:

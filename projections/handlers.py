@@ -16,13 +16,15 @@ from ledger import bounds, events
 from ledger.events import Fact, Undecodable
 from ledger.log import LedgerEntry
 from ledger.rules.uschess.parameters import parse_parameter_value
+from ledger.submissions import out_of_order
 from projections.batch import Batch, Revision
-from projections.items import ITEM_FACTS, WITHDRAWALS, fact_item, fact_key
+from projections.items import ITEM_FACTS, KIND_FACTS, WITHDRAWALS, fact_item, fact_key
 from projections.merges import KEY as MERGE_KEY
 from projections.periods import PublishedList
 
 PROFILE_TYPES = ("PlayerRegistered", "PlayerProfileUpdated")
 SECTION_TYPES = ("SectionSubmitted", "SectionCorrected", "SectionWithdrawn", "SectionReinstated")
+SUBMISSIONS = tuple(KIND_FACTS.values())  # the kinds that submit an item (once per key)
 
 
 def on_profile(b: Batch, position: int, fact: events.PlayerRegistered) -> None:
@@ -83,8 +85,15 @@ def on_amendment(b: Batch, position: int, fact: events.RulesAmended) -> None:
 
 
 def on_item(b: Batch, position: int, fact: Fact) -> None:
-    """A submission, correction or withdrawal of a rated item (section, match, balance…)."""
+    """A submission, correction or withdrawal of a rated item (section, match, balance…); a
+    second submission of an item the ledger holds already becomes a problem row instead (the
+    write side accepts each once; a change of it is a correction, by those who may correct)."""
     key = fact_key(fact, position)
+    if type(fact) in SUBMISSIONS and _submitted(b, key):
+        kind = ITEM_FACTS[type(fact)][0]
+        why = f"not applied: {key} was submitted before (a change of it is a correction)"
+        b.add_problem(position, key, kind, why)
+        return
     b.put_entry_key(position, key)
     revisions = (
         _revised(b, key, position, type(fact).__name__, fact)
@@ -95,6 +104,14 @@ def on_item(b: Batch, position: int, fact: Fact) -> None:
         _step(b, key, position, fact)
     else:
         _refold_item(b, key, revisions)
+
+
+def _submitted(b: Batch, key: str) -> bool:
+    """Whether the item `key` was submitted before (a withdrawn section still was)."""
+    kind, _, rest = key.partition(":")
+    if kind == "section":
+        return b.section(rest) is not None
+    return b.item(key) is not None or bool(b.revisions(key))
 
 
 def _step(b: Batch, key: str, position: int, fact: Fact) -> None:
@@ -240,7 +257,14 @@ def _section_record(row: dict[str, Any], position: int, fact: Fact) -> dict[str,
 
 
 def on_list(b: Batch, position: int, fact: events.ListPublished) -> None:
-    """`ListPublished`: a federation's list, kept for what it said and for rating periods."""
+    """`ListPublished`: a federation's list, kept for what it said and for rating periods;
+    one that is not its family's next (a number taken or skipped, a name taken: the write side
+    publishes each once, in order) becomes a problem row instead."""
+    known = b.family_lists(fact.family)
+    why = out_of_order(fact.family, fact.number, fact.list_name, known)
+    if why is not None:
+        b.add_problem(position, f"list:{fact.family}:{fact.number}", "list", f"not applied: {why}")
+        return
     b.add_list(
         PublishedList(
             fact.family, fact.number, fact.list_name, fact.as_of, fact.cutoff_position, position
