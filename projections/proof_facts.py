@@ -32,23 +32,39 @@ class ContextError(LedgerError):
 # Making a bundle
 
 
+Known = dict[str, list[tuple[int, str]]]  # each record merged away → (position, into) in order
+
+
+def fold(merged: Known, voided: Iterable[int]) -> Merges:
+    """The merges in force, as the read model folds them (projections.handlers.on_merge and
+    on_void): each record's merges not voided, the last in force."""
+    gone = set(voided)
+    into = {}
+    for member_id, entries in merged.items():
+        standing = sorted(e for e in entries if e[0] not in gone)
+        if standing:
+            into[member_id] = (standing[-1][1], standing[-1][0], None)
+    return Merges(into)
+
+
 @dataclass
 class Gathered:
-    """The entries a bundle carries beside its items: their positions, and the merges in
-    force at the list (to name the items' players as their survivors)."""
+    """The entries a bundle carries beside its items (their positions), from the merges
+    (`known`) and voids of merges (`voided`: the entry voided → the void) known at the list."""
 
+    known: Known
+    voided: dict[int, int]
     uplifts: list[int] = field(default_factory=list)
-    earlier: int | None = None  # the list before the previous one, to tell where each applies
+    earlier: int | None = None  # the list before the previous one: where each uplift applies
     merges: list[int] = field(default_factory=list)
     voids: list[int] = field(default_factory=list)
-    in_force: Merges = field(default_factory=Merges)
-    _known: dict[str, list[tuple[int, str]]] = field(default_factory=dict)
-    _voided: dict[int, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.in_force = fold(self.known, self.voided)
 
     def positions(self) -> set[int]:
-        return {*self.uplifts, *self.merges, *self.voids} | (
-            set() if self.earlier is None else {self.earlier}
-        )
+        earlier = set() if self.earlier is None else {self.earlier}
+        return {*self.uplifts, *self.merges, *self.voids} | earlier
 
     def carry(self, records: Iterable[str]) -> None:
         """Carry every merge of each record on the way from `records` to their survivors, and
@@ -56,11 +72,11 @@ class Gathered:
         for record in records:
             seen = {record}
             while record in self.in_force.into:
-                for position, _ in self._known.get(record, ()):
+                for position, _ in self.known.get(record, ()):
                     if position not in self.merges:
                         self.merges.append(position)
-                        if position in self._voided:
-                            self.voids.append(self._voided[position])
+                        if position in self.voided:
+                            self.voids.append(self.voided[position])
                 record = self.in_force.into[record][0]
                 if record in seen:
                     break
@@ -73,32 +89,22 @@ def gather(ledger: Any, at_list: Any, listed: PublishedList, previous: Published
     """What a bundle for `listed` (`at_list`: the read model as known at it), rated from
     `previous`, carries besides items: the uplifts in force on `previous` that the list knows,
     and the merges known at its cutoff (`Gathered.carry` picks those the items need)."""
-    found = Gathered()
-    lists = queries.published_lists(at_list, previous.family)
+    found = Gathered(*_merge_entries(ledger, listed.cutoff_position))
     rows = at_list.db.execute(
         "select revision, end from items where kind = 'uplift' order by end, revision"
     ).fetchall()
     found.uplifts = [position for position, end in rows if end <= previous.as_of]
     if found.uplifts and previous.number > 1:
+        lists = queries.published_lists(at_list, previous.family)
         found.earlier = next(x.position for x in lists if x.number == previous.number - 1)
-    merged, voided = _merge_entries(ledger, listed.cutoff_position)
-    found._known, found._voided = merged, voided
-    into = {}
-    for member_id, entries in merged.items():
-        standing = [(p, to) for p, to in entries if p not in voided]
-        if standing:
-            into[member_id] = (standing[-1][1], standing[-1][0], None)
-    found.in_force = Merges(into)
     return found
 
 
-def _merge_entries(
-    ledger: Any, cutoff: int
-) -> tuple[dict[str, list[tuple[int, str]]], dict[int, int]]:
+def _merge_entries(ledger: Any, cutoff: int) -> tuple[Known, dict[int, int]]:
     """The merges up to `cutoff` (each record merged away → its (position, into) in ledger
     order) and the voids up to it (the entry voided → the void's position)."""
     recorder = getattr(ledger, "recorder", ledger)
-    merged: dict[str, list[tuple[int, str]]] = {}
+    merged: Known = {}
     voided: dict[int, int] = {}
     start = 0
     while True:
@@ -123,10 +129,10 @@ def _merge_entries(
 @dataclass
 class Context:
     """A bundle's uplifts and merges, as the recomputation takes them: the uplifts applied at
-    the previous list (`raised`), those in force before it (`earlier`), the merges in force."""
+    the previous list (`raised`), those in force before it (`before`), the merges in force."""
 
     raised: list[Item]
-    earlier: list[Item]
+    before: list[Item]
     merges: Merges
 
     @classmethod
@@ -153,7 +159,7 @@ class Context:
             item = fact_item(fact, int(position), int(position))
             applied = earlier is None or fact.effective > earlier.as_of
             (raised if applied else before).append(item)
-        merges: dict[str, list[tuple[int, str]]] = {}
+        merges: Known = {}
         for position in bundle.get("merges", ()):
             fact = facts[int(position)]
             if not isinstance(fact, events.PlayersMerged):
@@ -167,13 +173,8 @@ class Context:
             if not isinstance(fact, events.EntryVoided) or int(position) > listed.cutoff_position:
                 raise ContextError(f"the entry at {position} is not a void known at the list")
             voided.add(fact.position)
-        into = {}
-        for member_id, entries in merges.items():
-            standing = sorted(e for e in entries if e[0] not in voided)
-            if standing:
-                into[member_id] = (standing[-1][1], standing[-1][0], None)
         return cls(
             sorted(raised, key=lambda i: i.sort_key),
             sorted(before, key=lambda i: i.sort_key),
-            Merges(into),
+            fold(merges, voided),
         )

@@ -326,7 +326,7 @@ def _verify(bundle: dict[str, Any], held: Checkpoint) -> dict[str, Any]:
         items,
         {(pid, system): s for pid, s in lookup.items()},
         profiles,
-        uplifts=(previous, context.earlier, context.raised),
+        uplifts=(previous, context.before, context.raised),
         merged=context.merges,
     )
     got = recomputed.get((player, system))
