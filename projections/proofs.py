@@ -6,10 +6,11 @@ A list's rows are its players' standings after it, one leaf each, sorted by (sys
 the rating, N and every state column the next period is rated from. A bundle for player P on
 list L holds L's and the previous list's entries, P's row on L, the rows of P and his opponents
 on the previous list (or the two neighbouring leaves that show a player is not on it), the
-entries of P's items in L's period, and the profiles of players the previous list does not
-hold; `verify_bundle` checks every inclusion, then, where the family rates a period from the
+entries of P's items in L's period, the profiles of players the previous list does not
+hold, and the FIDE uplifts and merges the rating depends on (projections/proof_facts.py);
+`verify_bundle` checks every inclusion, then, where the family rates a period from the
 previous list (FIDE 10.65), rates those items again through the family's own rater and period
-code and compares P's row. Its work is proportional to P's games, not to the ledger's length.
+code, uplifted and renamed as the read model does, and compares P's row. Its work is proportional to P's games, not to the ledger's length.
 """
 
 from __future__ import annotations
