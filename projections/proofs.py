@@ -10,7 +10,8 @@ entries of P's items in L's period, the profiles of players the previous list do
 hold, and the FIDE uplifts and merges the rating depends on (projections/proof_facts.py);
 `verify_bundle` checks every inclusion, then, where the family rates a period from the
 previous list (FIDE 10.65), rates those items again through the family's own rater and period
-code, uplifted and renamed as the read model does, and compares P's row. Its work is proportional to P's games, not to the ledger's length.
+code, uplifted and renamed as the read model does, and compares P's row. Its work is
+proportional to P's games, not to the ledger's length.
 """
 
 from __future__ import annotations
