@@ -148,7 +148,7 @@ class Context:
         entry that is not what the bundle files it as."""
         raised, before = [], []
         for position in bundle.get("uplifts", ()):
-            fact = facts[int(position)]
+            fact = _proved(facts, position, "an uplift")
             if not isinstance(fact, events.FideUpliftRecorded):
                 raise ContextError(f"the entry at {position} is not a FIDE uplift")
             if int(position) > listed.cutoff_position or fact.effective > previous.as_of:
@@ -161,7 +161,7 @@ class Context:
             (raised if applied else before).append(item)
         merges: Known = {}
         for position in bundle.get("merges", ()):
-            fact = facts[int(position)]
+            fact = _proved(facts, position, "a merge")
             if not isinstance(fact, events.PlayersMerged):
                 raise ContextError(f"the entry at {position} is not a merge")
             if int(position) > listed.cutoff_position:
@@ -169,7 +169,7 @@ class Context:
             merges.setdefault(fact.member_id, []).append((int(position), fact.into))
         voided = set()
         for position in bundle.get("voids", ()):
-            fact = facts[int(position)]
+            fact = _proved(facts, position, "a void")
             if not isinstance(fact, events.EntryVoided) or int(position) > listed.cutoff_position:
                 raise ContextError(f"the entry at {position} is not a void known at the list")
             voided.add(fact.position)
@@ -178,3 +178,10 @@ class Context:
             sorted(before, key=lambda i: i.sort_key),
             fold(merges, voided),
         )
+
+
+def _proved(facts: dict[int, Any], position: Any, what: str) -> Any:
+    """The proved entry at `position`, which the bundle lists as `what`."""
+    if int(position) not in facts:
+        raise ContextError(f"the bundle lists {what} at {position} without its entry's proof")
+    return facts[int(position)]

@@ -211,8 +211,9 @@ W, X, Y, Z = "50000004", "50000001", "50000002", "50000003"
 
 @pytest.fixture(scope="module")
 def uplifted(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """Four FIDE players rated in February 2024, the list of 1 March 2024, FIDE's uplift of
-    that date recorded after it, then March games (W plays none) and the April list."""
+    """An empty February list; four FIDE players rated in February 2024, the list of 1 March
+    2024, FIDE's uplift of that date recorded after it, March games (W plays none) and the
+    April list, then April games and the May list."""
     from projection_helpers import round_robin
 
     from ledger.commands import RecordFideUplift, parse
@@ -222,6 +223,9 @@ def uplifted(tmp_path_factory: pytest.TempPathFactory) -> str:
     for pid, rating in ((W, 1700), (X, 1500), (Y, 1900), (Z, 2100)):
         fide = {"rating": rating, "date": "2024-01-01", "games": 100, "federation": "USA"}
         led.register(pid, adult=True, fide=fide)
+    led.app.close()
+    publish(store, "2024-02", "2024-02-01")
+    led = Ledger(RatingsLedger(store))
     led.submit(round_robin("FEB", [W, X, Y, Z], "2024-02-10", "2024-02-11"))
     led.app.close()
     publish(store, "2024-03", "2024-03-01")
@@ -231,6 +235,10 @@ def uplifted(tmp_path_factory: pytest.TempPathFactory) -> str:
     led.submit(round_robin("MAR", [X, Y, Z], "2024-03-10", "2024-03-11"))
     led.app.close()
     publish(store, "2024-04", "2024-04-01")
+    led = Ledger(RatingsLedger(store))
+    led.submit(round_robin("APR", [W, X, Y], "2024-04-10", "2024-04-11"))
+    led.app.close()
+    publish(store, "2024-05", "2024-05-01")
     return store
 
 
@@ -269,6 +277,41 @@ def test_a_bundle_without_its_uplift_fails_verify_rating(uplifted):
     bundle = bundle_of(uplifted, X, "2024-04")
     bundle["uplifts"] = []
     with pytest.raises(BundleError, match="not the .* the list committed"):
+        verify_bundle(bundle, held(uplifted))
+
+
+@pytest.mark.parametrize("player", [W, X, Y, Z])
+def test_a_later_list_takes_the_uplift_as_in_force_not_applied_again(uplifted, player):
+    # "the one-time 2024 uplift applied at a list": the May list is rated from the April rows,
+    # which hold it already; its bundle carries it (a profile rating dated before it is
+    # raised) with the list before April, which shows it was applied at March, not April.
+    bundle = bundle_of(uplifted, player, "2024-05")
+    assert len(bundle["uplifts"]) == 1 and bundle["previous"]["earlier"] is not None
+    assert verify_bundle(bundle, held(uplifted))["recomputed"]
+
+
+@pytest.mark.parametrize(
+    ("how", "said"),
+    [
+        ("another entry", "is not a FIDE uplift"),
+        ("its proof dropped", "lists an uplift at .* without its entry's proof"),
+        ("the earlier list dropped", "carries an uplift but not the list before '2024-03'"),
+        ("another earlier list", "is not the list before '2024-03'"),
+    ],
+)
+def test_a_bundle_with_its_uplift_tampered_fails_verify_rating(uplifted, how, said):
+    # "Tampered bundles must still fail": the uplift entry is checked as the bundle files it.
+    bundle = bundle_of(uplifted, X, "2024-04")
+    position = bundle["uplifts"][0]
+    if how == "another entry":
+        bundle["uplifts"] = [bundle["list"]["published"]]
+    elif how == "its proof dropped":
+        del bundle["entries"][str(position)]
+    elif how == "the earlier list dropped":  # it tells whether the uplift applies at March
+        bundle["previous"]["earlier"] = None
+    else:
+        bundle["previous"]["earlier"] = bundle["previous"]["published"]
+    with pytest.raises(BundleError, match=said):
         verify_bundle(bundle, held(uplifted))
 
 
