@@ -307,3 +307,38 @@ def test_the_trf_2026_team_sample_s_header_is_read() -> None:
         ("70123454321", None, 1987),
         ("70223454321", None, 1992),
     ]
+
+
+@pytest.mark.parametrize(
+    ("tags", "team"),
+    [
+        ({"082": ("6", "f line 8"), "092": ("Individual: Swiss-System", "f line 9")}, False),
+        ({"082": ("6", "f line 8")}, True),
+        ({"092": ("FIDE-TEAM-BAKU", "f line 9")}, True),
+        ({"092": ("Individual: Swiss-System", "f line 9")}, True),  # with team lines
+    ],
+)
+def test_a_file_whose_type_says_individual_is_not_a_team_file(
+    tags: dict[str, tuple[str, str]], team: bool
+) -> None:
+    # TRF16 082 is "Number of teams (in case of a team tournament)"; a file whose 092 says
+    # "Individual" and whose 082 gives 6 (its players) is not a team file — unless it has team
+    # lines (013, 310), the last row (docs/decisions.md, "Team files").
+    team_lines = tags == {"092": ("Individual: Swiss-System", "f line 9")}
+    assert trf_header.is_team_file(tags, team_lines) is team
+
+
+def test_a_file_without_team_lines_has_no_team_report() -> None:
+    # Issue 20's team awareness is read from the team lines; an individual file has none.
+    report = trf.read_trf(LAKESIDE)
+    assert not report.team
+    assert trf.team_report(report) is None
+    assert trf.team_report(trf.parse_trf(TEAM, "team.trf")) == {
+        "teams": 2,
+        "players_in_teams": 4,
+        "team_matches": 2,
+        "forfeited_matches": 0,
+        "boards": 1,
+        "team_rounds": 2,
+        "points_disagree": [],
+    }

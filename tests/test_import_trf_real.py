@@ -52,6 +52,15 @@ COMPLETE = {
         False,
         1,
     ),
+    # FIDE's TRF-2026 team sample: every player has a FIDE id (tests/test_import_trf26_team_file.py).
+    "fide-trf26-team-sample.trf": (
+        [],
+        "2024-01-01-grandmommy-s-cup",
+        249,
+        "40/100, SD/15;+30",
+        False,
+        0,
+    ),
     # No 042, 052 or 132 line: the dates are the one thing the file cannot give.
     "olympiad-six-teams.trf": (
         ["--start", "2024-09-11", "--end", "2024-09-11", "--partial"],  # 142: 11 rounds

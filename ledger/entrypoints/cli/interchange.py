@@ -161,6 +161,10 @@ def import_trf(
             for report_names in [{p.start: p.name for p in report.players}]
         ]
         summary["sections"][0] |= section_notes(section)
+        team = trf.team_report(report)
+        if team is not None:
+            summary["sections"][0]["team"] = team
+            summary["warnings"] += [f"{file}: {d}" for d in team["points_disagree"]]
     summary |= receipt_fields(ledger.receipt)
     _report(summary, entries, [section], dry_run, as_json, listed=False)
 
@@ -436,6 +440,8 @@ def _report(
     for warning in summary["warnings"]:
         typer.echo(f"warning: {warning}", err=True)
     for s in summary["sections"]:
+        if "team" in s:
+            typer.echo(f"{s['section_id']}: {team_line(s['team'])}", err=dry_run)
         for family, reason in s.get("not_rated", {}).items():
             typer.echo(f"{s['section_id']}: not rated under {family}: {reason}", err=dry_run)
         for member, reason in s.get("unrated_players", {}).items():
@@ -497,6 +503,17 @@ def trf_notes(report: Any, section: SubmitSection, partial: bool) -> list[str]:
             "the ledger assigns (see matched)"
         )
     return notes
+
+
+def team_line(team: dict[str, Any]) -> str:
+    """What the import read of a team file's teams, in one line."""
+    forfeited = team["forfeited_matches"]
+    return (
+        f"team file: {team['teams']} teams of {team['players_in_teams']} players, "
+        f"{team['team_matches']} team matches in {team['team_rounds']} rounds"
+        + (f" ({forfeited} forfeited)" if forfeited else "")
+        + f" on up to {team['boards']} boards; recorded as the players' individual games"
+    )
 
 
 def section_notes(section: SubmitSection) -> dict[str, Any]:

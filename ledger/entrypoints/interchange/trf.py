@@ -26,6 +26,7 @@ from ledger.entrypoints.interchange import (
     grid_to_section,
 )
 from ledger.entrypoints.interchange import trf_header as header
+from ledger.entrypoints.interchange import trf_teams
 from ledger.entrypoints.interchange.time_controls import ledger_time_control
 from ledger.entrypoints.interchange.trf_export import COMMENT
 from ledger.entrypoints.interchange.trf_map import IdMap, read_map
@@ -70,6 +71,7 @@ TRF_CODES = ResultCodes(
 )
 # TRF-2026 team files: `0000 - -` (or blank) is a board the player was not fielded on.
 TEAM_CODES = replace(TRF_CODES, blank="N", absent=frozenset("N- "))
+TEAM_RECORDS = ("013", "310", "802")  # team lines and TRF-2026's team results by round
 TAG_NAMES = {
     "012": "tournament name",
     "042": "start date",
@@ -115,6 +117,7 @@ class TrfReport:
     skipped: tuple[str, ...] = ()
     round_dates: tuple[date, ...] = ()  # the 132 lines' dates of the rounds
     embedded: Mapping[str, list[str]] = field(default_factory=dict)  # `### ratings-ledger` lines
+    team_lines: Mapping[str, list[tuple[int, str]]] = field(default_factory=dict)  # 013 310 802
 
     def embedded_one(self, key: str) -> str | None:
         return self.embedded[key][0] if self.embedded.get(key) else None
@@ -179,6 +182,7 @@ def parse_trf(text: str, source: str) -> TrfReport:
     skipped: list[str] = []
     dates: list[date] = []
     embedded: dict[str, list[str]] = {}
+    team_lines: dict[str, list[tuple[int, str]]] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         if line.startswith(COMMENT):  # what `export-trf` wrote beyond TRF16's columns
             key, _, value = line[len(COMMENT) :].strip().partition(" ")
@@ -197,12 +201,14 @@ def parse_trf(text: str, source: str) -> TrfReport:
             players[player.start] = player
         elif line[:3].isdigit() or line[:3] == "XXR":
             tags.setdefault(line[:3], (number, line[4:].strip()))
+            if line[:3] in TEAM_RECORDS:
+                team_lines.setdefault(line[:3], []).append((number, line))
             if line.startswith("132"):
                 dates += [header.read_round_date(d) for d in _ROUND_DATE.findall(line[3:])]
     if len(players) < 2:
         raise InvalidCommand((), f"{source}: {len(players)} player lines (001); a section has 2+")
     ordered = tuple(sorted(players.values(), key=lambda p: p.start))
-    return TrfReport(source, tags, ordered, tuple(skipped), tuple(dates), embedded)
+    return TrfReport(source, tags, ordered, tuple(skipped), tuple(dates), embedded, team_lines)
 
 
 def _player(line: str, number: int, source: str) -> TrfPlayer:
@@ -356,6 +362,19 @@ def to_section(
     if rules is not None:
         data["rules"] = rules
     return Imported(data, report.source, origins)
+
+
+def team_report(report: TrfReport) -> dict[str, Any] | None:
+    """A team file's teams, boards and team matches, and where its own team points (802)
+    disagree with its boards (None: not a team file, or one without team lines)."""
+    teams = trf_teams.read_teams(report.team_lines)
+    if not report.team or not teams:
+        return None
+    return trf_teams.summary(
+        teams,
+        {p.start: p.rounds for p in report.players},
+        trf_teams.match_points(report.team_lines.get("802", ())),
+    )
 
 
 def in_progress(report: TrfReport) -> str | None:
