@@ -52,7 +52,7 @@ COMPLETE = {
         False,
         1,
     ),
-    # FIDE's TRF-2026 team sample: every player has a FIDE id (tests/test_import_trf26_team_file.py).
+    # FIDE's TRF-2026 team sample: all have a FIDE id (tests/test_import_trf26_team_file.py).
     "fide-trf26-team-sample.trf": (
         [],
         "2024-01-01-grandmommy-s-cup",

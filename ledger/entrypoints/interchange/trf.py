@@ -24,9 +24,9 @@ from ledger.entrypoints.interchange import (
     ResultCodes,
     derived_id,
     grid_to_section,
+    trf_teams,
 )
 from ledger.entrypoints.interchange import trf_header as header
-from ledger.entrypoints.interchange import trf_teams
 from ledger.entrypoints.interchange.time_controls import ledger_time_control
 from ledger.entrypoints.interchange.trf_export import COMMENT
 from ledger.entrypoints.interchange.trf_map import IdMap, read_map
