@@ -110,7 +110,7 @@ def test_each_team_s_game_points_are_its_players_totals_and_its_byes(imported) -
             float(line[c + 6 : c + 11])
             for c in range(27, len(line), 13)
             if line[c : c + 3] in ("FPB", "HPB", "PAB")
-        )  # fmt: skip
+        )
         for line in records("802")
     }
     for line in records("310"):
