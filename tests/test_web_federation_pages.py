@@ -16,8 +16,8 @@ from typer.testing import CliRunner
 from ledger.entrypoints.cli import app
 from ledger.entrypoints.web.app import Site
 from ledger.entrypoints.web.chart import TICK_SIZE, chart, label_width
-from ledger.entrypoints.web.lists import in_age_group
 from ledger.rules.fide.tables import performance
+from projections.list_filters import in_age_group
 
 LAKESIDE = Path(__file__).parent / "fixtures" / "lakeside-fide-open-2024.trf"
 SECTION = "2024-09-14-lakeside-fide-open-2024"
