@@ -37,6 +37,8 @@ def run(tmp_path_factory):
     def invoke(*args: str):
         return CliRunner().invoke(app, [*args, "--store", store])
 
+    invoke.store = store
+
     published = invoke("publish-list", "--family", "uschess", "--name", "2024-06",
                        "--as-of", "2024-06-01", "--actor", "director")  # fmt: skip
     assert published.exit_code == 0, published.output
@@ -95,3 +97,22 @@ def test_a_filter_the_lists_do_not_know_is_refused_in_one_line(run, filters, mes
     out = run("supplement", "--as-of", "2024-06-01", *filters)
     assert out.exit_code == 2
     assert message in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_the_list_page_marks_a_provisional_rating_as_the_supplement_does(run):
+    # US Chess §1: a rating of 25 games or fewer is provisional, printed `1234P3` in the
+    # supplement; the list page printed the bare rating (screenshots, issue 20, session 6).
+    from test_web import get
+
+    from ledger.entrypoints.web.app import Site
+
+    table = run("supplement", "--list", "2024-06", "--club", "Cork CC").stdout.splitlines()
+    mark = table[1].split()[-2]  # Cy's OTBR: rating and P, then N
+    assert mark.endswith("P3")
+    site = Site(run.store)
+    rows = get(site, "/api/lists/2024-06", "system=OTBR").json()["rows"]
+    assert {r["established"] for r in rows} == {False}
+    page = get(site, "/lists/2024-06", "system=OTBR").text
+    assert f"<td>{mark}</td><td>3</td>" in page
+    assert "<b>P</b> provisional" in page
+    assert "<a href='/log?after=" in page  # the list's cutoff links its ledger position
