@@ -116,3 +116,56 @@ def test_each_team_s_game_points_are_its_players_totals_and_its_byes(imported) -
     for line in records("310"):
         number, players = int(line[4:7]), [int(p) for p in line[72:].split()]
         assert sum(totals[p] for p in players) + byes[number] == float(line[61:67]), line
+
+
+REAL = FILE.parent
+DAYS = ["--start", "2025-01-01", "--end", "2025-01-01", "--partial"]
+
+
+def import_json(tmp_path: Path, name: str) -> tuple[Callable[..., Result], dict]:
+    store = f"sqlite:///{tmp_path / 'ledger.db'}"
+
+    def cli(*args: str) -> Result:
+        return CliRunner().invoke(main_app, [*args, "--store", store])
+
+    assert cli("init", "--actor", "ed").exit_code == 0
+    result = cli("import", "trf", str(REAL / name), "--register-players", "--actor", "ed",
+                 "--json", *DAYS)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    return cli, json.loads(result.stdout)
+
+
+def test_a_match_forfeited_whole_is_a_team_match_without_a_board(tmp_path: Path) -> None:
+    # bbpPairings' `330 +-   1   1   2`: team 1 won round 1 against team 2 by forfeit; its
+    # player has `0000 - +` (an unplayed point), team 2's `0000 - Z` (a zero-point bye, as the
+    # file says). Teams 3 and 4 played one game.
+    cli, summary = import_json(tmp_path, "bbppairings-team-330-forfeit.trf")
+    (section,) = summary["sections"]
+    assert (section["games"], section["byes"]) == (1, 2)
+    team = section["team"]
+    assert (team["team_matches"], team["forfeited_matches"], team["boards"]) == (2, 1, 1)
+    report = json.loads(cli("section", section["section_id"], "--json").stdout)
+    assert sorted(b["bye"] for b in report["byes"]) == ["full", "zero"]
+
+
+def test_boards_forfeited_between_paired_players_are_unrated_games(tmp_path: Path) -> None:
+    # bbpPairings' team_13: team 1 vs team 2 decided by forfeits each way on three boards
+    # (`4 w +`, `5 b -`, `6 w -`), team 3 vs team 4 played: 6 games, 3 of them forfeits, and
+    # the six players of teams 1 and 2 have no rated game.
+    cli, summary = import_json(tmp_path, "bbppairings-team-13-board-forfeits.trf")
+    (section,) = summary["sections"]
+    report = json.loads(cli("section", section["section_id"], "--json").stdout)
+    # White won boards 1 and 2 by forfeit (`1 w +`, `5 w +`), black board 3 (`6 b +`); then
+    # 7 beat 10 and 9 beat 12 as white, 8 beat 11 as black.
+    results = sorted(g["result"] for g in report["games"])
+    assert results == ["0-1", "0F-1F", "1-0", "1-0", "1F-0F", "1F-0F"]
+    assert len(section["unrated_players"]) == 6
+    assert section["team"] == {
+        "teams": 4,
+        "players_in_teams": 12,
+        "team_matches": 2,
+        "forfeited_matches": 0,
+        "boards": 3,
+        "team_rounds": 1,
+        "points_disagree": [],
+    }

@@ -61,6 +61,23 @@ COMPLETE = {
         False,
         0,
     ),
+    # bbpPairings team inputs: round 1 of 3, no dates (given), no time control.
+    "bbppairings-team-330-forfeit.trf": (
+        ["--start", "2025-01-01", "--end", "2025-01-01", "--partial"],
+        "2025-01-01-team-330-whole-team-forfeit",
+        4,
+        NOT_GIVEN,
+        False,
+        4,
+    ),
+    "bbppairings-team-13-board-forfeits.trf": (
+        ["--start", "2025-01-01", "--end", "2025-01-01", "--partial"],
+        "2025-01-01-boards-forfeited-each-way-still-decide-the-match",
+        12,
+        NOT_GIVEN,
+        False,
+        12,
+    ),
     # No 042, 052 or 132 line: the dates are the one thing the file cannot give.
     "olympiad-six-teams.trf": (
         ["--start", "2024-09-11", "--end", "2024-09-11", "--partial"],  # 142: 11 rounds

@@ -71,7 +71,7 @@ TRF_CODES = ResultCodes(
 )
 # TRF-2026 team files: `0000 - -` (or blank) is a board the player was not fielded on.
 TEAM_CODES = replace(TRF_CODES, blank="N", absent=frozenset("N- "))
-TEAM_RECORDS = ("013", "310", "802")  # team lines and TRF-2026's team results by round
+TEAM_RECORDS = ("013", "310", "330", "802")  # teams, forfeited matches, results by round
 TAG_NAMES = {
     "012": "tournament name",
     "042": "start date",
@@ -117,7 +117,7 @@ class TrfReport:
     skipped: tuple[str, ...] = ()
     round_dates: tuple[date, ...] = ()  # the 132 lines' dates of the rounds
     embedded: Mapping[str, list[str]] = field(default_factory=dict)  # `### ratings-ledger` lines
-    team_lines: Mapping[str, list[tuple[int, str]]] = field(default_factory=dict)  # 013 310 802
+    team_lines: Mapping[str, list[tuple[int, str]]] = field(default_factory=dict)  # TEAM_RECORDS
 
     def embedded_one(self, key: str) -> str | None:
         return self.embedded[key][0] if self.embedded.get(key) else None
@@ -374,6 +374,7 @@ def team_report(report: TrfReport) -> dict[str, Any] | None:
         teams,
         {p.start: p.rounds for p in report.players},
         trf_teams.match_points(report.team_lines.get("802", ())),
+        trf_teams.forfeits(report.team_lines.get("330", ())),
     )
 
 

@@ -4,7 +4,8 @@ TRF16's `013` line names a team and its players' starting ranks (name columns 5-
 rank every 5 columns); TRF-2026's `310` line also gives federation, average rating, match and
 game points and rank (name columns 9-40, the players' ranks from column 74); its `802` line
 gives each round's opponent team and the team's game points in that match (`FPB`, `HPB`,
-`PAB`, `ZPB`: a full-point, half-point, pairing-allocated or zero-point team bye). The import
+`PAB`, `ZPB`: a full-point, half-point, pairing-allocated or zero-point team bye); its `330`
+line a match forfeited whole (round, white team, black team). The import
 uses them to say what the file holds (teams, boards, team matches) and to check that the
 file's own team points agree with its boards.
 """
@@ -72,14 +73,29 @@ def match_points(lines: Sequence[tuple[int, str]]) -> dict[tuple[int, int], tupl
     return found
 
 
+def forfeits(lines: Sequence[tuple[int, str]]) -> list[tuple[int, int, int]]:
+    """(round, white team, black team) of each match forfeited whole, from TRF-2026's 330
+    lines (`330 +-   4  23  33`: the result codes, round, white team, black team)."""
+    found = []
+    for _, text in lines:
+        fields = text[3:].split()
+        if len(fields) == 4 and all(f.isdigit() for f in fields[1:]):
+            found.append((int(fields[1]), int(fields[2]), int(fields[3])))
+    return found
+
+
 def summary(
-    teams: Sequence[Team], rounds: Mapping[int, Sequence[Any]], stated: Mapping[Any, Any]
+    teams: Sequence[Team],
+    rounds: Mapping[int, Sequence[Any]],
+    stated: Mapping[Any, Any],
+    forfeited: Sequence[tuple[int, int, int]] = (),
 ) -> dict[str, Any]:
     """Teams, boards and team matches of the file, and where its 802 points disagree.
 
     `rounds` gives each starting rank's round entries (opponent, code); `stated` is
-    `match_points`. A team match is two teams whose players met in a round, or that 802 pairs
-    (a match forfeited whole has no game); its boards are the games between them.
+    `match_points`, `forfeited` is `forfeits`. A team match is two teams whose players met in
+    a round, or that 802 or 330 pairs (a match forfeited whole has no game); its boards are
+    the games between them.
     """
     team_of = {p: t.number for t in teams for p in t.players}
     boards: dict[tuple[int, int, int], int] = defaultdict(int)
@@ -91,10 +107,10 @@ def summary(
             if e.opponent and start in team_of and e.opponent in team_of:
                 pair = sorted((team_of[start], team_of[e.opponent]))
                 boards[(e.round, pair[0], pair[1])] += 1
-    for (team, number), (opponent, _) in stated.items():
-        if opponent.isdigit():
-            pair = sorted((team, int(opponent)))
-            boards.setdefault((number, pair[0], pair[1]), 0)
+    paired = [(n, t, int(o)) for (t, n), (o, _) in stated.items() if o.isdigit()]
+    for number, team, other in [*paired, *forfeited]:
+        pair = sorted((team, other))
+        boards.setdefault((number, pair[0], pair[1]), 0)
     disagree = [
         f"team {team} round {number}: the file's 802 gives {points:g}, its boards "
         f"{scored[(team, number)]:g}"
