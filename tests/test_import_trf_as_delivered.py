@@ -342,3 +342,27 @@ def test_a_file_without_team_lines_has_no_team_report() -> None:
         "team_rounds": 2,
         "points_disagree": [],
     }
+
+
+@pytest.mark.parametrize(
+    ("name", "section_id"),
+    [
+        ("ΔΙΑΣΥΛΛΟΓΙΚΟ ΚΥΠΕΛΛΟ ΚΡΗΤΙΚΗΣ ΦΙΛΙΑΣ 2024 ", "diasyllogiko-kypello-kritikis-filias-2024"),
+        ("Кубок Москвы", "kubok-moskvy"),
+        ("Müller-Gedenkturnier", "m-ller-gedenkturnier"),  # Latin letters: ids as before
+        ("9. Karl-Mala-Gedenkturnier", "9-karl-mala-gedenkturnier"),
+    ],
+)
+def test_a_name_in_another_script_gives_an_id_in_latin_letters(name: str, section_id: str) -> None:
+    # A Cretan cup's 012 is Greek: its id was `2024-11-23-2024` (docs/decisions.md, "Ids from
+    # names in other scripts").
+    from ledger.entrypoints.interchange import derived_id
+
+    assert derived_id(date(2024, 11, 23), name) == f"2024-11-23-{section_id}"
+
+
+def test_an_individual_file_has_no_reserves() -> None:
+    # A line without a game in an individual file is a player's byes, not a reserve.
+    assert trf.reserves(trf.read_trf(REAL / "karl-mala-2005.trf")) == []
+    team = trf.read_trf(REAL / "heltour-crete-friendship-cup-2024.trf")
+    assert len(trf.reserves(team)) == 41

@@ -56,10 +56,19 @@ COMPLETE = {
     "fide-trf26-team-sample.trf": (
         [],
         "2024-01-01-grandmommy-s-cup",
-        249,
+        248,  # 249 listed, one never fielded (a reserve)
         "40/100, SD/15;+30",
         False,
         0,
+    ),
+    # A Swiss-Manager team export: 129 listed, 88 played (`062 129 (88)`), 4 without FIDE id.
+    "heltour-crete-friendship-cup-2024.trf": (
+        [],
+        "2024-11-23-diasyllogiko-kypello-kritikis-filias-2024",
+        88,
+        "G/15;+10",
+        False,
+        4,
     ),
     # bbpPairings team inputs: round 1 of 3, no dates (given), no time control.
     "bbppairings-team-330-forfeit.trf": (

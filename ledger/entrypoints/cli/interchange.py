@@ -142,7 +142,8 @@ def import_trf(
             partial=partial,
         )
         section = validated(imported)
-        players = {matches[p.start].member: p for p in report.players}
+        reserved = {p.start for p in trf.reserves(report, _last_round(section))}
+        players = {matches[p.start].member: p for p in report.players if p.start not in reserved}
         kind = trf.rating_kind(section.online, section.time_control, section.start_date)
 
         def profile(member: str) -> dict[str, Any]:
@@ -158,6 +159,7 @@ def import_trf(
         summary["matched"] = [
             {"start": n, "member": m.member, "by": m.how, "name": report_names[n]}
             for n, m in sorted(matches.items())
+            if n not in reserved
             for report_names in [{p.start: p.name for p in report.players}]
         ]
         summary["sections"][0] |= section_notes(section)
@@ -496,7 +498,15 @@ def trf_notes(report: Any, section: SubmitSection, partial: bool) -> list[str]:
         notes.append(f"{report.source}: in progress ({why}); only the rounds played are imported")
     if section.time_control == NOT_GIVEN:
         notes.append(f"{report.source}: no time control (122/222); recorded as not given")
-    assigned = trf.assigned_ids(report)
+    left_out = trf.reserves(report, _last_round(section))
+    if left_out:
+        notes.append(
+            f"{report.source}: players on the teams' lists fielded in no round (reserves) are "
+            f"not players of the section: {len(left_out)}, line "
+            + ", ".join(str(p.line) for p in left_out)
+        )
+    kept = {p.id for p in section.players}
+    assigned = [m for m in trf.assigned_ids(report).values() if m in kept]
     if assigned:
         notes.append(
             f"{report.source}: {len(assigned)} players without a FIDE id get the member ids "
@@ -531,6 +541,11 @@ def section_notes(section: SubmitSection) -> dict[str, Any]:
         "not_rated": {f: r for f, r in reasons.items() if r is not None},
         "unrated_players": {p.id: NO_GAME for p in section.players if p.id not in played},
     }
+
+
+def _last_round(section: SubmitSection) -> int:
+    """The last round the section holds (a game's or a bye's)."""
+    return max((x.round for x in [*section.games, *section.byes]), default=0)
 
 
 def _registered(ledger: RatingsLedger) -> dict[str, str | None]:

@@ -1,10 +1,10 @@
 """Time controls as pairing programs write them, in the ledger's notation.
 
 Swiss-Manager and Vega write `90+30`, `90'+30''`, `90 min + 30 s/move`, `90'/40+30'+30''`,
-`120/40+60`, `15 minutes plus 10 sec per move` (`plus` is a `+`); the ledger writes `G/90;+30` and `40/90, SD/30;+30`, which
-`ledger.rules.time_controls` reads. Text the ledger already reads the same way is kept.
-Pieces are separated by `+`, `,` or `;`: periods (`40/90`, `90'/40`, `G/90`, `90'`), then at
-most one delay or increment (`30''`, `30s`, `d5`).
+`120/40+60`, `15 minutes plus 10 sec per move` (`plus` is a `+`); the ledger writes
+`G/90;+30` and `40/90, SD/30;+30`, which `ledger.rules.time_controls` reads. Text the
+ledger already reads the same way is kept. Pieces are separated by `+`, `,` or `;`: periods
+(`40/90`, `90'/40`, `G/90`, `90'`), then at most one delay or increment (`30''`, `30s`, `d5`).
 """
 
 from __future__ import annotations

@@ -316,7 +316,8 @@ def to_section(
     `members` gives each starting rank's member id (default: the FIDE id, see `match`). A file
     whose XXR (or 142) announces more rounds than were played is refused unless `partial`: then
     the rounds played are the section. In a team file a round without an opponent and without
-    a point is a board the player did not play, not a bye.
+    a point is a board the player did not play, not a bye, and a player fielded in no round
+    (`reserves`) is left out.
     """
     origins: dict[FieldPath, str] = {}
     rules = rules or report.embedded_one("rules")
@@ -333,6 +334,7 @@ def to_section(
     _check_complete(report, rounds, partial)
     if not partial:
         rounds = max(_last_round(p) for p in report.players)
+    left_out = {p.start for p in reserves(report, rounds)}
     entrants = [
         Entrant(
             p.start,
@@ -341,6 +343,7 @@ def to_section(
             p.rounds[:rounds],
         )
         for p in report.players
+        if p.start not in left_out
     ]
     for i, e in enumerate(entrants):
         origins[("players", i)] = e.where
@@ -362,6 +365,19 @@ def to_section(
     if rules is not None:
         data["rules"] = rules
     return Imported(data, report.source, origins)
+
+
+def reserves(report: TrfReport, rounds: int | None = None) -> list[TrfPlayer]:
+    """A team file's players fielded in none of the first `rounds` rounds (all, if None):
+    on a team's list, never at a board; they are not players of the section. An
+    individual file has none (a line without a game there is a player's zero-point byes)."""
+    if not report.team:
+        return []
+    return [
+        p
+        for p in report.players
+        if all(e.opponent is None and e.code in TEAM_CODES.absent for e in p.rounds[:rounds])
+    ]
 
 
 def team_report(report: TrfReport) -> dict[str, Any] | None:
