@@ -347,8 +347,14 @@ def to_section(
     ]
     for i, e in enumerate(entrants):
         origins[("players", i)] = e.where
-    codes = TEAM_CODES if report.team else TRF_CODES
+    # A team file, or the ledger's own export (`### ratings-ledger absent`): `0000 - -` is a
+    # round the player was not entered in, not a zero-point bye.
+    not_entered = report.team or report.embedded_one("absent") is not None
+    codes = TEAM_CODES if not_entered else TRF_CODES
     games, byes = grid_to_section(entrants, rounds, codes, origins)
+    # By round, then line: a double forfeit's byes come with the pair, the export's alone.
+    place = {e.member: i for i, e in enumerate(entrants)}
+    byes.sort(key=lambda b: (b["round"], place[b["player"]]))
     data: dict[str, Any] = {
         "section_id": section_id,
         "event_name": name,
