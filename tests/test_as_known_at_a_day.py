@@ -89,3 +89,9 @@ def test_the_web_refuses_an_as_known_at_that_is_no_date(ledger):
     page = get(Site(run.store), "/api/players/12345678", "as_known_at=yesterday")
     assert page.status == 400
     assert "'yesterday' is not an ISO date or date-time" in page.text
+
+
+def test_the_page_s_as_known_at_field_says_a_date_alone_is_the_end_of_the_day(ledger):
+    run, _ = ledger
+    page = get(Site(run.store), "/players/12345678").text
+    assert "title='A date (the end of that day) or a date and time'" in page
