@@ -454,7 +454,15 @@ def list_entries(view: ReadModel, system: str, list_name: str) -> list[dict[str,
 
 
 def _list_values(row: dict[str, Any]) -> dict[str, Any]:
-    return {"rating": row["official_rating"], "exact": row["rating"], "games": row["games"]}
+    """The rating as published, the exact one, the games and (US Chess §1, where the family
+    says) whether it is established: a provisional one is printed `1234P12`."""
+    established = None if row["established"] is None else bool(row["established"])
+    return {
+        "rating": row["official_rating"],
+        "exact": row["rating"],
+        "games": row["games"],
+        "established": established,
+    }
 
 
 def awaiting_admin(view: ReadModel) -> list[dict[str, Any]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
-from datetime import date, datetime, time
+from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -104,15 +104,12 @@ def caught_up(
 
 
 def known_moment(text: str) -> datetime:
-    """An --as-known-at value: a date-time is that instant; a date alone is the end of that
-    day (its last microsecond), so today's date finds what was recorded today
-    (docs/decisions.md, issue 20)."""
+    """An --as-known-at value (`projections.session.known_moment`: a date alone is the end of
+    that day); else a usage error."""
+    from projections.session import known_moment as moment
+
     try:
-        return datetime.combine(date.fromisoformat(text), time.max)
-    except ValueError:
-        pass
-    try:
-        return datetime.fromisoformat(text)
+        return moment(text)
     except ValueError:
         usage(f"--as-known-at: {text!r} is not an ISO date or date-time")
 

@@ -16,7 +16,6 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import ExitStack, closing, contextmanager
 from dataclasses import replace
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
@@ -32,7 +31,7 @@ from ledger.rules.families import DEFAULT
 from ledger.rules.families import family as rules_family
 from ledger.store import view_path
 from projections.projector import View
-from projections.session import NothingKnownYet, ReadSession
+from projections.session import NothingKnownYet, ReadSession, known_moment
 
 __all__ = ["Site", "HttpError", "When", "chart", "charts", "date_ticks", "rating_ticks"]
 
@@ -183,7 +182,7 @@ class Site:
             try:
                 at = stack.enter_context(
                     session.at(
-                        known_at=None if known is None else datetime.fromisoformat(known),
+                        known_at=None if known is None else known_moment(known),
                         position=when.position,
                     )
                 )
