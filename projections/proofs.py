@@ -6,8 +6,8 @@ A list's rows are its players' standings after it, one leaf each, sorted by (sys
 the rating, N and every state column the next period is rated from. A bundle for player P on
 list L holds L's and the previous list's entries, P's row on L, the rows of P and his opponents
 on the previous list (or the two neighbouring leaves that show a player is not on it), the
-entries of P's items in L's period, the profiles of players the previous list does not
-hold, and the FIDE uplifts and merges the rating depends on (projections/proof_facts.py);
+entries of P's items in L's period, P's profile and those of players the previous list does
+not hold, and the FIDE uplifts and merges the rating depends on (projections/proof_facts.py);
 `verify_bundle` checks every inclusion, then, where the family rates a period from the
 previous list (FIDE 10.65), rates those items again through the family's own rater and period
 code, uplifted and renamed as the read model does, and compares P's row. Its work is
@@ -153,7 +153,8 @@ def make_bundle(
         for pid in sorted(players):
             at = _index(old, (system, pid))
             rows[pid] = old.proof(at) if at is not None else _absent(old, (system, pid))
-            if at is None:  # his profile, and those of the records merged into him
+            if at is None or pid == player:  # a profile, and those of records merged into it
+                # (an absent player enters at its rating; the player's birth date sets his K)
                 context.carry(context.in_force.absorbed(pid))
                 for record in [pid, *context.in_force.absorbed(pid)]:
                     if (where := queries.profile_position(at_list, record)) is not None:

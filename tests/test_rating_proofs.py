@@ -222,7 +222,8 @@ def uplifted(tmp_path_factory: pytest.TempPathFactory) -> str:
     led = Ledger(RatingsLedger(store))
     for pid, rating in ((W, 1700), (X, 1500), (Y, 1900), (Z, 2100)):
         fide = {"rating": rating, "date": "2024-01-01", "games": 100, "federation": "USA"}
-        led.register(pid, adult=True, fide=fide)
+        born = {"birth_date": "2010-06-01"} if pid == X else {}  # X: a junior (FIDE 8.3.3)
+        led.register(pid, adult=True, fide=fide, **born)
     led.app.close()
     publish(store, "2024-02", "2024-02-01")
     led = Ledger(RatingsLedger(store))
@@ -259,6 +260,19 @@ def test_a_list_after_the_fide_uplift_is_recomputed_with_the_uplift_the_bundle_c
     result = verified(uplifted, bundle, tmp_path)
     assert result.exit_code == 0, result.output
     assert f"is {official(bundle)}: recomputed from" in result.output
+
+
+def test_a_juniors_row_is_recomputed_with_the_k_his_birth_date_gives(uplifted):
+    # FIDE 8.3.3: K = 40 "for all players until the end of the year of their 18th birthday";
+    # the birth date is a fact his list rating depends on, so his bundle carries his profile.
+    bundle = bundle_of(uplifted, X, "2024-04")
+    assert list(bundle["profiles"]) == [X]
+    said = verify_bundle(bundle, held(uplifted))
+    assert said["recomputed"] and said["items"] == 1
+    grown = copy.deepcopy(bundle)
+    del grown["profiles"][X]  # rated as an adult (K 20 below 2400 after 30 games) instead
+    with pytest.raises(BundleError, match="recomputed from the bundle"):
+        verify_bundle(grown, held(uplifted))
 
 
 def test_a_player_without_games_after_the_uplift_keeps_his_uplifted_rating(uplifted):
