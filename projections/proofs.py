@@ -166,7 +166,8 @@ def make_bundle(
             "rows": rows,
             "earlier": context.earlier,
         }
-        if rerated := _rerated(at_list, previous, old, system, players):
+        recomputed = periods.rates_from_previous_list(at_list.family)
+        if recomputed and (rerated := _rerated(at_list, previous, old, system, players)):
             bundle["previous"]["rerated"] = rerated
         bundle["items"] = [[item.position, item.revision] for item in items]
         bundle |= {"uplifts": context.uplifts, "merges": context.merges, "voids": context.voids}
