@@ -1,0 +1,153 @@
+"""The history's stored layout: narrow rows, and a row's standing and detail apart.
+
+A rater's history row (`HISTORY_COLUMNS` order, projections/raters/change.py) is split when it
+is written: its key and figures go to `history_rows`, the standing after it (the `s_*` state
+columns) to `history_standing` only if any of them has a value, and its `detail` JSON to
+`history_detail` only if it is not "{}"; the three are keyed by the row's `id`. The view
+`history` joins them back into the rater's rows, so every reader, and the digest
+(schema.CONTENT), sees the same rows as before the split (docs/decisions.md, "Narrow history
+rows").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from projections.standing import STATE_COLUMNS
+
+# The rater's row: the narrow part, then `detail`, then the standing (schema.HISTORY_COLUMNS).
+NARROW_COLUMNS = (
+    "item_key",
+    "player",
+    "system",
+    "sort_key",
+    "kind",
+    "end_date",
+    "position",
+    "revision",
+    "rules",
+    "bonus_multiplier",
+    "formula",
+    "pre_rating",
+    "post_rating",
+    "official_rating",
+    "games_before",
+    "games_after",
+    "m",
+    "score",
+    "n_eff",
+    "k",
+    "expected",
+    "bonus",
+    "step3",
+    "step4",
+    "step5",
+    "floor_bound",
+)
+TABLES = ("history_rows", "history_standing", "history_detail")
+DETAIL = len(NARROW_COLUMNS)  # the index of `detail` in a rater's row
+NO_DETAIL = "{}"
+NO_STANDING = (None,) * len(STATE_COLUMNS)
+
+
+def _marks(n: int) -> str:
+    return ", ".join("?" for _ in range(n))
+
+
+ROWS_INSERT = f"insert into history_rows values ({_marks(1 + len(NARROW_COLUMNS))})"
+ROWS_REPLACE = ROWS_INSERT.replace("insert into", "insert or replace into", 1)
+STANDING_INSERT = (
+    f"insert or replace into history_standing values ({_marks(1 + len(STATE_COLUMNS))})"
+)
+DETAIL_INSERT = "insert or replace into history_detail values (?, ?)"
+ID_OF_KEY = "select id from history_rows where player = ? and system = ? and sort_key = ?"
+
+# The rows as the raters make them: what every reader and the digest read.
+VIEW = (
+    "create view history as select "
+    + ", ".join(f"h.[{c}]" for c in NARROW_COLUMNS)
+    + f", case when d.id is null then '{NO_DETAIL}' else d.detail end as detail, "
+    + ", ".join(f"s.[{c}]" for c in STATE_COLUMNS)
+    + " from history_rows h left join history_standing s on s.id = h.id "
+    "left join history_detail d on d.id = h.id"
+)
+
+
+def create(conn: Any, types: dict[str, str]) -> None:
+    """The three tables and the view (`types`: each column's SQL type)."""
+    conn.execute(
+        "create table history_rows (id INTEGER PRIMARY KEY, "
+        + ", ".join(f"[{c}] {types[c]}" for c in NARROW_COLUMNS)
+        + ")"
+    )
+    conn.execute(
+        "create table history_standing (id INTEGER PRIMARY KEY, "
+        + ", ".join(f"[{c}] {types[c]}" for c in STATE_COLUMNS)
+        + ")"
+    )
+    conn.execute("create table history_detail (id INTEGER PRIMARY KEY, detail TEXT)")
+    conn.execute(VIEW)
+
+
+def split(
+    rows: Iterable[Sequence[Any]], first: int
+) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """Rater's rows as the three tables' rows, numbered from `first`: every row narrow, a
+    standing only where it has a value, a detail only where it is not "{}"."""
+    narrow, standing, detail = [], [], []
+    for rid, row in enumerate(rows, first):
+        narrow.append((rid, *row[:DETAIL]))
+        state = tuple(row[DETAIL + 1 :])
+        if state != NO_STANDING:
+            standing.append((rid, *state))
+        if row[DETAIL] != NO_DETAIL:
+            detail.append((rid, row[DETAIL]))
+    return narrow, standing, detail
+
+
+def append(conn: Any, rows: list[Sequence[Any]], first: int) -> int:
+    """Bulk-load rater's rows into an empty history (a rebuild), numbered from `first`, in
+    the order they come (each table appended to); the next free number."""
+    narrow, standing, detail = split(rows, first)
+    conn.executemany(ROWS_INSERT, narrow)
+    conn.executemany(STANDING_INSERT, standing)
+    conn.executemany(DETAIL_INSERT, detail)
+    return first + len(narrow)
+
+
+def replace(conn: Any, rows: Iterable[Sequence[Any]]) -> None:
+    """Store rater's rows in place of the rows with their keys (player, system, sort key), or
+    as new rows (a catch-up)."""
+    for row in rows:
+        found = conn.execute(ID_OF_KEY, row[1:4]).fetchone()
+        if found is None:
+            rid = conn.execute(ROWS_INSERT, (None, *row[:DETAIL])).lastrowid
+        else:
+            rid = found[0]
+            conn.execute(ROWS_REPLACE, (rid, *row[:DETAIL]))
+        state = tuple(row[DETAIL + 1 :])
+        if state != NO_STANDING:
+            conn.execute(STANDING_INSERT, (rid, *state))
+        elif found is not None:
+            conn.execute("delete from history_standing where id = ?", [rid])
+        if row[DETAIL] != NO_DETAIL:
+            conn.execute(DETAIL_INSERT, (rid, row[DETAIL]))
+        elif found is not None:
+            conn.execute("delete from history_detail where id = ?", [rid])
+
+
+def delete_item(conn: Any, item_key: str) -> None:
+    """Every row of one item."""
+    _delete(conn, "select id from history_rows where item_key = ?", [[item_key]])
+
+
+def delete_keys(conn: Any, keys: Iterable[Sequence[Any]]) -> None:
+    """The rows of (player, system, sort key) keys."""
+    _delete(conn, ID_OF_KEY, keys)
+
+
+def _delete(conn: Any, select: str, args: Iterable[Sequence[Any]]) -> None:
+    ids = [(r[0],) for a in args for r in conn.execute(select, a).fetchall()]
+    for table in ("history_detail", "history_standing", "history_rows"):
+        conn.executemany(f"delete from {table} where id = ?", ids)
