@@ -56,7 +56,9 @@ def _marks(n: int) -> str:
 
 
 ROWS_INSERT = f"insert into history_rows values ({_marks(1 + len(NARROW_COLUMNS))})"
-ROWS_REPLACE = ROWS_INSERT.replace("insert into", "insert or replace into", 1)
+ROWS_UPDATE = (
+    f"update history_rows set {', '.join(f'[{c}] = ?' for c in NARROW_COLUMNS)} where id = ?"
+)
 STANDING_INSERT = (
     f"insert or replace into history_standing values ({_marks(1 + len(STATE_COLUMNS))})"
 )
@@ -125,7 +127,7 @@ def replace(conn: Any, rows: Iterable[Sequence[Any]]) -> None:
             rid = conn.execute(ROWS_INSERT, (None, *row[:DETAIL])).lastrowid
         else:
             rid = found[0]
-            conn.execute(ROWS_REPLACE, (rid, *row[:DETAIL]))
+            conn.execute(ROWS_UPDATE, (*row[:DETAIL], rid))
         state = tuple(row[DETAIL + 1 :])
         if state != NO_STANDING:
             conn.execute(STANDING_INSERT, (rid, *state))
