@@ -92,13 +92,14 @@ def create(conn: Any, types: dict[str, str]) -> None:
     conn.execute(VIEW)
 
 
-def split(
-    rows: Iterable[Sequence[Any]], first: int
-) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], list[tuple[Any, ...]]]:
-    """Rater's rows as the three tables' rows, numbered from `first`: every row narrow, a
-    standing only where it has a value, a detail only where it is not "{}"."""
+Parts = tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], list[tuple[Any, ...]]]
+
+
+def split(numbered: Iterable[tuple[int, Sequence[Any]]]) -> Parts:
+    """(id, rater's row) pairs as the three tables' rows: every row narrow, a standing only
+    where it has a value, a detail only where it is not "{}"."""
     narrow, standing, detail = [], [], []
-    for rid, row in enumerate(rows, first):
+    for rid, row in numbered:
         narrow.append((rid, *row[:DETAIL]))
         state = tuple(row[DETAIL + 1 :])
         if state != NO_STANDING:
@@ -111,7 +112,7 @@ def split(
 def append(conn: Any, rows: list[Sequence[Any]], first: int) -> int:
     """Bulk-load rater's rows into an empty history (a rebuild), numbered from `first`, in
     the order they come (each table appended to); the next free number."""
-    narrow, standing, detail = split(rows, first)
+    narrow, standing, detail = split(enumerate(rows, first))
     conn.executemany(ROWS_INSERT, narrow)
     conn.executemany(STANDING_INSERT, standing)
     conn.executemany(DETAIL_INSERT, detail)
@@ -120,23 +121,26 @@ def append(conn: Any, rows: list[Sequence[Any]], first: int) -> int:
 
 def replace(conn: Any, rows: Iterable[Sequence[Any]]) -> None:
     """Store rater's rows in place of the rows with their keys (player, system, sort key), or
-    as new rows (a catch-up)."""
+    as new rows numbered after the last (a catch-up)."""
+    stored, added = [], []
     for row in rows:
         found = conn.execute(ID_OF_KEY, row[1:4]).fetchone()
         if found is None:
-            rid = conn.execute(ROWS_INSERT, (None, *row[:DETAIL])).lastrowid
+            added.append(row)
         else:
-            rid = found[0]
-            conn.execute(ROWS_UPDATE, (*row[:DETAIL], rid))
-        state = tuple(row[DETAIL + 1 :])
-        if state != NO_STANDING:
-            conn.execute(STANDING_INSERT, (rid, *state))
-        elif found is not None:
-            conn.execute("delete from history_standing where id = ?", [rid])
-        if row[DETAIL] != NO_DETAIL:
-            conn.execute(DETAIL_INSERT, (rid, row[DETAIL]))
-        elif found is not None:
-            conn.execute("delete from history_detail where id = ?", [rid])
+            stored.append((found[0], row))
+    last = conn.execute("select coalesce(max(id), 0) from history_rows").fetchone()[0]
+    narrow, standing, detail = split([*stored, *enumerate(added, last + 1)])
+    kept = len(stored)
+    conn.executemany(ROWS_UPDATE, [(*r[1:], r[0]) for r in narrow[:kept]])
+    conn.executemany(ROWS_INSERT, narrow[kept:])
+    # A stored row's standing or detail it no longer has goes; the others are replaced.
+    has = {r[0] for r in standing}, {r[0] for r in detail}
+    for table, ids in zip(("history_standing", "history_detail"), has, strict=True):
+        gone = [(rid,) for rid, _ in stored if rid not in ids]
+        conn.executemany(f"delete from {table} where id = ?", gone)
+    conn.executemany(STANDING_INSERT, standing)
+    conn.executemany(DETAIL_INSERT, detail)
 
 
 def delete_item(conn: Any, item_key: str) -> None:

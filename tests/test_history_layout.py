@@ -63,7 +63,7 @@ def test_a_history_row_keeps_its_standing_apart_and_only_with_a_value():
     narrow = (0,) * len(history_store.NARROW_COLUMNS)
     with_all = (*narrow, '{"init": 1}', *range(len(history_store.NO_STANDING)))
     bare = (*narrow, "{}", *history_store.NO_STANDING)
-    rows, standing, detail = history_store.split([with_all, bare], 7)
+    rows, standing, detail = history_store.split([(7, with_all), (8, bare)])
     assert [r[0] for r in rows] == [7, 8]
     assert rows[1] == (8, *narrow)
     assert standing == [(7, *range(len(history_store.NO_STANDING)))]
