@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from projections.standing import STATE_COLUMNS
+from projections.writer import LocalWriter, Part, Writer, parts
 
 # The rater's row: the narrow part, then `detail`, then the standing (schema.HISTORY_COLUMNS).
 NARROW_COLUMNS = (
@@ -92,31 +93,20 @@ def create(conn: Any, types: dict[str, str]) -> None:
     conn.execute(VIEW)
 
 
-Parts = tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], list[tuple[Any, ...]]]
+# The rater's row split: where each table's columns lie in it, and the values of a row
+# without a standing or a detail (projections/writer.py runs it, in a writer process too).
+SPLIT: list[Part] = [
+    (ROWS_INSERT, 0, DETAIL, None),
+    (STANDING_INSERT, DETAIL + 1, DETAIL + 1 + len(STATE_COLUMNS), NO_STANDING),
+    (DETAIL_INSERT, DETAIL, DETAIL + 1, (NO_DETAIL,)),
+]
 
 
-def split(numbered: Iterable[tuple[int, Sequence[Any]]]) -> Parts:
-    """(id, rater's row) pairs as the three tables' rows: every row narrow, a standing only
-    where it has a value, a detail only where it is not "{}"."""
-    narrow, standing, detail = [], [], []
-    for rid, row in numbered:
-        narrow.append((rid, *row[:DETAIL]))
-        state = tuple(row[DETAIL + 1 :])
-        if state != NO_STANDING:
-            standing.append((rid, *state))
-        if row[DETAIL] != NO_DETAIL:
-            detail.append((rid, row[DETAIL]))
-    return narrow, standing, detail
-
-
-def append(conn: Any, rows: list[Sequence[Any]], first: int) -> int:
+def append(conn: Writer | LocalWriter, rows: list[Sequence[Any]], first: int) -> int:
     """Bulk-load rater's rows into an empty history (a rebuild), numbered from `first`, in
-    the order they come (each table appended to); the next free number."""
-    narrow, standing, detail = split(enumerate(rows, first))
-    conn.executemany(ROWS_INSERT, narrow)
-    conn.executemany(STANDING_INSERT, standing)
-    conn.executemany(DETAIL_INSERT, detail)
-    return first + len(narrow)
+    the order they come (each table appended to), split by the writer; the next number."""
+    conn.split(rows, first, SPLIT)
+    return first + len(rows)
 
 
 def replace(conn: Any, rows: Iterable[Sequence[Any]]) -> None:
@@ -130,7 +120,7 @@ def replace(conn: Any, rows: Iterable[Sequence[Any]]) -> None:
         else:
             stored.append((found[0], row))
     last = conn.execute("select coalesce(max(id), 0) from history_rows").fetchone()[0]
-    narrow, standing, detail = split([*stored, *enumerate(added, last + 1)])
+    narrow, standing, detail = parts([*stored, *enumerate(added, last + 1)], SPLIT)
     kept = len(stored)
     conn.executemany(ROWS_UPDATE, [(*r[1:], r[0]) for r in narrow[:kept]])
     conn.executemany(ROWS_INSERT, narrow[kept:])

@@ -15,6 +15,7 @@ from ledger.log import read_entries
 from projections import SCHEMA_VERSION, history_store
 from projections.projector import View
 from projections.schema import CONTENT, HISTORY_COLUMNS, HISTORY_TYPES
+from projections.writer import parts
 
 A, B, C, D, E = "20000001", "20000002", "20000003", "20000004", "20000005"
 
@@ -63,7 +64,7 @@ def test_a_history_row_keeps_its_standing_apart_and_only_with_a_value():
     narrow = (0,) * len(history_store.NARROW_COLUMNS)
     with_all = (*narrow, '{"init": 1}', *range(len(history_store.NO_STANDING)))
     bare = (*narrow, "{}", *history_store.NO_STANDING)
-    rows, standing, detail = history_store.split([(7, with_all), (8, bare)])
+    rows, standing, detail = parts([(7, with_all), (8, bare)], history_store.SPLIT)
     assert [r[0] for r in rows] == [7, 8]
     assert rows[1] == (8, *narrow)
     assert standing == [(7, *range(len(history_store.NO_STANDING)))]
