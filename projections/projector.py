@@ -362,8 +362,9 @@ class View:
 
     def _replay(self, batch: Fresh, stats: CatchUp, conn: Writer | LocalWriter) -> None:
         """Into an empty read model: every item in rating order, in memory. The records go to
-        the writer first, the history rows in chunks as they come (sorted there): a writer
-        process stores them while the next items are rated (projections/writer.py)."""
+        the writer first, the history rows in chunks as they come (split there into the
+        history's tables, projections/history_store.py): a writer process stores them while
+        the next items are rated (projections/writer.py)."""
         # Indexes are built after the bulk inserts, from sorted keys (issue 21).
         for index in INDEXES:
             conn.execute(f"drop index if exists {index}")

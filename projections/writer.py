@@ -10,7 +10,6 @@ program too (the standard library and msgspec only: it starts in a few milliseco
 
 from __future__ import annotations
 
-import operator
 import os
 import sqlite3
 import struct
@@ -70,13 +69,6 @@ def _split(conn: Any, rows: list[Any], first: int, spec: list[Part]) -> None:
         conn.executemany(sql, found)
 
 
-def _ordered(rows: list[Any], order: Any) -> list[Any]:
-    """`rows` sorted by the columns at the indexes `order` (True: as they come)."""
-    if order is not True and rows:
-        rows.sort(key=operator.itemgetter(*order))
-    return rows
-
-
 def serve(path: str, source: IO[bytes], reply: IO[bytes]) -> None:
     """Run the statements read from `source` in one transaction; at the end (None), commit
     and write back None, or the first error's text (nothing is committed then)."""
@@ -94,7 +86,7 @@ def serve(path: str, source: IO[bytes], reply: IO[bytes]) -> None:
                 if sql is None:  # rows split into parts: `many` is [first, spec]
                     _split(conn, args, *many)
                 elif many:
-                    conn.executemany(sql, _ordered(args, many))
+                    conn.executemany(sql, args)
                 else:
                     conn.execute(sql, args)
             except Exception as exc:  # noqa: BLE001 - reported to the caller
@@ -125,11 +117,8 @@ class Writer:
     def execute(self, sql: str, args: Iterable[Any] = ()) -> None:
         _send(self.to, (sql, list(args), False))
 
-    def executemany(
-        self, sql: str, rows: Iterable[Any], order: tuple[int, ...] | None = None
-    ) -> None:
-        """Insert `rows` (sorted there by the columns at `order`, if given)."""
-        _send(self.to, (sql, rows if isinstance(rows, list) else list(rows), order or True))
+    def executemany(self, sql: str, rows: Iterable[Any]) -> None:
+        _send(self.to, (sql, rows if isinstance(rows, list) else list(rows), True))
 
     def split(self, rows: list[Any], first: int, spec: list[Part]) -> None:
         """Rows numbered from `first`, split there into the tables of `spec`."""
@@ -165,12 +154,8 @@ class LocalWriter:
     def execute(self, sql: str, args: Iterable[Any] = ()) -> None:
         self.conn.execute(sql, list(args))
 
-    def executemany(
-        self, sql: str, rows: Iterable[Any], order: tuple[int, ...] | None = None
-    ) -> None:
-        """Insert `rows` (sorted by the columns at `order`, if given)."""
-        rows = rows if isinstance(rows, list) else list(rows)
-        self.conn.executemany(sql, _ordered(rows, order or True))
+    def executemany(self, sql: str, rows: Iterable[Any]) -> None:
+        self.conn.executemany(sql, rows)
 
     def split(self, rows: list[Any], first: int, spec: list[Part]) -> None:
         """Rows numbered from `first`, split into the tables of `spec`."""
