@@ -152,8 +152,9 @@ def test_a_correction_rewrites_only_the_rows_that_changed(ledger, tmp_path):
 
 def test_a_read_model_of_the_layout_before_is_rebuilt_when_opened(ledger, tmp_path):
     # "Bump SCHEMA_VERSION if the layout changes; an old read model must then be rebuilt
-    # automatically": a model of schema version 2 (one wide history table) is dropped when
-    # opened and built again in this layout on the next catch-up, to the same content.
+    # automatically": a model of schema version 2 (one wide history table) has the digest of
+    # this layout's, is dropped when opened and built again in this layout on the next
+    # catch-up, to the same content.
     path = tmp_path / "view.db"
     view = ledger.rebuilt(path)
     digest = view.digest()
@@ -166,6 +167,7 @@ def test_a_read_model_of_the_layout_before_is_rebuilt_when_opened(ledger, tmp_pa
     db.executemany(f"insert into history values ({', '.join('?' * len(HISTORY_COLUMNS))})", rows)
     db.execute("update meta set value = '2' where key = 'schema'")
     db.commit()
+    assert view.digest() == digest  # the same content in the layout before: the same digest
     view.close()
     reopened = View(path)
     assert reopened.last_position == 0  # emptied: the older layout is not read
