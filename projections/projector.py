@@ -591,7 +591,7 @@ class View:
             written = [r for r in rows if before.get((r["player"], r["system"])) != r]
             gone = [k for k in gone if k in before]
         conn.executemany("delete from ratings where player = ? and system = ?", gone)
-        conn.executemany(RATINGS_INSERT, [tuple(r[c] for c in RATING_COLUMNS) for r in written])
+        conn.executemany(RATINGS_INSERT, list(map(_RATING_VALUES, written)))
         if stats is not None:
             after = {(r["player"], r["system"]): r for r in rows}
             for key in keys:
@@ -631,6 +631,7 @@ class View:
         return h.hexdigest()
 
 
+_RATING_VALUES = operator.itemgetter(*RATING_COLUMNS)  # a `ratings` row's values, in order
 HISTORY_OF_ITEM = f"select {', '.join(HISTORY_COLUMNS)} from history where item_key = ?"
 
 
