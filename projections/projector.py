@@ -143,7 +143,10 @@ class View:
         self.path = str(path)
         self._open()
         with exclusive(self.path):  # one process creates the tables; the others wait
-            create(self.db, family, None if what_if is None else what_if.to_json())
+            if create(self.db, family, None if what_if is None else what_if.to_json()):
+                # A model started again (another layout): its checkpoints are of the old one,
+                # and an as-known-at read must not catch one of them up (timetravel).
+                shutil.rmtree(self.checkpoints_dir, ignore_errors=True)
         self.family = self.db["meta"].get("rules_family")["value"]
         found = [r["value"] for r in self.db["meta"].rows_where("key = 'what_if'")]
         self.what_if = WhatIf.from_json(found[0]) if found else None

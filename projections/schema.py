@@ -132,12 +132,13 @@ CONTENT = {
 }
 
 
-def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> None:
+def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> bool:
     """Every table of an empty read model (nothing if complete; a half-made one, or one of
-    another schema version, starts again: a read model is rebuilt from the ledger)."""
+    another schema version, starts again: a read model is rebuilt from the ledger); whether
+    it made them."""
     names = db.table_names()
     if "ratings" in names and _schema(db) == SCHEMA_VERSION:  # created last: complete
-        return
+        return False
     for index in [r[0] for r in db.execute("select name from sqlite_master where type = 'index'")]:
         if not index.startswith("sqlite_"):
             db.execute(f"drop index if exists [{index}]")
@@ -225,6 +226,7 @@ def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> None:
         db["ratings"].create(RATING_COLUMNS, pk=("player", "system"))
         for index in INDEXES.values():
             db.execute(index)
+    return True
 
 
 def _schema(db: sqlite_utils.Database) -> str | None:
