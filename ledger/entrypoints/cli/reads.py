@@ -222,6 +222,13 @@ def player(
     emit(fmt, records, ["id", "system", *first], table, out)
 
 
+def merged_note(player_id: str, into: str) -> None:
+    """One line on standard error when a record merged away is asked for: its games and ratings
+    are the record it joined (`merge-players`)."""
+    if into != player_id:
+        typer.echo(f"note: {player_id} was merged into {into}; showing {into}", err=True)
+
+
 def history(
     player_id: Annotated[str, typer.Argument(help="Member id")],
     system: SystemName,
@@ -241,9 +248,11 @@ def history(
     fmt = chosen(as_json, as_csv, as_tsv, as_nl)
     with caught_up(store, view, family, known_at, position) as v:
         known = queries.player(v, player_id) is not None
-        rows = queries.history(v, player_id, system)
+        into = queries.survivor(v, player_id)
+        rows = queries.history(v, into, system)
     if not known:
         missing(f"player {player_id!r} is not in the ledger")
+    merged_note(player_id, into)
 
     def table() -> None:
         for r in rows:
@@ -286,6 +295,9 @@ def rating(
         usage("give --as-of or --list")
     day = iso_day("--as-of", as_of)
     with caught_up(store, view, family, known_at, position) as v:
+        into = queries.survivor(v, player_id)
+        merged_note(player_id, into)
+        player_id = into
         by_lists = queries.rates_by_lists(v)
         if by_lists and rules_family(family).periods:
             out = queries.published_and_pending(v, player_id, system, day)

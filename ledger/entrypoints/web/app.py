@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import ExitStack, closing, contextmanager
@@ -90,7 +91,8 @@ class Site:
                     ctype, body = "application/json", _json(data)
                 else:
                     ctype, body = "text/html; charset=utf-8", page.encode()
-        except HttpError as exc:
+        except Exception as raised:
+            exc = raised if isinstance(raised, HttpError) else _unexpected(raised)
             status, extra = exc.status, exc.headers
             if api:
                 ctype, body = "application/json", _json({"error": exc.message})
@@ -188,6 +190,20 @@ class Site:
             except NothingKnownYet:
                 raise HttpError("404 Not Found", f"the ledger had no entries at {known}") from None
             yield at.view, session.ledger, replace(when, position=at.position)
+
+
+def _unexpected(exc: Exception) -> HttpError:
+    """Anything else a page met (a store that cannot be used, a bug) as one line on the page
+    and in the server's log, never a traceback (503 for a fault of the machine, else 500)."""
+    from ledger.faults import describe, machine_faults
+
+    if isinstance(exc, machine_faults()):
+        status, message = "503 Service Unavailable", describe(exc)
+    else:
+        first = (str(exc).strip().splitlines() or [""])[0][:300]
+        status, message = "500 Internal Server Error", f"unexpected {type(exc).__name__}: {first}"
+    print(f"error: {message}", file=sys.stderr)
+    return HttpError(status, message)
 
 
 def _json(data: Any) -> bytes:
