@@ -216,16 +216,17 @@ class Fresh(Batch):
 
     def write(self, conn: Any) -> None:
         """Every record but the history rows, the ratings and the problems, in bulk (before
-        rating: a writer in another process stores them while the items are rated)."""
+        rating: a writer in another process stores them while the items are rated). Each
+        table's rows go in its key's order: its b-trees are only appended to (issue 21)."""
         conn.executemany(
             "insert into players values (?, ?, ?)",
-            [(m, p[1], p[2]) for m, p in self.profiles.items()],
+            sorted((m, p[1], p[2]) for m, p in self.profiles.items()),
         )
         conn.executemany(
             "insert into amendments values (?, ?, ?, ?, ?, ?)",
-            [(pos, *row) for pos, row in self.amendments.items()],
+            [(pos, *row) for pos, row in sorted(self.amendments.items())],
         )
-        ordered = sorted(self.items.values(), key=itemgetter(0))
+        ordered = sorted(self.items.values(), key=itemgetter(1))
         for start in range(0, len(ordered), ITEMS_CHUNK):  # a few facts in memory at a time
             chunk = ordered[start : start + ITEMS_CHUNK]
             conn.executemany(
@@ -235,27 +236,27 @@ class Fresh(Batch):
         resolve = self.merges().resolve
         conn.executemany(
             "insert into item_players values (?, ?)",
-            [(s.key, p) for s in ordered for p in dict.fromkeys(map(resolve, s.players))],
+            [(s.key, p) for s in ordered for p in sorted(dict.fromkeys(map(resolve, s.players)))],
         )
         conn.executemany(
             "insert into sections values (?, ?, ?, ?, ?, ?, ?, ?)",
-            [tuple(r.get(c) for c in SECTION_COLUMNS) for r in self.sections.values()],
+            [tuple(r.get(c) for c in SECTION_COLUMNS) for _, r in sorted(self.sections.items())],
         )
-        conn.executemany("insert into entries values (?, ?)", list(self.keys.items()))
+        conn.executemany("insert into entries values (?, ?)", sorted(self.keys.items()))
         conn.executemany(
             f"insert into lists values ({', '.join('?' for _ in LIST_COLUMNS)})",
-            [tuple(x.row()[c] for c in LIST_COLUMNS) for x in self.lists],
+            sorted(tuple(x.row()[c] for c in LIST_COLUMNS) for x in self.lists),
         )
         conn.executemany(
             "insert into revisions values (?, ?)",
-            [(k, revisions_json(v)) for k, v in self.revised.items()],
+            [(k, revisions_json(v)) for k, v in sorted(self.revised.items())],
         )
 
     def write_problems(self, conn: Any) -> None:
         """The problem rows (after rating: it adds the items it could not rate)."""
         conn.executemany(
             "insert into problems values (?, ?, ?, ?)",
-            [(pos, key, kind, reason) for (pos, key), (kind, reason) in self.problems.items()],
+            [(p, key, kind, why) for (p, key), (kind, why) in sorted(self.problems.items())],
         )
 
 

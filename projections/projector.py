@@ -35,7 +35,7 @@ from ledger.rules.families import DEFAULT
 from ledger.rules.families import family as rules_family
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.versions import Amendment
-from projections import merges, modelfile, periods, queries
+from projections import history_store, merges, modelfile, periods, queries
 from projections.batch import Batch, Fresh, Incremental, decode_item, profile_fact
 from projections.handlers import apply, short
 from projections.items import Item
@@ -48,8 +48,7 @@ from projections.schema import (
     CONTENT,
     GAMES_AFTER,
     HISTORY_COLUMNS,
-    HISTORY_INSERT,
-    HISTORY_REPLACE,
+    INDEXES,
     POST_RATING,
     RATING_COLUMNS,
     RATINGS_INSERT,
@@ -58,7 +57,7 @@ from projections.schema import (
     rating_row,
 )
 from projections.standing import UNRATED, Standing
-from projections.writer import LocalWriter, Writer
+from projections.writer import PRAGMAS, LocalWriter, Writer
 from projections.writer import writer as open_writer
 
 CHECKPOINT_EVERY = 10_000  # ledger positions between read-model checkpoints (as-known-at)
@@ -145,7 +144,10 @@ class View:
         self.path = str(path)
         self._open()
         with exclusive(self.path):  # one process creates the tables; the others wait
-            create(self.db, family, None if what_if is None else what_if.to_json())
+            if create(self.db, family, None if what_if is None else what_if.to_json()):
+                # A model started again (another layout): its checkpoints are of the old one,
+                # and an as-known-at read must not catch one of them up (timetravel).
+                shutil.rmtree(self.checkpoints_dir, ignore_errors=True)
         self.family = self.db["meta"].get("rules_family")["value"]
         found = [r["value"] for r in self.db["meta"].rows_where("key = 'what_if'")]
         self.what_if = WhatIf.from_json(found[0]) if found else None
@@ -300,6 +302,8 @@ class View:
         new = modelfile.new_build(self.path)
         db = sqlite_utils.Database(new)
         try:
+            for pragma in PRAGMAS:  # a new file behind the link: nothing to journal
+                db.execute(f"PRAGMA {pragma}")
             create(db, self.family, None if self.what_if is None else self.what_if.to_json())
         finally:
             db.close()
@@ -371,10 +375,11 @@ class View:
 
     def _replay(self, batch: Fresh, stats: CatchUp, conn: Writer | LocalWriter) -> None:
         """Into an empty read model: every item in rating order, in memory. The records go to
-        the writer first, the history rows in chunks as they come (sorted there): a writer
-        process stores them while the next items are rated (projections/writer.py)."""
+        the writer first, the history rows in chunks as they come (split there into the
+        history's tables, projections/history_store.py): a writer process stores them while
+        the next items are rated (projections/writer.py)."""
         # Indexes are built after the bulk inserts, from sorted keys (issue 21).
-        for index in INDEXES_AFTER_LOAD:
+        for index in INDEXES:
             conn.execute(f"drop index if exists {index}")
         batch.write(conn)
         live: dict[tuple[str, System], Standing] = {}
@@ -395,7 +400,7 @@ class View:
         rows: list[tuple[Any, ...]] = []
         append = rows.append
         players = stats.players
-        by_key = (1, 2, 3)  # primary-key order: few b-tree pages per chunk
+        next_id = 1  # history rows are numbered in the order they are rated (appended)
         own = [x for x in batch.lists if x.family == self.family]
         if periods.in_periods(self.family, own):
             profiles = {m: p[0] for m, p in batch.profiles.items()}
@@ -404,7 +409,7 @@ class View:
             players.update(p for p, _ in live)
             stats.items_rated = len(ordered)
             stats.rows = len(rows)
-            conn.executemany(HISTORY_INSERT, rows, by_key)
+            history_store.append(conn, rows, next_id)
             batch.write_problems(conn)
             self._write_ratings(live, conn=conn)
             _index(conn)
@@ -420,11 +425,11 @@ class View:
                 players.add(c.player)
             if len(rows) >= HISTORY_CHUNK:
                 stats.rows += len(rows)
-                conn.executemany(HISTORY_INSERT, rows, by_key)
+                next_id = history_store.append(conn, rows, next_id)
                 rows = []
                 append = rows.append
         stats.rows += len(rows)
-        conn.executemany(HISTORY_INSERT, rows, by_key)
+        history_store.append(conn, rows, next_id)
         batch.write_problems(conn)
         self._write_ratings(live, conn=conn)
         _index(conn)
@@ -494,7 +499,7 @@ class View:
                 affected.add(player)
                 if now is None:
                     count((player, system))
-            db.execute("delete from history where item_key = ?", [key])
+            history_store.delete_item(db.conn, key)
         conn = db.conn
         # Rows are replaced at the end: until then, a player not followed in memory reads
         # rows that the re-rating left as they were (docs/decisions.md).
@@ -550,11 +555,9 @@ class View:
                     live[(c.player, c.system)] = c.standing
                     stats.players.add(c.player)
         # Rows keep their keys (player, system, the item's sort key): replaced in place.
-        conn.executemany(
-            "delete from history where player = ? and system = ? and sort_key = ?", stale
-        )
+        history_store.delete_keys(conn, stale)
         new_rows.sort(key=operator.itemgetter(1, 2, 3))
-        conn.executemany(HISTORY_REPLACE, new_rows)
+        history_store.replace(conn, new_rows)
         stats.rows += len(new_rows)
         self._write_ratings(live, stats)
 
@@ -568,23 +571,21 @@ class View:
         rows, live = periods.rate(
             items, lists, self._guarded(ProfilesOnDemand(self), batch), self._uplift
         )
-        before: dict[tuple[str, str], set[tuple[Any, ...]]] = {}
-        for row in self.db.execute("select * from history"):
-            before.setdefault((row[1], row[2]), set()).add(tuple(row))
-        after: dict[tuple[str, str], set[tuple[Any, ...]]] = {}
-        for row in rows:
-            after.setdefault((row[1], row[2]), set()).add(row)
-        for key in before.keys() | after.keys():
-            if before.get(key) != after.get(key):
-                stats.history_changed[key] = stats.history_changed.get(key, 0) + 1
-                stats.players.add(key[0])
-        self.db.execute("delete from history")
-        self.db.conn.executemany(HISTORY_INSERT, rows)
+        stored = {tuple(r[1:4]): tuple(r) for r in self.db.execute("select * from history")}
+        new = {tuple(r[1:4]): tuple(r) for r in rows}
+        # Only rows that changed are written: the others stay as they are.
+        changed = [r for k, r in new.items() if stored.get(k) != r]
+        gone = [k for k in stored if k not in new]
+        for key in {(k[0], k[1]) for k in [*(r[1:4] for r in changed), *gone]}:
+            stats.history_changed[key] = stats.history_changed.get(key, 0) + 1
+            stats.players.add(key[0])
+        history_store.delete_keys(self.db.conn, gone)
+        history_store.replace(self.db.conn, sorted(changed, key=operator.itemgetter(1, 2, 3)))
         for player, system in self.db.execute("select player, system from ratings").fetchall():
             live.setdefault((player, system), UNRATED)
         self._write_ratings(live, stats)
         stats.items_rated += len(items)
-        stats.rows += len(rows)
+        stats.rows += len(changed)
 
     def _write_ratings(
         self,
@@ -600,8 +601,13 @@ class View:
         ]
         keys = [*gone, *((r["player"], r["system"]) for r in rows)]
         before = self._ratings(conn, keys) if stats is not None else {}
+        if stats is None:  # a rebuild: in key order, each b-tree appended to
+            written = sorted(rows, key=operator.itemgetter("player", "system"))
+        else:  # a catch-up: only the rows that changed are written
+            written = [r for r in rows if before.get((r["player"], r["system"])) != r]
+            gone = [k for k in gone if k in before]
         conn.executemany("delete from ratings where player = ? and system = ?", gone)
-        conn.executemany(RATINGS_INSERT, [tuple(r[c] for c in RATING_COLUMNS) for r in rows])
+        conn.executemany(RATINGS_INSERT, list(map(_RATING_VALUES, written)))
         if stats is not None:
             after = {(r["player"], r["system"]): r for r in rows}
             for key in keys:
@@ -641,6 +647,7 @@ class View:
         return h.hexdigest()
 
 
+_RATING_VALUES = operator.itemgetter(*RATING_COLUMNS)  # a `ratings` row's values, in order
 HISTORY_OF_ITEM = f"select {', '.join(HISTORY_COLUMNS)} from history where item_key = ?"
 
 
@@ -679,17 +686,12 @@ def _no_cyclic_gc() -> Iterator[None]:
 # History rows handed to the writer at a time: a chunk's rows are most of a rebuild's own
 # memory beyond its live standings (about 1.5 KB a row), so it is kept small.
 HISTORY_CHUNK = 4_000
-INDEXES_AFTER_LOAD = {
-    "idx_items_sort_key": "items (sort_key)",
-    "idx_item_players_player": "item_players (player)",
-    "idx_history_item_key": "history (item_key)",
-}
 
 
 def _index(conn: Writer | LocalWriter) -> None:
     """The indexes a rebuild dropped, built once every row is in."""
-    for name, on in INDEXES_AFTER_LOAD.items():
-        conn.execute(f"create index {name} on {on}")
+    for index in INDEXES.values():
+        conn.execute(index)
 
 
 class ProfilesOnDemand:

@@ -11,42 +11,15 @@ from ledger.rules.rounding import round_half_up
 from ledger.rules.uschess import floors
 from ledger.rules.uschess.systems import System, is_established
 from ledger.rules.uschess.versions import RuleVersion, resolve
-from projections import SCHEMA_VERSION
+from projections import SCHEMA_VERSION, history_store
+from projections.history_store import NARROW_COLUMNS
 from projections.standing import STATE_COLUMNS, Standing
 
 if TYPE_CHECKING:
     import sqlite_utils
 
-HISTORY_COLUMNS = (
-    "item_key",
-    "player",
-    "system",
-    "sort_key",
-    "kind",
-    "end_date",
-    "position",
-    "revision",
-    "rules",
-    "bonus_multiplier",
-    "formula",
-    "pre_rating",
-    "post_rating",
-    "official_rating",
-    "games_before",
-    "games_after",
-    "m",
-    "score",
-    "n_eff",
-    "k",
-    "expected",
-    "bonus",
-    "step3",
-    "step4",
-    "step5",
-    "floor_bound",
-    "detail",
-    *STATE_COLUMNS,
-)
+# A rater's history row (projections/raters/change.py); stored split (projections/history_store).
+HISTORY_COLUMNS = (*NARROW_COLUMNS, "detail", *STATE_COLUMNS)
 STATE = slice(len(HISTORY_COLUMNS) - len(STATE_COLUMNS), len(HISTORY_COLUMNS))
 POST_RATING = HISTORY_COLUMNS.index("post_rating")
 GAMES_AFTER = HISTORY_COLUMNS.index("games_after")
@@ -121,11 +94,15 @@ SECTION_COLUMNS = (
     "reason",
 )
 LIST_COLUMNS = ("family", "number", "name", "as_of", "cutoff_position", "position")
-HISTORY_INSERT = (
-    f"insert into history ({', '.join(HISTORY_COLUMNS)}) "
-    f"values ({', '.join('?' for _ in HISTORY_COLUMNS)})"
-)
-HISTORY_REPLACE = HISTORY_INSERT.replace("insert into", "insert or replace into", 1)
+# The secondary indexes: a rebuild drops them and builds them once every row is in (issue 21).
+INDEXES = {
+    "idx_items_sort_key": "create index idx_items_sort_key on items (sort_key)",
+    "idx_item_players_player": "create index idx_item_players_player on item_players (player)",
+    "idx_history_key": "create unique index idx_history_key "
+    "on history_rows (player, system, sort_key)",
+    "idx_history_item_key": "create index idx_history_item_key on history_rows (item_key)",
+    "idx_problems_item_key": "create index idx_problems_item_key on problems (item_key)",
+}
 RATINGS_INSERT = (
     f"insert or replace into ratings ({', '.join(RATING_COLUMNS)}) "
     f"values ({', '.join('?' for _ in RATING_COLUMNS)})"
@@ -155,15 +132,18 @@ CONTENT = {
 }
 
 
-def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> None:
+def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> bool:
     """Every table of an empty read model (nothing if complete; a half-made one, or one of
-    another schema version, starts again: a read model is rebuilt from the ledger)."""
+    another schema version, starts again: a read model is rebuilt from the ledger); whether
+    it made them."""
     names = db.table_names()
     if "ratings" in names and _schema(db) == SCHEMA_VERSION:  # created last: complete
-        return
+        return False
     for index in [r[0] for r in db.execute("select name from sqlite_master where type = 'index'")]:
         if not index.startswith("sqlite_"):
             db.execute(f"drop index if exists [{index}]")
+    for view in db.view_names():
+        db.execute(f"drop view [{view}]")
     for table in names:  # a creation killed half-way, or an older layout: start again
         db[table].drop()
     with db.conn:
@@ -190,12 +170,10 @@ def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> None:
             },
             pk="key",
         )
-        db["items"].create_index(["sort_key"])
         db.execute(
             "create table item_players (item_key TEXT, player TEXT, "
             "primary key (item_key, player)) without rowid"
         )
-        db["item_players"].create_index(["player"])
         db["sections"].create(
             {
                 "section_id": str,
@@ -231,25 +209,24 @@ def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> None:
             },
             pk=("family", "number"),
         )
-        # Clustered on its key: a player's rows in rating order are one range of one b-tree.
+        # Narrow rows, their standings and details apart (projections/history_store.py).
         types = {int: "INTEGER", float: "FLOAT", str: "TEXT"}
-        db.execute(
-            "create table history ("
-            + ", ".join(f"[{c}] {types[HISTORY_TYPES.get(c, str)]}" for c in HISTORY_COLUMNS)
-            + ", primary key (player, system, sort_key)) without rowid"
+        history_store.create(
+            db.conn, {c: types[HISTORY_TYPES.get(c, str)] for c in HISTORY_COLUMNS}
         )
-        db["history"].create_index(["item_key"])
         # Entries the projection could not use: "not rated: reason" (issue 10).
         db.execute(
             "create table problems (position INTEGER, item_key TEXT, kind TEXT, reason TEXT, "
             "primary key (position, item_key))"
         )
-        db["problems"].create_index(["item_key"])
         # Which record (item key, `player:ID`, `amendment:POS`) each entry changed, and every
         # revision of a record changed more than once: what a void (EntryVoided) takes back.
         db["entries"].create({"position": int, "key": str}, pk="position")
         db["revisions"].create({"key": str, "revisions": str}, pk="key")
         db["ratings"].create(RATING_COLUMNS, pk=("player", "system"))
+        for index in INDEXES.values():
+            db.execute(index)
+    return True
 
 
 def _schema(db: sqlite_utils.Database) -> str | None:

@@ -10,7 +10,6 @@ program too (the standard library and msgspec only: it starts in a few milliseco
 
 from __future__ import annotations
 
-import operator
 import os
 import sqlite3
 import struct
@@ -46,11 +45,28 @@ def _receive(stream: IO[bytes]) -> Any:
     return _DECODE(stream.read(_LENGTH.unpack(head)[0]))
 
 
-def _ordered(rows: list[Any], order: Any) -> list[Any]:
-    """`rows` sorted by the columns at the indexes `order` (True: as they come)."""
-    if order is not True and rows:
-        rows.sort(key=operator.itemgetter(*order))
-    return rows
+# One part of a table split in several (projections/history_store.py): its insert, the
+# columns [start, stop) of each row it takes (after the row's number), and those columns'
+# values in a row that has no such part (None: every row has one).
+Part = tuple[str, int, int, tuple[Any, ...] | None]
+
+
+def parts(numbered: Iterable[tuple[int, Any]], spec: Iterable[Part]) -> list[list[tuple]]:
+    """Each part's rows of (number, row) pairs: (number, *columns), where the row has it."""
+    spec = [(start, stop, None if skip is None else tuple(skip)) for _, start, stop, skip in spec]
+    out: list[list[tuple]] = [[] for _ in spec]
+    for number, row in numbered:
+        for rows, (start, stop, skip) in zip(out, spec, strict=True):
+            values = tuple(row[start:stop])
+            if values != skip:
+                rows.append((number, *values))
+    return out
+
+
+def _split(conn: Any, rows: list[Any], first: int, spec: list[Part]) -> None:
+    """Rows numbered from `first` into each part's table."""
+    for (sql, *_), found in zip(spec, parts(enumerate(rows, first), spec), strict=True):
+        conn.executemany(sql, found)
 
 
 def serve(path: str, source: IO[bytes], reply: IO[bytes]) -> None:
@@ -67,8 +83,10 @@ def serve(path: str, source: IO[bytes], reply: IO[bytes]) -> None:
                 continue  # drain: the caller learns of the error at the end
             sql, args, many = job
             try:
-                if many:
-                    conn.executemany(sql, _ordered(args, many))
+                if sql is None:  # rows split into parts: `many` is [first, spec]
+                    _split(conn, args, *many)
+                elif many:
+                    conn.executemany(sql, args)
                 else:
                     conn.execute(sql, args)
             except Exception as exc:  # noqa: BLE001 - reported to the caller
@@ -99,11 +117,12 @@ class Writer:
     def execute(self, sql: str, args: Iterable[Any] = ()) -> None:
         _send(self.to, (sql, list(args), False))
 
-    def executemany(
-        self, sql: str, rows: Iterable[Any], order: tuple[int, ...] | None = None
-    ) -> None:
-        """Insert `rows` (sorted there by the columns at `order`, if given)."""
-        _send(self.to, (sql, rows if isinstance(rows, list) else list(rows), order or True))
+    def executemany(self, sql: str, rows: Iterable[Any]) -> None:
+        _send(self.to, (sql, rows if isinstance(rows, list) else list(rows), True))
+
+    def split(self, rows: list[Any], first: int, spec: list[Part]) -> None:
+        """Rows numbered from `first`, split there into the tables of `spec`."""
+        _send(self.to, (None, rows, [first, spec]))
 
     def close(self) -> None:
         try:
@@ -135,12 +154,12 @@ class LocalWriter:
     def execute(self, sql: str, args: Iterable[Any] = ()) -> None:
         self.conn.execute(sql, list(args))
 
-    def executemany(
-        self, sql: str, rows: Iterable[Any], order: tuple[int, ...] | None = None
-    ) -> None:
-        """Insert `rows` (sorted by the columns at `order`, if given)."""
-        rows = rows if isinstance(rows, list) else list(rows)
-        self.conn.executemany(sql, _ordered(rows, order or True))
+    def executemany(self, sql: str, rows: Iterable[Any]) -> None:
+        self.conn.executemany(sql, rows)
+
+    def split(self, rows: list[Any], first: int, spec: list[Part]) -> None:
+        """Rows numbered from `first`, split into the tables of `spec`."""
+        _split(self.conn, rows, first, spec)
 
     def close(self) -> None:
         try:
