@@ -19,7 +19,7 @@ from ledger.errors import LedgerError
 from ledger.log import to_entry
 from projections import queries
 from projections.items import Item, fact_item
-from projections.merges import Merges
+from projections.merges import Merges, renamed
 from projections.periods import PublishedList
 
 MERGE_TOPICS = (TOPIC_PREFIX + "PlayersMerged", TOPIC_PREFIX + "EntryVoided")
@@ -142,10 +142,10 @@ class Context:
         facts: dict[int, Any],
         listed: PublishedList,
         previous: PublishedList,
-        earlier: PublishedList | None,
     ) -> Context:
         """From the bundle's proved entries (`facts`, by position); ContextError at the first
         entry that is not what the bundle files it as."""
+        earlier = _earlier(bundle, facts, listed, previous)
         raised, before = [], []
         for position in bundle.get("uplifts", ()):
             fact = _proved(facts, position, "an uplift")
@@ -178,6 +178,72 @@ class Context:
             sorted(before, key=lambda i: i.sort_key),
             fold(merges, voided),
         )
+
+    def late(self, previous: PublishedList) -> str:
+        """Why a recomputation may differ: merges recorded after the previous list's cutoff
+        re-rate the history its committed rows show."""
+        late = sorted(p for _, p, _ in self.merges.into.values() if p > previous.cutoff_position)
+        if not late:
+            return ""
+        return (
+            f" (the merge at {', '.join(map(str, late))} was recorded after {previous.name!r}, "
+            "re-rating history that list's committed rows do not show)"
+        )
+
+    def names_its_players(self, item: Item, player: str, rows: dict[str, Any]) -> None:
+        """The item, its records named as their survivors, names `player`, and each of his
+        opponents has a row (or its absence) on the previous list: else a merge is missing."""
+        try:
+            seen = renamed(item, self.merges)
+        except ValueError as exc:
+            raise ContextError(f"the item at {item.revision}: {exc}") from None
+        if player not in seen.players:
+            others = ", ".join(p for p in seen.players if p not in rows) or "none"
+            raise ContextError(
+                f"the item at {item.revision} does not name {player}: the bundle lacks the "
+                f"merge that joins one of its records ({others}) to him"
+            )
+        for opponent in sorted(opponents(seen, player)):
+            if opponent not in rows:
+                raise ContextError(
+                    f"the bundle holds no previous-list row for {opponent}, {player}'s opponent "
+                    f"in the item at {item.revision}, nor the merge that joins that record to "
+                    "another"
+                )
+
+
+def opponents(item: Item, player: str) -> set[str]:
+    """Those `player` met in the item's games."""
+    games = getattr(item.event, "games", ())
+    return {g.black for g in games if g.white == player} | {
+        g.white for g in games if g.black == player
+    }
+
+
+def _earlier(
+    bundle: dict[str, Any], facts: dict[int, Any], listed: PublishedList, previous: PublishedList
+) -> PublishedList | None:
+    """The list before the previous one, which a bundle carrying an uplift holds to tell
+    whether the uplift applies at the previous list (checked: the lists are consecutive)."""
+    if previous.number != listed.number - 1:
+        raise ContextError(f"{previous.name!r} is not the list before {listed.name!r}")
+    where = bundle["previous"].get("earlier")
+    if where is None:
+        if bundle.get("uplifts") and previous.number > 1:
+            raise ContextError(
+                f"the bundle carries an uplift but not the list before {previous.name!r}, "
+                "which tells whether it applies at the previous list"
+            )
+        return None
+    found = _proved(facts, where, "the list before the previous")
+    if not isinstance(found, events.ListPublished) or (found.family, found.number) != (
+        listed.family,
+        previous.number - 1,
+    ):
+        raise ContextError(f"the entry at {where} is not the list before {previous.name!r}")
+    return PublishedList(
+        found.family, found.number, found.list_name, found.as_of, found.cutoff_position, int(where)
+    )
 
 
 def _proved(facts: dict[int, Any], position: Any, what: str) -> Any:

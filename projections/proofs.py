@@ -148,7 +148,7 @@ def make_bundle(
         context = proof_facts.gather(ledger, at_list, found, previous)
         context.carry(p for item in items for p in item.players)
         seen = [renamed(item, context.in_force) for item in items]
-        players = {player} | {o for item in seen for o in _opponents(item, player)}
+        players = {player} | {o for item in seen for o in proof_facts.opponents(item, player)}
         rows = {}
         for pid in sorted(players):
             at = _index(old, (system, pid))
@@ -231,13 +231,6 @@ def _items_in_period(view: Any, player: str, system: str, name: str) -> list[Any
     return [item for k in keys if (item := queries.item(view, k)) is not None]
 
 
-def _opponents(item: Any, player: str) -> set[str]:
-    games = getattr(item.event, "games", ())
-    return {g.black for g in games if g.white == player} | {
-        g.white for g in games if g.black == player
-    }
-
-
 # Checking a bundle, offline
 
 
@@ -309,7 +302,7 @@ def _verify(bundle: dict[str, Any], held: Checkpoint) -> dict[str, Any]:
         if int(position) > listed.cutoff_position:
             raise BundleError(f"{pid}'s profile at {position} is after the list's cutoff")
         profiles[pid] = fact
-    context = _context(bundle, facts, listed, previous)
+    context = _checked(proof_facts.Context.read, bundle, facts, listed, previous)
     items = []
     for first, revision in bundle["items"]:
         fact = facts[int(revision)]
@@ -322,7 +315,7 @@ def _verify(bundle: dict[str, Any], held: Checkpoint) -> dict[str, Any]:
         )
         if period != 1:
             raise BundleError(f"the item at {revision} is not in the period of {listed.name!r}")
-        _names_its_players(item, context.merges, player, bundle["previous"]["rows"])
+        _checked(context.names_its_players, item, player, bundle["previous"]["rows"])
         items.append(item)
     recomputed = periods.recompute(
         family,
@@ -342,79 +335,20 @@ def _verify(bundle: dict[str, Any], held: Checkpoint) -> dict[str, Any]:
         raise BundleError(
             f"recomputed from the bundle, {player}'s {system} row on {listed.name!r} would be "
             f"{got[0]} (N={getattr(got[1], 'games', None)}), not the {official} "
-            f"(N={state[1]}) the list committed{_late(context, previous)}"
+            f"(N={state[1]}) the list committed{context.late(previous)}"
         )
     out["recomputed"] = True
     out["items"] = len(items)
     return out
 
 
-def _context(
-    bundle: dict[str, Any], facts: dict[int, Any], listed: Any, previous: Any
-) -> proof_facts.Context:
-    """The bundle's uplifts and merges, checked (the list before the previous one, where an
-    uplift is carried, tells which it applies at)."""
-    if previous.number != listed.number - 1:
-        raise BundleError(f"{previous.name!r} is not the list before {listed.name!r}")
-    earlier = None
-    where = bundle["previous"].get("earlier")
-    if where is not None:
-        found = facts[int(where)]
-        if not isinstance(found, events.ListPublished) or (found.family, found.number) != (
-            listed.family,
-            previous.number - 1,
-        ):
-            raise BundleError(f"the entry at {where} is not the list before {previous.name!r}")
-        earlier = periods.PublishedList(
-            found.family,
-            found.number,
-            found.list_name,
-            found.as_of,
-            found.cutoff_position,
-            int(where),
-        )
-    elif bundle.get("uplifts") and previous.number > 1:
-        raise BundleError(
-            f"the bundle carries an uplift but not the list before {previous.name!r}, which "
-            "tells whether it applies at the previous list"
-        )
+def _checked(check: Any, *args: Any) -> Any:
+    """`check(*args)`: a bundle's uplift, merge or void that is not what it is filed as is a
+    BundleError."""
     try:
-        return proof_facts.Context.read(bundle, facts, listed, previous, earlier)
+        return check(*args)
     except proof_facts.ContextError as exc:
         raise BundleError(str(exc)) from None
-
-
-def _late(context: proof_facts.Context, previous: Any) -> str:
-    """Why a recomputation may differ: merges recorded after the previous list's cutoff
-    re-rate the history its committed rows show."""
-    late = sorted(p for _, p, _ in context.merges.into.values() if p > previous.cutoff_position)
-    if not late:
-        return ""
-    return (
-        f" (the merge at {', '.join(map(str, late))} was recorded after {previous.name!r}, "
-        "re-rating history that list's committed rows do not show)"
-    )
-
-
-def _names_its_players(item: Any, merges: Any, player: str, rows: dict[str, Any]) -> None:
-    """The item, its records named as their survivors, names `player`, and each of his
-    opponents has a row (or its absence) on the previous list: else a merge is missing."""
-    try:
-        seen = renamed(item, merges)
-    except ValueError as exc:
-        raise BundleError(f"the item at {item.revision}: {exc}") from None
-    if player not in seen.players:
-        others = ", ".join(p for p in seen.players if p not in rows) or "none"
-        raise BundleError(
-            f"the item at {item.revision} does not name {player}: the bundle lacks the merge "
-            f"that joins one of its records ({others}) to him"
-        )
-    for opponent in sorted(_opponents(seen, player)):
-        if opponent not in rows:
-            raise BundleError(
-                f"the bundle holds no previous-list row for {opponent}, {player}'s opponent in "
-                f"the item at {item.revision}, nor the merge that joins that record to another"
-            )
 
 
 def _fact(leaf: str) -> Any:
