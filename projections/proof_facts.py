@@ -1,7 +1,7 @@
-"""The facts a list's rating depends on besides its period's items (issue 18, with issues 19
-and 20): FIDE's uplift applied at the previous list, whose committed rows are read before it
-(`periods._Periods.uplift`), and the merges that make an item's records its survivors'
-(projections/merges.py), with any void of them.
+"""The facts a list's rating depends on besides its period's items (issue 18, with FIDE's 2024
+uplift and issue 20): the uplift applied at the previous list (whose committed rows are those
+before it: `periods._Periods.publish` raises them after), and the merges that make an item's
+records its survivors' (projections/merges.py), with any void of them.
 
 `gather` picks them for a bundle from the read model as known at the list and the ledger;
 `Context.read` takes them back from a bundle's proved entries, checked, for `verify_bundle`.
@@ -23,6 +23,7 @@ from projections.merges import Merges, renamed
 from projections.periods import PublishedList
 
 MERGE_TOPICS = (TOPIC_PREFIX + "PlayersMerged", TOPIC_PREFIX + "EntryVoided")
+PAGE = 5000  # notifications read at a time
 
 
 class ContextError(LedgerError):
@@ -109,16 +110,19 @@ def _merge_entries(ledger: Any, cutoff: int) -> tuple[Known, dict[int, int]]:
     start = 0
     while True:
         found = recorder.select_notifications(
-            start, 5000, stop=cutoff, topics=MERGE_TOPICS, inclusive_of_start=False
+            start, PAGE, stop=cutoff, topics=MERGE_TOPICS, inclusive_of_start=False
         )
         for n in found:
             entry = to_entry(n)
-            fact = events.decode(entry.type, entry.state)
+            try:
+                fact = events.decode(entry.type, entry.state)
+            except (events.Undecodable, ValueError, TypeError):
+                continue  # the read model applies no entry it cannot read (a problem row)
             if isinstance(fact, events.PlayersMerged):
                 merged.setdefault(fact.member_id, []).append((n.id, fact.into))
             elif isinstance(fact, events.EntryVoided):
                 voided[fact.position] = n.id
-        if len(found) < 5000:
+        if len(found) < PAGE:
             return merged, voided
         start = found[-1].id
 
