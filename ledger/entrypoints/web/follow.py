@@ -26,7 +26,8 @@ from ledger.store import store_url
 from projections.projector import View
 from projections.session import ReadSession
 
-POLL_SECONDS = 0.001  # how often the store is asked whether it changed
+POLL_SECONDS = 0.001  # how often a SQLite store's data_version is looked at
+QUERY_POLL_SECONDS = 0.005  # how often another store's last position is asked for
 RETRY_SECONDS = 1.0  # after a failure (a missing store, a read model of another ledger…)
 SQLITE = "sqlite:///"
 
@@ -35,9 +36,12 @@ class Follower:
     """Catches `view` up with the ledger at `store` from a thread of its own until `stop`."""
 
     def __init__(
-        self, store: str, view: Path, family: str = "uschess", poll: float = POLL_SECONDS
+        self, store: str, view: Path, family: str = "uschess", poll: float | None = None
     ) -> None:
-        self.store, self.view, self.family, self.poll = store, view, family, poll
+        sqlite = store_url(store).startswith(SQLITE)
+        default = POLL_SECONDS if sqlite else QUERY_POLL_SECONDS
+        self.store, self.view, self.family = store, view, family
+        self.poll = default if poll is None else poll
         self.stopping = threading.Event()
         self.thread = threading.Thread(target=self._run, name="read-model follower", daemon=True)
 
