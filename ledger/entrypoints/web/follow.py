@@ -6,7 +6,8 @@ an append finds it done (issue 21: "the web server shows a newly appended sectio
 of the append"). On a SQLite store the poll is `PRAGMA data_version` on a connection of its own
 (a counter SQLite changes when another connection commits: no table read); on another store,
 the ledger's last position (one indexed query). The ledger and the read model stay open
-between catch-ups (no reopening, and no checkpoint of the model's WAL at every close). A
+between catch-ups (no reopening, and no checkpoint of the model's WAL at every close); the
+model's WAL is checkpointed when the ledger is quiet, outside the append → visible path. A
 request still catches up itself if it comes first (ledger/entrypoints/web/app.py); the
 follower only does it sooner. A PostgreSQL store could LISTEN for its NOTIFY instead of
 polling; polling serves both.
@@ -19,6 +20,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from time import monotonic
 
 from ledger.errors import LedgerError
 from ledger.reading import Readable, open_ledger
@@ -28,6 +30,12 @@ from projections.session import ReadSession
 
 POLL_SECONDS = 0.001  # how often a SQLite store's data_version is looked at
 QUERY_POLL_SECONDS = 0.005  # how often another store's last position is asked for
+# The read model's log is copied into its file (a WAL checkpoint) once the ledger has been
+# quiet this long after a catch-up, not within the commit of the catch-up after an append
+# (SQLite's default, every 1,000 pages: a few appends' worth); past this many pages a commit
+# still does it.
+QUIET_SECONDS = 0.05
+WAL_PAGES_AT_MOST = 10_000
 RETRY_SECONDS = 1.0  # after a failure (a missing store, a read model of another ledger…)
 SQLITE = "sqlite:///"
 
@@ -68,13 +76,17 @@ class Follower:
             view = View(self.view, self.family)
             try:
                 with _changes(self.store, ledger) as changed:
-                    known = None
+                    known, caught_up = None, None
                     while not self.stopping.wait(self.poll):
                         now = changed()
                         if now == known:
+                            if caught_up is not None and monotonic() - caught_up > QUIET_SECONDS:
+                                view.db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                                caught_up = None
                             continue
+                        view.db.execute(f"PRAGMA wal_autocheckpoint = {WAL_PAGES_AT_MOST}")
                         ReadSession(ledger, view, owns_ledger=False).catch_up()
-                        known = now
+                        known, caught_up = now, monotonic()
             finally:
                 view.close()
         finally:
