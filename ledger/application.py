@@ -20,12 +20,13 @@ from eventsourcing.persistence import (
 )
 from eventsourcing.utils import Environment, EnvType
 
-from ledger import commands, events
+from ledger import commands, events, merging
 from ledger.chain import Head, verifier_at
 from ledger.commands import (
     AmendRules,
     AwardMoneyFloor,
     DirectorOverride,
+    MergePlayers,
     PublishList,
     RecordFideUplift,
     RecordOpeningBalance,
@@ -59,6 +60,7 @@ from ledger.domain import (
     section_key,
     void_key,
 )
+from ledger.errors import Contradiction, UnknownRecord
 from ledger.log import LedgerEntry, entry_type, to_entry
 from ledger.roles import NotInitialized, Role, Verb, authorize, parse_holder, parse_role
 from ledger.rules.rating_lists import RatingList
@@ -469,6 +471,57 @@ class RatingsLedger(Application):
 
         return self._append(Verb.VOID, actor, decide)
 
+    def merge_players(self, merge: MergePlayers, *, actor: str) -> list[LedgerEntry]:
+        """Join two records of one person: `merge.player` merged away into `merge.into`. Refused
+        for an unknown record, a record merged away already (either side), two records in one
+        section or match, and profiles that cannot both be true (unless `force`)."""
+        actor = commands.actor(actor)
+
+        def decide() -> list[Aggregate]:
+            source, target = (self._known(m) for m in (merge.player, merge.into))
+            merges = merging.merges_in_force(
+                self.recorder, lambda position: self._exists(void_key(position))
+            )
+            for member_id in (merge.player, merge.into):
+                if member_id in merges:
+                    now = merging.surviving(merges, member_id)
+                    raise Contradiction(
+                        f"{member_id!r} was merged into {now!r} already"
+                        + (f"; merge into {now!r} instead" if member_id == merge.into else "")
+                    )
+            person = {
+                m: {m} | {x for x in merges if merging.surviving(merges, x) == m}
+                for m in (merge.player, merge.into)
+            }
+            found = merging.played_together(self.recorder, person[merge.player], person[merge.into])
+            if found is not None:
+                raise Contradiction(
+                    f"{merge.player!r} and {merge.into!r} both play in {found[0]} {found[1]!r}: "
+                    "a person cannot play himself, so they are two people"
+                )
+            differ = merging.conflicts(
+                *(
+                    merging.person(
+                        [record.profile]
+                        + [
+                            self._known(m).profile
+                            for m in sorted(person[record.member_id] - {record.member_id})
+                        ]
+                    )
+                    for record in (source, target)
+                )
+            )
+            if differ and not merge.force:
+                raise Contradiction(
+                    f"the profiles of {merge.player!r} and {merge.into!r} differ ("
+                    + "; ".join(differ)
+                    + f"): give --force to merge them with {merge.into!r}'s own fields"
+                )
+            source.merge_into(**merge.event_fields(), actor=actor)
+            return [source]
+
+        return self._append(Verb.MERGE_PLAYERS, actor, decide)
+
     def initialize(self, *, actor: str) -> list[LedgerEntry]:
         """Set the ledger up with `actor` as its first director; a ledger is set up once.
         The keyring gets a key for `actor` if it has none; its public key is recorded."""
@@ -664,6 +717,12 @@ class RatingsLedger(Application):
             return bool(self.recorder.select_events(key, limit=1))
         except PersistenceError as exc:
             raise StoreError(f"store {redacted(self.store)}: {exc}") from None
+
+    def _known(self, member_id: str) -> Player:
+        try:
+            return self._get(Player, player_key(member_id))
+        except AggregateNotFoundError:
+            raise UnknownRecord(f"{member_id!r} is not a registered player") from None
 
     def _registered(self, member_id: str, path: tuple[int | str, ...]) -> Player:
         try:

@@ -48,6 +48,9 @@ EARLIEST_DATE = date(1900, 1, 1)
 YEARS_AHEAD = 1  # the latest date of a write: a year after today
 MEMBERSHIP_YEARS_AHEAD = 10  # a membership may be paid for that far ahead
 MAX_EVENT_DAYS = 365  # a section or match ends at most this many days after it starts
+# A recorded time may lie this far before an earlier entry's (writers decide concurrently, on
+# clocks a little apart) or after `verify`'s clock; past it an entry is misdated
+MAX_CLOCK_SKEW_SECONDS = 3600
 
 # Dates on the read side: YYYY-MM-DD with the year in FIRST_YEAR..LAST_YEAR (the day itself is
 # checked when parsed)

@@ -9,6 +9,7 @@ stored entries no longer match. See docs/decisions.md.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import sqlite3
@@ -28,9 +29,11 @@ from eventsourcing.sqlite import SQLiteApplicationRecorder
 from ledger.checkpoints import Checkpoint
 from ledger.domain import StoreError
 from ledger.merkle import Frontier
-from ledger.signing import KEY_EVENTS, SignatureError, Signed, Verifier
+from ledger.signing import COMMITMENT, KEY_EVENTS, SignatureError, Signed, Verifier
 from ledger.store import CHAIN_TABLE
-from ledger.tree import TREE_TABLE, Cached, TreeMismatch, TreeRows, seal_write
+from ledger.submissions import Submissions
+from ledger.times import Times
+from ledger.tree import TREE_TABLE, Cached, TreeMismatch, TreeRows, seal_write, tree_mismatch
 
 GENESIS = "0" * 64
 BATCH = 5000
@@ -164,9 +167,16 @@ def sealing() -> Iterator[None]:
 
 
 class SealingSQLiteRecorder(SQLiteApplicationRecorder):
-    """Appends signed entries, their chain rows and tree rows in one SQLite transaction."""
+    """Appends signed entries, their chain rows and tree rows in one SQLite transaction; reads
+    every stored state as bytes (a row edited in place may hold text)."""
 
     cached: Cached | None = None
+
+    def select_notifications(self, *args: Any, **kwargs: Any) -> Sequence[Notification]:
+        return [_as_bytes(n) for n in super().select_notifications(*args, **kwargs)]
+
+    def select_events(self, *args: Any, **kwargs: Any) -> Sequence[StoredEvent]:
+        return [_as_bytes(e) for e in super().select_events(*args, **kwargs)]
 
     def construct_create_table_statements(self) -> list[str]:
         return [
@@ -211,17 +221,25 @@ class SealingSQLiteRecorder(SQLiteApplicationRecorder):
         return ids
 
 
+def _as_bytes(stored: Any) -> Any:
+    """A notification or stored event whose state SQLite returned as text, with it as bytes."""
+    if isinstance(stored.state, str):
+        return dataclasses.replace(stored, state=stored.state.encode())
+    return stored
+
+
 def verify(app_or_recorder: HasRecorder | ApplicationRecorder, keys_at: int = 0) -> Verification:
     """Recompute the chain from the stored entries, compare it with the sealed links and check
     every signature; reads only (one read transaction).
 
     An entry edited, deleted, reordered, inserted or forged breaks the chain at its position;
-    so does an entry without a chain row (an emptied chain table). A missing chain table is a
-    StoreError.
+    so does an entry without a chain row (an emptied chain table), a second submission of an
+    item (ledger/submissions.py), a misdated entry (ledger/times.py) and a stored tree that
+    does not match the entries (a deleted tail). A missing chain table is a StoreError.
     """
     previous, position, count, k = GENESIS, 0, 0, 0
     breaks: list[Break] = []  # the first one is reported; later links all follow from it
-    verifier = Verifier()
+    verifier, submitted, timed, pending = Verifier(), Submissions(), Times(), []
     keys: dict[str, str] = {}
     roles: dict[str, set[str]] = {}
     with _links(_recorder(app_or_recorder)) as links:
@@ -245,25 +263,35 @@ def verify(app_or_recorder: HasRecorder | ApplicationRecorder, keys_at: int = 0)
                 _first(breaks, Break(position, "the entry is not sealed (inserted or unchained)"))
             if not breaks:
                 try:
-                    verifier.check_one(_signed(notification, signature), state)
+                    ended = verifier.check_one(_signed(notification, signature), state)
                 except SignatureError as exc:
-                    _first(breaks, Break(position, exc.reason))
+                    _first(breaks, Break(exc.position, exc.reason))
+                else:
+                    kind = notification.topic.rpartition(":")[2]
+                    why = timed.misdated(position, state) or submitted.second(kind, position, state)
+                    pending += [Break(position, why)] if why else []
+                    if ended:  # reported once its write's signature checks
+                        _first(breaks, pending[0] if pending else None)
+                        pending = []
             if position <= keys_at:
                 keys = dict(verifier.keys)
                 roles = {h: set(r) for h, r in verifier.roles.items()}
-    if k < len(sealed):
-        _first(breaks, Break(sealed[k][0], "the sealed entry is missing (deleted)"))
-    if not breaks:
-        try:
-            verifier.finish()
-        except SignatureError as exc:
-            _first(breaks, Break(exc.position, exc.reason))
+        if k < len(sealed):
+            _first(breaks, Break(sealed[k][0], "the sealed entry is missing (deleted)"))
+        if not breaks:
+            try:
+                verifier.finish()
+            except SignatureError as exc:
+                _first(breaks, Break(exc.position, exc.reason))
+        if not breaks:
+            found = tree_mismatch(links.tree_rows(), verifier.frontier, count, position)
+            _first(breaks, Break(*found) if found else None)
     broken = breaks[0] if breaks else None
     return Verification(Head(previous, position), count, broken, keys, roles)
 
 
-def _first(breaks: list[Break], found: Break) -> None:
-    if not breaks:
+def _first(breaks: list[Break], found: Break | None) -> None:
+    if not breaks and found is not None:
         breaks.append(found)
 
 
@@ -304,9 +332,9 @@ def write_start(app_or_recorder: HasRecorder | ApplicationRecorder, after: int) 
 
 
 def verifier_at(app_or_recorder: HasRecorder | ApplicationRecorder, position: int) -> Verifier:
-    """A Verifier knowing the keys and roles held after `position` (a write's end), and the
-    ledger's tree there: the key events up to there checked, each write from the tree before
-    it (the roles record's writes hold nothing else)."""
+    """A Verifier knowing the keys and roles held after `position` (a write's end), the
+    ledger's tree and the lists committed there: the key events up to there checked, each write
+    from the tree before it (the roles record's writes hold nothing else)."""
     with _links(_recorder(app_or_recorder)) as links:
         tree = links.tree_rows()
         verifier = Verifier(ledger=tree.first_identity())
@@ -321,6 +349,8 @@ def verifier_at(app_or_recorder: HasRecorder | ApplicationRecorder, position: in
                 write = []
         verifier.check(write)
         verifier.seek(_frontier(tree, position + 1))
+        for n, _ in links.rows_after(0, None, (COMMITMENT,), position) if position > 0 else []:
+            verifier.committed(n.id, parsed(n.state))
     return verifier
 
 

@@ -1,14 +1,16 @@
 """Checkpoints: a ledger's identity, size and Merkle root (ledger/merkle.py), signed.
 
 Every write's signature is a signature over the checkpoint the write makes: its signer states
-"this ledger, with these N entries, has this root", so a deleted, reordered or inserted entry,
-or a write copied from another ledger, no longer matches any signature (docs/decisions.md,
-"Signatures that bind their place"). A checkpoint's text form is a few lines anyone can keep:
+"this ledger, with these N entries, the last at position P, has this root", so a deleted,
+reordered, inserted or renumbered entry, or a write copied from another ledger, no longer
+matches any signature (docs/decisions.md, "Signatures that bind their place" and "Positions
+are signed"). A checkpoint's text form is a few lines anyone can keep:
 
-    ratings-ledger checkpoint 2
+    ratings-ledger checkpoint 3
     <ledger id>
     <size>
     <root, hex>
+    <position of the last entry>
 
     — <signer> <signature, hex>        (the writer's, then any witness's cosignature)
 """
@@ -24,8 +26,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from ledger.errors import LedgerError
 
-HEADER = "ratings-ledger checkpoint 2"
-V2 = b"\x02"  # a stored write signature that signs its checkpoint starts with this byte
+HEADER = "ratings-ledger checkpoint 3"
+HEADER_V2 = "ratings-ledger checkpoint 2"  # without the position: writes before positions
+V2 = b"\x02"  # a stored write signature over a checkpoint without the position starts so
+V3 = b"\x03"  # a stored write signature over a checkpoint with its position starts so
 
 
 class CheckpointError(LedgerError):
@@ -41,26 +45,33 @@ def identity(position: int, aggregate_id: UUID | str, topic: str, state: bytes) 
 
 @dataclass(frozen=True)
 class Checkpoint:
-    """The head of a ledger's Merkle tree: `size` entries with root `root` (hex)."""
+    """The head of a ledger's Merkle tree: `size` entries with root `root` (hex), the last
+    at ledger position `position` (None: a checkpoint signed before positions were)."""
 
     ledger: str
     size: int
     root: str
     signatures: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+    position: int | None = None
 
     def body(self) -> bytes:
         """The bytes a writer signs and a witness cosigns."""
-        return f"{HEADER}\n{self.ledger}\n{self.size}\n{self.root}\n".encode()
+        if self.position is None:
+            return f"{HEADER_V2}\n{self.ledger}\n{self.size}\n{self.root}\n".encode()
+        head = f"{HEADER}\n{self.ledger}\n{self.size}\n{self.root}\n{self.position}\n"
+        return head.encode()
+
+    @property
+    def prefix(self) -> bytes:
+        """The byte that starts a stored write signature over this checkpoint."""
+        return V2 if self.position is None else V3
 
     def signed(self, signer: str, key: Ed25519PrivateKey) -> Checkpoint:
-        signature = key.sign(self.body()).hex()
-        return Checkpoint(
-            self.ledger, self.size, self.root, (*self.signatures, (signer, signature))
-        )
+        return self.with_signature(signer, key.sign(self.body()))
 
     def with_signature(self, signer: str, signature: bytes) -> Checkpoint:
         sigs = (*self.signatures, (signer, signature.hex()))
-        return Checkpoint(self.ledger, self.size, self.root, sigs)
+        return Checkpoint(self.ledger, self.size, self.root, sigs, self.position)
 
     def check(self, signer: str, public_key: str) -> None:
         """CheckpointError unless `signer` signed this checkpoint with `public_key` (hex)."""
@@ -82,20 +93,27 @@ class Checkpoint:
     @classmethod
     def parse(cls, text: str) -> Checkpoint:
         lines = text.strip("\n").split("\n")
-        if len(lines) < 4 or lines[0] != HEADER:
+        width = {HEADER: 5, HEADER_V2: 4}.get(lines[0], 0)
+        if not width or len(lines) < width:
             raise CheckpointError(f"not a checkpoint (its first line is not {HEADER!r})")
         ledger, size, root = lines[1], lines[2], lines[3]
-        if not size.isdigit() or len(root) != 64 or not _hex(root) or not _hex(ledger):
+        position = lines[4] if width == 5 else "0"
+        if not (size.isdigit() and position.isdigit() and len(root) == 64):
+            raise CheckpointError(
+                "not a checkpoint (expected ledger id, size, a hex root and a position)"
+            )
+        if not _hex(root) or not _hex(ledger):
             raise CheckpointError("not a checkpoint (expected ledger id, size and a hex root)")
         signatures = []
-        for line in lines[4:]:
+        for line in lines[width:]:
             if not line.strip():
                 continue
             parts = line.split(" ")
             if len(parts) != 3 or parts[0] != "—" or not _hex(parts[2]):
                 raise CheckpointError(f"not a checkpoint signature line: {line[:60]!r}")
             signatures.append((parts[1], parts[2]))
-        return cls(ledger, int(size), root, tuple(signatures))
+        at = int(position) if width == 5 else None
+        return cls(ledger, int(size), root, tuple(signatures), at)
 
 
 def _hex(text: str) -> bool:

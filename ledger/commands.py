@@ -232,6 +232,17 @@ class PublishList(door(events.ListPublished)):
     position up to which it takes items (None: the ledger's last position when recorded)."""
 
 
+class MergePlayers(door(events.PlayersMerged)):
+    """Two records of one person joined: `player` merged away into `into`, with the reason;
+    `force` records it over a profile conflict (`into`'s own fields stand)."""
+
+    @model_validator(mode="after")
+    def _two_records(self) -> "MergePlayers":
+        if self.player == self.into:
+            raise FieldError(("into",), f"{self.into!r} cannot be merged into itself")
+        return self
+
+
 class VoidEntry(door(events.EntryVoided)):
     """Take back one entry's effect on ratings (not a section's: withdraw or correct it)."""
 

@@ -117,6 +117,11 @@ class Player(Aggregate):
                 f"player {self.member_id!r} already has an opening balance in {system}",
             )
 
+    @fact(events.PlayersMerged)
+    def merge_into(self, into: str, **_: Any) -> None:
+        """This record merged away into `into` (a void of the entry takes it back)."""
+        self.merged_into = into
+
     @fact(events.OpeningBalanceRecorded)
     def record_opening_balance(self, system: str, **_: Any) -> None:
         self.opening_balances.add(system)

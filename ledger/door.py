@@ -37,6 +37,7 @@ from ledger import plausibility as plausible
 from ledger.bounds import MAX_SECTION_GAMES, MAX_SECTION_PLAYERS
 from ledger.fields import Door
 from ledger.results import RATED_RESULTS
+from ledger.rules import families
 from ledger.rules.families import NAMES as RULES_FAMILIES
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.versions import VERSIONS
@@ -102,18 +103,21 @@ def _system(value: object) -> object:
     raise ValueError(f"{value!r} is not one of {', '.join(System)}")
 
 
-FOREIGN_LISTS = ("FIDE", "ICU")  # the rating lists of the fide and icu rules families
+def _other_lists() -> tuple[str, ...]:
+    """The rating lists of the families whose list is not a US Chess system (`Family.list_system`):
+    an opening balance may also be recorded in one of them."""
+    lists = (f.list_system for f in families.every())
+    return tuple(name for name in lists if name and name not in System.__members__)
 
 
 def _opening_list(value: object) -> object:
-    if isinstance(value, str) and value in FOREIGN_LISTS:
+    others = _other_lists()
+    if isinstance(value, str) and value in others:
         return value
     try:
         return _system(value)
     except ValueError:
-        raise ValueError(
-            f"{value!r} is not one of {', '.join([*System, *FOREIGN_LISTS])}"
-        ) from None
+        raise ValueError(f"{value!r} is not one of {', '.join([*System, *others])}") from None
 
 
 def _at_most(limit: int, what: str, name: str) -> BeforeValidator:

@@ -39,6 +39,15 @@ class ConflictError(LedgerError):
     """Other writers kept changing the same records; retrying the command may succeed."""
 
 
+class Contradiction(ConflictError):
+    """A write the ledger's records contradict (two records of one person who played each
+    other, or whose profiles cannot both be true); nothing was appended."""
+
+
+class UnknownRecord(LedgerError):
+    """A write about a record the ledger does not hold (exit 1, as a read of it)."""
+
+
 class StoreError(LedgerError):
     """The store cannot be opened, read or written."""
 

@@ -140,6 +140,19 @@ class PlayerProfileUpdated(PlayerRegistered, frozen=True, kw_only=True):
     """A registered member's whole profile, as changed."""
 
 
+class PlayersMerged(Fact, frozen=True, kw_only=True):
+    """Two records of one person joined: from this entry on, every fact about `member_id` (the
+    record merged away) counts as `into`'s, its history re-rated as if `into` had played its
+    games from the start (issue 20; projections/merges.py)."""
+
+    verb = "merge-players"
+
+    member_id: Player
+    into: Annotated[str, Door("member", "into")]
+    reason: Reason
+    force: Flag = False  # recorded over a profile conflict (`into`'s own fields stand)
+
+
 class OpeningBalanceRecorded(Fact, frozen=True, kw_only=True):
     """A player's record in one system when the federation moved onto the ledger."""
 

@@ -150,10 +150,10 @@ def read_verified_entries(
     """Like `read_entries`, but no entry is yielded before the signature of its write checks
     against the key its actor held at that position (`ledger.signing.Verifier`, in bulk, keys
     cached); a bad one raises SignatureError naming its position. The read model's catch-up and
-    rebuild read the ledger through this. Only key events' payloads are parsed here; every
-    other entry is checked from its envelope (its actor) and its stored bytes."""
+    rebuild read the ledger through this. Only key events' and list commitments' payloads are
+    parsed here; every other entry is checked from its envelope (its actor) and its stored bytes."""
     from ledger.chain import signed_entries, verifier_at, write_start
-    from ledger.signing import KEY_EVENTS
+    from ledger.signing import READ_EVENTS
 
     start = write_start(app_or_recorder, after_position)
     verifier = verifier_at(app_or_recorder, start)
@@ -161,7 +161,7 @@ def read_verified_entries(
     for rows in signed_entries(app_or_recorder, start, batch):
         for notification, signed in rows:
             entry = to_entry(notification)
-            data = entry.payload | {"actor": entry.actor} if entry.type in KEY_EVENTS else None
+            data = entry.payload | {"actor": entry.actor} if entry.type in READ_EVENTS else None
             ends_write = verifier.check_one(signed, data or {"actor": entry.actor})
             held.append(entry)
             if ends_write:

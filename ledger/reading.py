@@ -3,13 +3,13 @@ never creating one; and naming it (the read model's binding)."""
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Protocol
 
 from eventsourcing.persistence import ApplicationRecorder, InfrastructureFactory, PersistenceError
 from eventsourcing.utils import Environment
 
+from ledger.checkpoints import identity
 from ledger.errors import StoreError
 from ledger.store import APP_NAME, redacted, store_env, store_url
 
@@ -72,6 +72,4 @@ def ledger_id(ledger: Readable) -> str | None:
     if not first:
         return None
     found = first[0]
-    h = hashlib.sha256(f"{found.id}\n{found.originator_id}\n{found.topic}\n".encode())
-    h.update(found.state)
-    return h.hexdigest()[:32]
+    return identity(found.id, found.originator_id, found.topic, found.state)

@@ -34,6 +34,7 @@ class Verb(StrEnum):
     AMEND_RULES = "amend-rules"
     PUBLISH_LIST = "publish-list"
     VOID = "void"
+    MERGE_PLAYERS = "merge-players"
     GRANT_ROLE = "grant-role"
     REVOKE_ROLE = "revoke-role"
 
@@ -56,6 +57,7 @@ MAY: dict[Verb, tuple[Role, ...]] = {
     Verb.AMEND_RULES: (D,),
     Verb.PUBLISH_LIST: (D, RA),
     Verb.VOID: (D,),
+    Verb.MERGE_PLAYERS: (D, RA),  # the office joins records, as it corrects sections
     Verb.GRANT_ROLE: (D,),
     Verb.REVOKE_ROLE: (D,),
 }

@@ -25,7 +25,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from ledger.checkpoints import V2, Checkpoint, identity
+from ledger.checkpoints import V2, V3, Checkpoint, identity
 from ledger.domain import InvalidCommand, LedgerError
 from ledger.merkle import Frontier, leaf_hash
 from ledger.roles import AccessDenied, lacks_authority
@@ -33,6 +33,8 @@ from ledger.roles import AccessDenied, lacks_authority
 KEYRING_VARIABLE = "RATINGS_LEDGER_KEYRING"
 DEFAULT_KEYRING = Path("~/.config/ratings-ledger/keys")
 KEY_EVENTS = ("LedgerInitialized", "RoleGranted", "RoleRevoked")
+COMMITMENT = "ListRatingsCommitted"
+READ_EVENTS = (*KEY_EVENTS, COMMITMENT)  # the kinds whose payload the Verifier reads
 WRITE_PREFIX = b"ratings-ledger write 1\n"
 
 
@@ -174,7 +176,9 @@ class Verifier:
         self.ledger = ledger
         self.checkpoint: Checkpoint | None = None  # the last write's, as signed
         self.signs_checkpoints = False
+        self.signs_positions = False
         self._loaded: dict[str, Ed25519PublicKey] = {}
+        self._committed: dict[tuple[Any, Any], int] = {}  # each list's commitment: its position
         self._pending: list[tuple[Signed, dict[str, Any]]] = []
 
     def seek(self, frontier: Frontier | None) -> None:
@@ -219,12 +223,34 @@ class Verifier:
         self._verify(write, e.signature, held)
         for s, data in write:
             self._authorize(s, actor, founding and s is not write[0][0])
+            self._commit_once(s, data)
             self.learn(s.topic, data)
         return True
 
+    def committed(self, position: int, data: dict[str, Any]) -> int:
+        """Note a list's commitment at `position` (a read starting later learns the earlier
+        ones this way); the position of that list's first commitment."""
+        return self._committed.setdefault((data.get("family"), data.get("list_name")), position)
+
+    def _commit_once(self, s: Signed, data: dict[str, Any]) -> None:
+        """Refuse a second commitment of a list's ratings (the write path commits each once; a
+        later one, even signed by someone who may publish lists, would replace what anyone
+        proves a rating against)."""
+        if _kind(s.topic) != COMMITMENT:
+            return
+        key = (data.get("family"), data.get("list_name"))
+        first = self.committed(s.position, data)
+        if first != s.position:
+            raise SignatureError(
+                s.position,
+                f"a second commitment of the {key[0]} list {key[1]!r} (the first is at "
+                f"position {first})",
+            )
+
     def _verify(self, write: list[tuple[Signed, dict[str, Any]]], signature: bytes, held: str):
-        """The write's signature: over its checkpoint (V2) or, in an older ledger, over its
-        entries."""
+        """The write's signature: over its checkpoint with the position of its last entry (V3),
+        or, in an older ledger, without it (V2) or over its entries; once a ledger signs the
+        newer way, the older ones are refused (they would leave its positions unsigned)."""
         messages = [message(s.aggregate_id, s.version, s.topic, s.state) for s, _ in write]
         first, last = write[0][0], write[-1][0]
         if self.ledger is None and self.frontier is not None and self.frontier.size == 0:
@@ -233,16 +259,24 @@ class Verifier:
         after = self.frontier.copy() if self.frontier is not None else None
         for leaf in leaves if after is not None else ():
             after.append(leaf)
-        if signature[:1] == V2 and len(signature) == 65:
+        tag = signature[:1] if len(signature) == 65 else b""
+        if tag in (V2, V3):
             if after is None:
                 raise SignatureError(
                     first.position,
                     "the ledger's tree does not cover the entries before this write "
                     "(changed outside the ledger)",
                 )
-            checkpoint = Checkpoint(self.ledger or "", after.size, after.root().hex())
+            if tag == V2 and self.signs_positions:
+                raise SignatureError(
+                    first.position,
+                    "the write is signed without its position in a ledger that signs them",
+                )
+            position = last.position if tag == V3 else None
+            checkpoint = Checkpoint(self.ledger or "", after.size, after.root().hex(), (), position)
             body, raw = checkpoint.body(), signature[1:]
             self.signs_checkpoints = True
+            self.signs_positions = self.signs_positions or tag == V3
         elif self.signs_checkpoints:
             raise SignatureError(
                 first.position,

@@ -9,7 +9,7 @@ from typing import Any
 
 from ledger import merkle
 from ledger.chain import HasRecorder, signature_at, tree_reader, verifier_at, write_start
-from ledger.checkpoints import V2, Checkpoint, CheckpointError
+from ledger.checkpoints import V2, V3, Checkpoint, CheckpointError
 from ledger.tree import TreeMismatch
 
 
@@ -20,13 +20,19 @@ def latest(ledger: HasRecorder) -> Checkpoint:
         if size == 0:
             raise CheckpointError("the ledger signs no checkpoint yet (no write since trees)")
         position = tree.position_of(size - 1)
-        checkpoint = Checkpoint(
-            tree.first_identity() or "", size, merkle.root(tree.node, size).hex()
-        )
+        root = merkle.root(tree.node, size).hex()
+        ledger_id = tree.first_identity() or ""
         last = tree.message_at(position or 0) or b""
+    if not last:
+        raise CheckpointError(
+            f"the ledger's tree holds {size} entries but there is no entry at position "
+            f"{position}: the store was changed outside the ledger (run verify)"
+        )
     signature = signature_at(ledger, position or 0)
-    if signature[:1] != V2 or len(signature) != 65:
+    if signature[:1] not in (V2, V3) or len(signature) != 65:
         raise CheckpointError(f"the write ending at position {position} signed no checkpoint")
+    at = position if signature[:1] == V3 else None
+    checkpoint = Checkpoint(ledger_id, size, root, (), at)
     return checkpoint.with_signature(_actor(last), signature[1:])
 
 
@@ -112,7 +118,7 @@ def witnessed(ledger: HasRecorder, held: Checkpoint) -> None:
         position = tree.position_of(held.size - 1) or 0
         writer = _actor(tree.message_at(position) or b"")
     stored = signature_at(ledger, position)
-    if stored[:1] != V2 or (writer, stored[1:].hex()) not in held.signatures:
+    if stored[:1] != held.prefix or (writer, stored[1:].hex()) not in held.signatures:
         raise CheckpointError(
             f"the checkpoint of size {held.size} does not carry its writer {writer!r}'s "
             "signature as the ledger holds it"

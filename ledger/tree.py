@@ -17,7 +17,7 @@ from uuid import UUID
 from eventsourcing.persistence import StoredEvent
 
 from ledger import merkle
-from ledger.checkpoints import V2, Checkpoint, identity
+from ledger.checkpoints import Checkpoint, identity
 from ledger.signing import message
 
 TREE_TABLE = "ratingsledger_tree"
@@ -151,16 +151,44 @@ def seal_write(
     for position, s in zip(ids, stored_events, strict=True):
         leaf = merkle.leaf_hash(message(s.originator_id, s.originator_version, s.topic, s.state))
         made += [(lv, ix, h, position if lv == 0 else None) for lv, ix, h in frontier.append(leaf)]
-    checkpoint = Checkpoint(ledger, frontier.size, frontier.root().hex())
+    checkpoint = Checkpoint(ledger, frontier.size, frontier.root().hex(), position=ids[-1])
     signature = signer(checkpoint.body())
     actor = _actor(stored_events[-1].state)
-    signatures = [b""] * (len(stored_events) - 1) + [V2 + signature]
+    signatures = [b""] * (len(stored_events) - 1) + [checkpoint.prefix + signature]
     tree_rows = [(lv, ix, h.hex(), p) for lv, ix, h, p in made]
     return (
         signatures,
         tree_rows,
         checkpoint.with_signature(actor, signature),
         Cached(ledger, frontier),
+    )
+
+
+def tree_mismatch(
+    tree: TreeRows, frontier: merkle.Frontier | None, count: int, last: int
+) -> tuple[int, str] | None:
+    """The stored tree against the `count` verified entries (`frontier`, ending at position
+    `last`): (position, why) when it holds more leaves than there are entries (a deleted tail,
+    which the chain alone cannot show) or another root (a tree changed outside the ledger);
+    None when it matches, or the ledger has no tree (written before trees)."""
+    stored = tree.size()
+    if stored == 0:
+        return None
+    if stored > count:
+        after = tree.position_of(count) or last + 1
+        return after, (
+            f"the ledger's tree holds {stored} entries but the ledger {count}: "
+            f"the entries from position {after} on were deleted (truncated)"
+        )
+    try:
+        same = frontier is not None and merkle.root(tree.node, stored) == frontier.root()
+    except TreeMismatch:
+        same = False
+    if stored == count and same:
+        return None
+    return (
+        last,
+        f"the ledger's tree does not match its {count} entries (changed outside the ledger)",
     )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from operator import itemgetter
 from typing import Any, NamedTuple
 
@@ -19,6 +19,8 @@ import sqlite_utils
 from ledger import events
 from ledger.events import Fact
 from projections.items import KIND_FACTS, Item
+from projections.merges import KEY as MERGE_KEY
+from projections.merges import Merges, records
 from projections.periods import PublishedList
 from projections.schema import LIST_COLUMNS, SECTION_COLUMNS
 
@@ -62,6 +64,21 @@ class Batch:
         self.seeds: set[str] = set()  # players whose profile changed: all their rows may
         self.amended: list[tuple[str, str | None]] = []  # amendment ranges (effective, until)
         self.listed = False  # a rating list was published: a family rating by lists re-rates
+        self._merges: Merges | None = None
+
+    def merges(self) -> Merges:
+        """The merges in force (projections/merges.py), read once until one changes."""
+        if self._merges is None:
+            self._merges = Merges.fold(self._merge_records())
+        return self._merges
+
+    def merges_changed(self) -> None:
+        self._merges = None
+
+    def _merge_records(self) -> Iterable[tuple[str, Any]]: ...
+    def realias(self, players: set[str]) -> None:
+        """Items naming `players` (as `item_players` holds them) stored again and touched: the
+        records they count as changed (a rebuild's batch names them when it writes)."""
 
     def touch(self, key: str, sort_key: str) -> None:
         found = self.dirty.get(key)
@@ -83,6 +100,10 @@ class Batch:
     def put_revisions(self, key: str, revisions: list[Revision]) -> None: ...
     def add_problem(self, position: int, key: str, kind: str, reason: str) -> None: ...
     def add_list(self, published: PublishedList) -> None: ...
+    def family_lists(self, family: str) -> list[str]:
+        """The names of `family`'s lists so far, in their order."""
+        raise NotImplementedError
+
     def drop_problems(self, position: int | None, key: str | None = None) -> None:
         """Problem rows at `position` (of `key` only, when given); every one of `key` when
         `position` is None."""
@@ -152,6 +173,9 @@ class Fresh(Batch):
     def close(self) -> None:
         self.spool.close()
 
+    def _merge_records(self) -> Iterable[tuple[str, Any]]:
+        return [(k, v) for k, v in self.revised.items() if k.startswith(MERGE_KEY)]
+
     def section(self, section_id: str) -> dict[str, Any] | None:
         return self.sections.get(section_id)
 
@@ -183,6 +207,9 @@ class Fresh(Batch):
         self.lists.append(published)
         self.listed = True
 
+    def family_lists(self, family: str) -> list[str]:
+        return [x.name for x in sorted(self.lists, key=lambda x: x.number) if x.family == family]
+
     def drop_problems(self, position: int | None, key: str | None = None) -> None:
         for found in [k for k in self.problems if position in (None, k[0]) and key in (None, k[1])]:
             del self.problems[found]
@@ -205,9 +232,10 @@ class Fresh(Batch):
                 "insert into items values (?, ?, ?, ?, ?, ?, ?, ?)",
                 [(s.key, s.kind, s.sort_key, *s[3:7], self._fact(s).decode()) for s in chunk],
             )
+        resolve = self.merges().resolve
         conn.executemany(
             "insert into item_players values (?, ?)",
-            [(s.key, p) for s in ordered for p in s.players],
+            [(s.key, p) for s in ordered for p in dict.fromkeys(map(resolve, s.players))],
         )
         conn.executemany(
             "insert into sections values (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -272,10 +300,26 @@ class Incremental(Batch):
         self.conn.execute(
             "insert or replace into items values (?, ?, ?, ?, ?, ?, ?, ?)", _item_row(item)
         )
+        resolve = self.merges().resolve
         self.conn.executemany(
             "insert into item_players values (?, ?)",
-            [(key, p) for p in dict.fromkeys(item.players)],
+            [(key, p) for p in dict.fromkeys(map(resolve, item.players))],
         )
+
+    def _merge_records(self) -> Iterable[tuple[str, Any]]:
+        return records(self.conn)
+
+    def realias(self, players: set[str]) -> None:
+        keys = [
+            r[0]
+            for p in sorted(players)
+            for r in self.conn.execute("select item_key from item_players where player = ?", [p])
+        ]
+        for key in dict.fromkeys(keys):
+            item = self.item(key)
+            if item is not None:
+                self.put_item(key, item)
+                self.touch(key, item.sort_key)
 
     def section(self, section_id: str) -> dict[str, Any] | None:
         row = self._one(
@@ -335,6 +379,12 @@ class Incremental(Batch):
             [row[c] for c in LIST_COLUMNS],
         )
         self.listed = True
+
+    def family_lists(self, family: str) -> list[str]:
+        found = self.conn.execute(
+            "select name from lists where family = ? order by number", [family]
+        )
+        return [name for (name,) in found]
 
     def drop_problems(self, position: int | None, key: str | None = None) -> None:
         if key is None:

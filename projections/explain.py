@@ -11,7 +11,8 @@ from ledger.results import RATED_RESULTS, white_score
 from ledger.rules.expectancy import winning_expectancy
 from ledger.rules.families import family as rules_family
 from ledger.rules.uschess.versions import VERSIONS, timelines
-from projections import fide_explain, queries, unrated
+from projections import period_explain, queries, unrated
+from projections.merges import renamed
 from projections.projector import View
 from projections.schema import HISTORY_COLUMNS
 
@@ -58,12 +59,16 @@ def explain(
     item = queries.item(view, row["item_key"])
     if item is None:
         raise NotFound(f"{row['item_key']} is no longer in the ledger")
+    merged = queries.merges(view)
+    cited = [] if merged is None else [m for m in item.players if m in merged.into]
+    if merged is not None:  # the item as rated: records merged away named as their survivors
+        item = renamed(item, merged)
     stored = json.loads(row["detail"]) if isinstance(row["detail"], str) else row["detail"] or {}
     if item.kind == "uplift":
-        return fide_explain.explain_uplift(view, item, row, stored, _fed_by)
+        return period_explain.explain_uplift(view, item, row, stored, _fed_by)
     family = rules_family(view.family)
-    fide = family.periods and item.kind in ("section", "match")  # FIDE's own explanation
-    bound = fide_explain.period_bound(view, stored) if fide else None
+    by_period = family.periods is not None and item.kind in ("section", "match")
+    bound = period_explain.period_bound(view, stored) if by_period else None
     again = view.rerate(item) if bound is None else view.rerate(item, *bound)
     change = next(c for c in again if c.player == player and str(c.system) == system)
     detail = json.loads(change.row[DETAIL])
@@ -71,7 +76,7 @@ def explain(
     recomputes = recomputed == row["post_rating"]
     if bound is not None:  # 10.65 / 7.1: the section keeps Ro; its ΔR goes on the list
         pre = HISTORY_COLUMNS.index("pre_rating")
-        recomputes = fide_explain.same(stored, detail, row, (change.row[pre],))
+        recomputes = period_explain.same(stored, detail, row, (change.row[pre],))
         recomputed = row["post_rating"] if recomputes else recomputed
     previous = queries.previous_change(view, player, system, item.sort_key)
     out: dict[str, Any] = {
@@ -84,10 +89,13 @@ def explain(
             "end": item.end,
             "event_name": item.payload.get("event_name"),
             "follows": family.explain_versions.get(row["rules"], "")
-            if fide
+            if by_period
             else family.explain_sections.get(item.kind, ""),
         },
-        "fed_by": _fed_by(view, item, previous, detail, player, system),
+        "fed_by": sorted(
+            _fed_by(view, item, previous, detail, player, system) + _merges(merged, cited),
+            key=lambda f: f["position"],
+        ),
         "rules": _rules(view, row, item),
         "result": {
             "pre_rating": row["pre_rating"],
@@ -100,8 +108,8 @@ def explain(
             "recomputes": recomputes,
         },
     }
-    if fide:
-        out["fide"] = fide_explain.explain_section(view, item, row, stored, detail)
+    if by_period:  # the period's part keeps its key, "fide", in the JSON
+        out["fide"] = period_explain.explain_section(view, item, row, stored, detail)
     elif item.kind == "section" and "entrant" in detail:
         out["games"] = _games(view, item.payload, player, detail)
         out["steps"] = _steps(row, detail, view.family)
@@ -172,6 +180,21 @@ def _fed_by(
                 {"position": a["position"], "what": f"RulesAmended {a['parameter']} = {a['value']}"}
             )
     return sorted(fed, key=lambda f: f["position"])
+
+
+def _merges(merged: Any, cited: list[str]) -> list[dict[str, Any]]:
+    """The merges that name a record of the item as the one it joined (issue 20)."""
+    out = []
+    for m in cited:
+        joined = merged.merged_into(m)
+        out.append(
+            {
+                "position": joined["position"],
+                "what": f"PlayersMerged {m} into {joined['id']}: {m}'s games here are "
+                f"{joined['id']}'s" + (f" ({joined['reason']})" if joined["reason"] else ""),
+            }
+        )
+    return out
 
 
 def _rules(view: View, row: dict[str, Any], item: Any) -> dict[str, Any]:

@@ -16,12 +16,15 @@ from ledger import bounds, events
 from ledger.events import Fact, Undecodable
 from ledger.log import LedgerEntry
 from ledger.rules.uschess.parameters import parse_parameter_value
+from ledger.submissions import out_of_order
 from projections.batch import Batch, Revision
-from projections.items import ITEM_FACTS, WITHDRAWALS, fact_item, fact_key
+from projections.items import ITEM_FACTS, KIND_FACTS, WITHDRAWALS, fact_item, fact_key
+from projections.merges import KEY as MERGE_KEY
 from projections.periods import PublishedList
 
 PROFILE_TYPES = ("PlayerRegistered", "PlayerProfileUpdated")
 SECTION_TYPES = ("SectionSubmitted", "SectionCorrected", "SectionWithdrawn", "SectionReinstated")
+SUBMISSIONS = tuple(KIND_FACTS.values())  # the kinds that submit an item (once per key)
 
 
 def on_profile(b: Batch, position: int, fact: events.PlayerRegistered) -> None:
@@ -45,7 +48,7 @@ def _set_profile(b: Batch, member_id: str, fact: events.PlayerRegistered, positi
     text = json.dumps(payload, sort_keys=True)
     old = b.profile(member_id)
     if old is None or old[1] != text:  # (a first profile too: items may precede it)
-        b.seeds.add(member_id)
+        b.seeds.update({member_id, b.merges().resolve(member_id)})  # a merged record's survivor
     b.put_profile(member_id, (fact, text, position))
 
 
@@ -82,8 +85,15 @@ def on_amendment(b: Batch, position: int, fact: events.RulesAmended) -> None:
 
 
 def on_item(b: Batch, position: int, fact: Fact) -> None:
-    """A submission, correction or withdrawal of a rated item (section, match, balance…)."""
+    """A submission, correction or withdrawal of a rated item (section, match, balance…); a
+    second submission of an item the ledger holds already becomes a problem row instead (the
+    write side accepts each once; a change of it is a correction, by those who may correct)."""
     key = fact_key(fact, position)
+    if type(fact) in SUBMISSIONS and _submitted(b, key):
+        kind = ITEM_FACTS[type(fact)][0]
+        why = f"not applied: {key} was submitted before (a change of it is a correction)"
+        b.add_problem(position, key, kind, why)
+        return
     b.put_entry_key(position, key)
     revisions = (
         _revised(b, key, position, type(fact).__name__, fact)
@@ -94,6 +104,14 @@ def on_item(b: Batch, position: int, fact: Fact) -> None:
         _step(b, key, position, fact)
     else:
         _refold_item(b, key, revisions)
+
+
+def _submitted(b: Batch, key: str) -> bool:
+    """Whether the item `key` was submitted before (a withdrawn section still was)."""
+    kind, _, rest = key.partition(":")
+    if kind == "section":
+        return b.section(rest) is not None
+    return b.item(key) is not None or bool(b.revisions(key))
 
 
 def _step(b: Batch, key: str, position: int, fact: Fact) -> None:
@@ -161,6 +179,28 @@ def _current_revision(b: Batch, key: str) -> Revision | None:
     return None
 
 
+def on_merge(b: Batch, position: int, fact: events.PlayersMerged) -> None:
+    """`PlayersMerged`: the record merged away counts as the one it joined (projections/merges)."""
+    key = MERGE_KEY + fact.member_id
+    b.put_entry_key(position, key)
+    entry = [position, type(fact).__name__, events.to_payload(fact)]
+    _remerge(b, fact.member_id, [*b.revisions(key), entry])
+
+
+def _remerge(b: Batch, member_id: str, revisions: list[Revision]) -> None:
+    """A merge record with these revisions (the last in force; none: not merged): the items of
+    every record whose survivor changes are named again and re-rated, with both survivors'."""
+    before = b.merges()
+    b.put_revisions(MERGE_KEY + member_id, revisions)
+    b.merges_changed()
+    after = b.merges()
+    moved = {
+        m for m in {member_id, *before.into, *after.into} if before.resolve(m) != after.resolve(m)
+    }
+    b.realias({before.resolve(m) for m in moved})
+    b.seeds.update(moved, map(before.resolve, moved), map(after.resolve, moved))
+
+
 def on_void(b: Batch, position: int, fact: events.EntryVoided) -> None:
     """`EntryVoided`: the entry at `fact.position` no longer counts."""
     target = fact.position
@@ -169,6 +209,12 @@ def on_void(b: Batch, position: int, fact: events.EntryVoided) -> None:
     if key is None:
         return  # an entry the read model never used (roles, a poisoned entry, a void)
     kind, _, rest = key.partition(":")
+    if kind == "merge":
+        revisions = b.revisions(key)
+        remaining = [r for r in revisions if r[0] != target]
+        if len(remaining) < len(revisions):
+            _remerge(b, rest, remaining)
+        return
     if kind == "amendment":
         row = b.amendment(target)
         if row is not None:
@@ -211,7 +257,14 @@ def _section_record(row: dict[str, Any], position: int, fact: Fact) -> dict[str,
 
 
 def on_list(b: Batch, position: int, fact: events.ListPublished) -> None:
-    """`ListPublished`: a federation's list, kept for what it said and for rating periods."""
+    """`ListPublished`: a federation's list, kept for what it said and for rating periods;
+    one that is not its family's next (a number taken or skipped, a name taken: the write side
+    publishes each once, in order) becomes a problem row instead."""
+    known = b.family_lists(fact.family)
+    why = out_of_order(fact.family, fact.number, fact.list_name, known)
+    if why is not None:
+        b.add_problem(position, f"list:{fact.family}:{fact.number}", "list", f"not applied: {why}")
+        return
     b.add_list(
         PublishedList(
             fact.family, fact.number, fact.list_name, fact.as_of, fact.cutoff_position, position
@@ -227,6 +280,7 @@ HANDLERS: dict[str, Callable[[Batch, int, Any], None]] = {
     **{name.__name__: on_item for name in ITEM_FACTS},
     "EntryVoided": on_void,
     "ListPublished": on_list,
+    "PlayersMerged": on_merge,
 }
 PROBLEM_KINDS = {
     "PlayerRegistered": "profile",
@@ -234,6 +288,7 @@ PROBLEM_KINDS = {
     "RulesAmended": "amendment",
     "EntryVoided": "void",
     "ListPublished": "list",
+    "PlayersMerged": "merge",
     **{cls.__name__: ITEM_FACTS[cls][0] for cls in ITEM_FACTS},
 }
 

@@ -20,9 +20,6 @@ from typing import Any, Protocol
 
 from ledger.rules.families import family as rules_family
 from ledger.rules.families import known
-from ledger.rules.fide.lists import first_list_rating, list_version, period_result
-from ledger.rules.fide.rate_of_play import STANDARD
-from ledger.rules.fide.uplift import uplifted_official
 from ledger.rules.rating_lists import RatingList, list_for
 from ledger.rules.rounding import round_half_up
 from projections import raters
@@ -79,7 +76,7 @@ def rates_from_previous_list(family: str) -> bool:
     """Whether `family` rates each period from the standings on the previous list (FIDE 10.65)
     rather than item after item."""
     found = known(family)
-    return found is not None and found.periods
+    return found is not None and found.periods is not None
 
 
 def recompute(
@@ -172,6 +169,7 @@ class _Periods:
         uplifts: Sequence[Item] = (),
     ):
         self.lists = lists
+        self.rules = rules_family(lists[0].family).periods
         self.uplifts = sorted(uplifts, key=lambda i: i.sort_key)
         self.live: dict[Key, Standing] = {}
         self.lookup = ListLookup()
@@ -249,17 +247,17 @@ class _Periods:
     def publish(self, rating_list: PublishedList) -> None:
         """The list: Rn = Ro + ΣΔR (10.65, 10.66; 8.3.2–8.3.4) or a first rating (10.3; 8.2 and
         7.1.4), in force from it, under the version in force on the period's last day."""
-        version = list_version(rating_list.as_of)
+        version = self.rules.version(rating_list.as_of)
         for k, period in self.period.items():
             now, ro = self.live[k], period.on_list
             extra = json.loads(now.extra or "{}")
             detail: dict[str, Any] = {"list": rating_list.name}
             if ro.rating is not None:
-                value = period_result(version, ro.rating, period.changes, period.per_game)
+                value = self.rules.result(version, ro.rating, period.changes, period.per_game)
                 rating, official, formula, k_used = value.rating, value.official, "period", value.k
                 detail |= value.detail
             else:
-                first = first_list_rating(version, extra, rating_list.as_of)
+                first = self.rules.first_rating(version, extra, rating_list.as_of)
                 if first is None:
                     continue
                 rating, official, formula, k_used = float(first[0]), first[0], "first_rating", None
@@ -306,12 +304,12 @@ class _Periods:
         """FIDE's one-time uplift of this list (the first on or after its date): every standard
         rating below the ceiling raised by share × (ceiling − R), in force from the list."""
         fact = item.event
-        version = list_version(rating_list.as_of)
+        version = self.rules.version(rating_list.as_of)
         self.lookup.uplifts.append((fact.effective, fact.ceiling, fact.share))
         for k, now in sorted(self.live.items()):
-            if k[1] != STANDARD or now.rating is None or now.rating >= fact.ceiling:
+            if k[1] != self.rules.uplift_system or now.rating is None or now.rating >= fact.ceiling:
                 continue
-            official = uplifted_official(round_half_up(now.rating), fact.ceiling, fact.share)
+            official = self.rules.uplifted(round_half_up(now.rating), fact.ceiling, fact.share)
             after = now._replace(rating=float(official), rated_on=rating_list.as_of)
             self.live[k] = self.lookup.on_list[k] = after
             detail = {"list": rating_list.name, "ceiling": fact.ceiling, "share": fact.share}

@@ -35,11 +35,12 @@ from ledger.rules.families import DEFAULT
 from ledger.rules.families import family as rules_family
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.versions import Amendment
-from projections import modelfile, periods, queries
+from projections import merges, modelfile, periods, queries
 from projections.batch import Batch, Fresh, Incremental, decode_item, profile_fact
 from projections.handlers import apply, short
 from projections.items import Item
 from projections.lock import BUSY_TIMEOUT_SECONDS, exclusive
+from projections.merges import Merges
 from projections.raters import rater_for
 from projections.raters.change import Change
 from projections.raters.uschess import parse_amendments
@@ -176,8 +177,15 @@ class View:
         profiles: dict[str, events.PlayerRegistered],
         amendments: tuple[Amendment, ...],
         explain: bool = False,
+        merged: Merges | None = None,
     ) -> Any:
-        return rater_for(self.family, lookup, profiles, amendments, explain, self.what_if)
+        """The family's rater; with `merged`, it sees merged-away records as their survivors'
+        (projections/merges.py)."""
+        if not merged:
+            return rater_for(self.family, lookup, profiles, amendments, explain, self.what_if)
+        found = merges.profiles(profiles, merged)
+        rater = rater_for(self.family, lookup, found, amendments, explain, self.what_if)
+        return merges.Renaming(rater, merged)
 
     @property
     def _uplift(self) -> bool:
@@ -195,6 +203,7 @@ class View:
             ProfilesOnDemand(self),
             queries.amendments(self),
             explain=True,
+            merged=merges.Merges.stored(self.db.conn),
         )
         return rater.rate(item)
 
@@ -355,7 +364,8 @@ class View:
         that cannot be rated becomes a problem row, as on the other paths)."""
 
         def rater_for(lookup: Callable) -> Any:
-            return _Guarded(self, self._rater(lookup, profiles, ()), batch)
+            rater = self._rater(lookup, profiles, (), merged=batch.merges())
+            return _Guarded(self, rater, batch)
 
         return rater_for
 
@@ -379,6 +389,7 @@ class View:
             lambda player, system: get((player, system), UNRATED),
             {m: p[0] for m, p in batch.profiles.items()},
             amendments,
+            merged=batch.merges(),
         )
         rate = rater.rate
         rows: list[tuple[Any, ...]] = []
@@ -465,7 +476,9 @@ class View:
                 s = mine[system] = queries.standing_before(self, player, system, current[0])
             return s
 
-        rater = self._rater(lookup, ProfilesOnDemand(self), queries.amendments(self))
+        rater = self._rater(
+            lookup, ProfilesOnDemand(self), queries.amendments(self), merged=batch.merges()
+        )
         changed = stats.history_changed
 
         def count(key: tuple[str, str]) -> None:

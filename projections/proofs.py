@@ -164,13 +164,14 @@ def make_bundle(
 
 
 def _commit_positions(ledger: Any, family: str) -> dict[str, tuple[int, str]]:
-    """Each committed list of `family`: its name → (the commitment's position, its root)."""
+    """Each committed list of `family`: its name → (the commitment's position, its root); a
+    list's first commitment (`verify` refuses a second)."""
     from ledger.log import read_entries
 
-    found = {}
+    found: dict[str, tuple[int, str]] = {}
     for e in read_entries(ledger):
         if e.type == "ListRatingsCommitted" and e.payload.get("family") == family:
-            found[e.payload["list_name"]] = (e.position, e.payload["ratings_root"])
+            found.setdefault(e.payload["list_name"], (e.position, e.payload["ratings_root"]))
     return found
 
 
@@ -229,7 +230,14 @@ def _verify(bundle: dict[str, Any], held: Checkpoint) -> dict[str, Any]:
     if bundle.get("bundle") != BUNDLE:
         raise BundleError(f"not a rating proof bundle (expected {BUNDLE!r})")
     own = Checkpoint.parse(bundle["checkpoint"])
-    if (own.ledger, own.size, own.root) != (held.ledger, held.size, held.root):
+    if own.ledger != held.ledger:
+        raise BundleError("the bundle is proved against another ledger's checkpoint")
+    if own.size == held.size and own.root != held.root:
+        raise BundleError(
+            f"the bundle's checkpoint of size {own.size} has another root than the one you "
+            "hold: the ledger was rewritten or forked since"
+        )
+    if own.size != held.size:
         raise BundleError(
             f"the bundle is proved against the checkpoint of size {own.size}, not the one you "
             f"hold (size {held.size}): ask for a bundle at yours, or a consistency proof"

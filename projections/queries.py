@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from ledger.rules.family import Family
     from ledger.rules.uschess.versions import Amendment
     from projections.items import Item
+    from projections.merges import Merges
     from projections.periods import PublishedList
     from projections.schema import ReadModel
     from projections.standing import Standing
@@ -66,7 +67,34 @@ def player(view: ReadModel, player_id: str) -> dict[str, Any] | None:
     if profile is not None:
         out["name"] = json.loads(profile[0]).get("name")
     out["ratings"] = ratings
+    found = merges(view)
+    if found is not None and (joined := found.merged_into(player_id)) is not None:
+        out["merged_into"] = joined | {"name": _name_of(view, joined["id"])}
+    if found is not None and (absorbed := found.absorbed(player_id)):
+        out["merged"] = absorbed
     return out
+
+
+def merges(view: ReadModel) -> Merges | None:
+    """The merges in force (projections/merges.py); None when no record was merged away (a
+    `player` query then imports nothing more)."""
+    from projections.merges import Merges, records
+
+    rows = records(view.db)
+    return Merges.fold(rows) if rows else None
+
+
+def survivor(view: ReadModel, player_id: str) -> str:
+    """The record whose history holds `player_id`'s games: the one it was merged into, else
+    itself."""
+    found = merges(view)
+    return player_id if found is None else found.resolve(player_id)
+
+
+def person(view: ReadModel, player_id: str) -> set[str]:
+    """A surviving record's id with those of the records merged into it."""
+    found = merges(view)
+    return {player_id} if found is None else {player_id, *found.absorbed(player_id)}
 
 
 def player_card(view: ReadModel, player_id: str) -> dict[str, Any] | None:
@@ -74,7 +102,15 @@ def player_card(view: ReadModel, player_id: str) -> dict[str, Any] | None:
     name, title, federation (his FIDE record's flag), FIDE id, sex, birth year and club; a field
     the ledger does not hold is None. None for a player with no profile."""
     row = view.db.execute("select profile from players where id = ?", [player_id]).fetchone()
-    return None if row is None else card(json.loads(row[0]))
+    if row is None:
+        return None
+    profile, found = json.loads(row[0]), merges(view)
+    for other in found.absorbed(player_id) if found is not None else ():
+        given = view.db.execute("select profile from players where id = ?", [other]).fetchone()
+        for name, value in json.loads(given[0]).items() if given else ():
+            if profile.get(name) is None:  # a field he lacks, from a record merged into his
+                profile[name] = value
+    return card(profile)
 
 
 def cards(view: ReadModel, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
@@ -144,6 +180,16 @@ def search_players(view: ReadModel, text: str, limit: int, offset: int = 0) -> d
                 for forms in words
             )
             found.append((2 if starts else 3, keys[0], pid, name))
+    merged = merges(view)
+    if merged is not None:  # a record merged away is found as the one it joined
+        kept: dict[str, tuple[Any, ...]] = {}
+        for rank, sort, pid, name in found:
+            into = merged.resolve(pid)
+            if into != pid:
+                rank, sort, pid, name = rank, sort, into, _name_of(view, into)
+            if pid not in kept or (rank, sort) < kept[pid][:2]:
+                kept[pid] = (rank, sort, pid, name)
+        found = list(kept.values())
     found.sort()
     page = found[offset : offset + limit] if limit >= 0 else []
     ratings = current_ratings(view, [pid for _, _, pid, _ in page])
@@ -153,6 +199,10 @@ def search_players(view: ReadModel, text: str, limit: int, offset: int = 0) -> d
             {"id": pid, "name": name, "ratings": ratings.get(pid, {})} for _, _, pid, name in page
         ],
     }
+
+
+def _name_of(view: ReadModel, player_id: str) -> str | None:
+    return names(view, [player_id]).get(player_id)
 
 
 def folded(text: str) -> str:
@@ -404,7 +454,15 @@ def list_entries(view: ReadModel, system: str, list_name: str) -> list[dict[str,
 
 
 def _list_values(row: dict[str, Any]) -> dict[str, Any]:
-    return {"rating": row["official_rating"], "exact": row["rating"], "games": row["games"]}
+    """The rating as published, the exact one, the games and (US Chess §1, where the family
+    says) whether it is established: a provisional one is printed `1234P12`."""
+    established = None if row["established"] is None else bool(row["established"])
+    return {
+        "rating": row["official_rating"],
+        "exact": row["rating"],
+        "games": row["games"],
+        "established": established,
+    }
 
 
 def awaiting_admin(view: ReadModel) -> list[dict[str, Any]]:
@@ -642,16 +700,17 @@ def player_sections(view: ReadModel, player_id: str) -> list[dict[str, Any]]:
         [player_id],
     ).fetchall()
     out = []
+    ids = person(view, player_id)  # a record merged into his plays as him
     for key, first, last, payload in rows:
         report = json.loads(payload)
         score, games = 0.0, 0
         for g in report.get("games", ()):
-            if player_id in (g.get("white"), g.get("black")):
+            if ids & {g.get("white"), g.get("black")}:
                 result = g.get("result", "")
-                score += _points(result, g.get("white") == player_id)
+                score += _points(result, g.get("white") in ids)
                 games += "F" not in result
         for b in report.get("byes", ()):
-            if b.get("player") == player_id:
+            if b.get("player") in ids:
                 score += BYE_POINTS.get(b.get("bye"), 0.0)
         changes = view.db.execute(
             "select system, pre_rating, post_rating, official_rating, detail from history "
@@ -696,11 +755,19 @@ def _points(result: str, white: bool) -> float:
 
 
 def section_report(view: ReadModel, section_id: str) -> dict[str, Any] | None:
-    """A rated section's report as it stands now; None if it is not rated."""
+    """A rated section's report as it stands now, as rated (a record merged away named as the
+    one it joined); None if it is not rated."""
     found = view.db.execute(
         "select payload from items where key = ?", ["section:" + section_id]
     ).fetchone()
-    return None if found is None else json.loads(found[0])
+    if found is None:
+        return None
+    merged = merges(view)
+    if merged is None:
+        return json.loads(found[0])
+    from projections.merges import renamed_report
+
+    return renamed_report(json.loads(found[0]), merged)
 
 
 def section_changes(view: ReadModel, section_id: str) -> list[tuple[Any, ...]]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime, time
 from pathlib import Path
 from typing import NamedTuple
 
@@ -26,6 +26,16 @@ Progress = Callable[[Iterable[LedgerEntry], int, str], Iterable[LedgerEntry]]
 
 class NothingKnownYet(LookupError):
     """`at(known_at=…)` before the ledger's first entry."""
+
+
+def known_moment(text: str) -> datetime:
+    """An as-known-at value (`--as-known-at`, `?as_known_at=`): a date-time is that instant; a
+    date alone is the end of that day (its last microsecond), so today's date finds what was
+    recorded today (docs/decisions.md, issue 20). ValueError: neither."""
+    try:
+        return datetime.combine(date.fromisoformat(text), time.max)
+    except ValueError:
+        return datetime.fromisoformat(text)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from eventsourcing.persistence import Notification
 
 from ledger import merkle
 from ledger.chain import CHAIN_TABLE, GENESIS, link
-from ledger.checkpoints import V2, Checkpoint, identity
+from ledger.checkpoints import Checkpoint, identity
 from ledger.signing import message
 from ledger.tree import TREE_TABLE
 
@@ -67,11 +67,33 @@ def swap(url: str, first: int, second: int) -> None:
             conn.execute(f"UPDATE {table} SET {pos} = {mark} WHERE {pos} = {mark}", (new, old))
 
 
-def truncate(url: str, after: int) -> None:
-    """Delete every entry after `after` and its chain row: a clean-looking shorter ledger."""
+def renumber(url: str, start: int, by: int = 1) -> None:
+    """Move every entry from position `start` on (with its chain row) `by` positions later,
+    then recompute the chain and the tree: the same entries and signatures, other positions."""
+    with raw_store(url) as (conn, table, pos, mark, chain):
+        moved = conn.execute(
+            f"SELECT {pos} FROM {table} WHERE {pos} >= {mark} ORDER BY {pos} DESC", (start,)
+        ).fetchall()
+        for (position,) in moved:
+            new = (position + by, position)
+            conn.execute(f"UPDATE {table} SET {pos} = {mark} WHERE {pos} = {mark}", new)
+            conn.execute(f"UPDATE {chain} SET position = {mark} WHERE position = {mark}", new)
+    reseal(url)
+
+
+def truncate_entries(url: str, after: int) -> None:
+    """Delete every entry after `after` and its chain row, but not its tree rows."""
     with raw_store(url) as (conn, table, pos, mark, chain):
         conn.execute(f"DELETE FROM {table} WHERE {pos} > {mark}", (after,))
         conn.execute(f"DELETE FROM {chain} WHERE position > {mark}", (after,))
+
+
+def truncate(url: str, after: int) -> None:
+    """Delete every entry after `after`, its chain row and its tree rows (the tree recomputed):
+    a clean-looking shorter ledger."""
+    truncate_entries(url, after)
+    with raw_store(url) as (conn, table, pos, mark, _):
+        rebuild_tree(conn, table, pos, mark)
 
 
 def drop_chain(url: str, empty_only: bool = False) -> None:
@@ -183,8 +205,8 @@ def _signed_checkpoint(
     frontier = merkle.Frontier()
     for _, leaf, _ in leaves:
         frontier.append(leaf)
-    checkpoint = Checkpoint(leaves[0][2], frontier.size, frontier.root().hex())
-    return V2 + key.sign(checkpoint.body())
+    checkpoint = Checkpoint(leaves[0][2], frontier.size, frontier.root().hex(), (), position)
+    return checkpoint.prefix + key.sign(checkpoint.body())
 
 
 def rebuild_tree(conn: Any, table: str, pos: str, mark: str) -> None:

@@ -8,10 +8,12 @@ import json
 from datetime import date, datetime, time, timedelta
 
 import pytest
+from test_web import get
 from typer.testing import CliRunner
 
 from ledger.entrypoints.cli import app
 from ledger.entrypoints.cli.reads import known_moment
+from ledger.entrypoints.web.app import Site
 
 
 @pytest.fixture
@@ -24,6 +26,8 @@ def ledger(tmp_path):
 
     def run(*args: str):
         return runner.invoke(app, [*args, "--store", store])
+
+    run.store = store
 
     assert run("init", "--actor", "director").exit_code == 0
     assert run("register", str(players), "--actor", "director").exit_code == 0
@@ -65,3 +69,29 @@ def test_a_date_time_stays_exact(ledger):
 )
 def test_a_date_is_the_last_instant_of_that_day(text, moment):
     assert known_moment(text) == moment
+
+
+def test_the_web_page_asked_as_known_at_the_day_finds_the_entry(ledger):
+    # Issue 20 (session 6): the web's `?as_known_at=DATE` means the end of that day, as the
+    # CLI's `--as-known-at` does (one function, projections.session.known_moment).
+    run, recorded = ledger
+    site = Site(run.store)
+    day = recorded.date().isoformat()
+    page = get(site, "/api/players/12345678", f"as_known_at={day}")
+    assert page.status == 200, page.text
+    assert page.json()["name"] == "Ann Lee"
+    before = (recorded.date() - timedelta(days=1)).isoformat()
+    assert get(site, "/api/players/12345678", f"as_known_at={before}").status == 404
+
+
+def test_the_web_refuses_an_as_known_at_that_is_no_date(ledger):
+    run, _ = ledger
+    page = get(Site(run.store), "/api/players/12345678", "as_known_at=yesterday")
+    assert page.status == 400
+    assert "'yesterday' is not an ISO date or date-time" in page.text
+
+
+def test_the_page_s_as_known_at_field_says_a_date_alone_is_the_end_of_the_day(ledger):
+    run, _ = ledger
+    page = get(Site(run.store), "/players/12345678").text
+    assert "title='A date (the end of that day) or a date and time'" in page

@@ -29,6 +29,7 @@ WRITES = [
     ["amend-rules"],
     ["publish-list"],
     ["void"],
+    ["merge-players"],
     ["grant-role"],
     ["revoke-role"],
     ["commit-list"],

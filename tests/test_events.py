@@ -48,6 +48,7 @@ STORED = {
     "RoleRevoked": "holder role actor",
     "PlayerRegistered": f"{PROFILE} playing_since actor {PROFILE_LATER}",
     "PlayerProfileUpdated": f"{PROFILE} playing_since actor {PROFILE_LATER}",
+    "PlayersMerged": "member_id into reason force actor",  # issue 20
     "OpeningBalanceRecorded": "member_id system as_of rating games wins draws losses "
     "sections_of_three history peak olm_games money_floor director_floor ceiling actor",
     "SectionSubmitted": f"{SECTION} rules players games byes actor",

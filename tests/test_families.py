@@ -10,7 +10,10 @@ from pathlib import Path
 import pytest
 from projection_helpers import Ledger, round_robin
 
+from ledger.door import _opening_list
+from ledger.estimate import estimate, load_section
 from ledger.rules.families import NAMES, every, family, reads_time_control
+from ledger.rules.uschess.systems import System
 from ledger.store import view_path
 from projections.explain import explain
 from projections.projector import View
@@ -57,6 +60,20 @@ def test_a_family_with_one_list_keeps_that_list_among_its_systems(name):
     """The system a family's lists and supplements show is one of its own."""
     listed = family(name).list_system
     assert listed is None or listed in family(name).systems
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_an_opening_balance_may_name_each_familys_own_list(name):
+    """An opening balance is "a player's record in one system": each family's list is one the
+    door takes, read from the family (no list names kept apart from it)."""
+    listed = family(name).list_system or family(name).systems[0]
+    assert _opening_list(listed) == listed
+
+
+def test_an_opening_balance_in_a_list_no_family_keeps_is_refused_with_the_lists_named():
+    """A list no family keeps is refused, and the refusal names every list that would do."""
+    with pytest.raises(ValueError, match="FIDE.*ICU"):
+        _opening_list("CFC")
 
 
 @pytest.mark.parametrize(
@@ -111,3 +128,27 @@ def test_an_icu_explanation_cites_the_icu_calculations(ledger, tmp_path):
     follows = explain(view, q, "ICU", "ICU1")["item"]["follows"]
     assert follows == family("icu").explain_sections["section"]
     assert "§5" not in follows and "floor" not in follows
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_estimate_under_a_familys_name_rates_under_its_version_in_force(name):
+    """`estimate --rules FAMILY`: "the version in force on the section's date", through the
+    family's own estimator (`Family.estimator`), the same as naming that version."""
+    system = family(name).list_system or family(name).systems[0]
+    section = load_section(
+        {
+            "rules": name,
+            "system": system if system in System.__members__ else "standard",
+            "start_date": "2024-05-01",
+            "end_date": "2024-05-03",
+            "players": [
+                {"id": "a", "rating": 2000, "games": 40},
+                {"id": "b", "rating": 1800, "games": 40},
+            ],
+            "games": [{"white": "a", "black": "b", "result": "1-0"}],
+        }
+    )
+    by_family = estimate(section)
+    assert by_family["rules"] in family(name).versions
+    assert estimate(section, by_family["rules"]) == by_family
+    assert by_family["players"][0]["post_rating"] > 2000  # the winner gains

@@ -17,11 +17,12 @@ from ledger.entrypoints.cli import app
 from ledger.entrypoints.quick import answer
 
 A, B, C = "20000001", "20000002", "20000003"
-HEAVY = ("typer", "click", "pydantic", "eventsourcing", "sqlite_utils", "msgspec")
+HEAVY = ("typer", "click", "pydantic", "eventsourcing", "sqlite_utils", "msgspec", "numba", "numpy")
 # The family object names its read model's file (Family.view_suffix) and loads its table of
 # versions with it; the rating arithmetic and the rater stay out.
 RULES = (
     "ledger.rules.uschess.floors",
+    "ledger.rules.uschess.kernel",
     "ledger.rules.uschess.section",
     "projections.raters.uschess",
 )

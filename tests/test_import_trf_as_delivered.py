@@ -152,6 +152,14 @@ def cli(tmp_path: Path) -> Callable[..., Result]:
         ("lichess-2020-06.trf", []),
         ("javafo-gros-2010-in-progress.trf", ["--partial"]),
         ("olympiad-six-teams.trf", ["--partial", "--start", "2024-09-11", "--end", "2024-09-11"]),
+        # Team files: boards not fielded are rounds a player was not entered in; the export
+        # writes them `0000 - -` and says so, not as zero-point byes (session 6).
+        ("fide-trf26-team-sample.trf", []),
+        ("heltour-crete-friendship-cup-2024.trf", []),
+        (
+            "bbppairings-team-330-forfeit.trf",
+            ["--partial", "--start", "2025-01-01", "--end", "2025-01-01"],
+        ),  # fmt: skip
     ],
 )
 def test_import_export_import_gives_the_same_section(
@@ -307,3 +315,62 @@ def test_the_trf_2026_team_sample_s_header_is_read() -> None:
         ("70123454321", None, 1987),
         ("70223454321", None, 1992),
     ]
+
+
+@pytest.mark.parametrize(
+    ("tags", "team"),
+    [
+        ({"082": ("6", "f line 8"), "092": ("Individual: Swiss-System", "f line 9")}, False),
+        ({"082": ("6", "f line 8")}, True),
+        ({"092": ("FIDE-TEAM-BAKU", "f line 9")}, True),
+        ({"092": ("Individual: Swiss-System", "f line 9")}, True),  # with team lines
+    ],
+)
+def test_a_file_whose_type_says_individual_is_not_a_team_file(
+    tags: dict[str, tuple[str, str]], team: bool
+) -> None:
+    # TRF16 082 is "Number of teams (in case of a team tournament)"; a file whose 092 says
+    # "Individual" and whose 082 gives 6 (its players) is not a team file — unless it has team
+    # lines (013, 310), the last row (docs/decisions.md, "Team files").
+    team_lines = tags == {"092": ("Individual: Swiss-System", "f line 9")}
+    assert trf_header.is_team_file(tags, team_lines) is team
+
+
+def test_a_file_without_team_lines_has_no_team_report() -> None:
+    # Issue 20's team awareness is read from the team lines; an individual file has none.
+    report = trf.read_trf(LAKESIDE)
+    assert not report.team
+    assert trf.team_report(report) is None
+    assert trf.team_report(trf.parse_trf(TEAM, "team.trf")) == {
+        "teams": 2,
+        "players_in_teams": 4,
+        "team_matches": 2,
+        "forfeited_matches": 0,
+        "boards": 1,
+        "team_rounds": 2,
+        "points_disagree": [],
+    }
+
+
+@pytest.mark.parametrize(
+    ("name", "section_id"),
+    [
+        ("ΔΙΑΣΥΛΛΟΓΙΚΟ ΚΥΠΕΛΛΟ ΚΡΗΤΙΚΗΣ ΦΙΛΙΑΣ 2024 ", "diasyllogiko-kypello-kritikis-filias-2024"),
+        ("Кубок Москвы", "kubok-moskvy"),
+        ("Müller-Gedenkturnier", "m-ller-gedenkturnier"),  # Latin letters: ids as before
+        ("9. Karl-Mala-Gedenkturnier", "9-karl-mala-gedenkturnier"),
+    ],
+)
+def test_a_name_in_another_script_gives_an_id_in_latin_letters(name: str, section_id: str) -> None:
+    # A Cretan cup's 012 is Greek: its id was `2024-11-23-2024` (docs/decisions.md, "Ids from
+    # names in other scripts").
+    from ledger.entrypoints.interchange import derived_id
+
+    assert derived_id(date(2024, 11, 23), name) == f"2024-11-23-{section_id}"
+
+
+def test_an_individual_file_has_no_reserves() -> None:
+    # A line without a game in an individual file is a player's byes, not a reserve.
+    assert trf.reserves(trf.read_trf(REAL / "karl-mala-2005.trf")) == []
+    team = trf.read_trf(REAL / "heltour-crete-friendship-cup-2024.trf")
+    assert len(trf.reserves(team)) == 41

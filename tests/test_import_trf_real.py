@@ -52,6 +52,41 @@ COMPLETE = {
         False,
         1,
     ),
+    # FIDE's TRF-2026 team sample: all have a FIDE id (tests/test_import_trf26_team_file.py).
+    "fide-trf26-team-sample.trf": (
+        [],
+        "2024-01-01-grandmommy-s-cup",
+        248,  # 249 listed, one never fielded (a reserve)
+        "40/100, SD/15;+30",
+        False,
+        0,
+    ),
+    # A Swiss-Manager team export: 129 listed, 88 played (`062 129 (88)`), 4 without FIDE id.
+    "heltour-crete-friendship-cup-2024.trf": (
+        [],
+        "2024-11-23-diasyllogiko-kypello-kritikis-filias-2024",
+        88,
+        "G/15;+10",
+        False,
+        4,
+    ),
+    # bbpPairings team inputs: round 1 of 3, no dates (given), no time control.
+    "bbppairings-team-330-forfeit.trf": (
+        ["--start", "2025-01-01", "--end", "2025-01-01", "--partial"],
+        "2025-01-01-team-330-whole-team-forfeit",
+        4,
+        NOT_GIVEN,
+        False,
+        4,
+    ),
+    "bbppairings-team-13-board-forfeits.trf": (
+        ["--start", "2025-01-01", "--end", "2025-01-01", "--partial"],
+        "2025-01-01-boards-forfeited-each-way-still-decide-the-match",
+        12,
+        NOT_GIVEN,
+        False,
+        12,
+    ),
     # No 042, 052 or 132 line: the dates are the one thing the file cannot give.
     "olympiad-six-teams.trf": (
         ["--start", "2024-09-11", "--end", "2024-09-11", "--partial"],  # 142: 11 rounds

@@ -54,6 +54,13 @@ NOTATIONS = {
     "40/120, 60": ("40/120, SD/60", 180, 0),
     "40 moves/120min + 60min": ("40/120, SD/60", 180, 0),
     "2 hours + 30 sec": ("G/120;+30", 120, 30),
+    # Swiss-Manager's words in a Cretan team cup's 122 (Lichess4545/heltour's test data).
+    "15 minutes plus 10 sec per move": ("G/15;+10", 15, 10),
+    "40 moves in 90 minutes plus 30 minutes plus 30 seconds per move": (
+        "40/90, SD/30;+30",
+        120,
+        30,
+    ),
 }
 UNREADABLE = [
     "90 minutes for 40 moves",

@@ -74,9 +74,11 @@ def test_a_td_granting_themselves_director_with_their_own_key_is_refused_everywh
     # the write path never acts on it: the TD's override as a "director" appends nothing
     with closing(RatingsLedger(store_url)) as again:
         before = again.recorder.max_notification_id()
-        override = {"member_id": "30000001", "system": "OTBR", "action": "set_rating"}
-        with pytest.raises(LedgerError):
-            again.override(parse(DirectorOverride, override | {"value": 2700}), actor="td")
+        override = {"player": "30000001", "action": "adjust_rating", "value": 2700}
+        decided = parse(DirectorOverride, override | {"effective": "2024-06-01", "reason": "r"})
+        with pytest.raises(LedgerError) as refused:  # the roles, not the command's fields
+            again.override(decided, actor="td")
+        assert "'td'" in str(refused.value)
         assert again.recorder.max_notification_id() == before
 
 

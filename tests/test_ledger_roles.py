@@ -16,6 +16,7 @@ from ledger.commands import (
     AmendRules,
     AwardMoneyFloor,
     DirectorOverride,
+    MergePlayers,
     PublishList,
     RecordFideUplift,
     RecordOpeningBalance,
@@ -35,6 +36,7 @@ Command = Callable[[RatingsLedger, str], list[LedgerEntry]]
 SECTION = "2024-05-GP-OPEN"
 WITHDRAWN = "2024-04-GP-OPEN"
 PLAYERS = ("12345678", "30000001", "30000002", "30000003")
+SECOND = "X0000000A"  # a second record of PLAYERS[0]'s, who plays nothing (merge-players)
 ACTORS = {  # actor → the role the `prepared` ledger records for them (None: no role)
     "director": Role.DIRECTOR,
     "office": Role.RATINGS_ADMIN,
@@ -172,6 +174,10 @@ COMMANDS: dict[Verb, Command] = {
         ),
         actor=actor,
     ),
+    Verb.MERGE_PLAYERS: lambda app, actor: app.merge_players(
+        parse(MergePlayers, {"player": SECOND, "into": PLAYERS[0], "reason": "one person"}),
+        actor=actor,
+    ),
     Verb.GRANT_ROLE: lambda app, actor: app.grant_role("newcomer", Role.AUDITOR, actor=actor),
     Verb.REVOKE_ROLE: lambda app, actor: app.revoke_role("auditor", Role.AUDITOR, actor=actor),
 }
@@ -180,10 +186,10 @@ CASES = [(verb, actor) for verb in Verb for actor in ACTORS]
 
 @pytest.fixture
 def prepared(ledger: RatingsLedger, register_players: Callable[..., None]) -> RatingsLedger:
-    """The `ledger` fixture's roles plus an auditor; PLAYERS, a submitted section, a withdrawn
-    one and a director's decision."""
+    """The `ledger` fixture's roles plus an auditor; PLAYERS and SECOND, a submitted section, a
+    withdrawn one and a director's decision."""
     ledger.grant_role("auditor", Role.AUDITOR, actor="director")
-    register_players(*PLAYERS)
+    register_players(*PLAYERS, SECOND)
     ledger.submit_section(section(), actor="td")
     ledger.submit_section(section(WITHDRAWN), actor="td")
     ledger.withdraw_section(WITHDRAWN, reason="not rated", actor="director")
@@ -212,6 +218,8 @@ def test_every_write_verb_has_a_command_here_and_a_row_in_the_table() -> None:
         (Verb.OPENING_BALANCE, Role.RATINGS_ADMIN, True),
         (Verb.REGISTER, Role.RATINGS_ADMIN, True),
         (Verb.SUBMIT, Role.RATINGS_ADMIN, True),  # issue 20: the office imports reports
+        (Verb.MERGE_PLAYERS, Role.RATINGS_ADMIN, True),  # issue 20: as it corrects sections
+        (Verb.MERGE_PLAYERS, Role.TOURNAMENT_DIRECTOR, False),
         *(
             (verb, role, False)
             for verb in (

@@ -1,6 +1,7 @@
 """Incremental catch-up in arbitrary chunks equals a full replay, on a generated ledger."""
 
 import importlib.util
+import itertools
 import sys
 from dataclasses import replace
 from datetime import date
@@ -98,6 +99,69 @@ def test_catching_up_with_published_lists_equals_a_full_replay(entries, tmp_path
     assert len(queries.published_lists(full, family)) == 2
 
 
+def with_merges(entries):
+    """The log with merges of players into others (issue 20): one who never met the other,
+    then the survivor into a third (a chain), a forged merge of two who played each other
+    (their shared items become problem rows), a void of the first and a merge again."""
+    met: dict[str, set[str]] = {}
+    for e in entries:
+        ids = [p["id"] for p in e.payload.get("players", ())] if "players" in e.payload else []
+        for p in ids:
+            met.setdefault(p, set()).update(ids)
+    players = [e.payload["member_id"] for e in entries if e.type == "PlayerRegistered"]
+    a, b, c = next(
+        (x, y, z)
+        for x, y, z in itertools.combinations(players, 3)
+        if not {y, z} & met.get(x, set()) and z not in met.get(y, set())
+    )
+    p, q = next(
+        (x, y) for x in players for y in sorted(met.get(x, ())) if y != x and not {x, y} & {a, b, c}
+    )
+    n = len(entries)
+    first = {"member_id": a, "into": b, "reason": "one person", "force": False}
+    inserts = {  # index of the entry each follows → the entry (type, payload)
+        n // 4: ("PlayersMerged", first),
+        n // 2: ("PlayersMerged", {**first, "member_id": b, "into": c}),
+        n // 2 + 3: ("PlayersMerged", {**first, "member_id": p, "into": q}),
+        3 * n // 4: ("EntryVoided", {"position": first, "reason": "two people"}),
+        5 * n // 6: ("PlayersMerged", {**first, "into": c}),
+    }
+    out = []
+    for i, e in enumerate(entries):
+        out.append(replace(e, payload=dict(e.payload)))
+        if i in inserts:
+            type_, payload = inserts[i]
+            out.append(replace(e, type=type_, payload=dict(payload)))
+    renumbered = {id(e): position for position, e in enumerate(out, start=1)}
+    merged = next(e for e in out if e.payload is not first and e.payload == first)
+    for e in out:
+        if e.type == "EntryVoided":
+            e.payload["position"] = renumbered[id(merged)]
+    return [replace(e, position=renumbered[id(e)]) for e in out], (a, c, p)
+
+
+@pytest.mark.parametrize("chunks", [3, 7, 31])
+def test_catching_up_with_merged_players_equals_a_full_replay(entries, tmp_path, chunks):
+    # Issue 20: a merge re-rates the survivor's history from the merged record's earliest item
+    # (and his opponents'); a void takes it back. Any chunking of catch-ups equals the rebuild.
+    plain = [
+        LedgerEntry(e.position, e.type, e.recorded_at, e.actor, e.aggregate_id, e.payload)
+        for e in entries
+    ]
+    log, (gone, survivor, forged) = with_merges(plain)
+    incremental = View(tmp_path / "incremental.db")
+    size = len(log) // chunks + 1
+    for start in range(0, len(log), size):
+        incremental.catch_up(log[start : start + size])
+    full = View(tmp_path / "full.db")
+    full.rebuild(log)
+    assert incremental.digest() == full.digest()
+    assert queries.player(full, gone)["ratings"] == {}
+    assert gone in queries.player(full, survivor)["merged"]
+    assert any("cannot play himself" in r["reason"] for r in queries.problems(full))
+    assert queries.player(full, forged)["merged_into"]["position"] > 0
+
+
 @pytest.mark.parametrize("chunks", [3, 17])
 def test_identity_holds_on_each_store(store_url, tmp_path, chunks):
     # The same check on a ledger generated into each store (SQLite, PostgreSQL): what the
@@ -124,3 +188,19 @@ def test_a_rebuild_written_by_another_process_is_the_same(entries, tmp_path, mon
     there = View(tmp_path / "there.db")
     there.rebuild(entries)
     assert there.digest() == here.digest()
+
+
+def test_merged_players_in_a_family_rating_by_lists_equal_a_full_replay(entries, tmp_path):
+    # Issue 20 with issue 12's periods: FIDE re-rates by its lists, a merge among them.
+    plain = [
+        LedgerEntry(e.position, e.type, e.recorded_at, e.actor, e.aggregate_id, e.payload)
+        for e in entries
+    ]
+    log = with_lists(with_merges(plain)[0], "fide")
+    incremental = View(tmp_path / "incremental.db", "fide")
+    size = len(log) // 7 + 1
+    for start in range(0, len(log), size):
+        incremental.catch_up(log[start : start + size])
+    full = View(tmp_path / "full.db", "fide")
+    full.rebuild(log)
+    assert incremental.digest() == full.digest()

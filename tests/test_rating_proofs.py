@@ -135,6 +135,21 @@ def test_a_bundle_for_another_checkpoint_is_refused(ledger_with_lists):
         verify_bundle(bundle, other)
 
 
+def test_a_bundle_from_a_forked_ledger_is_refused_as_rewritten_not_as_another_size(
+    ledger_with_lists,
+):
+    # red team, "rolling the store back to a backup, then appending (fork)": the checkpoint a
+    # verifier holds from the other branch has the bundle's size and another root
+    bundle = bundle_of(ledger_with_lists, "G", "2003-07")
+    real = held(ledger_with_lists)
+    fork = Checkpoint(real.ledger, real.size, "0" * 64, (), real.position)
+    with pytest.raises(BundleError, match="has another root than the one you hold: the ledger"):
+        verify_bundle(bundle, fork)
+    other = Checkpoint("f" * 32, real.size, real.root, (), real.position)
+    with pytest.raises(BundleError, match="another ledger's checkpoint"):
+        verify_bundle(bundle, other)
+
+
 @pytest.mark.parametrize("size", range(1, 12))
 def test_every_row_of_a_list_tree_is_proved_and_an_absent_key_shown_absent(size):
     leaves = [

@@ -11,7 +11,8 @@ import pytest
 from ledger.estimate import estimate, load_section
 from ledger.rules.fide.rated import reaches_k_10
 from ledger.rules.uschess import floors
-from ledger.rules.uschess.floors import OLM_GAMES, FloorState
+from ledger.rules.uschess.floor_levels import OLM_GAMES
+from ledger.rules.uschess.floors import FloorState
 from ledger.rules.uschess.history import history_after
 from ledger.rules.uschess.overrides import apply_override
 from ledger.rules.uschess.section import Game, Start, StepOneError, rate_event

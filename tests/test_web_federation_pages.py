@@ -16,8 +16,8 @@ from typer.testing import CliRunner
 from ledger.entrypoints.cli import app
 from ledger.entrypoints.web.app import Site
 from ledger.entrypoints.web.chart import TICK_SIZE, chart, label_width
-from ledger.entrypoints.web.lists import in_age_group
 from ledger.rules.fide.tables import performance
+from projections.list_filters import in_age_group
 
 LAKESIDE = Path(__file__).parent / "fixtures" / "lakeside-fide-open-2024.trf"
 SECTION = "2024-09-14-lakeside-fide-open-2024"
@@ -123,7 +123,9 @@ def test_fide_pages_speak_fides_words_not_us_chess_words(fide, path):
 def test_a_fide_player_shows_k_and_games_in_fides_terms(fide):
     # FIDE 8.3.3: K; Sokolov's is 10 (rated 2400 and over).
     page = get(fide, f"/players/{SOKOLOV}").text
-    assert "<th>K</th>" in page and "<td>10</td>" in page and "<th>Games</th>" in page
+    assert (
+        "<th>K</th>" in page and "<td data-label='K'>10</td>" in page and "<th>Games</th>" in page
+    )
     assert "<th>Ro</th>" in get(fide, f"/players/{SOKOLOV}/history").text
 
 
@@ -248,3 +250,37 @@ def test_a_fide_players_tournament_waiting_for_its_list_shows_ro_and_delta_r(fid
     page = get(fide, f"/players/{SOKOLOV}").text
     assert "FIDE Ro 2615, ΔR -2.80 (next list)" in page
     assert "2615 → 2615" not in page
+
+
+def test_the_section_page_is_headed_by_its_event_and_labels_its_facts(fide):
+    # Screenshots (issue 20, session 6): the page was headed by the section id, with dates,
+    # time control and status unlabeled in one line, and no key to the crosstable's codes.
+    page = get(fide, f"/sections/{SECTION}").text
+    assert "<h1>Lakeside FIDE Open 2024</h1>" in page
+    assert f"<dt>Section id</dt><dd>{SECTION}</dd>" in page
+    assert "<dt>Dates</dt><dd>2024-09-14 – 2024-09-15</dd>" in page
+    # TRF 122 `90'/40+30'+30''`: the ledger's `40/90, SD/30;+30`, said in words.
+    words = "40 moves in 90 min, then 30 min; 30 s added a move (40/90, SD/30;+30)"
+    assert f"<dt>Time control</dt><dd>{words}</dd>" in page
+    assert "<dt>Players</dt><dd>6</dd>" in page and "<dt>Rounds</dt><dd>3</dd>" in page
+    # Chen's `0000 - U` (a full-point bye) and Ortiz's `0000 - H`; no forfeit in the file.
+    assert "<b>B</b> full-point bye" in page and "<b>H</b> half-point bye" in page
+    assert "forfeit" not in page
+
+
+def test_the_fide_explain_page_shows_each_game_s_delta_r(fide):
+    # FIDE 8.3.1-8.3.2: ΔR per game; Sokolov beat Chen (Ropp 1890, ΔR +0.08) and drew Park
+    # (Ropp 2310, ΔR −0.36): ΣΔR −0.28, K 10, ΔR −2.8 on the list 2024-10 (Rn 2612). The
+    # page showed only the ledger positions; its JSON twin had the games.
+    query = f"system=FIDE&section={SECTION}"
+    page = get(fide, f"/players/{SOKOLOV}/explain", query).text
+    assert "<th>Opponent&#39;s rating</th><th>D</th><th>PD</th><th>Score</th><th>ΔR</th>" in page
+    assert "<td>1890.00</td><td>400</td><td>0.92</td><td>1</td><td>0.08</td>" in page
+    assert "<td>0.86</td><td>0.5</td><td>-0.36</td>" in page
+    assert "<dt>ΣΔR</dt><dd>-0.2800</dd>" in page and "<dt>Rn</dt><dd>2612.0000</dd>" in page
+
+
+def test_a_player_s_list_row_links_the_ledger_position_it_counts_up_to(fide):
+    page = get(fide, f"/players/{SOKOLOV}").text
+    assert "<th>Ledger entries up to</th>" in page
+    assert "<a href='/log?after=8'>position 9</a>" in page

@@ -15,6 +15,18 @@ def player_lines(out: dict[str, Any], as_json: bool) -> list[str]:
     from ledger.text import shown
 
     lines = [shown(_card_line(out["id"], out.get("name"), out.get("card") or {}))]
+    joined = out.get("merged_into")
+    if joined:  # a record merged away (issue 20): where its games and ratings went
+        who = " ".join(x for x in (joined["id"], joined.get("name")) if x)
+        lines.append(
+            shown(
+                f"  merged into {who} at position {joined['position']}"
+                + (f" ({joined['reason']})" if joined.get("reason") else "")
+                + f": its record is `player {joined['id']}`"
+            )
+        )
+    if out.get("merged"):
+        lines.append(shown(f"  merged into this record: {', '.join(out['merged'])}"))
     return lines + [_rating_line(system, r) for system, r in out["ratings"].items()]
 
 

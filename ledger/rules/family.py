@@ -32,6 +32,22 @@ class Words:
 
 
 @dataclass(frozen=True)
+class PeriodRules:
+    """How a family that rates each list period from the previous list (FIDE 10.65) closes a
+    period: the version by a list's date, the list's result, a first rating, a one-time uplift,
+    and what its explanations quote."""
+
+    version: Callable[[date], Any]  # the version in force on a list's as-of date
+    by_name: Mapping[str, Any]  # each version by its name (an explanation's row names it)
+    result: Callable[..., Any]  # (version, Ro, changes, per game) → Rn, official, K, detail
+    first_rating: Callable[..., Any]  # (version, extra, as of) → (official, detail) or None
+    uplifted: Callable[[int, int, float], int]  # (official, ceiling, share) → uplifted official
+    uplift_system: str  # the system an uplift raises
+    uplift_text: str  # what an uplift's explanation follows
+    k_rule: str  # the K rule an explanation of a per-game version quotes
+
+
+@dataclass(frozen=True)
 class Family:
     """One rule family: its dated versions, its rater, the systems it keeps, how it rates by
     published lists, and what its standings, pages and explanations show."""
@@ -40,14 +56,16 @@ class Family:
     versions: tuple[str, ...]  # its dated versions' names, oldest first
     resolve: Callable[..., Any]  # (date, name=None) → the version in force (or named)
     rater: str  # "module:Class" of its rater on the read side, imported when a model rates
+    estimator: str  # "module:function" rating an `estimate` section (ledger/estimators/)
     systems: tuple[str, ...]  # the rating systems it keeps, in their usual order
     list_system: str | None  # the one system its lists and supplements show; None: every one
     words: Words
     view_suffix: str  # `ledger.db` → `ledger<view_suffix>`: its read model beside a store
     list_months: tuple[int, ...] | None = None  # the months it publishes lists in; None: any
     late_items: LateItems | None = None  # how its published lists place late items; None: no lists
-    periods: bool = False  # each list period rated from the previous list (FIDE 10.65): ΔR waits
+    periods: PeriodRules | None = None  # each period rated from the previous list: ΔR waits
     floors: bool = False  # US Chess §5 floors, OLM and "established" in a ratings row
+    olm_games: int | None = None  # the games an OLM floor asks (US Chess §5): "N/300" on a page
     provisional: bool = False  # a rating shows P and N until established (US Chess §1)
     last_k: bool = False  # a ratings row shows the K of his last change (FIDE 10.641, ICU)
     explain_sections: Mapping[str, str] = field(default_factory=dict)  # item kind → its text

@@ -29,12 +29,15 @@ from ledger.rules.uschess.initialization import (
 from ledger.rules.uschess.matches import MatchPlayer, NotRateable, rate_match
 from ledger.rules.uschess.overrides import apply_override
 from ledger.rules.uschess.section import (
+    SPECIAL,
+    STANDARD,
     Entrant,
     Game,
     Rated,
     Start,
     dual_rated_k,
-    rate_event,
+    rate_event_columns,
+    rate_section,
 )
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.time_controls import rated_systems
@@ -295,16 +298,24 @@ class Rater:
             )
             for i, s in zip(playing, pre, strict=True)
         ]
-        local_games = [Game(local[g.white], local[g.black], g.score) for g in games]
-        rated, inits = rate_event(
-            starts,
-            local_games,
-            rules,
-            system,
-            date.fromisoformat(item.end),
-            dual,
-            explain=self.explain,
+        white = [local[g.white] for g in games]
+        black = [local[g.black] for g in games]
+        score = [g.score for g in games]
+        on = date.fromisoformat(item.end)
+        entrants, c, inits = rate_event_columns(
+            starts, white, black, score, rules, system, on, dual
         )
+        explained = None
+        if self.explain:
+            local_games = [Game(*g) for g in zip(white, black, score, strict=True)]
+            explained = rate_section(
+                entrants,
+                local_games,
+                rules.bonus_multiplier,
+                version.bonus_needs_distinct_opponents_at_three,
+                dual,
+                explain=True,
+            )
         changes = []
         end = item.end
         name = str(system)
@@ -312,23 +323,27 @@ class Rater:
         key, where = item.key, (item.sort_key, item.kind, end, item.position, item.revision)
         rules_columns = (rules.name, rules.bonus_multiplier)
         apply_floor, after_section = floors.apply_floor_and_ceiling, floors.after_section
-        for n, r in enumerate(rated):
+        formulas = (STANDARD, SPECIAL)
+        for n, e in enumerate(entrants):
             before = pre[n]
-            rating, bound = apply_floor(r.step5, before.floors, system, version)
+            m, wins, draws = c.m[n], c.wins[n], c.draws[n]
+            losses = m - wins - draws
+            step5 = c.step5[n]  # every player here has played (`playing`)
+            rating, bound = apply_floor(step5, before.floors, system, version)
             fl = after_section(
                 before.floors,
                 pre_rating=before.rating,
                 pre_games=before.games,
                 post_rating=rating,
-                games=r.m,
-                wins=r.wins,
-                draws=r.draws,
+                games=m,
+                wins=wins,
+                draws=draws,
             )
             after = Standing(
                 rating,
-                before.games + r.m,
-                before.losses + r.losses,
-                history_after(before, r.m, r.wins, r.losses),
+                before.games + m,
+                before.losses + losses,
+                history_after(before, m, wins, losses),
                 end,
                 floors.olm_title_date(before.olm_title_date, fl, end),
                 fl,
@@ -336,42 +351,44 @@ class Rater:
                 before.pending_request,
             )
             init = inits.get(n)
-            extra: dict[str, Any] = {}
-            if init is not None:
-                extra["initialization"] = initialization_detail(init)
-            if self.explain:
-                entrant = Entrant(r.id, r.pre_rating, r.games_before, r.unrated, starts[n].history)
-                extra.update(
-                    self._explained(
-                        entrant, r, before, system, version, dual, local_games, n, starts
+            detail = "{}"
+            if init is not None or explained is not None:
+                extra: dict[str, Any] = {}
+                if init is not None:
+                    extra["initialization"] = initialization_detail(init)
+                if explained is not None:
+                    extra.update(
+                        self._explained(
+                            e, explained[n], before, system, version, dual, local_games, n, starts
+                        )
                     )
-                )
+                detail = encode_value(extra).decode()
             row = (
                 key,
-                r.id,
+                e.id,
                 name,
                 *where,
                 *rules_columns,
-                r.formula,
+                formulas[c.special[n]],
                 before.rating,
                 rating,
                 round_half_up(rating),
                 before.games,
                 after.games,
-                r.m,
-                r.score,
-                r.n_eff,
-                r.k,
-                r.expected,
-                r.bonus,
-                r.step3,
-                r.step4,
-                r.step5,
+                m,
+                c.score[n],
+                c.n_eff[n],
+                c.k[n],
+                c.expected[n],
+                c.bonus[n],
+                c.step3[n],
+                c.step4[n],
+                step5,
                 None if bound is None else bound.value,
-                encode_value(extra).decode() if extra else "{}",
+                detail,
                 *after.columns(),
             )
-            changes.append(Change(r.id, system, after, row))
+            changes.append(Change(e.id, system, after, row))
         return changes
 
     def _explained(

@@ -75,6 +75,7 @@ SUBJECT_KEYS = (
     "section_id",
     "match_id",
     "member_id",
+    "into",
     "system",
     "action",
     "rating_list",

@@ -142,7 +142,8 @@ def import_trf(
             partial=partial,
         )
         section = validated(imported)
-        players = {matches[p.start].member: p for p in report.players}
+        reserved = {p.start for p in trf.reserves(report, _last_round(section))}
+        players = {matches[p.start].member: p for p in report.players if p.start not in reserved}
         kind = trf.rating_kind(section.online, section.time_control, section.start_date)
 
         def profile(member: str) -> dict[str, Any]:
@@ -158,9 +159,14 @@ def import_trf(
         summary["matched"] = [
             {"start": n, "member": m.member, "by": m.how, "name": report_names[n]}
             for n, m in sorted(matches.items())
+            if n not in reserved
             for report_names in [{p.start: p.name for p in report.players}]
         ]
         summary["sections"][0] |= section_notes(section)
+        team = trf.team_report(report)
+        if team is not None:
+            summary["sections"][0]["team"] = team
+            summary["warnings"] += [f"{file}: {d}" for d in team["points_disagree"]]
     summary |= receipt_fields(ledger.receipt)
     _report(summary, entries, [section], dry_run, as_json, listed=False)
 
@@ -436,6 +442,8 @@ def _report(
     for warning in summary["warnings"]:
         typer.echo(f"warning: {warning}", err=True)
     for s in summary["sections"]:
+        if "team" in s:
+            typer.echo(f"{s['section_id']}: {team_line(s['team'])}", err=dry_run)
         for family, reason in s.get("not_rated", {}).items():
             typer.echo(f"{s['section_id']}: not rated under {family}: {reason}", err=dry_run)
         for member, reason in s.get("unrated_players", {}).items():
@@ -490,13 +498,32 @@ def trf_notes(report: Any, section: SubmitSection, partial: bool) -> list[str]:
         notes.append(f"{report.source}: in progress ({why}); only the rounds played are imported")
     if section.time_control == NOT_GIVEN:
         notes.append(f"{report.source}: no time control (122/222); recorded as not given")
-    assigned = trf.assigned_ids(report)
+    left_out = trf.reserves(report, _last_round(section))
+    if left_out:
+        notes.append(
+            f"{report.source}: players on the teams' lists fielded in no round (reserves) are "
+            f"not players of the section: {len(left_out)}, line "
+            + ", ".join(str(p.line) for p in left_out)
+        )
+    kept = {p.id for p in section.players}
+    assigned = [m for m in trf.assigned_ids(report).values() if m in kept]
     if assigned:
         notes.append(
             f"{report.source}: {len(assigned)} players without a FIDE id get the member ids "
             "the ledger assigns (see matched)"
         )
     return notes
+
+
+def team_line(team: dict[str, Any]) -> str:
+    """What the import read of a team file's teams, in one line."""
+    forfeited = team["forfeited_matches"]
+    return (
+        f"team file: {team['teams']} teams of {team['players_in_teams']} players, "
+        f"{team['team_matches']} team matches in {team['team_rounds']} rounds"
+        + (f" ({forfeited} forfeited)" if forfeited else "")
+        + f" on up to {team['boards']} boards; recorded as the players' individual games"
+    )
 
 
 def section_notes(section: SubmitSection) -> dict[str, Any]:
@@ -514,6 +541,11 @@ def section_notes(section: SubmitSection) -> dict[str, Any]:
         "not_rated": {f: r for f, r in reasons.items() if r is not None},
         "unrated_players": {p.id: NO_GAME for p in section.players if p.id not in played},
     }
+
+
+def _last_round(section: SubmitSection) -> int:
+    """The last round the section holds (a game's or a bye's)."""
+    return max((x.round for x in [*section.games, *section.byes]), default=0)
 
 
 def _registered(ledger: RatingsLedger) -> dict[str, str | None]:

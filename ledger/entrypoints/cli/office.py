@@ -145,17 +145,40 @@ def supplement(
     sort: Annotated[
         str, typer.Option("--sort", metavar="KEY", help="id (default), name or rating")
     ] = "id",
+    federation: Annotated[
+        str | None,
+        typer.Option("--federation", metavar="FED", help="Only players of this federation"),
+    ] = None,
+    sex: Annotated[
+        str | None, typer.Option("--sex", metavar="SEX", help="Only men (m) or women (w)")
+    ] = None,
+    age: Annotated[
+        str | None,
+        typer.Option(
+            "--age",
+            metavar="GROUP",
+            help="Only this age group by the list's year: U8 … U20, 50+, 65+",
+        ),
+    ] = None,
+    club: Annotated[
+        str | None, typer.Option("--club", metavar="CLUB", help="Only members of this club")
+    ] = None,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
     family: Family = "uschess",
 ) -> None:
     """The rating supplement a federation publishes: every member's ratings on a date, with
-    provisional marks (P) and N, names, sorted and filtered; a table (US Chess layout), or
-    --fide-txt, --json, --csv, --tsv, --nl."""
+    provisional marks (P) and N, names, sorted and filtered (as the list pages: federation,
+    sex, age group, club); a table (US Chess layout), or --fide-txt, --json, --csv, --tsv,
+    --nl."""
     from ledger.entrypoints.interchange import exports
-    from projections import queries
+    from projections import list_filters, queries
 
     fmt = _supplement_format(legacy, fide_txt, as_json, as_csv, as_tsv, as_nl)
+    asked = {"federation": federation, "sex": sex, "age": age, "club": club}
+    why = list_filters.refused(asked)
+    if why is not None:
+        usage(f"--{why}")
     if sort not in ("id", "name", "rating"):
         usage(f"--sort: {sort!r} is not one of id, name, rating")
     if (as_of is None) == (list_name is None):
@@ -169,7 +192,7 @@ def supplement(
     with caught_up(store, view, family, list_name=list_name) as v:
         if list_name is not None:
             day = queries.published_list(v, list_name).as_of
-        rows = exports.supplement(v, day, systems, min_games, sort, list_name)
+        rows = exports.supplement(v, day, systems, min_games, sort, list_name, asked)
     if fmt == "fide-txt":
         for line in exports.fide_txt(rows, systems[0], day):
             typer.echo(line)

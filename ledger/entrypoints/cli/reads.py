@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
-from datetime import date, datetime, time
+from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -104,15 +104,12 @@ def caught_up(
 
 
 def known_moment(text: str) -> datetime:
-    """An --as-known-at value: a date-time is that instant; a date alone is the end of that
-    day (its last microsecond), so today's date finds what was recorded today
-    (docs/decisions.md, issue 20)."""
+    """An --as-known-at value (`projections.session.known_moment`: a date alone is the end of
+    that day); else a usage error."""
+    from projections.session import known_moment as moment
+
     try:
-        return datetime.combine(date.fromisoformat(text), time.max)
-    except ValueError:
-        pass
-    try:
-        return datetime.fromisoformat(text)
+        return moment(text)
     except ValueError:
         usage(f"--as-known-at: {text!r} is not an ISO date or date-time")
 
@@ -222,6 +219,13 @@ def player(
     emit(fmt, records, ["id", "system", *first], table, out)
 
 
+def merged_note(player_id: str, into: str) -> None:
+    """One line on standard error when a record merged away is asked for: its games and ratings
+    are the record it joined (`merge-players`)."""
+    if into != player_id:
+        typer.echo(f"note: {player_id} was merged into {into}; showing {into}", err=True)
+
+
 def history(
     player_id: Annotated[str, typer.Argument(help="Member id")],
     system: SystemName,
@@ -241,9 +245,11 @@ def history(
     fmt = chosen(as_json, as_csv, as_tsv, as_nl)
     with caught_up(store, view, family, known_at, position) as v:
         known = queries.player(v, player_id) is not None
-        rows = queries.history(v, player_id, system)
+        into = queries.survivor(v, player_id)
+        rows = queries.history(v, into, system)
     if not known:
         missing(f"player {player_id!r} is not in the ledger")
+    merged_note(player_id, into)
 
     def table() -> None:
         for r in rows:
@@ -286,6 +292,9 @@ def rating(
         usage("give --as-of or --list")
     day = iso_day("--as-of", as_of)
     with caught_up(store, view, family, known_at, position) as v:
+        into = queries.survivor(v, player_id)
+        merged_note(player_id, into)
+        player_id = into
         by_lists = queries.rates_by_lists(v)
         if by_lists and rules_family(family).periods:
             out = queries.published_and_pending(v, player_id, system, day)

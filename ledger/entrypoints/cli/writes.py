@@ -82,6 +82,7 @@ def register(app: typer.Typer) -> None:
     app.command("amend-rules")(amend_rules)
     app.command("publish-list")(publish_list)
     app.command("void")(void)
+    app.command("merge-players")(merge_players)
     app.command("grant-role")(grant_role)
     app.command("revoke-role")(revoke_role)
     app.command("log")(log)
@@ -600,6 +601,34 @@ def void(
         with closing(RatingsLedger(store, preview=dry_run)) as ledger:
             entries = ledger.void(decision, actor=actor)
     show_entries(entries, dry_run, as_json, ledger.receipt)
+
+
+def merge_players(
+    source: Annotated[str, typer.Argument(metavar="FROM", help="The record merged away")],
+    into: Annotated[str, typer.Argument(metavar="INTO", help="The record it joins")],
+    reason: Reason,
+    actor: Actor,
+    force: Annotated[
+        bool, typer.Option("--force", help="Merge over a profile conflict (INTO's fields stand)")
+    ] = False,
+    store: Store = DEFAULT_STORE,
+    dry_run: DryRun = False,
+    as_json: AsJson = False,
+    view: ViewOption = None,
+) -> None:
+    """Join two records of one person: FROM's games, items and the profile fields INTO lacks
+    count as INTO's, its history re-rated; print the ratings it changes."""
+    from ledger import commands
+    from ledger.application import RatingsLedger
+    from ledger.commands import MergePlayers
+
+    with reported():
+        merge = commands.parse(
+            MergePlayers, {"player": source, "into": into, "reason": reason, "force": force}
+        )
+        with closing(RatingsLedger(store, preview=dry_run)) as ledger:
+            entries = ledger.merge_players(merge, actor=actor)
+            _report(ledger, store, view, entries, dry_run, as_json)
 
 
 def log(

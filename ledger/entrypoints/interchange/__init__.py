@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from anyascii import anyascii
+
 from ledger.commands import SubmitSection, parse
 from ledger.domain import InvalidCommand
 from ledger.errors import field_path
@@ -22,6 +24,7 @@ from ledger.errors import field_path
 FieldPath = tuple[int | str, ...]
 RECORD_ID_LENGTH = 100
 _NOT_ID = re.compile(r"[^A-Za-z0-9]+")
+_NON_LATIN = 0x370  # Greek and every script after it in Unicode
 
 
 @dataclass(frozen=True)
@@ -66,8 +69,11 @@ def locate_submission(error: InvalidCommand, sections: Sequence[Imported]) -> In
 
 
 def derived_id(start: date, name: str) -> str:
-    """A record id from a date and a name: `2024-05-04-may-grand-prix`."""
-    slug = _NOT_ID.sub("-", name).strip("-").lower()
+    """A record id from a date and a name: `2024-05-04-may-grand-prix`. Letters of a script
+    other than Latin (Greek, Cyrillic…) are written in Latin letters first (`ΚΥΠΕΛΛΟ` →
+    `kypello`); Latin letters outside ASCII are dropped as before, so ids stay as they were."""
+    latin = "".join(anyascii(c) if ord(c) >= _NON_LATIN else c for c in name)
+    slug = _NOT_ID.sub("-", latin).strip("-").lower()
     return f"{start.isoformat()}-{slug}"[:RECORD_ID_LENGTH].rstrip("-")
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from ledger.rules.families import family as rules_family
 from ledger.rules.rounding import round_half_up
 from ledger.rules.uschess.systems import is_established
-from projections import queries, unrated
+from projections import list_filters, queries, unrated
 from projections.projector import View
 from projections.queries import system_order
 
@@ -112,10 +112,13 @@ def supplement(
     min_games: int = 0,
     sort: str = "id",
     list_name: str | None = None,
+    filters: Mapping[str, str | None] | None = None,
 ) -> list[dict[str, Any]]:
     """The published list on `day` (or the recorded list `list_name`, `view` as known at it):
     one row per member with their rating in each of `systems` (those with at least `min_games`
-    games), sorted by `id`, `name` or `rating` (the first system's, highest first)."""
+    games), only the members the `filters` keep (federation, sex, age group by the list's
+    year, club: `projections.list_filters`, as the list pages), sorted by `id`, `name` or
+    `rating` (the first system's, highest first)."""
     members: dict[str, dict[str, Any]] = {}
     for system in systems:
         for row in rating_supplement(view, system, day, list_name):
@@ -130,8 +133,12 @@ def supplement(
     profiles = queries.profiles(view)
     for member in members.values():
         card = queries.card(profiles.get(member["id"], {}))
-        member |= {k: card[k] for k in ("federation", "birth_year", "sex", "title")}
+        member |= {k: card[k] for k in ("federation", "birth_year", "sex", "title", "club")}
     rows = list(members.values())
+    if filters and any(filters.values()):
+        listed = queries.published_list(view, list_name) if day is None and list_name else None
+        year = date.fromisoformat(day or (listed.as_of if listed else "")).year
+        rows = [m for m in rows if list_filters.kept(m, filters, year)]
     if sort == "name":
         rows.sort(key=lambda m: (m["name"] is None, (m["name"] or "").casefold(), m["id"]))
     elif sort == "rating":

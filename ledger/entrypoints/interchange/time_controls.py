@@ -1,10 +1,10 @@
 """Time controls as pairing programs write them, in the ledger's notation.
 
 Swiss-Manager and Vega write `90+30`, `90'+30''`, `90 min + 30 s/move`, `90'/40+30'+30''`,
-`120/40+60`; the ledger writes `G/90;+30` and `40/90, SD/30;+30`, which
-`ledger.rules.time_controls` reads. Text the ledger already reads the same way is kept.
-Pieces are separated by `+`, `,` or `;`: periods (`40/90`, `90'/40`, `G/90`, `90'`), then at
-most one delay or increment (`30''`, `30s`, `d5`).
+`120/40+60`, `15 minutes plus 10 sec per move` (`plus` is a `+`); the ledger writes
+`G/90;+30` and `40/90, SD/30;+30`, which `ledger.rules.time_controls` reads. Text the
+ledger already reads the same way is kept. Pieces are separated by `+`, `,` or `;`: periods
+(`40/90`, `90'/40`, `G/90`, `90'`), then at most one delay or increment (`30''`, `30s`, `d5`).
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ _BONUS_BEFORE = re.compile(
     rf"(?P<kind>{_DELAY}|{_INCREMENT})\s*/?\s*(?P<seconds>\d+)\s*{_SECONDS}?"
 )
 _QUOTES = str.maketrans({"’": "'", "′": "'", "″": '"', "”": '"'})
+_PLUS = re.compile(r"\s+plus\s+", re.I)  # Swiss-Manager: `15 minutes plus 10 sec per move`
 
 
 def ledger_time_control(text: str) -> str:
@@ -40,7 +41,7 @@ def ledger_time_control(text: str) -> str:
     `G/90+30` stays), else converted (`120/40+60`: 120 minutes per 40 moves, then 60);
     ValueError when it is neither a pairing program's notation nor the ledger's."""
     try:
-        converted = _converted(text.translate(_QUOTES))
+        converted = _converted(_PLUS.sub(" + ", text.translate(_QUOTES)))
     except ValueError:
         try:
             parse_time_control(text)

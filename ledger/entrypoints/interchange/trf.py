@@ -24,6 +24,7 @@ from ledger.entrypoints.interchange import (
     ResultCodes,
     derived_id,
     grid_to_section,
+    trf_teams,
 )
 from ledger.entrypoints.interchange import trf_header as header
 from ledger.entrypoints.interchange.time_controls import ledger_time_control
@@ -70,6 +71,7 @@ TRF_CODES = ResultCodes(
 )
 # TRF-2026 team files: `0000 - -` (or blank) is a board the player was not fielded on.
 TEAM_CODES = replace(TRF_CODES, blank="N", absent=frozenset("N- "))
+TEAM_RECORDS = ("013", "310", "330", "802")  # teams, forfeited matches, results by round
 TAG_NAMES = {
     "012": "tournament name",
     "042": "start date",
@@ -115,6 +117,7 @@ class TrfReport:
     skipped: tuple[str, ...] = ()
     round_dates: tuple[date, ...] = ()  # the 132 lines' dates of the rounds
     embedded: Mapping[str, list[str]] = field(default_factory=dict)  # `### ratings-ledger` lines
+    team_lines: Mapping[str, list[tuple[int, str]]] = field(default_factory=dict)  # TEAM_RECORDS
 
     def embedded_one(self, key: str) -> str | None:
         return self.embedded[key][0] if self.embedded.get(key) else None
@@ -179,6 +182,7 @@ def parse_trf(text: str, source: str) -> TrfReport:
     skipped: list[str] = []
     dates: list[date] = []
     embedded: dict[str, list[str]] = {}
+    team_lines: dict[str, list[tuple[int, str]]] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         if line.startswith(COMMENT):  # what `export-trf` wrote beyond TRF16's columns
             key, _, value = line[len(COMMENT) :].strip().partition(" ")
@@ -197,12 +201,14 @@ def parse_trf(text: str, source: str) -> TrfReport:
             players[player.start] = player
         elif line[:3].isdigit() or line[:3] == "XXR":
             tags.setdefault(line[:3], (number, line[4:].strip()))
+            if line[:3] in TEAM_RECORDS:
+                team_lines.setdefault(line[:3], []).append((number, line))
             if line.startswith("132"):
                 dates += [header.read_round_date(d) for d in _ROUND_DATE.findall(line[3:])]
     if len(players) < 2:
         raise InvalidCommand((), f"{source}: {len(players)} player lines (001); a section has 2+")
     ordered = tuple(sorted(players.values(), key=lambda p: p.start))
-    return TrfReport(source, tags, ordered, tuple(skipped), tuple(dates), embedded)
+    return TrfReport(source, tags, ordered, tuple(skipped), tuple(dates), embedded, team_lines)
 
 
 def _player(line: str, number: int, source: str) -> TrfPlayer:
@@ -310,7 +316,8 @@ def to_section(
     `members` gives each starting rank's member id (default: the FIDE id, see `match`). A file
     whose XXR (or 142) announces more rounds than were played is refused unless `partial`: then
     the rounds played are the section. In a team file a round without an opponent and without
-    a point is a board the player did not play, not a bye.
+    a point is a board the player did not play, not a bye, and a player fielded in no round
+    (`reserves`) is left out.
     """
     origins: dict[FieldPath, str] = {}
     rules = rules or report.embedded_one("rules")
@@ -327,6 +334,7 @@ def to_section(
     _check_complete(report, rounds, partial)
     if not partial:
         rounds = max(_last_round(p) for p in report.players)
+    left_out = {p.start for p in reserves(report, rounds)}
     entrants = [
         Entrant(
             p.start,
@@ -335,11 +343,18 @@ def to_section(
             p.rounds[:rounds],
         )
         for p in report.players
+        if p.start not in left_out
     ]
     for i, e in enumerate(entrants):
         origins[("players", i)] = e.where
-    codes = TEAM_CODES if report.team else TRF_CODES
+    # A team file, or the ledger's own export (`### ratings-ledger absent`): `0000 - -` is a
+    # round the player was not entered in, not a zero-point bye.
+    not_entered = report.team or report.embedded_one("absent") is not None
+    codes = TEAM_CODES if not_entered else TRF_CODES
     games, byes = grid_to_section(entrants, rounds, codes, origins)
+    # By round, then line: a double forfeit's byes come with the pair, the export's alone.
+    place = {e.member: i for i, e in enumerate(entrants)}
+    byes.sort(key=lambda b: (b["round"], place[b["player"]]))
     data: dict[str, Any] = {
         "section_id": section_id,
         "event_name": name,
@@ -356,6 +371,33 @@ def to_section(
     if rules is not None:
         data["rules"] = rules
     return Imported(data, report.source, origins)
+
+
+def reserves(report: TrfReport, rounds: int | None = None) -> list[TrfPlayer]:
+    """A team file's players fielded in none of the first `rounds` rounds (all, if None):
+    on a team's list, never at a board; they are not players of the section. An
+    individual file has none (a line without a game there is a player's zero-point byes)."""
+    if not report.team:
+        return []
+    return [
+        p
+        for p in report.players
+        if all(e.opponent is None and e.code in TEAM_CODES.absent for e in p.rounds[:rounds])
+    ]
+
+
+def team_report(report: TrfReport) -> dict[str, Any] | None:
+    """A team file's teams, boards and team matches, and where its own team points (802)
+    disagree with its boards (None: not a team file, or one without team lines)."""
+    teams = trf_teams.read_teams(report.team_lines)
+    if not report.team or not teams:
+        return None
+    return trf_teams.summary(
+        teams,
+        {p.start: p.rounds for p in report.players},
+        trf_teams.match_points(report.team_lines.get("802", ())),
+        trf_teams.forfeits(report.team_lines.get("330", ())),
+    )
 
 
 def in_progress(report: TrfReport) -> str | None:

@@ -3,7 +3,8 @@ trip: import → export → import gives the same section)").
 
 The `001` lines carry what the profiles hold (sex, title, name, FIDE rating, federation, FIDE
 id, birth date or year) in TRF16's columns; each round is the opponent's starting rank, the
-colour and the code (`1 = 0`, `+ -` for forfeits, `F H Z` for byes). What TRF16 has no column
+colour and the code (`1 = 0`, `+ -` for forfeits, `F H Z` for byes, `0000 - -` for a round the
+player was not entered in). What TRF16 has no column
 for goes into comment lines (`###`, which pairing programs skip) that `import trf` reads back:
 the section id, tournament id and rules, and each starting rank's member id.
 """
@@ -28,6 +29,10 @@ POINTS = {"1": 1.0, "=": 0.5, "+": 1.0}
 TITLES = {"GM": "g", "IM": "m", "FM": "f", "CM": "c", "WGM": "wg", "WIM": "wm", "WFM": "wf"}
 TITLES |= {"WCM": "wc"}
 COMMENT = "### ratings-ledger"  # the comment lines `import trf` reads back
+# A round the player was not entered in (a team's board not fielded): no game and no bye.
+# TRF16 has no code for it; pairing programs read it as an unplayed round worth nothing, and
+# `import trf` reads it back as nothing because the file says so (`### ratings-ledger absent`).
+NOT_ENTERED = "0000 - -"
 
 
 def to_trf(report: Mapping[str, Any], profiles: Mapping[str, Mapping[str, Any]]) -> str:
@@ -63,10 +68,11 @@ def to_trf(report: Mapping[str, Any], profiles: Mapping[str, Mapping[str, Any]])
         f"{COMMENT} section {report['section_id']}",
         *(f"{COMMENT} {k} {report[k]}" for k in ("tournament_id", "rules") if report.get(k)),
         *(f"{COMMENT} member {start[pid]} {pid}" for pid in ids),
+        f"{COMMENT} absent {NOT_ENTERED}",
     ]
     for pid in ids:
         line = _player(start[pid], profiles.get(pid, {}), points[pid], place[pid])
-        line += "".join(f"  {cells.get((pid, r), '0000 - Z')}" for r in range(1, rounds + 1))
+        line += "".join(f"  {cells.get((pid, r), NOT_ENTERED)}" for r in range(1, rounds + 1))
         lines.append(line)
     return "\n".join(lines) + "\n"
 

@@ -21,6 +21,7 @@ _DAY_MONTH_NAME = re.compile(r"(\d{1,2})\.?\s+([a-z]{3})[a-z]*\.?,?\s+(\d{4})", 
 # Words and addresses that say a tournament was played on a chess server.
 _ONLINE = re.compile(r"lichess|chess\.com|chess24|playchess|\bonline\b|https?://", re.I)
 _TEAM_TYPE = re.compile(r"team|olympiad", re.I)
+_INDIVIDUAL = re.compile(r"individual", re.I)
 
 
 def read_date(text: str) -> date:
@@ -115,7 +116,11 @@ def rounds_announced(tags: Mapping[str, tuple[str, str]]) -> int | None:
 
 def is_team_file(tags: Mapping[str, tuple[str, str]], team_lines: bool) -> bool:
     """A team tournament's file: team lines (013, 310), a number of teams (082), or a team
-    type (092, 192)."""
+    type (092, 192); a type that says `individual` is not one, whatever its 082 says."""
     teams = tags.get("082", ("", ""))[0].strip()
     kind = tags.get("092", ("", ""))[0] + " " + tags.get("192", ("", ""))[0]
-    return team_lines or (teams.isdigit() and int(teams) > 0) or bool(_TEAM_TYPE.search(kind))
+    if team_lines:
+        return True
+    if _INDIVIDUAL.search(kind):
+        return False
+    return (teams.isdigit() and int(teams) > 0) or bool(_TEAM_TYPE.search(kind))

@@ -10,11 +10,11 @@ the files of `static/` are served. The pages live in `players.py`, `sections.py`
 from __future__ import annotations
 
 import sqlite3
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import ExitStack, closing, contextmanager
 from dataclasses import replace
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
@@ -32,7 +32,7 @@ from ledger.rules.families import DEFAULT
 from ledger.rules.families import family as rules_family
 from ledger.store import view_path
 from projections.projector import View
-from projections.session import NothingKnownYet, ReadSession
+from projections.session import NothingKnownYet, ReadSession, known_moment
 
 __all__ = ["Site", "HttpError", "When", "chart", "charts", "date_ticks", "rating_ticks"]
 
@@ -91,7 +91,8 @@ class Site:
                     ctype, body = "application/json", _json(answer)
                 else:
                     ctype, body = "text/html; charset=utf-8", answer.encode()
-        except HttpError as exc:
+        except Exception as raised:
+            exc = raised if isinstance(raised, HttpError) else _unexpected(raised)
             status, extra = exc.status, exc.headers
             if api:
                 ctype, body = "application/json", _json({"error": exc.message})
@@ -194,13 +195,27 @@ class Site:
             try:
                 at = stack.enter_context(
                     session.at(
-                        known_at=None if known is None else datetime.fromisoformat(known),
+                        known_at=None if known is None else known_moment(known),
                         position=when.position,
                     )
                 )
             except NothingKnownYet:
                 raise HttpError("404 Not Found", f"the ledger had no entries at {known}") from None
             yield at.view, session.ledger, replace(when, position=at.position)
+
+
+def _unexpected(exc: Exception) -> HttpError:
+    """Anything else a page met (a store that cannot be used, a bug) as one line on the page
+    and in the server's log, never a traceback (503 for a fault of the machine, else 500)."""
+    from ledger.faults import describe, machine_faults
+
+    if isinstance(exc, machine_faults()):
+        status, message = "503 Service Unavailable", describe(exc)
+    else:
+        first = (str(exc).strip().splitlines() or [""])[0][:300]
+        status, message = "500 Internal Server Error", f"unexpected {type(exc).__name__}: {first}"
+    print(f"error: {message}", file=sys.stderr)
+    return HttpError(status, message)
 
 
 def _json(data: Any) -> bytes:

@@ -4,7 +4,9 @@ answer other than 200 (`HttpError`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date
+
+from projections.session import known_moment
 
 LARGEST = 2**63 - 1  # SQLite's largest integer: a larger number is a bad parameter
 
@@ -48,7 +50,7 @@ def when(query: dict[str, str]) -> When:
             raise HttpError("400 Bad Request", f"as_of: {as_of!r} is not YYYY-MM-DD") from None
     if known is not None:
         try:
-            datetime.fromisoformat(known)
+            known_moment(known)
         except ValueError:
             raise HttpError(
                 "400 Bad Request", f"as_known_at: {known!r} is not an ISO date or date-time"

@@ -11,7 +11,6 @@ from ledger.entrypoints.web.params import HttpError, When, whole
 from ledger.entrypoints.web.render import Page, html
 from ledger.reading import Readable
 from ledger.rules.families import family as rules_family
-from ledger.rules.uschess.floors import OLM_GAMES
 from projections import explain as ex
 from projections import queries, unrated
 from projections.projector import View
@@ -50,9 +49,10 @@ def player_data(view: View, player: str, when: When) -> dict[str, Any]:
     out["ratings"] = {s: out["ratings"][s] for s in sorted(out["ratings"], key=system_order)}
     out["as_of"] = when.as_of
     out["position"] = when.position
+    olm = rules_family(view.family).olm_games
     for r in out["ratings"].values():
-        if rules_family(view.family).floors:
-            r["olm_progress"] = f"{r['olm_games']}/{OLM_GAMES}"
+        if olm is not None:
+            r["olm_progress"] = f"{r['olm_games']}/{olm}"
     return out
 
 

@@ -5,6 +5,7 @@ templates share."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from contextvars import ContextVar
 from datetime import datetime
@@ -17,6 +18,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 
 from ledger.entrypoints.web.params import When
 from ledger.rules.rounding import round_half_up
+from ledger.rules.time_controls import known_time_control
 
 TEMPLATES = Path(__file__).with_name("templates")
 # The JSON twin of the page being answered (`/api` + its path and query), set by the site.
@@ -62,6 +64,31 @@ def cell(value: Any, decimals: int = 2) -> Any:
     if isinstance(value, dict):
         return json.dumps(value)
     return value
+
+
+_PERIOD_WORDS = re.compile(r"(?:(?P<moves>\d+)|game|g|sd)\s*/\s*(?P<minutes>\d+)", re.I)
+_BONUS_WORDS = re.compile(r"(?P<kind>delay|inc|d|\+)\s*/?\s*(?P<seconds>\d+)", re.I)
+
+
+def rate(text: str) -> str:
+    """A time control in words any federation's reader follows, the ledger's notation after
+    it: `40/90, SD/30;+30` → `40 moves in 90 min, then 30 min; 30 s added a move (40/90,
+    SD/30;+30)`. Text the ledger cannot read (or `not given`) is shown as written."""
+    if known_time_control(text) is None:
+        return text
+    periods = list(_PERIOD_WORDS.finditer(text))
+    words = [
+        f"{m['moves']} moves in {m['minutes']} min"
+        if m["moves"]
+        else f"{m['minutes']} min" + ("" if i else " for the game")
+        for i, m in enumerate(periods)
+    ]
+    said = words[0] + "".join(f", then {w}" for w in words[1:])
+    bonus = _BONUS_WORDS.search(_PERIOD_WORDS.sub(" ", text))
+    if bonus is not None:
+        delay = bonus["kind"].lower() in ("d", "delay")
+        said += f"; {bonus['seconds']} s " + ("delay a move" if delay else "added a move")
+    return f"{said} ({text})"
 
 
 def dates(start: str | None, end: str | None) -> str:
@@ -116,6 +143,7 @@ ENV.filters.update(
     exact=exact,
     cell=cell,
     dates=dates,
+    rate=rate,
     pretty_json=pretty_json,
 )
 

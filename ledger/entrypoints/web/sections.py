@@ -67,7 +67,7 @@ def section(view: View, ledger: Readable, section_id: str, when: When) -> tuple[
     ranked = standings(table, queries.cards(view, [r.player for r in table.rows]), words)
     page = html(
         "section.html",
-        title=f"Section {section_id}",
+        title=table.event_name or f"Section {section_id}",
         when=when,
         keep=None,
         table=table,

@@ -3,11 +3,13 @@ and (from 2022) the rapid and blitz lists, rated by published lists in periods (
 
 from __future__ import annotations
 
-from ledger.rules.family import Family, Words
+from ledger.rules.family import Family, PeriodRules, Words
 from ledger.rules.fide import rate_of_play
+from ledger.rules.fide.lists import first_list_rating, list_version, period_result
 from ledger.rules.fide.rate_of_play import STANDARD, SYSTEMS
 from ledger.rules.fide.tables import performance
-from ledger.rules.fide.versions import NAMES, resolve
+from ledger.rules.fide.uplift import uplifted_official
+from ledger.rules.fide.versions import BY_NAME, NAMES, resolve
 
 WORDS = Words(
     federation="FIDE",
@@ -47,17 +49,31 @@ EXPLAIN_VERSIONS = {
     "8.3.4 and 7.1 (the monthly list)",
 }
 
+# 10.65 / 8.3.4: each period rated from the previous list, the list summing it.
+PERIODS = PeriodRules(
+    version=list_version,
+    by_name=BY_NAME,
+    result=period_result,
+    first_rating=first_list_rating,
+    uplifted=uplifted_official,
+    uplift_system=STANDARD,
+    uplift_text="FIDE Council, 15 December 2023: ratings below 2000 on the 1 March 2024 list "
+    "raised by 0.4 × (2000 − R)",
+    k_rule="8.3.3 (10 once 2400 published; 40 junior under 2300 or < 30 games; 20)",
+)
+
 FAMILY = Family(
     name="fide",
     versions=NAMES,
     resolve=resolve,
     rater="projections.raters.fide:FideRater",
+    estimator="ledger.estimators.fide:estimate",
     systems=SYSTEMS,
     list_system=STANDARD,
     words=WORDS,
     view_suffix=".fide.view.db",
     late_items="next_period",  # late reports are rated in the next period (docs/decisions.md)
-    periods=True,
+    periods=PERIODS,
     last_k=True,
     explain_versions=EXPLAIN_VERSIONS,
     not_rated=lambda total, online, day: rate_of_play.section_not_rated(

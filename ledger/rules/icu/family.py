@@ -55,6 +55,7 @@ FAMILY = Family(
     versions=tuple(VERSIONS),
     resolve=resolve,
     rater="projections.raters.icu:IcuRater",
+    estimator="ledger.estimators.icu:estimate",
     systems=(SYSTEM,),
     list_system=SYSTEM,
     words=WORDS,

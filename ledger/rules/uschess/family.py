@@ -4,6 +4,7 @@ systems, floors and OLM (§5), provisional ratings (§1), no published lists."""
 from __future__ import annotations
 
 from ledger.rules.family import Family, Words
+from ledger.rules.uschess.floor_levels import OLM_GAMES
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.time_controls import section_not_rated
 from ledger.rules.uschess.versions import VERSIONS, resolve
@@ -77,11 +78,13 @@ FAMILY = Family(
     versions=tuple(VERSIONS),
     resolve=resolve,
     rater="projections.raters.uschess:Rater",
+    estimator="ledger.estimators.uschess:estimate",
     systems=tuple(str(s) for s in System),
     list_system=None,
     words=WORDS,
     view_suffix=".view.db",
     floors=True,
+    olm_games=OLM_GAMES,
     provisional=True,
     reads_time_control=True,
     explain_sections=KIND_SECTIONS,

@@ -8,7 +8,7 @@ from datetime import date, timedelta
 
 from ledger.rules.rounding import round_half_up
 from ledger.rules.uschess.effective_games import effective_games
-from ledger.rules.uschess.floors import ABSOLUTE_FLOOR, MATCH_FLOOR_LOWERING
+from ledger.rules.uschess.floor_levels import ABSOLUTE_FLOOR, MATCH_FLOOR_LOWERING
 from ledger.rules.uschess.standard_formula import k_factor, standard_rating
 from ledger.rules.uschess.systems import System, is_established
 from ledger.rules.uschess.versions import RuleVersion

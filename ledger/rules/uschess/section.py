@@ -7,16 +7,13 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import NamedTuple
 
-from ledger.rules.uschess.effective_games import effective_games
 from ledger.rules.uschess.initialization import Initialization, PlayerBackground, initialize
+from ledger.rules.uschess.kernel import HISTORY_CODES, Columns, rate_columns
 from ledger.rules.uschess.special_formula import SpecialResult, special_rating
-from ledger.rules.uschess.standard_formula import bonus_eligible, k_factor, standard_rating
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.time_controls import is_dual_rated_time_control
 from ledger.rules.uschess.versions import Rules, RuleVersion
 
-MINIMUM_RATING = 100.0  # §1 Steps 3–5: "If the resulting rating ... is less than 100, ... 100"
-SPECIAL_UP_TO = 8  # §1 Step 4: the special formula for "8 or fewer games (N ≤ 8)"
 SPECIAL, STANDARD = "special", "standard"
 
 
@@ -90,113 +87,73 @@ def rate_section(
     dual_rated_k: bool,
     explain: bool = False,
 ) -> list[Rated]:
-    """Rate a section through Steps 2–5; `dual_rated_k` when §4.2's reduced K applies."""
-    n = len(entrants)
-    opponents: list[list[int]] = [[] for _ in range(n)]
-    results: list[list[float]] = [[] for _ in range(n)]
-    for g in games:
-        white, black, score = g.white, g.black, g.score
-        opponents[white].append(black)
-        results[white].append(score)
-        opponents[black].append(white)
-        results[black].append(1.0 - score)
+    """Rate a section through Steps 2–5; `dual_rated_k` when §4.2's reduced K applies.
 
-    prior = [e.rating for e in entrants]
-    rated: list[Rated] = []
-    for i, e in enumerate(entrants):
-        special = e.games <= SPECIAL_UP_TO or e.history != "mixed"
-        res = results[i]
-        m = len(res)
-        if not m:
-            rated.append(
-                Rated(e.id, e.rating, e.games, e.unrated, SPECIAL if special else STANDARD)
-            )
-            continue
-        wins = res.count(1.0)
-        draws = res.count(0.5)
-        n_eff = effective_games(e.games, e.rating)  # Step 2, §3
-        k = None
-        eligible = False
-        if not special:
-            k = k_factor(n_eff, m, e.rating, dual_rated_k)
-            met = opponents[i]
-            distinct = set(met)
-            most = 1 if len(distinct) == m else max(map(met.count, distinct))
-            eligible = bonus_eligible(m, most, bonus_needs_distinct_opponents_at_three)
-        rated.append(
-            Rated(
-                e.id,
-                e.rating,
-                e.games,
-                e.unrated,
-                SPECIAL if special else STANDARD,
-                m,
-                sum(res),
-                wins,
-                draws,
-                m - wins - draws,
-                n_eff,
-                k,
-                eligible,
-            )
+    The arithmetic is the columnar kernel's (kernel.py); `explain` adds each step's opponent
+    ratings and the special formula's search (§4.1) for every player.
+    """
+    c = rate_columns(
+        [e.rating for e in entrants],
+        [e.games for e in entrants],
+        [e.unrated for e in entrants],
+        [HISTORY_CODES[e.history] for e in entrants],
+        [g.white for g in games],
+        [g.black for g in games],
+        [g.score for g in games],
+        bonus_multiplier,
+        bonus_needs_distinct_opponents_at_three,
+        dual_rated_k,
+    )
+    rated = [
+        Rated(
+            e.id,
+            e.rating,
+            e.games,
+            e.unrated,
+            SPECIAL if c.special[i] else STANDARD,
+            c.m[i],
+            c.score[i],
+            c.wins[i],
+            c.draws[i],
+            c.m[i] - c.wins[i] - c.draws[i],
+            c.n_eff[i],
+            c.k[i],
+            c.eligible[i],
+            c.step3[i],
+            c.step4[i],
+            c.step5[i],
+            c.expected[i],
+            c.bonus[i],
         )
-
-    # Step 3: unrated players with N = 0, N' = 1, against opponents' pre-event or Step 1 ratings.
-    step4_opponent = list(prior)
-    for i, e in enumerate(entrants):
-        r = rated[i]
-        if e.unrated and e.games == 0 and r.m:
-            s3 = special_rating(e.rating, 1.0, [prior[j] for j in opponents[i]], r.score)
-            r.step3 = max(s3.rating, MINIMUM_RATING)
-            if explain:
-                r.special_step3 = s3
-            step4_opponent[i] = r.step3
-
-    # Step 4 with those opponent ratings, then Step 5 with the Step 4 results.
-    step4 = _step(rated, entrants, opponents, step4_opponent, bonus_multiplier, 4, explain)
-    _step(rated, entrants, opponents, step4, bonus_multiplier, 5, explain)
+        for i, e in enumerate(entrants)
+    ]
+    if explain:
+        _explain(rated, entrants, games)
     return rated
 
 
-def _step(
-    rated: list[Rated],
-    entrants: Sequence[Entrant],
-    opponents: list[list[int]],
-    opponent_rating: list[float],
-    bonus_multiplier: float,
-    step: int,
-    explain: bool,
-) -> list[float]:
-    out = list(opponent_rating)
-    for i, r in enumerate(rated):
+def _explain(rated: list[Rated], entrants: Sequence[Entrant], games: Sequence[Game]) -> None:
+    """Each step's opponent ratings (Step 4: pre-event or Step 3; Step 5: Step 4's) and the
+    special formula's search of Steps 3–5, as the kernel computed them."""
+    opponents: list[list[int]] = [[] for _ in entrants]
+    for g in games:
+        opponents[g.white].append(g.black)
+        opponents[g.black].append(g.white)
+    step4 = [e.rating if r.step3 is None else r.step3 for e, r in zip(entrants, rated, strict=True)]
+    step5 = [s if r.step4 is None else r.step4 for s, r in zip(step4, rated, strict=True)]
+    for r, e, met in zip(rated, entrants, opponents, strict=True):
         if not r.m:
             continue
-        r0 = r.pre_rating
-        opp = [opponent_rating[j] for j in opponents[i]]
+        if r.step3 is not None:
+            pre = [entrants[j].rating for j in met]
+            r.special_step3 = special_rating(e.rating, 1.0, pre, r.score)
+        r.opponents_step4 = [step4[j] for j in met]
+        r.opponents_step5 = [step5[j] for j in met]
         if r.k is None:
-            sp = special_rating(r0, r.n_eff, opp, r.score, entrants[i].history)
-            new = sp.rating
-            if explain:
-                setattr(r, f"special_step{step}", sp)
-        else:
-            st = standard_rating(
-                r0, opp, r.score, r.k, bonus_multiplier if r.bonus_eligible else None
+            r.special_step4, r.special_step5 = (
+                special_rating(e.rating, r.n_eff, opp, r.score, e.history)
+                for opp in (r.opponents_step4, r.opponents_step5)
             )
-            new = st.rating
-            if step == 5:
-                r.expected, r.bonus = st.expected, st.bonus
-        if new < MINIMUM_RATING:
-            new = MINIMUM_RATING
-        out[i] = new
-        if step == 4:
-            r.step4 = new
-            if explain:
-                r.opponents_step4 = opp
-        else:
-            r.step5 = new
-            if explain:
-                r.opponents_step5 = opp
-    return out
 
 
 class Start(NamedTuple):
@@ -234,9 +191,55 @@ def rate_event(
     explain: bool = False,
 ) -> tuple[list[Rated], dict[int, Initialization]]:
     """One section in one system, all of §1: Step 1 (§2) for every player given without a
-    rating, then Steps 2–5. `games` index `players`. The read model's rater and `estimate`
-    both rate a section through here; floors (§5) are theirs to apply to each Step 5 rating.
+    rating, then Steps 2–5. `games` index `players`. `estimate` rates a section through here,
+    the read model's rater through `rate_event_columns` (the same kernel); floors (§5) are
+    theirs to apply to each Step 5 rating.
     """
+    entrants, inits = initialize_entrants(players, rules, system, on)
+    rated = rate_section(
+        entrants,
+        games,
+        rules.bonus_multiplier,
+        rules.version.bonus_needs_distinct_opponents_at_three,
+        dual_rated,
+        explain=explain,
+    )
+    return rated, inits
+
+
+def rate_event_columns(
+    players: Sequence[Start],
+    white: Sequence[int],
+    black: Sequence[int],
+    score: Sequence[float],
+    rules: Rules,
+    system: System,
+    on: date,
+    dual_rated: bool,
+) -> tuple[list[Entrant], Columns, dict[int, Initialization]]:
+    """`rate_event` over columns: the entrants after Step 1, Steps 2–5's columns, and each
+    Step 1 (the games as index columns into `players`)."""
+    entrants, inits = initialize_entrants(players, rules, system, on)
+    codes = HISTORY_CODES
+    columns = rate_columns(
+        [e.rating for e in entrants],
+        [e.games for e in entrants],
+        [e.unrated for e in entrants],
+        [codes[e.history] for e in entrants],
+        white,
+        black,
+        score,
+        rules.bonus_multiplier,
+        rules.version.bonus_needs_distinct_opponents_at_three,
+        dual_rated,
+    )
+    return entrants, columns, inits
+
+
+def initialize_entrants(
+    players: Sequence[Start], rules: Rules, system: System, on: date
+) -> tuple[list[Entrant], dict[int, Initialization]]:
+    """Step 1 (§2) for every player given without a rating; the others as they come."""
     inits: dict[int, Initialization] = {}
     entrants: list[Entrant] = []
     for n, p in enumerate(players):
@@ -251,12 +254,4 @@ def rate_event(
             entrants.append(Entrant(p.id, init.rating, init.games, True, p.history))
         else:
             entrants.append(Entrant(p.id, float(p.rating), p.games, p.unrated, p.history))
-    rated = rate_section(
-        entrants,
-        games,
-        rules.bonus_multiplier,
-        rules.version.bonus_needs_distinct_opponents_at_three,
-        dual_rated,
-        explain=explain,
-    )
-    return rated, inits
+    return entrants, inits

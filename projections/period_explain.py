@@ -1,5 +1,6 @@
-"""`explain` for the FIDE family: the games, the opponents' ratings, K, ΔR and the period's list,
-in FIDE's words (Ro, Rc, D, PD, ΔR, K, Ru, Ra, dp; 10.6 / 8.3), recomputed as the period rates."""
+"""`explain` for a family that rates in list periods (`Family.periods`, FIDE 10.65): the games,
+the opponents' ratings, K, ΔR and the period's list, in its words (Ro, Rc, D, PD, ΔR, K, Ru, Ra,
+dp; FIDE 10.6 / 8.3), recomputed as the period rates."""
 
 from __future__ import annotations
 
@@ -7,8 +8,6 @@ import json
 from typing import Any
 
 from ledger.rules.families import family as rules_family
-from ledger.rules.fide.uplift import uplifted_official
-from ledger.rules.fide.versions import BY_NAME
 from ledger.rules.rounding import round_half_up
 from projections import queries
 from projections.items import Item
@@ -31,8 +30,9 @@ def period_bound(view: View, detail: dict[str, Any]) -> tuple[str, str | None] |
 def explain_section(
     view: View, item: Item, row: dict[str, Any], stored: dict[str, Any], found: dict[str, Any]
 ) -> dict[str, Any]:
-    """The FIDE part of an explanation: games, K, ΔR (or Ru), and the list that sums them."""
-    version = BY_NAME.get(row["rules"])
+    """The period part of an explanation: games, K, ΔR (or Ru), and the list that sums them."""
+    rules = rules_family(view.family).periods
+    version = rules.by_name.get(row["rules"])
     names = queries.names(view, [g[0] for g in found.get("games", ()) if isinstance(g[0], str)])
     games = []
     for g in found.get("games", ()):
@@ -65,7 +65,7 @@ def explain_section(
         out |= {"dp": found.get("dp"), "published": found.get("published_rating")}
         out |= {"not_yet": found.get("reason")}
     if version is not None and version.per_game and row["pre_rating"] is not None:
-        out["K_rule"] = "8.3.3 (10 once 2400 published; 40 junior under 2300 or < 30 games; 20)"
+        out["K_rule"] = rules.k_rule
     listed = stored.get("list", False)
     if listed is not False:
         out["period"] = _period(view, row["player"], row["system"], listed)
@@ -80,7 +80,7 @@ def _period(view: View, player: str, system: str, name: str | None) -> dict[str,
     row = (
         None
         if found is None
-        else queries.history_row(view, player, system, f"list:fide:{found.number}")
+        else queries.history_row(view, player, system, f"list:{view.family}:{found.number}")
     )
     if row is None:
         return {"list": name, "status": "no rating published on this list (results carry on)"}
@@ -100,9 +100,10 @@ def _period(view: View, player: str, system: str, name: str | None) -> dict[str,
 def explain_uplift(
     view: View, item: Item, row: dict[str, Any], stored: dict[str, Any], fed_by: Any
 ) -> dict[str, Any]:
-    """FIDE's one-time uplift of a list: R + share × (ceiling − R) below the ceiling."""
+    """A one-time uplift of a list (FIDE's): R + share × (ceiling − R) below the ceiling."""
     fact = item.event
-    again = uplifted_official(round_half_up(row["pre_rating"]), fact.ceiling, fact.share)
+    rules = rules_family(view.family).periods
+    again = rules.uplifted(round_half_up(row["pre_rating"]), fact.ceiling, fact.share)
     return {
         "player": row["player"],
         "system": row["system"],
@@ -111,9 +112,9 @@ def explain_uplift(
             "kind": item.kind,
             "start": item.start,
             "end": item.end,
-            "event_name": f"FIDE uplift of the list {stored.get('list')}",
-            "follows": "FIDE Council, 15 December 2023: ratings below 2000 on the 1 March 2024 "
-            "list raised by 0.4 × (2000 − R)",
+            "event_name": f"{rules_family(view.family).words.federation} uplift of the list "
+            f"{stored.get('list')}",
+            "follows": rules.uplift_text,
         },
         "fed_by": fed_by(view, item, None, {}, row["player"], row["system"]),
         "rules": {"version": row["rules"]},

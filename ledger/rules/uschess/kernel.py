@@ -1,0 +1,195 @@
+"""Steps 2–5 (§1) of one section in one system over columns: the rating kernel.
+
+A section is its players' columns (pre-event or Step 1 rating, N, unrated, §4.1 history) and
+its games as index columns (white, black, white's score). `rate_columns` returns one column
+per value a history row stores. The pure-Python kernel here is the definition; a compiled twin
+(kernel_compiled.py, with numba) does the same operations in the same order, so every float
+is the same bit for bit, and is chosen when numba is installed once a process has rated
+`COMPILED_AFTER` players (loading it costs about half a second; docs/decisions.md, "the
+columnar rating kernel").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from ledger.rules.uschess.effective_games import effective_games
+from ledger.rules.uschess.special_formula import special_rating
+from ledger.rules.uschess.standard_formula import bonus_eligible, k_factor, standard_rating
+
+MINIMUM_RATING = 100.0  # §1 Steps 3–5: "If the resulting rating ... is less than 100, ... 100"
+SPECIAL_UP_TO = 8  # §1 Step 4: the special formula for "8 or fewer games (N ≤ 8)"
+HISTORIES = ("mixed", "all_wins", "all_losses")  # §4.1's history, coded by its index here
+HISTORY_CODES = {name: code for code, name in enumerate(HISTORIES)}
+# Players rated by the pure-Python kernel in a process before it loads the compiled one (about
+# 0.1 s of the pure kernel; loading numba and its cached code takes about 0.5 s, and pays from
+# about 25,000 players on: docs/decisions.md). Small ledgers and tests never load it.
+COMPILED_AFTER = 5_000
+
+
+class Columns(NamedTuple):
+    """Each player's values, one list per value (None where the step does not apply)."""
+
+    special: list[bool]  # §1 Step 4: N ≤ 8, or all wins or all losses before
+    m: list[int]
+    score: list[float]
+    wins: list[int]
+    draws: list[int]
+    n_eff: list[float]  # 0.0 for a player without games
+    k: list[float | None]  # None: the special formula (§1 Step 4)
+    eligible: list[bool]
+    step3: list[float | None]
+    step4: list[float | None]
+    step5: list[float | None]
+    expected: list[float | None]  # Step 5's, standard formula only
+    bonus: list[float | None]
+
+
+def rate_columns(
+    prior: Sequence[float],
+    games: Sequence[float],
+    unrated: Sequence[bool],
+    history: Sequence[int],
+    white: Sequence[int],
+    black: Sequence[int],
+    score: Sequence[float],
+    bonus_multiplier: float,
+    distinct_at_three: bool,
+    dual_rated_k: bool,
+) -> Columns:
+    """Steps 2–5 of a section, by the compiled kernel when it serves, else by `rate_python`
+    (the same columns either way)."""
+    if _RATED[0] < COMPILED_AFTER:
+        _RATED[0] += len(prior)
+    else:
+        compiled = _compiled()
+        if compiled is not None and all(type(r) is float for r in prior):
+            return compiled(
+                prior,
+                games,
+                unrated,
+                history,
+                white,
+                black,
+                score,
+                bonus_multiplier,
+                distinct_at_three,
+                dual_rated_k,
+            )
+    return rate_python(
+        prior,
+        games,
+        unrated,
+        history,
+        white,
+        black,
+        score,
+        bonus_multiplier,
+        distinct_at_three,
+        dual_rated_k,
+    )
+
+
+_RATED = [0]  # players rated through rate_columns in this process, up to COMPILED_AFTER
+_COMPILED: list = []
+
+
+def _compiled():
+    """kernel_compiled.rate_compiled, or None without numba (imported once, when first used)."""
+    if not _COMPILED:
+        try:
+            from ledger.rules.uschess.kernel_compiled import rate_compiled
+        except ImportError:
+            rate_compiled = None
+        _COMPILED.append(rate_compiled)
+    return _COMPILED[0]
+
+
+def rate_python(
+    prior: Sequence[float],
+    games: Sequence[float],
+    unrated: Sequence[bool],
+    history: Sequence[int],
+    white: Sequence[int],
+    black: Sequence[int],
+    score: Sequence[float],
+    bonus_multiplier: float,
+    distinct_at_three: bool,
+    dual_rated_k: bool,
+) -> Columns:
+    """§1 Steps 2–5 in pure Python (the arguments as `rate_columns`')."""
+    size = len(prior)
+    opponents: list[list[int]] = [[] for _ in range(size)]
+    results: list[list[float]] = [[] for _ in range(size)]
+    for w, b, s in zip(white, black, score, strict=True):
+        opponents[w].append(b)
+        results[w].append(s)
+        opponents[b].append(w)
+        results[b].append(1.0 - s)
+    special = [n <= SPECIAL_UP_TO or h != 0 for n, h in zip(games, history, strict=True)]
+    m_of = [len(r) for r in results]
+    total, wins, draws = [0.0] * size, [0] * size, [0] * size
+    n_eff_of, eligible = [0.0] * size, [False] * size
+    k_of: list[float | None] = [None] * size
+    played = [i for i in range(size) if m_of[i]]
+    for i in played:
+        m, res, r0 = m_of[i], results[i], prior[i]
+        total[i] = sum(res)
+        wins[i] = res.count(1.0)
+        draws[i] = res.count(0.5)
+        n_eff = n_eff_of[i] = effective_games(games[i], r0)  # Step 2, §3
+        if not special[i]:
+            k_of[i] = k_factor(n_eff, m, r0, dual_rated_k)
+            met = opponents[i]
+            distinct = set(met)
+            most = 1 if len(distinct) == m else max(map(met.count, distinct))
+            eligible[i] = bonus_eligible(m, most, distinct_at_three)
+
+    # Step 3: unrated players with N = 0, N' = 1, against opponents' pre-event or Step 1 ratings.
+    step3: list[float | None] = [None] * size
+    step4_opponent = list(prior)
+    for i in played:
+        if unrated[i] and games[i] == 0:
+            s3 = special_rating(prior[i], 1.0, [prior[j] for j in opponents[i]], total[i])
+            step3[i] = step4_opponent[i] = max(s3.rating, MINIMUM_RATING)
+
+    # Step 4 with those opponent ratings, then Step 5 with the Step 4 results.
+    step4: list[float | None] = [None] * size
+    step5: list[float | None] = [None] * size
+    expected: list[float | None] = [None] * size
+    bonus: list[float | None] = [None] * size
+    after4 = list(step4_opponent)
+    for against, into in ((step4_opponent, step4), (after4, step5)):
+        for i in played:
+            opp = [against[j] for j in opponents[i]]
+            k = k_of[i]
+            if k is None:
+                name = HISTORIES[history[i]]
+                new = special_rating(prior[i], n_eff_of[i], opp, total[i], name).rating
+            else:
+                multiplier = bonus_multiplier if eligible[i] else None
+                st = standard_rating(prior[i], opp, total[i], k, multiplier)
+                new = st.rating
+                if into is step5:
+                    expected[i], bonus[i] = st.expected, st.bonus
+            if new < MINIMUM_RATING:
+                new = MINIMUM_RATING
+            into[i] = new
+            if into is step4:
+                after4[i] = new
+    return Columns(
+        special,
+        m_of,
+        total,
+        wins,
+        draws,
+        n_eff_of,
+        k_of,
+        eligible,
+        step3,
+        step4,
+        step5,
+        expected,
+        bonus,
+    )
