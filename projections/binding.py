@@ -100,5 +100,11 @@ def recomputed(view: View, ledger: Readable) -> str:
 
 
 def _write(view: View, rows: dict[str, str]) -> None:
-    with exclusive(view.path), view.db.conn:
-        view.db["meta"].upsert_all([{"key": k, "value": v} for k, v in rows.items()], pk="key")
+    """Upsert `rows` into meta, in plain SQL (no table introspection: a follower records its
+    binding after every catch-up)."""
+    with exclusive(view.path), view.db.conn as conn:
+        conn.executemany(
+            "insert into meta (key, value) values (?, ?) "
+            "on conflict (key) do update set value = excluded.value",
+            list(rows.items()),
+        )

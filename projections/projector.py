@@ -466,12 +466,20 @@ class View:
         live: dict[tuple[str, System], Standing] = {}
         affected = set(batch.seeds)
         current = [start]
+        # The standings of players not followed, as their stored rows give them, kept from
+        # one item of theirs to the next: a player's standing changes only at an item that
+        # names him, so his are forgotten at each such item the cascade passes over.
+        known: dict[str, dict[System, Standing]] = {}
 
         def lookup(player: str, system: System) -> Standing:
             s = live.get((player, system))
             if s is not None:
                 return s
-            return queries.standing_before(self, player, system, current[0])
+            mine = known.setdefault(player, {})
+            s = mine.get(system)
+            if s is None:
+                s = mine[system] = queries.standing_before(self, player, system, current[0])
+            return s
 
         rater = self._rater(
             lookup, ProfilesOnDemand(self), queries.amendments(self), merged=batch.merges()
@@ -520,6 +528,8 @@ class View:
             [start],
         ).fetchall():
             if key not in dirty and affected.isdisjoint(named.get(key, ())):
+                for player in named.get(key, ()):
+                    known.pop(player, None)  # his rows there stand: read again if asked
                 continue
             payload = db.execute("select payload from items where key = ?", [key]).fetchone()[0]
             item = Item(key, kind, s, e, position, revision, decode_item(kind, payload))
@@ -549,11 +559,14 @@ class View:
                 live[(player, system)] = lookup(player, system)
                 affected.add(player)
                 count((player, str(system)))
-            # Only players whose rows changed are followed in memory; the others' rows stand.
+            # Only players whose rows changed are followed in memory; the others' rows stand
+            # (their standing after the item is the one their row there keeps).
             for c in changes:
                 if c.player in affected:
                     live[(c.player, c.system)] = c.standing
                     stats.players.add(c.player)
+                else:
+                    known.setdefault(c.player, {})[c.system] = c.standing
         # Rows keep their keys (player, system, the item's sort key): replaced in place.
         history_store.delete_keys(conn, stale)
         new_rows.sort(key=operator.itemgetter(1, 2, 3))
@@ -593,25 +606,29 @@ class View:
         stats: CatchUp | None = None,
         conn: Any = None,
     ) -> None:
+        """The `ratings` rows of the standings in `live` (a rating of None: no row). With
+        `stats` (a catch-up), only rows that differ from the stored ones are written, and each
+        is noted in `stats.changes` as (before, after)."""
         conn = conn or self.db.conn
         floors = rules_family(self.family).floors
         gone = [(p, str(s)) for (p, s), st in live.items() if st.rating is None]
         rows = [
             rating_row(p, s, st, floors) for (p, s), st in live.items() if st.rating is not None
         ]
-        keys = [*gone, *((r["player"], r["system"]) for r in rows)]
-        before = self._ratings(conn, keys) if stats is not None else {}
         if stats is None:  # a rebuild: in key order, each b-tree appended to
             written = sorted(rows, key=operator.itemgetter("player", "system"))
-        else:  # a catch-up: only the rows that changed are written
-            written = [r for r in rows if before.get((r["player"], r["system"])) != r]
+        else:  # a catch-up: only the rows that changed are written, and noted
+            keys = [*gone, *((r["player"], r["system"]) for r in rows)]
+            before = self._ratings(conn, keys)
             gone = [k for k in gone if k in before]
+            written = [r for r in rows if before.get((r["player"], r["system"])) != r]
+            for key in gone:
+                stats.changes[key] = (before[key], None)
+            for r in written:
+                key = (r["player"], r["system"])
+                stats.changes[key] = (before.get(key), r)
         conn.executemany("delete from ratings where player = ? and system = ?", gone)
         conn.executemany(RATINGS_INSERT, list(map(_RATING_VALUES, written)))
-        if stats is not None:
-            after = {(r["player"], r["system"]): r for r in rows}
-            for key in keys:
-                stats.changes[key] = (before.get(key), after.get(key))
 
     @staticmethod
     def _ratings(conn: Any, keys: list[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Any]]:

@@ -136,7 +136,7 @@ class ReadSession:
         given) and record what it was built to; once."""
         if self._stats is None:
             self.check()
-            entries = self._read(self.view.last_position, "catching up")
+            entries = self._lacking()
             if before is not None:
                 entries = (e for e in entries if e.position < before)
             self._stats = binding.catch_up(self.view, self.ledger, entries)
@@ -203,6 +203,14 @@ class ReadSession:
         self.check()
         kept = self.view.digest()
         return self.view.last_position, kept, binding.recomputed(self.view, self.ledger)
+
+    def _lacking(self) -> Iterator[LedgerEntry]:
+        """The entries after the read model's last position, looked for only when the
+        catch-up reads them (holding the model's lock, so after any other catch-up that held
+        it): none, and no ledger read, when the model already reaches the ledger's end."""
+        after = self.view.last_position
+        if after < (self.ledger.recorder.max_notification_id() or 0):
+            yield from self._read(after, "catching up")
 
     def _read(self, after: int, label: str) -> Iterable[LedgerEntry]:
         """The ledger's verified entries after `after`, through the progress wrapper."""

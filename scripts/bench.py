@@ -85,6 +85,12 @@ def clocks(fn) -> tuple[float, float, object]:
     return time.perf_counter() - wall, time.process_time() - cpu, result
 
 
+def _children_cpu() -> float:
+    """CPU seconds of this process's children that ended (a rebuild's writer process)."""
+    t = os.times()
+    return t.children_user + t.children_system
+
+
 def summary(samples: list[tuple[float, float]]) -> dict:
     """Best and median of wall and CPU seconds."""
     walls, cpus = [w for w, _ in samples], [c for _, c in samples]
@@ -201,11 +207,14 @@ def run_size(
         # A B A B ...: the raw read and the replay alternate, so both see the same machine.
         reads, replays, stats = [], [], None
         count = 0
+        writer_cpu = []  # the writer process's CPU seconds of each replay (not in `cpu`)
         for _ in range(repeats):
             wall, cpu, count = clocks(lambda: raw_read(app))
             reads.append((wall, cpu))
             view = View(view_path)
+            children = _children_cpu()
             wall, cpu, stats = clocks(lambda: view.rebuild(read_entries(app)))  # noqa: B023
+            writer_cpu.append(_children_cpu() - children)
             replays.append((wall, cpu))
             view.close()
         read_s, replay_s = summary(reads), summary(replays)
@@ -219,6 +228,7 @@ def run_size(
             "games_per_s": round(real_games / replay_s["best_s"]),
             "seconds_per_million_games": round(replay_s["best_s"] / real_games * 1e6, 2),
             "replay_over_raw_read": ratio(replay_s, read_s),
+            "writer_process_median_cpu_s": round(statistics.median(writer_cpu), 3),
         }
         view = View(view_path)
         view.checkpoint()
@@ -243,6 +253,13 @@ def run_size(
             "re_rate_per_item_ms": per_item,
             "replay_per_item_ms": replay_item,
             "per_item_over_replay_per_item": ratio(per_item, replay_item),
+            # the replay's CPU with its writer process's (a catch-up starts none)
+            "median_cpu_over_replay_with_writer": round(
+                per_item["median_cpu_s"]
+                / (1000 * (replay_s["median_cpu_s"] + statistics.median(writer_cpu)))
+                * stats.items_rated,
+                2,
+            ),
             "re_rate_per_row_us": per_row,
             "replay_per_row_us": replay_row,
             "per_row_over_replay_per_row": ratio(per_row, replay_row),

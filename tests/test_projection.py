@@ -256,3 +256,29 @@ def test_a_read_model_of_an_older_layout_is_rebuilt(led, tmp_path):
     assert again.last_position == 0
     led.catch_up(again)
     assert again.digest() == led.rebuilt(tmp_path / "full.db").digest()
+
+
+def test_a_catch_up_writes_and_notes_only_the_ratings_rows_that_differ(led, view):
+    # Issue 21: "only changed rows rewritten by a catch-up". Standings equal to the stored
+    # ones (each player's last row) write nothing and are noted as no change; a changed one
+    # is written and noted before → after.
+    from projections.projector import CatchUp
+
+    led.register(A, B, C, D, adult=True)
+    led.submit(round_robin("S1", [A, B, C, D], "2024-01-06"))
+    led.catch_up(view)
+    last = {p: queries.standing_before(view, p, "OTBR", "\uffff") for p in (A, B, C, D)}
+    conn = view.db.conn
+    written = conn.total_changes
+    stats = CatchUp()
+    with conn:
+        view._write_ratings({(p, "OTBR"): s for p, s in last.items()}, stats)
+    assert stats.changes == {}
+    assert conn.total_changes == written
+    before = queries.player(view, A)["ratings"]["OTBR"]["rating"]
+    with conn:
+        view._write_ratings({(A, "OTBR"): last[A]._replace(rating=1234.5)}, stats)
+    assert set(stats.changes) == {(A, "OTBR")}
+    old, new = stats.changes[(A, "OTBR")]
+    assert (old["rating"], new["rating"]) == (before, 1234.5)
+    assert conn.total_changes == written + 1

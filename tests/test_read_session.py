@@ -98,7 +98,9 @@ def test_a_dry_run_correction_opens_checks_and_catches_up_the_read_model_once(
     )
     assert out.exit_code == 0, out.output
     assert "would change" in out.stdout
-    assert counted == {"view opened": 1, "binding checked": 1, "log read": 1}
+    # The model already reached the ledger's end (caught up above; a dry run appends
+    # nothing): the catch-up finds nothing lacking and reads no log at all.
+    assert counted == {"view opened": 1, "binding checked": 1}
 
 
 def test_a_session_catches_up_once_however_many_reads_it_answers(store, counted):

@@ -91,6 +91,48 @@ def test_every_page_has_a_json_twin_under_api(site, path, query):
     assert twin.json()
 
 
+@pytest.mark.parametrize(("path", "query"), PAGES)
+def test_a_json_twin_renders_no_html_and_its_page_renders_one_template(
+    site, path, query, monkeypatch
+):
+    # Issue 21: "append → visible on the page ≤ 50 ms"; a twin asked for builds only its
+    # data (no template rendered), the page renders its own template once.
+    from ledger.entrypoints.web import render
+
+    rendered: list[str] = []
+    real = render.render
+
+    def counted(template, **context):
+        rendered.append(template)
+        return real(template, **context)
+
+    monkeypatch.setattr(render, "render", counted)
+    assert get(site, "/api" + path, query).status == 200
+    assert rendered == []
+    assert get(site, path, query).status == 200
+    assert len(rendered) == 1
+
+
+@pytest.mark.parametrize(("path", "query"), PAGES)
+def test_a_twin_is_written_as_the_standard_library_writes_it_indented(
+    site, path, query, monkeypatch
+):
+    # The twin's encoder changed for speed (issue 21), not what it shows: byte for byte what
+    # json.dumps(indent=2, ensure_ascii=False) wrote before.
+    from ledger.entrypoints.web import app
+
+    given = []
+    real = app._json
+
+    def kept(data):
+        given.append(data)
+        return real(data)
+
+    monkeypatch.setattr(app, "_json", kept)
+    body = get(site, "/api" + path, query).text
+    assert body == json.dumps(given[0], indent=2, ensure_ascii=False, default=str)
+
+
 def test_search_finds_a_player_by_member_id_prefix_and_by_part_of_the_name(site):
     # Issue: "player search".
     by_id = get(site, "/api/players", "q=2000000").json()["players"]

@@ -9,7 +9,6 @@ the files of `static/` are served. The pages live in `players.py`, `sections.py`
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import sys
 import time
@@ -20,11 +19,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
+import msgspec
+
 from ledger.entrypoints.web import ledgerlog, lists, players, sections
 from ledger.entrypoints.web.chart import chart, charts, date_ticks, rating_ticks
 from ledger.entrypoints.web.params import HttpError, When
 from ledger.entrypoints.web.params import when as asked_when
-from ledger.entrypoints.web.render import FEDERATION, TWIN, render
+from ledger.entrypoints.web.render import FEDERATION, TWIN, Page, render
 from ledger.errors import LedgerError
 from ledger.reading import Readable
 from ledger.rules.families import DEFAULT
@@ -81,15 +82,15 @@ class Site:
                 twin = TWIN.set("/api" + route + ("?" + asked if asked else ""))
                 federation = FEDERATION.set(rules_family(self.family).words.federation)
                 try:
-                    data, page = self._locked_retry(route, query)
+                    answer = self._locked_retry(route, query, api)
                 finally:
                     TWIN.reset(twin)
                     FEDERATION.reset(federation)
                 status = "200 OK"
                 if api:
-                    ctype, body = "application/json", _json(data)
+                    ctype, body = "application/json", _json(answer)
                 else:
-                    ctype, body = "text/html; charset=utf-8", page.encode()
+                    ctype, body = "text/html; charset=utf-8", answer.encode()
         except Exception as raised:
             exc = raised if isinstance(raised, HttpError) else _unexpected(raised)
             status, extra = exc.status, exc.headers
@@ -116,12 +117,12 @@ class Site:
             raise HttpError("404 Not Found", f"no static file {name!r}")
         return STATIC_TYPES[found.suffix], found.read_bytes()
 
-    def _locked_retry(self, route: str, query: dict[str, str]) -> tuple[Any, str]:
+    def _locked_retry(self, route: str, query: dict[str, str], api: bool) -> Any:
         """The answer; a read model locked by another writer is tried again briefly, then
         answered 503 with Retry-After."""
         for attempt in range(LOCKED_ATTEMPTS):
             try:
-                return self._answer(route, query)
+                return self._answer(route, query, api)
             except sqlite3.OperationalError as exc:
                 if "locked" not in str(exc) and "busy" not in str(exc):
                     raise
@@ -133,36 +134,48 @@ class Site:
             [("Retry-After", str(RETRY_AFTER_SECONDS))],
         )
 
-    def _answer(self, route: str, query: dict[str, str]) -> tuple[Any, str]:
-        parts = [p for p in route.split("/") if p]
+    def _answer(self, route: str, query: dict[str, str], api: bool) -> Any:
+        """The JSON twin's data (`api`), else the page's HTML: only the one asked for is made
+        (a page's data may be a function, called only for its twin), while the read model
+        is open."""
         when = asked_when(query)
         with self._read(when) as (view, ledger, when):
-            if not parts:
-                return sections.home(view, when)
-            if parts == ["players"]:
-                return players.search(view, query, when)
-            if parts[0] == "players" and len(parts) == 2:
-                return players.player(view, parts[1], when)
-            if parts[0] == "players" and len(parts) == 3 and parts[2] == "history":
-                return players.history(view, parts[1], query.get("system"), when)
-            if parts[0] == "players" and len(parts) == 3 and parts[2] == "explain":
-                return players.explain(view, parts[1], query, when)
-            if parts[0] == "players" and len(parts) == 4 and parts[2] == "lists":
-                return players.on_list(view, ledger, parts[1], parts[3], when)
-            if parts[0] == "players" and parts[2:3] == ["lists"] and parts[4:] == ["proof"]:
-                return players.proof(view, ledger, parts[1], parts[3], query.get("system"), when)
-            if parts == ["sections"]:
-                return sections.index(view, query, when)
-            if parts[0] == "sections" and len(parts) >= 2:
-                return sections.section(view, ledger, "/".join(parts[1:]), when)
-            if parts == ["lists"]:
-                return lists.index(view, when)
-            if parts[0] == "lists" and len(parts) == 2:
-                return lists.one(view, ledger, parts[1], query, when)
-            if parts == ["log"]:
-                return ledgerlog.log(ledger, query, when)
-            if parts == ["problems"]:
-                return ledgerlog.problems(view, when)
+            data, page = self._route(route, query, view, ledger, when)
+            if api:
+                return data() if callable(data) else data
+            return page()
+
+    def _route(
+        self, route: str, query: dict[str, str], view: View, ledger: Readable, when: When
+    ) -> tuple[Any, Page]:
+        """The page at `route`: its data and its HTML, not rendered yet."""
+        parts = [p for p in route.split("/") if p]
+        if not parts:
+            return sections.home(view, when)
+        if parts == ["players"]:
+            return players.search(view, query, when)
+        if parts[0] == "players" and len(parts) == 2:
+            return players.player(view, parts[1], when)
+        if parts[0] == "players" and len(parts) == 3 and parts[2] == "history":
+            return players.history(view, parts[1], query.get("system"), when)
+        if parts[0] == "players" and len(parts) == 3 and parts[2] == "explain":
+            return players.explain(view, parts[1], query, when)
+        if parts[0] == "players" and len(parts) == 4 and parts[2] == "lists":
+            return players.on_list(view, ledger, parts[1], parts[3], when)
+        if parts[0] == "players" and parts[2:3] == ["lists"] and parts[4:] == ["proof"]:
+            return players.proof(view, ledger, parts[1], parts[3], query.get("system"), when)
+        if parts == ["sections"]:
+            return sections.index(view, query, when)
+        if parts[0] == "sections" and len(parts) >= 2:
+            return sections.section(view, ledger, "/".join(parts[1:]), when)
+        if parts == ["lists"]:
+            return lists.index(view, when)
+        if parts[0] == "lists" and len(parts) == 2:
+            return lists.one(view, ledger, parts[1], query, when)
+        if parts == ["log"]:
+            return ledgerlog.log(ledger, query, when)
+        if parts == ["problems"]:
+            return ledgerlog.problems(view, when)
         raise HttpError("404 Not Found", f"no page at {route}")
 
     @contextmanager
@@ -206,4 +219,7 @@ def _unexpected(exc: Exception) -> HttpError:
 
 
 def _json(data: Any) -> bytes:
-    return json.dumps(data, indent=2, ensure_ascii=False, default=str).encode()
+    """The twin's JSON, indented by two spaces (msgspec: the standard library's indenting
+    encoder is pure Python, most of a large twin's time); a value it cannot encode is
+    written as its `str`."""
+    return msgspec.json.format(msgspec.json.encode(data, enc_hook=str), indent=2)

@@ -1,11 +1,16 @@
 """Keeping a server's read model warm: a thread that catches it up as entries are appended.
 
 eventsourcing 9.5's SQLite recorder offers no subscription to wait on, so the follower polls
-the ledger's last position (one indexed query) every `POLL_SECONDS` and catches the read model
-up when it grew: a page asked for after an append finds it done (issue 21: "the web server
-shows a newly appended section within 50 ms of the append"). A request still catches up
-itself if it comes first (ledger/entrypoints/web/app.py); the follower only does it sooner.
-A PostgreSQL store could LISTEN for its NOTIFY instead of polling; polling serves both.
+every `POLL_SECONDS` and catches the read model up when the ledger grew: a page asked for after
+an append finds it done (issue 21: "the web server shows a newly appended section within 50 ms
+of the append"). On a SQLite store the poll is `PRAGMA data_version` on a connection of its own
+(a counter SQLite changes when another connection commits: no table read); on another store,
+the ledger's last position (one indexed query). The ledger and the read model stay open
+between catch-ups (no reopening, and no checkpoint of the model's WAL at every close); the
+model's WAL is checkpointed when the ledger is quiet, outside the append → visible path. A
+request still catches up itself if it comes first (ledger/entrypoints/web/app.py); the
+follower only does it sooner. A PostgreSQL store could LISTEN for its NOTIFY instead of
+polling; polling serves both.
 """
 
 from __future__ import annotations
@@ -13,23 +18,38 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from time import monotonic
 
 from ledger.errors import LedgerError
-from ledger.reading import open_ledger
+from ledger.reading import Readable, open_ledger
+from ledger.store import store_url
+from projections.projector import View
 from projections.session import ReadSession
 
-POLL_SECONDS = 0.005  # how often the ledger's last position is looked at
+POLL_SECONDS = 0.001  # how often a SQLite store's data_version is looked at
+QUERY_POLL_SECONDS = 0.005  # how often another store's last position is asked for
+# The read model's log is copied into its file (a WAL checkpoint) once the ledger has been
+# quiet this long after a catch-up, not within the commit of the catch-up after an append
+# (SQLite's default, every 1,000 pages: a few appends' worth); past this many pages a commit
+# still does it.
+QUIET_SECONDS = 0.05
+WAL_PAGES_AT_MOST = 10_000
 RETRY_SECONDS = 1.0  # after a failure (a missing store, a read model of another ledger…)
+SQLITE = "sqlite:///"
 
 
 class Follower:
     """Catches `view` up with the ledger at `store` from a thread of its own until `stop`."""
 
     def __init__(
-        self, store: str, view: Path, family: str = "uschess", poll: float = POLL_SECONDS
+        self, store: str, view: Path, family: str = "uschess", poll: float | None = None
     ) -> None:
-        self.store, self.view, self.family, self.poll = store, view, family, poll
+        sqlite = store_url(store).startswith(SQLITE)
+        default = POLL_SECONDS if sqlite else QUERY_POLL_SECONDS
+        self.store, self.view, self.family = store, view, family
+        self.poll = default if poll is None else poll
         self.stopping = threading.Event()
         self.thread = threading.Thread(target=self._run, name="read-model follower", daemon=True)
 
@@ -49,17 +69,40 @@ class Follower:
             self.stopping.wait(RETRY_SECONDS)
 
     def _follow(self) -> None:
-        """Poll and catch up until stopped: the ledger kept open, the read model read through
-        a `ReadSession` beside it at each new position (the one door to the read model)."""
+        """Poll and catch up until stopped: the ledger and the read model kept open, read
+        through a `ReadSession` at each change (the one door to the read model)."""
         ledger = open_ledger(self.store)
         try:
-            known = -1
-            while not self.stopping.wait(self.poll):
-                head = ledger.recorder.max_notification_id() or 0
-                if head == known:
-                    continue
-                with ReadSession.beside(ledger, self.view, self.family) as session:
-                    session.catch_up()
-                known = head
+            view = View(self.view, self.family)
+            try:
+                with _changes(self.store, ledger) as changed:
+                    known, caught_up = None, None
+                    while not self.stopping.wait(self.poll):
+                        now = changed()
+                        if now == known:
+                            if caught_up is not None and monotonic() - caught_up > QUIET_SECONDS:
+                                view.db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                                caught_up = None
+                            continue
+                        view.db.execute(f"PRAGMA wal_autocheckpoint = {WAL_PAGES_AT_MOST}")
+                        ReadSession(ledger, view, owns_ledger=False).catch_up()
+                        known, caught_up = now, monotonic()
+            finally:
+                view.close()
         finally:
             ledger.close()
+
+
+@contextlib.contextmanager
+def _changes(store: str, ledger: Readable) -> Iterator[Callable[[], int]]:
+    """A cheap function whose answer changes when the ledger may have grown."""
+    url = store_url(store)
+    if not url.startswith(SQLITE):
+        yield lambda: ledger.recorder.max_notification_id() or 0
+        return
+    path = Path(url[len(SQLITE) :]).resolve()
+    conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
+    try:
+        yield lambda: conn.execute("PRAGMA data_version").fetchone()[0]
+    finally:
+        conn.close()

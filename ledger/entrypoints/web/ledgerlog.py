@@ -8,7 +8,7 @@ from dataclasses import asdict
 from typing import Any
 
 from ledger.entrypoints.web.params import HttpError, When, whole
-from ledger.entrypoints.web.render import href, render, seg
+from ledger.entrypoints.web.render import Page, href, html, seg
 from ledger.log import LedgerEntry, read_entries, to_entry
 from ledger.reading import Readable
 from projections import queries
@@ -18,7 +18,7 @@ LOG_PAGE = 100
 LOG_WINDOW = 1000  # positions read at a time when paging the log backwards
 
 
-def log(ledger: Readable, query: dict[str, str], when: When) -> tuple[Any, str]:
+def log(ledger: Readable, query: dict[str, str], when: When) -> tuple[Any, Page]:
     """The log newest first, LOG_PAGE entries a page: `?before=N` pages back to older
     entries, `?after=N` forward to newer; `?type=` and `?section=` filter."""
     after = query.get("after")
@@ -64,7 +64,7 @@ def log(ledger: Readable, query: dict[str, str], when: When) -> tuple[Any, str]:
         "section": section,
         "position": when.position,
     }
-    html = render(
+    page = html(
         "log.html",
         title="Ledger log",
         when=when,
@@ -73,7 +73,7 @@ def log(ledger: Readable, query: dict[str, str], when: When) -> tuple[Any, str]:
         filters={k: v for k, v in filters.items() if v},
         links=links,
     )
-    return data, html
+    return data, page
 
 
 def subject(payload: dict[str, Any], when: When) -> tuple[str | None, str]:
@@ -119,7 +119,7 @@ def _entries_before(
     return found[: LOG_PAGE + 1]
 
 
-def problems(view: View, when: When) -> tuple[Any, str]:
+def problems(view: View, when: When) -> tuple[Any, Page]:
     found = queries.problems(view)
-    page = render("problems.html", title="Problems", when=when, keep=None, found=found)
+    page = html("problems.html", title="Problems", when=when, keep=None, found=found)
     return {"problems": found, "position": when.position}, page

@@ -7,7 +7,7 @@ from datetime import date
 from typing import Any
 
 from ledger.entrypoints.web.params import HttpError, When
-from ledger.entrypoints.web.render import render
+from ledger.entrypoints.web.render import Page, html
 from ledger.reading import Readable
 from ledger.rules.families import family as rules_family
 from projections import queries
@@ -16,11 +16,11 @@ from projections.projector import View
 from projections.timetravel import NoSuchList, list_view
 
 
-def index(view: View, when: When) -> tuple[Any, str]:
+def index(view: View, when: When) -> tuple[Any, Page]:
     """Every list the site's family published, newest first, each linked to its table."""
     found = list(reversed(queries.published_lists(view, view.family)))
     data = {"family": view.family, "lists": [x.row() for x in found]}
-    page = render(
+    page = html(
         "lists.html",
         title=f"{rules_family(view.family).words.federation} rating lists",
         when=when,
@@ -32,7 +32,7 @@ def index(view: View, when: When) -> tuple[Any, str]:
 
 def one(
     view: View, ledger: Readable, name: str, query: dict[str, str], when: When
-) -> tuple[Any, str]:
+) -> tuple[Any, Page]:
     """The list `name` in one system (`?system=`, else its first), filtered."""
     published = queries.published_list(view, name)
     if published is None:
@@ -60,7 +60,7 @@ def one(
         "total": len(rows),
         "rows": shown,
     }
-    page = render(
+    page = html(
         "list.html",
         title=f"{rules_family(view.family).words.federation} rating list {name}",
         when=when,

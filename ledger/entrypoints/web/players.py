@@ -8,7 +8,7 @@ from typing import Any
 
 from ledger.entrypoints.web.chart import charts
 from ledger.entrypoints.web.params import HttpError, When, whole
-from ledger.entrypoints.web.render import render
+from ledger.entrypoints.web.render import Page, html
 from ledger.reading import Readable
 from ledger.rules.families import family as rules_family
 from projections import explain as ex
@@ -20,14 +20,14 @@ from projections.timetravel import NoSuchList, list_view
 SEARCH_LIMIT = 50
 
 
-def search(view: View, query: dict[str, str], when: When) -> tuple[Any, str]:
+def search(view: View, query: dict[str, str], when: When) -> tuple[Any, Page]:
     text = query.get("q", "").strip()
     offset = whole(query.get("offset", "0"), "offset")
     found: dict[str, Any] = {"total": 0, "players": []}
     if text:
         found = queries.search_players(view, text, SEARCH_LIMIT, offset)
     data = {"query": text, "offset": offset, **found}
-    page = render(
+    page = html(
         "search.html",
         title="Players",
         when=when,
@@ -56,7 +56,7 @@ def player_data(view: View, player: str, when: When) -> dict[str, Any]:
     return out
 
 
-def player(view: View, player: str, when: When) -> tuple[Any, str]:
+def player(view: View, player: str, when: When) -> tuple[Any, Page]:
     data = player_data(view, player, when)
     data["card"] = queries.player_card(view, player)
     words = rules_family(view.family).words
@@ -74,7 +74,7 @@ def player(view: View, player: str, when: When) -> tuple[Any, str]:
         if why is not None and player in why.players:
             t["not_rated"] = why.players[player]  # only on a section that rated him not
     data["sections"] = played
-    page = render(
+    page = html(
         "player.html",
         title=_heading(player, data["card"]),
         when=when,
@@ -98,7 +98,7 @@ def _heading(player: str, card: dict[str, Any] | None) -> str:
     return f"{card['title']} {card['name']}" if card["title"] else card["name"]
 
 
-def on_list(view: View, ledger: Readable, player: str, name: str, when: When) -> tuple[Any, str]:
+def on_list(view: View, ledger: Readable, player: str, name: str, when: When) -> tuple[Any, Page]:
     """What a published list said of a player: the read model as known at the list's cutoff."""
     systems = queries.systems_of(view, player)
     try:
@@ -108,7 +108,7 @@ def on_list(view: View, ledger: Readable, player: str, name: str, when: When) ->
         raise HttpError("404 Not Found", str(exc)) from None
     said = {s: r for s, r in said.items() if r is not None}
     data = {"id": player, "list": name, "ratings": said}
-    page = render(
+    page = html(
         "on_list.html",
         title=f"Player {player} on the list {name}",
         when=when,
@@ -122,7 +122,7 @@ def on_list(view: View, ledger: Readable, player: str, name: str, when: When) ->
 
 def proof(
     view: View, ledger: Readable, player: str, name: str, system: str | None, when: When
-) -> tuple[Any, str]:
+) -> tuple[Any, Page]:
     """A player's proof bundle for a list (projections/proofs.py); its page is the JSON."""
     from projections.proofs import BundleError, make_bundle
 
@@ -141,7 +141,7 @@ def proof(
     except BundleError as exc:
         raise HttpError("404 Not Found", str(exc)) from None
     title = f"Proof of {player}'s {system} row on {name}"
-    return bundle, render("proof.html", title=title, when=when, keep=None, bundle=bundle)
+    return bundle, html("proof.html", title=title, when=when, keep=None, bundle=bundle)
 
 
 def points(rows: list[dict[str, Any]], as_of: str | None) -> list[tuple[str, float]]:
@@ -153,7 +153,7 @@ def points(rows: list[dict[str, Any]], as_of: str | None) -> list[tuple[str, flo
     ]
 
 
-def history(view: View, player: str, system: str | None, when: When) -> tuple[Any, str]:
+def history(view: View, player: str, system: str | None, when: When) -> tuple[Any, Page]:
     data = player_data(view, player, when)
     systems = queries.systems_of(view, player)
     system = system or (systems[0] if systems else None)
@@ -162,7 +162,7 @@ def history(view: View, player: str, system: str | None, when: When) -> tuple[An
         rows = [r for r in rows if r["end_date"] <= when.as_of]
     out = {"id": player, "system": system, "as_of": when.as_of, "history": rows}
     words = rules_family(view.family).words
-    page = render(
+    page = html(
         "history.html",
         title=f"History of {player} ({system or 'unrated'})",
         when=when,
@@ -185,7 +185,7 @@ def item_params(key: str) -> dict[str, str]:
     return {"section": name} if kind == "section" else {"item": key}
 
 
-def explain(view: View, player: str, query: dict[str, str], when: When) -> tuple[Any, str]:
+def explain(view: View, player: str, query: dict[str, str], when: When) -> tuple[Any, Page]:
     system = query.get("system")
     section = query.get("section")
     item = "section:" + section if section else query.get("item")
@@ -198,7 +198,7 @@ def explain(view: View, player: str, query: dict[str, str], when: When) -> tuple
     except ex.NotFound as exc:
         raise HttpError("404 Not Found", str(exc)) from None
     games = out.get("games") or []
-    page = render(
+    page = html(
         "explain.html",
         title=f"Explain {player} {system} {out['item']['key'] if 'item' in out else section}",
         when=when,

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from contextvars import ContextVar
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -125,6 +127,7 @@ def pretty_json(value: Any, indent: int = 1, sort_keys: bool = False) -> str:
 
 ENV = Environment(
     loader=FileSystemLoader(TEMPLATES),
+    auto_reload=False,  # each template compiled once per process, never looked at again
     autoescape=select_autoescape(default=True, default_for_string=True),
     undefined=StrictUndefined,
     trim_blocks=True,
@@ -150,3 +153,12 @@ def render(template: str, **context: Any) -> str:
     context.setdefault("twin", TWIN.get())
     context.setdefault("federation", FEDERATION.get())
     return ENV.get_template(template).render(**context)
+
+
+Page = Callable[[], str]
+"""A page's HTML, rendered only when it is asked for (never for its JSON twin)."""
+
+
+def html(template: str, **context: Any) -> Page:
+    """The page `render(template, **context)` would give, rendered when called."""
+    return partial(render, template, **context)

@@ -3,13 +3,13 @@ and a withdrawn section's notice."""
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import fields, is_dataclass
 from datetime import datetime
 from typing import Any
 
 from ledger.entrypoints.interchange.exports import crosstable
 from ledger.entrypoints.web.params import HttpError, When, day, whole
-from ledger.entrypoints.web.render import render
+from ledger.entrypoints.web.render import Page, html
 from ledger.entrypoints.web.standings import standings, standings_data
 from ledger.log import read_entries
 from ledger.reading import Readable
@@ -21,9 +21,9 @@ SECTIONS_PAGE = 50
 LATEST_SECTIONS = 10
 
 
-def home(view: View, when: When) -> tuple[Any, str]:
+def home(view: View, when: When) -> tuple[Any, Page]:
     latest = queries.sections(view, limit=LATEST_SECTIONS)
-    page = render(
+    page = html(
         "home.html",
         title="Ratings",
         when=when,
@@ -34,7 +34,7 @@ def home(view: View, when: When) -> tuple[Any, str]:
     return {"latest_sections": latest["sections"]}, page
 
 
-def index(view: View, query: dict[str, str], when: When) -> tuple[Any, str]:
+def index(view: View, query: dict[str, str], when: When) -> tuple[Any, Page]:
     text = query.get("q", "").strip()
     offset = whole(query.get("offset", "0"), "offset")
     first, last = (day(query.get(k), k) for k in ("from", "to"))
@@ -45,7 +45,7 @@ def index(view: View, query: dict[str, str], when: When) -> tuple[Any, str]:
     if when.as_of is not None:
         found["sections"] = [r for r in found["sections"] if r["end_date"] <= when.as_of]
     keep = {"q": text or None, "from": first, "to": last, "player": player}
-    page = render(
+    page = html(
         "sections.html",
         title="Sections",
         when=when,
@@ -59,13 +59,13 @@ def index(view: View, query: dict[str, str], when: When) -> tuple[Any, str]:
     return {"offset": offset, **found}, page
 
 
-def section(view: View, ledger: Readable, section_id: str, when: When) -> tuple[Any, str]:
+def section(view: View, ledger: Readable, section_id: str, when: When) -> tuple[Any, Page]:
     table = crosstable(view, section_id)
     if table is None:
         return withdrawn(view, ledger, section_id, when)
     words = rules_family(view.family).words
     ranked = standings(table, queries.cards(view, [r.player for r in table.rows]), words)
-    page = render(
+    page = html(
         "section.html",
         title=table.event_name or f"Section {section_id}",
         when=when,
@@ -76,10 +76,26 @@ def section(view: View, ledger: Readable, section_id: str, when: When) -> tuple[
         words=words,
         performance=any(s.performance for s in ranked),
     )
-    return {**asdict(table), "standings": standings_data(ranked)}, page
+
+    def data() -> dict[str, Any]:  # only for the JSON twin
+        return {**plain(table), "standings": standings_data(ranked)}
+
+    return data, page
 
 
-def withdrawn(view: View, ledger: Readable, section_id: str, when: When) -> tuple[Any, str]:
+def plain(value: Any) -> Any:
+    """`dataclasses.asdict` for the crosstable's values (dataclasses, tuples, dicts and
+    scalars), without its deep copy of every scalar."""
+    if is_dataclass(value):
+        return {f.name: plain(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, tuple | list):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    return value
+
+
+def withdrawn(view: View, ledger: Readable, section_id: str, when: When) -> tuple[Any, Page]:
     """A section withdrawn from rating: when, by whom and why, from its ledger entry."""
     record = queries.section_record(view, section_id)
     if record is None or record["status"] != "withdrawn":
@@ -90,7 +106,7 @@ def withdrawn(view: View, ledger: Readable, section_id: str, when: When) -> tupl
     at = entry.recorded_at if entry is not None else None
     shown_at = None if at is None else datetime.fromisoformat(at).strftime("%Y-%m-%d %H:%M UTC")
     data = {**record, "withdrawn_by": actor, "withdrawn_at": at}
-    page = render(
+    page = html(
         "withdrawn.html",
         title=f"Section {section_id} (withdrawn)",
         when=when,
