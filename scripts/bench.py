@@ -36,6 +36,7 @@ from ledger.log import read_entries
 from ledger.signing import KEYRING_VARIABLE, Keyring
 from projections import queries, timetravel
 from projections.projector import View
+from projections.raters.uschess import KERNEL_VARIABLE
 
 HERE = Path(__file__).resolve().parent
 
@@ -502,7 +503,13 @@ def main() -> None:
     args = parser.parse_args()
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="ratings-bench-"))
     workdir.mkdir(parents=True, exist_ok=True)
-    out = {"benchmark": "bench", "machine": machine(), "repeats": args.repeats, "sizes": []}
+    out = {
+        "benchmark": "bench",
+        "machine": machine(),
+        "kernel": os.environ.get(KERNEL_VARIABLE) or "pure",  # RATINGS_LEDGER_KERNEL=compiled
+        "repeats": args.repeats,
+        "sizes": [],
+    }
     out["startup"] = startup(args.repeats, workdir)
     print(json.dumps({"startup": out["startup"]}), file=sys.stderr)
     sizes = [*args.games, *([1_000_000] if args.million else [])]

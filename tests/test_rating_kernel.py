@@ -146,20 +146,47 @@ def test_without_numba_the_pure_python_kernel_rates_every_section(monkeypatch):
 
     monkeypatch.setattr(builtins, "__import__", no_numba)
     monkeypatch.setattr(kernel, "_COMPILED", [])
-    monkeypatch.setattr(kernel, "_RATED", [kernel.COMPILED_AFTER])
     section = generated(random.Random(1), 20, 5)
     same_columns(
-        rate_columns(*section, 12.0, True, False), rate_python(*section, 12.0, True, False)
+        rate_columns(*section, 12.0, True, False, compiled=True),
+        rate_python(*section, 12.0, True, False),
     )
     assert kernel._COMPILED == [None]
 
 
-def test_the_compiled_kernel_is_chosen_once_enough_players_are_rated(monkeypatch):
-    # docs/decisions.md: the compiled kernel after COMPILED_AFTER players in a process.
+def test_the_compiled_kernel_rates_only_when_asked_for(monkeypatch):
+    # docs/decisions.md: the compiled kernel is opt-in (RATINGS_LEDGER_KERNEL=compiled), for
+    # the memory it costs; the pure kernel never loads numba.
     monkeypatch.setattr(kernel, "_COMPILED", [])
-    monkeypatch.setattr(kernel, "_RATED", [kernel.COMPILED_AFTER - 1])
     section = generated(random.Random(2), 20, 5)
     rate_columns(*section, 12.0, True, False)
-    assert kernel._COMPILED == []  # still below: the pure kernel, numba not loaded
-    rate_columns(*section, 12.0, True, False)
+    assert kernel._COMPILED == []  # not asked for: the pure kernel, numba not loaded
+    rate_columns(*section, 12.0, True, False, compiled=True)
     assert kernel._COMPILED[0] is compiled.rate_compiled
+
+
+def test_a_replay_by_the_compiled_kernel_has_the_pure_replays_digest(tmp_path, monkeypatch):
+    # "every float is bit-identical": the same read model, byte for byte, either way.
+    from projection_helpers import Ledger, round_robin
+
+    from ledger.application import RatingsLedger
+    from ledger.log import read_entries
+    from projections.projector import View
+    from projections.raters.uschess import KERNEL_VARIABLE
+
+    ledger = Ledger(RatingsLedger(f"sqlite:///{tmp_path / 'ledger.db'}"))
+    ids = [f"2000{n:04d}" for n in range(1, 9)]
+    ledger.register(*ids, adult=True)
+    for month, day in (("JAN", "2024-01-06"), ("FEB", "2024-02-03"), ("MAR", "2024-03-02")):
+        ledger.submit(round_robin(month, ids, day))
+    digests, loaded = [], []
+    monkeypatch.setattr(kernel, "_COMPILED", [])
+    for choice in ("pure", "compiled"):
+        monkeypatch.setenv(KERNEL_VARIABLE, choice)
+        view = View(tmp_path / f"{choice}.db")
+        view.rebuild(read_entries(ledger.app))
+        digests.append(view.digest())
+        view.close()
+        loaded.append(list(kernel._COMPILED))
+    assert loaded == [[], [compiled.rate_compiled]]  # each replay by the kernel it asked for
+    assert digests[0] == digests[1]

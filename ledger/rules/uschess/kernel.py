@@ -4,9 +4,8 @@ A section is its players' columns (pre-event or Step 1 rating, N, unrated, §4.1
 its games as index columns (white, black, white's score). `rate_columns` returns one column
 per value a history row stores. The pure-Python kernel here is the definition; a compiled twin
 (kernel_compiled.py, with numba) does the same operations in the same order, so every float
-is the same bit for bit, and is chosen when numba is installed once a process has rated
-`COMPILED_AFTER` players (loading it costs about half a second; docs/decisions.md, "the
-columnar rating kernel").
+is the same bit for bit, and rates when the caller asks for it (`compiled=True`) and numba is
+installed (docs/decisions.md, "the columnar rating kernel").
 """
 
 from __future__ import annotations
@@ -22,10 +21,6 @@ MINIMUM_RATING = 100.0  # §1 Steps 3–5: "If the resulting rating ... is less 
 SPECIAL_UP_TO = 8  # §1 Step 4: the special formula for "8 or fewer games (N ≤ 8)"
 HISTORIES = ("mixed", "all_wins", "all_losses")  # §4.1's history, coded by its index here
 HISTORY_CODES = {name: code for code, name in enumerate(HISTORIES)}
-# Players rated by the pure-Python kernel in a process before it loads the compiled one (about
-# 0.1 s of the pure kernel; loading numba and its cached code takes about 0.5 s, and pays from
-# about 25,000 players on: docs/decisions.md). Small ledgers and tests never load it.
-COMPILED_AFTER = 5_000
 
 
 class Columns(NamedTuple):
@@ -57,15 +52,14 @@ def rate_columns(
     bonus_multiplier: float,
     distinct_at_three: bool,
     dual_rated_k: bool,
+    compiled: bool = False,
 ) -> Columns:
-    """Steps 2–5 of a section, by the compiled kernel when it serves, else by `rate_python`
-    (the same columns either way)."""
-    if _RATED[0] < COMPILED_AFTER:
-        _RATED[0] += len(prior)
-    else:
-        compiled = _compiled()
-        if compiled is not None and all(type(r) is float for r in prior):
-            return compiled(
+    """Steps 2–5 of a section, by the compiled kernel when asked for and installed, else by
+    `rate_python` (the same columns either way)."""
+    if compiled:
+        found = _compiled()
+        if found is not None and all(type(r) is float for r in prior):
+            return found(
                 prior,
                 games,
                 unrated,
@@ -91,8 +85,7 @@ def rate_columns(
     )
 
 
-_RATED = [0]  # players rated through rate_columns in this process, up to COMPILED_AFTER
-_COMPILED: list = []
+_COMPILED: list = []  # the compiled twin once imported (None without numba)
 
 
 def _compiled():

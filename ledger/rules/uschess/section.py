@@ -216,9 +216,11 @@ def rate_event_columns(
     system: System,
     on: date,
     dual_rated: bool,
+    compiled: bool = False,
 ) -> tuple[list[Entrant], Columns, dict[int, Initialization]]:
-    """`rate_event` over columns: the entrants after Step 1, Steps 2–5's columns, and each
-    Step 1 (the games as index columns into `players`)."""
+    """`rate_event` over columns: the entrants after Step 1, Steps 2–5's columns (by the
+    compiled kernel when `compiled`), and each Step 1 (the games as index columns into
+    `players`)."""
     entrants, inits = initialize_entrants(players, rules, system, on)
     codes = HISTORY_CODES
     columns = rate_columns(
@@ -232,6 +234,7 @@ def rate_event_columns(
         rules.bonus_multiplier,
         rules.version.bonus_needs_distinct_opponents_at_three,
         dual_rated,
+        compiled,
     )
     return entrants, columns, inits
 
