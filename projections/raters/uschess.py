@@ -172,15 +172,22 @@ class Rater:
             systems = sorted(rated_systems(total, p.online, version) & version.systems)
         index = {x.id: i for i, x in enumerate(p.players)}
         ids = list(index)
-        games = [
-            Game(index[g.white], index[g.black], RATED_RESULTS[g.result])
-            for g in p.games
-            if g.result in RATED_RESULTS
-        ]
+        white, black, score = [], [], []
+        for g in p.games:
+            if g.result in RATED_RESULTS:
+                white.append(index[g.white])
+                black.append(index[g.black])
+                score.append(RATED_RESULTS[g.result])
+        # the players of rated games, numbered in entry order (the games index this)
+        playing = sorted({*white, *black})
+        local = {i: n for n, i in enumerate(playing)}
+        white = [local[i] for i in white]
+        black = [local[i] for i in black]
+        players = [ids[i] for i in playing]
         changes: list[Change] = []
         for system in systems:
             dual = dual_rated_k(system, version, total)
-            changes += self._rate_games(item, rules, system, ids, games, dual)
+            changes += self._rate_games(item, rules, system, players, white, black, score, dual)
         return changes
 
     def _match(self, item: Item) -> list[Change]:
@@ -285,30 +292,29 @@ class Rater:
         item: Item,
         rules: Rules,
         system: System,
-        ids: list[str],
-        games: list[Game],
+        players: list[str],
+        white: list[int],
+        black: list[int],
+        score: list[float],
         dual: bool,
     ) -> list[Change]:
+        """Every player of rated games (`players`, indexed by `white` and `black`) in `system`."""
         version = rules.version
-        playing = sorted({g.white for g in games} | {g.black for g in games})
-        local = {i: n for n, i in enumerate(playing)}
         lookup = self.lookup
-        pre = [lookup(ids[i], system) for i in playing]
+        pre = [lookup(player, system) for player in players]
+        end = item.end
         starts = [
-            Start(ids[i], s.rating, s.games, False, s.history)
+            Start(player, s.rating, s.games, False, s.history)
             if s.rating is not None
             else Start(
-                ids[i],
+                player,
                 None,
                 0,
                 True,
-                background=functools.partial(self._background, ids[i], system, item.end),
+                background=functools.partial(self._background, player, system, end),
             )
-            for i, s in zip(playing, pre, strict=True)
+            for player, s in zip(players, pre, strict=True)
         ]
-        white = [local[g.white] for g in games]
-        black = [local[g.black] for g in games]
-        score = [g.score for g in games]
         on = date.fromisoformat(item.end)
         entrants, c, inits = rate_event_columns(
             starts, white, black, score, rules, system, on, dual, self.compiled
@@ -325,19 +331,20 @@ class Rater:
                 explain=True,
             )
         changes = []
-        end = item.end
         name = str(system)
         # The history row's columns that are the same for every player of the item
-        key, where = item.key, (item.sort_key, item.kind, end, item.position, item.revision)
-        rules_columns = (rules.name, rules.bonus_multiplier)
-        apply_floor, after_section = floors.apply_floor_and_ceiling, floors.after_section
+        head = (item.sort_key, item.kind, end, item.position, item.revision)
+        head += (rules.name, rules.bonus_multiplier)
+        key = item.key
+        personal, olm = floors.floor_systems(system, version)
+        bound_rating, after_section = floors.bound_rating, floors.after_section
         formulas = (STANDARD, SPECIAL)
-        for n, e in enumerate(entrants):
-            before = pre[n]
-            m, wins, draws = c.m[n], c.wins[n], c.draws[n]
+        for n, (e, before, m, wins, draws, step5) in enumerate(
+            zip(entrants, pre, c.m, c.wins, c.draws, c.step5, strict=True)
+        ):
             losses = m - wins - draws
-            step5 = c.step5[n]  # every player here has played (`playing`)
-            rating, bound = apply_floor(step5, before.floors, system, version)
+            # every player here has played (`playing`), so Step 5 gave a rating
+            rating, bound = bound_rating(step5, before.floors, personal, olm)
             fl = after_section(
                 before.floors,
                 pre_rating=before.rating,
@@ -375,8 +382,7 @@ class Rater:
                 key,
                 e.id,
                 name,
-                *where,
-                *rules_columns,
+                *head,
                 formulas[c.special[n]],
                 before.rating,
                 rating,

@@ -144,34 +144,49 @@ def floor_components(state: FloorState, system: System, version: RuleVersion) ->
     return components
 
 
+def floor_systems(system: System, version: RuleVersion) -> tuple[bool, bool]:
+    """Whether `system` has, under `version`, the personal absolute floor and the OLM floor (§5)."""
+    return system in version.absolute_floor_systems, system in version.olm_floor_systems
+
+
 def effective_floor(state: FloorState, system: System, version: RuleVersion) -> tuple[int, Bound]:
     """The highest floor component, lowered 100 per granted match request (§7), never below 100.
 
-    Ties go to the component listed first in `Bound`. (The components of `floor_components`,
-    computed inline: this runs for every player of every rated section.)
+    Ties go to the component listed first in `Bound`. (`floor_of` with the system's floors.)
     """
+    personal, olm = floor_systems(system, version)
+    return floor_of(state, personal, olm)
+
+
+def floor_of(state: FloorState, personal: bool, olm: bool) -> tuple[int, Bound]:
+    """`effective_floor` given `floor_systems` (§5, §7): the components of `floor_components`,
+    computed inline, as this runs for every player of every rated section."""
     kind, best = Bound.ABSOLUTE, ABSOLUTE_FLOOR
-    if system in version.absolute_floor_systems:
+    if personal:
         # §5: AF = min(100 + 4N_W + 2N_D + N_R, 150)
-        personal = ABSOLUTE_FLOOR + 4 * state.wins + 2 * state.draws + state.sections_of_three
-        if personal > PERSONAL_FLOOR_CAP:
-            personal = PERSONAL_FLOOR_CAP
-        if personal > best:
-            kind, best = Bound.PERSONAL_ABSOLUTE, personal
-    if state.peak is not None:
-        level = peak_floor(state.peak)
+        level = ABSOLUTE_FLOOR + 4 * state.wins + 2 * state.draws + state.sections_of_three
+        if level > PERSONAL_FLOOR_CAP:
+            level = PERSONAL_FLOOR_CAP
+        if level > best:
+            kind, best = Bound.PERSONAL_ABSOLUTE, level
+    peak = state.peak
+    if peak is not None:
+        level = peak_floor(peak)
         if level is not None and level > best:
             kind, best = Bound.PEAK, level
-    if state.money_floor is not None and state.money_floor > best:
-        kind, best = Bound.MONEY, state.money_floor
-    if state.director_floor is not None and state.director_floor > best:
-        kind, best = Bound.DIRECTOR, state.director_floor
-    if state.olm_games >= OLM_GAMES and system in version.olm_floor_systems and best < OLM_FLOOR:
+    money = state.money_floor
+    if money is not None and money > best:
+        kind, best = Bound.MONEY, money
+    director = state.director_floor
+    if director is not None and director > best:
+        kind, best = Bound.DIRECTOR, director
+    if olm and state.olm_games >= OLM_GAMES and best < OLM_FLOOR:
         kind, best = Bound.OLM, OLM_FLOOR
-    if not state.floor_lowerings:
+    lowerings = state.floor_lowerings
+    if not lowerings:
         return best, kind
     # §7: "the new floor will be 100 points below the old floor"
-    level = best - MATCH_FLOOR_LOWERING * state.floor_lowerings
+    level = best - MATCH_FLOOR_LOWERING * lowerings
     if level <= ABSOLUTE_FLOOR:
         return ABSOLUTE_FLOOR, Bound.ABSOLUTE
     return level, kind
@@ -184,13 +199,22 @@ def apply_floor_and_ceiling(
 
     A ceiling below the floor wins over the floor; nothing goes below 100.
     """
+    personal, olm = floor_systems(system, version)
+    return bound_rating(rating, state, personal, olm)
+
+
+def bound_rating(
+    rating: float, state: FloorState, personal: bool, olm: bool
+) -> tuple[float, Bound | None]:
+    """`apply_floor_and_ceiling` given `floor_systems` (§5, §7)."""
     bound: Bound | None = None
-    floor, kind = effective_floor(state, system, version)
+    floor, kind = floor_of(state, personal, olm)
     if rating < floor:
         rating, bound = float(floor), kind
     # §7: a "ceiling" is "a level above which a player's rating may not rise"
-    if state.ceiling is not None and rating > state.ceiling:
-        rating, bound = state.ceiling, Bound.CEILING
+    ceiling = state.ceiling
+    if ceiling is not None and rating > ceiling:
+        rating, bound = ceiling, Bound.CEILING
     # §5: "No rating can be lower than the absolute rating floor."
     if rating < ABSOLUTE_FLOOR:
         rating, bound = float(ABSOLUTE_FLOOR), Bound.ABSOLUTE

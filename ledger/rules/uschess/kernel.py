@@ -153,24 +153,29 @@ def rate_python(
     expected: list[float | None] = [None] * size
     bonus: list[float | None] = [None] * size
     after4 = list(step4_opponent)
-    for against, into in ((step4_opponent, step4), (after4, step5)):
-        for i in played:
-            opp = [against[j] for j in opponents[i]]
-            k = k_of[i]
-            if k is None:
-                name = HISTORIES[history[i]]
-                new = special_rating(prior[i], n_eff_of[i], opp, total[i], name).rating
-            else:
-                multiplier = bonus_multiplier if eligible[i] else None
-                st = standard_rating(prior[i], opp, total[i], k, multiplier)
-                new = st.rating
-                if into is step5:
-                    expected[i], bonus[i] = st.expected, st.bonus
-            if new < MINIMUM_RATING:
-                new = MINIMUM_RATING
-            into[i] = new
-            if into is step4:
-                after4[i] = new
+    for i in played:
+        k = k_of[i]
+        opp = [step4_opponent[j] for j in opponents[i]]
+        if k is None:
+            new = special_rating(prior[i], n_eff_of[i], opp, total[i], HISTORIES[history[i]])[0]
+        else:
+            multiplier = bonus_multiplier if eligible[i] else None
+            new = standard_rating(prior[i], opp, total[i], k, multiplier)[0]
+        if new < MINIMUM_RATING:
+            new = MINIMUM_RATING
+        step4[i] = after4[i] = new
+    for i in played:
+        k = k_of[i]
+        opp = [after4[j] for j in opponents[i]]
+        if k is None:
+            new = special_rating(prior[i], n_eff_of[i], opp, total[i], HISTORIES[history[i]])[0]
+        else:
+            multiplier = bonus_multiplier if eligible[i] else None
+            st = standard_rating(prior[i], opp, total[i], k, multiplier)
+            new, expected[i], bonus[i] = st[0], st[2], st[4]
+        if new < MINIMUM_RATING:
+            new = MINIMUM_RATING
+        step5[i] = new
     return Columns(
         special,
         m_of,

@@ -57,20 +57,23 @@ def special_rating(
     (docs/decisions.md).
     """
     prior, target = adjusted_prior_and_score(r0, n_eff, score, history)
-    lows = [prior - 400.0] + [ri - 400.0 for ri in opponents]
-    highs = [prior + 400.0] + [ri + 400.0 for ri in opponents]
-    weights = [n_eff] + [1.0] * len(opponents)
-    knots = sorted(set(lows) | set(highs))
-    terms = list(zip(lows, highs, [prior, *opponents], weights, strict=True))
+    low, high = prior - 400.0, prior + 400.0
+    terms = [(ri - 400.0, ri + 400.0, ri) for ri in opponents]
+    knots = sorted({low, high, *[lo for lo, _, _ in terms], *[hi for _, hi, _ in terms]})
 
     def f(r: float) -> float:
-        # §4.1: f(R) = N'·PWe(R, R'_0) + Σ PWe(R, R_i) − S', PWe judged against the same knots.
+        # §4.1: f(R) = N'·PWe(R, R'_0) + Σ PWe(R, R_i) − S', PWe judged against the same knots
+        # (each opponent's weight is 1, so its term is PWe itself).
         total = -target
-        for lo, hi, ri, w in terms:
+        if r >= high:
+            total += n_eff
+        elif r > low:
+            total += n_eff * (0.5 + (r - prior) / 800.0)
+        for lo, hi, ri in terms:
             if r >= hi:
-                total += w
+                total += 1.0
             elif r > lo:
-                total += w * (0.5 + (r - ri) / 800.0)
+                total += 0.5 + (r - ri) / 800.0
         return total
 
     # §4.1 step 1: "in the actual implemented rating program, M is set to R'_0"
@@ -86,10 +89,14 @@ def special_rating(
             z_a = knots[i]
             f_a = f(z_a)
             if abs(f_m - f_a) < EPSILON:
-                big_m, label = z_a, "2b:knot"
+                big_m, label, f_m = z_a, "2b:knot", f_a
             else:
                 m_star = big_m - f_m * ((big_m - z_a) / (f_m - f_a))
-                big_m, label = (z_a, "2b:knot") if m_star < z_a else (m_star, "2b:secant")
+                if m_star < z_a:
+                    big_m, label, f_m = z_a, "2b:knot", f_a
+                else:
+                    big_m, label = m_star, "2b:secant"
+                    f_m = f(big_m)
         elif f_m < -EPSILON:
             # §4.1 step 3: move up towards z_b, the smallest knot above M.
             j = bisect.bisect_right(knots, big_m)
@@ -98,14 +105,17 @@ def special_rating(
             z_b = knots[j]
             f_b = f(z_b)
             if abs(f_b - f_m) < EPSILON:
-                big_m, label = z_b, "3b:knot"
+                big_m, label, f_m = z_b, "3b:knot", f_b
             else:
                 m_star = big_m - f_m * ((z_b - big_m) / (f_b - f_m))
-                big_m, label = (z_b, "3b:knot") if m_star > z_b else (m_star, "3b:secant")
+                if m_star > z_b:
+                    big_m, label, f_m = z_b, "3b:knot", f_b
+                else:
+                    big_m, label = m_star, "3b:secant"
+                    f_m = f(big_m)
         else:
             break
         path.append((label, big_m))
-        f_m = f(big_m)
     else:
         raise ArithmeticError("special formula did not converge")
 
@@ -124,9 +134,10 @@ def step_four(
     """§4.1 step 4, given |f(M)| ≤ ε: M and p, or R_0 clamped to the knots around M if p = 0."""
     # §4.1 step 4: p counts the i with |M − R_i| ≤ 400, plus one if |M − R'_0| ≤ 400.
     limit = 400.0 + KNOT_TOLERANCE
-    p = sum(1 for ri in opponents if abs(big_m - ri) <= limit)
-    if abs(big_m - prior) <= limit:
-        p += 1
+    p = 1 if abs(big_m - prior) <= limit else 0
+    for ri in opponents:
+        if abs(big_m - ri) <= limit:
+            p += 1
     if p:
         return big_m, p
     # §4.1 step 4(b): z_a < M < z_b are the knots around M; take R_0 clamped to [z_a, z_b].
