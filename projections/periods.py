@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Protocol
 
@@ -221,8 +221,7 @@ class _Periods:
         detail = json.loads(c.row[HISTORY_COLUMNS.index("detail")])
         results = {  # this section's W/D/L, added to what the period has so far
             "losses": now.losses + c.standing.losses - pre.losses,
-            "floors": replace(
-                now.floors,
+            "floors": now.floors._replace(
                 wins=now.wins + c.standing.wins - pre.wins,
                 draws=now.draws + c.standing.draws - pre.draws,
             ),

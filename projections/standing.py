@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any, NamedTuple
 
 from ledger.rules.uschess.floors import FloorState
@@ -110,7 +109,7 @@ class Standing(NamedTuple):
         )
 
     def with_floors(self, **changes: object) -> Standing:
-        return self._replace(floors=replace(self.floors, **changes))
+        return self._replace(floors=self.floors._replace(**changes))
 
 
 STATE_COLUMNS = (

@@ -1,7 +1,5 @@
 """Rating floors and ceilings (§5; §7 on ceilings, money floors and match floor lowering)."""
 
-from dataclasses import replace
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -335,7 +333,7 @@ def test_without_a_ceiling_the_rating_is_never_below_the_effective_floor(
     rating, state, system, version
 ):
     # §5: "Thus the player's rating cannot go below" the floor.
-    state = replace(state, ceiling=None)
+    state = state._replace(ceiling=None)
     result, bound = apply_floor_and_ceiling(rating, state, system, version)
     floor, _ = effective_floor(state, system, version)
     assert result == max(rating, floor)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
 from enum import StrEnum
+from typing import NamedTuple
 
 from ledger.rules.rounding import round_half_up
 from ledger.rules.uschess.floor_levels import (
@@ -36,9 +36,9 @@ class Bound(StrEnum):
     CEILING = "ceiling"
 
 
-@dataclass(frozen=True)
-class FloorState:
-    """A player's floor-relevant record in one rating system.
+class FloorState(NamedTuple):
+    """A player's floor-relevant record in one rating system (a tuple: a replay makes one per
+    player and section, as it does standings).
 
     `peak` is the highest rating held while established (full precision); `olm_games` the rated
     games started with an established rating above 2200; `floor_lowerings` the granted match
@@ -255,9 +255,9 @@ def with_prize(state: FloorState, prize: float, under: int, version: RuleVersion
     level = money_floor(prize, under, version)
     if level is None or (state.money_floor is not None and state.money_floor >= level):
         return state
-    return replace(state, money_floor=level)
+    return state._replace(money_floor=level)
 
 
 def with_floor_lowered(state: FloorState) -> FloorState:
     """The record after the office grants a match floor-lowering request (§7)."""
-    return replace(state, floor_lowerings=state.floor_lowerings + 1)
+    return state._replace(floor_lowerings=state.floor_lowerings + 1)

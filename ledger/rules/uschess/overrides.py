@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from ledger.rules.uschess.floors import FloorState
 
 ACTIONS = ("impose_ceiling", "lift_ceiling", "set_floor", "grant_floor_lowering", "adjust_rating")
@@ -23,17 +21,17 @@ def apply_override(
     counts as the date the player was last rated).
     """
     if action == "impose_ceiling":
-        floors = replace(floors, ceiling=value)
+        floors = floors._replace(ceiling=value)
         if rating is not None and value is not None and rating > value:
             rating = float(value)
     elif action == "lift_ceiling":
-        floors = replace(floors, ceiling=None)
+        floors = floors._replace(ceiling=None)
     elif action == "set_floor":
-        floors = replace(floors, director_floor=None if value is None else int(value))
+        floors = floors._replace(director_floor=None if value is None else int(value))
         if rating is not None and value is not None and rating < value:
             rating = float(value)
     elif action == "grant_floor_lowering":
-        floors = replace(floors, floor_lowerings=floors.floor_lowerings + 1)
+        floors = floors._replace(floor_lowerings=floors.floor_lowerings + 1)
         if pending is not None:
             rating = pending[1]
         pending = None

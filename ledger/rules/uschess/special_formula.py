@@ -58,8 +58,14 @@ def special_rating(
     """
     prior, target = adjusted_prior_and_score(r0, n_eff, score, history)
     low, high = prior - 400.0, prior + 400.0
-    terms = [(ri - 400.0, ri + 400.0, ri) for ri in opponents]
-    knots = sorted({low, high, *[lo for lo, _, _ in terms], *[hi for _, hi, _ in terms]})
+    lows = [ri - 400.0 for ri in opponents]
+    highs = [ri + 400.0 for ri in opponents]
+    terms = list(zip(lows, highs, opponents))
+    # The knots R_i ± 400 in order (a knot listed twice finds the same neighbours).
+    knots = lows + highs
+    knots.append(low)
+    knots.append(high)
+    knots.sort()
 
     def f(r: float) -> float:
         # §4.1: f(R) = N'·PWe(R, R'_0) + Σ PWe(R, R_i) − S', PWe judged against the same knots
