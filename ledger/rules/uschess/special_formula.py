@@ -60,7 +60,7 @@ def special_rating(
     low, high = prior - 400.0, prior + 400.0
     lows = [ri - 400.0 for ri in opponents]
     highs = [ri + 400.0 for ri in opponents]
-    terms = list(zip(lows, highs, opponents))
+    terms = list(zip(lows, highs, opponents, strict=True))
     # The knots R_i ± 400 in order (a knot listed twice finds the same neighbours).
     knots = lows + highs
     knots.append(low)
