@@ -241,6 +241,12 @@ def _version_on(day: str) -> RuleVersion:
     return resolve(date.fromisoformat(day)).version
 
 
+@functools.lru_cache(maxsize=4096)
+def _floor_systems(day: str, system: str) -> tuple[bool, bool]:
+    """floors.floor_systems of `system` under the rules version in force on `day`."""
+    return floors.floor_systems(System(system), _version_on(day))
+
+
 def rating_row(player: str, system: str, s: Standing, with_floors: bool = True) -> dict[str, Any]:
     """The `ratings` row for a standing: rating, N, results, ceiling; with US Chess floors
     (`with_floors`, `Family.floors`) each floor component and whether established."""
@@ -248,9 +254,9 @@ def rating_row(player: str, system: str, s: Standing, with_floors: bool = True) 
     floor: int | None = None
     bound: floors.Bound | None = None
     if with_floors:
-        version = _version_on(s.rated_on)
-        components = floors.floor_components(s.floors, System(system), version)
-        floor, bound = floors.effective_floor(s.floors, System(system), version)
+        personal, olm = _floor_systems(s.rated_on, system)
+        components = floors.components_of(s.floors, personal, olm)
+        floor, bound = floors.floor_of(s.floors, personal, olm)
     return {
         "player": player,
         "system": str(system),

@@ -22,6 +22,7 @@ from ledger.rules.uschess.fide_adjustment import (
     adjust_for_fide_event,
 )
 from ledger.rules.uschess.initialization import (
+    SYSTEMS,
     ForeignRating,
     Initialization,
     PlayerBackground,
@@ -135,10 +136,11 @@ class Rater:
     def _background(self, player: str, system: System, on: str) -> PlayerBackground:
         profile = self.profiles.get(player)
         ratings = {}
-        for other in System:
+        lookup = self.lookup
+        for other in SYSTEMS:
             if other is system:
                 continue
-            s = self.lookup(player, other)
+            s = lookup(player, other)
             if s.rating is not None and s.games > 0 and s.rated_on is not None:
                 ratings[other] = SourceRating(s.rating, s.games, date.fromisoformat(s.rated_on))
         if profile is None:

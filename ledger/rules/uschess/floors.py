@@ -58,11 +58,15 @@ class FloorState(NamedTuple):
 
 def absolute_floor(state: FloorState, system: System, version: RuleVersion) -> int:
     """§5: the personal absolute floor in the systems the version gives it to, else 100."""
-    if system not in version.absolute_floor_systems:
+    return personal_absolute_floor(state, system in version.absolute_floor_systems)
+
+
+def personal_absolute_floor(state: FloorState, personal: bool) -> int:
+    """§5: AF = min(100 + 4N_W + 2N_D + N_R, 150) where the system has it (`personal`), else 100."""
+    if not personal:
         return ABSOLUTE_FLOOR
-    # §5: AF = min(100 + 4N_W + 2N_D + N_R, 150)
-    personal = ABSOLUTE_FLOOR + 4 * state.wins + 2 * state.draws + state.sections_of_three
-    return min(personal, PERSONAL_FLOOR_CAP)
+    level = ABSOLUTE_FLOOR + 4 * state.wins + 2 * state.draws + state.sections_of_three
+    return min(level, PERSONAL_FLOOR_CAP)
 
 
 def peak_floor(peak: float | None) -> int | None:
@@ -130,15 +134,22 @@ def no_money_floor(prize: float, under: int, version: RuleVersion) -> str | None
 
 def floor_components(state: FloorState, system: System, version: RuleVersion) -> dict[Bound, int]:
     """Every floor that applies to the player in `system`, by kind."""
+    personal, olm = floor_systems(system, version)
+    return components_of(state, personal, olm)
+
+
+def components_of(state: FloorState, personal: bool, olm: bool) -> dict[Bound, int]:
+    """`floor_components` given `floor_systems` (§5)."""
     components = {
         Bound.ABSOLUTE: ABSOLUTE_FLOOR,
-        Bound.PERSONAL_ABSOLUTE: absolute_floor(state, system, version),
+        Bound.PERSONAL_ABSOLUTE: personal_absolute_floor(state, personal),
     }
     optional = {
         Bound.PEAK: peak_floor(state.peak),
         Bound.MONEY: state.money_floor,
         Bound.DIRECTOR: state.director_floor,
-        Bound.OLM: olm_floor(state, system, version),
+        # §5: 2200 once 300 games were played with an established rating above 2200
+        Bound.OLM: OLM_FLOOR if olm and state.olm_games >= OLM_GAMES else None,
     }
     components.update({kind: level for kind, level in optional.items() if level is not None})
     return components

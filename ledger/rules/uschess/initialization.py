@@ -234,10 +234,15 @@ def initialize_by_priority(
     )
 
 
+# §2: OTBB when initializing OLB and OTBQ when initializing OLQ have a Game Factor of 10
+COMPANIONS = frozenset({(System.OLB, System.OTBB), (System.OLQ, System.OTBQ)})
+SYSTEMS = tuple(System)  # in the order of the enumeration, which is the sources' order
+
+
 def game_factor(target: System, source: System, games: int) -> int:
     """§2 step 1: G_k for a US Chess source, capped at the games credited in it."""
     # §2: OTBR 10; OTBB when initializing OLB 10; OTBQ when initializing OLQ 10; others 5
-    companion = (target, source) in {(System.OLB, System.OTBB), (System.OLQ, System.OTBQ)}
+    companion = (target, source) in COMPANIONS
     full = 10 if source is System.OTBR or companion else 5
     return min(full, games)
 
@@ -277,9 +282,12 @@ def initialize_blended(
 ) -> Initialization:
     """2020+ §2: weighted average of the other ratings, or the age-based rating with N = 0."""
     rows: list[SourceWeight] = []
-    for other in System:
+    systems = rules.version.systems
+    for other in SYSTEMS:
+        if other is system or other not in systems:
+            continue
         source = player.rated_in(other)
-        if other is system or other not in rules.version.systems or source is None:
+        if source is None:
             continue
         factor = game_factor(system, other, source.games)
         rows.append(
