@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict
@@ -28,6 +27,7 @@ from ledger.rules.uschess.initialization import (
     PlayerBackground,
     SourceRating,
 )
+from ledger.rules.uschess.kernel import HISTORIES, HISTORY_CODES
 from ledger.rules.uschess.matches import MatchPlayer, NotRateable, rate_match
 from ledger.rules.uschess.overrides import apply_override
 from ledger.rules.uschess.section import (
@@ -36,7 +36,6 @@ from ledger.rules.uschess.section import (
     Entrant,
     Game,
     Rated,
-    Start,
     dual_rated_k,
     rate_event_columns,
     rate_section,
@@ -305,24 +304,34 @@ class Rater:
         lookup = self.lookup
         pre = [lookup(player, system) for player in players]
         end = item.end
-        starts = [
-            Start(player, s.rating, s.games, False, s.history)
-            if s.rating is not None
-            else Start(
-                player,
-                None,
-                0,
-                True,
-                background=functools.partial(self._background, player, system, end),
-            )
-            for player, s in zip(players, pre, strict=True)
-        ]
-        on = date.fromisoformat(item.end)
-        entrants, c, inits = rate_event_columns(
-            starts, white, black, score, rules, system, on, dual, self.compiled
+        codes = HISTORY_CODES
+        history = [codes[s.history] for s in pre]
+
+        def background(n: int) -> PlayerBackground:
+            return self._background(players[n], system, end)
+
+        prior, c, inits = rate_event_columns(
+            [s.rating for s in pre],
+            [s.games for s in pre],
+            history,
+            background,
+            white,
+            black,
+            score,
+            rules,
+            system,
+            date.fromisoformat(end),
+            dual,
+            self.compiled,
         )
         explained = None
         if self.explain:
+            entrants = [
+                Entrant(player, r, g, u, HISTORIES[0 if s.rating is None else h])
+                for player, s, r, g, u, h in zip(
+                    players, pre, prior.rating, prior.games, prior.unrated, history, strict=True
+                )
+            ]
             local_games = [Game(*g) for g in zip(white, black, score, strict=True)]
             explained = rate_section(
                 entrants,
@@ -341,8 +350,8 @@ class Rater:
         personal, olm = floors.floor_systems(system, version)
         bound_rating, after_section = floors.bound_rating, floors.after_section
         formulas = (STANDARD, SPECIAL)
-        for n, (e, before, m, wins, draws, step5) in enumerate(
-            zip(entrants, pre, c.m, c.wins, c.draws, c.step5, strict=True)
+        for n, (player, before, m, wins, draws, step5) in enumerate(
+            zip(players, pre, c.m, c.wins, c.draws, c.step5, strict=True)
         ):
             losses = m - wins - draws
             # every player here has played (`playing`), so Step 5 gave a rating
@@ -376,13 +385,21 @@ class Rater:
                 if explained is not None:
                     extra.update(
                         self._explained(
-                            e, explained[n], before, system, version, dual, local_games, n, starts
+                            entrants[n],
+                            explained[n],
+                            before,
+                            system,
+                            version,
+                            dual,
+                            local_games,
+                            n,
+                            players,
                         )
                     )
                 detail = encode_value(extra).decode()
             row = (
                 key,
-                e.id,
+                player,
                 name,
                 *head,
                 formulas[c.special[n]],
@@ -404,7 +421,7 @@ class Rater:
                 detail,
                 *after.columns(),
             )
-            changes.append(Change(e.id, system, after, row))
+            changes.append(Change(player, system, after, row))
         return changes
 
     def _explained(
@@ -417,13 +434,11 @@ class Rater:
         dual: bool,
         games: list[Game],
         n: int,
-        starts: list[Start],
+        players: list[str],
     ) -> dict[str, Any]:
         """Everything behind one player's result, for `explain` (not stored in rows)."""
         opponents = [
-            starts[g.black if g.white == n else g.white].id
-            for g in games
-            if n in (g.white, g.black)
+            players[g.black if g.white == n else g.white] for g in games if n in (g.white, g.black)
         ]
         floor, kind = floors.effective_floor(before.floors, system, version)
         return {

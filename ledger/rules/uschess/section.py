@@ -208,7 +208,10 @@ def rate_event(
 
 
 def rate_event_columns(
-    players: Sequence[Start],
+    ratings: Sequence[float | None],
+    games: Sequence[float],
+    history: Sequence[int],
+    background: Callable[[int], PlayerBackground],
     white: Sequence[int],
     black: Sequence[int],
     score: Sequence[float],
@@ -217,17 +220,17 @@ def rate_event_columns(
     on: date,
     dual_rated: bool,
     compiled: bool = False,
-) -> tuple[list[Entrant], Columns, dict[int, Initialization]]:
-    """`rate_event` over columns: the entrants after Step 1, Steps 2–5's columns (by the
-    compiled kernel when `compiled`), and each Step 1 (the games as index columns into
-    `players`)."""
-    entrants, inits = initialize_entrants(players, rules, system, on)
-    codes = HISTORY_CODES
+) -> tuple[Prior, Columns, dict[int, Initialization]]:
+    """`rate_event` over columns: each player's pre-event rating (None: unrated, Step 1 from
+    `background(n)`), N and §4.1 history code, the games as index columns. Gives the players
+    after Step 1, Steps 2–5's columns (by the compiled kernel when `compiled`) and each Step 1."""
+    rated = [False] * len(ratings)
+    prior = initialize_columns(ratings, games, rated, background, rules, system, on)
     columns = rate_columns(
-        [e.rating for e in entrants],
-        [e.games for e in entrants],
-        [e.unrated for e in entrants],
-        [codes[e.history] for e in entrants],
+        prior.rating,
+        prior.games,
+        prior.unrated,
+        [0 if r is None else h for r, h in zip(ratings, history, strict=True)],
         white,
         black,
         score,
@@ -236,25 +239,65 @@ def rate_event_columns(
         dual_rated,
         compiled,
     )
-    return entrants, columns, inits
+    return prior, columns, prior.inits
+
+
+class Prior(NamedTuple):
+    """The players entering Steps 2–5, as columns: rating and N (pre-event, or Step 1's),
+    whether unrated, and each Step 1 by player index."""
+
+    rating: list[float]
+    games: list[float]
+    unrated: list[bool]
+    inits: dict[int, Initialization]
+
+
+def initialize_columns(
+    ratings: Sequence[float | None],
+    games: Sequence[float],
+    unrated: Sequence[bool],
+    background: Callable[[int], PlayerBackground],
+    rules: Rules,
+    system: System,
+    on: date,
+) -> Prior:
+    """Step 1 (§2) for every player without a rating (from `background(n)`, called only then);
+    the others as they come."""
+    prior = [0.0 if r is None else float(r) for r in ratings]
+    count = list(games)
+    flags = list(unrated)
+    inits: dict[int, Initialization] = {}
+    for n, r in enumerate(ratings):
+        if r is None:
+            try:
+                init = initialize(system, on, rules, background(n))
+            except ValueError as exc:
+                raise StepOneError(n, str(exc)) from None
+            inits[n] = init
+            prior[n], count[n], flags[n] = init.rating, init.games, True
+    return Prior(prior, count, flags, inits)
 
 
 def initialize_entrants(
     players: Sequence[Start], rules: Rules, system: System, on: date
 ) -> tuple[list[Entrant], dict[int, Initialization]]:
     """Step 1 (§2) for every player given without a rating; the others as they come."""
-    inits: dict[int, Initialization] = {}
-    entrants: list[Entrant] = []
-    for n, p in enumerate(players):
-        if p.rating is None:
-            if p.background is None:
-                raise StepOneError(n, "an unrated player needs a background for Step 1")
-            try:
-                init = initialize(system, on, rules, p.background())
-            except ValueError as exc:
-                raise StepOneError(n, str(exc)) from None
-            inits[n] = init
-            entrants.append(Entrant(p.id, init.rating, init.games, True, p.history))
-        else:
-            entrants.append(Entrant(p.id, float(p.rating), p.games, p.unrated, p.history))
-    return entrants, inits
+
+    def background(n: int) -> PlayerBackground:
+        found = players[n].background
+        if found is None:
+            raise StepOneError(n, "an unrated player needs a background for Step 1")
+        return found()
+
+    prior = initialize_columns(
+        [p.rating for p in players],
+        [p.games for p in players],
+        [p.unrated for p in players],
+        background,
+        rules,
+        system,
+        on,
+    )
+    columns = zip(players, prior.rating, prior.games, prior.unrated, strict=True)
+    entrants = [Entrant(p.id, rating, n, flag, p.history) for p, rating, n, flag in columns]
+    return entrants, prior.inits
