@@ -250,36 +250,39 @@ def _floor_systems(day: str, system: str) -> tuple[bool, bool]:
 def rating_row(player: str, system: str, s: Standing, with_floors: bool = True) -> dict[str, Any]:
     """The `ratings` row for a standing: rating, N, results, ceiling; with US Chess floors
     (`with_floors`, `Family.floors`) each floor component and whether established."""
-    components: dict[floors.Bound, int] = {}
-    floor: int | None = None
-    bound: floors.Bound | None = None
+    f = s.floors
+    floor = bound = absolute = peak = olm_level = money = director = None
     if with_floors:
         personal, olm = _floor_systems(s.rated_on, system)
-        components = floors.components_of(s.floors, personal, olm)
-        floor, bound = floors.floor_of(s.floors, personal, olm)
+        floor, kind = floors.floor_of(f, personal, olm)
+        bound = str(kind)
+        # each component (floors.components_of), without the dictionary
+        absolute = floors.personal_absolute_floor(f, personal)
+        peak = floors.peak_floor(f.peak)
+        olm_level = floors.olm_floor_of(f, olm)
+        money, director = f.money_floor, f.director_floor
     return {
         "player": player,
         "system": str(system),
         "rating": s.rating,
         "official_rating": round_half_up(s.rating),
         "games": s.games,
-        "wins": s.wins,
-        "draws": s.draws,
+        "wins": f.wins,
+        "draws": f.draws,
         "losses": s.losses,
         "established": int(is_established(s.games)) if with_floors else None,
         "history": s.history,
-        "sections_of_three": s.floors.sections_of_three,
-        "peak": s.floors.peak,
-        "olm_games": s.floors.olm_games,
+        "sections_of_three": f.sections_of_three,
+        "peak": f.peak,
+        "olm_games": f.olm_games,
         "olm_title_date": s.olm_title_date,
         "floor": floor,
-        "floor_bound": None if bound is None else str(bound),
-        "floor_absolute": components.get(floors.Bound.PERSONAL_ABSOLUTE)
-        or components.get(floors.Bound.ABSOLUTE),
-        "floor_peak": components.get(floors.Bound.PEAK),
-        "floor_olm": components.get(floors.Bound.OLM),
-        "floor_money": components.get(floors.Bound.MONEY),
-        "floor_director": components.get(floors.Bound.DIRECTOR),
+        "floor_bound": bound,
+        "floor_absolute": absolute,
+        "floor_peak": peak,
+        "floor_olm": olm_level,
+        "floor_money": money,
+        "floor_director": director,
         "floor_lowerings": s.floors.floor_lowerings,
         "ceiling": s.floors.ceiling,
         "pending_floor_request": None

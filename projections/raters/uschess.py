@@ -173,18 +173,19 @@ class Rater:
             systems = sorted(rated_systems(total, p.online, version) & version.systems)
         index = {x.id: i for i, x in enumerate(p.players)}
         ids = list(index)
-        white, black, score = [], [], []
-        for g in p.games:
-            if g.result in RATED_RESULTS:
-                white.append(index[g.white])
-                black.append(index[g.black])
-                score.append(RATED_RESULTS[g.result])
-        # the players of rated games, numbered in entry order (the games index this)
+        rated = [g for g in p.games if g.result in RATED_RESULTS]
+        white = [index[g.white] for g in rated]
+        black = [index[g.black] for g in rated]
+        score = [RATED_RESULTS[g.result] for g in rated]
+        # the players of rated games, numbered in entry order (the games index this): the
+        # entry numbers themselves when every player has a rated game
         playing = sorted({*white, *black})
-        local = {i: n for n, i in enumerate(playing)}
-        white = [local[i] for i in white]
-        black = [local[i] for i in black]
-        players = [ids[i] for i in playing]
+        players = ids
+        if playing != list(range(len(ids))):
+            local = {i: n for n, i in enumerate(playing)}
+            white = [local[i] for i in white]
+            black = [local[i] for i in black]
+            players = [ids[i] for i in playing]
         changes: list[Change] = []
         for system in systems:
             dual = dual_rated_k(system, version, total)

@@ -81,7 +81,12 @@ def peak_floor(peak: float | None) -> int | None:
 
 def olm_floor(state: FloorState, system: System, version: RuleVersion) -> int | None:
     """§5: 2200 once 300 games were played with an established rating above 2200."""
-    if system in version.olm_floor_systems and state.olm_games >= OLM_GAMES:
+    return olm_floor_of(state, system in version.olm_floor_systems)
+
+
+def olm_floor_of(state: FloorState, olm: bool) -> int | None:
+    """`olm_floor` where the system has the OLM floor (`olm`, §5)."""
+    if olm and state.olm_games >= OLM_GAMES:
         return OLM_FLOOR
     return None
 
@@ -148,8 +153,7 @@ def components_of(state: FloorState, personal: bool, olm: bool) -> dict[Bound, i
         Bound.PEAK: peak_floor(state.peak),
         Bound.MONEY: state.money_floor,
         Bound.DIRECTOR: state.director_floor,
-        # §5: 2200 once 300 games were played with an established rating above 2200
-        Bound.OLM: OLM_FLOOR if olm and state.olm_games >= OLM_GAMES else None,
+        Bound.OLM: olm_floor_of(state, olm),
     }
     components.update({kind: level for kind, level in optional.items() if level is not None})
     return components

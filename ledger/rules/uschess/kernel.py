@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from ledger.rules.uschess.effective_games import effective_games
 from ledger.rules.uschess.special_formula import special_rating
-from ledger.rules.uschess.standard_formula import bonus_eligible, k_factor, standard_rating
+from ledger.rules.uschess.standard_formula import bonus_eligible, k_factor, standard_values
 
 MINIMUM_RATING = 100.0  # §1 Steps 3–5: "If the resulting rating ... is less than 100, ... 100"
 SPECIAL_UP_TO = 8  # §1 Step 4: the special formula for "8 or fewer games (N ≤ 8)"
@@ -160,7 +160,7 @@ def rate_python(
             new = special_rating(prior[i], n_eff_of[i], opp, total[i], HISTORIES[history[i]])[0]
         else:
             multiplier = bonus_multiplier if eligible[i] else None
-            new = standard_rating(prior[i], opp, total[i], k, multiplier)[0]
+            new = standard_values(prior[i], opp, total[i], k, multiplier)[0]
         if new < MINIMUM_RATING:
             new = MINIMUM_RATING
         step4[i] = after4[i] = new
@@ -171,8 +171,7 @@ def rate_python(
             new = special_rating(prior[i], n_eff_of[i], opp, total[i], HISTORIES[history[i]])[0]
         else:
             multiplier = bonus_multiplier if eligible[i] else None
-            st = standard_rating(prior[i], opp, total[i], k, multiplier)
-            new, expected[i], bonus[i] = st[0], st[2], st[4]
+            new, expected[i], bonus[i] = standard_values(prior[i], opp, total[i], k, multiplier)
         if new < MINIMUM_RATING:
             new = MINIMUM_RATING
         step5[i] = new

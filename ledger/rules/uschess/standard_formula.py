@@ -43,6 +43,18 @@ def standard_rating(
     bonus_multiplier: float | None,
 ) -> StandardResult:
     """§4.2: Rs = R0 + K(S − E) [+ bonus]; `bonus_multiplier` None when not eligible."""
+    rating, expected, bonus = standard_values(r0, opponents, score, k, bonus_multiplier)
+    return StandardResult(rating, k, expected, score, bonus)
+
+
+def standard_values(
+    r0: float,
+    opponents: Sequence[float],
+    score: float,
+    k: float,
+    bonus_multiplier: float | None,
+) -> tuple[float, float, float]:
+    """`standard_rating`'s rating, E and bonus, as a plain tuple (the kernel's, per player)."""
     expected = 0.0
     for ri in opponents:
         expected += 1.0 / (1.0 + 10.0 ** ((ri - r0) / 400.0))
@@ -54,4 +66,4 @@ def standard_rating(
         bonus = change - bonus_multiplier * math.sqrt(m if m > 4 else 4)
         if bonus < 0.0:
             bonus = 0.0
-    return StandardResult(r0 + change + bonus, k, expected, score, bonus)
+    return r0 + change + bonus, expected, bonus
