@@ -60,7 +60,6 @@ def special_rating(
     low, high = prior - 400.0, prior + 400.0
     lows = [ri - 400.0 for ri in opponents]
     highs = [ri + 400.0 for ri in opponents]
-    terms = list(zip(lows, highs, opponents, strict=True))
     # The knots R_i ± 400 in order (a knot listed twice finds the same neighbours).
     knots = lows + highs
     knots.append(low)
@@ -75,10 +74,10 @@ def special_rating(
             total += n_eff
         elif r > low:
             total += n_eff * (0.5 + (r - prior) / 800.0)
-        for lo, hi, ri in terms:
-            if r >= hi:
+        for ri in opponents:
+            if r >= ri + 400.0:
                 total += 1.0
-            elif r > lo:
+            elif r > ri - 400.0:
                 total += 0.5 + (r - ri) / 800.0
         return total
 
