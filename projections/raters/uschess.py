@@ -357,15 +357,7 @@ class Rater:
             losses = m - wins - draws
             # every player here has played (`playing`), so Step 5 gave a rating
             rating, bound = bound_rating(step5, before.floors, personal, olm)
-            fl = after_section(
-                before.floors,
-                pre_rating=before.rating,
-                pre_games=before.games,
-                post_rating=rating,
-                games=m,
-                wins=wins,
-                draws=draws,
-            )
+            fl = after_section(before.floors, before.rating, before.games, rating, m, wins, draws)
             after = Standing(
                 rating,
                 before.games + m,

@@ -238,7 +238,6 @@ def bound_rating(
 
 def after_section(
     state: FloorState,
-    *,
     pre_rating: float | None,
     pre_games: int,
     post_rating: float,
