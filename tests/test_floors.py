@@ -11,6 +11,7 @@ from ledger.rules.uschess.floors import (
     after_section,
     apply_floor_and_ceiling,
     effective_floor,
+    floor_components,
     money_floor,
     olm_floor,
     olm_games_after,
@@ -338,3 +339,17 @@ def test_without_a_ceiling_the_rating_is_never_below_the_effective_floor(
     floor, _ = effective_floor(state, system, version)
     assert result == max(rating, floor)
     assert (bound is None) == (rating >= floor)
+
+
+@given(
+    state=states.map(lambda s: s._replace(floor_lowerings=0)),
+    system=st.sampled_from(list(System)),
+    version=st.sampled_from(ALL_VERSIONS),
+)
+def test_the_effective_floor_is_the_highest_of_the_floor_components(state, system, version):
+    # §5: the player's floor is the highest floor that applies (the components, computed apart
+    # for the ratings table, and the effective floor, computed inline for every rated player).
+    floor, kind = effective_floor(state, system, version)
+    components = floor_components(state, system, version)
+    assert floor == max(components.values())
+    assert components[kind] == floor

@@ -1,9 +1,14 @@
+from datetime import date
+
 import pytest
 
 from ledger.rules.expectancy import winning_expectancy
 from ledger.rules.uschess.effective_games import effective_games
-from ledger.rules.uschess.section import Entrant, Game, rate_section
+from ledger.rules.uschess.initialization import PlayerBackground, initialize
+from ledger.rules.uschess.section import Entrant, Game, initialize_columns, rate_section
 from ledger.rules.uschess.special_formula import special_rating
+from ledger.rules.uschess.systems import System
+from ledger.rules.uschess.versions import resolve
 
 
 def rate(entrants, games, bonus=12.0, distinct_at_three=True, dual=False):
@@ -106,3 +111,27 @@ def test_wins_losses_and_draws_are_counted():
     players = [Entrant("a", 1500.0, 30), Entrant("b", 1500.0, 30), Entrant("c", 1500.0, 30)]
     a, _, _ = rate(players, [Game(0, 1, 1.0), Game(2, 0, 0.5), Game(0, 2, 0.0)])
     assert (a.wins, a.draws, a.losses, a.score) == (1, 1, 1, 1.5)
+
+
+def test_step_1_over_columns_initializes_only_the_players_without_a_rating():
+    # §1 Step 1: "initialize the ratings of unrated players" (§2); the rated keep their pre-event
+    # rating and N. The background of a rated player is never asked for.
+    rules, on = resolve(date(2024, 5, 4)), date(2024, 5, 4)
+    adult = PlayerBackground(adult=True)
+    asked: list[int] = []
+
+    def background(n: int) -> PlayerBackground:
+        asked.append(n)
+        return adult
+
+    prior = initialize_columns(
+        [1500.0, None, 1720.5], [40, 0, 12], [False] * 3, background, rules, System.OTBR, on
+    )
+    step1 = initialize(System.OTBR, on, rules, adult)
+    assert asked == [1]
+    # §2.3: an adult without other ratings is rated as a 26-year-old, 1300, with N = 0
+    assert step1.rating == 1300.0 and step1.games == 0
+    assert prior.rating == [1500.0, step1.rating, 1720.5]
+    assert prior.games == [40, step1.games, 12]
+    assert prior.unrated == [False, True, False]
+    assert prior.inits == {1: step1}
