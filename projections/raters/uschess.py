@@ -350,13 +350,18 @@ class Rater:
         key = item.key
         personal, olm = floors.floor_systems(system, version)
         bound_rating, after_section = floors.bound_rating, floors.after_section
+        olm_title_date = floors.olm_title_date
         formulas = (STANDARD, SPECIAL)
-        for n, (player, before, m, wins, draws, step5) in enumerate(
-            zip(players, pre, c.m, c.wins, c.draws, c.step5, strict=True)
+        # the row's columns S, N', K, E, bonus and Steps 3–5, as the kernel gives them
+        steps = zip(
+            c.score, c.n_eff, c.k, c.expected, c.bonus, c.step3, c.step4, c.step5, strict=True
+        )
+        for n, (player, before, m, wins, draws, special, values) in enumerate(
+            zip(players, pre, c.m, c.wins, c.draws, c.special, steps, strict=True)
         ):
             losses = m - wins - draws
             # every player here has played (`playing`), so Step 5 gave a rating
-            rating, bound = bound_rating(step5, before.floors, personal, olm)
+            rating, bound = bound_rating(values[-1], before.floors, personal, olm)
             fl = after_section(before.floors, before.rating, before.games, rating, m, wins, draws)
             after = Standing(
                 rating,
@@ -364,12 +369,12 @@ class Rater:
                 before.losses + losses,
                 history_after(before, m, wins, losses),
                 end,
-                floors.olm_title_date(before.olm_title_date, fl, end),
+                olm_title_date(before.olm_title_date, fl, end),
                 fl,
                 before.match_changes,
                 before.pending_request,
             )
-            init = inits.get(n)
+            init = inits.get(n) if inits else None
             detail = "{}"
             if init is not None or explained is not None:
                 extra: dict[str, Any] = {}
@@ -395,21 +400,14 @@ class Rater:
                 player,
                 name,
                 *head,
-                formulas[c.special[n]],
+                formulas[special],
                 before.rating,
                 rating,
                 round_half_up(rating),
                 before.games,
                 after.games,
                 m,
-                c.score[n],
-                c.n_eff[n],
-                c.k[n],
-                c.expected[n],
-                c.bonus[n],
-                c.step3[n],
-                c.step4[n],
-                step5,
+                *values,
                 None if bound is None else bound.value,
                 detail,
                 *after.columns(),
