@@ -18,7 +18,8 @@ from eventsourcing.persistence import (
 )
 from eventsourcing.utils import Environment, EnvType
 
-from ledger.chain import Head, verifier_at
+from ledger.chain import Head
+from ledger.chain_reads import verifier_at
 from ledger.commands import SubmitMatch, SubmitSection
 from ledger.domain import (
     ROLES_KEY,
