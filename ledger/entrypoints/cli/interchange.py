@@ -469,7 +469,7 @@ def _correct(
 ) -> None:
     """A revised report as a correction: the per-game diff, then what `correct` prints."""
     from ledger.domain import InvalidCommand
-    from ledger.entrypoints.cli.writes import _report as consequences
+    from ledger.entrypoints.cli.writing import _report as consequences
     from ledger.entrypoints.interchange.section_diff import diff
 
     if reason is None:
