@@ -28,7 +28,7 @@ from ledger.entrypoints.cli.common import (
     system_name,
 )
 from ledger.entrypoints.cli.output import AsCsv, AsNl, AsTsv, chosen, emit
-from ledger.entrypoints.cli.reads import ListName, caught_up
+from ledger.entrypoints.cli.reading import ListName, caught_up
 from ledger.errors import field_path
 from ledger.store import DEFAULT_STORE
 
