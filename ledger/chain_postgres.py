@@ -15,7 +15,9 @@ from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.utils import retry
 from psycopg.sql import SQL, Identifier
 
-from ledger.chain import CHAIN_TABLE, Head, Signer, receipt, sealed_rows, sealing
+from ledger.chain import Head
+from ledger.chain_sealing import Signer, receipt, sealed_rows, sealing
+from ledger.store import CHAIN_TABLE
 from ledger.tree import TREE_TABLE, Cached, TreeRows, seal_write
 
 

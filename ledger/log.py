@@ -152,7 +152,7 @@ def read_verified_entries(
     cached); a bad one raises SignatureError naming its position. The read model's catch-up and
     rebuild read the ledger through this. Only key events' and list commitments' payloads are
     parsed here; every other entry is checked from its envelope (its actor) and its stored bytes."""
-    from ledger.chain import signed_entries, verifier_at, write_start
+    from ledger.chain_reads import signed_entries, verifier_at, write_start
     from ledger.signing import READ_EVENTS
 
     start = write_start(app_or_recorder, after_position)

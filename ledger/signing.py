@@ -166,7 +166,7 @@ class Verifier:
     entries only) is refused. The keys and roles are learnt from the entries themselves
     (`LedgerInitialized`, `RoleGranted` with a key, `RoleRevoked` of a holder's last role), so a
     check starting after position 0 first checks the key events before it
-    (`ledger.chain.verifier_at`).
+    (`ledger.chain_reads.verifier_at`).
     """
 
     def __init__(self, frontier: Frontier | None = None, ledger: str | None = None) -> None:

@@ -52,7 +52,7 @@ def _settings(url: str, read_only: bool) -> dict[str, str]:
     scheme = url.partition(":")[0]
     if scheme == "sqlite":
         settings = _sqlite_settings(url)
-        settings["APPLICATION_RECORDER_TOPIC"] = "ledger.chain:SealingSQLiteRecorder"
+        settings["APPLICATION_RECORDER_TOPIC"] = "ledger.chain_sealing:SealingSQLiteRecorder"
         if read_only:
             path = Path(settings["SQLITE_DBNAME"])
             if not path.is_file():

@@ -8,7 +8,8 @@ import json
 from typing import Any
 
 from ledger import merkle
-from ledger.chain import HasRecorder, signature_at, tree_reader, verifier_at, write_start
+from ledger.chain_reads import signature_at, tree_reader, verifier_at, write_start
+from ledger.chain_tables import HasRecorder
 from ledger.checkpoints import V2, V3, Checkpoint, CheckpointError
 from ledger.tree import TreeMismatch
 

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from contextlib import closing
 from pathlib import Path
 
-from ledger.chain import link_at
+from ledger.chain_reads import link_at
 from ledger.errors import LedgerError
 from ledger.log import LedgerEntry, read_verified_entries
 from ledger.reading import Readable, ledger_id

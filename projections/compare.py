@@ -5,7 +5,7 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
-from projections.queries import bonus_values, names_in, rating_values
+from projections.queries.files import bonus_values, names_in, rating_values
 
 BUCKETS = (-100, -50, -10, -1, 0, 1, 10, 50, 100)
 

@@ -329,6 +329,10 @@ def _fide_lines(f: dict[str, Any] | None) -> list[str]:
         if "ΔR" in g:
             cells.append(f"ΔR {g['ΔR']:+.2f}")
         lines.append("  game: " + "  ".join(cells))
+    for g in f.pop("not_counted", []):
+        who = f"{g['opponent']} {g.get('name') or ''}".rstrip()
+        score = "" if g["score"] is None else f" score {g['score']:g}"
+        lines.append(f"  not counted: round {g['round']} vs {who}{score}: {g['why']}")
     period = f.pop("period", None)
     for k, v in f.items():
         lines.append(f"  {k}: {json.dumps(v, default=str, ensure_ascii=False)}")

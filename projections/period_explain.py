@@ -5,8 +5,10 @@ dp; FIDE 10.6 / 8.3), recomputed as the period rates."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from typing import Any
 
+from ledger.results import RATED_RESULTS
 from ledger.rules.families import family as rules_family
 from ledger.rules.rounding import round_half_up
 from projections import queries
@@ -49,6 +51,7 @@ def explain_section(
         "follows": rules_family(view.family).explain_versions.get(row["rules"], row["rules"]),
         "selected_by": f"section end date {item.end}",
         "games": games,
+        "not_counted": _not_counted(view, item, row["player"], games) or None,
         "Ro": row["pre_rating"],
         "K": found.get("k", row["k"]),
         "K_before_limit": found.get("k_base"),
@@ -70,6 +73,33 @@ def explain_section(
     if listed is not False:
         out["period"] = _period(view, row["player"], row["system"], listed)
     return {k: v for k, v in out.items() if v is not None}
+
+
+def _not_counted(
+    view: View, item: Item, player: str, counted: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The player's games in the section that the calculation leaves out, and why: a game not
+    played over the board (a forfeit) or against an opponent without a rating (FIDE 8.3.1:
+    "for each game played against a rated player"; 8.2.2: "the player's rated opponents")."""
+    me = queries.person(view, player)
+    left = Counter(g["opponent"] for g in counted)
+    out = []
+    for g in item.payload.get("games", ()):
+        if g["white"] not in me and g["black"] not in me:
+            continue
+        who = g["black"] if g["white"] in me else g["white"]
+        if g["result"] not in RATED_RESULTS:
+            why = "not played (forfeit)"
+        elif left[who] > 0:
+            left[who] -= 1
+            continue
+        else:
+            why = "opponent without a rating"
+        white = RATED_RESULTS.get(g["result"])
+        score = None if white is None else white if g["white"] in me else 1.0 - white
+        out.append({"round": g.get("round"), "opponent": who, "score": score, "why": why})
+    names = queries.names(view, [g["opponent"] for g in out])
+    return [g | {"name": names.get(g["opponent"])} for g in out]
 
 
 def _period(view: View, player: str, system: str, name: str | None) -> dict[str, Any]:

@@ -15,17 +15,13 @@ import cProfile
 import io
 import json
 import os
-import platform
 import pstats
 import random
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 from contextlib import closing
 from datetime import date, timedelta
 from pathlib import Path
@@ -38,79 +34,11 @@ from projections import queries, timetravel
 from projections.projector import View
 from projections.raters.uschess import KERNEL_VARIABLE
 
-HERE = Path(__file__).resolve().parent
-
-
-def machine() -> dict:
-    cpu = "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return {
-        "platform": platform.platform(),
-        "python": platform.python_version(),
-        "cpu": cpu,
-        "cores": os.cpu_count(),
-    }
-
-
-def generate(store: str, games: int, players: int, seed: int) -> dict:
-    out = subprocess.run(
-        [
-            sys.executable,
-            str(HERE / "generate.py"),
-            "--store",
-            store,
-            "--games",
-            str(games),
-            "--players",
-            str(players),
-            "--seed",
-            str(seed),
-        ],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
-def clocks(fn) -> tuple[float, float, object]:
-    """(wall seconds, this process's CPU seconds, result) of one call."""
-    wall, cpu = time.perf_counter(), time.process_time()
-    result = fn()
-    return time.perf_counter() - wall, time.process_time() - cpu, result
-
-
-def _children_cpu() -> float:
-    """CPU seconds of this process's children that ended (a rebuild's writer process)."""
-    t = os.times()
-    return t.children_user + t.children_system
-
-
-def summary(samples: list[tuple[float, float]]) -> dict:
-    """Best and median of wall and CPU seconds."""
-    walls, cpus = [w for w, _ in samples], [c for _, c in samples]
-    return {
-        "best_s": round(min(walls), 3),
-        "median_s": round(statistics.median(walls), 3),
-        "best_cpu_s": round(min(cpus), 3),
-        "median_cpu_s": round(statistics.median(cpus), 3),
-    }
-
-
-def ratio(a: dict, b: dict) -> dict:
-    """a ÷ b, best over best and median over median, wall and CPU."""
-    return {
-        "best": round(a["best_s"] / b["best_s"], 2),
-        "median": round(a["median_s"] / b["median_s"], 2),
-        "best_cpu": round(a["best_cpu_s"] / b["best_cpu_s"], 2),
-        "median_cpu": round(a["median_cpu_s"] / b["median_cpu_s"], 2),
-    }
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # scripts/benchmarks/, however loaded
+from benchmarks.live import live  # noqa: E402
+from benchmarks.measure import _children_cpu, clocks, generate, machine, ratio, summary  # noqa: E402
+from benchmarks.memory import peak_memory  # noqa: E402
+from benchmarks.startup import startup  # noqa: E402
 
 
 def profile_rebuild(app: RatingsLedger, path: Path, top: int = 15) -> dict:
@@ -302,187 +230,6 @@ def run_size(
     if with_live:
         result["live"] = live(store, workdir, repeats)
     return result
-
-
-REBUILD_CHILD = """
-import json, sys
-from contextlib import closing
-from ledger.application import RatingsLedger
-from ledger.log import read_entries
-from projections import writer
-from projections.projector import View
-
-def peak(pid="self"):
-    # VmHWM: the high-water mark of this process image (ru_maxrss would carry the size of
-    # the process that started it across fork and exec)
-    for line in open(f"/proc/{pid}/status"):
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1])
-
-writers = []
-close = writer.Writer.close
-def measured(self):
-    writers.append(peak(self.process.pid))  # the writer process, before its commit
-    close(self)
-writer.Writer.close = measured
-with closing(RatingsLedger(sys.argv[1])) as app:
-    if sys.argv[3] == "rebuild":
-        View(sys.argv[2]).rebuild(read_entries(app))
-print(json.dumps({"self_kib": peak(), "writer_kib": max(writers, default=0)}))
-"""
-
-
-def peak_memory(store: str, workdir: Path, repeats: int) -> dict:
-    """Peak resident memory (VmHWM) of a full rebuild in a process of its own, and of its
-    writer process if it starts one; beside a process that imports the same and opens the
-    ledger but rebuilds nothing (what the interpreter and the imports take)."""
-    view = workdir / "memory-view.db"
-
-    def child(mode: str) -> dict:
-        out = subprocess.run(
-            [sys.executable, "-c", REBUILD_CHILD, store, str(view), mode],
-            check=True,
-            capture_output=True,
-            text=True,
-        )
-        return json.loads(out.stdout.strip().splitlines()[-1])
-
-    idle = [child("idle")["self_kib"] for _ in range(2)]
-    rebuilt = [child("rebuild") for _ in range(max(1, min(repeats, 2)))]
-    mib = 1 / 1024
-    own = max(r["self_kib"] for r in rebuilt) * mib
-    writer = max(r["writer_kib"] for r in rebuilt) * mib
-    return {
-        "rebuild_process_peak_mib": round(own, 1),
-        "writer_process_peak_mib": round(writer, 1),
-        "both_mib": round(own + writer, 1),
-        "imports_only_peak_mib": round(min(idle) * mib, 1),
-        "rebuild_over_imports_mib": round(own - min(idle) * mib, 1),
-    }
-
-
-def _get(url: str, timeout: float = 10) -> int:
-    try:
-        with urllib.request.urlopen(url, timeout=timeout) as answer:
-            answer.read()
-            return answer.status
-    except urllib.error.HTTPError as exc:
-        return exc.code
-
-
-def live(store: str, workdir: Path, repeats: int) -> dict:
-    """Append → visible: `ratings-ledger serve` runs in its own process over a warm read model;
-    each time a TD appends a new section (a copy of the last one under a new id, a day after
-    every other item), the time from the append's return to the first answer of its page
-    that shows it (polled every millisecond), beside the time the same page of a section
-    already there takes. The server's first page (building the read model) is not counted."""
-    bin_dir = Path(sys.executable).parent
-    view = workdir / "live-view.db"
-    for suffix in ("", "-wal", "-shm"):
-        Path(str(view) + suffix).unlink(missing_ok=True)
-    server = subprocess.Popen(
-        [str(bin_dir / "ratings-ledger"), "serve", "--store", store, "--view", str(view)]
-        + ["--port", "0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        assert server.stdout is not None
-        line = server.stdout.readline()  # "serving http://127.0.0.1:PORT/ (read-only); ..."
-        base = line.split()[1].rstrip("/")
-        keyring = Keyring(os.environ.get(KEYRING_VARIABLE) or workdir / "keys")
-        with closing(RatingsLedger(store, keyring=keyring)) as app:
-            last: dict = {}
-            for e in read_entries(app):
-                later = e.payload.get("end_date", "") >= last.get("end_date", "")
-                if e.type == "SectionSubmitted" and later:
-                    last = e.payload
-            template = {k: last[k] for k in SubmitSection.model_fields if k in last}
-            after = date.fromisoformat(last["end_date"])
-            warm = time.perf_counter()
-            _get(base + "/", timeout=600)
-            warm = time.perf_counter() - warm
-            idle = []
-            for _ in range(5):
-                start = time.perf_counter()
-                _get(f"{base}/api/sections/{last['section_id']}")
-                idle.append(time.perf_counter() - start)
-            latencies, polls = [], []
-            for n in range(max(repeats, 5) * 2):
-                section_id = f"bench-live-{os.getpid()}-{n}"
-                url = f"{base}/api/sections/{section_id}"
-                day = (after + timedelta(days=n + 1)).isoformat()  # after every other item
-                section = template | {"section_id": section_id, "start_date": day, "end_date": day}
-                app.submit_section(parse(SubmitSection, section), actor="td")
-                start = time.perf_counter()
-                tries, give_up = 1, start + 60
-                while _get(url) != 200:
-                    if time.perf_counter() > give_up:
-                        raise RuntimeError(f"{url} not visible after a minute")
-                    tries += 1
-                    time.sleep(0.001)
-                latencies.append(time.perf_counter() - start)
-                polls.append(tries)
-                time.sleep(0.2)  # a quiet moment between appends
-    finally:
-        server.terminate()
-        server.wait()
-    latencies.sort()
-    return {
-        "appends": len(latencies),
-        "append_to_visible_ms": {
-            "best": round(1000 * latencies[0], 1),
-            "median": round(1000 * statistics.median(latencies), 1),
-            "worst": round(1000 * latencies[-1], 1),
-        },
-        "requests_until_visible": {"median": statistics.median(polls), "max": max(polls)},
-        "same_page_of_a_section_already_there_ms": round(1000 * statistics.median(idle), 1),
-        "first_page_s": round(warm, 2),
-    }
-
-
-def process_clocks(command: list[str]) -> tuple[float, float]:
-    """(wall seconds, the child's CPU seconds) of running `command` to its end, with Python's
-    bytecode cache on (as installed: PYTHONDONTWRITEBYTECODE would recompile every module of
-    the project at each start, and none of sqlite-utils', whose cache pip wrote)."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    before = os.times()
-    wall = time.perf_counter()
-    subprocess.run(command, check=True, capture_output=True, env=env)
-    wall = time.perf_counter() - wall
-    after = os.times()
-    return wall, (after.children_user - before.children_user) + (
-        after.children_system - before.children_system
-    )
-
-
-def startup(repeats: int, workdir: Path) -> dict:
-    """`ratings-ledger --help` and a `player` query on a small ledger against `sqlite-utils
-    --help` from the same environment, interleaved (A B C A B C ...)."""
-    bin_dir = Path(sys.executable).parent
-    store = f"sqlite:///{workdir / 'startup.db'}"
-    generate(store, 600, 60, 1)
-    with closing(RatingsLedger(store, keyring=Keyring(workdir / "keys"))) as app:
-        player = next(
-            e.payload["member_id"] for e in read_entries(app) if e.type == "PlayerRegistered"
-        )
-    commands = {
-        "sqlite_utils_help": [str(bin_dir / "sqlite-utils"), "--help"],
-        "ratings_ledger_help": [str(bin_dir / "ratings-ledger"), "--help"],
-        "player_query": [str(bin_dir / "ratings-ledger"), "player", player, "--store", store],
-    }
-    for command in commands.values():  # the first query builds the read model; caches
-        process_clocks(command)
-    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
-    for _ in range(max(repeats, 5)):
-        for name, command in commands.items():
-            samples[name].append(process_clocks(command))
-    out = {name: summary(found) for name, found in samples.items()}
-    base = out["sqlite_utils_help"]
-    out["help_over_sqlite_utils_help"] = ratio(out["ratings_ledger_help"], base)
-    out["player_over_sqlite_utils_help"] = ratio(out["player_query"], base)
-    return out
 
 
 def main() -> None:

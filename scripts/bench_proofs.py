@@ -105,11 +105,11 @@ def main() -> None:
             len(r.get("proof", ())) + sum(len(s["proof"]) for s in r.get("absent", ()))
             for r in (bundle["previous"] or {}).get("rows", {}).values()
         )
-    bench = importlib.import_module("bench")
+    measure = importlib.import_module("benchmarks.measure")
     print(
         json.dumps(
             {
-                "machine": bench.machine(),
+                "machine": measure.machine(),
                 "ledger": {"games": args.games, "entries": held.size, "fide_lists": lists},
                 "player": busiest,
                 "player_games_in_period": games,

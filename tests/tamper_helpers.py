@@ -13,9 +13,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from eventsourcing.persistence import Notification
 
 from ledger import merkle
-from ledger.chain import CHAIN_TABLE, GENESIS, link
+from ledger.chain import GENESIS, link
 from ledger.checkpoints import Checkpoint, identity
 from ledger.signing import message
+from ledger.store import CHAIN_TABLE
 from ledger.tree import TREE_TABLE
 
 FAR = 10**9  # a free position to move a row through while swapping two

@@ -12,7 +12,7 @@ from test_web import get
 from typer.testing import CliRunner
 
 from ledger.entrypoints.cli import app
-from ledger.entrypoints.cli.reads import known_moment
+from ledger.entrypoints.cli.reading import known_moment
 from ledger.entrypoints.web.app import Site
 
 

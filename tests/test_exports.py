@@ -19,7 +19,7 @@ from typer.testing import CliRunner, Result
 
 from ledger.application import RatingsLedger
 from ledger.commands import RecordOpeningBalance, RegisterPlayer, parse
-from ledger.entrypoints.cli.interchange import register
+from ledger.entrypoints.cli.exporting import register
 from ledger.entrypoints.interchange import exports, trf, validated
 from ledger.rules.rounding import round_half_up
 

@@ -63,6 +63,17 @@ def test_the_fide_explain_lists_the_games_k_and_the_period_in_fides_words(cli):
     assert "Ro 2615.0000, ΔR -2.80 (K 10.0), on list 2024-10: 2612" in text
 
 
+def test_the_fide_explain_names_the_game_against_an_unrated_opponent_as_not_counted(cli):
+    # 8.3.1: "For each game played against a rated player": Sokolov's game against the
+    # unrated Kim (player 6, round 2, won per the file's W6) is left out, and explain says so.
+    text = cli("explain", SOKOLOV, "--system", "FIDE", "--section", SECTION)
+    assert "not counted: round 2 vs 2000007 Kim, Gus score 1: opponent without a rating" in text
+    data = json.loads(cli("explain", SOKOLOV, "--system", "FIDE", "--section", SECTION, "--json"))
+    assert [(g["opponent"], g["why"]) for g in data["fide"]["not_counted"]] == [
+        ("2000007", "opponent without a rating")
+    ]
+
+
 def test_the_crosstable_shows_ro_and_each_sections_delta_r_not_ro_twice(cli):
     # 10.65 / 8.3.2: a section's ΔR from Ro; the list sums the period. Chen, born 2009, is a
     # junior under 2300: 8.3.3 K = 40; D = −420 counts as −400 → PD .08, ΔR −.08; D = −160 →

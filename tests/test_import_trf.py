@@ -25,7 +25,7 @@ from ledger.application import RatingsLedger
 from ledger.commands import RegisterPlayer, parse
 from ledger.domain import InvalidCommand
 from ledger.entrypoints.cli import app as main_app
-from ledger.entrypoints.cli.interchange import register
+from ledger.entrypoints.cli.importing import register
 from ledger.entrypoints.cli.writes import register as register_ledger
 from ledger.entrypoints.interchange import trf
 from ledger.log import read_entries

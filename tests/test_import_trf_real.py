@@ -15,7 +15,7 @@ from test_web import get
 from typer.testing import CliRunner, Result
 
 from ledger.entrypoints.cli import app as main_app
-from ledger.entrypoints.cli.reads import caught_up
+from ledger.entrypoints.cli.reading import caught_up
 from ledger.entrypoints.web.app import Site
 from ledger.rules.time_controls import NOT_GIVEN
 from projections import queries

@@ -20,7 +20,7 @@ from typer.testing import CliRunner, Result
 from ledger.application import RatingsLedger
 from ledger.commands import RegisterPlayer, parse
 from ledger.domain import InvalidCommand
-from ledger.entrypoints.cli.interchange import register
+from ledger.entrypoints.cli.importing import register
 from ledger.entrypoints.interchange import uschess_dbf
 from ledger.log import read_entries
 from ledger.results import RATED_RESULTS

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from ledger.application import RatingsLedger
 from ledger.entrypoints.cli import app
-from projections.queries import spellings
+from projections.queries.search import spellings
 
 NAMES = {
     "40000001": "Hans Müller",

@@ -15,7 +15,8 @@ from typer.core import TyperArgument, TyperCommand, TyperGroup
 from ledger.entrypoints.cli import (
     browse,
     estimate,
-    interchange,
+    exporting,
+    importing,
     keys,
     office,
     proofs,
@@ -186,7 +187,8 @@ def main(
 
 writes.register(app)
 reads.register(app)
-interchange.register(app)
+importing.register(app)
+exporting.register(app)
 office.register(app)
 serve.register(app)
 verify.register(app)

@@ -15,7 +15,7 @@ from ledger.entrypoints.cli.common import (
     missing,
 )
 from ledger.entrypoints.cli.output import AsCsv, AsNl, AsTsv, chosen, emit
-from ledger.entrypoints.cli.reads import caught_up
+from ledger.entrypoints.cli.reading import caught_up
 from ledger.store import DEFAULT_STORE
 
 SECTION_COLUMNS = ("section_id", "event_name", "start_date", "end_date", "status", "players")

@@ -7,6 +7,7 @@ roles do not allow 4; each with one `error:` line on stderr.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date
@@ -136,6 +137,20 @@ def iso_day(option: str, text: str | None) -> str | None:
         return date.fromisoformat(text).isoformat()
     except ValueError:
         usage(f"{option}: {text!r} is not a date (YYYY-MM-DD)")
+
+
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _required_day(option: str, text: str) -> str:
+    from ledger.domain import InvalidCommand
+
+    try:
+        if not _ISO_DATE.fullmatch(text):
+            raise ValueError
+        return date.fromisoformat(text).isoformat()
+    except ValueError:
+        raise InvalidCommand((), f"{option}: {text!r} is not a date (YYYY-MM-DD)") from None
 
 
 def missing(message: str) -> NoReturn:

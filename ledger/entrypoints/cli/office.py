@@ -19,7 +19,7 @@ from ledger.entrypoints.cli.common import (
     usage,
 )
 from ledger.entrypoints.cli.output import AsCsv, AsNl, AsTsv, chosen, emit
-from ledger.entrypoints.cli.reads import ListName, caught_up
+from ledger.entrypoints.cli.reading import ListName, caught_up
 from ledger.rules.families import DEFAULT, known
 from ledger.store import DEFAULT_STORE
 

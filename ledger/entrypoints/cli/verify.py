@@ -57,7 +57,8 @@ def verify_chain(
     its actor held then; print the head digest (exit 0) or the first broken position (exit 1).
     Reads only: it never writes, and read-only credentials suffice. With --view, also the read
     model: rebuilt into a temporary file, it must match."""
-    from ledger.chain import link_at, parse_expected, verify
+    from ledger.chain import parse_expected, verify
+    from ledger.chain_reads import link_at
     from ledger.reading import open_ledger
 
     with reported():

@@ -14,7 +14,7 @@ from ledger.rules.rounding import round_half_up
 from ledger.rules.uschess.systems import is_established
 from projections import list_filters, queries, unrated
 from projections.projector import View
-from projections.queries import system_order
+from projections.queries.common import system_order
 
 SUPPLEMENT_COLUMNS = (
     "id",

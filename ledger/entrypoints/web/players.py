@@ -14,7 +14,7 @@ from ledger.rules.families import family as rules_family
 from projections import explain as ex
 from projections import queries, unrated
 from projections.projector import View
-from projections.queries import system_order
+from projections.queries.common import system_order
 from projections.timetravel import NoSuchList, list_view
 
 SEARCH_LIMIT = 50

@@ -1,34 +1,18 @@
-"""Federation file formats on the command line: `import trf`, `import uschess-dbf` (write verbs:
-bad input exits 2, nothing appended) and the exports `list`, `export-history`, `crosstable`."""
+"""The `import` group: `import trf` and `import uschess-dbf` submit a federation's report as
+sections (write verbs: bad input exits 2, nothing appended)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import closing
-from dataclasses import asdict
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ledger.entrypoints.cli.common import (
-    Actor,
-    AsJson,
-    Family,
-    Store,
-    SystemName,
-    ViewPath,
-    missing,
-    print_entries,
-    print_json,
-    receipt_fields,
-    reported,
-    system_name,
-)
-from ledger.entrypoints.cli.output import AsCsv, AsNl, AsTsv, chosen, emit
-from ledger.entrypoints.cli.reads import ListName, caught_up
+from ledger.entrypoints.cli.common import Actor, Store, _required_day, receipt_fields, reported
+from ledger.entrypoints.cli.import_report import _last_round, _report, section_notes, trf_notes
 from ledger.errors import field_path
 from ledger.store import DEFAULT_STORE
 
@@ -37,8 +21,6 @@ if TYPE_CHECKING:
     from ledger.commands import RegisterPlayer, SubmitSection
     from ledger.entrypoints.interchange import Imported
     from ledger.log import LedgerEntry
-
-_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 DryRun = Annotated[
     bool,
@@ -62,21 +44,16 @@ Summary = Annotated[
     typer.Option("--json", help="Print a JSON summary: files read, sections, players, warnings"),
 ]
 TournamentId = Annotated[str | None, typer.Option("--tournament-id", help="The tournament's id")]
-AsOf = Annotated[str, typer.Option("--as-of", help="YYYY-MM-DD")]
 
 
 def register(app: typer.Typer) -> None:
-    """Add the import and export commands to the `ratings-ledger` app."""
+    """Add the import commands to the `ratings-ledger` app."""
     imports = typer.Typer(
         help="Submit a federation's tournament report as sections.", no_args_is_help=True
     )
     imports.command("trf")(import_trf)
     imports.command("uschess-dbf")(import_uschess_dbf)
     app.add_typer(imports, name="import")
-    app.command("list")(rating_list)
-    app.command("export-history")(export_history)
-    app.command("export-trf")(export_trf)
-    app.command("crosstable")(crosstable)
 
 
 def import_trf(
@@ -209,160 +186,6 @@ def import_uschess_dbf(
     _report(summary, entries, sections, dry_run, as_json, listed=True)
 
 
-def rating_list(
-    system: SystemName,
-    as_of: Annotated[str | None, typer.Option("--as-of", help="YYYY-MM-DD")] = None,
-    list_name: ListName = None,
-    as_json: AsJson = False,
-    as_csv: AsCsv = False,
-    as_tsv: AsTsv = False,
-    as_nl: AsNl = False,
-    store: Store = DEFAULT_STORE,
-    view: ViewPath = None,
-    family: Family = "uschess",
-) -> None:
-    """The rating supplement: every player's rating in a system on a date (or as a published
-    list said it), N, floor."""
-    from ledger.domain import InvalidCommand
-    from ledger.entrypoints.interchange import exports
-
-    fmt = chosen(as_json, as_csv, as_tsv, as_nl)
-    with reported():
-        if (as_of is None) == (list_name is None):
-            raise InvalidCommand((), "give exactly one of --as-of and --list")
-        day = None if as_of is None else _required_day("--as-of", as_of)
-    with caught_up(store, view, family, list_name=list_name) as v:
-        rows = exports.rating_supplement(v, system, day, list_name)
-
-    def table() -> None:
-        for r in rows:
-            provisional = r["established"] is False
-            rating = f"{r['official_rating']}" + (f"P{r['games']}" if provisional else "")
-            typer.echo(
-                f"{r['id']:<12} {r['name'] or '':<32} {rating:>9}  N {r['games']:<5} "
-                + ("" if r["floor"] is None else f"floor {r['floor']}")
-            )
-
-    emit(fmt, rows, exports.SUPPLEMENT_COLUMNS, table)
-
-
-def export_history(
-    player_id: Annotated[str, typer.Argument(help="Member id")],
-    system: SystemName,
-    as_json: AsJson = False,
-    as_csv: AsCsv = False,
-    as_tsv: AsTsv = False,
-    as_nl: AsNl = False,
-    store: Store = DEFAULT_STORE,
-    view: ViewPath = None,
-    family: Family = "uschess",
-) -> None:
-    """A player's rating history in one system with every value behind each change, one row
-    per change: a table, or --csv, --tsv, --json, --nl."""
-    from ledger.entrypoints.interchange import exports
-    from projections import queries
-
-    fmt = chosen(as_json, as_csv, as_tsv, as_nl)
-    with caught_up(store, view, family) as v:
-        known = queries.player(v, player_id) is not None
-        rows = exports.history_export(v, player_id, system)
-    if not known:
-        missing(f"player {player_id!r} is not in the ledger")
-    emit(fmt, rows, exports.HISTORY_EXPORT_COLUMNS)
-
-
-def export_trf(
-    section_id: Annotated[str, typer.Argument(help="The section's id")],
-    store: Store = DEFAULT_STORE,
-    view: ViewPath = None,
-    family: Family = "uschess",
-) -> None:
-    """A section as a TRF16 file (`import trf` reads it back as the same section)."""
-    from ledger.entrypoints.interchange.trf_export import to_trf
-    from projections import queries
-
-    with caught_up(store, view, family) as v:
-        report = queries.section_report(v, section_id)
-        status = queries.section_status(v, section_id)
-        profiles = queries.profiles(v)
-    if report is None or status == "withdrawn":
-        missing(f"section {section_id!r} is not in the ledger" if report is None else
-                f"section {section_id!r} was withdrawn")  # fmt: skip
-    typer.echo(to_trf(report, profiles), nl=False)
-
-
-def crosstable(
-    section_id: Annotated[str, typer.Argument(help="The section's id")],
-    system: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--system",
-            callback=system_name,
-            help="Rating system (repeat for several; default: all rated)",
-        ),
-    ] = None,
-    store: Store = DEFAULT_STORE,
-    view: ViewPath = None,
-    family: Family = "uschess",
-    as_json: AsJson = False,
-    as_csv: AsCsv = False,
-    as_tsv: AsTsv = False,
-    as_nl: AsNl = False,
-) -> None:
-    """A section's crosstable: results by round, total, pre -> post rating (P<n>: provisional);
-    --csv, --tsv, --nl: a record a player and system."""
-    from ledger.entrypoints.interchange import exports
-    from ledger.plausibility import shown
-    from projections import queries
-
-    fmt = chosen(as_json, as_csv, as_tsv, as_nl)
-    with caught_up(store, view, family) as v:
-        status = queries.section_status(v, section_id)
-        table = exports.crosstable(v, section_id, system)
-    if status == "withdrawn":
-        missing(f"section {section_id!r} was withdrawn")
-    if table is None:
-        missing(f"section {section_id!r} is not in the ledger")
-
-    def lines() -> None:
-        for line in exports.crosstable_lines(table):
-            typer.echo(shown(line))
-
-    emit(fmt, _crosstable_records(table), CROSSTABLE_COLUMNS, lines, asdict(table))
-
-
-CROSSTABLE_COLUMNS = (
-    "pair",
-    "player",
-    "name",
-    "results",
-    "total",
-    "system",
-    "pre",
-    "post",
-    "official",
-    "games_before",
-    "games_after",
-)
-
-
-def _crosstable_records(table: Any) -> list[dict[str, Any]]:
-    """One record a player and rating system (a player rated in none: one record)."""
-    out = []
-    for row in table.rows:
-        base = {
-            "pair": row.pair,
-            "player": row.player,
-            "name": row.name,
-            "results": " ".join(row.cells),
-            "total": row.total,
-        }
-        changes = row.ratings.items() or [(None, None)]
-        for system, change in changes:
-            out.append(base | {"system": system} | (asdict(change) if change else {}))
-    return out
-
-
 def _submit(
     ledger: RatingsLedger,
     imported: Sequence[Imported],
@@ -423,41 +246,6 @@ def _submit(
     return summary, entries
 
 
-def _report(
-    summary: dict[str, Any],
-    entries: list[LedgerEntry],
-    sections: Sequence[SubmitSection],
-    dry_run: bool,
-    as_json: bool,
-    listed: bool,
-) -> None:
-    """The JSON summary (`--json`); else what was read and recorded (a dry run prints the
-    section JSON `submit` would accept on stdout, the rest on stderr)."""
-    if as_json:
-        print_json(summary)
-        return
-    for f in summary["files"]:
-        records = f"{f['records']} record" + ("" if f["records"] == 1 else "s")
-        typer.echo(f"read {f['file']}: {records}", err=dry_run)
-    for warning in summary["warnings"]:
-        typer.echo(f"warning: {warning}", err=True)
-    for s in summary["sections"]:
-        if "team" in s:
-            typer.echo(f"{s['section_id']}: {team_line(s['team'])}", err=dry_run)
-        for family, reason in s.get("not_rated", {}).items():
-            typer.echo(f"{s['section_id']}: not rated under {family}: {reason}", err=dry_run)
-        for member, reason in s.get("unrated_players", {}).items():
-            typer.echo(f"{s['section_id']}: {member} not rated: {reason}", err=dry_run)
-    for m in summary.get("matched", []):
-        if m["by"] == "assigned":
-            typer.echo(f"player {m['start']} {m['name']}: member {m['member']}", err=dry_run)
-    if dry_run:
-        submitted = [s.model_dump(mode="json", exclude_none=True) for s in sections]
-        print_json(submitted if listed else submitted[0])
-    else:
-        print_entries(entries, summary.get("receipt"))
-
-
 def _correct(
     ledger: RatingsLedger,
     store: str,
@@ -469,7 +257,7 @@ def _correct(
 ) -> None:
     """A revised report as a correction: the per-game diff, then what `correct` prints."""
     from ledger.domain import InvalidCommand
-    from ledger.entrypoints.cli.writes import _report as consequences
+    from ledger.entrypoints.cli.writing import _report as consequences
     from ledger.entrypoints.interchange.section_diff import diff
 
     if reason is None:
@@ -481,71 +269,6 @@ def _correct(
         for line in changes:
             typer.echo(line)
     consequences(ledger, store, None, entries, dry_run, as_json)
-
-
-def trf_notes(report: Any, section: SubmitSection, partial: bool) -> list[str]:
-    """What the import decided about the file beyond its lines: online, in progress, the
-    time control it did not give, the member ids the ledger assigned."""
-    from ledger.entrypoints.interchange import trf, trf_header
-    from ledger.rules.time_controls import NOT_GIVEN
-
-    notes = []
-    detected = trf_header.online(report.header)
-    if detected is not None:
-        notes.append(f"{detected}: played online (the section is recorded as online)")
-    why = trf.in_progress(report)
-    if why is not None and partial:
-        notes.append(f"{report.source}: in progress ({why}); only the rounds played are imported")
-    if section.time_control == NOT_GIVEN:
-        notes.append(f"{report.source}: no time control (122/222); recorded as not given")
-    left_out = trf.reserves(report, _last_round(section))
-    if left_out:
-        notes.append(
-            f"{report.source}: players on the teams' lists fielded in no round (reserves) are "
-            f"not players of the section: {len(left_out)}, line "
-            + ", ".join(str(p.line) for p in left_out)
-        )
-    kept = {p.id for p in section.players}
-    assigned = [m for m in trf.assigned_ids(report).values() if m in kept]
-    if assigned:
-        notes.append(
-            f"{report.source}: {len(assigned)} players without a FIDE id get the member ids "
-            "the ledger assigns (see matched)"
-        )
-    return notes
-
-
-def team_line(team: dict[str, Any]) -> str:
-    """What the import read of a team file's teams, in one line."""
-    forfeited = team["forfeited_matches"]
-    return (
-        f"team file: {team['teams']} teams of {team['players_in_teams']} players, "
-        f"{team['team_matches']} team matches in {team['team_rounds']} rounds"
-        + (f" ({forfeited} forfeited)" if forfeited else "")
-        + f" on up to {team['boards']} boards; recorded as the players' individual games"
-    )
-
-
-def section_notes(section: SubmitSection) -> dict[str, Any]:
-    """Each rules family's reason for rating none of the section's games (none: it rates them)."""
-    from ledger.results import RATED_RESULTS
-    from ledger.rules.families import every
-    from projections.unrated import NO_GAME
-
-    reasons = {
-        f.name: f.section_not_rated(section.time_control, section.online, section.start_date)
-        for f in every()
-    }
-    played = {p for g in section.games if g.result in RATED_RESULTS for p in (g.white, g.black)}
-    return {
-        "not_rated": {f: r for f, r in reasons.items() if r is not None},
-        "unrated_players": {p.id: NO_GAME for p in section.players if p.id not in played},
-    }
-
-
-def _last_round(section: SubmitSection) -> int:
-    """The last round the section holds (a game's or a bye's)."""
-    return max((x.round for x in [*section.games, *section.byes]), default=0)
 
 
 def _registered(ledger: RatingsLedger) -> dict[str, str | None]:
@@ -581,14 +304,3 @@ def _time_control_option(text: str) -> str:
 
 def _day(option: str, text: str | None) -> date | None:
     return None if text is None else date.fromisoformat(_required_day(option, text))
-
-
-def _required_day(option: str, text: str) -> str:
-    from ledger.domain import InvalidCommand
-
-    try:
-        if not _ISO_DATE.fullmatch(text):
-            raise ValueError
-        return date.fromisoformat(text).isoformat()
-    except ValueError:
-        raise InvalidCommand((), f"{option}: {text!r} is not a date (YYYY-MM-DD)") from None

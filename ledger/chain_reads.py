@@ -1,0 +1,91 @@
+"""Reading the sealed, signed log: entries with signatures, the verifier at a position, links."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from eventsourcing.persistence import ApplicationRecorder, Notification
+
+from ledger.chain import parsed
+from ledger.chain_tables import BATCH, HasRecorder, _links, _recorder, _signed, _unhex
+from ledger.merkle import Frontier
+from ledger.signing import COMMITMENT, KEY_EVENTS, Signed, Verifier
+from ledger.tree import TreeMismatch, TreeRows
+
+
+def signed_entries(
+    app_or_recorder: HasRecorder | ApplicationRecorder, after: int = 0, batch: int = BATCH
+) -> Iterator[list[tuple[Notification, Signed]]]:
+    """The entries after position `after` with their signatures, `batch` at a time, each batch
+    read in a read-only transaction of its own."""
+    recorder = _recorder(app_or_recorder)
+    while True:
+        with _links(recorder) as links:
+            rows = links.rows_after(after, batch)
+        if rows:
+            yield [(n, _signed(n, s)) for n, s in rows]
+        if len(rows) < batch:
+            return
+        after = rows[-1][0].id
+
+
+def write_start(app_or_recorder: HasRecorder | ApplicationRecorder, after: int) -> int:
+    """The position a checked read after `after` starts from: the end of the last write that
+    ends at or before it (a write is checked whole)."""
+    if after <= 0:
+        return 0
+    with _links(_recorder(app_or_recorder)) as links:
+        return links.last_write_end(after)
+
+
+def verifier_at(app_or_recorder: HasRecorder | ApplicationRecorder, position: int) -> Verifier:
+    """A Verifier knowing the keys and roles held after `position` (a write's end), the
+    ledger's tree and the lists committed there: the key events up to there checked, each write
+    from the tree before it (the roles record's writes hold nothing else)."""
+    with _links(_recorder(app_or_recorder)) as links:
+        tree = links.tree_rows()
+        verifier = Verifier(ledger=tree.first_identity())
+        rows = links.rows_after(0, None, KEY_EVENTS, position) if position > 0 else []
+        write: list[Signed] = []
+        for n, s in rows:
+            if not write:
+                verifier.seek(_frontier(tree, n.id))
+            write.append(_signed(n, s))
+            if s:
+                verifier.check(write)
+                write = []
+        verifier.check(write)
+        verifier.seek(_frontier(tree, position + 1))
+        for n, _ in links.rows_after(0, None, (COMMITMENT,), position) if position > 0 else []:
+            verifier.committed(n.id, parsed(n.state))
+    return verifier
+
+
+def _frontier(tree: TreeRows, position: int) -> Frontier | None:
+    """The tree's frontier just before the entry at `position` (None: the store has no tree
+    there, as in a ledger from before trees, or one changed outside the ledger)."""
+    try:
+        return Frontier.at(tree.node, tree.entries_before(position))
+    except TreeMismatch:
+        return None
+
+
+@contextmanager
+def tree_reader(app_or_recorder: HasRecorder | ApplicationRecorder) -> Iterator[TreeRows]:
+    """The ledger's stored Merkle tree, read in one read-only transaction."""
+    with _links(_recorder(app_or_recorder)) as links:
+        yield links.tree_rows()
+
+
+def signature_at(app_or_recorder: HasRecorder | ApplicationRecorder, position: int) -> bytes:
+    """The stored write signature at `position` (empty inside a write)."""
+    with _links(_recorder(app_or_recorder)) as links:
+        rows = links._rows("SELECT signature FROM {t} WHERE position = ?", (position,))
+    return (_unhex(rows[0][0]) or b"") if rows else b""
+
+
+def link_at(app_or_recorder: HasRecorder | ApplicationRecorder, position: int) -> str | None:
+    """The sealed link at `position`, if any."""
+    with _links(_recorder(app_or_recorder)) as links:
+        return links.at(position)

@@ -1,0 +1,123 @@
+"""Sealing a write: its chain rows stored in its transaction (SQLite here; chain_postgres.py)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from eventsourcing.persistence import Notification, PersistenceError, StoredEvent
+from eventsourcing.sqlite import SQLiteApplicationRecorder
+
+from ledger.chain import GENESIS, Head, link
+from ledger.checkpoints import Checkpoint
+from ledger.store import CHAIN_TABLE
+from ledger.tree import TREE_TABLE, Cached, TreeRows, seal_write
+
+Signer = Callable[[bytes], bytes]
+
+
+class SealError(PersistenceError):
+    """The chain rows of a write could not be stored: the write is rolled back."""
+
+
+def sealed_rows(
+    last: str | None,
+    ids: Sequence[int],
+    stored_events: Sequence[StoredEvent],
+    signatures: list[bytes],
+) -> list[tuple[int, str, str]]:
+    """The chain rows (position, link, signature) of entries just inserted after link `last`."""
+    previous, rows = last or GENESIS, []
+    for position, s, signature in zip(ids, stored_events, signatures, strict=True):
+        notification = Notification(
+            id=position,
+            originator_id=s.originator_id,
+            originator_version=s.originator_version,
+            topic=s.topic,
+            state=s.state,
+        )
+        previous = link(previous, notification, signature)
+        rows.append((position, previous, signature.hex()))
+    return rows
+
+
+def receipt(
+    sealed: list[Head] | None, rows: list[tuple[int, str, str]], checkpoint: Checkpoint
+) -> None:
+    """Hand the write's new head, and the checkpoint it signed, to its caller."""
+    if sealed is not None and rows:
+        sealed.append(Head(rows[-1][1], rows[-1][0], checkpoint))
+
+
+@contextmanager
+def sealing() -> Iterator[None]:
+    """Any failure to store the chain rows fails the write (its transaction rolls back)."""
+    try:
+        yield
+    except Exception as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise SealError(f"the write could not be sealed, nothing was appended ({first})") from exc
+
+
+class SealingSQLiteRecorder(SQLiteApplicationRecorder):
+    """Appends signed entries, their chain rows and tree rows in one SQLite transaction; reads
+    every stored state as bytes (a row edited in place may hold text)."""
+
+    cached: Cached | None = None
+
+    def select_notifications(self, *args: Any, **kwargs: Any) -> Sequence[Notification]:
+        return [_as_bytes(n) for n in super().select_notifications(*args, **kwargs)]
+
+    def select_events(self, *args: Any, **kwargs: Any) -> Sequence[StoredEvent]:
+        return [_as_bytes(e) for e in super().select_events(*args, **kwargs)]
+
+    def construct_create_table_statements(self) -> list[str]:
+        return [
+            *super().construct_create_table_statements(),
+            f"CREATE TABLE IF NOT EXISTS {CHAIN_TABLE} "
+            "(position INTEGER PRIMARY KEY, hash TEXT NOT NULL, signature TEXT NOT NULL)",
+            f"CREATE TABLE IF NOT EXISTS {TREE_TABLE} (level INTEGER NOT NULL, "
+            "idx INTEGER NOT NULL, hash TEXT NOT NULL, position INTEGER, PRIMARY KEY (level, idx))",
+            f"CREATE INDEX IF NOT EXISTS {TREE_TABLE}_position ON {TREE_TABLE} (position)",
+        ]
+
+    def insert_events(
+        self,
+        stored_events: Sequence[StoredEvent],
+        *,
+        signer: Signer | None = None,
+        sealed: list[Head] | None = None,
+        **kwargs: Any,
+    ) -> Sequence[int] | None:
+        """Insert, sign the checkpoint and seal; the new head is appended to `sealed`."""
+        if signer is None:
+            raise PersistenceError("an unsigned write: every write must be signed by its actor")
+        with self.datastore.transaction(commit=True) as c:
+            ids = self._insert_events(c, stored_events, **kwargs) or []
+            with sealing():
+
+                def run(sql: str, params: Sequence[Any]) -> list[tuple]:
+                    c.execute(sql, params)
+                    return [tuple(r) for r in c.fetchall()]
+
+                tree = TreeRows(run, self.events_table_name, "rowid")
+                signatures, tree_rows, checkpoint, cached = seal_write(
+                    tree, ids, stored_events, signer, self.cached
+                )
+                c.execute(f"SELECT hash FROM {CHAIN_TABLE} ORDER BY position DESC LIMIT 1")
+                row = c.fetchone()
+                rows = sealed_rows(row[0] if row else None, ids, stored_events, signatures)
+                c.executemany(f"INSERT INTO {CHAIN_TABLE} VALUES (?, ?, ?)", rows)
+                c.executemany(f"INSERT INTO {TREE_TABLE} VALUES (?, ?, ?, ?)", tree_rows)
+        self.cached = cached
+        receipt(sealed, rows, checkpoint)
+        return ids
+
+
+def _as_bytes(stored: Any) -> Any:
+    """A notification or stored event whose state SQLite returned as text, with it as bytes."""
+    if isinstance(stored.state, str):
+        return dataclasses.replace(stored, state=stored.state.encode())
+    return stored

@@ -1,0 +1,184 @@
+"""The chain and events tables, read in one read-only transaction (SQLite or PostgreSQL)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, Protocol
+
+from eventsourcing.persistence import ApplicationRecorder, Notification, PersistenceError
+from eventsourcing.sqlite import SQLiteApplicationRecorder
+
+from ledger.domain import StoreError
+from ledger.signing import Signed
+from ledger.store import CHAIN_TABLE
+from ledger.tree import TREE_TABLE, TreeRows
+
+BATCH = 5000
+
+
+class HasRecorder(Protocol):
+    recorder: ApplicationRecorder
+
+
+def _signed(notification: Notification, signature: bytes | None) -> Signed:
+    return Signed(
+        notification.id,
+        notification.originator_id,
+        notification.originator_version,
+        notification.topic,
+        notification.state,
+        signature,
+    )
+
+
+def _recorder(app_or_recorder: HasRecorder | ApplicationRecorder) -> ApplicationRecorder:
+    return getattr(app_or_recorder, "recorder", app_or_recorder)
+
+
+class _Links:
+    """The chain table and the events table, read in one transaction."""
+
+    def __init__(self, cursor: Any, tables: tuple[str, str, str, str], mark: str, ids: Any) -> None:
+        self.cursor, self.mark, self.to_id = cursor, mark, ids
+        self.table, self.events, self.position, self.tree = tables
+
+    def tree_rows(self) -> TreeRows:
+        """The ledger's Merkle tree (ledger/tree.py), read in this transaction (a ledger from
+        before trees has none: its nodes are then not found)."""
+        if self.mark == "?":
+            sql = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?"
+            found = self._rows(sql, (TREE_TABLE,))[0][0]
+        else:
+            found = self._rows("SELECT to_regclass(?) IS NOT NULL", (self.tree,))[0][0]
+        return TreeRows(self._rows, self.events, self.position, self.tree if found else None)
+
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        sql = sql.format(t=self.table, e=self.events, p=self.position).replace("?", self.mark)
+        self.cursor.execute(sql, params)
+        rows = self.cursor.fetchall()
+        return [tuple(r.values()) if isinstance(r, dict) else tuple(r) for r in rows]
+
+    def all(self) -> list[tuple[int, str, bytes]]:
+        rows = self._rows("SELECT position, hash, signature FROM {t} ORDER BY position")
+        return [(int(p), str(h), _unhex(s) or b"") for p, h, s in rows]
+
+    def last_write_end(self, upto: int) -> int:
+        rows = self._rows(
+            "SELECT max(position) FROM {t} WHERE position <= ? AND signature <> ''", (upto,)
+        )
+        return int(rows[0][0] or 0)
+
+    def at(self, position: int) -> str | None:
+        rows = self._rows("SELECT hash FROM {t} WHERE position = ?", (position,))
+        return str(rows[0][0]) if rows else None
+
+    def rows_after(
+        self,
+        after: int,
+        limit: int | None,
+        kinds: Sequence[str] = (),
+        upto: int | None = None,
+    ) -> list[tuple[Notification, bytes | None]]:
+        """Stored events after position `after` (of `kinds`, up to `upto`), with signatures."""
+        where, params = ["e.{p} > ?"], [after]
+        if kinds:
+            where.append(f"e.topic IN ({', '.join('?' * len(kinds))})")
+            params += [f"ratings-ledger:{k}" for k in kinds]
+        if upto is not None:
+            where.append("e.{p} <= ?")
+            params.append(upto)
+        sql = (
+            "SELECT e.{p}, e.originator_id, e.originator_version, e.topic, e.state, c.signature "
+            "FROM {e} e LEFT JOIN {t} c ON c.position = e.{p} "
+            f"WHERE {' AND '.join(where)} ORDER BY e.{{p}}"
+        )
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        return [
+            (
+                Notification(
+                    id=position,
+                    originator_id=self.to_id(originator),
+                    originator_version=version,
+                    topic=topic,
+                    state=state.encode() if isinstance(state, str) else bytes(state),
+                ),
+                _unhex(signature),
+            )
+            for position, originator, version, topic, state, signature in self._rows(sql, params)
+        ]
+
+    def entries(self, after: int) -> Iterator[tuple[Notification, bytes | None]]:
+        """The stored events after position `after`, in ledger order, BATCH at a time."""
+        while True:
+            rows = self.rows_after(after, BATCH)
+            yield from rows
+            if len(rows) < BATCH:
+                return
+            after = rows[-1][0].id
+
+
+def _unhex(text: str | None) -> bytes | None:
+    try:
+        return bytes.fromhex(text) if text is not None else None
+    except ValueError:
+        return b"?"  # an overwritten signature: it cannot check
+
+
+@contextmanager
+def _links(recorder: ApplicationRecorder) -> Iterator[_Links]:
+    """The chain and events tables of the recorder's store, in one read-only transaction;
+    a missing chain table is a StoreError."""
+    datastore: Any = getattr(recorder, "datastore", None)
+    events: str = getattr(recorder, "events_table_name", "")
+    try:
+        if isinstance(recorder, SQLiteApplicationRecorder):
+            ids = getattr(recorder, "convert_originator_id", str)
+            with datastore.transaction(commit=False) as cursor:
+                cursor.execute(
+                    "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
+                    (CHAIN_TABLE,),
+                )
+                _check_table(cursor.fetchone()[0])
+                yield _Links(cursor, (CHAIN_TABLE, events, "rowid", TREE_TABLE), "?", ids)
+        else:
+            with _postgres_links(datastore, events) as links:
+                yield links
+    except (sqlite3.Error, OSError, PersistenceError) as exc:
+        raise StoreError(f"chain table: {exc}") from None
+    except Exception as exc:
+        if type(exc).__module__.startswith("psycopg"):
+            raise StoreError(f"chain table: {exc}") from None
+        raise
+
+
+def _check_table(found: Any) -> None:
+    if not found:
+        raise StoreError(
+            f"the chain table {CHAIN_TABLE} is missing: the ledger's seals were dropped"
+        )
+
+
+@contextmanager
+def _postgres_links(datastore: Any, events: str) -> Iterator[_Links]:
+    from psycopg.sql import SQL, Identifier
+
+    schema = Identifier(datastore.schema or "public")
+    table = SQL("{}.{}").format(schema, Identifier(CHAIN_TABLE))
+    with datastore.transaction(commit=False) as cursor:
+        cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        cursor.execute(
+            "SELECT to_regclass(%s) AS found",
+            (table.as_string(cursor.connection),),
+        )
+        _check_table(cursor.fetchone()["found"])
+        names = (
+            table.as_string(cursor.connection),
+            SQL("{}.{}").format(schema, Identifier(events)).as_string(cursor.connection),
+            "notification_id",
+            SQL("{}.{}").format(schema, Identifier(TREE_TABLE)).as_string(cursor.connection),
+        )
+        yield _Links(cursor, names, "%s", lambda value: value)

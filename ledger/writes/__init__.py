@@ -1,0 +1,1 @@
+"""The write verbs of `RatingsLedger`, one module per concern, mixed into it."""

@@ -1,0 +1,114 @@
+"""The write verbs of a player's record: register, opening balances, merges."""
+
+from __future__ import annotations
+
+from eventsourcing.application import AggregateNotFoundError
+from eventsourcing.domain import Aggregate
+
+from ledger import commands, merging
+from ledger.commands import MergePlayers, RecordOpeningBalance, RegisterPlayer
+from ledger.domain import InvalidCommand, Player, player_key, void_key
+from ledger.errors import Contradiction
+from ledger.log import LedgerEntry
+from ledger.roles import Verb
+from ledger.writes.batches import _item, _unique
+
+
+class PlayerWrites:
+    """`RatingsLedger`'s verbs on players (through its `_append` and lookups)."""
+
+    def register_player(self, *players: RegisterPlayer, actor: str) -> list[LedgerEntry]:
+        """Register new players; for registered ones record the changed profile, if any."""
+        actor = commands.actor(actor)
+        _unique(players, lambda p: repr(p.id), ("id",))
+
+        def decide() -> list[Aggregate]:
+            changed: list[Aggregate] = []
+            for p in players:
+                try:
+                    player = self._get(Player, player_key(p.id))
+                except AggregateNotFoundError:
+                    changed.append(Player(member_id=p.id, **p.profile(), actor=actor))
+                    continue
+                profile = p.profile(player.profile)
+                if profile != player.profile:
+                    player.update_profile(member_id=p.id, **profile, actor=actor)
+                    changed.append(player)
+            if not changed:
+                who = repr(players[0].id) if len(players) == 1 else "every player given"
+                raise InvalidCommand(
+                    ("id",), f"{who} is already registered with these fields: it changes nothing"
+                )
+            return changed
+
+        return self._append(Verb.REGISTER, actor, decide)
+
+    def record_opening_balance(
+        self, *balances: RecordOpeningBalance, actor: str
+    ) -> list[LedgerEntry]:
+        """A registered player's record per system; at most one opening balance per system."""
+        actor = commands.actor(actor)
+        _unique(balances, lambda b: f"player {b.player!r} in {b.system}", ("system",))
+
+        def decide() -> list[Aggregate]:
+            players: dict[str, Player] = {}
+            for i, b in enumerate(balances):
+                with _item(i):
+                    player = players.get(b.player) or self._registered(b.player, ("player",))
+                    player.check_no_opening_balance(str(b.system))
+                    player.record_opening_balance(**b.event_fields(), actor=actor)
+                players[b.player] = player
+            return list(players.values())
+
+        return self._append(Verb.OPENING_BALANCE, actor, decide)
+
+    def merge_players(self, merge: MergePlayers, *, actor: str) -> list[LedgerEntry]:
+        """Join two records of one person: `merge.player` merged away into `merge.into`. Refused
+        for an unknown record, a record merged away already (either side), two records in one
+        section or match, and profiles that cannot both be true (unless `force`)."""
+        actor = commands.actor(actor)
+
+        def decide() -> list[Aggregate]:
+            source, target = (self._known(m) for m in (merge.player, merge.into))
+            merges = merging.merges_in_force(
+                self.recorder, lambda position: self._exists(void_key(position))
+            )
+            for member_id in (merge.player, merge.into):
+                if member_id in merges:
+                    now = merging.surviving(merges, member_id)
+                    raise Contradiction(
+                        f"{member_id!r} was merged into {now!r} already"
+                        + (f"; merge into {now!r} instead" if member_id == merge.into else "")
+                    )
+            person = {
+                m: {m} | {x for x in merges if merging.surviving(merges, x) == m}
+                for m in (merge.player, merge.into)
+            }
+            found = merging.played_together(self.recorder, person[merge.player], person[merge.into])
+            if found is not None:
+                raise Contradiction(
+                    f"{merge.player!r} and {merge.into!r} both play in {found[0]} {found[1]!r}: "
+                    "a person cannot play himself, so they are two people"
+                )
+            differ = merging.conflicts(
+                *(
+                    merging.person(
+                        [record.profile]
+                        + [
+                            self._known(m).profile
+                            for m in sorted(person[record.member_id] - {record.member_id})
+                        ]
+                    )
+                    for record in (source, target)
+                )
+            )
+            if differ and not merge.force:
+                raise Contradiction(
+                    f"the profiles of {merge.player!r} and {merge.into!r} differ ("
+                    + "; ".join(differ)
+                    + f"): give --force to merge them with {merge.into!r}'s own fields"
+                )
+            source.merge_into(**merge.event_fields(), actor=actor)
+            return [source]
+
+        return self._append(Verb.MERGE_PLAYERS, actor, decide)

@@ -1,0 +1,97 @@
+"""Rated items and rules amendments as they stand now, problems, what awaits the office."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ledger.rules.uschess.versions import Amendment
+    from projections.items import Item
+    from projections.schema import ReadModel
+
+
+def items_in_order(view: ReadModel) -> list[Item]:
+    """Every rated item as it stands now, in rating order."""
+    from projections.items import Item
+
+    rows = view.db.execute(
+        "select key, kind, start, end, position, revision, payload from items order by sort_key"
+    ).fetchall()
+    return [Item(*r[:6], json.loads(r[6])) for r in rows]
+
+
+def item(view: ReadModel, key: str) -> Item | None:
+    """A rated item as it stands now (its latest revision)."""
+    from ledger import events
+    from projections.items import KIND_FACTS, Item
+
+    row = view.db.execute(
+        "select key, kind, start, end, position, revision, payload from items where key = ?",
+        [key],
+    ).fetchone()
+    if row is None:
+        return None
+    return Item(*row[:6], events.decode(KIND_FACTS[row[1]].__name__, row[6].encode()))
+
+
+def amendment_rows(view: ReadModel) -> list[dict[str, Any]]:
+    """Every recorded rules amendment, in ledger order, as stored."""
+    return list(view.db["amendments"].rows_where(order_by="position"))
+
+
+def amendments(view: ReadModel) -> tuple[Amendment, ...]:
+    """Every recorded rules amendment, parsed, in ledger order."""
+    from projections.raters.uschess import parse_amendments
+
+    return parse_amendments(
+        [
+            {
+                "parameter": r["parameter"],
+                "value": json.loads(r["value"]),
+                "effective": r["effective"],
+                "until": r["until"],
+            }
+            for r in amendment_rows(view)
+        ]
+    )
+
+
+def problems(view: ReadModel) -> list[dict[str, Any]]:
+    """Every entry the read model could not use ("not rated: reason"), in ledger order:
+    position, item_key, kind, reason."""
+    return [
+        {"position": p, "item_key": k, "kind": kind, "reason": reason}
+        for p, k, kind, reason in view.db.execute(
+            "select position, item_key, kind, reason from problems order by position, item_key"
+        )
+    ]
+
+
+def awaiting_admin(view: ReadModel) -> list[dict[str, Any]]:
+    """What awaits the office: pending floor-lowering requests (§7) and ceilings set below the
+    floor, with the player's name, in player and system order."""
+    rows = view.db.execute(
+        "select r.player, json_extract(p.profile, '$.name'), r.system, r.official_rating, "
+        "r.floor, r.ceiling, r.pending_floor_request from ratings r "
+        "left join players p on p.id = r.player "
+        "where r.pending_floor_request is not null or r.ceiling < r.floor "
+        "order by r.player, r.system"
+    ).fetchall()
+    out = []
+    for player_id, name, system, official, floor, ceiling, pending in rows:
+        base = {"player": player_id, "name": name, "system": system, "rating": official}
+        if pending is not None:
+            request = json.loads(pending)
+            out.append(
+                base
+                | {
+                    "kind": "floor_lowering_request",
+                    "floor": floor,
+                    "new_floor": request["new_floor"],
+                    "rating_if_granted": request["rating_if_granted"],
+                }
+            )
+        if ceiling is not None and ceiling < floor:
+            out.append(base | {"kind": "ceiling_below_floor", "floor": floor, "ceiling": ceiling})
+    return out

@@ -1,0 +1,174 @@
+"""Sections: their status and records, those a player played, a crosstable's rows."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from projections.queries.common import system_order
+from projections.queries.players import merges, person
+from projections.queries.search import matches, query_words, spellings
+
+if TYPE_CHECKING:
+    from projections.schema import ReadModel
+
+
+BYE_POINTS = {"full": 1.0, "half": 0.5, "zero": 0.0}
+
+
+def section_status(view: ReadModel, section_id: str) -> str | None:
+    """`submitted`, `corrected` or `withdrawn`; None for a section not in the ledger."""
+    row = view.db.execute(
+        "select status from sections where section_id = ?", [section_id]
+    ).fetchone()
+    return None if row is None else row[0]
+
+
+def sections(
+    view: ReadModel,
+    *,
+    player: str | None = None,
+    start: str | None = None,
+    end: str | None = None,
+    text: str = "",
+    limit: int = -1,
+    offset: int = 0,
+) -> dict[str, Any]:
+    """Sections newest first (by end date): id, event name, dates, status, players, and
+    `total`; only those `player` played in, ending on or after `start`, starting on or
+    before `end`, whose id or event name holds every word of `text` (accents ignored)."""
+    where, args = [], []
+    if player is not None:
+        where.append(
+            "'section:' || s.section_id in (select item_key from item_players where player = ?)"
+        )
+        args.append(player)
+    if start is not None:
+        where.append("s.end_date >= ?")
+        args.append(start)
+    if end is not None:
+        where.append("s.start_date <= ?")
+        args.append(end)
+    rows = view.db.execute(
+        "select s.section_id, s.event_name, s.start_date, s.end_date, s.status, "
+        "(select count(*) from item_players p where p.item_key = 'section:' || s.section_id) "
+        "from sections s"
+        + (" where " + " and ".join(where) if where else "")
+        + " order by s.end_date desc, s.start_date desc, s.section_id",
+        args,
+    ).fetchall()
+    words = query_words(text)
+    if words:
+        rows = [r for r in rows if matches(words, spellings(f"{r[0]} {r[1] or ''}"))]
+    page = rows[offset:] if limit < 0 else rows[offset : offset + limit]
+    return {
+        "total": len(rows),
+        "sections": [
+            {
+                "section_id": sid,
+                "event_name": name,
+                "start_date": first,
+                "end_date": last,
+                "status": status,
+                "players": None if status == "withdrawn" else count,
+            }
+            for sid, name, first, last, status, count in page
+        ],
+    }
+
+
+def section_record(view: ReadModel, section_id: str) -> dict[str, Any] | None:
+    """A section's row as the ledger last left it (also when withdrawn): status, reason,
+    dates and the position of its latest entry."""
+    rows = list(view.db["sections"].rows_where("section_id = ?", [section_id]))
+    return rows[0] if rows else None
+
+
+def player_sections(view: ReadModel, player_id: str) -> list[dict[str, Any]]:
+    """The rated sections a player played, newest first: event, dates, the player's score
+    and games, and per system the rating before and after."""
+    rows = view.db.execute(
+        "select i.key, i.start, i.end, i.payload from item_players p "
+        "join items i on i.key = p.item_key "
+        "where p.player = ? and i.kind = 'section' order by i.sort_key desc",
+        [player_id],
+    ).fetchall()
+    out = []
+    ids = person(view, player_id)  # a record merged into his plays as him
+    for key, first, last, payload in rows:
+        report = json.loads(payload)
+        score, games = 0.0, 0
+        for g in report.get("games", ()):
+            if ids & {g.get("white"), g.get("black")}:
+                result = g.get("result", "")
+                score += _points(result, g.get("white") in ids)
+                games += "F" not in result
+        for b in report.get("byes", ()):
+            if b.get("player") in ids:
+                score += BYE_POINTS.get(b.get("bye"), 0.0)
+        changes = view.db.execute(
+            "select system, pre_rating, post_rating, official_rating, detail from history "
+            "where player = ? and item_key = ?",
+            [player_id, key],
+        ).fetchall()
+        out.append(
+            {
+                "section_id": key.removeprefix("section:"),
+                "event_name": report.get("event_name"),
+                "start_date": first,
+                "end_date": last,
+                "score": score,
+                "games": games,
+                "ratings": {
+                    system: _played_rating(pre, post, official, detail)
+                    for system, pre, post, official, detail in sorted(
+                        changes, key=lambda c: system_order(c[0])
+                    )
+                },
+            }
+        )
+    return out
+
+
+def _played_rating(
+    pre: float | None, post: float | None, official: int | None, detail: str | None
+) -> dict[str, Any]:
+    """A section's rating before and after; a change that waits for the next list (FIDE
+    10.65, 8.3.2: rated from Ro, summed onto the list) also as `pending_change` (ΔR)."""
+    out = {"before": pre, "after": post, "official_after": official}
+    waiting = json.loads(detail or "{}")
+    if pre is not None and pre == post and "list" in waiting:
+        out["pending_change"] = waiting.get("rating_change", 0.0)  # 0.0 is left out
+    return out
+
+
+def _points(result: str, white: bool) -> float:
+    """The player's points from a result string; a forfeit counts as its result."""
+    left, _, right = result.replace("½", "1/2").replace("F", "").partition("-")
+    return {"1": 1.0, "1/2": 0.5}.get(left if white else right, 0.0)
+
+
+def section_report(view: ReadModel, section_id: str) -> dict[str, Any] | None:
+    """A rated section's report as it stands now, as rated (a record merged away named as the
+    one it joined); None if it is not rated."""
+    found = view.db.execute(
+        "select payload from items where key = ?", ["section:" + section_id]
+    ).fetchone()
+    if found is None:
+        return None
+    merged = merges(view)
+    if merged is None:
+        return json.loads(found[0])
+    from projections.merges import renamed_report
+
+    return renamed_report(json.loads(found[0]), merged)
+
+
+def section_changes(view: ReadModel, section_id: str) -> list[tuple[Any, ...]]:
+    """(player, system, pre, post, official, N before, N after, K, detail) of every row a
+    section wrote."""
+    return view.db.execute(
+        "select player, system, pre_rating, post_rating, official_rating, games_before, "
+        "games_after, k, detail from history where item_key = ?",
+        ["section:" + section_id],
+    ).fetchall()

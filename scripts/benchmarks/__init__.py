@@ -1,0 +1,1 @@
+"""Helpers of scripts/bench.py: measuring, memory, the live page, start-up."""
