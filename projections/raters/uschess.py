@@ -14,22 +14,15 @@ from ledger.rules.rounding import round_half_up
 from ledger.rules.time_controls import known_time_control, parse_time_control
 from ledger.rules.uschess import floors
 from ledger.rules.uschess.effective_games import n_star
-from ledger.rules.uschess.fide_adjustment import (
-    FideGame,
-    FidePlayer,
-    NotEligible,
-    adjust_for_fide_event,
-)
 from ledger.rules.uschess.initialization import (
     SYSTEMS,
     ForeignRating,
-    Initialization,
     PlayerBackground,
     SourceRating,
+    initialization_detail,
 )
 from ledger.rules.uschess.kernel import HISTORIES, HISTORY_CODES
 from ledger.rules.uschess.matches import MatchPlayer, NotRateable, rate_match
-from ledger.rules.uschess.overrides import apply_override
 from ledger.rules.uschess.section import (
     SPECIAL,
     STANDARD,
@@ -45,6 +38,7 @@ from ledger.rules.uschess.time_controls import rated_systems
 from ledger.rules.uschess.versions import Amendment, Rules, RuleVersion, resolve
 from projections.items import Item
 from projections.raters.change import Change, change
+from projections.raters.uschess_decisions import DecisionItems
 from projections.standing import Standing, history_after
 
 Lookup = Callable[[str, System], Standing]
@@ -68,7 +62,7 @@ def parse_amendments(entries: Sequence[Mapping[str, Any]]) -> tuple[Amendment, .
 KERNEL_VARIABLE = "RATINGS_LEDGER_KERNEL"
 
 
-class Rater:
+class Rater(DecisionItems):
     """Rates items given each player's standing before it (`lookup`), profiles and amendments.
 
     `rate` dispatches on the item's kind through `KINDS` (below the class): one method each.
@@ -466,165 +460,6 @@ class Rater:
             "losses": r.losses,
         }
 
-    def _opening(self, item: Item) -> list[Change]:
-        p = item.event
-        if p.system not in System.__members__:
-            return []  # a FIDE or ICU list's opening balance, for those families' read models
-        system = System(p.system)
-        rules = self.rules(item.start)
-        before = self.lookup(p.member_id, system)
-        fl = floors.FloorState(
-            wins=p.wins or 0,
-            draws=p.draws or 0,
-            sections_of_three=p.sections_of_three or 0,
-            peak=p.peak,
-            olm_games=p.olm_games or 0,
-            money_floor=p.money_floor,
-            director_floor=p.director_floor,
-            ceiling=p.ceiling,
-        )
-        after = Standing(
-            rating=float(p.rating),
-            games=p.games,
-            losses=p.losses or 0,
-            history=p.history or "mixed",
-            rated_on=item.end,
-            floors=fl,
-        )
-        return [self._row(item, p.member_id, system, rules, before, after, "opening")]
-
-    def _money(self, item: Item) -> list[Change]:
-        p = item.event
-        system = System(p.system)
-        rules = self.rules(item.start)
-        before = self.lookup(p.member_id, system)
-        fl = floors.with_prize(before.floors, p.amount, p.limit, rules.version)
-        after = before._replace(floors=fl)
-        bound = None
-        if after.rating is not None:
-            rating, bound = floors.apply_floor_and_ceiling(after.rating, fl, system, rules.version)
-            after = after._replace(rating=rating)
-        return [
-            self._row(
-                item,
-                p.member_id,
-                system,
-                rules,
-                before,
-                after,
-                "money_floor",
-                floor_bound=None if bound is None else str(bound),
-                amount=p.amount,
-                limit=p.limit,
-                money_floor=fl.money_floor,
-                reason=floors.no_money_floor(p.amount, p.limit, rules.version),
-            )
-        ]
-
-    def _override(self, item: Item) -> list[Change]:
-        p = item.event
-        system = System(p.system)
-        rules = self.rules(item.start)
-        before = self.lookup(p.member_id, system)
-        rating, fl, pending, rated_now = apply_override(
-            p.action, p.value, before.rating, before.floors, before.pending_request
-        )
-        after = before._replace(
-            rating=rating,
-            floors=fl,
-            pending_request=pending,
-            rated_on=item.end if rated_now else before.rated_on,
-        )
-        return [
-            self._row(
-                item,
-                p.member_id,
-                system,
-                rules,
-                before,
-                after,
-                p.action,
-                value=p.value,
-                reason=p.reason,
-                warning=_ceiling_below_floor(p.action, p.value, before, system, rules),
-            )
-        ]
-
-    def _fide(self, item: Item) -> list[Change]:
-        p = item.event
-        system = System.OTBR
-        rules = self.rules(item.start)
-        member = p.member_id
-        before = self.lookup(member, system)
-        profile = self.profiles.get(member)
-        fide = None if profile is None else profile.fide
-        expires = None if profile is None else profile.membership_expires
-        player = FidePlayer(
-            otbr_rating=before.rating,
-            otbr_games=before.games,
-            member=expires is None or expires >= item.start,
-            usa_flag=fide is not None and fide.federation == "USA",
-            fide_rating=None if fide is None else fide.rating,
-            opted_in=bool(profile is not None and profile.fide_adjustment_opt_in),
-        )
-        games = [FideGame(g.opponent_rating, g.score, g.opponent_id) for g in p.games]
-        result = adjust_for_fide_event(player, games, rules, youth=p.youth_event)
-        if isinstance(result, NotEligible):
-            return [
-                self._row(
-                    item,
-                    member,
-                    system,
-                    rules,
-                    before,
-                    before,
-                    "fide_not_eligible",
-                    reason=result.reason,
-                )
-            ]
-        rating, bound = floors.apply_floor_and_ceiling(
-            result.rating, before.floors, system, rules.version
-        )
-        wins = sum(1 for g in games if g.opponent_fide is not None and g.score == 1.0)
-        draws = sum(1 for g in games if g.opponent_fide is not None and g.score == 0.5)
-        losses = result.m - wins - draws
-        after = before._replace(
-            rating=rating,
-            games=result.games_after,
-            losses=before.losses + losses,
-            history=history_after(before, result.m, wins, losses),
-            rated_on=item.end,
-            floors=floors.after_section(
-                before.floors,
-                pre_rating=before.rating,
-                pre_games=before.games,
-                post_rating=rating,
-                games=result.m,
-                wins=wins,
-                draws=draws,
-            ),
-        )
-        return [
-            self._row(
-                item,
-                member,
-                system,
-                rules,
-                before,
-                after,
-                "fide_adjustment",
-                m=result.m,
-                score=result.score,
-                n_eff=result.n_eff,
-                k=result.k,
-                expected=result.expected,
-                bonus=result.bonus,
-                floor_bound=None if bound is None else str(bound),
-                opponents_converted=list(result.opponents_converted),
-                youth=result.youth,
-            )
-        ]
-
 
 # item kind → the method that rates it (projections/items.py KIND_FACTS lists the kinds)
 KINDS: dict[str, Callable[[Rater, Item], list[Change]]] = {
@@ -638,18 +473,6 @@ KINDS: dict[str, Callable[[Rater, Item], list[Change]]] = {
 }
 
 
-def _ceiling_below_floor(
-    action: str, value: float | None, before: Standing, system: System, rules: Rules
-) -> str | None:
-    """A ceiling imposed below the player's floor: both are kept and the ceiling binds (§7)."""
-    if action != "impose_ceiling" or value is None:
-        return None
-    floor = floors.effective_floor(before.floors, system, rules.version)[0]
-    if value >= floor:
-        return None
-    return f"the ceiling {value:g} is below the floor {floor}: both are recorded, the ceiling binds"
-
-
 def _uschess(rules: str | None) -> bool:
     return bool(rules) and rules.startswith("uschess-")
 
@@ -658,28 +481,3 @@ def _match_system(total: int, online: bool, version: Any) -> System:
     systems = rated_systems(total, online, version)
     regular = System.OLR if online else System.OTBR
     return regular if regular in systems else sorted(systems)[0]
-
-
-def initialization_detail(init: Initialization) -> dict[str, Any]:
-    """Step 1's inputs for the history row: method, clause and each source's weights (§2)."""
-    return {
-        "rating": init.rating,
-        "games": init.games,
-        "method": init.method,
-        "clause": init.clause,
-        "sources": [
-            {
-                "source": w.source,
-                "original": w.original,
-                "rating": w.rating,
-                "as_of": w.as_of.isoformat(),
-                "game_factor": w.game_factor,
-                "staleness_days": w.staleness_days,
-                "age_rating": w.age_rating,
-                "z": w.z,
-                "staleness_factor": w.staleness_factor,
-                "weight": w.weight,
-            }
-            for w in init.sources
-        ],
-    }

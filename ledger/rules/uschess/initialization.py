@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Literal
+from typing import Any, Literal
 
 from ledger.rules.rounding import round_half_up
 from ledger.rules.uschess.systems import System, is_established
@@ -330,3 +330,28 @@ def initialize(
     if rules.version.initialization == "priority":
         return initialize_by_priority(system, end_date, rules, player)
     return initialize_blended(system, end_date, rules, player)
+
+
+def initialization_detail(init: Initialization) -> dict[str, Any]:
+    """Step 1's inputs for the history row: method, clause and each source's weights (§2)."""
+    return {
+        "rating": init.rating,
+        "games": init.games,
+        "method": init.method,
+        "clause": init.clause,
+        "sources": [
+            {
+                "source": w.source,
+                "original": w.original,
+                "rating": w.rating,
+                "as_of": w.as_of.isoformat(),
+                "game_factor": w.game_factor,
+                "staleness_days": w.staleness_days,
+                "age_rating": w.age_rating,
+                "z": w.z,
+                "staleness_factor": w.staleness_factor,
+                "weight": w.weight,
+            }
+            for w in init.sources
+        ],
+    }
