@@ -47,7 +47,6 @@ from projections.raters.uschess import parse_amendments
 from projections.schema import (
     CONTENT,
     GAMES_AFTER,
-    HISTORY_COLUMNS,
     INDEXES,
     POST_RATING,
     RATING_COLUMNS,
@@ -442,6 +441,7 @@ class View:
                 self._rate_in_periods(lists, stats, batch)
             return
         db = self.db
+        conn = db.conn
         for start, until in batch.amended:
             rows = db.execute(
                 "select key, sort_key from items where start >= ?"
@@ -466,19 +466,21 @@ class View:
         live: dict[tuple[str, System], Standing] = {}
         affected = set(batch.seeds)
         current = [start]
-        # The standings of players not followed, as their stored rows give them, kept from
-        # one item of theirs to the next: a player's standing changes only at an item that
-        # names him, so his are forgotten at each such item the cascade passes over.
-        known: dict[str, dict[System, Standing]] = {}
+        # Each (player, system)'s standing after his last stored row the cascade has passed
+        # (as the row's state until asked for: `Standing.from_columns` makes it), or the one
+        # of his last row before it: what a player not followed in memory stands on.
+        stored: dict[tuple[str, str], Any] = {}
 
         def lookup(player: str, system: System) -> Standing:
             s = live.get((player, system))
             if s is not None:
                 return s
-            mine = known.setdefault(player, {})
-            s = mine.get(system)
+            s = stored.get((player, system))
             if s is None:
-                s = mine[system] = queries.standing_before(self, player, system, current[0])
+                s = queries.standing_before(self, player, system, current[0])
+            elif type(s) is not Standing:
+                s = Standing.from_columns(s)
+            stored[(player, system)] = s
             return s
 
         rater = self._rater(
@@ -492,7 +494,8 @@ class View:
         # Rows of items no longer rated (withdrawn, voided) or rated elsewhere in the order (a
         # correction with other dates) go first: their players' later rows may all change,
         # so they are followed from where the cascade starts (every item of theirs after it
-        # is re-rated).
+        # is re-rated). Their ratings rows are compared whatever their stored rows say.
+        forced: set[tuple[str, str]] = set()
         for key in dirty:
             now = db.execute("select sort_key from items where key = ?", [key]).fetchone()
             rows = db.execute(
@@ -504,15 +507,16 @@ class View:
                 live.setdefault(
                     (player, system), queries.standing_before(self, player, system, start)
                 )
+                forced.add((player, system))
                 affected.add(player)
                 if now is None:
                     count((player, system))
             history_store.delete_item(db.conn, key)
-        conn = db.conn
         # Rows are replaced at the end: until then, a player not followed in memory reads
         # rows that the re-rating left as they were (docs/decisions.md).
-        stale: list[tuple[str, str, str]] = []  # rows whose key no new row replaces
-        new_rows: list[tuple[Any, ...]] = []
+        stale: list[int] = []  # ids of rows that no new row replaces
+        rewritten: list[tuple[int, tuple[Any, ...], tuple[Any, ...]]] = []  # (id, old, new)
+        added: list[tuple[Any, ...]] = []  # rows with no stored row of their item
         # Which players each later item names (item_players): an item is read and decoded
         # only if it is re-rated.
         named: dict[str, set[str]] = {}
@@ -522,57 +526,78 @@ class View:
             [start],
         ):
             named.setdefault(key, set()).add(player)
-        for key, kind, s, e, position, revision in db.execute(
-            "select key, kind, start, end, position, revision from items "
+        items = db.execute(
+            "select key, kind, start, end, position, revision, sort_key from items "
             "where sort_key >= ? order by sort_key",
             [start],
-        ).fetchall():
-            if key not in dirty and affected.isdisjoint(named.get(key, ())):
-                for player in named.get(key, ()):
-                    known.pop(player, None)  # his rows there stand: read again if asked
-                continue
-            payload = db.execute("select payload from items where key = ?", [key]).fetchone()[0]
-            item = Item(key, kind, s, e, position, revision, decode_item(kind, payload))
-            current[0] = item.sort_key
-            batch.drop_problems(revision, key)
-            changes = self._rate(item, rater.rate, batch) or []
-            stats.items_rated += 1
-            old, where = {}, {}
-            for r in conn.execute(HISTORY_OF_ITEM, [key]):
-                old[(r[1], r[2])] = r
-                if r[3] != item.sort_key:  # the item moved (new dates): its old rows go
-                    stale.append((r[1], r[2], r[3]))
-                else:
-                    where[(r[1], r[2])] = r[3]
-            for c in changes:
-                row = c.row
-                before = old.pop((c.player, str(c.system)), None)
-                if before == row:
-                    continue  # the same row: left as it is (only changed rows are written)
-                new_rows.append(row)
-                if before is None or _state(before) != _state(row):
-                    affected.add(c.player)
-                    count((c.player, str(c.system)))
-            for player, system in old:  # no longer in the item: back to the prior state
-                if (player, system) in where:
-                    stale.append((player, system, where[(player, system)]))
-                live[(player, system)] = lookup(player, system)
-                affected.add(player)
-                count((player, str(system)))
-            # Only players whose rows changed are followed in memory; the others' rows stand
-            # (their standing after the item is the one their row there keeps).
-            for c in changes:
-                if c.player in affected:
-                    live[(c.player, c.system)] = c.standing
-                    stats.players.add(c.player)
-                else:
-                    known.setdefault(c.player, {})[c.system] = c.standing
+        ).fetchall()
+        for at in range(0, len(items), CASCADE_CHUNK):
+            chunk = items[at : at + CASCADE_CHUNK]
+            # The chunk's stored rows in one query, and the standings before it of the
+            # players they name that the cascade has not met yet in another.
+            rows_of = history_store.rows_of_items(conn, chunk[0][6], chunk[-1][6])
+            first = {(r[1], r[2]) for rows in rows_of.values() for _, r in rows}
+            stored.update(
+                history_store.states_before(conn, sorted(first - stored.keys()), chunk[0][6])
+            )
+            for key, kind, s, e, position, revision, sort_key in chunk:
+                old_rows = rows_of.get(key, ())
+                if key not in dirty and affected.isdisjoint(named.get(key, ())):
+                    for _, r in old_rows:  # they stand
+                        stored[(r[1], r[2])] = _state(r)
+                    continue
+                payload = db.execute("select payload from items where key = ?", [key]).fetchone()[0]
+                item = Item(key, kind, s, e, position, revision, decode_item(kind, payload))
+                current[0] = sort_key
+                batch.drop_problems(revision, key)
+                changes = self._rate(item, rater.rate, batch) or []
+                stats.items_rated += 1
+                old: dict[tuple[str, str], tuple[int | None, tuple[Any, ...]]] = {}
+                for rid, r in old_rows:
+                    moved = r[3] != sort_key  # (new dates): a new row at its new key
+                    if moved:
+                        stale.append(rid)
+                    old[(r[1], r[2])] = (None if moved else rid, r)
+                for c in changes:
+                    row = c.row
+                    rid, before = old.pop((c.player, str(c.system)), (None, None))
+                    if before == row:
+                        continue  # the same row: left as it is (only changed rows are written)
+                    if rid is None:
+                        added.append(row)
+                    else:
+                        rewritten.append((rid, before, row))
+                    if before is None or _state(before) != _state(row):
+                        affected.add(c.player)
+                        count((c.player, str(c.system)))
+                for (player, system), (rid, _) in old.items():  # no longer in the item
+                    if rid is not None:
+                        stale.append(rid)
+                    live[(player, system)] = lookup(player, system)  # back to the prior state
+                    affected.add(player)
+                    count((player, str(system)))
+                for _, r in old_rows:  # what the stored rows stand on after the item
+                    if r[3] == sort_key:
+                        stored[(r[1], r[2])] = _state(r)
+                # Only players whose rows changed are followed in memory; the others' rows
+                # stand (their standing after the item is the one their row there keeps).
+                for c in changes:
+                    if c.player in affected:
+                        live[(c.player, c.system)] = c.standing
+                        stats.players.add(c.player)
+                    else:
+                        stored[(c.player, c.system)] = c.standing
         # Rows keep their keys (player, system, the item's sort key): replaced in place.
-        history_store.delete_keys(conn, stale)
-        new_rows.sort(key=operator.itemgetter(1, 2, 3))
-        history_store.replace(conn, new_rows)
-        stats.rows += len(new_rows)
-        self._write_ratings(live, stats)
+        history_store.delete_ids(conn, stale)
+        history_store.rewrite(conn, rewritten)
+        added.sort(key=operator.itemgetter(1, 2, 3))
+        history_store.replace(conn, added)
+        stats.rows += len(rewritten) + len(added)
+        # A standing the stored rows end on already has its ratings row (the same as a
+        # replay's): only the others are compared with theirs.
+        self._write_ratings(
+            {k: v for k, v in live.items() if k in forced or not _same(stored.get(k), v)}, stats
+        )
 
     def _rate_in_periods(
         self, lists: list[periods.PublishedList], stats: CatchUp, batch: Incremental
@@ -621,31 +646,21 @@ class View:
             keys = [*gone, *((r["player"], r["system"]) for r in rows)]
             before = self._ratings(conn, keys)
             gone = [k for k in gone if k in before]
-            written = [r for r in rows if before.get((r["player"], r["system"])) != r]
+            written = [r for r in rows if before.get(_RATING_KEY(r)) != _RATING_VALUES(r)]
             for key in gone:
-                stats.changes[key] = (before[key], None)
+                stats.changes[key] = (_rating_dict(before[key]), None)
             for r in written:
-                key = (r["player"], r["system"])
-                stats.changes[key] = (before.get(key), r)
+                key = _RATING_KEY(r)
+                stats.changes[key] = (_rating_dict(before.get(key)), r)
         conn.executemany("delete from ratings where player = ? and system = ?", gone)
         conn.executemany(RATINGS_INSERT, list(map(_RATING_VALUES, written)))
 
     @staticmethod
-    def _ratings(conn: Any, keys: list[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Any]]:
-        """The `ratings` rows of (player, system) keys, as dicts."""
-        wanted = set(keys)
-        players = sorted({p for p, _ in keys})
-        out = {}
-        for start in range(0, len(players), 500):
-            chunk = players[start : start + 500]
-            cursor = conn.execute(
-                f"select * from ratings where player in ({', '.join('?' * len(chunk))})", chunk
-            )
-            names = [d[0] for d in cursor.description]
-            for row in cursor:
-                if (row[0], row[1]) in wanted:
-                    out[(row[0], row[1])] = dict(zip(names, row, strict=True))
-        return out
+    def _ratings(conn: Any, keys: list[tuple[str, str]]) -> dict[tuple[str, str], tuple[Any, ...]]:
+        """The `ratings` rows of (player, system) keys (their values, RATING_COLUMNS order), in
+        one query."""
+        found = conn.execute(RATINGS_OF_KEYS, [json.dumps(keys)])
+        return {(row[0], row[1]): row for row in found}
 
     def rebuild(self, entries: Iterable[LedgerEntry]) -> CatchUp:
         """Drop the read model and replay the whole ledger into it (holding its lock)."""
@@ -665,12 +680,31 @@ class View:
 
 
 _RATING_VALUES = operator.itemgetter(*RATING_COLUMNS)  # a `ratings` row's values, in order
-HISTORY_OF_ITEM = f"select {', '.join(HISTORY_COLUMNS)} from history where item_key = ?"
+_RATING_KEY = operator.itemgetter("player", "system")
+# The `ratings` rows of (player, system) keys given as JSON ([[player, system], ...]).
+RATINGS_OF_KEYS = (
+    f"select {', '.join(RATING_COLUMNS)} from ratings where (player, system) in "
+    "(select value ->> 0, value ->> 1 from json_each(?))"
+)
+
+
+def _rating_dict(values: tuple[Any, ...] | None) -> dict[str, Any] | None:
+    """A `ratings` row's values as its dict (None: no row)."""
+    return None if values is None else dict(zip(RATING_COLUMNS, values, strict=True))
 
 
 def _state(row: tuple[Any, ...]) -> tuple[Any, ...]:
     """A history row's standing after it: the rating, N and the state columns."""
     return (row[POST_RATING], row[GAMES_AFTER], *row[STATE])
+
+
+def _same(state: Any, standing: Standing) -> bool:
+    """Whether a stored state (a row's, or a standing read from one) is `standing`."""
+    if state is None:
+        return False
+    if type(state) is not Standing:
+        state = Standing.from_columns(state)
+    return state == standing
 
 
 class _Guarded:
@@ -699,6 +733,9 @@ def _no_cyclic_gc() -> Iterator[None]:
         if enabled:
             gc.enable()
 
+
+# Items whose stored rows a catch-up's cascade reads in one query.
+CASCADE_CHUNK = 256
 
 # History rows handed to the writer at a time: a chunk's rows are most of a rebuild's own
 # memory beyond its live standings (about 1.5 KB a row), so it is kept small.
