@@ -167,20 +167,19 @@ def rows_of_items(conn: Any, first: str, last: str) -> dict[str, list[tuple[int,
     """The stored rows of the items with sort keys from `first` to `last`, by item key: each
     as (id, the rater's row)."""
     found: dict[str, list[tuple[int, tuple[Any, ...]]]] = {}
-    for key, rid, *row in conn.execute(ROWS_OF_ITEMS, [first, last]):
-        found.setdefault(key, []).append((rid, tuple(row)))
+    for row in conn.execute(ROWS_OF_ITEMS, [first, last]):
+        found.setdefault(row[0], []).append((row[1], row[2:]))
     return found
 
 
-def states_before(
+def standings_before(
     conn: Any, pairs: Sequence[tuple[str, str]], sort_key: str
-) -> dict[tuple[str, str], tuple[Any, ...] | Standing]:
-    """Each (player, system)'s state just before the item at `sort_key`, read in one query:
-    his last row's rating, N and state columns (`Standing.from_columns` makes his standing),
-    or UNRATED if he has no row before it."""
-    found: dict[tuple[str, str], tuple[Any, ...] | Standing] = dict.fromkeys(pairs, UNRATED)
+) -> dict[tuple[str, str], Standing]:
+    """Each (player, system)'s standing just before the item at `sort_key` (UNRATED if he has
+    no row before it), read in one query: what `queries.standing_before` gives for each."""
+    found = dict.fromkeys(pairs, UNRATED)
     for player, system, *state in conn.execute(STATES_BEFORE, [json.dumps(pairs), sort_key]):
-        found[(player, system)] = tuple(state)
+        found[(player, system)] = Standing.from_columns(state)
     return found
 
 

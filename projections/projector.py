@@ -49,6 +49,7 @@ from projections.schema import (
     GAMES_AFTER,
     INDEXES,
     POST_RATING,
+    PRE_RATING,
     RATING_COLUMNS,
     RATINGS_INSERT,
     STATE,
@@ -467,8 +468,8 @@ class View:
         affected = set(batch.seeds)
         current = [start]
         # Each (player, system)'s standing after his last stored row the cascade has passed
-        # (as the row's state until asked for: `Standing.from_columns` makes it), or the one
-        # of his last row before it: what a player not followed in memory stands on.
+        # (that row, until asked for: `_standing` makes it), or read before an item that
+        # asks for it: what a player not followed in memory stands on.
         stored: dict[tuple[str, str], Any] = {}
 
         def lookup(player: str, system: System) -> Standing:
@@ -478,10 +479,26 @@ class View:
             s = stored.get((player, system))
             if s is None:
                 s = queries.standing_before(self, player, system, current[0])
-            elif type(s) is not Standing:
-                s = Standing.from_columns(s)
+            else:
+                s = _standing(s)
             stored[(player, system)] = s
             return s
+
+        systems: set[str] = set()  # the systems of the rows the cascade has passed
+
+        def read_ahead(rows: Iterable[tuple[int, tuple[Any, ...]]]) -> None:
+            """The standings rating an item will ask for that the cascade has not met, in one
+            query: of each player its stored rows rate, in their system and, if he was unrated
+            there, in the others (his background)."""
+            wanted = set()
+            for _, r in rows:
+                player = r[1]
+                systems.add(r[2])
+                for system in systems if r[PRE_RATING] is None else (r[2],):
+                    if (player, system) not in stored and (player, system) not in live:
+                        wanted.add((player, system))
+            if wanted:
+                stored.update(history_store.standings_before(conn, sorted(wanted), current[0]))
 
         rater = self._rater(
             lookup, ProfilesOnDemand(self), queries.amendments(self), merged=batch.merges()
@@ -533,22 +550,17 @@ class View:
         ).fetchall()
         for at in range(0, len(items), CASCADE_CHUNK):
             chunk = items[at : at + CASCADE_CHUNK]
-            # The chunk's stored rows in one query, and the standings before it of the
-            # players they name that the cascade has not met yet in another.
             rows_of = history_store.rows_of_items(conn, chunk[0][6], chunk[-1][6])
-            first = {(r[1], r[2]) for rows in rows_of.values() for _, r in rows}
-            stored.update(
-                history_store.states_before(conn, sorted(first - stored.keys()), chunk[0][6])
-            )
             for key, kind, s, e, position, revision, sort_key in chunk:
                 old_rows = rows_of.get(key, ())
                 if key not in dirty and affected.isdisjoint(named.get(key, ())):
                     for _, r in old_rows:  # they stand
-                        stored[(r[1], r[2])] = _state(r)
+                        stored[(r[1], r[2])] = r
                     continue
                 payload = db.execute("select payload from items where key = ?", [key]).fetchone()[0]
                 item = Item(key, kind, s, e, position, revision, decode_item(kind, payload))
                 current[0] = sort_key
+                read_ahead(old_rows)
                 batch.drop_problems(revision, key)
                 changes = self._rate(item, rater.rate, batch) or []
                 stats.items_rated += 1
@@ -578,7 +590,7 @@ class View:
                     count((player, str(system)))
                 for _, r in old_rows:  # what the stored rows stand on after the item
                     if r[3] == sort_key:
-                        stored[(r[1], r[2])] = _state(r)
+                        stored[(r[1], r[2])] = r
                 # Only players whose rows changed are followed in memory; the others' rows
                 # stand (their standing after the item is the one their row there keeps).
                 for c in changes:
@@ -646,12 +658,20 @@ class View:
             keys = [*gone, *((r["player"], r["system"]) for r in rows)]
             before = self._ratings(conn, keys)
             gone = [k for k in gone if k in before]
-            written = [r for r in rows if before.get(_RATING_KEY(r)) != _RATING_VALUES(r)]
             for key in gone:
                 stats.changes[key] = (_rating_dict(before[key]), None)
-            for r in written:
-                key = _RATING_KEY(r)
-                stats.changes[key] = (_rating_dict(before.get(key)), r)
+            written, kept = [], []  # new rows; rows that were there (updated in place)
+            for r in rows:
+                key, values = _RATING_KEY(r), _RATING_VALUES(r)
+                was = before.get(key)
+                if was is None:
+                    written.append(r)
+                elif was != values:
+                    kept.append((*values[2:], *key))
+                else:
+                    continue
+                stats.changes[key] = (_rating_dict(was), r)
+            conn.executemany(RATINGS_UPDATE, kept)
         conn.executemany("delete from ratings where player = ? and system = ?", gone)
         conn.executemany(RATINGS_INSERT, list(map(_RATING_VALUES, written)))
 
@@ -681,6 +701,10 @@ class View:
 
 _RATING_VALUES = operator.itemgetter(*RATING_COLUMNS)  # a `ratings` row's values, in order
 _RATING_KEY = operator.itemgetter("player", "system")
+RATINGS_UPDATE = (
+    f"update ratings set {', '.join(f'{c} = ?' for c in list(RATING_COLUMNS)[2:])} "
+    "where player = ? and system = ?"
+)
 # The `ratings` rows of (player, system) keys given as JSON ([[player, system], ...]).
 RATINGS_OF_KEYS = (
     f"select {', '.join(RATING_COLUMNS)} from ratings where (player, system) in "
@@ -698,13 +722,14 @@ def _state(row: tuple[Any, ...]) -> tuple[Any, ...]:
     return (row[POST_RATING], row[GAMES_AFTER], *row[STATE])
 
 
-def _same(state: Any, standing: Standing) -> bool:
-    """Whether a stored state (a row's, or a standing read from one) is `standing`."""
-    if state is None:
-        return False
-    if type(state) is not Standing:
-        state = Standing.from_columns(state)
-    return state == standing
+def _standing(stored: Standing | tuple[Any, ...]) -> Standing:
+    """A standing, or the one after a history row."""
+    return stored if type(stored) is Standing else Standing.from_columns(_state(stored))
+
+
+def _same(stored: Standing | tuple[Any, ...] | None, standing: Standing) -> bool:
+    """Whether a stored standing (or the one after a history row) is `standing`."""
+    return stored is not None and _standing(stored) == standing
 
 
 class _Guarded:
