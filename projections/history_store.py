@@ -11,10 +11,11 @@ rows").
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from projections.standing import STATE_COLUMNS
+from projections.standing import STATE_COLUMNS, UNRATED, Standing
 from projections.writer import LocalWriter, Part, Writer, parts
 
 # The rater's row: the narrow part, then `detail`, then the standing (schema.HISTORY_COLUMNS).
@@ -60,11 +61,18 @@ ROWS_INSERT = f"insert into history_rows values ({_marks(1 + len(NARROW_COLUMNS)
 ROWS_UPDATE = (
     f"update history_rows set {', '.join(f'[{c}] = ?' for c in NARROW_COLUMNS)} where id = ?"
 )
+# A stored row's figures (all but its key: item, player, system, sort key), its indexes kept.
+KEYS = 4
+FIGURES_UPDATE = (
+    f"update history_rows set {', '.join(f'[{c}] = ?' for c in NARROW_COLUMNS[KEYS:])} where id = ?"
+)
 STANDING_INSERT = (
     f"insert or replace into history_standing values ({_marks(1 + len(STATE_COLUMNS))})"
 )
 DETAIL_INSERT = "insert or replace into history_detail values (?, ?)"
 ID_OF_KEY = "select id from history_rows where player = ? and system = ? and sort_key = ?"
+STANDING_DELETE = "delete from history_standing where id = ?"
+DETAIL_DELETE = "delete from history_detail where id = ?"
 
 # The rows as the raters make them: what every reader and the digest read.
 VIEW = (
@@ -74,6 +82,30 @@ VIEW = (
     + ", ".join(f"s.[{c}]" for c in STATE_COLUMNS)
     + " from history_rows h left join history_standing s on s.id = h.id "
     "left join history_detail d on d.id = h.id"
+)
+
+
+# The stored rows of the items in a range of sort keys, each with its item's key and its `id`
+# first: a catch-up reads them once a chunk of items, and compares them with the new ones.
+ROWS_OF_ITEMS = (
+    "select h.item_key, h.id, "
+    + ", ".join(f"h.[{c}]" for c in NARROW_COLUMNS)
+    + f", case when d.id is null then '{NO_DETAIL}' else d.detail end, "
+    + ", ".join(f"s.[{c}]" for c in STATE_COLUMNS)
+    + " from items i join history_rows h on h.item_key = i.key "
+    "left join history_standing s on s.id = h.id left join history_detail d on d.id = h.id "
+    "where i.sort_key >= ? and i.sort_key <= ?"
+)
+# The state after each (player, system)'s last row before a sort key (rating, N, then the
+# STATE_COLUMNS), for pairs given as JSON ([[player, system], ...]): many players, one query.
+STATES_BEFORE = (
+    "select json_extract(w.value, '$[0]'), json_extract(w.value, '$[1]'), h.post_rating, "
+    "h.games_after, "
+    + ", ".join(f"s.[{c}]" for c in STATE_COLUMNS)
+    + " from json_each(?) w join history_rows h on h.id = (select x.id from history_rows x "
+    "where x.player = json_extract(w.value, '$[0]') "
+    "and x.system = json_extract(w.value, '$[1]') and x.sort_key < ? "
+    "order by x.sort_key desc limit 1) left join history_standing s on s.id = h.id"
 )
 
 
@@ -131,6 +163,59 @@ def replace(conn: Any, rows: Iterable[Sequence[Any]]) -> None:
         conn.executemany(f"delete from {table} where id = ?", gone)
     conn.executemany(STANDING_INSERT, standing)
     conn.executemany(DETAIL_INSERT, detail)
+
+
+def rows_of_items(conn: Any, first: str, last: str) -> dict[str, list[tuple[int, tuple[Any, ...]]]]:
+    """The stored rows of the items with sort keys from `first` to `last`, by item key: each
+    as (id, the rater's row)."""
+    found: dict[str, list[tuple[int, tuple[Any, ...]]]] = {}
+    for row in conn.execute(ROWS_OF_ITEMS, [first, last]):
+        found.setdefault(row[0], []).append((row[1], row[2:]))
+    return found
+
+
+def standings_before(
+    conn: Any, pairs: Sequence[tuple[str, str]], sort_key: str
+) -> dict[tuple[str, str], Standing]:
+    """Each (player, system)'s standing just before the item at `sort_key` (UNRATED if he has
+    no row before it), read in one query: what `queries.standing_before` gives for each."""
+    found = dict.fromkeys(pairs, UNRATED)
+    for player, system, *state in conn.execute(STATES_BEFORE, [json.dumps(pairs), sort_key]):
+        found[(player, system)] = Standing.from_columns(state)
+    return found
+
+
+def rewrite(conn: Any, stored: list[tuple[int, Sequence[Any], Sequence[Any]]]) -> None:
+    """Stored rows given again with the same key: (id, the row as stored, the new row); of
+    each only the parts that differ are written (its figures, its standing, its detail), in a
+    few statements."""
+    rows, standing, detail, no_standing, no_detail = [], [], [], [], []
+    for rid, old, new in stored:
+        if old[KEYS:DETAIL] != new[KEYS:DETAIL]:
+            rows.append((*new[KEYS:DETAIL], rid))
+        state = tuple(new[DETAIL + 1 :])
+        if tuple(old[DETAIL + 1 :]) != state:
+            if state == NO_STANDING:
+                no_standing.append((rid,))
+            else:
+                standing.append((rid, *state))
+        if old[DETAIL] != new[DETAIL]:
+            if new[DETAIL] == NO_DETAIL:
+                no_detail.append((rid,))
+            else:
+                detail.append((rid, new[DETAIL]))
+    conn.executemany(FIGURES_UPDATE, rows)
+    conn.executemany(STANDING_DELETE, no_standing)
+    conn.executemany(STANDING_INSERT, standing)
+    conn.executemany(DETAIL_DELETE, no_detail)
+    conn.executemany(DETAIL_INSERT, detail)
+
+
+def delete_ids(conn: Any, ids: Iterable[int]) -> None:
+    """The rows of these ids (from every table)."""
+    args = [(i,) for i in ids]
+    for table in ("history_detail", "history_standing", "history_rows"):
+        conn.executemany(f"delete from {table} where id = ?", args)
 
 
 def delete_item(conn: Any, item_key: str) -> None:

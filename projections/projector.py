@@ -47,9 +47,9 @@ from projections.raters.uschess import parse_amendments
 from projections.schema import (
     CONTENT,
     GAMES_AFTER,
-    HISTORY_COLUMNS,
     INDEXES,
     POST_RATING,
+    PRE_RATING,
     RATING_COLUMNS,
     RATINGS_INSERT,
     STATE,
@@ -442,6 +442,7 @@ class View:
                 self._rate_in_periods(lists, stats, batch)
             return
         db = self.db
+        conn = db.conn
         for start, until in batch.amended:
             rows = db.execute(
                 "select key, sort_key from items where start >= ?"
@@ -466,20 +467,38 @@ class View:
         live: dict[tuple[str, System], Standing] = {}
         affected = set(batch.seeds)
         current = [start]
-        # The standings of players not followed, as their stored rows give them, kept from
-        # one item of theirs to the next: a player's standing changes only at an item that
-        # names him, so his are forgotten at each such item the cascade passes over.
-        known: dict[str, dict[System, Standing]] = {}
+        # Each (player, system)'s standing after his last stored row the cascade has passed
+        # (that row, until asked for: `_standing` makes it), or read before an item that
+        # asks for it: what a player not followed in memory stands on.
+        stored: dict[tuple[str, str], Any] = {}
 
         def lookup(player: str, system: System) -> Standing:
             s = live.get((player, system))
             if s is not None:
                 return s
-            mine = known.setdefault(player, {})
-            s = mine.get(system)
+            s = stored.get((player, system))
             if s is None:
-                s = mine[system] = queries.standing_before(self, player, system, current[0])
+                s = queries.standing_before(self, player, system, current[0])
+            else:
+                s = _standing(s)
+            stored[(player, system)] = s
             return s
+
+        systems: set[str] = set()  # the systems of the rows the cascade has passed
+
+        def read_ahead(rows: Iterable[tuple[int, tuple[Any, ...]]]) -> None:
+            """The standings rating an item will ask for that the cascade has not met, in one
+            query: of each player its stored rows rate, in their system and, if he was unrated
+            there, in the others (his background)."""
+            wanted = set()
+            for _, r in rows:
+                player = r[1]
+                systems.add(r[2])
+                for system in systems if r[PRE_RATING] is None else (r[2],):
+                    if (player, system) not in stored and (player, system) not in live:
+                        wanted.add((player, system))
+            if wanted:
+                stored.update(history_store.standings_before(conn, sorted(wanted), current[0]))
 
         rater = self._rater(
             lookup, ProfilesOnDemand(self), queries.amendments(self), merged=batch.merges()
@@ -492,7 +511,8 @@ class View:
         # Rows of items no longer rated (withdrawn, voided) or rated elsewhere in the order (a
         # correction with other dates) go first: their players' later rows may all change,
         # so they are followed from where the cascade starts (every item of theirs after it
-        # is re-rated).
+        # is re-rated). Their ratings rows are compared whatever their stored rows say.
+        forced: set[tuple[str, str]] = set()
         for key in dirty:
             now = db.execute("select sort_key from items where key = ?", [key]).fetchone()
             rows = db.execute(
@@ -504,15 +524,16 @@ class View:
                 live.setdefault(
                     (player, system), queries.standing_before(self, player, system, start)
                 )
+                forced.add((player, system))
                 affected.add(player)
                 if now is None:
                     count((player, system))
             history_store.delete_item(db.conn, key)
-        conn = db.conn
         # Rows are replaced at the end: until then, a player not followed in memory reads
         # rows that the re-rating left as they were (docs/decisions.md).
-        stale: list[tuple[str, str, str]] = []  # rows whose key no new row replaces
-        new_rows: list[tuple[Any, ...]] = []
+        stale: list[int] = []  # ids of rows that no new row replaces
+        rewritten: list[tuple[int, tuple[Any, ...], tuple[Any, ...]]] = []  # (id, old, new)
+        added: list[tuple[Any, ...]] = []  # rows with no stored row of their item
         # Which players each later item names (item_players): an item is read and decoded
         # only if it is re-rated.
         named: dict[str, set[str]] = {}
@@ -522,57 +543,73 @@ class View:
             [start],
         ):
             named.setdefault(key, set()).add(player)
-        for key, kind, s, e, position, revision in db.execute(
-            "select key, kind, start, end, position, revision from items "
+        items = db.execute(
+            "select key, kind, start, end, position, revision, sort_key from items "
             "where sort_key >= ? order by sort_key",
             [start],
-        ).fetchall():
-            if key not in dirty and affected.isdisjoint(named.get(key, ())):
-                for player in named.get(key, ()):
-                    known.pop(player, None)  # his rows there stand: read again if asked
-                continue
-            payload = db.execute("select payload from items where key = ?", [key]).fetchone()[0]
-            item = Item(key, kind, s, e, position, revision, decode_item(kind, payload))
-            current[0] = item.sort_key
-            batch.drop_problems(revision, key)
-            changes = self._rate(item, rater.rate, batch) or []
-            stats.items_rated += 1
-            old, where = {}, {}
-            for r in conn.execute(HISTORY_OF_ITEM, [key]):
-                old[(r[1], r[2])] = r
-                if r[3] != item.sort_key:  # the item moved (new dates): its old rows go
-                    stale.append((r[1], r[2], r[3]))
-                else:
-                    where[(r[1], r[2])] = r[3]
-            for c in changes:
-                row = c.row
-                before = old.pop((c.player, str(c.system)), None)
-                if before == row:
-                    continue  # the same row: left as it is (only changed rows are written)
-                new_rows.append(row)
-                if before is None or _state(before) != _state(row):
-                    affected.add(c.player)
-                    count((c.player, str(c.system)))
-            for player, system in old:  # no longer in the item: back to the prior state
-                if (player, system) in where:
-                    stale.append((player, system, where[(player, system)]))
-                live[(player, system)] = lookup(player, system)
-                affected.add(player)
-                count((player, str(system)))
-            # Only players whose rows changed are followed in memory; the others' rows stand
-            # (their standing after the item is the one their row there keeps).
-            for c in changes:
-                if c.player in affected:
-                    live[(c.player, c.system)] = c.standing
-                    stats.players.add(c.player)
-                else:
-                    known.setdefault(c.player, {})[c.system] = c.standing
+        ).fetchall()
+        for at in range(0, len(items), CASCADE_CHUNK):
+            chunk = items[at : at + CASCADE_CHUNK]
+            rows_of = history_store.rows_of_items(conn, chunk[0][6], chunk[-1][6])
+            for key, kind, s, e, position, revision, sort_key in chunk:
+                old_rows = rows_of.get(key, ())
+                if key not in dirty and affected.isdisjoint(named.get(key, ())):
+                    for _, r in old_rows:  # they stand
+                        stored[(r[1], r[2])] = r
+                    continue
+                payload = db.execute("select payload from items where key = ?", [key]).fetchone()[0]
+                item = Item(key, kind, s, e, position, revision, decode_item(kind, payload))
+                current[0] = sort_key
+                read_ahead(old_rows)
+                batch.drop_problems(revision, key)
+                changes = self._rate(item, rater.rate, batch) or []
+                stats.items_rated += 1
+                old: dict[tuple[str, str], tuple[int | None, tuple[Any, ...]]] = {}
+                for rid, r in old_rows:
+                    moved = r[3] != sort_key  # (new dates): a new row at its new key
+                    if moved:
+                        stale.append(rid)
+                    old[(r[1], r[2])] = (None if moved else rid, r)
+                for c in changes:
+                    row = c.row
+                    rid, before = old.pop((c.player, str(c.system)), (None, None))
+                    if before == row:
+                        continue  # the same row: left as it is (only changed rows are written)
+                    if rid is None:
+                        added.append(row)
+                    else:
+                        rewritten.append((rid, before, row))
+                    if before is None or _state(before) != _state(row):
+                        affected.add(c.player)
+                        count((c.player, str(c.system)))
+                for (player, system), (rid, _) in old.items():  # no longer in the item
+                    if rid is not None:
+                        stale.append(rid)
+                    live[(player, system)] = lookup(player, system)  # back to the prior state
+                    affected.add(player)
+                    count((player, str(system)))
+                for _, r in old_rows:  # what the stored rows stand on after the item
+                    if r[3] == sort_key:
+                        stored[(r[1], r[2])] = r
+                # Only players whose rows changed are followed in memory; the others' rows
+                # stand (their standing after the item is the one their row there keeps).
+                for c in changes:
+                    if c.player in affected:
+                        live[(c.player, c.system)] = c.standing
+                        stats.players.add(c.player)
+                    else:
+                        stored[(c.player, c.system)] = c.standing
         # Rows keep their keys (player, system, the item's sort key): replaced in place.
-        history_store.delete_keys(conn, stale)
-        new_rows.sort(key=operator.itemgetter(1, 2, 3))
-        history_store.replace(conn, new_rows)
-        stats.rows += len(new_rows)
-        self._write_ratings(live, stats)
+        history_store.delete_ids(conn, stale)
+        history_store.rewrite(conn, rewritten)
+        added.sort(key=operator.itemgetter(1, 2, 3))
+        history_store.replace(conn, added)
+        stats.rows += len(rewritten) + len(added)
+        # A standing the stored rows end on already has its ratings row (the same as a
+        # replay's): only the others are compared with theirs.
+        self._write_ratings(
+            {k: v for k, v in live.items() if k in forced or not _same(stored.get(k), v)}, stats
+        )
 
     def _rate_in_periods(
         self, lists: list[periods.PublishedList], stats: CatchUp, batch: Incremental
@@ -621,31 +658,29 @@ class View:
             keys = [*gone, *((r["player"], r["system"]) for r in rows)]
             before = self._ratings(conn, keys)
             gone = [k for k in gone if k in before]
-            written = [r for r in rows if before.get((r["player"], r["system"])) != r]
             for key in gone:
-                stats.changes[key] = (before[key], None)
-            for r in written:
-                key = (r["player"], r["system"])
-                stats.changes[key] = (before.get(key), r)
+                stats.changes[key] = (_rating_dict(before[key]), None)
+            written, kept = [], []  # new rows; rows that were there (updated in place)
+            for r in rows:
+                key, values = _RATING_KEY(r), _RATING_VALUES(r)
+                was = before.get(key)
+                if was is None:
+                    written.append(r)
+                elif was != values:
+                    kept.append((*values[2:], *key))
+                else:
+                    continue
+                stats.changes[key] = (_rating_dict(was), r)
+            conn.executemany(RATINGS_UPDATE, kept)
         conn.executemany("delete from ratings where player = ? and system = ?", gone)
         conn.executemany(RATINGS_INSERT, list(map(_RATING_VALUES, written)))
 
     @staticmethod
-    def _ratings(conn: Any, keys: list[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Any]]:
-        """The `ratings` rows of (player, system) keys, as dicts."""
-        wanted = set(keys)
-        players = sorted({p for p, _ in keys})
-        out = {}
-        for start in range(0, len(players), 500):
-            chunk = players[start : start + 500]
-            cursor = conn.execute(
-                f"select * from ratings where player in ({', '.join('?' * len(chunk))})", chunk
-            )
-            names = [d[0] for d in cursor.description]
-            for row in cursor:
-                if (row[0], row[1]) in wanted:
-                    out[(row[0], row[1])] = dict(zip(names, row, strict=True))
-        return out
+    def _ratings(conn: Any, keys: list[tuple[str, str]]) -> dict[tuple[str, str], tuple[Any, ...]]:
+        """The `ratings` rows of (player, system) keys (their values, RATING_COLUMNS order), in
+        one query."""
+        found = conn.execute(RATINGS_OF_KEYS, [json.dumps(keys)])
+        return {(row[0], row[1]): row for row in found}
 
     def rebuild(self, entries: Iterable[LedgerEntry]) -> CatchUp:
         """Drop the read model and replay the whole ledger into it (holding its lock)."""
@@ -665,12 +700,36 @@ class View:
 
 
 _RATING_VALUES = operator.itemgetter(*RATING_COLUMNS)  # a `ratings` row's values, in order
-HISTORY_OF_ITEM = f"select {', '.join(HISTORY_COLUMNS)} from history where item_key = ?"
+_RATING_KEY = operator.itemgetter("player", "system")
+RATINGS_UPDATE = (
+    f"update ratings set {', '.join(f'{c} = ?' for c in list(RATING_COLUMNS)[2:])} "
+    "where player = ? and system = ?"
+)
+# The `ratings` rows of (player, system) keys given as JSON ([[player, system], ...]).
+RATINGS_OF_KEYS = (
+    f"select {', '.join(RATING_COLUMNS)} from ratings where (player, system) in "
+    "(select json_extract(value, '$[0]'), json_extract(value, '$[1]') from json_each(?))"
+)
+
+
+def _rating_dict(values: tuple[Any, ...] | None) -> dict[str, Any] | None:
+    """A `ratings` row's values as its dict (None: no row)."""
+    return None if values is None else dict(zip(RATING_COLUMNS, values, strict=True))
 
 
 def _state(row: tuple[Any, ...]) -> tuple[Any, ...]:
     """A history row's standing after it: the rating, N and the state columns."""
     return (row[POST_RATING], row[GAMES_AFTER], *row[STATE])
+
+
+def _standing(stored: Standing | tuple[Any, ...]) -> Standing:
+    """A standing, or the one after a history row."""
+    return stored if type(stored) is Standing else Standing.from_columns(_state(stored))
+
+
+def _same(stored: Standing | tuple[Any, ...] | None, standing: Standing) -> bool:
+    """Whether a stored standing (or the one after a history row) is `standing`."""
+    return stored is not None and _standing(stored) == standing
 
 
 class _Guarded:
@@ -699,6 +758,9 @@ def _no_cyclic_gc() -> Iterator[None]:
         if enabled:
             gc.enable()
 
+
+# Items whose stored rows a catch-up's cascade reads in one query.
+CASCADE_CHUNK = 256
 
 # History rows handed to the writer at a time: a chunk's rows are most of a rebuild's own
 # memory beyond its live standings (about 1.5 KB a row), so it is kept small.

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 HISTORY_COLUMNS = (*NARROW_COLUMNS, "detail", *STATE_COLUMNS)
 STATE = slice(len(HISTORY_COLUMNS) - len(STATE_COLUMNS), len(HISTORY_COLUMNS))
 POST_RATING = HISTORY_COLUMNS.index("post_rating")
+PRE_RATING = HISTORY_COLUMNS.index("pre_rating")
 GAMES_AFTER = HISTORY_COLUMNS.index("games_after")
 STATE_SELECT = ", ".join(("post_rating", "games_after", *STATE_COLUMNS))
 
