@@ -18,7 +18,6 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
-import operator
 import shutil
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
@@ -36,7 +35,13 @@ from ledger.rules.families import family as rules_family
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.versions import Amendment
 from projections import history_store, merges, modelfile, periods, queries
-from projections.batch import Batch, Fresh, Incremental, decode_item, profile_fact
+from projections.batch import (
+    Batch,
+    Fresh,
+    Incremental,
+    ProfilesOnDemand,
+)
+from projections.cascade import Cascade
 from projections.handlers import apply, short
 from projections.items import Item
 from projections.lock import BUSY_TIMEOUT_SECONDS, exclusive
@@ -49,12 +54,7 @@ from projections.schema import (
     GAMES_AFTER,
     INDEXES,
     POST_RATING,
-    PRE_RATING,
-    RATING_COLUMNS,
-    RATINGS_INSERT,
-    STATE,
     create,
-    rating_row,
 )
 from projections.standing import UNRATED, Standing
 from projections.writer import PRAGMAS, LocalWriter, Writer
@@ -127,7 +127,7 @@ def plausible(changes: list[Change]) -> str | None:
     return None
 
 
-class View:
+class View(Cascade):
     """The read model in one SQLite file; `catch_up` is incremental, `rebuild` starts empty."""
 
     def __init__(
@@ -434,254 +434,6 @@ class View:
         self._write_ratings(live, conn=conn)
         _index(conn)
 
-    def _cascade(self, batch: Incremental, stats: CatchUp) -> None:
-        """Re-rate from the earliest changed item, following the players whose rows change."""
-        lists = queries.published_lists(self, self.family)
-        if periods.in_periods(self.family, lists):
-            if batch.dirty or batch.seeds or batch.amended or batch.listed:
-                self._rate_in_periods(lists, stats, batch)
-            return
-        db = self.db
-        conn = db.conn
-        for start, until in batch.amended:
-            rows = db.execute(
-                "select key, sort_key from items where start >= ?"
-                + (" and start < ?" if until else ""),
-                [start, until] if until else [start],
-            ).fetchall()
-            for key, sk in rows:
-                batch.touch(key, sk)
-        starts = list(batch.dirty.values())
-        for player in batch.seeds:
-            first = db.execute(
-                "select min(i.sort_key) from item_players p join items i on i.key = p.item_key "
-                "where p.player = ?",
-                [player],
-            ).fetchone()[0]
-            if first is not None:
-                starts.append(first)
-        if not starts:
-            return
-        start = min(starts)
-        dirty = set(batch.dirty)
-        live: dict[tuple[str, System], Standing] = {}
-        affected = set(batch.seeds)
-        current = [start]
-        # Each (player, system)'s standing after his last stored row the cascade has passed
-        # (that row, until asked for: `_standing` makes it), or read before an item that
-        # asks for it: what a player not followed in memory stands on.
-        stored: dict[tuple[str, str], Any] = {}
-
-        def lookup(player: str, system: System) -> Standing:
-            s = live.get((player, system))
-            if s is not None:
-                return s
-            s = stored.get((player, system))
-            if s is None:
-                s = queries.standing_before(self, player, system, current[0])
-            else:
-                s = _standing(s)
-            stored[(player, system)] = s
-            return s
-
-        systems: set[str] = set()  # the systems of the rows the cascade has passed
-
-        def read_ahead(rows: Iterable[tuple[int, tuple[Any, ...]]]) -> None:
-            """The standings rating an item will ask for that the cascade has not met, in one
-            query: of each player its stored rows rate, in their system and, if he was unrated
-            there, in the others (his background)."""
-            wanted = set()
-            for _, r in rows:
-                player = r[1]
-                systems.add(r[2])
-                for system in systems if r[PRE_RATING] is None else (r[2],):
-                    if (player, system) not in stored and (player, system) not in live:
-                        wanted.add((player, system))
-            if wanted:
-                stored.update(history_store.standings_before(conn, sorted(wanted), current[0]))
-
-        rater = self._rater(
-            lookup, ProfilesOnDemand(self), queries.amendments(self), merged=batch.merges()
-        )
-        changed = stats.history_changed
-
-        def count(key: tuple[str, str]) -> None:
-            changed[key] = changed.get(key, 0) + 1
-
-        # Rows of items no longer rated (withdrawn, voided) or rated elsewhere in the order (a
-        # correction with other dates) go first: their players' later rows may all change,
-        # so they are followed from where the cascade starts (every item of theirs after it
-        # is re-rated). Their ratings rows are compared whatever their stored rows say.
-        forced: set[tuple[str, str]] = set()
-        for key in dirty:
-            now = db.execute("select sort_key from items where key = ?", [key]).fetchone()
-            rows = db.execute(
-                "select player, system, sort_key from history where item_key = ?", [key]
-            ).fetchall()
-            if now is not None and all(r[2] == now[0] for r in rows):
-                continue  # re-rated in place below, row against row
-            for player, system, _ in rows:
-                live.setdefault(
-                    (player, system), queries.standing_before(self, player, system, start)
-                )
-                forced.add((player, system))
-                affected.add(player)
-                if now is None:
-                    count((player, system))
-            history_store.delete_item(db.conn, key)
-        # Rows are replaced at the end: until then, a player not followed in memory reads
-        # rows that the re-rating left as they were (docs/decisions.md).
-        stale: list[int] = []  # ids of rows that no new row replaces
-        rewritten: list[tuple[int, tuple[Any, ...], tuple[Any, ...]]] = []  # (id, old, new)
-        added: list[tuple[Any, ...]] = []  # rows with no stored row of their item
-        # Which players each later item names (item_players): an item is read and decoded
-        # only if it is re-rated.
-        named: dict[str, set[str]] = {}
-        for key, player in db.execute(
-            "select p.item_key, p.player from items i join item_players p on p.item_key = i.key "
-            "where i.sort_key >= ?",
-            [start],
-        ):
-            named.setdefault(key, set()).add(player)
-        items = db.execute(
-            "select key, kind, start, end, position, revision, sort_key from items "
-            "where sort_key >= ? order by sort_key",
-            [start],
-        ).fetchall()
-        for at in range(0, len(items), CASCADE_CHUNK):
-            chunk = items[at : at + CASCADE_CHUNK]
-            rows_of = history_store.rows_of_items(conn, chunk[0][6], chunk[-1][6])
-            for key, kind, s, e, position, revision, sort_key in chunk:
-                old_rows = rows_of.get(key, ())
-                if key not in dirty and affected.isdisjoint(named.get(key, ())):
-                    for _, r in old_rows:  # they stand
-                        stored[(r[1], r[2])] = r
-                    continue
-                payload = db.execute("select payload from items where key = ?", [key]).fetchone()[0]
-                item = Item(key, kind, s, e, position, revision, decode_item(kind, payload))
-                current[0] = sort_key
-                read_ahead(old_rows)
-                batch.drop_problems(revision, key)
-                changes = self._rate(item, rater.rate, batch) or []
-                stats.items_rated += 1
-                old: dict[tuple[str, str], tuple[int | None, tuple[Any, ...]]] = {}
-                for rid, r in old_rows:
-                    moved = r[3] != sort_key  # (new dates): a new row at its new key
-                    if moved:
-                        stale.append(rid)
-                    old[(r[1], r[2])] = (None if moved else rid, r)
-                for c in changes:
-                    row = c.row
-                    rid, before = old.pop((c.player, str(c.system)), (None, None))
-                    if before == row:
-                        continue  # the same row: left as it is (only changed rows are written)
-                    if rid is None:
-                        added.append(row)
-                    else:
-                        rewritten.append((rid, before, row))
-                    if before is None or _state(before) != _state(row):
-                        affected.add(c.player)
-                        count((c.player, str(c.system)))
-                for (player, system), (rid, _) in old.items():  # no longer in the item
-                    if rid is not None:
-                        stale.append(rid)
-                    live[(player, system)] = lookup(player, system)  # back to the prior state
-                    affected.add(player)
-                    count((player, str(system)))
-                for _, r in old_rows:  # what the stored rows stand on after the item
-                    if r[3] == sort_key:
-                        stored[(r[1], r[2])] = r
-                # Only players whose rows changed are followed in memory; the others' rows
-                # stand (their standing after the item is the one their row there keeps).
-                for c in changes:
-                    if c.player in affected:
-                        live[(c.player, c.system)] = c.standing
-                        stats.players.add(c.player)
-                    else:
-                        stored[(c.player, c.system)] = c.standing
-        # Rows keep their keys (player, system, the item's sort key): replaced in place.
-        history_store.delete_ids(conn, stale)
-        history_store.rewrite(conn, rewritten)
-        added.sort(key=operator.itemgetter(1, 2, 3))
-        history_store.replace(conn, added)
-        stats.rows += len(rewritten) + len(added)
-        # A standing the stored rows end on already has its ratings row (the same as a
-        # replay's): only the others are compared with theirs.
-        self._write_ratings(
-            {k: v for k, v in live.items() if k in forced or not _same(stored.get(k), v)}, stats
-        )
-
-    def _rate_in_periods(
-        self, lists: list[periods.PublishedList], stats: CatchUp, batch: Incremental
-    ) -> None:
-        """Every item again by the family's lists (projections.periods): a replay's rows."""
-        items = queries.items_in_order(self)
-        for item in items:
-            batch.drop_problems(item.revision, item.key)  # rated again below
-        rows, live = periods.rate(
-            items, lists, self._guarded(ProfilesOnDemand(self), batch), self._uplift
-        )
-        stored = {tuple(r[1:4]): tuple(r) for r in self.db.execute("select * from history")}
-        new = {tuple(r[1:4]): tuple(r) for r in rows}
-        # Only rows that changed are written: the others stay as they are.
-        changed = [r for k, r in new.items() if stored.get(k) != r]
-        gone = [k for k in stored if k not in new]
-        for key in {(k[0], k[1]) for k in [*(r[1:4] for r in changed), *gone]}:
-            stats.history_changed[key] = stats.history_changed.get(key, 0) + 1
-            stats.players.add(key[0])
-        history_store.delete_keys(self.db.conn, gone)
-        history_store.replace(self.db.conn, sorted(changed, key=operator.itemgetter(1, 2, 3)))
-        for player, system in self.db.execute("select player, system from ratings").fetchall():
-            live.setdefault((player, system), UNRATED)
-        self._write_ratings(live, stats)
-        stats.items_rated += len(items)
-        stats.rows += len(changed)
-
-    def _write_ratings(
-        self,
-        live: dict[tuple[str, System], Standing],
-        stats: CatchUp | None = None,
-        conn: Any = None,
-    ) -> None:
-        """The `ratings` rows of the standings in `live` (a rating of None: no row). With
-        `stats` (a catch-up), only rows that differ from the stored ones are written, and each
-        is noted in `stats.changes` as (before, after)."""
-        conn = conn or self.db.conn
-        floors = rules_family(self.family).floors
-        gone = [(p, str(s)) for (p, s), st in live.items() if st.rating is None]
-        rows = [
-            rating_row(p, s, st, floors) for (p, s), st in live.items() if st.rating is not None
-        ]
-        if stats is None:  # a rebuild: in key order, each b-tree appended to
-            written = sorted(rows, key=operator.itemgetter("player", "system"))
-        else:  # a catch-up: only the rows that changed are written, and noted
-            keys = [*gone, *((r["player"], r["system"]) for r in rows)]
-            before = self._ratings(conn, keys)
-            gone = [k for k in gone if k in before]
-            for key in gone:
-                stats.changes[key] = (_rating_dict(before[key]), None)
-            written, kept = [], []  # new rows; rows that were there (updated in place)
-            for r in rows:
-                key, values = _RATING_KEY(r), _RATING_VALUES(r)
-                was = before.get(key)
-                if was is None:
-                    written.append(r)
-                elif was != values:
-                    kept.append((*values[2:], *key))
-                else:
-                    continue
-                stats.changes[key] = (_rating_dict(was), r)
-            conn.executemany(RATINGS_UPDATE, kept)
-        conn.executemany("delete from ratings where player = ? and system = ?", gone)
-        conn.executemany(RATINGS_INSERT, list(map(_RATING_VALUES, written)))
-
-    @staticmethod
-    def _ratings(conn: Any, keys: list[tuple[str, str]]) -> dict[tuple[str, str], tuple[Any, ...]]:
-        """The `ratings` rows of (player, system) keys (their values, RATING_COLUMNS order), in
-        one query."""
-        found = conn.execute(RATINGS_OF_KEYS, [json.dumps(keys)])
-        return {(row[0], row[1]): row for row in found}
-
     def rebuild(self, entries: Iterable[LedgerEntry]) -> CatchUp:
         """Drop the read model and replay the whole ledger into it (holding its lock)."""
         with exclusive(self.path):
@@ -697,39 +449,6 @@ class View:
             for row in self.db.execute(query):
                 h.update(json.dumps(row, default=str).encode())
         return h.hexdigest()
-
-
-_RATING_VALUES = operator.itemgetter(*RATING_COLUMNS)  # a `ratings` row's values, in order
-_RATING_KEY = operator.itemgetter("player", "system")
-RATINGS_UPDATE = (
-    f"update ratings set {', '.join(f'{c} = ?' for c in list(RATING_COLUMNS)[2:])} "
-    "where player = ? and system = ?"
-)
-# The `ratings` rows of (player, system) keys given as JSON ([[player, system], ...]).
-RATINGS_OF_KEYS = (
-    f"select {', '.join(RATING_COLUMNS)} from ratings where (player, system) in "
-    "(select json_extract(value, '$[0]'), json_extract(value, '$[1]') from json_each(?))"
-)
-
-
-def _rating_dict(values: tuple[Any, ...] | None) -> dict[str, Any] | None:
-    """A `ratings` row's values as its dict (None: no row)."""
-    return None if values is None else dict(zip(RATING_COLUMNS, values, strict=True))
-
-
-def _state(row: tuple[Any, ...]) -> tuple[Any, ...]:
-    """A history row's standing after it: the rating, N and the state columns."""
-    return (row[POST_RATING], row[GAMES_AFTER], *row[STATE])
-
-
-def _standing(stored: Standing | tuple[Any, ...]) -> Standing:
-    """A standing, or the one after a history row."""
-    return stored if type(stored) is Standing else Standing.from_columns(_state(stored))
-
-
-def _same(stored: Standing | tuple[Any, ...] | None, standing: Standing) -> bool:
-    """Whether a stored standing (or the one after a history row) is `standing`."""
-    return stored is not None and _standing(stored) == standing
 
 
 class _Guarded:
@@ -759,9 +478,6 @@ def _no_cyclic_gc() -> Iterator[None]:
             gc.enable()
 
 
-# Items whose stored rows a catch-up's cascade reads in one query.
-CASCADE_CHUNK = 256
-
 # History rows handed to the writer at a time: a chunk's rows are most of a rebuild's own
 # memory beyond its live standings (about 1.5 KB a row), so it is kept small.
 HISTORY_CHUNK = 4_000
@@ -771,30 +487,6 @@ def _index(conn: Writer | LocalWriter) -> None:
     """The indexes a rebuild dropped, built once every row is in."""
     for index in INDEXES.values():
         conn.execute(index)
-
-
-class ProfilesOnDemand:
-    """The raters' `profiles` mapping for a read model: a player's typed profile read when
-    first asked for (a catch-up rarely needs more than the players it re-rates)."""
-
-    def __init__(self, view: View) -> None:
-        self.conn = view.db.conn
-        self.found: dict[str, events.PlayerRegistered | None] = {}
-
-    def get(self, member_id: str, default: Any = None) -> Any:
-        if member_id not in self.found:
-            row = self.conn.execute(
-                "select profile from players where id = ?", [member_id]
-            ).fetchone()
-            self.found[member_id] = None if row is None else profile_fact(member_id, row[0])
-        found = self.found[member_id]
-        return default if found is None else found
-
-    def __getitem__(self, member_id: str) -> events.PlayerRegistered:
-        found = self.get(member_id)
-        if found is None:
-            raise KeyError(member_id)
-        return found
 
 
 def checkpoints_dir(path: str | Path) -> Path:

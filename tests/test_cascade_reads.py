@@ -7,7 +7,7 @@ import pytest
 
 from ledger.application import RatingsLedger
 from ledger.log import LedgerEntry, read_entries
-from projections import history_store, projector, queries
+from projections import cascade, history_store, queries
 from projections.projector import View
 from projections.standing import UNRATED
 from tests.test_projection_identity import generator, with_merges
@@ -32,7 +32,7 @@ def test_a_cascade_reading_its_stored_rows_a_few_items_at_a_time_equals_a_full_r
     # Issue 21: "any chunking of catch-ups gives the rebuild's digest", whatever the number
     # of items whose stored rows the cascade reads in one query (merges included: a merged
     # record's rows leave the items that named him).
-    monkeypatch.setattr(projector, "CASCADE_CHUNK", chunk)
+    monkeypatch.setattr(cascade, "CASCADE_CHUNK", chunk)
     plain = [
         LedgerEntry(e.position, e.type, e.recorded_at, e.actor, e.aggregate_id, e.payload)
         for e in entries
