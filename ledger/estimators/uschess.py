@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
-from datetime import date
 from typing import Any
 
 from ledger.errors import InputError
@@ -16,6 +14,7 @@ from ledger.rules.uschess.initialization import (
     Initialization,
     PlayerBackground,
     SourceRating,
+    initialization_detail,
 )
 from ledger.rules.uschess.section import (
     Game,
@@ -116,7 +115,7 @@ def _player_output(p: EstimatePlayer, r: Rated, init: Initialization | None, exp
             "step5": r.step5,
             "floor": p.floor,
             "floor_applied": floor_applied,
-            "initialization": None if init is None else _initialization(init),
+            "initialization": None if init is None else initialization_detail(init),
             "opponents_step4": r.opponents_step4,
             "opponents_step5": r.opponents_step5,
             "knots": {
@@ -145,16 +144,3 @@ def _background(p: EstimatePlayer) -> PlayerBackground:
         cfc=foreign(p.cfc),
         ratings={s: SourceRating(r.rating, r.games, r.date) for s, r in p.ratings.items()},
     )
-
-
-def _initialization(init: Initialization) -> dict:
-    return {
-        "rating": init.rating,
-        "games": init.games,
-        "method": init.method,
-        "clause": init.clause,
-        "sources": [
-            {k: (v.isoformat() if isinstance(v, date) else v) for k, v in asdict(row).items()}
-            for row in init.sources
-        ],
-    }
