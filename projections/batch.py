@@ -234,10 +234,14 @@ class Fresh(Batch):
                 [(s.key, s.kind, s.sort_key, *s[3:7], self._fact(s).decode()) for s in chunk],
             )
         resolve = self.merges().resolve
-        conn.executemany(
-            "insert into item_players values (?, ?)",
-            [(s.key, p) for s in ordered for p in sorted(dict.fromkeys(map(resolve, s.players)))],
-        )
+        # A chunk of items' players at a time: a million games' pairs sent at once were about
+        # 100 MiB in each process (issue 21).
+        for start in range(0, len(ordered), ITEMS_CHUNK):
+            chunk = ordered[start : start + ITEMS_CHUNK]
+            conn.executemany(
+                "insert into item_players values (?, ?)",
+                [(s.key, p) for s in chunk for p in sorted(dict.fromkeys(map(resolve, s.players)))],
+            )
         conn.executemany(
             "insert into sections values (?, ?, ?, ?, ?, ?, ?, ?)",
             [tuple(r.get(c) for c in SECTION_COLUMNS) for _, r in sorted(self.sections.items())],
