@@ -7,7 +7,7 @@ import pytest
 
 from ledger.application import RatingsLedger
 from ledger.log import LedgerEntry, read_entries
-from projections import cascade, history_store, queries
+from projections import batch, cascade, history_store, queries
 from projections.projector import View
 from projections.standing import UNRATED
 from tests.test_projection_identity import generator, with_merges
@@ -62,3 +62,22 @@ def test_standings_read_many_at_a_time_are_those_read_one_by_one(entries, tmp_pa
         assert found == {(p, s): queries.standing_before(view, p, s, sort_key) for p, s in pairs}
         assert found[("nobody", systems[0])] is UNRATED
     assert any(v is not UNRATED for v in found.values())
+
+
+@pytest.mark.parametrize("chunk", [1, 3])
+def test_a_rebuild_handing_its_records_over_a_few_at_a_time_has_the_same_digest(
+    entries, tmp_path, monkeypatch, chunk
+):
+    # Issue 21: "its memory does not grow with the ledger's length": a rebuild hands the
+    # writer its items' players and its ratings rows a chunk at a time, and the read model
+    # is the same, byte for byte, whatever the chunk.
+    whole = View(tmp_path / "whole.db")
+    whole.rebuild(entries)
+    expected = whole.digest()
+    whole.close()
+    monkeypatch.setattr(batch, "ITEMS_CHUNK", chunk)
+    monkeypatch.setattr(cascade, "RATINGS_CHUNK", chunk)
+    chunked = View(tmp_path / "chunked.db")
+    chunked.rebuild(entries)
+    assert chunked.digest() == expected
+    chunked.close()
