@@ -210,6 +210,12 @@ def test_the_log_shows_every_entry_with_its_position(site):
     assert "<td data-label='Position'>1</td>" in get(site, "/log").text
 
 
+def test_the_log_names_a_role_in_words(site):
+    # Issue 20: the log as a person reads it: "td: tournament director", not a raw enum value.
+    page = get(site, "/log").text
+    assert "td: tournament director" in page and "tournament_director<" not in page
+
+
 def test_the_log_pages_forward_after_a_position(site):
     out = get(site, "/api/log", "after=5").json()
     assert out["entries"][-1]["position"] == 6

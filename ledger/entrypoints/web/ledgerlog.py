@@ -77,8 +77,8 @@ def log(ledger: Readable, query: dict[str, str], when: When) -> tuple[Any, Page]
 
 
 def subject(payload: dict[str, Any], when: When) -> tuple[str | None, str]:
-    """What an entry is about, as (link, text): its section, its player, else its holder,
-    role or parameter (no link)."""
+    """What an entry is about, as (link, text): its section, its player, else its holder and
+    role in words, or its parameter (no link)."""
     if "section_id" in payload:
         sid = payload["section_id"]
         return href("/sections/" + seg(str(sid)), when), str(sid)
@@ -87,7 +87,10 @@ def subject(payload: dict[str, Any], when: When) -> tuple[str | None, str]:
             return href("/players/" + seg(payload[key]), when), payload[key]
     if isinstance(payload.get("family"), str) and isinstance(payload.get("list_name"), str):
         return None, f"{payload['family']} list {payload['list_name']}"
-    words = (payload[k] for k in ("holder", "role", "parameter") if isinstance(payload.get(k), str))
+    if isinstance(payload.get("role"), str):  # a role in words: "office: ratings admin"
+        role, holder = payload["role"].replace("_", " "), payload.get("holder")
+        return None, f"{holder}: {role}" if isinstance(holder, str) else role
+    words = (payload[k] for k in ("holder", "parameter") if isinstance(payload.get(k), str))
     return None, " ".join(words)
 
 
