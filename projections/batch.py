@@ -227,17 +227,15 @@ class Fresh(Batch):
             [(pos, *row) for pos, row in sorted(self.amendments.items())],
         )
         ordered = sorted(self.items.values(), key=itemgetter(1))
-        for start in range(0, len(ordered), ITEMS_CHUNK):  # a few facts in memory at a time
+        resolve = self.merges().resolve
+        # A chunk of items, their facts and their players at a time: a few facts in memory, and
+        # a million games' (item, player) pairs sent at once were about 100 MiB in each process.
+        for start in range(0, len(ordered), ITEMS_CHUNK):
             chunk = ordered[start : start + ITEMS_CHUNK]
             conn.executemany(
                 "insert into items values (?, ?, ?, ?, ?, ?, ?, ?)",
                 [(s.key, s.kind, s.sort_key, *s[3:7], self._fact(s).decode()) for s in chunk],
             )
-        resolve = self.merges().resolve
-        # A chunk of items' players at a time: a million games' pairs sent at once were about
-        # 100 MiB in each process (issue 21).
-        for start in range(0, len(ordered), ITEMS_CHUNK):
-            chunk = ordered[start : start + ITEMS_CHUNK]
             conn.executemany(
                 "insert into item_players values (?, ?)",
                 [(s.key, p) for s in chunk for p in sorted(dict.fromkeys(map(resolve, s.players)))],
