@@ -7,6 +7,7 @@ from ledger.rules.uschess.special_formula import (
     adjusted_prior_and_score,
     pwe,
     special_rating,
+    special_value,
     step_four,
 )
 
@@ -166,3 +167,10 @@ def test_a_better_score_never_gives_a_lower_special_rating(case):
     low = special_rating(r0, n_eff, opponents, score, history).rating
     high = special_rating(r0, n_eff, opponents, score + 0.5, history).rating
     assert high >= low - 1e-6
+
+
+@given(special_cases())
+def test_the_kernels_special_value_is_the_special_rating_bit_for_bit(case):
+    # The rating kernel's search without its path gives special_rating's rating exactly (the
+    # issue: "the same operation order so every float is bit-identical").
+    assert float.hex(special_value(*case)) == float.hex(special_rating(*case).rating)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from ledger.rules.uschess.effective_games import effective_games
-from ledger.rules.uschess.special_formula import special_rating
+from ledger.rules.uschess.special_formula import special_value
 from ledger.rules.uschess.standard_formula import bonus_eligible, k_factor, standard_values
 
 MINIMUM_RATING = 100.0  # §1 Steps 3–5: "If the resulting rating ... is less than 100, ... 100"
@@ -144,8 +144,8 @@ def rate_python(
     step4_opponent = list(prior)
     for i in played:
         if unrated[i] and games[i] == 0:
-            s3 = special_rating(prior[i], 1.0, [prior[j] for j in opponents[i]], total[i])
-            step3[i] = step4_opponent[i] = max(s3.rating, MINIMUM_RATING)
+            s3 = special_value(prior[i], 1.0, [prior[j] for j in opponents[i]], total[i])
+            step3[i] = step4_opponent[i] = max(s3, MINIMUM_RATING)
 
     # Step 4 with those opponent ratings, then Step 5 with the Step 4 results.
     step4: list[float | None] = [None] * size
@@ -157,7 +157,7 @@ def rate_python(
         k = k_of[i]
         opp = [step4_opponent[j] for j in opponents[i]]
         if k is None:
-            new = special_rating(prior[i], n_eff_of[i], opp, total[i], HISTORIES[history[i]])[0]
+            new = special_value(prior[i], n_eff_of[i], opp, total[i], HISTORIES[history[i]])
         else:
             multiplier = bonus_multiplier if eligible[i] else None
             new = standard_values(prior[i], opp, total[i], k, multiplier)[0]
@@ -168,7 +168,7 @@ def rate_python(
         k = k_of[i]
         opp = [after4[j] for j in opponents[i]]
         if k is None:
-            new = special_rating(prior[i], n_eff_of[i], opp, total[i], HISTORIES[history[i]])[0]
+            new = special_value(prior[i], n_eff_of[i], opp, total[i], HISTORIES[history[i]])
         else:
             multiplier = bonus_multiplier if eligible[i] else None
             new, expected[i], bonus[i] = standard_values(prior[i], opp, total[i], k, multiplier)

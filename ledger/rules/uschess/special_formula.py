@@ -57,6 +57,30 @@ def special_rating(
     (docs/decisions.md).
     """
     prior, target = adjusted_prior_and_score(r0, n_eff, score, history)
+    path: list[tuple[str, float]] = []
+    big_m, p = _search(r0, n_eff, opponents, prior, target, path)
+    return SpecialResult(big_m, prior, target, p, tuple(path))
+
+
+def special_value(
+    r0: float, n_eff: float, opponents: Sequence[float], score: float, history: str = "mixed"
+) -> float:
+    """`special_rating(...).rating` alone (the rating kernel's, per player): the same search,
+    without recording its path."""
+    prior, target = adjusted_prior_and_score(r0, n_eff, score, history)
+    return _search(r0, n_eff, opponents, prior, target, None)[0]
+
+
+def _search(
+    r0: float,
+    n_eff: float,
+    opponents: Sequence[float],
+    prior: float,
+    target: float,
+    path: list[tuple[str, float]] | None,
+) -> tuple[float, int]:
+    """§4.1 steps 1–4 and the cap from R'_0 and S': M and p, each step's M added to `path`
+    (when given) with its label."""
     low, high = prior - 400.0, prior + 400.0
     lows = [ri - 400.0 for ri in opponents]
     highs = [ri + 400.0 for ri in opponents]
@@ -83,7 +107,8 @@ def special_rating(
 
     # §4.1 step 1: "in the actual implemented rating program, M is set to R'_0"
     big_m = prior
-    path = [("1", big_m)]
+    if path is not None:
+        path.append(("1", big_m))
     f_m = f(big_m)
     for _ in range(MAX_STEPS):
         if f_m > EPSILON:
@@ -120,17 +145,20 @@ def special_rating(
                     f_m = f(big_m)
         else:
             break
-        path.append((label, big_m))
+        if path is not None:
+            path.append((label, big_m))
     else:
         raise ArithmeticError("special formula did not converge")
 
+    searched = big_m
     big_m, p = step_four(big_m, r0, prior, opponents, knots)
-    if big_m != path[-1][1]:
+    if path is not None and big_m != searched:
         path.append(("4b", big_m))
     if big_m > SPECIAL_CAP:
         big_m = SPECIAL_CAP
-        path.append(("cap", big_m))
-    return SpecialResult(big_m, prior, target, p, tuple(path))
+        if path is not None:
+            path.append(("cap", big_m))
+    return big_m, p
 
 
 def step_four(
