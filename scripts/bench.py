@@ -1,5 +1,6 @@
-"""Benchmark the ledger: append rate, full replay, replay ÷ raw read, correction re-rate, as-of,
-a rebuild's peak memory, start-up of a `player` query and a live page's append → visible time.
+"""Benchmark the ledger: append rate, full replay, replay ÷ raw read, the rules' arithmetic alone
+(scripts/benchmarks/floor.py), correction re-rate, as-of, a rebuild's peak memory, start-up of
+a `player` query and a live page's append → visible time.
 
 Generates a synthetic ledger with scripts/generate.py at each size (or reuses one kept with
 --ledgers) and prints JSON. Each CPU-bound measurement alternates with its baseline (raw read,
@@ -35,6 +36,7 @@ from projections.projector import View
 from projections.raters.uschess import KERNEL_VARIABLE
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # scripts/benchmarks/, however loaded
+from benchmarks.floor import floor  # noqa: E402
 from benchmarks.live import live  # noqa: E402
 from benchmarks.measure import _children_cpu, clocks, generate, machine, ratio, summary  # noqa: E402
 from benchmarks.memory import peak_memory  # noqa: E402
@@ -159,6 +161,8 @@ def run_size(
             "replay_over_raw_read": ratio(replay_s, read_s),
             "writer_process_median_cpu_s": round(statistics.median(writer_cpu), 3),
         }
+        # what the rules' Steps 2–5 alone cost, pure and compiled, beside the raw read
+        result["floor"] = floor(store, workdir, repeats, read_s)
         view = View(view_path)
         view.checkpoint()
         published = view.last_position
