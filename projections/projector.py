@@ -50,6 +50,8 @@ from projections.raters import rater_for
 from projections.raters.change import Change
 from projections.raters.uschess import parse_amendments
 from projections.schema import (
+    AFTER_RATING,
+    BEFORE_RATING,
     CONTENT,
     GAMES_AFTER,
     INDEXES,
@@ -382,6 +384,7 @@ class View(Cascade):
         for index in INDEXES:
             conn.execute(f"drop index if exists {index}")
         batch.write(conn)
+        _index(conn, BEFORE_RATING)  # in the writer process, while this one rates
         live: dict[tuple[str, System], Standing] = {}
         get = live.get
         amendments = parse_amendments(
@@ -412,7 +415,7 @@ class View(Cascade):
             history_store.append(conn, rows, next_id)
             batch.write_problems(conn)
             self._write_ratings(live, conn=conn)
-            _index(conn)
+            _index(conn, AFTER_RATING)
             return
         for item in batch.ordered():
             changes = self._rate(item, rate, batch)
@@ -432,7 +435,7 @@ class View(Cascade):
         history_store.append(conn, rows, next_id)
         batch.write_problems(conn)
         self._write_ratings(live, conn=conn)
-        _index(conn)
+        _index(conn, AFTER_RATING)
 
     def rebuild(self, entries: Iterable[LedgerEntry]) -> CatchUp:
         """Drop the read model and replay the whole ledger into it (holding its lock)."""
@@ -483,10 +486,10 @@ def _no_cyclic_gc() -> Iterator[None]:
 HISTORY_CHUNK = 4_000
 
 
-def _index(conn: Writer | LocalWriter) -> None:
-    """The indexes a rebuild dropped, built once every row is in."""
-    for index in INDEXES.values():
-        conn.execute(index)
+def _index(conn: Writer | LocalWriter, names: tuple[str, ...]) -> None:
+    """Indexes a rebuild dropped, built once their tables' rows are in."""
+    for name in names:
+        conn.execute(INDEXES[name])
 
 
 def checkpoints_dir(path: str | Path) -> Path:

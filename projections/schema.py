@@ -104,6 +104,10 @@ INDEXES = {
     "idx_history_item_key": "create index idx_history_item_key on history_rows (item_key)",
     "idx_problems_item_key": "create index idx_problems_item_key on problems (item_key)",
 }
+# The indexes on the records a rebuild writes before it rates (projections/batch.py): its
+# writer builds them while the items are rated; the others once every row is in.
+BEFORE_RATING = ("idx_items_sort_key", "idx_item_players_player")
+AFTER_RATING = tuple(name for name in INDEXES if name not in BEFORE_RATING)
 RATINGS_INSERT = (
     f"insert or replace into ratings ({', '.join(RATING_COLUMNS)}) "
     f"values ({', '.join('?' for _ in RATING_COLUMNS)})"

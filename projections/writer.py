@@ -101,6 +101,22 @@ def serve(path: str, source: IO[bytes], reply: IO[bytes]) -> None:
     reply.flush()
 
 
+# The pipe's buffer (Linux's default is 64 KiB): a burst of records, the items' facts before
+# rating above all, waits there while the writer catches up, not in this process's write.
+PIPE_BYTES = 1 << 20
+
+
+def _widen(stream: IO[bytes]) -> None:
+    """The pipe's buffer raised to PIPE_BYTES where the system allows (Linux's F_SETPIPE_SZ, up
+    to /proc/sys/fs/pipe-max-size for an unprivileged process); elsewhere it stays as it is."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(stream.fileno(), fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+    except (ImportError, AttributeError, OSError):
+        pass
+
+
 class Writer:
     """The statements of a rebuild, as on a connection (`execute`, `executemany`), sent to
     `serve` in another process; `close` waits for the commit and raises any error."""
@@ -113,6 +129,7 @@ class Writer:
         )
         assert self.process.stdin is not None and self.process.stdout is not None
         self.to, self.back = self.process.stdin, self.process.stdout
+        _widen(self.to)
 
     def execute(self, sql: str, args: Iterable[Any] = ()) -> None:
         _send(self.to, (sql, list(args), False))
