@@ -88,21 +88,23 @@ class Cascade:
             stored[(player, system)] = s
             return s
 
-        systems: set[str] = set()  # the systems of the rows the cascade has passed
+        systems: set[str] = set()  # the systems of the rows the cascade has read
 
-        def read_ahead(rows: Iterable[tuple[int, tuple[Any, ...]]]) -> None:
-            """The standings rating an item will ask for that the cascade has not met, in one
-            query: of each player its stored rows rate, in their system and, if he was unrated
-            there, in the others (his background)."""
+        def read_ahead(rows: Iterable[tuple[int, tuple[Any, ...]]], sort_key: str) -> None:
+            """The standings rating a chunk's items may ask for that the cascade has not met,
+            before its first item (`sort_key`; they have no row since the cascade's start), in
+            a query a system: of each player its stored rows rate, in their system and, if he
+            was unrated there, in the others (his background)."""
+            for _, r in rows:
+                systems.add(r[2])
             wanted = set()
             for _, r in rows:
                 player = r[1]
-                systems.add(r[2])
                 for system in systems if r[PRE_RATING] is None else (r[2],):
                     if (player, system) not in stored and (player, system) not in live:
                         wanted.add((player, system))
             if wanted:
-                stored.update(history_store.standings_before(conn, sorted(wanted), current[0]))
+                stored.update(history_store.standings_before(conn, sorted(wanted), sort_key))
 
         rater = self._rater(
             lookup, ProfilesOnDemand(self), queries.amendments(self), merged=batch.merges()
@@ -155,6 +157,7 @@ class Cascade:
         for at in range(0, len(items), CASCADE_CHUNK):
             chunk = items[at : at + CASCADE_CHUNK]
             rows_of = history_store.rows_of_items(conn, chunk[0][6], chunk[-1][6])
+            read_ahead([r for rows in rows_of.values() for r in rows], chunk[0][6])
             for key, kind, s, e, position, revision, sort_key in chunk:
                 old_rows = rows_of.get(key, ())
                 if key not in dirty and affected.isdisjoint(named.get(key, ())):
@@ -164,7 +167,6 @@ class Cascade:
                 payload = db.execute("select payload from items where key = ?", [key]).fetchone()[0]
                 item = Item(key, kind, s, e, position, revision, decode_item(kind, payload))
                 current[0] = sort_key
-                read_ahead(old_rows)
                 batch.drop_problems(revision, key)
                 changes = self._rate(item, rater.rate, batch) or []
                 stats.items_rated += 1
