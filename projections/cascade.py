@@ -72,20 +72,26 @@ class Cascade:
         affected = set(batch.seeds)
         current = [start]
         # Each (player, system)'s standing after his last stored row the cascade has passed
-        # (that row, until asked for: `_standing` makes it), or read before an item that
+        # (that row, until asked for: `lookup` makes it), or read before an item that
         # asks for it: what a player not followed in memory stands on.
         stored: dict[tuple[str, str], Any] = {}
+        # The followed standings that differ from the one after the stored row the cascade
+        # passed last for them (or that have none): those whose ratings row may differ.
+        apart: set[tuple[str, str]] = set()
 
         def lookup(player: str, system: System) -> Standing:
-            s = live.get((player, system))
+            key = (player, system)
+            s = live.get(key)
             if s is not None:
                 return s
-            s = stored.get((player, system))
+            s = stored.get(key)
+            if type(s) is Standing:
+                return s
             if s is None:
                 s = queries.standing_before(self, player, system, current[0])
             else:
-                s = _standing(s)
-            stored[(player, system)] = s
+                s = Standing.from_columns(_state(s))
+            stored[key] = s
             return s
 
         systems: set[str] = set()  # the systems of the rows the cascade has read
@@ -176,22 +182,28 @@ class Cascade:
                     if moved:
                         stale.append(rid)
                     old[(r[1], r[2])] = (None if moved else rid, r)
+                same = []  # whether each change's standing is the one its stored row keeps
                 for c in changes:
                     row = c.row
                     rid, before = old.pop((c.player, str(c.system)), (None, None))
-                    if before == row:
-                        continue  # the same row: left as it is (only changed rows are written)
+                    if before == row:  # the same row: left as it is (only changed rows are written)
+                        same.append(True)
+                        continue
                     if rid is None:
                         added.append(row)
                     else:
                         rewritten.append((rid, before, row))
                     if before is None or _state(before) != _state(row):
+                        same.append(False)
                         affected.add(c.player)
                         count((c.player, str(c.system)))
+                    else:
+                        same.append(True)
                 for (player, system), (rid, _) in old.items():  # no longer in the item
                     if rid is not None:
                         stale.append(rid)
                     live[(player, system)] = lookup(player, system)  # back to the prior state
+                    apart.add((player, system))
                     affected.add(player)
                     count((player, str(system)))
                 for _, r in old_rows:  # what the stored rows stand on after the item
@@ -199,12 +211,17 @@ class Cascade:
                         stored[(r[1], r[2])] = r
                 # Only players whose rows changed are followed in memory; the others' rows
                 # stand (their standing after the item is the one their row there keeps).
-                for c in changes:
+                for c, kept in zip(changes, same, strict=True):
+                    key = (c.player, c.system)
                     if c.player in affected:
-                        live[(c.player, c.system)] = c.standing
+                        live[key] = c.standing
                         stats.players.add(c.player)
+                        if kept:
+                            apart.discard(key)
+                        else:
+                            apart.add(key)
                     else:
-                        stored[(c.player, c.system)] = c.standing
+                        stored[key] = c.standing
         # Rows keep their keys (player, system, the item's sort key): replaced in place.
         history_store.delete_ids(conn, stale)
         history_store.rewrite(conn, rewritten)
@@ -213,9 +230,7 @@ class Cascade:
         stats.rows += len(rewritten) + len(added)
         # A standing the stored rows end on already has its ratings row (the same as a
         # replay's): only the others are compared with theirs.
-        self._write_ratings(
-            {k: v for k, v in live.items() if k in forced or not _same(stored.get(k), v)}, stats
-        )
+        self._write_ratings({k: v for k, v in live.items() if k in forced or k in apart}, stats)
 
     def _rate_in_periods(
         self, lists: list[periods.PublishedList], stats: CatchUp, batch: Incremental
@@ -315,13 +330,3 @@ def _rating_dict(values: tuple[Any, ...] | None) -> dict[str, Any] | None:
 def _state(row: tuple[Any, ...]) -> tuple[Any, ...]:
     """A history row's standing after it: the rating, N and the state columns."""
     return (row[POST_RATING], row[GAMES_AFTER], *row[STATE])
-
-
-def _standing(stored: Standing | tuple[Any, ...]) -> Standing:
-    """A standing, or the one after a history row."""
-    return stored if type(stored) is Standing else Standing.from_columns(_state(stored))
-
-
-def _same(stored: Standing | tuple[Any, ...] | None, standing: Standing) -> bool:
-    """Whether a stored standing (or the one after a history row) is `standing`."""
-    return stored is not None and _standing(stored) == standing
