@@ -85,10 +85,10 @@ VIEW = (
 )
 
 
-# The stored rows of the items in a range of sort keys, each with its item's key and its `id`
-# first: a catch-up reads them once a chunk of items, and compares them with the new ones.
+# The stored rows of the items in a range of sort keys, each with its `id` first: a catch-up
+# reads them once a chunk of items, and compares them with the new ones.
 ROWS_OF_ITEMS = (
-    "select h.item_key, h.id, "
+    "select h.id, "
     + ", ".join(f"h.[{c}]" for c in NARROW_COLUMNS)
     + f", case when d.id is null then '{NO_DETAIL}' else d.detail end, "
     + ", ".join(f"s.[{c}]" for c in STATE_COLUMNS)
@@ -169,7 +169,7 @@ def rows_of_items(conn: Any, first: str, last: str) -> dict[str, list[tuple[int,
     as (id, the rater's row)."""
     found: dict[str, list[tuple[int, tuple[Any, ...]]]] = {}
     for row in conn.execute(ROWS_OF_ITEMS, [first, last]):
-        found.setdefault(row[0], []).append((row[1], row[2:]))
+        found.setdefault(row[1], []).append((row[0], row[1:]))  # by its item_key
     return found
 
 
