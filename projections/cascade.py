@@ -185,7 +185,8 @@ class Cascade:
                 same = []  # whether each change's standing is the one its stored row keeps
                 for c in changes:
                     row = c.row
-                    rid, before = old.pop((c.player, str(c.system)), (None, None))
+                    pair = (c.player, str(c.system))
+                    rid, before = old.pop(pair, (None, None))
                     if before == row:  # the same row: left as it is (only changed rows are written)
                         same.append(True)
                         continue
@@ -193,10 +194,10 @@ class Cascade:
                         added.append(row)
                     else:
                         rewritten.append((rid, before, row))
-                    if before is None or _state(before) != _state(row):
+                    if before is None or _moved_on(before, row):
                         same.append(False)
                         affected.add(c.player)
-                        count((c.player, str(c.system)))
+                        count(pair)
                     else:
                         same.append(True)
                 for (player, system), (rid, _) in old.items():  # no longer in the item
@@ -325,6 +326,16 @@ RATINGS_OF_KEYS = (
 def _rating_dict(values: tuple[Any, ...] | None) -> dict[str, Any] | None:
     """A `ratings` row's values as its dict (None: no row)."""
     return None if values is None else dict(zip(RATING_COLUMNS, values, strict=True))
+
+
+def _moved_on(before: tuple[Any, ...], row: tuple[Any, ...]) -> bool:
+    """Whether the standing after a history row differs from the one after `before`'s (the
+    rating first: it differs in most rows that differ)."""
+    return (
+        before[POST_RATING] != row[POST_RATING]
+        or before[GAMES_AFTER] != row[GAMES_AFTER]
+        or before[STATE] != row[STATE]
+    )
 
 
 def _state(row: tuple[Any, ...]) -> tuple[Any, ...]:
