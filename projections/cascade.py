@@ -207,11 +207,9 @@ class Cascade:
                     apart.add((player, system))
                     affected.add(player)
                     count((player, str(system)))
-                for _, r in old_rows:  # what the stored rows stand on after the item
-                    if r[3] == sort_key:
-                        stored[(r[1], r[2])] = r
                 # Only players whose rows changed are followed in memory; the others' rows
-                # stand (their standing after the item is the one their row there keeps).
+                # stand (their standing after the item is the one their row there keeps). A
+                # followed standing is never read from `stored` again.
                 for c, kept in zip(changes, same, strict=True):
                     key = (c.player, c.system)
                     if c.player in affected:
