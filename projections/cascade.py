@@ -72,37 +72,45 @@ class Cascade:
         affected = set(batch.seeds)
         current = [start]
         # Each (player, system)'s standing after his last stored row the cascade has passed
-        # (that row, until asked for: `_standing` makes it), or read before an item that
+        # (that row, until asked for: `lookup` makes it), or read before an item that
         # asks for it: what a player not followed in memory stands on.
         stored: dict[tuple[str, str], Any] = {}
+        # The followed standings that differ from the one after the stored row the cascade
+        # passed last for them (or that have none): those whose ratings row may differ.
+        apart: set[tuple[str, str]] = set()
 
         def lookup(player: str, system: System) -> Standing:
-            s = live.get((player, system))
+            key = (player, system)
+            s = live.get(key)
             if s is not None:
                 return s
-            s = stored.get((player, system))
+            s = stored.get(key)
+            if type(s) is Standing:
+                return s
             if s is None:
                 s = queries.standing_before(self, player, system, current[0])
             else:
-                s = _standing(s)
-            stored[(player, system)] = s
+                s = Standing.from_columns(_state(s))
+            stored[key] = s
             return s
 
-        systems: set[str] = set()  # the systems of the rows the cascade has passed
+        systems: set[str] = set()  # the systems of the rows the cascade has read
 
-        def read_ahead(rows: Iterable[tuple[int, tuple[Any, ...]]]) -> None:
-            """The standings rating an item will ask for that the cascade has not met, in one
-            query: of each player its stored rows rate, in their system and, if he was unrated
-            there, in the others (his background)."""
+        def read_ahead(rows: Iterable[tuple[int, tuple[Any, ...]]], sort_key: str) -> None:
+            """The standings rating a chunk's items may ask for that the cascade has not met,
+            before its first item (`sort_key`; they have no row since the cascade's start), in
+            a query a system: of each player its stored rows rate, in their system and, if he
+            was unrated there, in the others (his background)."""
+            for _, r in rows:
+                systems.add(r[2])
             wanted = set()
             for _, r in rows:
                 player = r[1]
-                systems.add(r[2])
                 for system in systems if r[PRE_RATING] is None else (r[2],):
                     if (player, system) not in stored and (player, system) not in live:
                         wanted.add((player, system))
             if wanted:
-                stored.update(history_store.standings_before(conn, sorted(wanted), current[0]))
+                stored.update(history_store.standings_before(conn, sorted(wanted), sort_key))
 
         rater = self._rater(
             lookup, ProfilesOnDemand(self), queries.amendments(self), merged=batch.merges()
@@ -155,6 +163,7 @@ class Cascade:
         for at in range(0, len(items), CASCADE_CHUNK):
             chunk = items[at : at + CASCADE_CHUNK]
             rows_of = history_store.rows_of_items(conn, chunk[0][6], chunk[-1][6])
+            read_ahead([r for rows in rows_of.values() for r in rows], chunk[0][6])
             for key, kind, s, e, position, revision, sort_key in chunk:
                 old_rows = rows_of.get(key, ())
                 if key not in dirty and affected.isdisjoint(named.get(key, ())):
@@ -164,7 +173,6 @@ class Cascade:
                 payload = db.execute("select payload from items where key = ?", [key]).fetchone()[0]
                 item = Item(key, kind, s, e, position, revision, decode_item(kind, payload))
                 current[0] = sort_key
-                read_ahead(old_rows)
                 batch.drop_problems(revision, key)
                 changes = self._rate(item, rater.rate, batch) or []
                 stats.items_rated += 1
@@ -174,35 +182,45 @@ class Cascade:
                     if moved:
                         stale.append(rid)
                     old[(r[1], r[2])] = (None if moved else rid, r)
+                same = []  # whether each change's standing is the one its stored row keeps
                 for c in changes:
                     row = c.row
-                    rid, before = old.pop((c.player, str(c.system)), (None, None))
-                    if before == row:
-                        continue  # the same row: left as it is (only changed rows are written)
+                    pair = (c.player, str(c.system))
+                    rid, before = old.pop(pair, (None, None))
+                    if before == row:  # the same row: left as it is (only changed rows are written)
+                        same.append(True)
+                        continue
                     if rid is None:
                         added.append(row)
                     else:
                         rewritten.append((rid, before, row))
-                    if before is None or _state(before) != _state(row):
+                    if before is None or _moved_on(before, row):
+                        same.append(False)
                         affected.add(c.player)
-                        count((c.player, str(c.system)))
+                        count(pair)
+                    else:
+                        same.append(True)
                 for (player, system), (rid, _) in old.items():  # no longer in the item
                     if rid is not None:
                         stale.append(rid)
                     live[(player, system)] = lookup(player, system)  # back to the prior state
+                    apart.add((player, system))
                     affected.add(player)
                     count((player, str(system)))
-                for _, r in old_rows:  # what the stored rows stand on after the item
-                    if r[3] == sort_key:
-                        stored[(r[1], r[2])] = r
                 # Only players whose rows changed are followed in memory; the others' rows
-                # stand (their standing after the item is the one their row there keeps).
-                for c in changes:
+                # stand (their standing after the item is the one their row there keeps). A
+                # followed standing is never read from `stored` again.
+                for c, kept in zip(changes, same, strict=True):
+                    key = (c.player, c.system)
                     if c.player in affected:
-                        live[(c.player, c.system)] = c.standing
+                        live[key] = c.standing
                         stats.players.add(c.player)
+                        if kept:
+                            apart.discard(key)
+                        else:
+                            apart.add(key)
                     else:
-                        stored[(c.player, c.system)] = c.standing
+                        stored[key] = c.standing
         # Rows keep their keys (player, system, the item's sort key): replaced in place.
         history_store.delete_ids(conn, stale)
         history_store.rewrite(conn, rewritten)
@@ -211,9 +229,7 @@ class Cascade:
         stats.rows += len(rewritten) + len(added)
         # A standing the stored rows end on already has its ratings row (the same as a
         # replay's): only the others are compared with theirs.
-        self._write_ratings(
-            {k: v for k, v in live.items() if k in forced or not _same(stored.get(k), v)}, stats
-        )
+        self._write_ratings({k: v for k, v in live.items() if k in forced or k in apart}, stats)
 
     def _rate_in_periods(
         self, lists: list[periods.PublishedList], stats: CatchUp, batch: Incremental
@@ -310,16 +326,16 @@ def _rating_dict(values: tuple[Any, ...] | None) -> dict[str, Any] | None:
     return None if values is None else dict(zip(RATING_COLUMNS, values, strict=True))
 
 
+def _moved_on(before: tuple[Any, ...], row: tuple[Any, ...]) -> bool:
+    """Whether the standing after a history row differs from the one after `before`'s (the
+    rating first: it differs in most rows that differ)."""
+    return (
+        before[POST_RATING] != row[POST_RATING]
+        or before[GAMES_AFTER] != row[GAMES_AFTER]
+        or before[STATE] != row[STATE]
+    )
+
+
 def _state(row: tuple[Any, ...]) -> tuple[Any, ...]:
     """A history row's standing after it: the rating, N and the state columns."""
     return (row[POST_RATING], row[GAMES_AFTER], *row[STATE])
-
-
-def _standing(stored: Standing | tuple[Any, ...]) -> Standing:
-    """A standing, or the one after a history row."""
-    return stored if type(stored) is Standing else Standing.from_columns(_state(stored))
-
-
-def _same(stored: Standing | tuple[Any, ...] | None, standing: Standing) -> bool:
-    """Whether a stored standing (or the one after a history row) is `standing`."""
-    return stored is not None and _standing(stored) == standing

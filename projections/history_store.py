@@ -85,10 +85,10 @@ VIEW = (
 )
 
 
-# The stored rows of the items in a range of sort keys, each with its item's key and its `id`
-# first: a catch-up reads them once a chunk of items, and compares them with the new ones.
+# The stored rows of the items in a range of sort keys, each with its `id` first: a catch-up
+# reads them once a chunk of items, and compares them with the new ones.
 ROWS_OF_ITEMS = (
-    "select h.item_key, h.id, "
+    "select h.id, "
     + ", ".join(f"h.[{c}]" for c in NARROW_COLUMNS)
     + f", case when d.id is null then '{NO_DETAIL}' else d.detail end, "
     + ", ".join(f"s.[{c}]" for c in STATE_COLUMNS)
@@ -96,15 +96,14 @@ ROWS_OF_ITEMS = (
     "left join history_standing s on s.id = h.id left join history_detail d on d.id = h.id "
     "where i.sort_key >= ? and i.sort_key <= ?"
 )
-# The state after each (player, system)'s last row before a sort key (rating, N, then the
-# STATE_COLUMNS), for pairs given as JSON ([[player, system], ...]): many players, one query.
+# The state after each player's last row in one system before a sort key (rating, N, then
+# the STATE_COLUMNS), for players given as a JSON list, each answered by his place in it: many
+# players, one query (a plain list: json_each parses it once).
 STATES_BEFORE = (
-    "select json_extract(w.value, '$[0]'), json_extract(w.value, '$[1]'), h.post_rating, "
-    "h.games_after, "
+    "select w.key, h.post_rating, h.games_after, "
     + ", ".join(f"s.[{c}]" for c in STATE_COLUMNS)
     + " from json_each(?) w join history_rows h on h.id = (select x.id from history_rows x "
-    "where x.player = json_extract(w.value, '$[0]') "
-    "and x.system = json_extract(w.value, '$[1]') and x.sort_key < ? "
+    "where x.player = w.value and x.system = ? and x.sort_key < ? "
     "order by x.sort_key desc limit 1) left join history_standing s on s.id = h.id"
 )
 
@@ -170,7 +169,7 @@ def rows_of_items(conn: Any, first: str, last: str) -> dict[str, list[tuple[int,
     as (id, the rater's row)."""
     found: dict[str, list[tuple[int, tuple[Any, ...]]]] = {}
     for row in conn.execute(ROWS_OF_ITEMS, [first, last]):
-        found.setdefault(row[0], []).append((row[1], row[2:]))
+        found.setdefault(row[1], []).append((row[0], row[1:]))  # by its item_key
     return found
 
 
@@ -178,10 +177,14 @@ def standings_before(
     conn: Any, pairs: Sequence[tuple[str, str]], sort_key: str
 ) -> dict[tuple[str, str], Standing]:
     """Each (player, system)'s standing just before the item at `sort_key` (UNRATED if he has
-    no row before it), read in one query: what `queries.standing_before` gives for each."""
+    no row before it), read in one query a system: what `queries.standing_before` gives."""
     found = dict.fromkeys(pairs, UNRATED)
-    for player, system, *state in conn.execute(STATES_BEFORE, [json.dumps(pairs), sort_key]):
-        found[(player, system)] = Standing.from_columns(state)
+    by_system: dict[str, list[str]] = {}
+    for player, system in pairs:
+        by_system.setdefault(system, []).append(player)
+    for system, players in by_system.items():
+        for at, *state in conn.execute(STATES_BEFORE, [json.dumps(players), system, sort_key]):
+            found[(players[at], system)] = Standing.from_columns(state)
     return found
 
 
