@@ -133,7 +133,8 @@ def run_size(
             "games_per_s": round(generated.get("games", games) / append_s),
         }
     view_path = workdir / f"view-{games}.db"
-    keyring = Keyring(os.environ.get(KEYRING_VARIABLE) or workdir / "keys")  # as generate.py's
+    # generate.py's keys: beside the generated ledger (kept in --ledgers, else the workdir)
+    keyring = Keyring(os.environ.get(KEYRING_VARIABLE) or (ledgers or workdir) / "keys")
     with closing(RatingsLedger(store, keyring=keyring)) as app:
         # A B A B ...: the raw read and the replay alternate, so both see the same machine.
         reads, replays, stats = [], [], None
