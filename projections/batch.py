@@ -11,6 +11,7 @@ import json
 import os
 import tempfile
 from collections.abc import Iterable, Iterator
+from itertools import islice
 from operator import itemgetter
 from typing import Any, NamedTuple
 
@@ -48,6 +49,7 @@ class Stored(NamedTuple):
 
 
 ITEMS_CHUNK = 500  # items written to the read model at a time (their facts read back)
+WRITE_CHUNK = 2_000  # rows of the other records written at a time
 
 
 class Batch:
@@ -218,13 +220,15 @@ class Fresh(Batch):
         """Every record but the history rows, the ratings and the problems, in bulk (before
         rating: a writer in another process stores them while the items are rated). Each
         table's rows go in its key's order: its b-trees are only appended to (issue 21)."""
-        conn.executemany(
+        _insert(
+            conn,
             "insert into players values (?, ?, ?)",
-            sorted((m, p[1], p[2]) for m, p in self.profiles.items()),
+            ((m, p[1], p[2]) for m, p in sorted(self.profiles.items())),
         )
-        conn.executemany(
+        _insert(
+            conn,
             "insert into amendments values (?, ?, ?, ?, ?, ?)",
-            [(pos, *row) for pos, row in sorted(self.amendments.items())],
+            ((pos, *row) for pos, row in sorted(self.amendments.items())),
         )
         ordered = sorted(self.items.values(), key=itemgetter(1))
         resolve = self.merges().resolve
@@ -240,18 +244,21 @@ class Fresh(Batch):
                 "insert into item_players values (?, ?)",
                 [(s.key, p) for s in chunk for p in sorted(dict.fromkeys(map(resolve, s.players)))],
             )
-        conn.executemany(
+        _insert(
+            conn,
             "insert into sections values (?, ?, ?, ?, ?, ?, ?, ?)",
-            [tuple(r.get(c) for c in SECTION_COLUMNS) for _, r in sorted(self.sections.items())],
+            (tuple(r.get(c) for c in SECTION_COLUMNS) for _, r in sorted(self.sections.items())),
         )
-        conn.executemany("insert into entries values (?, ?)", sorted(self.keys.items()))
-        conn.executemany(
+        _insert(conn, "insert into entries values (?, ?)", sorted(self.keys.items()))
+        _insert(
+            conn,
             f"insert into lists values ({', '.join('?' for _ in LIST_COLUMNS)})",
             sorted(tuple(x.row()[c] for c in LIST_COLUMNS) for x in self.lists),
         )
-        conn.executemany(
+        _insert(
+            conn,
             "insert into revisions values (?, ?)",
-            [(k, revisions_json(v)) for k, v in sorted(self.revised.items())],
+            ((k, revisions_json(v)) for k, v in sorted(self.revised.items())),
         )
 
     def write_problems(self, conn: Any) -> None:
@@ -398,6 +405,15 @@ class Incremental(Batch):
             self.conn.execute(
                 "delete from problems where position = ? and item_key = ?", [position, key]
             )
+
+
+def _insert(conn: Any, sql: str, rows: Iterable[tuple[Any, ...]]) -> None:
+    """`rows` handed to the writer `WRITE_CHUNK` at a time: each statement's rows are held
+    whole in both processes (20,000 profiles or 42,000 entries at once were the peak of a
+    writer otherwise flat)."""
+    found = iter(rows)
+    while chunk := list(islice(found, WRITE_CHUNK)):
+        conn.executemany(sql, chunk)
 
 
 def _put(table: dict[Any, Any], key: Any, value: Any) -> None:
