@@ -15,6 +15,7 @@ from itertools import islice
 from operator import itemgetter
 from typing import Any, NamedTuple
 
+import msgspec
 import sqlite_utils
 
 from ledger import events
@@ -33,8 +34,9 @@ Revision = list[Any]
 
 class Stored(NamedTuple):
     """An item as a rebuild's batch keeps it until it is rated: where its fact lies, encoded, in
-    the batch's spool file (the facts are most of a ledger: kept on disk, a rebuild's memory
-    does not grow with the ledger's length), the players it names, and the rest as `Item`."""
+    the batch's spool file, and after it the players it names (the facts are most of a ledger,
+    and its (item, player) pairs about a million strings at a million games: kept on disk, a
+    rebuild's memory does not grow with the ledger's length), and the rest as `Item`."""
 
     sort_key: str
     key: str
@@ -45,7 +47,7 @@ class Stored(NamedTuple):
     revision: int
     offset: int
     length: int
-    players: tuple[str, ...]
+    players: int  # the length of the players' JSON array after the fact
 
 
 ITEMS_CHUNK = 500  # items written to the read model at a time (their facts read back)
@@ -145,7 +147,8 @@ class Fresh(Batch):
             self.items.pop(key, None)
             return
         data = events.encode(item.event)
-        os.pwrite(self.spool.fileno(), data, self.spooled)
+        players = events.encode_value(list(dict.fromkeys(item.players)))
+        os.pwrite(self.spool.fileno(), data + players, self.spooled)
         self.items[key] = Stored(
             item.sort_key,
             key,
@@ -156,12 +159,17 @@ class Fresh(Batch):
             item.revision,
             self.spooled,
             len(data),
-            tuple(dict.fromkeys(item.players)),
+            len(players),
         )
-        self.spooled += len(data)
+        self.spooled += len(data) + len(players)
 
     def _fact(self, s: Stored) -> bytes:
         return os.pread(self.spool.fileno(), s.length, s.offset)
+
+    def _spooled(self, s: Stored) -> tuple[str, list[str]]:
+        """The item's fact, as the read model stores it, and its players."""
+        data = os.pread(self.spool.fileno(), s.length + s.players, s.offset)
+        return data[: s.length].decode(), msgspec.json.decode(data[s.length :])
 
     def _item(self, s: Stored) -> Item:
         fact = events.decode(KIND_FACTS[s.kind].__name__, self._fact(s))
@@ -235,14 +243,14 @@ class Fresh(Batch):
         # A chunk of items, their facts and their players at a time: a few facts in memory, and
         # a million games' (item, player) pairs sent at once were about 100 MiB in each process.
         for start in range(0, len(ordered), ITEMS_CHUNK):
-            chunk = ordered[start : start + ITEMS_CHUNK]
+            chunk = [(s, *self._spooled(s)) for s in ordered[start : start + ITEMS_CHUNK]]
             conn.executemany(
                 "insert into items values (?, ?, ?, ?, ?, ?, ?, ?)",
-                [(s.key, s.kind, s.sort_key, *s[3:7], self._fact(s).decode()) for s in chunk],
+                [(s.key, s.kind, s.sort_key, *s[3:7], fact) for s, fact, _ in chunk],
             )
             conn.executemany(
                 "insert into item_players values (?, ?)",
-                [(s.key, p) for s in chunk for p in sorted(dict.fromkeys(map(resolve, s.players)))],
+                [(s.key, p) for s, _, ps in chunk for p in sorted(dict.fromkeys(map(resolve, ps)))],
             )
         _insert(
             conn,
