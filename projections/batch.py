@@ -50,7 +50,7 @@ class Stored(NamedTuple):
     players: int  # the length of the players' JSON array after the fact
 
 
-ITEMS_CHUNK = 500  # items written to the read model at a time (their facts read back)
+ITEMS_CHUNK = 100  # items written to the read model at a time (their facts read back)
 WRITE_CHUNK = 2_000  # rows of the other records written at a time
 
 
