@@ -131,6 +131,10 @@ class Fresh(Batch):
         self.revised: dict[str, list[Revision]] = {}
         self.problems: dict[tuple[int, str], tuple[str, str]] = {}
         self.lists: list[PublishedList] = []
+        self.facts: dict[str, events.PlayerRegistered] = {}  # the raters' profiles, by `write`
+
+    def touch(self, key: str, sort_key: str) -> None:
+        """Nothing: a rebuild rates every item (a catch-up's batch notes what it changed)."""
 
     def profile(self, member_id: str) -> Profile | None:
         return self.profiles.get(member_id)
@@ -227,12 +231,17 @@ class Fresh(Batch):
     def write(self, conn: Any) -> None:
         """Every record but the history rows, the ratings and the problems, in bulk (before
         rating: a writer in another process stores them while the items are rated). Each
-        table's rows go in its key's order: its b-trees are only appended to (issue 21)."""
+        table's rows go in its key's order: its b-trees are only appended to (issue 21).
+        The records rating does not read are let go once written (the profiles' stored
+        text, the sections, the entries' keys: a third of a million-game rebuild's records);
+        `facts` keeps the profiles' facts for the raters."""
         _insert(
             conn,
             "insert into players values (?, ?, ?)",
             ((m, p[1], p[2]) for m, p in sorted(self.profiles.items())),
         )
+        self.facts = {m: p[0] for m, p in self.profiles.items()}
+        self.profiles = {}
         _insert(
             conn,
             "insert into amendments values (?, ?, ?, ?, ?, ?)",
@@ -257,7 +266,9 @@ class Fresh(Batch):
             "insert into sections values (?, ?, ?, ?, ?, ?, ?, ?)",
             (tuple(r.get(c) for c in SECTION_COLUMNS) for _, r in sorted(self.sections.items())),
         )
+        self.sections = {}
         _insert(conn, "insert into entries values (?, ?)", sorted(self.keys.items()))
+        self.keys = {}
         _insert(
             conn,
             f"insert into lists values ({', '.join('?' for _ in LIST_COLUMNS)})",

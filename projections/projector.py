@@ -392,7 +392,7 @@ class View(Cascade):
         )
         rater = self._rater(
             lambda player, system: get((player, system), UNRATED),
-            {m: p[0] for m, p in batch.profiles.items()},
+            batch.facts,
             amendments,
             merged=batch.merges(),
         )
@@ -403,9 +403,8 @@ class View(Cascade):
         next_id = 1  # history rows are numbered in the order they are rated (appended)
         own = [x for x in batch.lists if x.family == self.family]
         if periods.in_periods(self.family, own):
-            profiles = {m: p[0] for m, p in batch.profiles.items()}
             ordered = list(batch.ordered())
-            rows, live = periods.rate(ordered, own, self._guarded(profiles, batch), self._uplift)
+            rows, live = periods.rate(ordered, own, self._guarded(batch.facts, batch), self._uplift)
             players.update(p for p, _ in live)
             stats.items_rated = len(ordered)
             stats.rows = len(rows)
