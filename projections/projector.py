@@ -61,7 +61,7 @@ from projections.writer import PRAGMAS, LocalWriter, Writer
 from projections.writer import writer as open_writer
 
 CHECKPOINT_EVERY = 10_000  # ledger positions between read-model checkpoints (as-known-at)
-COPY_CACHE_KIB = -8192  # SQLite's cache_size (negative: KiB) while a checkpoint is copied
+COPY_CACHE_KIB = -2048  # SQLite's cache_size (negative: KiB) while a checkpoint is copied
 
 
 @dataclass(frozen=True)
