@@ -180,9 +180,13 @@ class Fresh(Batch):
         return Item(s.key, s.kind, s.start, s.end, s.position, s.revision, fact)
 
     def ordered(self) -> Iterator[Item]:
-        """Every item in rating order, each read back and decoded when reached."""
-        for stored in sorted(self.items.values(), key=itemgetter(0)):
-            yield self._item(stored)
+        """Every item in rating order, each read back and decoded when reached, and let go
+        then (the batch holds no items afterwards): the items' records shrink as the
+        standings they make grow."""
+        order = sorted(self.items.values(), key=itemgetter(0), reverse=True)
+        self.items = {}
+        while order:
+            yield self._item(order.pop())
 
     def close(self) -> None:
         self.spool.close()
