@@ -237,8 +237,8 @@ class Fresh(Batch):
         rating: a writer in another process stores them while the items are rated). Each
         table's rows go in its key's order: its b-trees are only appended to (issue 21).
         The records rating does not read are let go once written (the profiles' stored
-        text, the sections, the entries' keys: a third of a million-game rebuild's records);
-        `facts` keeps the profiles' facts for the raters."""
+        text, the sections, the entries' keys, the players noted as changed: a third of a
+        million-game rebuild's records); `facts` keeps the profiles' facts for the raters."""
         _insert(
             conn,
             "insert into players values (?, ?, ?)",
@@ -273,6 +273,7 @@ class Fresh(Batch):
         self.sections = {}
         _insert(conn, "insert into entries values (?, ?)", sorted(self.keys.items()))
         self.keys = {}
+        self.seeds = set()  # the profiles changed: every player, read by no rebuild
         _insert(
             conn,
             f"insert into lists values ({', '.join('?' for _ in LIST_COLUMNS)})",
