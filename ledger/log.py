@@ -130,7 +130,7 @@ def to_entry(notification: Notification) -> LedgerEntry:
 
 
 def read_entries(
-    app_or_recorder: HasRecorder | ApplicationRecorder, after_position: int = 0, batch: int = 5000
+    app_or_recorder: HasRecorder | ApplicationRecorder, after_position: int = 0, batch: int = 500
 ) -> Iterator[LedgerEntry]:
     """Every entry after `after_position`, in ledger order, read `batch` at a time."""
     recorder = getattr(app_or_recorder, "recorder", app_or_recorder)
@@ -145,7 +145,7 @@ def read_entries(
 
 
 def read_verified_entries(
-    app_or_recorder: HasRecorder | ApplicationRecorder, after_position: int = 0, batch: int = 5000
+    app_or_recorder: HasRecorder | ApplicationRecorder, after_position: int = 0, batch: int = 500
 ) -> Iterator[LedgerEntry]:
     """Like `read_entries`, but no entry is yielded before the signature of its write checks
     against the key its actor held at that position (`ledger.signing.Verifier`, in bulk, keys

@@ -11,9 +11,11 @@ import json
 import os
 import tempfile
 from collections.abc import Iterable, Iterator
+from itertools import islice
 from operator import itemgetter
 from typing import Any, NamedTuple
 
+import msgspec
 import sqlite_utils
 
 from ledger import events
@@ -32,8 +34,9 @@ Revision = list[Any]
 
 class Stored(NamedTuple):
     """An item as a rebuild's batch keeps it until it is rated: where its fact lies, encoded, in
-    the batch's spool file (the facts are most of a ledger: kept on disk, a rebuild's memory
-    does not grow with the ledger's length), the players it names, and the rest as `Item`."""
+    the batch's spool file, and after it the players it names (the facts are most of a ledger,
+    and its (item, player) pairs about a million strings at a million games: kept on disk, a
+    rebuild's memory does not grow with the ledger's length), and the rest as `Item`."""
 
     sort_key: str
     key: str
@@ -44,10 +47,11 @@ class Stored(NamedTuple):
     revision: int
     offset: int
     length: int
-    players: tuple[str, ...]
+    players: int  # the length of the players' JSON array after the fact
 
 
-ITEMS_CHUNK = 500  # items written to the read model at a time (their facts read back)
+ITEMS_CHUNK = 100  # items written to the read model at a time (their facts read back)
+WRITE_CHUNK = 2_000  # rows of the other records written at a time
 
 
 class Batch:
@@ -127,6 +131,10 @@ class Fresh(Batch):
         self.revised: dict[str, list[Revision]] = {}
         self.problems: dict[tuple[int, str], tuple[str, str]] = {}
         self.lists: list[PublishedList] = []
+        self.facts: dict[str, events.PlayerRegistered] = {}  # the raters' profiles, by `write`
+
+    def touch(self, key: str, sort_key: str) -> None:
+        """Nothing: a rebuild rates every item (a catch-up's batch notes what it changed)."""
 
     def profile(self, member_id: str) -> Profile | None:
         return self.profiles.get(member_id)
@@ -143,7 +151,8 @@ class Fresh(Batch):
             self.items.pop(key, None)
             return
         data = events.encode(item.event)
-        os.pwrite(self.spool.fileno(), data, self.spooled)
+        players = events.encode_value(list(dict.fromkeys(item.players)))
+        os.pwrite(self.spool.fileno(), data + players, self.spooled)
         self.items[key] = Stored(
             item.sort_key,
             key,
@@ -154,21 +163,30 @@ class Fresh(Batch):
             item.revision,
             self.spooled,
             len(data),
-            tuple(dict.fromkeys(item.players)),
+            len(players),
         )
-        self.spooled += len(data)
+        self.spooled += len(data) + len(players)
 
     def _fact(self, s: Stored) -> bytes:
         return os.pread(self.spool.fileno(), s.length, s.offset)
+
+    def _spooled(self, s: Stored) -> tuple[str, list[str]]:
+        """The item's fact, as the read model stores it, and its players."""
+        data = os.pread(self.spool.fileno(), s.length + s.players, s.offset)
+        return data[: s.length].decode(), msgspec.json.decode(data[s.length :])
 
     def _item(self, s: Stored) -> Item:
         fact = events.decode(KIND_FACTS[s.kind].__name__, self._fact(s))
         return Item(s.key, s.kind, s.start, s.end, s.position, s.revision, fact)
 
     def ordered(self) -> Iterator[Item]:
-        """Every item in rating order, each read back and decoded when reached."""
-        for stored in sorted(self.items.values(), key=itemgetter(0)):
-            yield self._item(stored)
+        """Every item in rating order, each read back and decoded when reached, and let go
+        then (the batch holds no items afterwards): the items' records shrink as the
+        standings they make grow."""
+        order = sorted(self.items.values(), key=itemgetter(0), reverse=True)
+        self.items = {}
+        while order:
+            yield self._item(order.pop())
 
     def close(self) -> None:
         self.spool.close()
@@ -217,41 +235,54 @@ class Fresh(Batch):
     def write(self, conn: Any) -> None:
         """Every record but the history rows, the ratings and the problems, in bulk (before
         rating: a writer in another process stores them while the items are rated). Each
-        table's rows go in its key's order: its b-trees are only appended to (issue 21)."""
-        conn.executemany(
+        table's rows go in its key's order: its b-trees are only appended to (issue 21).
+        The records rating does not read are let go once written (the profiles' stored
+        text, the sections, the entries' keys, the players noted as changed: a third of a
+        million-game rebuild's records); `facts` keeps the profiles' facts for the raters."""
+        _insert(
+            conn,
             "insert into players values (?, ?, ?)",
-            sorted((m, p[1], p[2]) for m, p in self.profiles.items()),
+            ((m, p[1], p[2]) for m, p in sorted(self.profiles.items())),
         )
-        conn.executemany(
+        self.facts = {m: p[0] for m, p in self.profiles.items()}
+        self.profiles = {}
+        _insert(
+            conn,
             "insert into amendments values (?, ?, ?, ?, ?, ?)",
-            [(pos, *row) for pos, row in sorted(self.amendments.items())],
+            ((pos, *row) for pos, row in sorted(self.amendments.items())),
         )
         ordered = sorted(self.items.values(), key=itemgetter(1))
         resolve = self.merges().resolve
         # A chunk of items, their facts and their players at a time: a few facts in memory, and
         # a million games' (item, player) pairs sent at once were about 100 MiB in each process.
         for start in range(0, len(ordered), ITEMS_CHUNK):
-            chunk = ordered[start : start + ITEMS_CHUNK]
+            chunk = [(s, *self._spooled(s)) for s in ordered[start : start + ITEMS_CHUNK]]
             conn.executemany(
                 "insert into items values (?, ?, ?, ?, ?, ?, ?, ?)",
-                [(s.key, s.kind, s.sort_key, *s[3:7], self._fact(s).decode()) for s in chunk],
+                [(s.key, s.kind, s.sort_key, *s[3:7], fact) for s, fact, _ in chunk],
             )
             conn.executemany(
                 "insert into item_players values (?, ?)",
-                [(s.key, p) for s in chunk for p in sorted(dict.fromkeys(map(resolve, s.players)))],
+                [(s.key, p) for s, _, ps in chunk for p in sorted(dict.fromkeys(map(resolve, ps)))],
             )
-        conn.executemany(
+        _insert(
+            conn,
             "insert into sections values (?, ?, ?, ?, ?, ?, ?, ?)",
-            [tuple(r.get(c) for c in SECTION_COLUMNS) for _, r in sorted(self.sections.items())],
+            (tuple(r.get(c) for c in SECTION_COLUMNS) for _, r in sorted(self.sections.items())),
         )
-        conn.executemany("insert into entries values (?, ?)", sorted(self.keys.items()))
-        conn.executemany(
+        self.sections = {}
+        _insert(conn, "insert into entries values (?, ?)", sorted(self.keys.items()))
+        self.keys = {}
+        self.seeds = set()  # the profiles changed: every player, read by no rebuild
+        _insert(
+            conn,
             f"insert into lists values ({', '.join('?' for _ in LIST_COLUMNS)})",
             sorted(tuple(x.row()[c] for c in LIST_COLUMNS) for x in self.lists),
         )
-        conn.executemany(
+        _insert(
+            conn,
             "insert into revisions values (?, ?)",
-            [(k, revisions_json(v)) for k, v in sorted(self.revised.items())],
+            ((k, revisions_json(v)) for k, v in sorted(self.revised.items())),
         )
 
     def write_problems(self, conn: Any) -> None:
@@ -398,6 +429,15 @@ class Incremental(Batch):
             self.conn.execute(
                 "delete from problems where position = ? and item_key = ?", [position, key]
             )
+
+
+def _insert(conn: Any, sql: str, rows: Iterable[tuple[Any, ...]]) -> None:
+    """`rows` handed to the writer `WRITE_CHUNK` at a time: each statement's rows are held
+    whole in both processes (20,000 profiles or 42,000 entries at once were the peak of a
+    writer otherwise flat)."""
+    found = iter(rows)
+    while chunk := list(islice(found, WRITE_CHUNK)):
+        conn.executemany(sql, chunk)
 
 
 def _put(table: dict[Any, Any], key: Any, value: Any) -> None:

@@ -63,7 +63,7 @@ from projections.writer import PRAGMAS, LocalWriter, Writer
 from projections.writer import writer as open_writer
 
 CHECKPOINT_EVERY = 10_000  # ledger positions between read-model checkpoints (as-known-at)
-COPY_CACHE_KIB = -8192  # SQLite's cache_size (negative: KiB) while a checkpoint is copied
+COPY_CACHE_KIB = -2048  # SQLite's cache_size (negative: KiB) while a checkpoint is copied
 
 
 @dataclass(frozen=True)
@@ -395,7 +395,7 @@ class View(Cascade):
         )
         rater = self._rater(
             lambda player, system: get((player, system), UNRATED),
-            {m: p[0] for m, p in batch.profiles.items()},
+            batch.facts,
             amendments,
             merged=batch.merges(),
         )
@@ -406,9 +406,8 @@ class View(Cascade):
         next_id = 1  # history rows are numbered in the order they are rated (appended)
         own = [x for x in batch.lists if x.family == self.family]
         if periods.in_periods(self.family, own):
-            profiles = {m: p[0] for m, p in batch.profiles.items()}
             ordered = list(batch.ordered())
-            rows, live = periods.rate(ordered, own, self._guarded(profiles, batch), self._uplift)
+            rows, live = periods.rate(ordered, own, self._guarded(batch.facts, batch), self._uplift)
             players.update(p for p, _ in live)
             stats.items_rated = len(ordered)
             stats.rows = len(rows)

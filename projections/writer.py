@@ -20,10 +20,11 @@ from typing import IO, Any
 
 import msgspec
 
-# cache_size: 64 MiB of pages; the history's chunks arrive sorted by its key, and pages the
-# cache lets go are written to the file (no journal) and read back from the OS's cache: a
-# writer's memory stays flat however long the ledger (issue 21).
-PRAGMAS = ("journal_mode=OFF", "synchronous=OFF", "cache_size=-65536")
+# cache_size: 4 MiB of pages. Every table is loaded in its key's order (b-trees only appended
+# to) and pages the cache lets go are written to the file (no journal) and read back from the
+# OS's cache, so a larger cache saves no time: with 64 MiB it filled, and a million-game
+# writer peaked at 144 MiB instead of 50 (issue 21; docs/decisions.md).
+PRAGMAS = ("journal_mode=OFF", "synchronous=OFF", "cache_size=-4096")
 LARGE = 1_000  # rated items (about 50,000 games) from which a rebuild writes elsewhere
 _LENGTH = struct.Struct("<Q")
 

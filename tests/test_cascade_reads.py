@@ -69,13 +69,14 @@ def test_a_rebuild_handing_its_records_over_a_few_at_a_time_has_the_same_digest(
     entries, tmp_path, monkeypatch, chunk
 ):
     # Issue 21: "its memory does not grow with the ledger's length": a rebuild hands the
-    # writer its items' players and its ratings rows a chunk at a time, and the read model
-    # is the same, byte for byte, whatever the chunk.
+    # writer its items, their players, its other records and its ratings rows a chunk at a
+    # time, and the read model is the same, byte for byte, whatever the chunk.
     whole = View(tmp_path / "whole.db")
     whole.rebuild(entries)
     expected = whole.digest()
     whole.close()
     monkeypatch.setattr(batch, "ITEMS_CHUNK", chunk)
+    monkeypatch.setattr(batch, "WRITE_CHUNK", chunk)
     monkeypatch.setattr(cascade, "RATINGS_CHUNK", chunk)
     chunked = View(tmp_path / "chunked.db")
     chunked.rebuild(entries)

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 REBUILD_CHILD = """
-import json, sys
+import json, sys, threading, time
 from contextlib import closing
 from ledger.application import RatingsLedger
 from ledger.log import read_entries
@@ -17,21 +17,30 @@ from projections.projector import View
 
 def peak(pid="self"):
     # VmHWM: the high-water mark of this process image (ru_maxrss would carry the size of
-    # the process that started it across fork and exec)
-    for line in open(f"/proc/{pid}/status"):
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1])
+    # the process that started it across fork and exec); None once the process is gone
+    try:
+        for line in open(f"/proc/{pid}/status"):
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    except OSError:
+        return None
 
-writers = []
-close = writer.Writer.close
-def measured(self):
-    writers.append(peak(self.process.pid))  # the writer process, before its commit
-    close(self)
-writer.Writer.close = measured
+writers = [0]
+start = writer.Writer.__init__
+def watched(self, path):
+    # the writer's mark read until it ends: its index builds and commit come after the
+    # rebuild's last statement (read at `close`, they were not counted)
+    start(self, path)
+    def poll(pid=self.process.pid):
+        while (found := peak(pid)) is not None:
+            writers[0] = max(writers[0], found)
+            time.sleep(0.005)
+    threading.Thread(target=poll, daemon=True).start()
+writer.Writer.__init__ = watched
 with closing(RatingsLedger(sys.argv[1])) as app:
     if sys.argv[3] == "rebuild":
         View(sys.argv[2]).rebuild(read_entries(app))
-print(json.dumps({"self_kib": peak(), "writer_kib": max(writers, default=0)}))
+print(json.dumps({"self_kib": peak(), "writer_kib": writers[0]}))
 """
 
 
