@@ -251,20 +251,6 @@ class Fresh(Batch):
             "insert into amendments values (?, ?, ?, ?, ?, ?)",
             ((pos, *row) for pos, row in sorted(self.amendments.items())),
         )
-        ordered = sorted(self.items.values(), key=itemgetter(1))
-        resolve = self.merges().resolve
-        # A chunk of items, their facts and their players at a time: a few facts in memory, and
-        # a million games' (item, player) pairs sent at once were about 100 MiB in each process.
-        for start in range(0, len(ordered), ITEMS_CHUNK):
-            chunk = [(s, *self._spooled(s)) for s in ordered[start : start + ITEMS_CHUNK]]
-            conn.executemany(
-                "insert into items values (?, ?, ?, ?, ?, ?, ?, ?)",
-                [(s.key, s.kind, s.sort_key, *s[3:7], fact) for s, fact, _ in chunk],
-            )
-            conn.executemany(
-                "insert into item_players values (?, ?)",
-                [(s.key, p) for s, _, ps in chunk for p in sorted(dict.fromkeys(map(resolve, ps)))],
-            )
         _insert(
             conn,
             "insert into sections values (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -284,6 +270,27 @@ class Fresh(Batch):
             "insert into revisions values (?, ?)",
             ((k, revisions_json(v)) for k, v in sorted(self.revised.items())),
         )
+
+    def item_writes(self, conn: Any) -> Iterator[None]:
+        """The items' and their players' rows, `ITEMS_CHUNK` items a step (a million games'
+        pairs at once were 100 MiB), each step when the rebuild asks: spread over its rating,
+        the writer stores them as items are rated (issue 21). Made before rating."""
+        order = sorted(self.items.values(), key=itemgetter(1), reverse=True)
+        return self._write_items(conn, order, self.merges().resolve)
+
+    def _write_items(self, conn: Any, order: list[Stored], resolve: Any) -> Iterator[None]:
+        while order:
+            chunk = [(s, *self._spooled(s)) for s in order[-ITEMS_CHUNK:][::-1]]
+            del order[-ITEMS_CHUNK:]
+            conn.executemany(
+                "insert into items values (?, ?, ?, ?, ?, ?, ?, ?)",
+                [(s.key, s.kind, s.sort_key, *s[3:7], fact) for s, fact, _ in chunk],
+            )
+            conn.executemany(
+                "insert into item_players values (?, ?)",
+                [(s.key, p) for s, _, ps in chunk for p in sorted(dict.fromkeys(map(resolve, ps)))],
+            )
+            yield
 
     def write_problems(self, conn: Any) -> None:
         """The problem rows (after rating: it adds the items it could not rate)."""
@@ -472,27 +479,3 @@ def profile_fact(member_id: str, profile: str) -> events.PlayerRegistered:
 
 def decode_item(kind: str, payload: str) -> Fact:
     return events.decode(KIND_FACTS[kind].__name__, payload.encode())
-
-
-class ProfilesOnDemand:
-    """The raters' `profiles` mapping for a read model: a player's typed profile read when
-    first asked for (a catch-up rarely needs more than the players it re-rates)."""
-
-    def __init__(self, view: Any) -> None:
-        self.conn = view.db.conn
-        self.found: dict[str, events.PlayerRegistered | None] = {}
-
-    def get(self, member_id: str, default: Any = None) -> Any:
-        if member_id not in self.found:
-            row = self.conn.execute(
-                "select profile from players where id = ?", [member_id]
-            ).fetchone()
-            self.found[member_id] = None if row is None else profile_fact(member_id, row[0])
-        found = self.found[member_id]
-        return default if found is None else found
-
-    def __getitem__(self, member_id: str) -> events.PlayerRegistered:
-        found = self.get(member_id)
-        if found is None:
-            raise KeyError(member_id)
-        return found

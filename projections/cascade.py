@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Any
 from ledger.rules.families import family as rules_family
 from ledger.rules.uschess.systems import System
 from projections import history_store, periods, queries
-from projections.batch import Incremental, ProfilesOnDemand, decode_item
+from projections.batch import Incremental, decode_item
 from projections.items import Item
+from projections.profiles import ProfilesOnDemand
 from projections.schema import (
     GAMES_AFTER,
     POST_RATING,

@@ -9,8 +9,9 @@ One path for every entry, whatever the mode (docs/architecture.md):
    (`Incremental`) reads and writes the database inside the catch-up's transaction. Each
    batch notes the items it changed;
 3. `View` rates items in rating order through the family's rater — on a rebuild every item
-   (`_replay`, rows to a new file in bulk), on a catch-up the cascade from the earliest
-   changed item, following only the players whose rows change (`_cascade`).
+   (`_replay`, rows to a new file in bulk: projections/rebuild.py), on a catch-up the
+   cascade from the earliest changed item, following only the players whose rows change
+   (`_cascade`: projections/cascade.py).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import json
 import shutil
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import closing, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,72 +33,32 @@ from ledger import bounds, events
 from ledger.log import LedgerEntry
 from ledger.rules.families import DEFAULT
 from ledger.rules.families import family as rules_family
-from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.versions import Amendment
-from projections import history_store, merges, modelfile, periods, queries
+from projections import merges, modelfile, queries
 from projections.batch import (
     Batch,
-    Fresh,
     Incremental,
-    ProfilesOnDemand,
 )
 from projections.cascade import Cascade
 from projections.handlers import apply, short
 from projections.items import Item
 from projections.lock import BUSY_TIMEOUT_SECONDS, exclusive
 from projections.merges import Merges
+from projections.profiles import ProfilesOnDemand
 from projections.raters import rater_for
 from projections.raters.change import Change
-from projections.raters.uschess import parse_amendments
+from projections.rebuild import Rebuild
 from projections.schema import (
-    AFTER_RATING,
-    BEFORE_RATING,
     CONTENT,
     GAMES_AFTER,
-    INDEXES,
     POST_RATING,
     create,
 )
-from projections.standing import UNRATED, Standing
-from projections.writer import PRAGMAS, LocalWriter, Writer
-from projections.writer import writer as open_writer
+from projections.standing import Standing
+from projections.what_if import WhatIf
 
 CHECKPOINT_EVERY = 10_000  # ledger positions between read-model checkpoints (as-known-at)
 COPY_CACHE_KIB = -2048  # SQLite's cache_size (negative: KiB) while a checkpoint is copied
-
-
-@dataclass(frozen=True)
-class WhatIf:
-    """A replay under other rules: a version for every section, and extra amendments."""
-
-    rules: str | None = None
-    amendments: tuple[dict[str, Any], ...] = ()
-    without_uplift: bool = False  # FIDE: the lists as if no uplift had been recorded
-
-    def to_json(self) -> str:
-        data: dict[str, Any] = {"rules": self.rules, "amendments": list(self.amendments)}
-        if self.without_uplift:
-            data["without_uplift"] = True
-        return json.dumps(data, sort_keys=True)
-
-    @classmethod
-    def from_json(cls, text: str) -> WhatIf:
-        data = json.loads(text)
-        return cls(data["rules"], tuple(data["amendments"]), data.get("without_uplift", False))
-
-    @property
-    def uplift(self) -> bool:
-        return not self.without_uplift
-
-    def __str__(self) -> str:
-        parts = [f"rules {self.rules}"] if self.rules else []
-        parts += ["without the FIDE uplift"] if self.without_uplift else []
-        parts += [
-            f"{a['parameter']}={a['value']}@{a['effective']}"
-            + (f"..{a['until']}" if a.get("until") else "")
-            for a in self.amendments
-        ]
-        return "what-if " + ", ".join(parts)
 
 
 @dataclass
@@ -129,7 +90,7 @@ def plausible(changes: list[Change]) -> str | None:
     return None
 
 
-class View(Cascade):
+class View(Rebuild, Cascade):
     """The read model in one SQLite file; `catch_up` is incremental, `rebuild` starts empty."""
 
     def __init__(
@@ -288,45 +249,6 @@ class View(Cascade):
             conn.commit()
         return first
 
-    def _fresh(self, entries: Iterable[LedgerEntry], stats: CatchUp, dry_run: bool) -> int | None:
-        """Into an empty read model: built whole in a new file without a journal (nothing to
-        roll back to), then linked in place of the empty one (`projections.modelfile`); a crash
-        leaves the empty one."""
-        with closing(Fresh()) as batch:
-            return self._fresh_from(batch, entries, stats, dry_run)
-
-    def _fresh_from(
-        self, batch: Fresh, entries: Iterable[LedgerEntry], stats: CatchUp, dry_run: bool
-    ) -> int | None:
-        first = self._read(batch, entries, stats)
-        if first is None:
-            return None
-        new = modelfile.new_build(self.path)
-        db = sqlite_utils.Database(new)
-        try:
-            for pragma in PRAGMAS:  # a new file behind the link: nothing to journal
-                db.execute(f"PRAGMA {pragma}")
-            create(db, self.family, None if self.what_if is None else self.what_if.to_json())
-        finally:
-            db.close()
-        writer = open_writer(new, len(batch.items))
-        try:
-            self._replay(batch, stats, writer)
-            writer.execute(
-                "update meta set value = ? where key = 'last_position'", [str(stats.last_position)]
-            )
-        except BaseException:
-            writer.abort()
-            raise
-        writer.close()
-        if dry_run:
-            Path(new).unlink(missing_ok=True)
-            return first
-        self.db.close()
-        modelfile.link(self.path, new)
-        self._open()
-        return first
-
     @property
     def checkpoints_dir(self) -> Path:
         return checkpoints_dir(self.path)
@@ -375,67 +297,6 @@ class View(Cascade):
 
         return rater_for
 
-    def _replay(self, batch: Fresh, stats: CatchUp, conn: Writer | LocalWriter) -> None:
-        """Into an empty read model: every item in rating order, in memory. The records go to
-        the writer first, the history rows in chunks as they come (split there into the
-        history's tables, projections/history_store.py): a writer process stores them while
-        the next items are rated (projections/writer.py)."""
-        # Indexes are built after the bulk inserts, from sorted keys (issue 21).
-        for index in INDEXES:
-            conn.execute(f"drop index if exists {index}")
-        batch.write(conn)
-        _index(conn, BEFORE_RATING)  # in the writer process, while this one rates
-        live: dict[tuple[str, System], Standing] = {}
-        get = live.get
-        amendments = parse_amendments(
-            [
-                {"parameter": a[0], "value": json.loads(a[1]), "effective": a[2], "until": a[3]}
-                for a in batch.amendments.values()
-            ]
-        )
-        rater = self._rater(
-            lambda player, system: get((player, system), UNRATED),
-            batch.facts,
-            amendments,
-            merged=batch.merges(),
-        )
-        rate = rater.rate
-        rows: list[tuple[Any, ...]] = []
-        append = rows.append
-        players = stats.players
-        next_id = 1  # history rows are numbered in the order they are rated (appended)
-        own = [x for x in batch.lists if x.family == self.family]
-        if periods.in_periods(self.family, own):
-            ordered = list(batch.ordered())
-            rows, live = periods.rate(ordered, own, self._guarded(batch.facts, batch), self._uplift)
-            players.update(p for p, _ in live)
-            stats.items_rated = len(ordered)
-            stats.rows = len(rows)
-            history_store.append(conn, rows, next_id)
-            batch.write_problems(conn)
-            self._write_ratings(live, conn=conn)
-            _index(conn, AFTER_RATING)
-            return
-        for item in batch.ordered():
-            changes = self._rate(item, rate, batch)
-            stats.items_rated += 1
-            if changes is None:
-                continue
-            for c in changes:
-                live[(c.player, c.system)] = c.standing
-                append(c.row)
-                players.add(c.player)
-            if len(rows) >= HISTORY_CHUNK:
-                stats.rows += len(rows)
-                next_id = history_store.append(conn, rows, next_id)
-                rows = []
-                append = rows.append
-        stats.rows += len(rows)
-        history_store.append(conn, rows, next_id)
-        batch.write_problems(conn)
-        self._write_ratings(live, conn=conn)
-        _index(conn, AFTER_RATING)
-
     def rebuild(self, entries: Iterable[LedgerEntry]) -> CatchUp:
         """Drop the read model and replay the whole ledger into it (holding its lock)."""
         with exclusive(self.path):
@@ -478,17 +339,6 @@ def _no_cyclic_gc() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
-
-
-# History rows handed to the writer at a time: a chunk's rows are most of a rebuild's own
-# memory beyond its live standings (about 1.5 KB a row), so it is kept small.
-HISTORY_CHUNK = 4_000
-
-
-def _index(conn: Writer | LocalWriter, names: tuple[str, ...]) -> None:
-    """Indexes a rebuild dropped, built once their tables' rows are in."""
-    for name in names:
-        conn.execute(INDEXES[name])
 
 
 def checkpoints_dir(path: str | Path) -> Path:

@@ -14,7 +14,8 @@ from ledger.entrypoints.cli import app
 from ledger.roles import AccessDenied
 from projections import queries
 from projections.explain import explain
-from projections.projector import View, WhatIf
+from projections.projector import View
+from projections.what_if import WhatIf
 
 X, Y, Z = "50000001", "50000002", "50000003"
 UPLIFT = {"effective": "2024-03-01", "reason": "FIDE Council, 15 December 2023"}

@@ -18,8 +18,8 @@ from ledger.entrypoints.cli import app
 from ledger.entrypoints.web.app import Site
 from ledger.errors import Contradiction, InvalidCommand, UnknownRecord
 from ledger.roles import RECORDED_BY, Verb, lacks_authority
-from projections.batch import ProfilesOnDemand
 from projections.merges import MergedProfiles, Merges
+from projections.profiles import ProfilesOnDemand
 from projections.projector import View
 
 A, B, C, D, X = "20000001", "20000002", "20000003", "20000004", "X0000000A"

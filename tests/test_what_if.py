@@ -11,7 +11,8 @@ from ledger.entrypoints.cli import app
 from ledger.log import read_entries
 from projections import queries
 from projections.compare import diff, render
-from projections.projector import View, WhatIf
+from projections.projector import View
+from projections.what_if import WhatIf
 
 PLAYERS = [f"6000000{i}" for i in range(1, 7)]
 

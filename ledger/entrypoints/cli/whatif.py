@@ -96,7 +96,8 @@ def replay(
     from ledger.application import RatingsLedger
     from ledger.rules.uschess.versions import VERSIONS
     from projections import compare as cmp
-    from projections.projector import View, WhatIf
+    from projections.projector import View
+    from projections.what_if import WhatIf
 
     if rules is not None and rules not in VERSIONS:
         usage(f"--rules: unknown version {rules!r}; known: {', '.join(VERSIONS)}")

@@ -1,0 +1,199 @@
+"""A rebuild: every entry into an empty model, rated in rating order with the standings in
+memory, its rows written by the writer (another process for a large ledger, projections/
+writer.py) into a new file linked in place of the empty one; mixed into `View`
+(projections/projector.py), as the cascade is.
+
+The writer's process starts while the log is still read, once the batch holds enough items
+for one; the items' rows go to it a chunk at a time as the items are rated, and the history
+rows as they come; the indexes are built once their tables are whole (issue 21).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import closing
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import sqlite_utils
+
+from ledger.log import LedgerEntry
+from ledger.rules.uschess.systems import System
+from projections import history_store, modelfile, periods
+from projections.batch import ITEMS_CHUNK, Fresh
+from projections.raters.uschess import parse_amendments
+from projections.schema import AFTER_RATING, BEFORE_RATING, INDEXES, create
+from projections.standing import UNRATED, Standing
+from projections.writer import LARGE, PRAGMAS, LocalWriter, Writer
+from projections.writer import writer as open_writer
+
+if TYPE_CHECKING:
+    from projections.projector import CatchUp
+
+
+class Rebuild:
+    """`View`'s rebuild into an empty model (`_fresh`)."""
+
+    def _fresh(self, entries: Iterable[LedgerEntry], stats: CatchUp, dry_run: bool) -> int | None:
+        """Into an empty read model: built whole in a new file without a journal (nothing to
+        roll back to), then linked in place of the empty one (`projections.modelfile`); a crash
+        leaves the empty one."""
+        with closing(Fresh()) as batch:
+            return self._fresh_from(batch, entries, stats, dry_run)
+
+    def _fresh_from(
+        self, batch: Fresh, entries: Iterable[LedgerEntry], stats: CatchUp, dry_run: bool
+    ) -> int | None:
+        started: list[tuple[str, Writer | LocalWriter]] = []
+
+        def start() -> None:
+            if not started:
+                started.append(self._new_build(len(batch.items)))
+
+        try:
+            # a large rebuild's writer process starts while the rest of the log is read
+            first = self._read(batch, _when_large(entries, batch, start), stats)
+        except BaseException:
+            for new, writer in started:
+                writer.abort()
+                Path(new).unlink(missing_ok=True)
+            raise
+        if first is None:
+            return None
+        start()
+        new, writer = started[0]
+        try:
+            self._replay(batch, stats, writer)
+            writer.execute(
+                "update meta set value = ? where key = 'last_position'", [str(stats.last_position)]
+            )
+        except BaseException:
+            writer.abort()
+            raise
+        writer.close()
+        if dry_run:
+            Path(new).unlink(missing_ok=True)
+            return first
+        self.db.close()
+        modelfile.link(self.path, new)
+        self._open()
+        return first
+
+    def _new_build(self, items: int) -> tuple[str, Writer | LocalWriter]:
+        """A new file behind the model's link, its tables made, and the writer for `items`."""
+        new = modelfile.new_build(self.path)
+        db = sqlite_utils.Database(new)
+        try:
+            for pragma in PRAGMAS:  # a new file behind the link: nothing to journal
+                db.execute(f"PRAGMA {pragma}")
+            create(db, self.family, None if self.what_if is None else self.what_if.to_json())
+        finally:
+            db.close()
+        return new, open_writer(new, items)
+
+    def _replay(self, batch: Fresh, stats: CatchUp, conn: Writer | LocalWriter) -> None:
+        """Into an empty read model: every item in rating order, in memory. The records go to
+        the writer first, the history rows in chunks as they come (split there into the
+        history's tables, projections/history_store.py): a writer process stores them while
+        the next items are rated (projections/writer.py)."""
+        # Indexes are built after the bulk inserts, from sorted keys (issue 21).
+        for index in INDEXES:
+            conn.execute(f"drop index if exists {index}")
+        batch.write(conn)
+        writes: Iterator[None] | None = batch.item_writes(conn)
+        live: dict[tuple[str, System], Standing] = {}
+        get = live.get
+        amendments = parse_amendments(
+            [
+                {"parameter": a[0], "value": json.loads(a[1]), "effective": a[2], "until": a[3]}
+                for a in batch.amendments.values()
+            ]
+        )
+        rater = self._rater(
+            lambda player, system: get((player, system), UNRATED),
+            batch.facts,
+            amendments,
+            merged=batch.merges(),
+        )
+        rate = rater.rate
+        rows: list[tuple[Any, ...]] = []
+        append = rows.append
+        players = stats.players
+        next_id = 1  # history rows are numbered in the order they are rated (appended)
+        own = [x for x in batch.lists if x.family == self.family]
+        if periods.in_periods(self.family, own):
+            _write_items(conn, writes)
+            ordered = list(batch.ordered())
+            rows, live = periods.rate(ordered, own, self._guarded(batch.facts, batch), self._uplift)
+            players.update(p for p, _ in live)
+            stats.items_rated = len(ordered)
+            stats.rows = len(rows)
+            history_store.append(conn, rows, next_id)
+            batch.write_problems(conn)
+            self._write_ratings(live, conn=conn)
+            _index(conn, AFTER_RATING)
+            return
+        for n, item in enumerate(batch.ordered()):
+            # the items' rows a chunk every ITEMS_PACE rated items: all in by half the rating
+            if writes is not None and n % ITEMS_PACE == 0 and next(writes, _DONE) is _DONE:
+                _index(conn, BEFORE_RATING)  # in the writer process, while this one rates
+                writes = None
+            changes = self._rate(item, rate, batch)
+            stats.items_rated += 1
+            if changes is None:
+                continue
+            for c in changes:
+                live[(c.player, c.system)] = c.standing
+                append(c.row)
+                players.add(c.player)
+            if len(rows) >= HISTORY_CHUNK:
+                stats.rows += len(rows)
+                next_id = history_store.append(conn, rows, next_id)
+                rows = []
+                append = rows.append
+        stats.rows += len(rows)
+        history_store.append(conn, rows, next_id)
+        _write_items(conn, writes)
+        batch.write_problems(conn)
+        self._write_ratings(live, conn=conn)
+        _index(conn, AFTER_RATING)
+
+
+# History rows handed to the writer at a time: a chunk's rows are most of a rebuild's own
+# memory beyond its live standings (about 1.5 KB a row), so it is kept small.
+HISTORY_CHUNK = 4_000
+
+
+# Rated items between two chunks of the items' rows (projections/batch.py `item_writes`):
+# half a chunk, so that they are all written by the time half the items are rated.
+ITEMS_PACE = ITEMS_CHUNK // 2
+_DONE = object()
+
+
+def _when_large(
+    entries: Iterable[LedgerEntry], batch: Fresh, start: Callable[[], None]
+) -> Iterator[LedgerEntry]:
+    """`entries`, calling `start` once the batch holds as many items as a writer process
+    takes (projections/writer.py LARGE)."""
+    found = iter(entries)
+    for entry in found:
+        yield entry
+        if len(batch.items) >= LARGE:
+            start()
+            break
+    yield from found
+
+
+def _write_items(conn: Writer | LocalWriter, writes: Iterator[None] | None) -> None:
+    """The items' rows not written yet, then their indexes (none left: nothing)."""
+    if writes is not None:
+        for _ in writes:
+            pass
+        _index(conn, BEFORE_RATING)
+
+
+def _index(conn: Writer | LocalWriter, names: tuple[str, ...]) -> None:
+    """Indexes a rebuild dropped, built once their tables' rows are in."""
+    for name in names:
+        conn.execute(INDEXES[name])
