@@ -28,12 +28,13 @@ def _get(url: str, timeout: float = 10) -> int:
         return exc.code
 
 
-def live(store: str, workdir: Path, repeats: int) -> dict:
+def live(store: str, workdir: Path, repeats: int, keys: Path) -> dict:
     """Append → visible: `ratings-ledger serve` runs in its own process over a warm read model;
     each time a TD appends a new section (a copy of the last one under a new id, a day after
     every other item), the time from the append's return to the first answer of its page
     that shows it (polled every millisecond), beside the time the same page of a section
-    already there takes. The server's first page (building the read model) is not counted."""
+    already there takes (the TD signs with `keys`). The server's first page (building the read
+    model) is not counted."""
     bin_dir = Path(sys.executable).parent
     view = workdir / "live-view.db"
     for suffix in ("", "-wal", "-shm"):
@@ -49,7 +50,7 @@ def live(store: str, workdir: Path, repeats: int) -> dict:
         assert server.stdout is not None
         line = server.stdout.readline()  # "serving http://127.0.0.1:PORT/ (read-only); ..."
         base = line.split()[1].rstrip("/")
-        keyring = Keyring(os.environ.get(KEYRING_VARIABLE) or workdir / "keys")
+        keyring = Keyring(os.environ.get(KEYRING_VARIABLE) or keys)
         with closing(RatingsLedger(store, keyring=keyring)) as app:
             last: dict = {}
             for e in read_entries(app):
