@@ -134,8 +134,8 @@ def run_size(
         }
     view_path = workdir / f"view-{games}.db"
     # generate.py's keys: beside the generated ledger (kept in --ledgers, else the workdir)
-    keys = (ledgers or workdir) / "keys"
-    keyring = Keyring(os.environ.get(KEYRING_VARIABLE) or keys)
+    key_dir = (ledgers or workdir) / "keys"
+    keyring = Keyring(os.environ.get(KEYRING_VARIABLE) or key_dir)
     with closing(RatingsLedger(store, keyring=keyring)) as app:
         # A B A B ...: the raw read and the replay alternate, so both see the same machine.
         reads, replays, stats = [], [], None
@@ -234,7 +234,7 @@ def run_size(
         result["profile"] = profile_rebuild(app, workdir / f"profile-{games}.db")
     result["memory"] = peak_memory(store, workdir, repeats)
     if with_live:
-        result["live"] = live(store, workdir, repeats, keys)
+        result["live"] = live(store, workdir, repeats, key_dir)
     return result
 
 
