@@ -81,11 +81,11 @@ def floor(store: str, workdir: Path, repeats: int, raw_read: dict) -> dict:
     calls = capture(store, workdir)
     out: dict = {"sections_rated": len(pickle.loads(calls.read_bytes()))}
     for kind in ("pure", "compiled"):
-        found = subprocess.run(
-            [sys.executable, "-c", CHILD, str(calls), kind, str(repeats)],
-            capture_output=True,
-            text=True,
-        )
+        command = [sys.executable, "-c", CHILD, str(calls), kind, str(repeats)]
+        # a run first, not counted: the compiled kernel's first ever run compiles it into
+        # numba's cache, which every later process loads (as a deployed one would)
+        subprocess.run(command, capture_output=True)
+        found = subprocess.run(command, capture_output=True, text=True)
         if found.returncode != 0:
             out[kind] = {"error": found.stderr.strip().splitlines()[-1]}
             continue
