@@ -52,6 +52,14 @@ class SealingPostgresRecorder(PostgresApplicationRecorder):
                 Identifier(TREE_TABLE + "_position"), self.tree_table
             )
         )
+        # a checked read finds the key events and commitments by kind (chain_reads.py)
+        self.sql_create_statements.append(
+            SQL("CREATE INDEX IF NOT EXISTS {} ON {}.{} (topic)").format(
+                Identifier(self.events_table_name + "_topic"),
+                Identifier(self.datastore.schema or "public"),
+                Identifier(self.events_table_name),
+            )
+        )
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def insert_events(

@@ -81,6 +81,10 @@ class SealingSQLiteRecorder(SQLiteApplicationRecorder):
             f"CREATE TABLE IF NOT EXISTS {TREE_TABLE} (level INTEGER NOT NULL, "
             "idx INTEGER NOT NULL, hash TEXT NOT NULL, position INTEGER, PRIMARY KEY (level, idx))",
             f"CREATE INDEX IF NOT EXISTS {TREE_TABLE}_position ON {TREE_TABLE} (position)",
+            # a checked read finds the key events and commitments by kind (chain_reads.py
+            # verifier_at), not by scanning every entry: issue 21's append → visible at 1M
+            f"CREATE INDEX IF NOT EXISTS {self.events_table_name}_topic "
+            f"ON {self.events_table_name} (topic)",
         ]
 
     def insert_events(
