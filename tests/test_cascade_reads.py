@@ -1,5 +1,6 @@
 """The cascade's batched reads (issue 21): its chunks of stored rows and its standings read
-many at a time give what reading them one by one gives."""
+many at a time give what reading them one by one gives; a rebuild's records handed to its
+writer in chunks, while it rates, give the model a rebuild in one piece gives."""
 
 from datetime import date
 
@@ -7,7 +8,7 @@ import pytest
 
 from ledger.application import RatingsLedger
 from ledger.log import LedgerEntry, read_entries
-from projections import batch, cascade, history_store, queries
+from projections import batch, cascade, history_store, queries, rebuild
 from projections.projector import View
 from projections.standing import UNRATED
 from tests.test_projection_identity import generator, with_merges
@@ -82,3 +83,59 @@ def test_a_rebuild_handing_its_records_over_a_few_at_a_time_has_the_same_digest(
     chunked.rebuild(entries)
     assert chunked.digest() == expected
     chunked.close()
+
+
+def counted(entries, seen):
+    for entry in entries:
+        seen.append(entry.position)
+        yield entry
+
+
+@pytest.mark.parametrize("chunk", [1, 4])
+def test_a_writer_process_started_while_the_log_is_read_builds_the_same_model(
+    entries, tmp_path, monkeypatch, chunk
+):
+    # Issue 21: "the speed work changes no figure": a writer process that starts once the
+    # batch holds LARGE items (here 10), before the last entry is read, and takes the items'
+    # rows a chunk at a time between rated items, stores what a rebuild in one process does.
+    here = View(tmp_path / "here.db")
+    monkeypatch.setenv("RATINGS_LEDGER_WRITER", "local")
+    here.rebuild(entries)
+    monkeypatch.delenv("RATINGS_LEDGER_WRITER")
+    monkeypatch.setattr(rebuild, "LARGE", 10)
+    monkeypatch.setattr(batch, "ITEMS_CHUNK", chunk)
+    monkeypatch.setattr(rebuild, "ITEMS_PACE", chunk)
+    seen: list[int] = []
+    opened: list[int] = []
+    open_writer = rebuild.open_writer
+
+    def recorded(path, items):
+        opened.append(len(seen))
+        monkeypatch.setenv("RATINGS_LEDGER_WRITER", "process")  # even on one core
+        return open_writer(path, items)
+
+    monkeypatch.setattr(rebuild, "open_writer", recorded)
+    there = View(tmp_path / "there.db")
+    there.rebuild(counted(entries, seen))
+    assert opened and opened[0] < len(entries)
+    assert there.digest() == here.digest()
+
+
+def test_a_rebuild_failing_after_its_writer_started_leaves_no_build_behind(
+    entries, tmp_path, monkeypatch
+):
+    # Crash safety (docs/decisions.md, "the read model's file behind a link"): a read that
+    # fails after the writer started ends that writer and removes its file; the model stays
+    # as it was (empty).
+    monkeypatch.setattr(rebuild, "LARGE", 10)
+
+    def broken():
+        yield from entries[: len(entries) // 2]
+        raise OSError("disk read error")
+
+    view = View(tmp_path / "view.db")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    with pytest.raises(OSError, match="disk read error"):
+        view.rebuild(broken())
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    assert view.db.execute("select count(*) from items").fetchone()[0] == 0
