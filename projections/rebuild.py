@@ -101,7 +101,8 @@ class Rebuild:
         for index in INDEXES:
             conn.execute(f"drop index if exists {index}")
         batch.write(conn)
-        writes: Iterator[None] | None = batch.item_writes(conn)
+        # the items' rows a chunk a step, then their indexes (projections/batch.py)
+        items = _then_indexed(conn, batch.item_writes(conn))
         live: dict[tuple[str, System], Standing] = {}
         get = live.get
         amendments = parse_amendments(
@@ -123,7 +124,7 @@ class Rebuild:
         next_id = 1  # history rows are numbered in the order they are rated (appended)
         own = [x for x in batch.lists if x.family == self.family]
         if periods.in_periods(self.family, own):
-            _write_items(conn, writes)
+            _finish(items)
             ordered = list(batch.ordered())
             rows, live = periods.rate(ordered, own, self._guarded(batch.facts, batch), self._uplift)
             players.update(p for p, _ in live)
@@ -135,10 +136,9 @@ class Rebuild:
             _index(conn, AFTER_RATING)
             return
         for n, item in enumerate(batch.ordered()):
-            # the items' rows a chunk every ITEMS_PACE rated items: all in by half the rating
-            if writes is not None and n % ITEMS_PACE == 0 and next(writes, _DONE) is _DONE:
-                _index(conn, BEFORE_RATING)  # in the writer process, while this one rates
-                writes = None
+            # a chunk of the items' rows every ITEMS_PACE rated items: all in by half the rating
+            if n % ITEMS_PACE == 0:
+                next(items, None)
             changes = self._rate(item, rate, batch)
             stats.items_rated += 1
             if changes is None:
@@ -154,7 +154,7 @@ class Rebuild:
                 append = rows.append
         stats.rows += len(rows)
         history_store.append(conn, rows, next_id)
-        _write_items(conn, writes)
+        _finish(items)
         batch.write_problems(conn)
         self._write_ratings(live, conn=conn)
         _index(conn, AFTER_RATING)
@@ -168,7 +168,6 @@ HISTORY_CHUNK = 4_000
 # Rated items between two chunks of the items' rows (projections/batch.py `item_writes`):
 # half a chunk, so that they are all written by the time half the items are rated.
 ITEMS_PACE = ITEMS_CHUNK // 2
-_DONE = object()
 
 
 def _when_large(
@@ -185,12 +184,17 @@ def _when_large(
     yield from found
 
 
-def _write_items(conn: Writer | LocalWriter, writes: Iterator[None] | None) -> None:
-    """The items' rows not written yet, then their indexes (none left: nothing)."""
-    if writes is not None:
-        for _ in writes:
-            pass
-        _index(conn, BEFORE_RATING)
+def _then_indexed(conn: Writer | LocalWriter, writes: Iterator[None]) -> Iterator[None]:
+    """`writes`' steps, then the items' indexes (in the writer process, while this one
+    rates)."""
+    yield from writes
+    _index(conn, BEFORE_RATING)
+
+
+def _finish(steps: Iterator[None]) -> None:
+    """The steps left of `steps`."""
+    for _ in steps:
+        pass
 
 
 def _index(conn: Writer | LocalWriter, names: tuple[str, ...]) -> None:
