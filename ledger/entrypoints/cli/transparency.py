@@ -249,10 +249,10 @@ def split_view(
 
     with reported():
         trust = trust_of(trusted, key, witness)
-        held = []
+        held, lines = [], []
         for path in checkpoints:
             found = read_checkpoint(path)
-            typer.echo(f"{path}: {found.size} entries, {trust.check(found, cosigned_by or ())}")
+            lines.append(f"{path}: {found.size} entries, {trust.check(found, cosigned_by or ())}")
             held.append((str(path), found))
         given = {}
         for path in proof or ():
@@ -266,7 +266,7 @@ def split_view(
                 return transparency.consistency(ledger, old, new)
 
             splits = split_views(held, proof_for)
-    for line in splits:
+    for line in lines + splits:
         typer.echo(line)
     if splits:
         fail(1, f"split view: {len(splits)} pair(s) of checkpoints do not extend each other")
