@@ -136,9 +136,10 @@ def verify_consistency(old: Checkpoint, new: Checkpoint, proof: dict[str, Any]) 
 
 
 def witnessed(ledger: HasRecorder, held: Checkpoint) -> None:
-    """What a witness checks before cosigning `held`: the ledger's head extends it, and it
-    carries its writer's signature, checked against the key the verified log gave the writer
-    just before that write. CheckpointError otherwise."""
+    """What a witness checks of the store before cosigning `held`: the ledger's head extends
+    it, and it carries its writer's signature, checked against the key the verified log gave
+    the writer just before that write. CheckpointError otherwise. (What it checks against its
+    own memory is `ledger.witness.cosign`'s.)"""
     head = latest(ledger)
     verify_consistency(held, head, consistency(ledger, held.size, head.size))
     with tree_reader(ledger) as tree:
