@@ -139,7 +139,7 @@ def load(
     witnesses: Iterable[str] = (),
 ) -> TrustedKeys:
     """The keys given: trust files' (name, text), `NAME=HEX` writers and witnesses. Refused
-    (InvalidCommand) when nothing is given: an offline check needs a key it already trusts."""
+    (InvalidCommand) without a writer's key: an offline check needs a key it already trusts."""
     trusted = TrustedKeys()
     for path, text in files:
         for number, line in enumerate(text.splitlines(), 1):
@@ -161,8 +161,9 @@ def load(
 
 
 def render(ledger: str, head: str, keys: dict[str, str], roles: dict[str, set[str]]) -> str:
-    """A trust file of the keys a verified ledger holds at `head` (DIGEST@POS): every holder
-    of a key as a writer, an auditor's also as a witness."""
+    """A trust file of the keys a verified ledger holds at `head` (DIGEST@POS): a holder of a
+    role that writes as a writer, an auditor as a witness (an auditor-only key never signs as
+    the writer)."""
     lines = [HEADER, f"# verified to {head}", f"ledger {ledger}"]
     for name in sorted(keys):
         held = roles.get(name, set())
