@@ -13,11 +13,16 @@ are signed"). A checkpoint's text form is a few lines anyone can keep:
     <position of the last entry>
 
     — <signer> <signature, hex>        (the writer's, then any witness's cosignature)
+
+A signer's name may hold spaces: the signature is a line's last word. A checkpoint proves
+nothing by itself: an offline check trusts it only once a signature checks against a key the
+verifier already holds (ledger/trust.py).
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from uuid import UUID
 
@@ -30,6 +35,7 @@ HEADER = "ratings-ledger checkpoint 3"
 HEADER_V2 = "ratings-ledger checkpoint 2"  # without the position: writes before positions
 V2 = b"\x02"  # a stored write signature over a checkpoint without the position starts so
 V3 = b"\x03"  # a stored write signature over a checkpoint with its position starts so
+DIGITS = re.compile(r"[0-9]+")  # ASCII digits only: str.isdigit() also takes '²' and '٣'
 
 
 class CheckpointError(LedgerError):
@@ -98,7 +104,7 @@ class Checkpoint:
             raise CheckpointError(f"not a checkpoint (its first line is not {HEADER!r})")
         ledger, size, root = lines[1], lines[2], lines[3]
         position = lines[4] if width == 5 else "0"
-        if not (size.isdigit() and position.isdigit() and len(root) == 64):
+        if not (DIGITS.fullmatch(size) and DIGITS.fullmatch(position) and len(root) == 64):
             raise CheckpointError(
                 "not a checkpoint (expected ledger id, size, a hex root and a position)"
             )
@@ -108,12 +114,19 @@ class Checkpoint:
         for line in lines[width:]:
             if not line.strip():
                 continue
-            parts = line.split(" ")
-            if len(parts) != 3 or parts[0] != "—" or not _hex(parts[2]):
-                raise CheckpointError(f"not a checkpoint signature line: {line[:60]!r}")
-            signatures.append((parts[1], parts[2]))
+            signatures.append(_signature_line(line))
         at = int(position) if width == 5 else None
         return cls(ledger, int(size), root, tuple(signatures), at)
+
+
+def _signature_line(line: str) -> tuple[str, str]:
+    """A signature line's signer and signature: `— NAME HEX`, the signature its last word and
+    the signer everything between (a name may hold spaces: "Ed Smith")."""
+    dash, _, rest = line.partition(" ")
+    signer, _, signature = rest.rpartition(" ")
+    if dash != "—" or not signer.strip() or not _hex(signature):
+        raise CheckpointError(f"not a checkpoint signature line: {line[:60]!r}")
+    return signer, signature
 
 
 def _hex(text: str) -> bool:

@@ -83,8 +83,16 @@ def consistency(ledger: HasRecorder, old: int, new: int | None = None) -> dict[s
 
 def verify_inclusion(proof: dict[str, Any], checkpoint: Checkpoint) -> None:
     """CheckpointError unless `proof` places its entry in `checkpoint`'s tree (offline)."""
-    if proof.get("ledger") != checkpoint.ledger or proof.get("tree_size") != checkpoint.size:
-        raise CheckpointError("the proof is for another ledger or another checkpoint")
+    if proof.get("ledger") != checkpoint.ledger:
+        raise CheckpointError(
+            f"the proof is for ledger {proof.get('ledger')}; the checkpoint is of ledger "
+            f"{checkpoint.ledger}"
+        )
+    if proof.get("tree_size") != checkpoint.size:
+        raise CheckpointError(
+            f"the proof is for a tree of {proof.get('tree_size')} entries; the checkpoint "
+            f"holds {checkpoint.size}"
+        )
     leaf = merkle.leaf_hash(str(proof["leaf"]).encode())
     path = [bytes.fromhex(p) for p in proof["proof"]]
     root = bytes.fromhex(checkpoint.root)
@@ -98,7 +106,25 @@ def verify_consistency(old: Checkpoint, new: Checkpoint, proof: dict[str, Any]) 
     """CheckpointError unless `new` extends `old` (anyone holding `old` detects a rewritten
     past this way)."""
     if old.ledger != new.ledger:
-        raise CheckpointError("the two checkpoints are of different ledgers")
+        raise CheckpointError(
+            f"the two checkpoints are of different ledgers ({old.ledger}, {new.ledger})"
+        )
+    if old.size > new.size:
+        raise CheckpointError(
+            f"the newer checkpoint holds {new.size} entries, fewer than the {old.size} of the "
+            "one you hold (give the older one as --checkpoint)"
+        )
+    if proof.get("ledger", old.ledger) != old.ledger:
+        raise CheckpointError(
+            f"the proof is for ledger {proof.get('ledger')}; the checkpoints are of ledger "
+            f"{old.ledger}"
+        )
+    sizes = proof.get("old_size", old.size), proof.get("new_size", new.size)
+    if sizes != (old.size, new.size):
+        raise CheckpointError(
+            f"the proof is from a tree of {sizes[0]} entries to one of {sizes[1]}; the "
+            f"checkpoints hold {old.size} and {new.size}"
+        )
     path = [bytes.fromhex(p) for p in proof.get("proof", [])]
     if not merkle.verify_consistency(
         old.size, new.size, bytes.fromhex(old.root), bytes.fromhex(new.root), path
@@ -110,9 +136,10 @@ def verify_consistency(old: Checkpoint, new: Checkpoint, proof: dict[str, Any]) 
 
 
 def witnessed(ledger: HasRecorder, held: Checkpoint) -> None:
-    """What a witness checks before cosigning `held`: the ledger's head extends it, and it
-    carries its writer's signature, checked against the key the verified log gave the writer
-    just before that write. CheckpointError otherwise."""
+    """What a witness checks of the store before cosigning `held`: the ledger's head extends
+    it, and it carries its writer's signature, checked against the key the verified log gave
+    the writer just before that write. CheckpointError otherwise. (What it checks against its
+    own memory is `ledger.witness.cosign`'s.)"""
     head = latest(ledger)
     verify_consistency(held, head, consistency(ledger, held.size, head.size))
     with tree_reader(ledger) as tree:

@@ -58,6 +58,17 @@ def held(store: str) -> Checkpoint:
     return Checkpoint.parse(cli(store, "checkpoint"))
 
 
+def offline(store: str, tmp_path: Path) -> list[str]:
+    """`verify-rating b.json --checkpoint c.txt`, trusting the keys of the verified ledger
+    (issue 28: an offline check trusts a key the verifier holds, never the checkpoint's)."""
+    (tmp_path / "trusted.txt").write_text(cli(store, "trusted-keys"))
+    (tmp_path / "c.txt").write_text(held(store).text())
+    return ["verify-rating", str(tmp_path / "b.json"), "--checkpoint", str(tmp_path / "c.txt")] + [
+        "--trusted",
+        str(tmp_path / "trusted.txt"),
+    ]
+
+
 def test_publishing_a_list_commits_the_merkle_root_of_its_rows(ledger_with_lists):
     log = json.loads(cli(ledger_with_lists, "log", "--json", "--type", "ListRatingsCommitted"))
     assert [e["payload"]["list_name"] for e in log] == ["2003-04", "2003-07"]
@@ -70,10 +81,7 @@ def test_a_players_list_rating_is_recomputed_offline_from_the_bundle(
 ):
     bundle = bundle_of(ledger_with_lists, player, "2003-07")
     (tmp_path / "b.json").write_text(json.dumps(bundle))
-    (tmp_path / "c.txt").write_text(held(ledger_with_lists).text())
-    result = runner.invoke(
-        app, ["verify-rating", str(tmp_path / "b.json"), "--checkpoint", str(tmp_path / "c.txt")]
-    )
+    result = runner.invoke(app, offline(ledger_with_lists, tmp_path))
     assert result.exit_code == 0, result.output
     assert result.output.startswith("ok: ") and "recomputed from" in result.output
     said = json.loads(bundle["row"]["leaf"])["official_rating"]
@@ -200,10 +208,7 @@ def publish(store: str, name: str, as_of: str) -> None:
 def verified(store: str, bundle: dict, tmp_path: Path):
     """`verify-rating` on the bundle, with the ledger's checkpoint: the CLI's result."""
     (tmp_path / "b.json").write_text(json.dumps(bundle))
-    (tmp_path / "c.txt").write_text(held(store).text())
-    return runner.invoke(
-        app, ["verify-rating", str(tmp_path / "b.json"), "--checkpoint", str(tmp_path / "c.txt")]
-    )
+    return runner.invoke(app, offline(store, tmp_path))
 
 
 W, X, Y, Z = "50000004", "50000001", "50000002", "50000003"

@@ -92,9 +92,13 @@ def test_whoever_holds_an_old_checkpoint_detects_a_past_rewritten_with_the_write
 def test_the_commands_prove_and_check_offline_and_a_witness_cosigns(
     ledger: RatingsLedger, store_url: str, tmp_path: Path
 ) -> None:
+    ledger.grant_role("auditor", "auditor", actor="director")  # a witness's key is granted
     grow(ledger, 2)
     old = runner.invoke(app, ["checkpoint", "--store", store_url])
     assert old.exit_code == 0, old.output
+    trusted = runner.invoke(app, ["trusted-keys", "--store", store_url])
+    (tmp_path / "trusted.txt").write_text(trusted.output)
+    trust = ["--trusted", str(tmp_path / "trusted.txt")]
     (tmp_path / "old.txt").write_text(old.output)
     grow(ledger, 2, first=2)
     new = runner.invoke(app, ["checkpoint", "--store", store_url])
@@ -111,6 +115,7 @@ def test_the_commands_prove_and_check_offline_and_a_witness_cosigns(
             str(tmp_path / "old.txt"),
             "--new",
             str(tmp_path / "new.txt"),
+            *trust,
         ],
     )
     assert checked.exit_code == 0 and checked.output.startswith("ok: "), checked.output
@@ -118,16 +123,32 @@ def test_the_commands_prove_and_check_offline_and_a_witness_cosigns(
     assert json.loads(inclusion.output)["inclusion"]["position"] == 3
     (tmp_path / "i.json").write_text(inclusion.output)
     checked = runner.invoke(
-        app, ["verify-proof", str(tmp_path / "i.json"), "--checkpoint", str(tmp_path / "new.txt")]
+        app,
+        [
+            "verify-proof",
+            str(tmp_path / "i.json"),
+            "--checkpoint",
+            str(tmp_path / "new.txt"),
+            *trust,
+        ],
     )
     assert checked.exit_code == 0, checked.output
     cosigned = runner.invoke(
-        app, ["cosign", str(tmp_path / "old.txt"), "--actor", "auditor", "--store", store_url]
+        app,
+        ["cosign", str(tmp_path / "old.txt"), "--actor", "auditor", "--store", store_url]
+        + ["--state", str(tmp_path / "witness.json")],
     )
     assert cosigned.exit_code == 0, cosigned.output
     Checkpoint.parse(cosigned.output).check("auditor", ledger.keyring.public_key("auditor"))
     wrong = runner.invoke(
-        app, ["verify-proof", str(tmp_path / "i.json"), "--checkpoint", str(tmp_path / "old.txt")]
+        app,
+        [
+            "verify-proof",
+            str(tmp_path / "i.json"),
+            "--checkpoint",
+            str(tmp_path / "old.txt"),
+            *trust,
+        ],
     )
     assert wrong.exit_code != 0 and len(wrong.output.strip().splitlines()) == 1
 
@@ -137,6 +158,7 @@ def test_a_witness_refuses_a_checkpoint_its_writer_did_not_sign(
 ) -> None:
     """Issue 18: "an auditor's key can cosign (witness) a checkpoint": only one the ledger's
     writer signed, checked against the key the verified log gave the writer."""
+    ledger.grant_role("auditor", "auditor", actor="director")  # a witness's key is granted
     grow(ledger, 2)
     real = Checkpoint.parse(runner.invoke(app, ["checkpoint", "--store", store_url]).output)
     writer = real.signatures[0][0]
@@ -147,7 +169,9 @@ def test_a_witness_refuses_a_checkpoint_its_writer_did_not_sign(
     (tmp_path / "bare.txt").write_text(Checkpoint(real.ledger, real.size, real.root).text())
     for name in ("forged.txt", "bare.txt"):
         refused = runner.invoke(
-            app, ["cosign", str(tmp_path / name), "--actor", "auditor", "--store", store_url]
+            app,
+            ["cosign", str(tmp_path / name), "--actor", "auditor", "--store", store_url]
+            + ["--state", str(tmp_path / "witness.json")],
         )
         assert refused.exit_code == 1, refused.output
         assert "does not carry its writer" in refused.output

@@ -21,6 +21,15 @@ from ledger.entrypoints.cli.common import (
     show_entries,
     system_name,
 )
+from ledger.entrypoints.cli.transparency import (
+    CheckpointFile,
+    CosignedBy,
+    TrustFiles,
+    WitnessKeys,
+    WriterKeys,
+    read_checkpoint,
+    trust_of,
+)
 from ledger.store import DEFAULT_STORE, view_path
 
 ListName = Annotated[str, typer.Option("--list", help="The published list's name")]
@@ -115,28 +124,32 @@ def prove(
 
 def verify_rating(
     bundle: Annotated[Path, typer.Argument(help="A bundle from `prove`")],
-    held: Annotated[
-        Path, typer.Option("--checkpoint", help="A checkpoint you hold (from `checkpoint`)")
-    ],
+    held: CheckpointFile,
+    trusted: TrustFiles = None,
+    key: WriterKeys = None,
+    witness: WitnessKeys = None,
+    cosigned_by: CosignedBy = None,
 ) -> None:
     """Check a rating proof bundle against a checkpoint you hold, offline (no database): the
-    entries are in the ledger, the row is under the list's committed root, and the rating is
-    recomputed from the games and the previous list's rows."""
-    from ledger.checkpoints import Checkpoint
+    checkpoint signed by a writer whose key you trust (--trusted/--key), the entries in the
+    ledger, the row under the list's committed root, and the rating recomputed from the games
+    and the previous list's rows."""
     from projections.proofs import BundleError, verify_bundle
 
     with reported():
+        trust = trust_of(trusted, key, witness)
+        checkpoint = read_checkpoint(held)
+        signed = trust.check(checkpoint, cosigned_by or ())
         try:
             data = json.loads(bundle.read_text())
-            checkpoint = Checkpoint.parse(held.read_text())
         except (OSError, ValueError) as exc:
-            raise BundleError(f"cannot read the bundle or checkpoint ({exc})") from None
+            raise BundleError(f"cannot read the bundle {bundle} ({exc})") from None
         said = verify_bundle(data, checkpoint)
     if not said["recomputed"]:
         typer.echo(
             f"ok: {said['player']}'s {said['system']} row on {said['list']!r} is "
             f"{said['official_rating']}, committed under checkpoint {said['checkpoint_size']} "
-            f"(not recomputed: {said['why_not_recomputed']})"
+            f"{signed} (not recomputed: {said['why_not_recomputed']})"
         )
         return
     rating = said["official_rating"]
@@ -144,5 +157,5 @@ def verify_rating(
     typer.echo(
         f"ok: {said['player']}'s {said['system']} row on {said['list']!r} {shown}: recomputed "
         f"from {said['items']} items and the previous list, committed under checkpoint "
-        f"{said['checkpoint_size']}"
+        f"{said['checkpoint_size']} {signed}"
     )

@@ -1,27 +1,99 @@
 """The transparency log: `checkpoint`, `prove-inclusion`, `prove-consistency`,
-`verify-proof` (offline, no database) and `cosign` (an auditor witnesses a checkpoint)."""
+`verify-proof` (offline, no database, against keys the verifier trusts), `trusted-keys` (a
+trust file from a verified ledger), `cosign` (a stateful witness) and `split-view`."""
 
 from __future__ import annotations
 
 import json
-from contextlib import closing
+from contextlib import closing, nullcontext
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ledger.entrypoints.cli.common import Store, reported
+from ledger.entrypoints.cli.common import Store, fail, reported
+from ledger.errors import InvalidCommand
 from ledger.store import DEFAULT_STORE
+
+if TYPE_CHECKING:
+    from ledger.checkpoints import Checkpoint
+    from ledger.trust import TrustedKeys
 
 CheckpointFile = Annotated[
     Path, typer.Option("--checkpoint", help="A checkpoint you hold (from `checkpoint`)")
+]
+TrustFiles = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--trusted", help="A trust file you hold (`trusted-keys` of a ledger you verified)"
+    ),
+]
+WriterKeys = Annotated[
+    list[str] | None,
+    typer.Option("--key", metavar="NAME=HEX", help="A writer's public key you trust"),
+]
+WitnessKeys = Annotated[
+    list[str] | None,
+    typer.Option("--witness", metavar="NAME=HEX", help="A witness's public key you trust"),
+]
+CosignedBy = Annotated[
+    list[str] | None,
+    typer.Option("--cosigned-by", metavar="NAME", help="Require this witness's cosignature"),
 ]
 
 
 def register(app: typer.Typer) -> None:
     """Add the transparency log's commands to the `ratings-ledger` app."""
-    for command in (checkpoint, prove_inclusion, prove_consistency, verify_proof, cosign):
+    for command in (
+        checkpoint,
+        prove_inclusion,
+        prove_consistency,
+        verify_proof,
+        trusted_keys,
+        cosign,
+        split_view,
+    ):
         app.command(command.__name__.replace("_", "-"))(command)
+
+
+def trust_of(
+    files: list[Path] | None, writers: list[str] | None, witnesses: list[str] | None
+) -> TrustedKeys:
+    """The keys the verifier trusts, from `--trusted`, `--key` and `--witness` (at least one
+    writer's key, or InvalidCommand)."""
+    from ledger import trust
+
+    texts = []
+    for path in files or ():
+        try:
+            texts.append((str(path), path.read_text(encoding="utf-8")))
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InvalidCommand((), f"--trusted {path}: cannot read it ({exc})") from None
+    return trust.load(texts, writers or (), witnesses or ())
+
+
+def read_checkpoint(path: Path) -> Checkpoint:
+    """The checkpoint in the file at `path` (CheckpointError if unreadable)."""
+    from ledger.checkpoints import Checkpoint, CheckpointError
+
+    try:
+        return Checkpoint.parse(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CheckpointError(f"cannot read the checkpoint {path} ({exc})") from None
+
+
+def read_proof(path: Path, *kinds: str) -> tuple[str, dict[str, Any]]:
+    """The first of `kinds` of proof ("inclusion", "consistency") the file at `path` holds."""
+    from ledger.checkpoints import CheckpointError
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise CheckpointError(f"cannot read the proof {path} ({exc})") from None
+    for kind in kinds:
+        if isinstance(data, dict) and isinstance(data.get(kind), dict):
+            return kind, data[kind]
+    raise CheckpointError(f"{path} holds no {' or '.join(kinds)} proof (from prove-{kinds[0]})")
 
 
 def checkpoint(store: Store = DEFAULT_STORE) -> None:
@@ -70,50 +142,132 @@ def verify_proof(
         Path | None,
         typer.Option("--new", help="The newer checkpoint (for a consistency proof)"),
     ] = None,
+    trusted: TrustFiles = None,
+    key: WriterKeys = None,
+    witness: WitnessKeys = None,
+    cosigned_by: CosignedBy = None,
 ) -> None:
-    """Check a proof against checkpoints you hold, offline (no database): an entry's inclusion,
-    or that the newer checkpoint extends the one you hold (a rewritten past fails)."""
+    """Check a proof against checkpoints you hold, offline (no database): each checkpoint
+    signed by a writer whose key you trust (--trusted/--key), then an entry's inclusion, or
+    that the newer checkpoint extends the one you hold (a rewritten past fails)."""
     from ledger import transparency
-    from ledger.checkpoints import Checkpoint, CheckpointError
+    from ledger.checkpoints import CheckpointError
 
     with reported():
+        trust = trust_of(trusted, key, witness)
+        kind, found = read_proof(proof, "inclusion", "consistency")
+        old = read_checkpoint(held)
+        signed = trust.check(old, cosigned_by or ())
         try:
-            data = json.loads(proof.read_text())
-            old = Checkpoint.parse(held.read_text())
-            if "inclusion" in data:
-                transparency.verify_inclusion(data["inclusion"], old)
-                said = f"entry {data['inclusion']['position']} is in the checkpoint of {old.size}"
-            elif "consistency" in data and against is not None:
-                new = Checkpoint.parse(against.read_text())
-                transparency.verify_consistency(old, new, data["consistency"])
+            if kind == "inclusion":
+                transparency.verify_inclusion(found, old)
+                said = f"entry {found['position']} is in the checkpoint of {old.size}"
+            elif against is not None:
+                new = read_checkpoint(against)
+                signed = trust.check(new, cosigned_by or ())
+                transparency.verify_consistency(old, new, found)
                 said = f"the checkpoint of {new.size} entries extends the one of {old.size}"
             else:
-                raise CheckpointError("give an inclusion proof, or a consistency proof and --new")
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise CheckpointError(f"cannot read the proof or checkpoint ({exc})") from None
-    typer.echo(f"ok: {said}")
+                raise CheckpointError("a consistency proof needs the newer checkpoint: --new FILE")
+        except (ValueError, KeyError, TypeError) as exc:
+            raise CheckpointError(f"the proof {proof} is malformed ({exc!r})") from None
+    typer.echo(f"ok: {said} ({signed})")
+
+
+def trusted_keys(store: Store = DEFAULT_STORE) -> None:
+    """Verify the whole ledger (as `verify`), then print the keys it holds at its head as a
+    trust file: keep it, and give it to the offline checks (`verify-proof`, `verify-rating`,
+    `split-view`) as --trusted FILE."""
+    from ledger import transparency, trust
+    from ledger.chain import verify
+    from ledger.reading import open_ledger
+
+    with reported(), closing(open_ledger(store)) as ledger:
+        found = verify(ledger, keys_at=ledger.recorder.max_notification_id() or 0)
+        if found.broken is not None:
+            fail(1, f"chain broken at position {found.broken.position}: {found.broken.reason}")
+        ledger_id = transparency.latest(ledger).ledger
+    typer.echo(trust.render(ledger_id, str(found.head), found.keys, found.roles), nl=False)
 
 
 def cosign(
     held: Annotated[Path, typer.Argument(help="The checkpoint to witness")],
-    actor: Annotated[str, typer.Option(help="The witness (an auditor), with a key")],
+    actor: Annotated[str, typer.Option(help="The witness: an auditor the ledger grants a key")],
+    state: Annotated[
+        Path | None,
+        typer.Option(help="The witness's state file (default: ACTOR.witness.json in its keyring)"),
+    ] = None,
+    proof: Annotated[
+        Path | None,
+        typer.Option(
+            help="A consistency proof from the last checkpoint cosigned (default: the store's)"
+        ),
+    ] = None,
     store: Store = DEFAULT_STORE,
 ) -> None:
-    """Witness a checkpoint: check that the ledger's signed head extends it and that its
-    writer's signature checks, then print it with ACTOR's cosignature added."""
-    from ledger import transparency
-    from ledger.checkpoints import Checkpoint, CheckpointError
+    """Witness a checkpoint: its writer's signature checks against the key the verified log
+    holds for the writer, ACTOR's key is the one the ledger grants them, and it extends the
+    last checkpoint ACTOR cosigned of this ledger (else "split view" or "rollback", nothing
+    cosigned); print it with ACTOR's cosignature added and remember it."""
+    from ledger import witness
+    from ledger.checkpoints import CheckpointError
     from ledger.reading import open_ledger
     from ledger.signing import Keyring
 
     with reported(), closing(open_ledger(store)) as ledger:
-        try:
-            found = Checkpoint.parse(held.read_text())
-        except OSError as exc:
-            raise CheckpointError(f"cannot read {held} ({exc.strerror})") from None
-        transparency.witnessed(ledger, found)
-        key = Keyring().private_key(actor)
+        found = read_checkpoint(held)
+        given = read_proof(proof, "consistency")[1] if proof is not None else None
+        keyring = Keyring()
+        key = keyring.private_key(actor)
         if key is None:
             raise CheckpointError(f"{actor!r} has no key in the keyring to cosign with")
-        signed = found.signed(actor, key)
+        path = state or witness.state_path(keyring, actor)
+        signed = witness.cosign(ledger, found, actor, key, path, given)
     typer.echo(signed.text(), nl=False)
+
+
+def split_view(
+    checkpoints: Annotated[list[Path], typer.Argument(help="Checkpoints of one ledger")],
+    proof: Annotated[
+        list[Path] | None,
+        typer.Option("--proof", help="A consistency proof between two of their sizes"),
+    ] = None,
+    store: Annotated[
+        str | None, typer.Option(help="A store to compute the missing consistency proofs from")
+    ] = None,
+    trusted: TrustFiles = None,
+    key: WriterKeys = None,
+    witness: WitnessKeys = None,
+    cosigned_by: CosignedBy = None,
+) -> None:
+    """Show whether cosigned checkpoints of one ledger extend each other (anyone can run it):
+    each signed by a writer you trust, then any two of one size with different roots, or of
+    two sizes whose consistency proof fails, are a split view (exit 1)."""
+    from ledger import transparency
+    from ledger.reading import open_ledger
+    from ledger.witness import split_views
+
+    with reported():
+        trust = trust_of(trusted, key, witness)
+        held, lines = [], []
+        for path in checkpoints:
+            found = read_checkpoint(path)
+            lines.append(f"{path}: {found.size} entries, {trust.check(found, cosigned_by or ())}")
+            held.append((str(path), found))
+        given = {}
+        for path in proof or ():
+            _, found = read_proof(path, "consistency")
+            given[found.get("old_size"), found.get("new_size")] = found
+        with closing(open_ledger(store)) if store else nullcontext() as ledger:
+
+            def proof_for(old: int, new: int) -> dict[str, Any] | None:
+                if (old, new) in given or ledger is None:
+                    return given.get((old, new))
+                return transparency.consistency(ledger, old, new)
+
+            splits = split_views(held, proof_for)
+    for line in lines + splits:
+        typer.echo(line)
+    if splits:
+        fail(1, f"split view: {len(splits)} pair(s) of checkpoints do not extend each other")
+    typer.echo(f"ok: the {len(held)} checkpoints extend each other")
