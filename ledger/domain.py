@@ -268,6 +268,23 @@ class Void(Aggregate):
         self.position = position
 
 
+def set_aside_key(position: int) -> UUID:
+    return uuid5(NAMESPACE, f"set-aside:{position}")
+
+
+class SetAside(Aggregate):
+    """A director's decision that the entries at `positions` (which fail verification) are
+    set aside: keyed by the first, so racing directors record it once."""
+
+    @staticmethod
+    def create_id(positions: tuple[int, ...] | list[int]) -> UUID:
+        return set_aside_key(positions[0])
+
+    @fact(events.EntrySetAside)
+    def __init__(self, positions: tuple[int, ...] | list[int], **_: Any) -> None:
+        self.positions = tuple(positions)
+
+
 class Roles(Aggregate):
     """Who holds which role, and each holder's public key (`ledger.signing`): created by `init`,
     which also makes its actor the first director. A grant with a new key rotates the holder's
@@ -290,7 +307,7 @@ class Roles(Aggregate):
 
     @fact(events.RoleRevoked)
     def revoke(self, holder: str, role: str, **_: Any) -> None:
-        self.held[holder].discard(role)
+        self.held.setdefault(holder, set()).discard(role)  # a forged revocation never crashes
         if not self.held[holder]:
             self.keys.pop(holder, None)
 
@@ -328,5 +345,6 @@ _register_topics(
     RulesAmendment,
     PublishedList,
     Void,
+    SetAside,
     Roles,
 )

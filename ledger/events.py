@@ -140,6 +140,25 @@ class PlayerProfileUpdated(PlayerRegistered, frozen=True, kw_only=True):
     """A registered member's whole profile, as changed."""
 
 
+RATING_FIELDS = (
+    "birth_date",
+    "birth_year",
+    "adult",
+    "fide",
+    "cfc",
+    "fide_id",
+    "federation",
+    "reported_rating",
+    "playing_since",
+    "fide_adjustment_opt_in",
+    "membership_expires",
+)
+"""The profile fields a registered player's ratings follow from (issue 28): his age, the
+published ratings and ids he is rated from, his federation, FIDE adjustment and membership.
+Changing one of them once he is registered is the office's (`roles.RATING_FIELDS_MAY`); a
+tournament director's `register` may change only the others (name, title, sex, club)."""
+
+
 class PlayersMerged(Fact, frozen=True, kw_only=True):
     """Two records of one person joined: from this entry on, every fact about `member_id` (the
     record merged away) counts as `into`'s, its history re-rated as if `into` had played its
@@ -399,6 +418,19 @@ class EntryVoided(Fact, frozen=True, kw_only=True):
 
     position: Annotated[int, msgspec.Meta(ge=1), Door("entry")]
     reason: Reason | None = None
+
+
+class EntrySetAside(Fact, frozen=True, kw_only=True):
+    """Entries that fail verification (a write an insider forged, or one whose signer had no
+    authority), set aside by a director: they stay in the ledger and in its tree, but no read
+    applies them and no check asks for their signature or authority (issue 28)."""
+
+    verb = "set-aside"
+    unvoidable = "a set-aside is final"
+    read = False
+
+    positions: Annotated[tuple[Annotated[int, msgspec.Meta(ge=1)], ...], Door("entries")]
+    reason: Reason
 
 
 # Roles: who may write (ledger/roles.py); the read side does not use them
