@@ -167,7 +167,7 @@ def read_verified_entries(
             verified = write[-1].position if write else verified
     except SignatureError as exc:
         found = ReadBreak(exc.position, exc.reason, max(verified, after_position))
-        for report, seen in _LISTENERS:
+        for report, seen in list(_LISTENERS):  # a copy: other threads may come and go
             if found not in seen:
                 seen.add(found)
                 report(found)

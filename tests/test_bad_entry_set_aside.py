@@ -167,3 +167,22 @@ def test_a_forged_grant_grants_nothing_and_once_set_aside_every_writer_goes_on(
     with RatingsLedger(store_url) as again:
         again.register_player(parse(RegisterPlayer, {"id": LATER}), actor="office")
     assert verify(ledger).broken is None
+
+
+def test_the_web_site_shows_the_break_on_its_pages_and_in_its_json(
+    broken: tuple[RatingsLedger, int], store_url: str
+) -> None:
+    """ "the web site shows a banner or its JSON a field": both, until it is set aside."""
+    from ledger.entrypoints.web.app import Site
+    from tests.test_web import get
+
+    _, position = broken
+    site = Site(store_url)
+    card = get(site, f"/api/players/{CARL}").json()
+    assert card["card"]["federation"] == "USA"
+    assert card["ledger_break"].startswith(f"entry {position} fails verification")
+    assert f"entry {position} fails verification" in get(site, f"/players/{CARL}").text
+    done = invoke(store_url, "set-aside", str(position), "--reason", "r", "--actor", "director")
+    assert done.exit_code == 0, done.output
+    assert "ledger_break" not in get(site, f"/api/players/{CARL}").json()
+    assert "fails verification" not in get(site, f"/players/{LATER}").text
