@@ -268,17 +268,10 @@ class Void(Aggregate):
         self.position = position
 
 
-def set_aside_key(position: int) -> UUID:
-    return uuid5(NAMESPACE, f"set-aside:{position}")
-
-
 class SetAside(Aggregate):
     """A director's decision that the entries at `positions` (which fail verification) are
-    set aside: keyed by the first, so racing directors record it once."""
-
-    @staticmethod
-    def create_id(positions: tuple[int, ...] | list[int]) -> UUID:
-        return set_aside_key(positions[0])
+    set aside: on a record of its own (a fresh id, so no row an insider planted on a
+    predictable one can block it; two racing directors may both record one, to one effect)."""
 
     @fact(events.EntrySetAside)
     def __init__(self, positions: tuple[int, ...] | list[int], **_: Any) -> None:

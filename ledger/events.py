@@ -140,6 +140,8 @@ class PlayerProfileUpdated(PlayerRegistered, frozen=True, kw_only=True):
     """A registered member's whole profile, as changed."""
 
 
+PROFILE_KINDS = ("PlayerRegistered", "PlayerProfileUpdated")
+"""The kinds that set a player's profile (on his record, `domain.player_key(member_id)`)."""
 RATING_FIELDS = (
     "birth_date",
     "birth_year",

@@ -70,7 +70,6 @@ MAY: dict[Verb, tuple[Role, ...]] = {
 RATING_FIELDS_MAY: tuple[Role, ...] = (D, RA)
 """Who may change a registered player's rating fields (`events.RATING_FIELDS`) through
 `register`: a correction by another door is the office's, as corrections are (issue 28)."""
-PROFILE_CHANGE = "PlayerProfileUpdated"
 
 
 RECORDED_BY: dict[str, Verb] = {
@@ -91,7 +90,7 @@ def lacks_authority(kind: str, held: Collection[str], changed: Collection[str] =
     holds = ", ".join(sorted(held)) or "no role"
     if not any(role in held for role in MAY[verb]):
         return f"{verb} takes {' or '.join(MAY[verb])}, and its signer held {holds} there"
-    if kind == PROFILE_CHANGE and changed and not may_change_rating_fields(held):
+    if kind in events.PROFILE_KINDS and changed and not may_change_rating_fields(held):
         return (
             f"it changes a registered player's {', '.join(changed)}, which takes "
             f"{' or '.join(RATING_FIELDS_MAY)}, and its signer held {holds} there"

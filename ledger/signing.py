@@ -26,10 +26,10 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from ledger.checkpoints import V2, V3, Checkpoint, identity
-from ledger.domain import InvalidCommand, LedgerError
+from ledger.domain import InvalidCommand, LedgerError, player_key
+from ledger.events import PROFILE_KINDS
 from ledger.merkle import Frontier, leaf_hash
 from ledger.roles import (
-    PROFILE_CHANGE,
     AccessDenied,
     lacks_authority,
     may_change_rating_fields,
@@ -348,9 +348,7 @@ class Verifier:
         if founding_grant and kind == "RoleGranted":
             return
         held = self.roles.get(actor, set()) if isinstance(actor, str) else set()
-        changed: list[str] = []
-        if kind == PROFILE_CHANGE and not may_change_rating_fields(held):
-            changed = rating_fields_changed(self.profile_before(s), json_object(s.state))
+        changed = self._rating_changes(s, kind) if not may_change_rating_fields(held) else []
         why = lacks_authority(kind, held, changed)
         if why is not None:
             raise SignatureError(s.position, f"{actor!r} had no authority to record it: {why}")
@@ -360,6 +358,20 @@ class Verifier:
         noted in `ignored` (`ledger.asides.keys_at`: a forged key event grants nothing)."""
         self._pending = []
         self.ignored.append(failed)
+
+    def _rating_changes(self, s: Signed, kind: str) -> list[str]:
+        """The rating fields a profile entry changes (`events.RATING_FIELDS`), judged against
+        the player's profile before it: a registration that is its record's first entry
+        changes none (a new player); one on another record than its member's is refused."""
+        if kind not in PROFILE_KINDS:
+            return []
+        data = json_object(s.state)
+        member = data.get("member_id")
+        if not isinstance(member, str) or str(s.aggregate_id) != str(player_key(member)):
+            raise SignatureError(s.position, "the profile is not on its player's record (forged)")
+        if kind == "PlayerRegistered" and s.version == 1:
+            return []
+        return rating_fields_changed(self.profile_before(s), data)
 
     def finish(self) -> None:
         """The entries read end here: a write left without its signed last entry fails."""

@@ -186,3 +186,31 @@ def test_the_web_site_shows_the_break_on_its_pages_and_in_its_json(
     assert done.exit_code == 0, done.output
     assert "ledger_break" not in get(site, f"/api/players/{CARL}").json()
     assert "fails verification" not in get(site, f"/players/{LATER}").text
+
+
+def test_a_set_aside_forged_with_the_tds_key_sets_nothing_aside_and_is_named(
+    broken: tuple[RatingsLedger, int], store_url: str
+) -> None:
+    """An insider hiding the forged entry (or an honest one) with an `EntrySetAside` signed by
+    a key that may not set aside: it is honoured nowhere, and reads stop at it too."""
+    from uuid import uuid4
+
+    ledger, position = broken
+    payload = {"positions": [position], "reason": "hidden", "actor": "td"}
+    payload |= {"timestamp": json.loads(list(read_entries(ledger))[-1].state)["timestamp"]}
+    forged = insert(
+        store_url,
+        uuid4(),
+        1,
+        "ratings-ledger:EntrySetAside",
+        json.dumps(payload).encode(),
+        ledger.keyring.private_key("td"),
+        seal=True,
+    )
+    assert verify(ledger).set_aside == {}
+    assert verify(ledger).broken.position == position
+    assert checked_read(ledger)[1].position == position
+    done = invoke(store_url, "set-aside", str(position), "--reason", "r", "--actor", "director")
+    assert done.exit_code == 0, done.output  # the director's own set-aside, then the forged one
+    assert verify(ledger).broken.position == forged
+    assert "set-aside takes director" in verify(ledger).broken.reason

@@ -156,3 +156,25 @@ def test_the_rating_fields_are_declared_once_among_the_profiles_fields() -> None
     """ "decide the exact list, in one declared place": every rating field is a profile field."""
     assert set(events.RATING_FIELDS) <= set(events.PlayerProfileUpdated.__struct_fields__)
     assert {"name", "club", "title", "sex"}.isdisjoint(events.RATING_FIELDS)
+
+
+@pytest.mark.parametrize("record", ["his own, again", "another"])
+def test_a_td_signed_registration_that_rerates_a_registered_player_is_named_by_verify(
+    carl: RatingsLedger, store_url: str, record: str
+) -> None:
+    """The same re-rating through the other profile kind: a second `PlayerRegistered` of Carl
+    (on his record after his first entry, or on a record of its own, which the read side would
+    take as Carl's) signed with the TD's key is refused like the update."""
+    from uuid import uuid4
+
+    [registered] = [e for e in read_entries(carl) if e.payload.get("member_id") == CARL]
+    payload = json.loads(registered.state) | {"fide": {"rating": 2533, "date": "2019-01-01"}}
+    again = record == "his own, again"
+    aggregate, version = (player_key(CARL), 2) if again else (uuid4(), 1)
+    topic, state = "ratings-ledger:PlayerRegistered", json.dumps(payload).encode()
+    key = carl.keyring.private_key("td")
+    position = insert(store_url, aggregate, version, topic, state, key, seal=True)
+    found = verify(carl)
+    assert found.broken is not None and found.broken.position == position
+    why = "changes a registered player's fide" if again else "not on its player's record"
+    assert why in found.broken.reason
