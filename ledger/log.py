@@ -6,10 +6,13 @@ import json
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 from eventsourcing.persistence import ApplicationRecorder, Notification
+
+if TYPE_CHECKING:
+    from ledger.signing import SignatureError
 
 
 class HasRecorder(Protocol):
@@ -175,11 +178,11 @@ def read_verified_entries(
 
 def first_break(
     app_or_recorder: HasRecorder | ApplicationRecorder, aside: Collection[int] = ()
-) -> Any:
+) -> SignatureError | None:
     """The first write that does not verify (`SignatureError`; None: every one does), with
     the positions `aside` set aside beside those a director set aside already."""
     from ledger.chain_reads import verifier_at
-    from ledger.signing import SignatureError
+    from ledger.signing import SignatureError  # noqa: F811 - imported when run, as above
 
     verifier = verifier_at(app_or_recorder, 0)
     verifier.set_aside = {*verifier.set_aside, *aside}
