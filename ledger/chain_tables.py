@@ -12,7 +12,7 @@ from eventsourcing.persistence import ApplicationRecorder, Notification, Persist
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 
 from ledger.domain import StoreError
-from ledger.events import PROFILE_KINDS
+from ledger.roles import PROFILE_KINDS
 from ledger.signing import Signed
 from ledger.store import CHAIN_TABLE
 from ledger.tree import TREE_TABLE, TreeRows

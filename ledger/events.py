@@ -14,9 +14,8 @@ and as class attributes:
 From these follow the command models (ledger/door.py `door`), the domain's event methods
 (their parameters and topic, ledger/domain.py `fact`), the role check (`roles.RECORDED_BY`),
 the decoders (`decode`), the item tables of projections/items.py and the consequences report
-(ledger/consequences.py). `decode` turns a
-stored entry (its raw JSON, or its payload dict) into an instance, checking every value against
-its read bound on the way (a NaN, 1e300 or round 10^12 is refused here with the field's path).
+(ledger/consequences.py). `decode` turns a stored entry (its raw JSON or payload dict) into an
+instance, refusing a value beyond its read bound (a NaN, 1e300, round 10^12) with its path.
 
 The classes are msgspec Structs: frozen and typed like dataclasses, decoded from the stored
 JSON in C without building a dict per game (docs/decisions.md, "typed events").
@@ -138,27 +137,6 @@ class PlayerRegistered(Fact, frozen=True, kw_only=True):
 
 class PlayerProfileUpdated(PlayerRegistered, frozen=True, kw_only=True):
     """A registered member's whole profile, as changed."""
-
-
-PROFILE_KINDS = ("PlayerRegistered", "PlayerProfileUpdated")
-"""The kinds that set a player's profile (on his record, `domain.player_key(member_id)`)."""
-RATING_FIELDS = (
-    "birth_date",
-    "birth_year",
-    "adult",
-    "fide",
-    "cfc",
-    "fide_id",
-    "federation",
-    "reported_rating",
-    "playing_since",
-    "fide_adjustment_opt_in",
-    "membership_expires",
-)
-"""The profile fields a registered player's ratings follow from (issue 28): his age, the
-published ratings and ids he is rated from, his federation, FIDE adjustment and membership.
-Changing one of them once he is registered is the office's (`roles.RATING_FIELDS_MAY`); a
-tournament director's `register` may change only the others (name, title, sex, club)."""
 
 
 class PlayersMerged(Fact, frozen=True, kw_only=True):
@@ -423,14 +401,11 @@ class EntryVoided(Fact, frozen=True, kw_only=True):
 
 
 class EntrySetAside(Fact, frozen=True, kw_only=True):
-    """Entries that fail verification (a write an insider forged, or one whose signer had no
-    authority), set aside by a director: they stay in the ledger and in its tree, but no read
-    applies them and no check asks for their signature or authority (issue 28)."""
+    """Entries that fail verification, set aside by a director (issue 28; ledger/asides.py)."""
 
     verb = "set-aside"
     unvoidable = "a set-aside is final"
-    read = False
-
+    read = False  # passed over by every check and read (ledger/asides.py), never decoded
     positions: Annotated[tuple[Annotated[int, msgspec.Meta(ge=1)], ...], Door("entries")]
     reason: Reason
 

@@ -67,9 +67,29 @@ MAY: dict[Verb, tuple[Role, ...]] = {
 """The roles that may use each write verb; an auditor may use none (reading needs no role)."""
 
 
+PROFILE_KINDS = ("PlayerRegistered", "PlayerProfileUpdated")
+"""The kinds that set a player's profile (on his record, `domain.player_key(member_id)`)."""
+RATING_FIELDS = (
+    "birth_date",
+    "birth_year",
+    "adult",
+    "fide",
+    "cfc",
+    "fide_id",
+    "federation",
+    "reported_rating",
+    "playing_since",
+    "fide_adjustment_opt_in",
+    "membership_expires",
+)
+"""The profile fields (ledger/events.py `PlayerRegistered`) a registered player's ratings
+follow from (issue 28): his age, the published ratings and ids he is rated from, his
+federation, FIDE adjustment and membership. Changing one once he is registered is the
+office's (`RATING_FIELDS_MAY`); a tournament director's `register` may change only the others
+(name, title, sex, club)."""
 RATING_FIELDS_MAY: tuple[Role, ...] = (D, RA)
-"""Who may change a registered player's rating fields (`events.RATING_FIELDS`) through
-`register`: a correction by another door is the office's, as corrections are (issue 28)."""
+"""Who may change a registered player's rating fields through `register`: a correction by
+another door is the office's, as corrections are (issue 28)."""
 
 
 RECORDED_BY: dict[str, Verb] = {
@@ -90,7 +110,7 @@ def lacks_authority(kind: str, held: Collection[str], changed: Collection[str] =
     holds = ", ".join(sorted(held)) or "no role"
     if not any(role in held for role in MAY[verb]):
         return f"{verb} takes {' or '.join(MAY[verb])}, and its signer held {holds} there"
-    if kind in events.PROFILE_KINDS and changed and not may_change_rating_fields(held):
+    if kind in PROFILE_KINDS and changed and not may_change_rating_fields(held):
         return (
             f"it changes a registered player's {', '.join(changed)}, which takes "
             f"{' or '.join(RATING_FIELDS_MAY)}, and its signer held {holds} there"
@@ -104,10 +124,10 @@ def may_change_rating_fields(held: Collection[str]) -> bool:
 
 
 def rating_fields_changed(before: dict[str, Any] | None, after: dict[str, Any]) -> list[str]:
-    """The rating fields (`events.RATING_FIELDS`) whose values differ between two profiles
+    """The rating fields (`RATING_FIELDS`) whose values differ between two profiles
     (`before` None: none known, so every one `after` gives counts)."""
     before = before or {}
-    return [f for f in events.RATING_FIELDS if before.get(f) != after.get(f)]
+    return [f for f in RATING_FIELDS if before.get(f) != after.get(f)]
 
 
 class NotInitialized(AccessDenied):

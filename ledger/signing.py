@@ -28,9 +28,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from ledger.checkpoints import V2, V3, Checkpoint, identity
 from ledger.domain import InvalidCommand, LedgerError, player_key
-from ledger.events import PROFILE_KINDS
 from ledger.merkle import Frontier, leaf_hash
 from ledger.roles import (
+    PROFILE_KINDS,
     AccessDenied,
     lacks_authority,
     may_change_rating_fields,
@@ -361,7 +361,7 @@ class Verifier:
         self.ignored.append(failed)
 
     def _rating_changes(self, s: Signed, kind: str) -> list[str]:
-        """The rating fields a profile entry changes (`events.RATING_FIELDS`), judged against
+        """The rating fields a profile entry changes (`roles.RATING_FIELDS`), judged against
         the player's profile before it: a registration that is its record's first entry
         changes none (a new player); one on another record than its member's is refused."""
         if kind not in PROFILE_KINDS:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from ledger import events
+from ledger import events, roles
 from ledger.application import RatingsLedger
 from ledger.chain import verify
 from ledger.commands import RegisterPlayer, SubmitSection, parse
@@ -154,8 +154,8 @@ def test_a_signed_profile_change_within_its_signers_roles_verifies(
 
 def test_the_rating_fields_are_declared_once_among_the_profiles_fields() -> None:
     """ "decide the exact list, in one declared place": every rating field is a profile field."""
-    assert set(events.RATING_FIELDS) <= set(events.PlayerProfileUpdated.__struct_fields__)
-    assert {"name", "club", "title", "sex"}.isdisjoint(events.RATING_FIELDS)
+    assert set(roles.RATING_FIELDS) <= set(events.PlayerProfileUpdated.__struct_fields__)
+    assert {"name", "club", "title", "sex"}.isdisjoint(roles.RATING_FIELDS)
 
 
 @pytest.mark.parametrize("record", ["his own, again", "another"])

@@ -19,7 +19,7 @@ class PlayerWrites:
 
     def register_player(self, *players: RegisterPlayer, actor: str) -> list[LedgerEntry]:
         """Register new players; for registered ones record the changed profile, if any. A
-        registered player's rating fields (`events.RATING_FIELDS`) are changed by the office
+        registered player's rating fields (`roles.RATING_FIELDS`) are changed by the office
         only (`roles.RATING_FIELDS_MAY`): a tournament director's register that would change
         one is refused whole, naming the player and the fields (issue 28)."""
         actor = commands.actor(actor)
