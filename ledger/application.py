@@ -37,6 +37,7 @@ from ledger.log import LedgerEntry, to_entry
 from ledger.roles import NotInitialized, Verb, authorize
 from ledger.signing import KeyRefused, Keyring, Verifier, public_text
 from ledger.store import APP_NAME, redacted, store_env, store_url
+from ledger.writes.asides import AsideWrites
 from ledger.writes.decisions import DecisionWrites
 from ledger.writes.lists import ListWrites
 from ledger.writes.players import PlayerWrites
@@ -50,7 +51,7 @@ CREATE_TABLES_LOCK = 0x7261_7469_6E67_73  # a PostgreSQL advisory lock key ("rat
 
 
 class RatingsLedger(
-    PlayerWrites, SectionWrites, DecisionWrites, ListWrites, RoleWrites, Application
+    PlayerWrites, SectionWrites, DecisionWrites, ListWrites, RoleWrites, AsideWrites, Application
 ):
     """The write side of the ledger; read it in order with `ledger.log.read_entries`.
 
@@ -155,7 +156,10 @@ class RatingsLedger(
             return checked[2]  # the same attempt asks twice (its role, then its key)
         verifier = verifier_at(self, head)
         held = {h: set(r) for h, r in record.held.items() if r}
-        if held != {h: r for h, r in verifier.roles.items() if r} or record.keys != verifier.keys:
+        differs = held != {h: r for h, r in verifier.roles.items() if r}
+        if (differs or record.keys != verifier.keys) and not (verifier.ignored or verifier.skipped):
+            # a key-event write that does not verify (or set aside) explains the difference: it
+            # grants nothing, and the writers go on from the verified ones (issue 28)
             raise StoreError(
                 "the ledger's roles record does not match its signed entries (changed outside "
                 "the ledger): nothing was appended; run `ratings-ledger verify`"

@@ -17,6 +17,7 @@ from typing import Any
 
 from eventsourcing.persistence import ApplicationRecorder, Notification
 
+from ledger.asides import SetAsideNote, profiles, set_asides
 from ledger.chain_tables import HasRecorder, _links, _recorder, _signed
 from ledger.checkpoints import Checkpoint
 from ledger.signing import SignatureError, Verifier
@@ -57,6 +58,7 @@ class Verification:
     broken: Break | None
     keys: dict[str, str] = field(default_factory=dict)
     roles: dict[str, set[str]] = field(default_factory=dict)
+    set_aside: dict[int, SetAsideNote] = field(default_factory=dict)  # each position's why
 
 
 def parsed(state: bytes) -> Any:
@@ -121,6 +123,8 @@ def verify(app_or_recorder: HasRecorder | ApplicationRecorder, keys_at: int = 0)
     roles: dict[str, set[str]] = {}
     with _links(_recorder(app_or_recorder)) as links:
         sealed = links.all()
+        verifier.set_aside = aside = set_asides(links, links.tree_rows())
+        verifier.profile_before = profiles(_recorder(app_or_recorder), links)
         for notification, signature in links.entries(0):
             count += 1
             state = parsed(notification.state)
@@ -128,7 +132,9 @@ def verify(app_or_recorder: HasRecorder | ApplicationRecorder, keys_at: int = 0)
                 _first(breaks, Break(sealed[k][0], "the sealed entry is missing (deleted)"))
                 k += 1
             position = notification.id
-            if k < len(sealed) and sealed[k][0] == position:
+            if position in aside and not (k < len(sealed) and sealed[k][0] == position):
+                pass  # set aside, and never sealed: the chain runs past it
+            elif k < len(sealed) and sealed[k][0] == position:
                 previous = link(previous, notification, sealed[k][2], state)
                 if sealed[k][1] != previous:
                     _first(
@@ -145,7 +151,10 @@ def verify(app_or_recorder: HasRecorder | ApplicationRecorder, keys_at: int = 0)
                     _first(breaks, Break(exc.position, exc.reason))
                 else:
                     kind = notification.topic.rpartition(":")[2]
-                    why = timed.misdated(position, state) or submitted.second(kind, position, state)
+                    why = None  # a set-aside entry is not dated nor submitted: it does not count
+                    if position not in aside:
+                        why = timed.misdated(position, state)
+                        why = why or submitted.second(kind, position, state)
                     pending += [Break(position, why)] if why else []
                     if ended:  # reported once its write's signature checks
                         _first(breaks, pending[0] if pending else None)
@@ -164,7 +173,7 @@ def verify(app_or_recorder: HasRecorder | ApplicationRecorder, keys_at: int = 0)
             found = tree_mismatch(links.tree_rows(), verifier.frontier, count, position)
             _first(breaks, Break(*found) if found else None)
     broken = breaks[0] if breaks else None
-    return Verification(Head(previous, position), count, broken, keys, roles)
+    return Verification(Head(previous, position), count, broken, keys, roles, aside)
 
 
 def _first(breaks: list[Break], found: Break | None) -> None:

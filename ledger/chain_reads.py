@@ -7,11 +7,11 @@ from contextlib import contextmanager
 
 from eventsourcing.persistence import ApplicationRecorder, Notification
 
+from ledger.asides import frontier_before, keys_at, profiles, set_asides
 from ledger.chain import parsed
 from ledger.chain_tables import BATCH, HasRecorder, _links, _recorder, _signed, _unhex
-from ledger.merkle import Frontier
-from ledger.signing import COMMITMENT, KEY_EVENTS, Signed, Verifier
-from ledger.tree import TreeMismatch, TreeRows
+from ledger.signing import COMMITMENT, Signed, Verifier
+from ledger.tree import TreeRows
 
 
 def signed_entries(
@@ -41,34 +41,20 @@ def write_start(app_or_recorder: HasRecorder | ApplicationRecorder, after: int) 
 
 def verifier_at(app_or_recorder: HasRecorder | ApplicationRecorder, position: int) -> Verifier:
     """A Verifier knowing the keys and roles held after `position` (a write's end), the
-    ledger's tree and the lists committed there: the key events up to there checked, each write
-    from the tree before it (the roles record's writes hold nothing else)."""
-    with _links(_recorder(app_or_recorder)) as links:
+    ledger's tree, the lists committed there and the positions a director set aside: the key
+    events up to there checked, each write from the tree before it (the roles record's writes
+    hold nothing else); a key-event write that does not verify is ignored (`asides.keys_at`)."""
+    recorder = _recorder(app_or_recorder)
+    with _links(recorder) as links:
         tree = links.tree_rows()
-        verifier = Verifier(ledger=tree.first_identity())
-        rows = links.rows_after(0, None, KEY_EVENTS, position) if position > 0 else []
-        write: list[Signed] = []
-        for n, s in rows:
-            if not write:
-                verifier.seek(_frontier(tree, n.id))
-            write.append(_signed(n, s))
-            if s:
-                verifier.check(write)
-                write = []
-        verifier.check(write)
-        verifier.seek(_frontier(tree, position + 1))
+        aside = set_asides(links, tree)
+        verifier = keys_at(links, tree, position, aside)
+        verifier.seek(frontier_before(tree, position + 1))
         for n, _ in links.rows_after(0, None, (COMMITMENT,), position) if position > 0 else []:
             verifier.committed(n.id, parsed(n.state))
+    verifier.set_aside = aside
+    verifier.profile_before = profiles(recorder)
     return verifier
-
-
-def _frontier(tree: TreeRows, position: int) -> Frontier | None:
-    """The tree's frontier just before the entry at `position` (None: the store has no tree
-    there, as in a ledger from before trees, or one changed outside the ledger)."""
-    try:
-        return Frontier.at(tree.node, tree.entries_before(position))
-    except TreeMismatch:
-        return None
 
 
 @contextmanager

@@ -6,11 +6,13 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Protocol
+from uuid import UUID
 
 from eventsourcing.persistence import ApplicationRecorder, Notification, PersistenceError
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 
 from ledger.domain import StoreError
+from ledger.roles import PROFILE_KINDS
 from ledger.signing import Signed
 from ledger.store import CHAIN_TABLE
 from ledger.tree import TREE_TABLE, TreeRows
@@ -110,6 +112,24 @@ class _Links:
             )
             for position, originator, version, topic, state, signature in self._rows(sql, params)
         ]
+
+    def profile_before(self, aggregate_id: UUID | str, version: int) -> bytes | None:
+        """The stored state of a player's last profile entry before `version` of his record
+        (None: none), which a later profile change is judged against."""
+        uuid = aggregate_id if isinstance(aggregate_id, UUID) else UUID(str(aggregate_id))
+        rows = self._rows(
+            "SELECT state FROM {e} WHERE originator_id = ? AND originator_version < ? "
+            "AND topic IN (?, ?) ORDER BY originator_version DESC LIMIT 1",
+            (
+                uuid.hex if self.mark == "?" else uuid,
+                version,
+                *(f"ratings-ledger:{k}" for k in PROFILE_KINDS),
+            ),
+        )
+        if not rows:
+            return None
+        state = rows[0][0]
+        return state.encode() if isinstance(state, str) else bytes(state)
 
     def entries(self, after: int) -> Iterator[tuple[Notification, bytes | None]]:
         """The stored events after position `after`, in ledger order, BATCH at a time."""

@@ -247,6 +247,10 @@ class VoidEntry(door(events.EntryVoided)):
     """Take back one entry's effect on ratings (not a section's: withdraw or correct it)."""
 
 
+class SetAside(door(events.EntrySetAside)):
+    """Set aside entries that fail verification (directors only; issue 28)."""
+
+
 _ACTOR = TypeAdapter(Annotated[str, plausible.text(bounds.MAX_ACTOR)], config=Command.model_config)
 _REASON = TypeAdapter(Reason, config=Command.model_config)
 _RECORD_ID_ADAPTER = TypeAdapter(RecordId, config=Command.model_config)

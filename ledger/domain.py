@@ -268,6 +268,16 @@ class Void(Aggregate):
         self.position = position
 
 
+class SetAside(Aggregate):
+    """A director's decision that the entries at `positions` (which fail verification) are
+    set aside: on a record of its own (a fresh id, so no row an insider planted on a
+    predictable one can block it; two racing directors may both record one, to one effect)."""
+
+    @fact(events.EntrySetAside)
+    def __init__(self, positions: tuple[int, ...] | list[int], **_: Any) -> None:
+        self.positions = tuple(positions)
+
+
 class Roles(Aggregate):
     """Who holds which role, and each holder's public key (`ledger.signing`): created by `init`,
     which also makes its actor the first director. A grant with a new key rotates the holder's
@@ -290,7 +300,7 @@ class Roles(Aggregate):
 
     @fact(events.RoleRevoked)
     def revoke(self, holder: str, role: str, **_: Any) -> None:
-        self.held[holder].discard(role)
+        self.held.setdefault(holder, set()).discard(role)  # a forged revocation never crashes
         if not self.held[holder]:
             self.keys.pop(holder, None)
 
@@ -328,5 +338,6 @@ _register_topics(
     RulesAmendment,
     PublishedList,
     Void,
+    SetAside,
     Roles,
 )

@@ -268,6 +268,10 @@ DOOR_TYPES: dict[str, Any] = {
     "family": Family,
     "position": LedgerPosition,
     "entry": Annotated[int, Field(ge=1, le=bounds.MAX_INTEGER)],
+    "entries": Annotated[
+        list[Annotated[int, Field(ge=1, le=bounds.MAX_INTEGER)]],
+        Field(min_length=1, max_length=100),
+    ],
     "fide_id": FideId,
     "title": Literal["GM", "IM", "FM", "CM", "WGM", "WIM", "WFM", "WCM"],
     "sex": Literal["m", "w"],

@@ -14,9 +14,8 @@ and as class attributes:
 From these follow the command models (ledger/door.py `door`), the domain's event methods
 (their parameters and topic, ledger/domain.py `fact`), the role check (`roles.RECORDED_BY`),
 the decoders (`decode`), the item tables of projections/items.py and the consequences report
-(ledger/consequences.py). `decode` turns a
-stored entry (its raw JSON, or its payload dict) into an instance, checking every value against
-its read bound on the way (a NaN, 1e300 or round 10^12 is refused here with the field's path).
+(ledger/consequences.py). `decode` turns a stored entry (its raw JSON or payload dict) into an
+instance, refusing a value beyond its read bound (a NaN, 1e300, round 10^12) with its path.
 
 The classes are msgspec Structs: frozen and typed like dataclasses, decoded from the stored
 JSON in C without building a dict per game (docs/decisions.md, "typed events").
@@ -399,6 +398,16 @@ class EntryVoided(Fact, frozen=True, kw_only=True):
 
     position: Annotated[int, msgspec.Meta(ge=1), Door("entry")]
     reason: Reason | None = None
+
+
+class EntrySetAside(Fact, frozen=True, kw_only=True):
+    """Entries that fail verification, set aside by a director (issue 28; ledger/asides.py)."""
+
+    verb = "set-aside"
+    unvoidable = "a set-aside is final"
+    read = False  # passed over by every check and read (ledger/asides.py), never decoded
+    positions: Annotated[tuple[Annotated[int, msgspec.Meta(ge=1)], ...], Door("entries")]
+    reason: Reason
 
 
 # Roles: who may write (ledger/roles.py); the read side does not use them

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from enum import StrEnum
+from typing import Any
 
 from ledger import events
 from ledger.errors import AccessDenied, InvalidCommand
@@ -34,6 +35,7 @@ class Verb(StrEnum):
     AMEND_RULES = "amend-rules"
     PUBLISH_LIST = "publish-list"
     VOID = "void"
+    SET_ASIDE = "set-aside"
     MERGE_PLAYERS = "merge-players"
     GRANT_ROLE = "grant-role"
     REVOKE_ROLE = "revoke-role"
@@ -57,11 +59,37 @@ MAY: dict[Verb, tuple[Role, ...]] = {
     Verb.AMEND_RULES: (D,),
     Verb.PUBLISH_LIST: (D, RA),
     Verb.VOID: (D,),
+    Verb.SET_ASIDE: (D,),  # entries that fail verification, set aside (issue 28)
     Verb.MERGE_PLAYERS: (D, RA),  # the office joins records, as it corrects sections
     Verb.GRANT_ROLE: (D,),
     Verb.REVOKE_ROLE: (D,),
 }
 """The roles that may use each write verb; an auditor may use none (reading needs no role)."""
+
+
+PROFILE_KINDS = ("PlayerRegistered", "PlayerProfileUpdated")
+"""The kinds that set a player's profile (on his record, `domain.player_key(member_id)`)."""
+RATING_FIELDS = (
+    "birth_date",
+    "birth_year",
+    "adult",
+    "fide",
+    "cfc",
+    "fide_id",
+    "federation",
+    "reported_rating",
+    "playing_since",
+    "fide_adjustment_opt_in",
+    "membership_expires",
+)
+"""The profile fields (ledger/events.py `PlayerRegistered`) a registered player's ratings
+follow from (issue 28): his age, the published ratings and ids he is rated from, his
+federation, FIDE adjustment and membership. Changing one once he is registered is the
+office's (`RATING_FIELDS_MAY`); a tournament director's `register` may change only the others
+(name, title, sex, club)."""
+RATING_FIELDS_MAY: tuple[Role, ...] = (D, RA)
+"""Who may change a registered player's rating fields through `register`: a correction by
+another door is the office's, as corrections are (issue 28)."""
 
 
 RECORDED_BY: dict[str, Verb] = {
@@ -72,16 +100,34 @@ must have held a role that may use it at that position (checked from the log its
 read, `ledger.signing.Verifier`)."""
 
 
-def lacks_authority(kind: str, held: Collection[str]) -> str | None:
+def lacks_authority(kind: str, held: Collection[str], changed: Collection[str] = ()) -> str | None:
     """Why an entry of `kind` signed by a holder of `held` was not theirs to record (None: it
-    was). `LedgerInitialized` is checked where it stands (only as the ledger's first write)."""
+    was). `changed`: the rating fields a profile change changes (`may_change_rating_fields`).
+    `LedgerInitialized` is checked where it stands (only as the ledger's first write)."""
     verb = RECORDED_BY.get(kind)
     if verb is None:
         return f"{kind} is not a kind of entry this ledger records"
-    if any(role in held for role in MAY[verb]):
-        return None
     holds = ", ".join(sorted(held)) or "no role"
-    return f"{verb} takes {' or '.join(MAY[verb])}, and its signer held {holds} there"
+    if not any(role in held for role in MAY[verb]):
+        return f"{verb} takes {' or '.join(MAY[verb])}, and its signer held {holds} there"
+    if kind in PROFILE_KINDS and changed and not may_change_rating_fields(held):
+        return (
+            f"it changes a registered player's {', '.join(changed)}, which takes "
+            f"{' or '.join(RATING_FIELDS_MAY)}, and its signer held {holds} there"
+        )
+    return None
+
+
+def may_change_rating_fields(held: Collection[str]) -> bool:
+    """Whether a holder of `held` may change a registered player's rating fields."""
+    return any(role in held for role in RATING_FIELDS_MAY)
+
+
+def rating_fields_changed(before: dict[str, Any] | None, after: dict[str, Any]) -> list[str]:
+    """The rating fields (`RATING_FIELDS`) whose values differ between two profiles
+    (`before` None: none known, so every one `after` gives counts)."""
+    before = before or {}
+    return [f for f in RATING_FIELDS if before.get(f) != after.get(f)]
 
 
 class NotInitialized(AccessDenied):

@@ -14,21 +14,28 @@ import hashlib
 import json
 import os
 import secrets
-from collections.abc import Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 from uuid import UUID
 
+import msgspec
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from ledger.checkpoints import V2, V3, Checkpoint, identity
-from ledger.domain import InvalidCommand, LedgerError
+from ledger.domain import InvalidCommand, LedgerError, player_key
 from ledger.merkle import Frontier, leaf_hash
-from ledger.roles import AccessDenied, lacks_authority
+from ledger.roles import (
+    PROFILE_KINDS,
+    AccessDenied,
+    lacks_authority,
+    may_change_rating_fields,
+    rating_fields_changed,
+)
 
 KEYRING_VARIABLE = "RATINGS_LEDGER_KEYRING"
 DEFAULT_KEYRING = Path("~/.config/ratings-ledger/keys")
@@ -179,7 +186,13 @@ class Verifier:
         self.signs_positions = False
         self._loaded: dict[str, Ed25519PublicKey] = {}
         self._committed: dict[tuple[Any, Any], int] = {}  # each list's commitment: its position
-        self._pending: list[tuple[Signed, dict[str, Any]]] = []
+        self._pending: list[tuple[Signed, dict[str, Any] | None]] = []  # None: set aside
+        self.set_aside: Collection[int] = frozenset()  # positions a director set aside
+        self.skipped: list[int] = []  # the set-aside positions passed so far
+        self.ignored: list[SignatureError] = []  # writes gone past unlearnt (`abandon`)
+        self.profile_before: Callable[[Signed], dict[str, Any] | None] = lambda _: None
+        """The profile a `PlayerProfileUpdated` entry changes (the player's stored profile
+        before it), for judging whether it changes rating fields (`roles.lacks_authority`)."""
 
     def seek(self, frontier: Frontier | None) -> None:
         """Go on from another place in the ledger (None: its tree is not known there)."""
@@ -199,6 +212,8 @@ class Verifier:
         """Take one entry, its stored state parsed already (`payload`); True when it ends a
         write whose signature checks (every entry taken so far is checked). SignatureError
         at the first position of a write that does not check."""
+        if e.position in self.set_aside:
+            return self._pass(e)
         if not isinstance(payload, dict):
             raise SignatureError(e.position, "the entry is not a JSON object (altered)")
         if e.signature is None:
@@ -206,7 +221,8 @@ class Verifier:
         self._pending.append((e, payload))
         if not e.signature:
             return False
-        write, self._pending = self._pending, []
+        whole, self._pending = self._pending, []
+        write = [(s, data) for s, data in whole if data is not None]
         first = write[0][0].position
         actor = write[0][1].get("actor")
         for other, data in write:
@@ -220,11 +236,23 @@ class Verifier:
             held = write[0][1].get("public_key")
         if not isinstance(held, str):
             raise SignatureError(first, f"the ledger held no key for {actor!r} there")
-        self._verify(write, e.signature, held)
-        for s, data in write:
+        self._verify(whole, e.signature, held)
+        for s, _ in write:  # every entry's authority before any key change is learnt
             self._authorize(s, actor, founding and s is not write[0][0])
+        for s, data in write:
             self._commit_once(s, data)
             self.learn(s.topic, data)
+        return True
+
+    def _pass(self, e: Signed) -> bool:
+        """Pass over a set-aside entry: still a leaf of the tree (later writes sign roots over
+        it), but neither its signature nor its authority is asked for, nor is it learnt from."""
+        self.skipped.append(e.position)
+        if self._pending:  # inside a write: its leaf stays in its place among the write's
+            self._pending.append((e, None))
+            return False
+        if self.frontier is not None:
+            self.frontier.append(leaf_hash(message(e.aggregate_id, e.version, e.topic, e.state)))
         return True
 
     def committed(self, position: int, data: dict[str, Any]) -> int:
@@ -247,12 +275,16 @@ class Verifier:
                 f"position {first})",
             )
 
-    def _verify(self, write: list[tuple[Signed, dict[str, Any]]], signature: bytes, held: str):
+    def _verify(
+        self, write: list[tuple[Signed, dict[str, Any] | None]], signature: bytes, held: str
+    ) -> None:
         """The write's signature: over its checkpoint with the position of its last entry (V3),
         or, in an older ledger, without it (V2) or over its entries; once a ledger signs the
-        newer way, the older ones are refused (they would leave its positions unsigned)."""
+        newer way, the older ones are refused (they would leave its positions unsigned). A
+        set-aside entry among its entries (data None) is a leaf in its place, and no more."""
         messages = [message(s.aggregate_id, s.version, s.topic, s.state) for s, _ in write]
-        first, last = write[0][0], write[-1][0]
+        first = next(s for s, data in write if data is not None)
+        last = write[-1][0]
         if self.ledger is None and self.frontier is not None and self.frontier.size == 0:
             self.ledger = identity(first.position, first.aggregate_id, first.topic, first.state)
         leaves = [leaf_hash(m) for m in messages]
@@ -284,7 +316,9 @@ class Verifier:
             )
         else:
             checkpoint = None
-            body = write_message(messages)
+            body = write_message(
+                m for m, (_, data) in zip(messages, write, strict=True) if data is not None
+            )
             raw = signature
         try:
             self._key(held).verify(raw, body)
@@ -294,7 +328,7 @@ class Verifier:
                 if first.position != last.position
                 else "the"
             )
-            actor = write[0][1].get("actor")
+            actor = next(data for _, data in write if data is not None).get("actor")
             raise SignatureError(
                 first.position, f"{whose} signature is not {actor!r}'s (forged or altered)"
             ) from None
@@ -314,9 +348,33 @@ class Verifier:
             return
         if founding_grant and kind == "RoleGranted":
             return
-        why = lacks_authority(kind, self.roles.get(actor, set()) if isinstance(actor, str) else ())
+        held = self.roles.get(actor, set()) if isinstance(actor, str) else set()
+        changed = self._rating_changes(s, kind) if not may_change_rating_fields(held) else []
+        why = lacks_authority(kind, held, changed)
         if why is not None:
             raise SignatureError(s.position, f"{actor!r} had no authority to record it: {why}")
+
+    def abandon(self, failed: SignatureError) -> None:
+        """Go on past a write that failed (`failed`): nothing of it is learnt, and it is
+        noted in `ignored` (`ledger.asides.keys_at`: a forged key event grants nothing)."""
+        self._pending = []
+        self.ignored.append(failed)
+
+    def _rating_changes(self, s: Signed, kind: str) -> list[str]:
+        """The rating fields a profile entry changes (`roles.RATING_FIELDS`), judged against
+        the player's profile before it: a registration that is its record's first entry
+        changes none (a new player); one on another record than its member's is refused."""
+        if kind not in PROFILE_KINDS:
+            return []
+        try:  # the member id alone, decoded in C (every TD's registration comes here)
+            member = _MEMBER.decode(s.state).member_id
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            member = None
+        if member is None or _uuid(s.aggregate_id) != player_key(member):
+            raise SignatureError(s.position, "the profile is not on its player's record (forged)")
+        if kind == "PlayerRegistered" and s.version == 1:
+            return []
+        return rating_fields_changed(self.profile_before(s), json_object(s.state))
 
     def finish(self) -> None:
         """The entries read end here: a write left without its signed last entry fails."""
@@ -347,6 +405,26 @@ class Verifier:
         if key is None:
             key = self._loaded[text] = Ed25519PublicKey.from_public_bytes(bytes.fromhex(text))
         return key
+
+
+class _Member(msgspec.Struct):
+    member_id: str
+
+
+_MEMBER = msgspec.json.Decoder(_Member)
+
+
+def _uuid(value: UUID | str) -> UUID:
+    return value if isinstance(value, UUID) else UUID(str(value))
+
+
+def json_object(state: bytes) -> dict[str, Any]:
+    """An entry's stored JSON object ({} when it is not one: its fields are then not given)."""
+    try:
+        value = json.loads(state)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def _kind(topic: str) -> str:

@@ -227,3 +227,15 @@ def rebuild_tree(conn: Any, table: str, pos: str, mark: str) -> None:
 def _bytes(state: Any) -> bytes:
     """A stored state as bytes (SQLite's replace() turns an edited BLOB into TEXT)."""
     return state.encode() if isinstance(state, str) else bytes(state)
+
+
+def checked_read(ledger: Any, after: int = 0, batch: int = 500) -> tuple[list[int], Any]:
+    """The positions a checked read (`read_verified_entries`) yields after `after`, and the
+    break it reports where it stops (None: none): a bad entry ends a read, never raises."""
+    from ledger.log import breaks_reported, read_verified_entries
+
+    found: list[Any] = []
+    with breaks_reported(found.append):
+        positions = [e.position for e in read_verified_entries(ledger, after, batch)]
+    assert len(found) <= 1
+    return positions, (found[0] if found else None)

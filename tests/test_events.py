@@ -23,6 +23,7 @@ AGGREGATES = (
     domain.PublishedList,
     domain.FideUplift,
     domain.Void,
+    domain.SetAside,
     domain.Roles,
 )
 
@@ -66,6 +67,7 @@ STORED = {
     "ListPublished": "family number list_name as_of cutoff_position actor",
     "ListRatingsCommitted": "family list_name rows ratings_root actor",
     "EntryVoided": "position reason actor",
+    "EntrySetAside": "positions reason actor",  # issue 28: a new kind, stored from its first
 }
 """Each kind's stored fields in the order every ledger holds them (after the envelope's
 `timestamp` and, for a record's first entry, `originator_topic`)."""

@@ -15,10 +15,9 @@ from ledger.checkpoints import V2, Checkpoint
 from ledger.commands import DirectorOverride, RegisterPlayer, VoidEntry, parse
 from ledger.domain import LedgerError
 from ledger.entrypoints.cli import app
-from ledger.log import read_verified_entries
-from ledger.signing import SignatureError
 from ledger.transparency import latest
 from tests.tamper_helpers import (
+    checked_read,
     edit,
     insert,
     raw_store,
@@ -61,11 +60,12 @@ def test_entries_renumbered_so_a_void_points_at_nothing_break_the_moved_writes_s
     found = verify(ledger)
     assert found.broken is not None and found.broken.position == override + 1
     assert "signature" in found.broken.reason
-    with pytest.raises(SignatureError) as raised:
-        list(read_verified_entries(ledger))
-    assert raised.value.position == override + 1
+    read, stopped = checked_read(ledger)  # issue 28: a read stops before it, naming it
+    assert stopped.position == override + 1 and max(read) < override
     assert f"position {override + 1}" in one_line_error(store_url, "verify")
-    assert f"entry {override + 1}" in one_line_error(store_url, "rebuild")
+    rebuilt = runner.invoke(app, ["rebuild", "--store", store_url])
+    assert rebuilt.exit_code == 0, rebuilt.output
+    assert rebuilt.stderr.startswith(f"warning: entry {override + 1} fails verification")
 
 
 def test_a_write_signed_without_its_position_after_writes_that_sign_it_is_refused(

@@ -6,6 +6,7 @@ import json
 from collections.abc import Callable
 from contextlib import closing
 from typing import Any
+from uuid import uuid4
 
 import pytest
 import typer
@@ -21,6 +22,7 @@ from ledger.commands import (
     RecordFideUplift,
     RecordOpeningBalance,
     RegisterPlayer,
+    SetAside,
     SubmitFideAdjustment,
     SubmitMatch,
     SubmitSection,
@@ -31,6 +33,7 @@ from ledger.domain import InvalidCommand
 from ledger.entrypoints.cli.writes import register
 from ledger.log import LedgerEntry, read_entries
 from ledger.roles import MAY, AccessDenied, NotInitialized, Role, Verb
+from tests.tamper_helpers import insert
 
 Command = Callable[[RatingsLedger, str], list[LedgerEntry]]
 SECTION = "2024-05-GP-OPEN"
@@ -174,6 +177,10 @@ COMMANDS: dict[Verb, Command] = {
         ),
         actor=actor,
     ),
+    Verb.SET_ASIDE: lambda app, actor: app.set_aside(  # the last entry, forged by the test
+        parse(SetAside, {"positions": [app.recorder.max_notification_id() or 1], "reason": "r"}),
+        actor=actor,
+    ),
     Verb.MERGE_PLAYERS: lambda app, actor: app.merge_players(
         parse(MergePlayers, {"player": SECOND, "into": PLAYERS[0], "reason": "one person"}),
         actor=actor,
@@ -227,6 +234,7 @@ def test_every_write_verb_has_a_command_here_and_a_row_in_the_table() -> None:
                 Verb.AWARD_MONEY_FLOOR,
                 Verb.AMEND_RULES,
                 Verb.VOID,
+                Verb.SET_ASIDE,  # issue 28
                 Verb.GRANT_ROLE,
                 Verb.REVOKE_ROLE,
             )
@@ -249,6 +257,8 @@ def test_a_write_is_appended_only_when_the_actors_role_may_use_the_verb(
 ) -> None:
     # Issue: "writes are checked against roles recorded in the ledger itself"; "A write by an
     # actor without the role is refused with a clear error and nothing appended."
+    if verb is Verb.SET_ASIDE:  # issue 28: what a director sets aside is an entry that fails
+        insert(prepared.store, uuid4(), 1, "ratings-ledger:PlayerRegistered", b"{}", seal=True)
     before = list(read_entries(prepared))
     if ACTORS[actor] in MAY[verb]:
         entries = COMMANDS[verb](prepared, actor)

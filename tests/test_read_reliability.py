@@ -160,11 +160,12 @@ def test_a_read_stops_at_an_unreadable_stored_row_with_one_line_naming_its_posit
     broken_store,
 ):
     # Its signature can no longer be checked (docs/decisions.md, "Signed writes"): the catch-up
-    # rates nothing of it and says where, in one line.
+    # rates nothing of it and says where, in one line; issue 28: the read answers from the
+    # ledger as verified before it, and the line is a warning.
     store, position = broken_store
     result = run("player", PLAYERS[0], "--store", store)
-    assert result.exit_code == 1
-    assert f"entry {position}" in result.stderr or f"position {position}" in result.stderr
+    assert result.exit_code == 0, result.output
+    assert result.stderr.startswith(f"warning: entry {position} fails verification")
     assert result.stderr.count("\n") == 1
 
 

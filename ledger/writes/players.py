@@ -8,9 +8,9 @@ from eventsourcing.domain import Aggregate
 from ledger import commands, merging
 from ledger.commands import MergePlayers, RecordOpeningBalance, RegisterPlayer
 from ledger.domain import InvalidCommand, Player, player_key, void_key
-from ledger.errors import Contradiction
+from ledger.errors import AccessDenied, Contradiction
 from ledger.log import LedgerEntry
-from ledger.roles import Verb
+from ledger.roles import RATING_FIELDS_MAY, Verb, may_change_rating_fields, rating_fields_changed
 from ledger.writes.batches import _item, _unique
 
 
@@ -18,12 +18,16 @@ class PlayerWrites:
     """`RatingsLedger`'s verbs on players (through its `_append` and lookups)."""
 
     def register_player(self, *players: RegisterPlayer, actor: str) -> list[LedgerEntry]:
-        """Register new players; for registered ones record the changed profile, if any."""
+        """Register new players; for registered ones record the changed profile, if any. A
+        registered player's rating fields (`roles.RATING_FIELDS`) are changed by the office
+        only (`roles.RATING_FIELDS_MAY`): a tournament director's register that would change
+        one is refused whole, naming the player and the fields (issue 28)."""
         actor = commands.actor(actor)
         _unique(players, lambda p: repr(p.id), ("id",))
 
         def decide() -> list[Aggregate]:
             changed: list[Aggregate] = []
+            office: bool | None = None  # whether `actor` may change rating fields, once asked
             for p in players:
                 try:
                     player = self._get(Player, player_key(p.id))
@@ -31,9 +35,17 @@ class PlayerWrites:
                     changed.append(Player(member_id=p.id, **p.profile(), actor=actor))
                     continue
                 profile = p.profile(player.profile)
-                if profile != player.profile:
-                    player.update_profile(member_id=p.id, **profile, actor=actor)
-                    changed.append(player)
+                if profile == player.profile:
+                    continue
+                rating = rating_fields_changed(player.profile, profile)
+                if rating and not (office := self._may_rerate(actor) if office is None else office):
+                    raise AccessDenied(
+                        f"{actor!r} may not change the {', '.join(rating)} of registered "
+                        f"player {p.id!r}: that takes {' or '.join(RATING_FIELDS_MAY)}; "
+                        "nothing was appended"
+                    )
+                player.update_profile(member_id=p.id, **profile, actor=actor)
+                changed.append(player)
             if not changed:
                 who = repr(players[0].id) if len(players) == 1 else "every player given"
                 raise InvalidCommand(
@@ -42,6 +54,12 @@ class PlayerWrites:
             return changed
 
         return self._append(Verb.REGISTER, actor, decide)
+
+    def _may_rerate(self, actor: str) -> bool:
+        """Whether the verified log gives `actor` a role that changes rating fields."""
+        record = self._roles()
+        held = self._verified(record).roles.get(actor, set()) if record is not None else ()
+        return may_change_rating_fields(held)
 
     def record_opening_balance(
         self, *balances: RecordOpeningBalance, actor: str

@@ -111,8 +111,11 @@ class OneLineErrors(TyperGroup):
         sys.exit(code or 0)
 
     def invoke(self, ctx: Any) -> Any:
+        from ledger.log import breaks_reported
+
         try:
-            return super().invoke(ctx)
+            with breaks_reported(lambda text: typer.echo(f"warning: {text}", err=True)):
+                return super().invoke(ctx)
         except OSError as exc:
             if exc.errno == errno.EPIPE:
                 _silence_stdout()

@@ -199,3 +199,27 @@ def merge_players(
         with closing(RatingsLedger(store, preview=dry_run)) as ledger:
             entries = ledger.merge_players(merge, actor=actor)
             _report(ledger, store, view, entries, dry_run, as_json)
+
+
+def set_aside(
+    positions: Annotated[
+        list[int],
+        typer.Argument(metavar="POSITION...", help="The entry (or entries) failing verification"),
+    ],
+    reason: Reason,
+    actor: Actor,
+    store: Store = DEFAULT_STORE,
+    dry_run: DryRun = False,
+    as_json: AsJson = False,
+) -> None:
+    """Set aside an entry that fails verification (directors only): it stays in the ledger and
+    its tree, but reads go on past it without applying it, and `verify` lists it as set aside."""
+    from ledger import commands
+    from ledger.application import RatingsLedger
+    from ledger.commands import SetAside
+
+    with reported():
+        decision = commands.parse(SetAside, {"positions": positions, "reason": reason})
+        with closing(RatingsLedger(store, preview=dry_run)) as ledger:
+            entries = ledger.set_aside(decision, actor=actor)
+    show_entries(entries, dry_run, as_json, ledger.receipt)

@@ -88,6 +88,9 @@ def verify_chain(
                 "head": str(found.head),
                 "matches": None if expected is None else str(expected),
                 "anchor": None if anchored is None else anchored["position"],
+                "set_aside": [
+                    {"position": p, **vars(n)} for p, n in sorted(found.set_aside.items())
+                ],
             }
         )
         return
@@ -96,9 +99,17 @@ def verify_chain(
         return
     checked = f", matches {expected}" if expected else ""
     checked += f", holds the anchor at {anchored['position']}" if anchored else ""
+    aside = len(found.set_aside)
+    but = f" but the {aside} set aside" if aside else ""
     typer.echo(
-        f"chain intact, every signature checks: {found.entries} entries, head {found.head}{checked}"
+        f"chain intact, every signature checks{but}: {found.entries} entries, "
+        f"head {found.head}{checked}"
     )
+    for position, note in sorted(found.set_aside.items()):
+        typer.echo(
+            f"set aside: entry {position}, by {note.actor!r} at position {note.by_position}: "
+            f"{note.reason}"
+        )
 
 
 def anchor(

@@ -25,6 +25,7 @@ from ledger.entrypoints.cli.decisions import (
     merge_players,
     override,
     revoke_override,
+    set_aside,
     void,
 )
 from ledger.entrypoints.cli.log import log
@@ -60,6 +61,7 @@ def register(app: typer.Typer) -> None:
     app.command("amend-rules")(amend_rules)
     app.command("publish-list")(publish_list)
     app.command("void")(void)
+    app.command("set-aside")(set_aside)
     app.command("merge-players")(merge_players)
     app.command("grant-role")(grant_role)
     app.command("revoke-role")(revoke_role)

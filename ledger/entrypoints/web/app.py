@@ -25,8 +25,9 @@ from ledger.entrypoints.web import ledgerlog, lists, players, sections
 from ledger.entrypoints.web.chart import chart, charts, date_ticks, rating_ticks
 from ledger.entrypoints.web.params import HttpError, When
 from ledger.entrypoints.web.params import when as asked_when
-from ledger.entrypoints.web.render import FEDERATION, TWIN, Page, render
+from ledger.entrypoints.web.render import BROKEN, FEDERATION, TWIN, Page, render
 from ledger.errors import LedgerError
+from ledger.log import ReadBreak, breaks_reported
 from ledger.reading import Readable
 from ledger.rules.families import DEFAULT
 from ledger.rules.families import family as rules_family
@@ -81,11 +82,17 @@ class Site:
                 asked = environ.get("QUERY_STRING", "")
                 twin = TWIN.set("/api" + route + ("?" + asked if asked else ""))
                 federation = FEDERATION.set(rules_family(self.family).words.federation)
+                found: list[ReadBreak] = []
+                broken = BROKEN.set(found)  # filled as the request's reads stop
                 try:
-                    answer = self._locked_retry(route, query, api)
+                    with breaks_reported(found.append):
+                        answer = self._locked_retry(route, query, api)
                 finally:
                     TWIN.reset(twin)
                     FEDERATION.reset(federation)
+                    BROKEN.reset(broken)
+                if api and found and isinstance(answer, dict):
+                    answer = {**answer, "ledger_break": str(found[0])}  # issue 28
                 status = "200 OK"
                 if api:
                     ctype, body = "application/json", _json(answer)

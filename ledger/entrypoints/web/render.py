@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from datetime import datetime
 from functools import partial
@@ -25,6 +25,8 @@ TEMPLATES = Path(__file__).with_name("templates")
 TWIN: ContextVar[str | None] = ContextVar("twin", default=None)
 # The federation whose rules the site shows, set by the site.
 FEDERATION: ContextVar[str] = ContextVar("federation", default="")
+BROKEN: ContextVar[Sequence[Any]] = ContextVar("broken", default=())
+"""The breaks the request's reads stopped at (ledger.log.ReadBreak): a banner on every page."""
 
 
 def href(path: str, when: When, **params: Any) -> str:
@@ -152,6 +154,7 @@ def render(template: str, **context: Any) -> str:
     """A page from its template; the layout takes `title`, `when` and `keep` from `context`."""
     context.setdefault("twin", TWIN.get())
     context.setdefault("federation", FEDERATION.get())
+    context.setdefault("broken", [str(b) for b in BROKEN.get()])
     return ENV.get_template(template).render(**context)
 
 

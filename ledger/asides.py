@@ -1,0 +1,109 @@
+"""Entries set aside, and what a check learns around a bad entry (issue 28).
+
+An entry that fails verification (a write an insider forged, or one whose signer had no
+authority there) stops every check at its position until a director sets it aside with a
+signed `EntrySetAside`. `set_asides` finds the set-aside positions a check passes over: only
+those named by a set-aside write that itself verifies (a one-entry write, signed by a director
+holding his key there). `keys_at` learns the keys and roles up to a position from the key
+events, ignoring a key-event write that does not verify (a forged grant grants nothing, a
+forged revocation revokes nothing), so one bad entry never refuses every writer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from typing import Any
+
+from eventsourcing.persistence import ApplicationRecorder
+
+from ledger.chain_tables import _Links, _links, _signed
+from ledger.merkle import Frontier
+from ledger.signing import KEY_EVENTS, SignatureError, Signed, Verifier, json_object
+from ledger.tree import TreeMismatch, TreeRows
+
+SET_ASIDE = "EntrySetAside"
+
+
+@dataclass(frozen=True)
+class SetAsideNote:
+    """Why a position is set aside: the set-aside entry's position, its director and reason."""
+
+    by_position: int
+    actor: str
+    reason: str
+
+
+def set_asides(links: _Links, tree: TreeRows) -> dict[int, SetAsideNote]:
+    """Every position set aside by a verified `EntrySetAside` (none: one indexed query)."""
+    found: dict[int, SetAsideNote] = {}
+    for n, signature in links.rows_after(0, None, (SET_ASIDE,)):
+        if not signature:
+            continue  # not a write of its own: it cannot be the director's
+        verifier = keys_at(links, tree, n.id - 1)
+        verifier.seek(frontier_before(tree, n.id))
+        try:
+            verifier.check([_signed(n, signature)])
+        except SignatureError:
+            continue  # a forged set-aside sets nothing aside (a check stops at it instead)
+        data = json_object(n.state)
+        note = SetAsideNote(n.id, str(data.get("actor")), str(data.get("reason")))
+        for position in data.get("positions") or ():
+            if isinstance(position, int) and 0 < position < n.id:
+                found.setdefault(position, note)
+    return found
+
+
+def keys_at(links: _Links, tree: TreeRows, position: int, skip: Collection[int] = ()) -> Verifier:
+    """A Verifier knowing the keys and roles the verified key events up to `position` give
+    (each write checked from the tree before it; `skip`: positions set aside). A key-event
+    write that does not verify is ignored, and noted in `ignored`."""
+    verifier = Verifier(ledger=tree.first_identity())
+    rows = links.rows_after(0, None, KEY_EVENTS, position) if position > 0 else []
+    write: list[Signed] = []
+    for n, s in rows:
+        if n.id in skip:
+            verifier.skipped.append(n.id)
+            continue
+        if not write:
+            verifier.seek(frontier_before(tree, n.id))
+        write.append(_signed(n, s))
+        if s:
+            _learn(verifier, write)
+            write = []
+    if write:
+        _learn(verifier, write)
+    return verifier
+
+
+def _learn(verifier: Verifier, write: list[Signed]) -> None:
+    try:
+        verifier.check(write)
+    except SignatureError as exc:
+        verifier.abandon(exc)
+
+
+def frontier_before(tree: TreeRows, position: int) -> Frontier | None:
+    """The tree's frontier just before the entry at `position` (None: the store has no tree
+    there, as in a ledger from before trees, or one changed outside the ledger)."""
+    try:
+        return Frontier.at(tree.node, tree.entries_before(position))
+    except TreeMismatch:
+        return None
+
+
+def profiles(
+    recorder: ApplicationRecorder, links: _Links | None = None
+) -> Callable[[Signed], dict[str, Any] | None]:
+    """The Verifier's `profile_before`: a player's stored profile before a profile change,
+    read in `links`' transaction (None: each in a read-only transaction of its own)."""
+
+    def before(s: Signed) -> dict[str, Any] | None:
+        if links is not None:
+            state = links.profile_before(s.aggregate_id, s.version)
+        else:
+            with _links(recorder) as own:
+                state = own.profile_before(s.aggregate_id, s.version)
+        return None if state is None else json_object(state)
+
+    return before

@@ -1,0 +1,62 @@
+"""The write verb that sets aside entries failing verification (issue 28, directors only)."""
+
+from __future__ import annotations
+
+from eventsourcing.domain import Aggregate
+from eventsourcing.persistence import PersistenceError
+
+from ledger import commands
+from ledger.chain_reads import verifier_at
+from ledger.commands import SetAside as SetAsideCommand
+from ledger.domain import InvalidCommand, SetAside, StoreError
+from ledger.log import LedgerEntry, first_break
+from ledger.roles import Verb
+from ledger.store import redacted
+
+
+class AsideWrites:
+    """`RatingsLedger`'s `set_aside` (through its `_append`)."""
+
+    def set_aside(self, decision: SetAsideCommand, *, actor: str) -> list[LedgerEntry]:
+        """Set aside the entries at `decision.positions`, each the first entry that fails
+        verification once those before it are set aside: refused (nothing appended) for a
+        position with no entry, one set aside already, or one that verifies (void it to take
+        back its effect instead)."""
+        actor = commands.actor(actor)
+
+        def decide() -> list[Aggregate]:
+            positions = sorted(set(decision.positions))
+            done = verifier_at(self, 0).set_aside
+            aside: list[int] = []
+            for position in positions:
+                self._entry_at(position)
+                if position in done:
+                    raise InvalidCommand(
+                        ("positions",), f"the entry at {position} is set aside already"
+                    )
+                found = first_break(self, aside)
+                if found is None or found.position > position:
+                    raise InvalidCommand(
+                        ("positions",),
+                        f"the entry at {position} verifies: only an entry that fails "
+                        "verification is set aside (`void` takes back an entry's effect)",
+                    )
+                if found.position < position:
+                    raise InvalidCommand(
+                        ("positions",),
+                        f"entry {found.position} fails verification before it "
+                        f"({found.reason}): set that one aside first",
+                    )
+                aside.append(position)
+            fields = decision.event_fields() | {"positions": tuple(positions)}
+            return [SetAside(**fields, actor=actor)]
+
+        return self._append(Verb.SET_ASIDE, actor, decide)
+
+    def _entry_at(self, position: int) -> None:
+        try:
+            found = self.recorder.select_notifications(position, 1)
+        except PersistenceError as exc:
+            raise StoreError(f"store {redacted(self.store)}: {exc}") from None
+        if not found or found[0].id != position:
+            raise InvalidCommand(("positions",), f"the ledger has no entry at {position}")
