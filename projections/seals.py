@@ -92,10 +92,20 @@ class Seals:
             self.report(f"checkpoint file {checkpoint} {why}: not used")
         return 0
 
+    def refused(self, found: Sequence[tuple[int, Path]]) -> list[str] | None:
+        """Why each of `found` (position, checkpoint file) that a read would refuse is refused,
+        a line each; None if this reader cannot tell (it holds no secret)."""
+        key = self._secret(create=False)
+        if key is None:
+            return None
+        whys = ((f, self._copy_checked(key, f, p, None)) for p, f in found)
+        return [f"checkpoint file {f} {why}" for f, why in whys if why is not None]
+
     def _copy_checked(
-        self, key: bytes, checkpoint: Path, position: int, target: Path
+        self, key: bytes, checkpoint: Path, position: int, target: Path | None
     ) -> str | None:
-        """Copy `checkpoint` to `target`, hashing what is copied; None if the seal matches."""
+        """Copy `checkpoint` to `target` (None: nowhere), hashing what is copied; None if the
+        seal matches."""
         try:
             said = seal_file(checkpoint).read_text().strip()
         except OSError:
@@ -104,7 +114,7 @@ class Seals:
             return "does not match its seal"
         h = hashlib.sha256()
         try:
-            with open(checkpoint, "rb") as source, open(target, "wb") as out:
+            with open(checkpoint, "rb") as source, open(target or os.devnull, "wb") as out:
                 while chunk := source.read(CHUNK):
                     h.update(chunk)
                     out.write(chunk)

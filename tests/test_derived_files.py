@@ -243,3 +243,19 @@ def test_the_seal_secret_is_made_once_in_the_readers_keyring_readable_only_by_it
     first = secret.read_bytes()
     honest_checkpoint(store, view)
     assert secret.read_bytes() == first
+
+
+def test_verify_view_names_a_planted_checkpoint_file(ledger, tmp_path):
+    """'verify, verify --view and verify-rating all say ok' with a planted checkpoint: verify
+    --view now names the file that does not match its seal (exit 1, one line)."""
+    store, view, section = ledger
+    honest_checkpoint(store, view)
+    args = ("verify", "--view", "--view-file", str(view), "--rules-family", "fide")
+    assert run(store, *args).stdout.startswith(f"read model {view} matches its rebuild")
+    planted = minus_one_section(store, view, section, tmp_path)
+    result = runner.invoke(app, [*args, "--store", store])
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [
+        f"error: checkpoint file {planted} does not match its seal: no read uses it; remove "
+        "it, or rebuild the read model"
+    ]
