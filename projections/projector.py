@@ -254,6 +254,12 @@ class View(Rebuild, Cascade):
         return first
 
     @property
+    def kind(self) -> str:
+        """What the model is a model of, as its checkpoints' seals name it: its rules family
+        and what-if (a checkpoint of another family's or a what-if's model is not this one's)."""
+        return json.dumps([self.family, self.what_if.to_json() if self.what_if else None])
+
+    @property
     def checkpoints_dir(self) -> Path:
         return checkpoints_dir(self.path)
 
@@ -277,7 +283,7 @@ class View(Rebuild, Cascade):
         finally:
             copy.close()
         if self.seals is not None:
-            self.seals.seal(target, self.last_position)
+            self.seals.seal(target, self.last_position, self.kind)
         return target
 
     def _rate(

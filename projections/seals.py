@@ -6,11 +6,12 @@ who can write there can replace it with a model of their making; an as-known-at 
 from such a file would answer what the file says. So the reader that writes a checkpoint seals
 it: an HMAC-SHA256, under a secret kept in the reader's keyring folder (outside the server's
 folder, `ledger.signing.keyring_path`; made on first use, mode 0600), over the SHA-256 of the
-file's bytes, the ledger's identity, the position and the chain link at that position, stored
-beside it (`POSITION.db.seal`). A read copies the file, hashing the bytes it copies (what it
-checks is what it opens: a file changed after the check is not the one read), re-reads the link
-from the chain, and uses the copy only if the seal matches; otherwise one warning line names the
-file and the read falls back to an older good checkpoint, or to the verified log from the start.
+file's bytes, the ledger's identity, the position, the chain link at that position and the
+model's kind (its rules family and what-if) and layout, stored beside it (`POSITION.db.seal`).
+A read copies the file, hashing the bytes it copies (what it checks is what it opens: a file
+changed after the check is not the one read), re-reads the link from the chain, and uses the
+copy only if the seal matches; otherwise one warning line names the file and the read falls
+back to an older good checkpoint, or to the verified log from the start.
 A reader without the secret (an auditor's machine) replays from the log.
 """
 
@@ -28,6 +29,7 @@ from pathlib import Path
 from ledger.chain_reads import link_at
 from ledger.reading import Readable, ledger_id
 from ledger.signing import keyring_path
+from projections import SCHEMA_VERSION
 
 SECRET = "checkpoint-seals.secret"  # in the keyring folder, beside the actors' NAME.key files
 SECRET_BYTES = 32
@@ -58,23 +60,25 @@ class Seals:
         self.secret_file = keyring_path(keyring) / SECRET
         self.report = report
 
-    def seal(self, checkpoint: Path, position: int) -> None:
-        """Seal the checkpoint file just written at `position` (the secret made if this reader
-        has none). A seal that cannot be written leaves the file unsealed: never used."""
+    def seal(self, checkpoint: Path, position: int, model: str) -> None:
+        """Seal the checkpoint file just written at `position` of a read model of kind `model`
+        (`View.kind`; the secret made if this reader has none). A seal that cannot be written
+        leaves the file unsealed: never used."""
         try:
             key = self._secret(create=True)
             if key is None:
                 raise OSError(0, f"{self.secret_file} is not a checkpoint seal secret")
-            seal = self._mac(key, _digest(checkpoint), position)
+            seal = self._mac(key, _digest(checkpoint), position, model)
             temporary = checkpoint.with_name(f"{checkpoint.name}.{os.getpid()}.tmp")
             temporary.write_text(seal + "\n")
             os.replace(temporary, seal_file(checkpoint))
         except OSError as exc:
             self.report(f"checkpoint file {checkpoint} not sealed ({exc.strerror}): never used")
 
-    def restore(self, found: Sequence[tuple[int, Path]], target: Path) -> int:
-        """The newest of `found` (position, checkpoint file), newest first, whose seal matches,
-        copied to `target`; its position, or 0 if none does (each refused in one line)."""
+    def restore(self, found: Sequence[tuple[int, Path]], target: Path, model: str) -> int:
+        """The newest of `found` (position, checkpoint file of a model of kind `model`), newest
+        first, whose seal matches, copied to `target`; its position, or 0 if none does (each
+        refused in one line)."""
         if not found:
             return 0
         key = self._secret(create=False)
@@ -85,27 +89,29 @@ class Seals:
             )
             return 0
         for position, checkpoint in found:
-            why = self._copy_checked(key, checkpoint, position, target)
+            why = self._copy_checked(key, (checkpoint, position, model), target)
             if why is None:
                 return position
             target.unlink(missing_ok=True)
             self.report(f"checkpoint file {checkpoint} {why}: not used")
         return 0
 
-    def refused(self, found: Sequence[tuple[int, Path]]) -> list[str] | None:
-        """Why each of `found` (position, checkpoint file) that a read would refuse is refused,
-        a line each; None if this reader cannot tell (it holds no secret)."""
+    def refused(self, found: Sequence[tuple[int, Path]], model: str) -> list[str] | None:
+        """Why each of `found` (position, checkpoint file of a model of kind `model`) that a
+        read would refuse is refused, a line each; None if this reader cannot tell (it holds
+        no secret)."""
         key = self._secret(create=False)
         if key is None:
             return None
-        whys = ((f, self._copy_checked(key, f, p, None)) for p, f in found)
+        whys = ((f, self._copy_checked(key, (f, p, model), None)) for p, f in found)
         return [f"checkpoint file {f} {why}" for f, why in whys if why is not None]
 
     def _copy_checked(
-        self, key: bytes, checkpoint: Path, position: int, target: Path | None
+        self, key: bytes, file: tuple[Path, int, str], target: Path | None
     ) -> str | None:
-        """Copy `checkpoint` to `target` (None: nowhere), hashing what is copied; None if the
-        seal matches."""
+        """Copy the checkpoint `file` (its path, position and model kind) to `target` (None:
+        nowhere), hashing what is copied; None if the seal matches."""
+        checkpoint, position, model = file
         try:
             said = seal_file(checkpoint).read_text().strip()
         except OSError:
@@ -120,13 +126,14 @@ class Seals:
                     out.write(chunk)
         except OSError as exc:
             return f"cannot be read ({exc.strerror})"
-        if not hmac.compare_digest(said, self._mac(key, h.digest(), position)):
+        if not hmac.compare_digest(said, self._mac(key, h.digest(), position, model)):
             return "does not match its seal"
         return None
 
-    def _mac(self, key: bytes, digest: bytes, position: int) -> str:
-        """The seal of a file with SHA-256 `digest`, checkpointed at `position` of this ledger."""
-        message = [SEAL, digest.hex(), ledger_id(self.ledger), position]
+    def _mac(self, key: bytes, digest: bytes, position: int, model: str) -> str:
+        """The seal of a file with SHA-256 `digest`, checkpointed at `position` of this ledger
+        by a read model of kind `model` in this layout (SCHEMA_VERSION)."""
+        message = [SEAL, digest.hex(), ledger_id(self.ledger), position, model, SCHEMA_VERSION]
         message.append(link_at(self.ledger, position))
         text = json.dumps(message, separators=(",", ":")).encode()
         return hmac.new(key, text, hashlib.sha256).hexdigest()

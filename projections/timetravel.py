@@ -38,7 +38,8 @@ def at_position(
     `seals`: projections.seals), caught up to `position`; else a replay from the start."""
     for suffix in ("", "-wal", "-shm"):
         Path(str(path) + suffix).unlink(missing_ok=True)
-    after = seals.restore(checkpoints(view, position), path) if seals is not None else 0
+    found = checkpoints(view, position)
+    after = seals.restore(found, path, view.kind) if seals is not None else 0
     pending = itertools.takewhile(lambda e: e.position <= position, entries_after(after))
     past = View(path, view.family, view.what_if, checkpoint_every=0)
     past.catch_up(pending)

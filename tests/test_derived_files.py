@@ -259,3 +259,30 @@ def test_verify_view_names_a_planted_checkpoint_file(ledger, tmp_path):
         f"error: checkpoint file {planted} does not match its seal: no read uses it; remove "
         "it, or rebuild the read model"
     ]
+
+
+def test_a_sealed_checkpoint_of_another_familys_model_is_not_used(ledger, tmp_path):
+    """'Each is ... checked against something signed before anything reads it': a file sealed
+    honestly for the US Chess model, dropped into the FIDE model's folder at the same position,
+    fails its seal (the seal names the model's kind)."""
+    store, view, _ = ledger
+    checkpoint, head = honest_checkpoint(store, view)
+    with closing(open_ledger(store)) as ledger_:
+        other = View(tmp_path / "us.db", "uschess", checkpoint_every=1)
+        with closing(ReadSession(ledger_, other, owns_ledger=False)) as session:
+            session.rebuild()
+        theirs = other.checkpoints_dir / checkpoint.name
+        for suffix in ("", ".seal"):
+            shutil.copyfile(str(theirs) + suffix, str(checkpoint) + suffix)
+        with closing(View(view, "fide")) as now:
+            warned: list[str] = []
+            past = timetravel.at_position(
+                now,
+                lambda a: read_entries(ledger_, a),
+                head,
+                tmp_path / "p.db",
+                Seals(ledger_, report=warned.append),
+            )
+            with closing(past):
+                assert past.family == "fide"
+            assert warned == [f"checkpoint file {checkpoint} does not match its seal: not used"]

@@ -199,7 +199,7 @@ def verify_view(store: str, path: Path | None, family: str) -> None:
         with closing(session):
             position, kept, rebuilt = session.digests()
             found = checkpoints(session.view, position)
-            refused = Seals(session.ledger).refused(found)
+            refused = Seals(session.ledger).refused(found, session.view.kind)
     if kept != rebuilt:
         fail(
             1,
