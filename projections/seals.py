@@ -147,6 +147,10 @@ class Seals:
                 return None
             self._make_secret()
             key = self.secret_file.read_bytes()
+        except OSError:
+            if not create:
+                return None  # unreadable here: as good as none, the read replays the log
+            raise
         return key if len(key) == SECRET_BYTES else None
 
     def _make_secret(self) -> None:
