@@ -43,11 +43,11 @@ def run(store: str | None, *args: str, view: Path | None = None):
 
 
 @pytest.fixture
-def ledger(tmp_path: Path) -> tuple[str, Path, int]:
+def ledger(store_url: str, tmp_path: Path) -> tuple[str, Path, int]:
     """10.68's round robin and the G–F match, the list 2003-04, then A–B's match (the section
-    an attacker leaves out) and G–J's; its store, its read model (caught up) and A–B's
-    position."""
-    store = f"sqlite:///{tmp_path / 'ledger.db'}"
+    an attacker leaves out) and G–J's, on SQLite and PostgreSQL; its store, its read model
+    (caught up) and A–B's position."""
+    store = store_url
     led: Ledger = entered(RatingsLedger(store))
     led.submit(the_1068_round_robin(), G_F_MATCH)
     led.app.close()
