@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlite_utils
 
@@ -56,6 +56,9 @@ from projections.schema import (
 )
 from projections.standing import Standing
 from projections.what_if import WhatIf
+
+if TYPE_CHECKING:
+    from projections.seals import Seals
 
 CHECKPOINT_EVERY = 10_000  # ledger positions between read-model checkpoints (as-known-at)
 COPY_CACHE_KIB = -2048  # SQLite's cache_size (negative: KiB) while a checkpoint is copied
@@ -101,6 +104,7 @@ class View(Rebuild, Cascade):
         checkpoint_every: int = CHECKPOINT_EVERY,
     ) -> None:
         self.checkpoint_every = checkpoint_every
+        self.seals: Seals | None = None  # who seals its checkpoints (a session's: its ledger's)
         rules_family(family)  # an unknown name: ValueError naming the known ones
         if what_if == WhatIf():
             what_if = None  # the ledger's own rules: the same model as the real one
@@ -250,11 +254,18 @@ class View(Rebuild, Cascade):
         return first
 
     @property
+    def kind(self) -> str:
+        """What the model is a model of, as its checkpoints' seals name it: its rules family
+        and what-if (a checkpoint of another family's or a what-if's model is not this one's)."""
+        return json.dumps([self.family, self.what_if.to_json() if self.what_if else None])
+
+    @property
     def checkpoints_dir(self) -> Path:
         return checkpoints_dir(self.path)
 
     def checkpoint(self) -> Path:
-        """A copy of the read model as it stands, for `--as-known-at` (projections.timetravel)."""
+        """A copy of the read model as it stands, for `--as-known-at` (projections.timetravel),
+        sealed by `seals` (projections.seals; unsealed, no read uses it)."""
         self.checkpoints_dir.mkdir(exist_ok=True)
         target = self.checkpoints_dir / f"{self.last_position:012d}.db"
         target.unlink(missing_ok=True)
@@ -271,6 +282,8 @@ class View(Rebuild, Cascade):
             copy.execute("PRAGMA journal_mode=WAL")
         finally:
             copy.close()
+        if self.seals is not None:
+            self.seals.seal(target, self.last_position, self.kind)
         return target
 
     def _rate(

@@ -18,6 +18,7 @@ from projections import binding, queries
 from projections.items import to_item
 from projections.projector import CatchUp, View
 from projections.schema import HISTORY_COLUMNS
+from projections.seals import Seals
 from projections.timetravel import list_view, position_at, view_at
 
 Progress = Callable[[Iterable[LedgerEntry], int, str], Iterable[LedgerEntry]]
@@ -78,6 +79,7 @@ class ReadSession:
         owns_ledger: bool = True,
     ) -> None:
         self.ledger, self.view = ledger, view
+        view.seals = Seals(ledger)  # the checkpoints its catch-ups write, sealed for its reads
         self._progress = progress
         self._owns_ledger = owns_ledger
         self._checked = False

@@ -1,14 +1,14 @@
 """Bitemporal reads: the read model as the ledger stood at a past position or time.
 
-Catch-up writes a checkpoint every CHECKPOINT_EVERY positions (projections.projector); an
-as-known-at read copies the latest checkpoint at or before the position and catches it up.
+Catch-up writes a checkpoint every CHECKPOINT_EVERY positions (projections.projector), sealed
+by the reader that wrote it (projections.seals); an as-known-at read copies the latest checkpoint
+at or before the position whose seal checks and catches it up. A list's commitment is never
+read from a checkpoint or the folder's model: `list_from_log` replays the verified log.
 """
 
 from __future__ import annotations
 
 import itertools
-import os
-import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing, contextmanager
@@ -19,6 +19,7 @@ from typing import Any
 from ledger.log import LedgerEntry, read_entries, read_verified_entries
 from projections import queries
 from projections.projector import View
+from projections.seals import Seals
 
 
 class NoSuchList(LookupError):
@@ -26,31 +27,30 @@ class NoSuchList(LookupError):
 
 
 def at_position(
-    view: View, entries_after: Callable[[int], Iterable[LedgerEntry]], position: int, path: Path
+    view: View,
+    entries_after: Callable[[int], Iterable[LedgerEntry]],
+    position: int,
+    path: Path,
+    seals: Seals | None = None,
 ) -> View:
     """The read model as the ledger stood at `position` (bitemporal "as known at"), in
-    `path`: the latest checkpoint at or before it, caught up to `position`."""
-    found = sorted(
-        (int(f.stem), f)
-        for f in (view.checkpoints_dir.glob("*.db") if view.checkpoints_dir.exists() else ())
-        if int(f.stem) <= position
-    )
+    `path`: the latest checkpoint at or before it whose seal `seals` checks (none without
+    `seals`: projections.seals), caught up to `position`; else a replay from the start."""
     for suffix in ("", "-wal", "-shm"):
         Path(str(path) + suffix).unlink(missing_ok=True)
-    after = found[-1][0] if found else 0
-    pending = list(itertools.takewhile(lambda e: e.position <= position, entries_after(after)))
-    if found and not pending:
-        # Nothing to catch up: the checkpoint itself is the answer, linked rather than copied
-        # (a read model of a million games is hundreds of megabytes); nothing writes to it.
-        try:
-            os.link(found[-1][1], path)
-        except OSError:
-            shutil.copyfile(found[-1][1], path)
-    elif found:
-        shutil.copyfile(found[-1][1], path)
+    found = checkpoints(view, position)
+    after = seals.restore(found, path, view.kind) if seals is not None else 0
+    pending = itertools.takewhile(lambda e: e.position <= position, entries_after(after))
     past = View(path, view.family, view.what_if, checkpoint_every=0)
     past.catch_up(pending)
     return past
+
+
+def checkpoints(view: View, position: int) -> list[tuple[int, Path]]:
+    """`view`'s checkpoint files at or before `position` (position, file), newest first."""
+    folder = view.checkpoints_dir
+    found = (f for f in (folder.glob("*.db") if folder.exists() else ()) if f.stem.isdigit())
+    return sorted(((int(f.stem), f) for f in found if int(f.stem) <= position), reverse=True)
 
 
 @contextmanager
@@ -62,7 +62,11 @@ def view_at(ledger: Any, v: View, position: int | None = None) -> Iterator[View]
         return
     with tempfile.TemporaryDirectory() as tmp:
         past = at_position(
-            v, lambda after: read_verified_entries(ledger, after), position, Path(tmp) / "past.db"
+            v,
+            lambda after: read_verified_entries(ledger, after),
+            position,
+            Path(tmp) / "past.db",
+            Seals(ledger),
         )
         with closing(past):
             yield past
@@ -82,6 +86,7 @@ def list_view(ledger: Any, v: View, name: str) -> Iterator[View]:
             lambda after: read_verified_entries(ledger, after),
             found.cutoff_position,
             Path(tmp) / "list.db",
+            Seals(ledger),
         )
         with closing(past):
             later = read_verified_entries(ledger, past.last_position)
@@ -103,3 +108,36 @@ def position_at(ledger: Any, moment: datetime) -> int:
             break
         position = e.position
     return position
+
+
+@contextmanager
+def list_from_log(ledger: Any, family: str, name: str, cutoff: int) -> Iterator[View]:
+    """The read model as the list `name` of `family` (cut off at `cutoff`) saw it, replayed
+    from the verified log alone into a temporary file: every entry up to the cutoff, then the
+    lists published up to this one. Never a checkpoint file, the folder's model or a model an
+    actor names: what a list's commitment is computed from (issue 28)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        past = View(Path(tmp) / "list.db", family, checkpoint_every=0)
+        with closing(past):
+            entries = iter(read_verified_entries(ledger))
+            beyond: list[LedgerEntry] = []
+
+            def upto_cutoff() -> Iterator[LedgerEntry]:
+                for e in entries:
+                    if e.position > cutoff:
+                        beyond.append(e)
+                        return
+                    yield e
+
+            past.catch_up(upto_cutoff())
+            past.catch_up(_lists_through(itertools.chain(beyond, entries), family, name))
+            yield past
+
+
+def _lists_through(entries: Iterable[LedgerEntry], family: str, name: str) -> Iterator[LedgerEntry]:
+    """The `ListPublished` entries among `entries`, up to the one of list `name` of `family`."""
+    for e in entries:
+        if e.type == "ListPublished":
+            yield e
+            if (e.payload.get("family"), e.payload.get("list_name")) == (family, name):
+                return

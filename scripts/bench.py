@@ -34,6 +34,7 @@ from ledger.signing import KEYRING_VARIABLE, Keyring
 from projections import queries, timetravel
 from projections.projector import View
 from projections.raters.uschess import KERNEL_VARIABLE
+from projections.seals import Seals
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # scripts/benchmarks/, however loaded
 from benchmarks.floor import floor  # noqa: E402
@@ -166,6 +167,7 @@ def run_size(
         # what the rules' Steps 2–5 alone cost, pure and compiled, beside the raw read
         result["floor"] = floor(store, workdir, repeats, read_s)
         view = View(view_path)
+        view.seals = seals = Seals(app)  # a session's view seals its checkpoints (issue 28)
         view.checkpoint()
         published = view.last_position
         # Corrections a year back, each caught up on its own; cost per re-rated item against
@@ -206,7 +208,11 @@ def run_size(
         for _ in range(repeats):
             wall, cpu, past = clocks(
                 lambda: timetravel.at_position(
-                    view, lambda after: read_entries(app, after), published, workdir / "past.db"
+                    view,
+                    lambda after: read_entries(app, after),
+                    published,
+                    workdir / "past.db",
+                    seals,
                 )
             )
             knowns.append((wall, cpu))

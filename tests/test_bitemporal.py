@@ -4,6 +4,7 @@ import json
 import time
 from datetime import UTC, datetime
 
+import pytest
 from projection_helpers import Ledger, round_robin
 from typer.testing import CliRunner
 
@@ -12,6 +13,7 @@ from ledger.entrypoints.cli import app
 from ledger.log import read_entries
 from projections import queries, timetravel
 from projections.projector import View
+from projections.seals import Seals
 
 A, B, C = "70000001", "70000002", "70000003"
 
@@ -49,12 +51,13 @@ def test_as_known_before_a_correction_gives_the_published_rating(tmp_path):
 def test_checkpoints_give_the_same_past_as_a_replay(tmp_path):
     store, led, before, _ = build(tmp_path)
     view = View(tmp_path / "view.db", checkpoint_every=2)
+    view.seals = seals = Seals(led.app, report=pytest.fail)  # every checkpoint sealed, used
     for e in read_entries(led.app):
         view.catch_up([e])
-    assert len(list(view.checkpoints_dir.glob("*.db"))) >= 2
+    assert len(list(view.checkpoints_dir.glob("*.db.seal"))) >= 2
     for position in range(1, view.last_position + 1):
         past = timetravel.at_position(
-            view, lambda after: read_entries(led.app, after), position, tmp_path / "past.db"
+            view, lambda after: read_entries(led.app, after), position, tmp_path / "past.db", seals
         )
         fresh = View(tmp_path / f"fresh-{position}.db")
         fresh.catch_up(e for e in read_entries(led.app) if e.position <= position)

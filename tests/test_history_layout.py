@@ -15,6 +15,7 @@ from ledger.log import read_entries
 from projections import SCHEMA_VERSION, history_store, timetravel
 from projections.projector import View
 from projections.schema import CONTENT, HISTORY_COLUMNS, HISTORY_TYPES
+from projections.seals import Seals
 from projections.writer import parts
 
 A, B, C, D, E = "20000001", "20000002", "20000003", "20000004", "20000005"
@@ -227,10 +228,15 @@ def test_an_as_known_at_read_never_starts_from_a_checkpoint_of_the_layout_before
         db.commit()
         db.close()
     upgraded = View(path, checkpoint_every=2)
+    upgraded.seals = seals = Seals(ledger.app)
     ledger.catch_up(upgraded)
     for position in range(1, upgraded.last_position + 1, 3):
         past = timetravel.at_position(
-            upgraded, lambda after: read_entries(ledger.app, after), position, tmp_path / "p.db"
+            upgraded,
+            lambda after: read_entries(ledger.app, after),
+            position,
+            tmp_path / "p.db",
+            seals,
         )
         fresh = View(tmp_path / f"fresh-{position}.db")
         fresh.catch_up(e for e in read_entries(ledger.app) if e.position <= position)

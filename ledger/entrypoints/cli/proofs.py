@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from contextlib import closing, nullcontext
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -30,9 +30,31 @@ from ledger.entrypoints.cli.transparency import (
     read_checkpoint,
     trust_of,
 )
+from ledger.errors import InvalidCommand, LedgerError
 from ledger.store import DEFAULT_STORE, view_path
 
+if TYPE_CHECKING:
+    from ledger.application import RatingsLedger
+    from ledger.log import LedgerEntry
+
 ListName = Annotated[str, typer.Option("--list", help="The published list's name")]
+NotReadView = Annotated[
+    Path | None,
+    typer.Option(
+        "--view",
+        help="Not read: a list's rows are replayed from the verified log (accepted, with a "
+        "warning, for scripts written before issue 28)",
+    ),
+]
+
+
+def not_read(view: Path | None) -> None:
+    """Say that a `--view` given to a list's commitment is not read (issue 28)."""
+    if view is not None:
+        typer.echo(
+            f"warning: --view {view} is not read: a list's rows are replayed from the verified log",
+            err=True,
+        )
 
 
 def register(app: typer.Typer) -> None:
@@ -42,17 +64,24 @@ def register(app: typer.Typer) -> None:
     app.command("verify-rating")(verify_rating)
 
 
-def commit(ledger: Any, store: str, view: Path | None, family: str, name: str, actor: str):
-    """Commit the rows of the published list `name` (its read model's, as known at it)."""
+def commit(ledger: RatingsLedger, family: str, name: str, actor: str) -> list[LedgerEntry]:
+    """Commit the rows of the published list `name`: replayed from the verified log up to its
+    cutoff, with the lists published up to it (never a read model a folder holds or an actor
+    names: docs/decisions.md, issue 28)."""
     from projections import proofs, queries
-    from projections.session import ReadSession
+    from projections.timetravel import list_from_log
 
-    with (
-        ReadSession.beside(ledger, view_path(store, view, family), family) as session,
-        session.at(list=name) as past,
-    ):
-        found = queries.published_list(past.view, name)
-        tree = proofs.commitment(past.view, found)
+    listed = {x.name: x for x in ledger.published_lists(family)}
+    if name not in listed:
+        raise InvalidCommand(("name",), f"{family} has no published list {name!r}")
+    with list_from_log(ledger, family, name, listed[name].cutoff) as past:
+        found = queries.published_list(past, name)
+        if found is None or found.cutoff_position != listed[name].cutoff:
+            raise LedgerError(
+                f"the {family} list {name!r} of the verified log is not the one its record "
+                "names: run `ratings-ledger verify`"
+            )
+        tree = proofs.commitment(past, found)
     return ledger.commit_list_ratings(family, name, tree.size, tree.root(), actor=actor)
 
 
@@ -61,18 +90,20 @@ def commit_list(
     actor: Actor,
     family: Family = "uschess",
     store: Store = DEFAULT_STORE,
-    view: ViewPath = None,
+    view: NotReadView = None,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Show what would change; append nothing")
     ] = False,
     as_json: AsJson = False,
 ) -> None:
     """Commit a published list's ratings: the Merkle root over its rows, recorded once
-    (`publish-list` does it; this is for a list published before, or when that step failed)."""
+    (`publish-list` does it; this is for a list published before, or when that step failed),
+    replayed from the verified log."""
     from ledger.application import RatingsLedger
 
+    not_read(view)
     with reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
-        entries = commit(ledger, store, view, family, name, actor)
+        entries = commit(ledger, family, name, actor)
     show_entries(entries, dry_run, as_json, ledger.receipt)
 
 

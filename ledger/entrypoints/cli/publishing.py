@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from contextlib import closing
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -18,7 +17,8 @@ from ledger.entrypoints.cli.common import (
     reported,
     show_entries,
 )
-from ledger.entrypoints.cli.writing import AsJson, DryRun, ViewOption, _number
+from ledger.entrypoints.cli.proofs import NotReadView, not_read
+from ledger.entrypoints.cli.writing import AsJson, DryRun, _number
 from ledger.rules.families import NAMES as FAMILIES
 from ledger.store import DEFAULT_STORE
 
@@ -36,17 +36,18 @@ def publish_list(
         typer.Option(help="Last ledger position it takes items from (default: the last now)"),
     ] = None,
     store: Store = DEFAULT_STORE,
-    view: ViewOption = None,
+    view: NotReadView = None,
     dry_run: DryRun = False,
     as_json: AsJson = False,
 ) -> None:
     """Record that a federation published a rating list of a rules family, then commit its
-    ratings (the Merkle root over its rows, from the family's read model)."""
+    ratings (the Merkle root over its rows, replayed from the verified log)."""
     from ledger import commands
     from ledger.application import RatingsLedger
     from ledger.commands import PublishList
     from ledger.rules.families import family as rules_family
 
+    not_read(view)
     data = {"family": family, "name": name, "as_of": as_of}
     if cutoff_position is not None:
         data["cutoff_position"] = _number(cutoff_position)
@@ -65,15 +66,11 @@ def publish_list(
                 if not as_json:
                     typer.echo("would then commit its ratings (ListRatingsCommitted)")
                 return
-            _commit_ratings(
-                ledger, store, view, publication.family, publication.name, actor, as_json
-            )
+            _commit_ratings(ledger, publication.family, publication.name, actor, as_json)
 
 
 def _commit_ratings(
     ledger: RatingsLedger,
-    store: str,
-    view: Path | None,
     family: str,
     name: str,
     actor: str,
@@ -85,7 +82,7 @@ def _commit_ratings(
     from ledger.faults import describe
 
     try:
-        entries = commit(ledger, store, view, family, name, actor)
+        entries = commit(ledger, family, name, actor)
     except Exception as exc:  # noqa: BLE001 - the list is published: it reports success
         typer.echo(
             f"warning: published; its ratings are not committed ({describe(exc)}): "

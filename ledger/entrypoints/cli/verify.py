@@ -195,7 +195,9 @@ def _check_anchor(anchored: dict[str, Any], found: Verification, held: str | Non
 
 def verify_view(store: str, path: Path | None, family: str) -> None:
     """Exit 1 with one line unless the read model equals its rebuild from the ledger."""
+    from projections.seals import Seals
     from projections.session import ReadSession
+    from projections.timetravel import checkpoints
 
     path = view_path(store, path, family)
     if not path.is_file():
@@ -207,10 +209,17 @@ def verify_view(store: str, path: Path | None, family: str) -> None:
             fail(2, str(exc))
         with closing(session):
             position, kept, rebuilt = session.digests()
+            found = checkpoints(session.view, position)
+            refused = Seals(session.ledger).refused(found, session.view.kind)
     if kept != rebuilt:
         fail(
             1,
             f"the read model {path} differs from its rebuild at position "
             f"{position} (digest {kept[:16]}…, rebuilt {rebuilt[:16]}…): rebuild it",
         )
-    typer.echo(f"read model {path} matches its rebuild at position {position}: {kept}")
+    if refused:
+        more = f" (and {len(refused) - 1} more)" if len(refused) > 1 else ""
+        fail(1, f"{refused[0]}{more}: no read uses it; remove it, or rebuild the read model")
+    unchecked = f" ({len(found)} checkpoint files not checked: no seal secret here)"
+    said = unchecked if refused is None and found else ""
+    typer.echo(f"read model {path} matches its rebuild at position {position}: {kept}{said}")

@@ -1,0 +1,178 @@
+"""Seals on the read model's checkpoint files (issue 28): a checkpoint file is used only if the
+reader that wrote it vouches for it.
+
+A checkpoint file (`VIEW.db.checkpoints/POSITION.db`) lies in the server's folder, where anyone
+who can write there can replace it with a model of their making; an as-known-at read caught up
+from such a file would answer what the file says. So the reader that writes a checkpoint seals
+it: an HMAC-SHA256, under a secret kept in the reader's keyring folder (outside the server's
+folder, `ledger.signing.keyring_path`; made on first use, mode 0600), over the SHA-256 of the
+file's bytes, the ledger's identity, the position, the chain link at that position and the
+model's kind (its rules family and what-if) and layout, stored beside it (`POSITION.db.seal`).
+A read copies the file, hashing the bytes it copies (what it checks is what it opens: a file
+changed after the check is not the one read), re-reads the link from the chain, and uses the
+copy only if the seal matches; otherwise one warning line names the file and the read falls
+back to an older good checkpoint, or to the verified log from the start.
+A reader without the secret (an auditor's machine) replays from the log.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import secrets
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from ledger.chain_reads import link_at
+from ledger.reading import Readable, ledger_id
+from ledger.signing import keyring_path
+from projections import SCHEMA_VERSION
+
+SECRET = "checkpoint-seals.secret"  # in the keyring folder, beside the actors' NAME.key files
+SECRET_BYTES = 32
+CHUNK = 1 << 20  # bytes read and written at a time while a checkpoint file is copied
+SEAL = "ratings-ledger checkpoint seal 1"
+
+
+def warn(line: str) -> None:
+    """One warning line on standard error (the CLI's and the web server's)."""
+    print(f"warning: {line}", file=sys.stderr)
+
+
+def seal_file(checkpoint: Path) -> Path:
+    """Where the seal of `checkpoint` is kept: beside it, `POSITION.db.seal`."""
+    return checkpoint.with_name(checkpoint.name + ".seal")
+
+
+class Seals:
+    """The seals of one ledger's checkpoint files, under this reader's secret."""
+
+    def __init__(
+        self,
+        ledger: Readable,
+        keyring: Path | str | None = None,
+        report: Callable[[str], None] = warn,
+    ) -> None:
+        self.ledger = ledger
+        self.secret_file = keyring_path(keyring) / SECRET
+        self.report = report
+
+    def seal(self, checkpoint: Path, position: int, model: str) -> None:
+        """Seal the checkpoint file just written at `position` of a read model of kind `model`
+        (`View.kind`; the secret made if this reader has none). A seal that cannot be written
+        leaves the file unsealed: never used."""
+        try:
+            key = self._secret(create=True)
+            if key is None:
+                raise OSError(0, f"{self.secret_file} is not a checkpoint seal secret")
+            seal = self._mac(key, _digest(checkpoint), position, model)
+            temporary = checkpoint.with_name(f"{checkpoint.name}.{os.getpid()}.tmp")
+            temporary.write_text(seal + "\n")
+            os.replace(temporary, seal_file(checkpoint))
+        except OSError as exc:
+            self.report(f"checkpoint file {checkpoint} not sealed ({exc.strerror}): never used")
+
+    def restore(self, found: Sequence[tuple[int, Path]], target: Path, model: str) -> int:
+        """The newest of `found` (position, checkpoint file of a model of kind `model`), newest
+        first, whose seal matches, copied to `target`; its position, or 0 if none does (each
+        refused in one line)."""
+        if not found:
+            return 0
+        key = self._secret(create=False)
+        if key is None:
+            self.report(
+                f"checkpoint file {found[0][1]} cannot be checked: this reader has no "
+                f"checkpoint seal secret ({self.secret_file}): not used, read from the log"
+            )
+            return 0
+        for position, checkpoint in found:
+            why = self._copy_checked(key, (checkpoint, position, model), target)
+            if why is None:
+                return position
+            target.unlink(missing_ok=True)
+            self.report(f"checkpoint file {checkpoint} {why}: not used")
+        return 0
+
+    def refused(self, found: Sequence[tuple[int, Path]], model: str) -> list[str] | None:
+        """Why each of `found` (position, checkpoint file of a model of kind `model`) that a
+        read would refuse is refused, a line each; None if this reader cannot tell (it holds
+        no secret)."""
+        key = self._secret(create=False)
+        if key is None:
+            return None
+        whys = ((f, self._copy_checked(key, (f, p, model), None)) for p, f in found)
+        return [f"checkpoint file {f} {why}" for f, why in whys if why is not None]
+
+    def _copy_checked(
+        self, key: bytes, file: tuple[Path, int, str], target: Path | None
+    ) -> str | None:
+        """Copy the checkpoint `file` (its path, position and model kind) to `target` (None:
+        nowhere), hashing what is copied; None if the seal matches."""
+        checkpoint, position, model = file
+        try:
+            said = seal_file(checkpoint).read_text().strip()
+        except OSError:
+            return "has no seal"
+        except ValueError:
+            return "does not match its seal"
+        h = hashlib.sha256()
+        try:
+            with open(checkpoint, "rb") as source, open(target or os.devnull, "wb") as out:
+                while chunk := source.read(CHUNK):
+                    h.update(chunk)
+                    out.write(chunk)
+        except OSError as exc:
+            return f"cannot be read ({exc.strerror})"
+        if not hmac.compare_digest(said, self._mac(key, h.digest(), position, model)):
+            return "does not match its seal"
+        return None
+
+    def _mac(self, key: bytes, digest: bytes, position: int, model: str) -> str:
+        """The seal of a file with SHA-256 `digest`, checkpointed at `position` of this ledger
+        by a read model of kind `model` in this layout (SCHEMA_VERSION)."""
+        message = [SEAL, digest.hex(), ledger_id(self.ledger), position, model, SCHEMA_VERSION]
+        message.append(link_at(self.ledger, position))
+        text = json.dumps(message, separators=(",", ":")).encode()
+        return hmac.new(key, text, hashlib.sha256).hexdigest()
+
+    def _secret(self, create: bool) -> bytes | None:
+        """This reader's secret: read, or (with `create`) made once, mode 0600."""
+        try:
+            key = self.secret_file.read_bytes()
+        except FileNotFoundError:
+            if not create:
+                return None
+            self._make_secret()
+            key = self.secret_file.read_bytes()
+        except OSError:
+            if not create:
+                return None  # unreadable here: as good as none, the read replays the log
+            raise
+        return key if len(key) == SECRET_BYTES else None
+
+    def _make_secret(self) -> None:
+        """Write a new secret whole, then link it in (never over one another reader made)."""
+        self.secret_file.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        temporary = self.secret_file.with_name(f".{SECRET}.{os.getpid()}.{secrets.token_hex(4)}")
+        try:
+            with open(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as out:
+                out.write(secrets.token_bytes(SECRET_BYTES))
+                out.flush()
+                os.fsync(out.fileno())
+            os.link(temporary, self.secret_file)
+        except FileExistsError:
+            pass  # another reader made it meanwhile: theirs is the secret
+        finally:
+            temporary.unlink(missing_ok=True)
+
+
+def _digest(path: Path) -> bytes:
+    """SHA-256 of the file at `path`."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(CHUNK):
+            h.update(chunk)
+    return h.digest()
