@@ -120,8 +120,15 @@ def test_a_planted_model_minus_one_section_is_not_what_publish_list_commits(ledg
     assert "not used" in proved.stderr  # the planted file, refused for the bundle's read
     (tmp_path / "b.json").write_text(proved.stdout)
     (tmp_path / "c.txt").write_text(run(store, "checkpoint").stdout)
+    (tmp_path / "trusted.txt").write_text(run(store, "trusted-keys").stdout)
     checked = run(
-        None, "verify-rating", str(tmp_path / "b.json"), "--checkpoint", str(tmp_path / "c.txt")
+        None,
+        "verify-rating",
+        str(tmp_path / "b.json"),
+        "--checkpoint",
+        str(tmp_path / "c.txt"),
+        "--trusted",
+        str(tmp_path / "trusted.txt"),
     )
     assert f"is {rating}:" in checked.stdout  # the log's value, recomputed offline
 
