@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from eventsourcing.persistence import ApplicationRecorder, Notification
 
 from ledger.chain import parsed
-from ledger.chain_tables import BATCH, HasRecorder, _links, _recorder, _signed, _unhex
+from ledger.chain_tables import BATCH, HasRecorder, _Links, _links, _recorder, _signed, _unhex
 from ledger.merkle import Frontier
 from ledger.signing import COMMITMENT, KEY_EVENTS, Signed, Verifier
 from ledger.tree import TreeMismatch, TreeRows
@@ -39,14 +39,21 @@ def write_start(app_or_recorder: HasRecorder | ApplicationRecorder, after: int) 
         return links.last_write_end(after)
 
 
-def verifier_at(app_or_recorder: HasRecorder | ApplicationRecorder, position: int) -> Verifier:
+def verifier_at(
+    app_or_recorder: HasRecorder | ApplicationRecorder | _Links,
+    position: int,
+    verifier: Verifier | None = None,
+    after: int = 0,
+) -> Verifier:
     """A Verifier knowing the keys and roles held after `position` (a write's end), the
     ledger's tree and the lists committed there: the key events up to there checked, each write
-    from the tree before it (the roles record's writes hold nothing else)."""
+    from the tree before it (the roles record's writes hold nothing else). `verifier`: one that
+    knows them up to `after` (a write's end), taught only the key events after it; `_Links`: read
+    in that transaction (a write's, `chain_tables.links_in`)."""
     with _links(_recorder(app_or_recorder)) as links:
         tree = links.tree_rows()
-        verifier = Verifier(ledger=tree.first_identity())
-        rows = links.rows_after(0, None, KEY_EVENTS, position) if position > 0 else []
+        verifier = Verifier(ledger=tree.first_identity()) if verifier is None else verifier
+        rows = links.rows_after(after, None, KEY_EVENTS, position) if position > 0 else []
         write: list[Signed] = []
         for n, s in rows:
             if not write:
@@ -57,7 +64,7 @@ def verifier_at(app_or_recorder: HasRecorder | ApplicationRecorder, position: in
                 write = []
         verifier.check(write)
         verifier.seek(_frontier(tree, position + 1))
-        for n, _ in links.rows_after(0, None, (COMMITMENT,), position) if position > 0 else []:
+        for n, _ in links.rows_after(after, None, (COMMITMENT,), position) if position > 0 else []:
             verifier.committed(n.id, parsed(n.state))
     return verifier
 

@@ -64,6 +64,15 @@ class _Links:
         rows = self._rows("SELECT position, hash, signature FROM {t} ORDER BY position")
         return [(int(p), str(h), _unhex(s) or b"") for p, h, s in rows]
 
+    def last_write(self, upto: int) -> tuple[int, bytes] | None:
+        """(position, signature) of the last write that ends at or before `upto`."""
+        rows = self._rows(
+            "SELECT position, signature FROM {t} WHERE position <= ? AND signature <> '' "
+            "ORDER BY position DESC LIMIT 1",
+            (upto,),
+        )
+        return (int(rows[0][0]), _unhex(rows[0][1]) or b"") if rows else None
+
     def last_write_end(self, upto: int) -> int:
         rows = self._rows(
             "SELECT max(position) FROM {t} WHERE position <= ? AND signature <> ''", (upto,)
@@ -128,22 +137,34 @@ def _unhex(text: str | None) -> bytes | None:
         return b"?"  # an overwritten signature: it cannot check
 
 
+def links_in(cursor: Any, recorder: ApplicationRecorder) -> _Links:
+    """The chain and events tables read through `cursor`, a transaction the caller holds open
+    on `recorder`'s store (a write's, to check it against the head it is appended to)."""
+    events: str = getattr(recorder, "events_table_name", "")
+    if isinstance(recorder, SQLiteApplicationRecorder):
+        ids = getattr(recorder, "convert_originator_id", str)
+        return _Links(cursor, (CHAIN_TABLE, events, "rowid", TREE_TABLE), "?", ids)
+    return _postgres_names(cursor, getattr(recorder, "datastore", None), events)
+
+
 @contextmanager
-def _links(recorder: ApplicationRecorder) -> Iterator[_Links]:
+def _links(recorder: ApplicationRecorder | _Links) -> Iterator[_Links]:
     """The chain and events tables of the recorder's store, in one read-only transaction;
-    a missing chain table is a StoreError."""
+    a missing chain table is a StoreError. Given a `_Links` (`links_in`), that transaction."""
+    if isinstance(recorder, _Links):
+        yield recorder
+        return
     datastore: Any = getattr(recorder, "datastore", None)
     events: str = getattr(recorder, "events_table_name", "")
     try:
         if isinstance(recorder, SQLiteApplicationRecorder):
-            ids = getattr(recorder, "convert_originator_id", str)
             with datastore.transaction(commit=False) as cursor:
                 cursor.execute(
                     "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
                     (CHAIN_TABLE,),
                 )
                 _check_table(cursor.fetchone()[0])
-                yield _Links(cursor, (CHAIN_TABLE, events, "rowid", TREE_TABLE), "?", ids)
+                yield links_in(cursor, recorder)
         else:
             with _postgres_links(datastore, events) as links:
                 yield links
@@ -164,21 +185,22 @@ def _check_table(found: Any) -> None:
 
 @contextmanager
 def _postgres_links(datastore: Any, events: str) -> Iterator[_Links]:
+    with datastore.transaction(commit=False) as cursor:
+        cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        links = _postgres_names(cursor, datastore, events)
+        cursor.execute("SELECT to_regclass(%s) AS found", (links.table,))
+        _check_table(cursor.fetchone()["found"])
+        yield links
+
+
+def _postgres_names(cursor: Any, datastore: Any, events: str) -> _Links:
     from psycopg.sql import SQL, Identifier
 
     schema = Identifier(datastore.schema or "public")
-    table = SQL("{}.{}").format(schema, Identifier(CHAIN_TABLE))
-    with datastore.transaction(commit=False) as cursor:
-        cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-        cursor.execute(
-            "SELECT to_regclass(%s) AS found",
-            (table.as_string(cursor.connection),),
-        )
-        _check_table(cursor.fetchone()["found"])
-        names = (
-            table.as_string(cursor.connection),
-            SQL("{}.{}").format(schema, Identifier(events)).as_string(cursor.connection),
-            "notification_id",
-            SQL("{}.{}").format(schema, Identifier(TREE_TABLE)).as_string(cursor.connection),
-        )
-        yield _Links(cursor, names, "%s", lambda value: value)
+    names = tuple(
+        SQL("{}.{}").format(schema, Identifier(name)).as_string(cursor.connection)
+        for name in (CHAIN_TABLE, events, TREE_TABLE)
+    )
+    return _Links(
+        cursor, (names[0], names[1], "notification_id", names[2]), "%s", lambda value: value
+    )
