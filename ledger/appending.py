@@ -27,7 +27,7 @@ from eventsourcing.persistence import StoredEvent
 
 from ledger.chain import parsed
 from ledger.chain_reads import verifier_at
-from ledger.chain_tables import _Links, _signed
+from ledger.chain_tables import LastWrite, _Links, _signed
 from ledger.checkpoints import V2, V3, Checkpoint
 from ledger.errors import ConflictError, StoreError
 from ledger.log import entry_type
@@ -49,13 +49,15 @@ class TreeRefused(StoreError):
 
 @dataclass(frozen=True)
 class Held:
-    """The keys and roles the signed log gives after the write ending at `end`, and the
-    checkpoint of the last key write (as signed; None before any)."""
+    """The keys and roles the signed log gives after the write ending at `end` (0: none; that
+    write as stored: `last`), and the checkpoint of the last key write (as signed; None before
+    any)."""
 
     end: int
     keys: dict[str, str]
     roles: dict[str, set[str]] = field(default_factory=dict)
     checkpoint: Checkpoint | None = None
+    last: LastWrite | None = None
 
 
 Authority = Callable[[Held, Sequence[StoredEvent], _Links, int], None]
@@ -74,8 +76,8 @@ class HeldKeys:
     def at(self, links: _Links, head: int) -> Held:
         """The keys and roles after `head`, read through `links` (a transaction's)."""
         with self._lock:
-            end = links.last_write_end(head)
-            link = (links.at(end) or "") if end else ""
+            last = links.last_write(head)
+            end, link = last.position, last.link
             then = link if self._end == end else (links.at(self._end) or "") if self._end else ""
             known = self._verifier is not None and self._end <= end and then == self._link
             try:
@@ -90,7 +92,7 @@ class HeldKeys:
             v = self._verifier
             assert v is not None
             roles = {h: set(r) for h, r in v.roles.items()}
-            return Held(end, dict(v.keys), roles, v.checkpoint)
+            return Held(end, dict(v.keys), roles, v.checkpoint, last)
 
 
 def may_append(actor: str, key: str | None) -> Authority:
@@ -139,13 +141,14 @@ def check_frontier(links: _Links, held: Held, state: Cached, position: int, fill
     the entry at `position`, is the one the last write signed: that write's checkpoint (its
     ledger, size, root and position) checks with the key its signer held there (`held`; a key
     write's checkpoint `held` checked already). A ledger whose last write signed no tree (its
-    tree just made, `filled`) has its frontier recomputed from its verified entries."""
+    tree just made, `filled`) has its frontier recomputed from its verified entries. `held` is
+    read at the write's head (`position` - 1), through `links`."""
     frontier = state.frontier
     if frontier.size == 0:
         return
-    last = links.last_write(position - 1)
-    tag = last[1][:1] if last is not None and len(last[1]) == 65 else b""
-    if last is None or filled or tag not in (V2, V3):
+    last = held.last
+    tag = last.signature[:1] if last is not None and len(last.signature) == 65 else b""
+    if last is None or not last.position or filled or tag not in (V2, V3):
         try:
             same = verified_frontier(links, position).root() == frontier.root()
         except SignatureError:
@@ -153,19 +156,18 @@ def check_frontier(links: _Links, held: Held, state: Cached, position: int, fill
         if not same:
             raise TreeRefused(_mismatch(links, frontier, position, "the ledger's signed entries"))
         return
-    end, signature = last
-    at = end if tag == V3 else None
-    checkpoint = Checkpoint(state.ledger, frontier.size, frontier.root().hex(), (), at)
-    entries = links.rows_after(end - 1, 1, (), end)
-    if not entries:
+    end = last.position
+    checkpoint = Checkpoint(
+        state.ledger, frontier.size, frontier.root().hex(), (), end if tag == V3 else None
+    )
+    if not last.topic:
         ok = False
-    elif entry_type(entries[0][0].topic) in KEY_EVENTS:
+    elif entry_type(last.topic) in KEY_EVENTS:
         signed = held.checkpoint
         ok = signed is not None and signed.body() == checkpoint.body()
     else:
-        data = parsed(entries[0][0].state)
-        key = held.keys.get(data.get("actor")) if isinstance(data, dict) else None
-        ok = key is not None and _checks(key, signature[1:], checkpoint.body())
+        key = held.keys.get(last.actor)
+        ok = key is not None and _checks(key, last.signature[1:], checkpoint.body())
     if not ok:
         where = f"the checkpoint signed at position {end}"
         raise TreeRefused(_mismatch(links, frontier, position, where))

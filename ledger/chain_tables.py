@@ -5,12 +5,13 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from eventsourcing.persistence import ApplicationRecorder, Notification, PersistenceError
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 
 from ledger.domain import StoreError
+from ledger.log import to_entry
 from ledger.signing import Signed
 from ledger.store import CHAIN_TABLE
 from ledger.tree import TREE_TABLE, TreeRows
@@ -20,6 +21,17 @@ BATCH = 5000
 
 class HasRecorder(Protocol):
     recorder: ApplicationRecorder
+
+
+class LastWrite(NamedTuple):
+    """A write's end as stored: its position, link, signature, last entry's topic and actor
+    (empty when its entry is missing)."""
+
+    position: int
+    link: str
+    signature: bytes
+    topic: str
+    actor: str
 
 
 def _signed(notification: Notification, signature: bytes | None) -> Signed:
@@ -64,14 +76,19 @@ class _Links:
         rows = self._rows("SELECT position, hash, signature FROM {t} ORDER BY position")
         return [(int(p), str(h), _unhex(s) or b"") for p, h, s in rows]
 
-    def last_write(self, upto: int) -> tuple[int, bytes] | None:
-        """(position, signature) of the last write that ends at or before `upto`."""
+    def last_write(self, upto: int) -> LastWrite:
+        """The last write that ends at or before `upto` (position 0: none does)."""
         rows = self._rows(
-            "SELECT position, signature FROM {t} WHERE position <= ? AND signature <> '' "
-            "ORDER BY position DESC LIMIT 1",
+            "SELECT c.position, c.hash, c.signature, e.topic, e.state FROM {t} c "
+            "LEFT JOIN {e} e ON e.{p} = c.position WHERE c.position <= ? AND c.signature <> '' "
+            "ORDER BY c.position DESC LIMIT 1",
             (upto,),
         )
-        return (int(rows[0][0]), _unhex(rows[0][1]) or b"") if rows else None
+        if not rows:
+            return LastWrite(0, "", b"", "", "")
+        position, link, signature, topic, state = rows[0]
+        actor = "" if state is None else _actor(int(position), topic, _bytes(state))
+        return LastWrite(int(position), str(link), _unhex(signature) or b"", topic or "", actor)
 
     def last_write_end(self, upto: int) -> int:
         rows = self._rows(
@@ -128,6 +145,18 @@ class _Links:
             if len(rows) < BATCH:
                 return
             after = rows[-1][0].id
+
+
+def _actor(position: int, topic: str, state: bytes) -> str:
+    """The actor an entry's envelope names (as `ledger.log.to_entry` reads it)."""
+    entry = Notification(
+        id=position, originator_id="", originator_version=0, topic=topic, state=state
+    )
+    return to_entry(entry).actor
+
+
+def _bytes(state: Any) -> bytes:
+    return state.encode() if isinstance(state, str) else bytes(state)
 
 
 def _unhex(text: str | None) -> bytes | None:

@@ -150,8 +150,8 @@ def test_registering_while_the_tds_role_is_revoked_concurrently_leaves_every_rea
                 try:
                     td.register_player(*players(*ids), actor="td")
                     outcomes.append("written")
-                except (LostRace, AccessDenied) as exc:
-                    outcomes.append(type(exc).__name__)
+                except (LostRace, AccessDenied):  # the race lost, or the role seen revoked
+                    outcomes.append("refused")
                     return
 
     def revoking() -> None:
@@ -164,7 +164,7 @@ def test_registering_while_the_tds_role_is_revoked_concurrently_leaves_every_rea
         t.start()
     for t in threads:
         t.join()
-    assert outcomes[-1] in ("LostRace", "AccessDenied", "written")
+    assert set(outcomes) <= {"written", "refused"} and outcomes.count("refused") <= 1
     entries = list(read_entries(ledger))
     revoked = next(e.position for e in entries if e.type == "RoleRevoked")
     assert all(e.position < revoked for e in entries if e.actor == "td")
