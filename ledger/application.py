@@ -110,6 +110,7 @@ class RatingsLedger(
         (`ledger.appending`): a write that lost a race with a revocation or a key rotation is
         refused (LostRace), nothing appended."""
         for attempt in range(ATTEMPTS):
+            held = self._verified()  # what this attempt decides against (a later change: LostRace)
             if verb is not None:
                 self._authorized(verb, actor)
             aggregates = decide()
@@ -117,7 +118,7 @@ class RatingsLedger(
                 return []
             if self.preview:
                 return self._previewed(aggregates)
-            key, sealed = self._signing_key(actor), list[Head]()
+            key, sealed = self._signing_key(actor, held), list[Head]()
             authority = may_append(actor, public_text(key))
             try:
                 recordings = self.save(
@@ -135,16 +136,15 @@ class RatingsLedger(
             "nothing was appended — try again"
         )
 
-    def _signing_key(self, actor: str) -> Ed25519PrivateKey:
+    def _signing_key(self, actor: str, held: Held) -> Ed25519PrivateKey:
         """`actor`'s key in the keyring, if it is the key the ledger holds for them in its
-        verified log (before `init`: the key `init` records)."""
+        verified log as the write was decided (`held`; before `init`: the key `init` records)."""
         key = self.keyring.private_key(actor)
         if key is None:
             raise KeyRefused(
                 f"{actor!r} has no key in the keyring {self.keyring.path} "
                 f"(make one with `ratings-ledger keys new {actor}`); nothing was appended"
             )
-        held = self._verified()
         if held.end and held.keys.get(actor) != public_text(key):
             raise KeyRefused(
                 f"the key for {actor!r} in {self.keyring.path} is not the one the ledger holds "

@@ -146,7 +146,7 @@ def test_registering_while_the_tds_role_is_revoked_concurrently_leaves_every_rea
         with closing(RatingsLedger(store_url)) as td:
             for n in range(40):
                 started.set()
-                ids = [f"3{n:03d}{k:04d}" for k in range(50)]
+                ids = [f"4{n:03d}{k:04d}" for k in range(50)]
                 try:
                     td.register_player(*players(*ids), actor="td")
                     outcomes.append("written")
