@@ -34,7 +34,7 @@ from ledger.log import entry_type
 from ledger.merkle import Frontier
 from ledger.roles import lacks_authority
 from ledger.signing import KEY_EVENTS, SignatureError, Verifier
-from ledger.tree import Cached
+from ledger.tree import Cached, TreeMismatch
 
 VERIFY = "nothing was appended; run `ratings-ledger verify`"
 
@@ -85,6 +85,15 @@ class HeldKeys:
                     self._verifier = verifier_at(links, end)
                 elif end > self._end and links.rows_after(self._end, 1, KEY_EVENTS, end):
                     verifier_at(links, end, self._verifier, self._end)
+            except SignatureError as exc:
+                self._verifier = None
+                row = _changed_row(links, exc.position)
+                if row is None:
+                    raise
+                raise TreeRefused(
+                    f"{row} does not match the checkpoint the key write at position "
+                    f"{exc.position} signed (changed outside the ledger): {VERIFY}"
+                ) from None
             except BaseException:
                 self._verifier = None
                 raise
@@ -204,14 +213,30 @@ def _mismatch(links: _Links, stored: Frontier, position: int, where: str) -> str
             f"the entry at position {exc.position} does not check ({exc.reason}); the tree over "
             f"it does not match {where}: {VERIFY}"
         )
+    row = _differing(stored, true)
+    if row is not None:
+        return f"{row} does not match {where} (changed outside the ledger): {VERIFY}"
+    return f"the stored tree ({stored.size} entries) does not match {where}: {VERIFY}"
+
+
+def _changed_row(links: _Links, position: int) -> str | None:
+    """The stored tree row a check of the write at `position` read that differs from the
+    tree of the verified entries before it (None: none does, or an entry does not check)."""
+    tree = links.tree_rows()
+    try:
+        stored = Frontier.at(tree.node, tree.entries_before(position))
+        return _differing(stored, verified_frontier(links, position))
+    except (TreeMismatch, SignatureError):
+        return None
+
+
+def _differing(stored: Frontier, true: Frontier) -> str | None:
+    """The first row of `stored` that is not the one in `true` (the verified entries')."""
     pairs = zip(stored.stack, true.stack, strict=False)
     for (level, index), (ours, good) in zip(_nodes(stored.size), pairs, strict=False):
         if ours != good:
-            return (
-                f"the stored tree row (level {level}, index {index}) does not match {where} "
-                f"(changed outside the ledger): {VERIFY}"
-            )
-    return f"the stored tree ({stored.size} entries) does not match {where}: {VERIFY}"
+            return f"the stored tree row (level {level}, index {index})"
+    return None
 
 
 def _nodes(size: int) -> Iterator[tuple[int, int]]:

@@ -187,3 +187,28 @@ def test_an_edited_entry_in_a_ledger_from_before_trees_refuses_its_first_tree(
         assert later.recorder.max_notification_id() == before
     assert str(refused.value).startswith(f"the entry at position {entry.position} does not check")
     assert "does not match the ledger's signed entries: nothing was appended" in str(refused.value)
+
+
+def test_a_changed_tree_row_under_a_key_write_refuses_the_next_write_naming_the_row(
+    ledger: RatingsLedger, store_url: str
+) -> None:
+    """Issue 28: "a tampered row refuses the write with one line naming it" — also a row the
+    check of the log's key events reads (the tree before a role grant), not only the frontier."""
+    n = 0
+    while ledger.recorder.max_notification_id() < 8:
+        n += 1
+        ledger.register_player(parse(RegisterPlayer, {"id": f"3000010{n}"}), actor="td")
+    [grant] = ledger.grant_role("ann", Role.TOURNAMENT_DIRECTOR, actor="director")
+    ledger.register_player(parse(RegisterPlayer, {"id": "30000001"}), actor="td")
+    change_row(store_url, 3, 0)  # the first 8 entries: read to check the grant at position 9
+    with closing(RatingsLedger(store_url)) as director:
+        before = list(read_entries(director))
+        with pytest.raises(TreeRefused) as refused:
+            director.register_player(parse(RegisterPlayer, {"id": "30000002"}), actor="director")
+        assert list(read_entries(director)) == before
+    assert str(refused.value) == (
+        "the stored tree row (level 3, index 0) does not match the checkpoint the key write at "
+        f"position {grant.position} signed (changed outside the ledger): nothing was appended; "
+        "run `ratings-ledger verify`"
+    )
+    assert list(read_verified_entries(ledger)) == before
