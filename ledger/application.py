@@ -8,6 +8,7 @@ from collections.abc import Callable, Set
 from typing import TypeVar, cast
 from uuid import UUID
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import (
@@ -18,8 +19,9 @@ from eventsourcing.persistence import (
 )
 from eventsourcing.utils import Environment, EnvType
 
+from ledger.appending import Held, may_append
 from ledger.chain import Head
-from ledger.chain_reads import verifier_at
+from ledger.chain_tables import _links as chain_links
 from ledger.commands import SubmitMatch, SubmitSection
 from ledger.domain import (
     ROLES_KEY,
@@ -35,7 +37,7 @@ from ledger.domain import (
 from ledger.errors import UnknownRecord
 from ledger.log import LedgerEntry, to_entry
 from ledger.roles import NotInitialized, Verb, authorize
-from ledger.signing import KeyRefused, Keyring, Verifier, public_text
+from ledger.signing import KeyRefused, Keyring, public_text
 from ledger.store import APP_NAME, redacted, store_env, store_url
 from ledger.writes.asides import AsideWrites
 from ledger.writes.decisions import DecisionWrites
@@ -104,17 +106,25 @@ class RatingsLedger(
     ) -> list[LedgerEntry]:
         """Check that `actor` may use `verb` (None: `decide` checks, if anything), decide against
         the current state and save atomically; re-check and re-decide if another writer got
-        there first (the checks then run against the new state)."""
+        there first (the checks then run against the new state). The recorder checks the
+        actor's roles and key again at the head the write is appended to, in its transaction
+        (`ledger.appending`): a write that lost a race with a revocation or a key rotation is
+        refused (LostRace), nothing appended."""
         for attempt in range(ATTEMPTS):
-            record = self._authorized(verb, actor) if verb is not None else None
+            held = self._verified()  # what this attempt decides against (a later change: LostRace)
+            if verb is not None:
+                self._authorized(verb, actor)
             aggregates = decide()
             if not aggregates:
                 return []
             if self.preview:
                 return self._previewed(aggregates)
-            signer, sealed = self._signer(actor, record), list[Head]()
+            key, sealed = self._signing_key(actor, held), list[Head]()
+            authority = may_append(actor, public_text(key))
             try:
-                recordings = self.save(*aggregates, signer=signer, sealed=sealed)
+                recordings = self.save(
+                    *aggregates, signer=key.sign, authority=authority, sealed=sealed
+                )
             except IntegrityError:
                 time.sleep(random.uniform(0, BACKOFF_SECONDS * 2**attempt))
                 continue
@@ -127,45 +137,34 @@ class RatingsLedger(
             "nothing was appended — try again"
         )
 
-    def _signer(self, actor: str, record: Roles | None) -> Callable[[bytes], bytes]:
-        """The signing function of `actor`'s key in the keyring, if it is the key the ledger
-        holds for them in its verified log (`record`: the roles record read for this attempt,
-        else read now; before `init`: the key `init` records)."""
+    def _signing_key(self, actor: str, held: Held) -> Ed25519PrivateKey:
+        """`actor`'s key in the keyring, if it is the key the ledger holds for them in its
+        verified log as the write was decided (`held`; before `init`: the key `init` records)."""
         key = self.keyring.private_key(actor)
         if key is None:
             raise KeyRefused(
                 f"{actor!r} has no key in the keyring {self.keyring.path} "
                 f"(make one with `ratings-ledger keys new {actor}`); nothing was appended"
             )
-        record = record or self._roles()
-        held = self._verified(record).keys.get(actor) if record is not None else public_text(key)
-        if held != public_text(key):
+        if held.end and held.keys.get(actor) != public_text(key):
             raise KeyRefused(
                 f"the key for {actor!r} in {self.keyring.path} is not the one the ledger holds "
                 f"for {actor!r}; nothing was appended"
             )
-        return key.sign
+        return key
 
-    def _verified(self, record: Roles) -> Verifier:
-        """The keys and roles the ledger's signed log gives at its head, checked write by write
-        (never the roles record alone: a row inserted behind the ledger's back is not trusted);
-        refused in one line if the record read for this write says otherwise."""
+    def _verified(self) -> Held:
+        """The keys and roles the ledger's signed log gives at its head, its key events checked
+        write by write (never the roles record: a row inserted behind the ledger's back is not
+        trusted), read in one read transaction; the recorder's cache is taught only what is new."""
         head = self.recorder.max_notification_id() or 0
         checked = getattr(self, "_checked", None)
-        if checked is not None and checked[0] is record and checked[1] == head:
-            return checked[2]  # the same attempt asks twice (its role, then its key)
-        verifier = verifier_at(self, head)
-        held = {h: set(r) for h, r in record.held.items() if r}
-        differs = held != {h: r for h, r in verifier.roles.items() if r}
-        if (differs or record.keys != verifier.keys) and not (verifier.ignored or verifier.skipped):
-            # a key-event write that does not verify (or set aside) explains the difference: it
-            # grants nothing, and the writers go on from the verified ones (issue 28)
-            raise StoreError(
-                "the ledger's roles record does not match its signed entries (changed outside "
-                "the ledger): nothing was appended; run `ratings-ledger verify`"
-            )
-        self._checked = (record, head, verifier)
-        return verifier
+        if checked is not None and checked[0] == head:
+            return checked[1]  # the same attempt asks twice (its role, then its key)
+        with chain_links(self.recorder) as links:
+            held = self.recorder.held.at(links, head)  # type: ignore[attr-defined]
+        self._checked = (head, held)
+        return held
 
     def _previewed(self, aggregates: list[Aggregate]) -> list[LedgerEntry]:
         """The entries `aggregates` would append, at the positions they would take; none is."""
@@ -195,11 +194,13 @@ class RatingsLedger(
             return None
 
     def _authorized(self, verb: Verb, actor: str) -> Roles:
-        """The ledger's roles record, if `actor` holds a role that may use `verb`."""
+        """The ledger's roles record (what a grant or revocation decides from), if `actor`
+        holds a role that may use `verb` in the verified log (checked again in the append's
+        transaction, `ledger.appending`)."""
         record = self._roles()
         if record is None:
             raise NotInitialized()
-        authorize(self._verified(record).roles.get(actor, set()), actor, verb)
+        authorize(self._verified().roles.get(actor, set()), actor, verb)
         return record
 
     def _get(self, cls: type[A], key: UUID) -> A:

@@ -15,8 +15,10 @@ from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.utils import retry
 from psycopg.sql import SQL, Identifier
 
+from ledger.appending import Authority, HeldKeys, checked
 from ledger.chain import Head
 from ledger.chain_sealing import Signer, receipt, sealed_rows, sealing
+from ledger.chain_tables import links_in
 from ledger.store import CHAIN_TABLE
 from ledger.tree import TREE_TABLE, Cached, TreeRows, seal_write
 
@@ -29,6 +31,7 @@ class SealingPostgresRecorder(PostgresApplicationRecorder):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.held = HeldKeys()  # the log's keys and roles, taught each write's new key events
         self.chain_table = SQL("{}.{}").format(
             Identifier(self.datastore.schema or "public"), Identifier(CHAIN_TABLE)
         )
@@ -67,12 +70,14 @@ class SealingPostgresRecorder(PostgresApplicationRecorder):
         stored_events: Sequence[StoredEvent],
         *,
         signer: Signer | None = None,
+        authority: Authority | None = None,
         sealed: list[Head] | None = None,
         **kwargs: Any,
     ) -> Sequence[int] | None:
-        """Insert (under the table lock), sign the checkpoint and seal; the new head is
-        appended to `sealed`."""
-        if signer is None:
+        """Insert (under the table lock), check the actor's authority and the tree at the head
+        the write is appended to, sign the checkpoint and seal; the new head is appended to
+        `sealed`."""
+        if signer is None or authority is None:
             raise PersistenceError("an unsigned write: every write must be signed by its actor")
         with (
             self.datastore.get_connection() as conn,
@@ -82,6 +87,7 @@ class SealingPostgresRecorder(PostgresApplicationRecorder):
             self._insert_stored_events(curs, stored_events)  # locks the table, then inserts
             ids = [row["notification_id"] for row in curs.fetchall()]
             with sealing():
+                extends = checked(self.held, links_in(curs, self), ids, stored_events, authority)
                 schema = Identifier(self.datastore.schema or "public")
                 events = SQL("{}.{}").format(schema, Identifier(self.events_table_name))
 
@@ -96,7 +102,7 @@ class SealingPostgresRecorder(PostgresApplicationRecorder):
                     self.tree_table.as_string(conn),
                 )
                 signatures, tree_rows, checkpoint, cached = seal_write(
-                    tree, ids, stored_events, signer, self.cached
+                    tree, ids, stored_events, signer, self.cached, extends
                 )
                 last = SQL("SELECT hash FROM {} ORDER BY position DESC LIMIT 1")
                 curs.execute(last.format(self.chain_table))

@@ -9,7 +9,7 @@ from eventsourcing.persistence import ApplicationRecorder, Notification
 
 from ledger.asides import frontier_before, keys_at, profiles, set_asides
 from ledger.chain import parsed
-from ledger.chain_tables import BATCH, HasRecorder, _links, _recorder, _signed, _unhex
+from ledger.chain_tables import BATCH, HasRecorder, _Links, _links, _recorder, _signed, _unhex
 from ledger.signing import COMMITMENT, Signed, Verifier
 from ledger.tree import TreeRows
 
@@ -39,21 +39,29 @@ def write_start(app_or_recorder: HasRecorder | ApplicationRecorder, after: int) 
         return links.last_write_end(after)
 
 
-def verifier_at(app_or_recorder: HasRecorder | ApplicationRecorder, position: int) -> Verifier:
+def verifier_at(
+    app_or_recorder: HasRecorder | ApplicationRecorder | _Links,
+    position: int,
+    verifier: Verifier | None = None,
+    after: int = 0,
+) -> Verifier:
     """A Verifier knowing the keys and roles held after `position` (a write's end), the
     ledger's tree, the lists committed there and the positions a director set aside: the key
     events up to there checked, each write from the tree before it (the roles record's writes
-    hold nothing else); a key-event write that does not verify is ignored (`asides.keys_at`)."""
+    hold nothing else); a key-event write that does not verify is ignored (`asides.keys_at`).
+    `verifier`: one that knows them up to `after` (a write's end), taught only the key events
+    after it; `_Links`: read in that transaction (a write's, `chain_tables.links_in`)."""
     recorder = _recorder(app_or_recorder)
+    in_write = isinstance(recorder, _Links)
     with _links(recorder) as links:
         tree = links.tree_rows()
         aside = set_asides(links, tree)
-        verifier = keys_at(links, tree, position, aside)
+        verifier = keys_at(links, tree, position, aside, verifier, after)
         verifier.seek(frontier_before(tree, position + 1))
-        for n, _ in links.rows_after(0, None, (COMMITMENT,), position) if position > 0 else []:
+        for n, _ in links.rows_after(after, None, (COMMITMENT,), position) if position > 0 else []:
             verifier.committed(n.id, parsed(n.state))
     verifier.set_aside = aside
-    verifier.profile_before = profiles(recorder)
+    verifier.profile_before = profiles(recorder, links if in_write else None)
     return verifier
 
 

@@ -10,8 +10,11 @@ from typing import Any
 from eventsourcing.persistence import Notification, PersistenceError, StoredEvent
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 
+from ledger.appending import Authority, HeldKeys, checked
 from ledger.chain import GENESIS, Head, link
+from ledger.chain_tables import links_in
 from ledger.checkpoints import Checkpoint
+from ledger.errors import LedgerError
 from ledger.store import CHAIN_TABLE
 from ledger.tree import TREE_TABLE, Cached, TreeRows, seal_write
 
@@ -56,6 +59,8 @@ def sealing() -> Iterator[None]:
     """Any failure to store the chain rows fails the write (its transaction rolls back)."""
     try:
         yield
+    except LedgerError:
+        raise  # a refusal in one line (ledger/appending.py): the transaction rolls back
     except Exception as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise SealError(f"the write could not be sealed, nothing was appended ({first})") from exc
@@ -66,6 +71,10 @@ class SealingSQLiteRecorder(SQLiteApplicationRecorder):
     every stored state as bytes (a row edited in place may hold text)."""
 
     cached: Cached | None = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.held = HeldKeys()  # the log's keys and roles, taught each write's new key events
 
     def select_notifications(self, *args: Any, **kwargs: Any) -> Sequence[Notification]:
         return [_as_bytes(n) for n in super().select_notifications(*args, **kwargs)]
@@ -92,15 +101,19 @@ class SealingSQLiteRecorder(SQLiteApplicationRecorder):
         stored_events: Sequence[StoredEvent],
         *,
         signer: Signer | None = None,
+        authority: Authority | None = None,
         sealed: list[Head] | None = None,
         **kwargs: Any,
     ) -> Sequence[int] | None:
-        """Insert, sign the checkpoint and seal; the new head is appended to `sealed`."""
-        if signer is None:
+        """Insert (taking the write lock), check the actor's authority and the tree at the head
+        the write is appended to, sign the checkpoint and seal; the new head is appended to
+        `sealed`."""
+        if signer is None or authority is None:
             raise PersistenceError("an unsigned write: every write must be signed by its actor")
         with self.datastore.transaction(commit=True) as c:
             ids = self._insert_events(c, stored_events, **kwargs) or []
             with sealing():
+                extends = checked(self.held, links_in(c, self), ids, stored_events, authority)
 
                 def run(sql: str, params: Sequence[Any]) -> list[tuple]:
                     c.execute(sql, params)
@@ -108,7 +121,7 @@ class SealingSQLiteRecorder(SQLiteApplicationRecorder):
 
                 tree = TreeRows(run, self.events_table_name, "rowid")
                 signatures, tree_rows, checkpoint, cached = seal_write(
-                    tree, ids, stored_events, signer, self.cached
+                    tree, ids, stored_events, signer, self.cached, extends
                 )
                 c.execute(f"SELECT hash FROM {CHAIN_TABLE} ORDER BY position DESC LIMIT 1")
                 row = c.fetchone()

@@ -5,13 +5,14 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 from uuid import UUID
 
 from eventsourcing.persistence import ApplicationRecorder, Notification, PersistenceError
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 
 from ledger.domain import StoreError
+from ledger.log import to_entry
 from ledger.roles import PROFILE_KINDS
 from ledger.signing import Signed
 from ledger.store import CHAIN_TABLE
@@ -22,6 +23,17 @@ BATCH = 5000
 
 class HasRecorder(Protocol):
     recorder: ApplicationRecorder
+
+
+class LastWrite(NamedTuple):
+    """A write's end as stored: its position, link, signature, last entry's topic and actor
+    (empty when its entry is missing)."""
+
+    position: int
+    link: str
+    signature: bytes
+    topic: str
+    actor: str
 
 
 def _signed(notification: Notification, signature: bytes | None) -> Signed:
@@ -65,6 +77,20 @@ class _Links:
     def all(self) -> list[tuple[int, str, bytes]]:
         rows = self._rows("SELECT position, hash, signature FROM {t} ORDER BY position")
         return [(int(p), str(h), _unhex(s) or b"") for p, h, s in rows]
+
+    def last_write(self, upto: int) -> LastWrite:
+        """The last write that ends at or before `upto` (position 0: none does)."""
+        rows = self._rows(
+            "SELECT c.position, c.hash, c.signature, e.topic, e.state FROM {t} c "
+            "LEFT JOIN {e} e ON e.{p} = c.position WHERE c.position <= ? AND c.signature <> '' "
+            "ORDER BY c.position DESC LIMIT 1",
+            (upto,),
+        )
+        if not rows:
+            return LastWrite(0, "", b"", "", "")
+        position, link, signature, topic, state = rows[0]
+        actor = "" if state is None else _actor(int(position), topic, _bytes(state))
+        return LastWrite(int(position), str(link), _unhex(signature) or b"", topic or "", actor)
 
     def last_write_end(self, upto: int) -> int:
         rows = self._rows(
@@ -141,6 +167,18 @@ class _Links:
             after = rows[-1][0].id
 
 
+def _actor(position: int, topic: str, state: bytes) -> str:
+    """The actor an entry's envelope names (as `ledger.log.to_entry` reads it)."""
+    entry = Notification(
+        id=position, originator_id="", originator_version=0, topic=topic, state=state
+    )
+    return to_entry(entry).actor
+
+
+def _bytes(state: Any) -> bytes:
+    return state.encode() if isinstance(state, str) else bytes(state)
+
+
 def _unhex(text: str | None) -> bytes | None:
     try:
         return bytes.fromhex(text) if text is not None else None
@@ -148,22 +186,34 @@ def _unhex(text: str | None) -> bytes | None:
         return b"?"  # an overwritten signature: it cannot check
 
 
+def links_in(cursor: Any, recorder: ApplicationRecorder) -> _Links:
+    """The chain and events tables read through `cursor`, a transaction the caller holds open
+    on `recorder`'s store (a write's, to check it against the head it is appended to)."""
+    events: str = getattr(recorder, "events_table_name", "")
+    if isinstance(recorder, SQLiteApplicationRecorder):
+        ids = getattr(recorder, "convert_originator_id", str)
+        return _Links(cursor, (CHAIN_TABLE, events, "rowid", TREE_TABLE), "?", ids)
+    return _postgres_names(cursor, getattr(recorder, "datastore", None), events)
+
+
 @contextmanager
-def _links(recorder: ApplicationRecorder) -> Iterator[_Links]:
+def _links(recorder: ApplicationRecorder | _Links) -> Iterator[_Links]:
     """The chain and events tables of the recorder's store, in one read-only transaction;
-    a missing chain table is a StoreError."""
+    a missing chain table is a StoreError. Given a `_Links` (`links_in`), that transaction."""
+    if isinstance(recorder, _Links):
+        yield recorder
+        return
     datastore: Any = getattr(recorder, "datastore", None)
     events: str = getattr(recorder, "events_table_name", "")
     try:
         if isinstance(recorder, SQLiteApplicationRecorder):
-            ids = getattr(recorder, "convert_originator_id", str)
             with datastore.transaction(commit=False) as cursor:
                 cursor.execute(
                     "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
                     (CHAIN_TABLE,),
                 )
                 _check_table(cursor.fetchone()[0])
-                yield _Links(cursor, (CHAIN_TABLE, events, "rowid", TREE_TABLE), "?", ids)
+                yield links_in(cursor, recorder)
         else:
             with _postgres_links(datastore, events) as links:
                 yield links
@@ -184,21 +234,22 @@ def _check_table(found: Any) -> None:
 
 @contextmanager
 def _postgres_links(datastore: Any, events: str) -> Iterator[_Links]:
+    with datastore.transaction(commit=False) as cursor:
+        cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        links = _postgres_names(cursor, datastore, events)
+        cursor.execute("SELECT to_regclass(%s) AS found", (links.table,))
+        _check_table(cursor.fetchone()["found"])
+        yield links
+
+
+def _postgres_names(cursor: Any, datastore: Any, events: str) -> _Links:
     from psycopg.sql import SQL, Identifier
 
     schema = Identifier(datastore.schema or "public")
-    table = SQL("{}.{}").format(schema, Identifier(CHAIN_TABLE))
-    with datastore.transaction(commit=False) as cursor:
-        cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-        cursor.execute(
-            "SELECT to_regclass(%s) AS found",
-            (table.as_string(cursor.connection),),
-        )
-        _check_table(cursor.fetchone()["found"])
-        names = (
-            table.as_string(cursor.connection),
-            SQL("{}.{}").format(schema, Identifier(events)).as_string(cursor.connection),
-            "notification_id",
-            SQL("{}.{}").format(schema, Identifier(TREE_TABLE)).as_string(cursor.connection),
-        )
-        yield _Links(cursor, names, "%s", lambda value: value)
+    names = tuple(
+        SQL("{}.{}").format(schema, Identifier(name)).as_string(cursor.connection)
+        for name in (CHAIN_TABLE, events, TREE_TABLE)
+    )
+    return _Links(
+        cursor, (names[0], names[1], "notification_id", names[2]), "%s", lambda value: value
+    )

@@ -142,10 +142,14 @@ def seal_write(
     stored_events: Sequence[StoredEvent],
     signer: Signer,
     cached: Cached | None,
+    extends: Callable[[Cached, bool], None],
 ) -> tuple[list[bytes], list[tuple], Checkpoint, Cached]:
     """Add the write's entries to the tree, sign the checkpoint they make: the signatures to
-    store (the write's on its last entry), the tree rows to insert, the signed checkpoint."""
+    store (the write's on its last entry), the tree rows to insert, the signed checkpoint.
+    `extends` checks the frontier first (and whether the tree was just filled), refusing a
+    tree the ledger did not sign (`ledger.appending.check_frontier`)."""
     state, made = frontier_before(rows, ids[0], cached)
+    extends(state, bool(made))
     frontier = state.frontier.copy()
     ledger = state.ledger
     for position, s in zip(ids, stored_events, strict=True):

@@ -26,12 +26,13 @@ from typing import Any
 
 from eventsourcing.utils import Environment, EnvType
 
+from ledger.appending import Held
 from ledger.application import RatingsLedger
 from ledger.chain import Head, verify
 from ledger.commands import RegisterPlayer, parse
 from ledger.log import read_entries, read_verified_entries
 from ledger.roles import Role
-from ledger.signing import Keyring, Verifier
+from ledger.signing import Keyring
 from projections.projector import View
 
 HERE = Path(__file__).resolve().parent
@@ -58,18 +59,18 @@ class Unsigned(RatingsLedger):
         settings = {k: v for k, v in (env or {}).items() if "RECORDER_TOPIC" not in k}
         return super().construct_env(name, settings)
 
-    def _signer(self, actor: str, record: Any) -> Callable[[bytes], bytes]:
-        return lambda data: b""
-
-    def _verified(self, record: Any) -> Verifier:
+    def _verified(self) -> Held:
         """No signed log to check: the roles record as it stands."""
-        verifier = Verifier()
-        verifier.roles = {h: set(r) for h, r in record.held.items()}
-        return verifier
+        record = self._roles()
+        if record is None:
+            return Held(0, {})
+        return Held(1, dict(record.keys), {h: set(r) for h, r in record.held.items()})
 
-    def save(self, *objs: Any, signer: Any = None, sealed: Any = None, **kwargs: Any) -> Any:
+    def save(
+        self, *objs: Any, signer: Any = None, authority: Any = None, sealed: Any = None, **kw: Any
+    ) -> Any:
         sealed.append(Head("", 0))
-        return super().save(*objs, **kwargs)
+        return super().save(*objs, **kw)
 
 
 def appends(cls: type[RatingsLedger], store: str, keyring: Keyring, count: int) -> float:
