@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -20,10 +20,18 @@ CHANNEL_TIMEOUT_SECONDS = 30  # a connection silent this long is closed
 # first byte, however slowly it drips: waitress' own timeout restarts at every byte.
 REQUEST_DEADLINE_SECONDS = 10
 # Connections held at once (waitress' default is 100, which 100 slow clients exhaust); the
-# loop polls (select() stops at 1,024 descriptors).
+# loop polls (select() stops at 1,024 descriptors). When they are all held, the oldest one not
+# being answered is closed to make room for the next (`_Waitress.readable`).
 CONNECTION_LIMIT = 4000
+FILES_BESIDE_CONNECTIONS = 64  # descriptors kept for the stores, the read model, the logs
+ACCEPTS_AT_ONCE = 64  # connections accepted per wake-up of the loop (waitress: one)
 CLEANUP_INTERVAL_SECONDS = 1  # how often silent and overdue connections are looked for
 LOOP_SECONDS = 1.0  # the longest one wait for network events lasts
+# The site is read-only (GET and HEAD): a request body over this is refused 413 as soon as
+# its Content-Length is read (or its chunks pass it), and no body is ever spooled to disk.
+MAX_BODY_BYTES = 8 * 1024
+MAX_HEADER_BYTES = 16 * 1024  # request line and headers; more is refused 431
+IN_MEMORY_BYTES = 64 * 1024  # waitress spools a body past this to a file: never reached
 
 
 def register(app: typer.Typer) -> None:
@@ -34,17 +42,16 @@ def register(app: typer.Typer) -> None:
 class Server:
     """A waitress server for one site: `serve_forever` in one thread, `shutdown` from another.
 
-    Slow clients cannot take it down: it holds `CONNECTION_LIMIT` connections, and closes one
-    whose request is not whole `deadline` seconds after its first byte (`_Deadlines`)."""
+    Slow and idle clients cannot take it down: it holds `CONNECTION_LIMIT` connections, sheds
+    the oldest idle one when they are all held, and closes one whose request is not whole
+    `deadline` seconds after its first byte; a request body over `MAX_BODY_BYTES` is 413."""
 
     def __init__(
         self, site: Site, host: str, port: int, deadline: float = REQUEST_DEADLINE_SECONDS
     ) -> None:
-        from waitress.server import create_server
-
         self.map: dict = {}
         self.stopping = threading.Event()
-        self.inner = create_server(
+        self.inner = _waitress()(
             site,
             map=self.map,
             host=host,
@@ -52,12 +59,14 @@ class Server:
             threads=THREADS,
             channel_timeout=CHANNEL_TIMEOUT_SECONDS,
             cleanup_interval=CLEANUP_INTERVAL_SECONDS,
-            connection_limit=CONNECTION_LIMIT,
+            connection_limit=connection_limit(),
+            max_request_body_size=MAX_BODY_BYTES + 1,  # waitress refuses from this size on
+            max_request_header_size=MAX_HEADER_BYTES,
+            inbuf_overflow=IN_MEMORY_BYTES,
             ident="ratings-ledger",
             clear_untrusted_proxy_headers=True,
         )
-        self.inner.channel_class = _timed_channel()
-        self.inner.maintenance = _Deadlines(self.inner, deadline)
+        self.inner.deadline = deadline
         self.server_port: int = self.inner.effective_port
 
     def serve_forever(self) -> None:
@@ -78,6 +87,66 @@ class Server:
         self.inner.close()
 
 
+def connection_limit() -> int:
+    """`CONNECTION_LIMIT`, with the process's soft limit on open files raised to fit it (up
+    to the hard limit; fewer connections when the hard limit is lower)."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = CONNECTION_LIMIT + FILES_BESIDE_CONNECTIONS
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        soft = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    return min(CONNECTION_LIMIT, soft - FILES_BESIDE_CONNECTIONS)
+
+
+def _waitress() -> type:
+    """waitress' TCP server, holding its connections as `Server` says (waitress is imported
+    only when a server starts)."""
+    from waitress.server import TcpWSGIServer
+
+    class _Waitress(TcpWSGIServer):
+        channel_class = _timed_channel()
+        deadline = REQUEST_DEADLINE_SECONDS
+
+        def readable(self) -> bool:
+            """Keep room for the next connection: when every one is held, the oldest not
+            being answered (no request handed over, nothing left to send) is closed; waitress
+            stops listening only when all are being answered."""
+            if len(self._map) >= self.adj.connection_limit:
+                idle = (c for c in self.active_channels.values() if _idle(c))
+                oldest = next(idle, None)  # the channels are kept in the order accepted
+                if oldest is not None:
+                    oldest.handle_close()
+            return super().readable()
+
+        def handle_accept(self) -> None:
+            """Up to `ACCEPTS_AT_ONCE` waiting connections, not one per wake-up."""
+            for _ in range(ACCEPTS_AT_ONCE):
+                held = len(self._map)
+                super().handle_accept()
+                if len(self._map) == held or not self.readable():
+                    return
+
+        def maintenance(self, now: float) -> None:
+            """waitress' (close connections silent too long), and: close a connection still
+            reading its request `deadline` seconds after its first byte (a drip of one
+            header line a second never ends otherwise)."""
+            super().maintenance(now)
+            overdue = time.monotonic() - self.deadline
+            for channel in list(self.active_channels.values()):
+                request = channel.request
+                if request is not None and getattr(request, "started", overdue) < overdue:
+                    channel.will_close = True
+
+    return _Waitress
+
+
+def _idle(channel: Any) -> bool:
+    """A connection no request of is being answered and nothing is left to send to."""
+    return not channel.requests and not channel.total_outbufs_len
+
+
 def _timed_channel() -> type:
     """waitress' channel whose request parser notes when the request's first byte came."""
     from waitress.channel import HTTPChannel
@@ -92,24 +161,6 @@ def _timed_channel() -> type:
         parser_class = TimedParser
 
     return TimedChannel
-
-
-class _Deadlines:
-    """waitress' maintenance, plus: a connection still reading a request `deadline` seconds
-    after its first byte is closed (a drip of one header line a second never ends otherwise)."""
-
-    def __init__(self, inner: object, deadline: float) -> None:
-        self.inner = inner
-        self.idle = inner.maintenance  # type: ignore[attr-defined]
-        self.deadline = deadline
-
-    def __call__(self, now: float) -> None:
-        self.idle(now)
-        overdue = time.monotonic() - self.deadline
-        for channel in list(self.inner.active_channels.values()):  # type: ignore[attr-defined]
-            request = channel.request
-            if request is not None and getattr(request, "started", overdue) < overdue:
-                channel.will_close = True
 
 
 def server(
