@@ -204,11 +204,20 @@ def parse_trf(text: str, source: str) -> TrfReport:
             if line[:3] in TEAM_RECORDS:
                 team_lines.setdefault(line[:3], []).append((number, line))
             if line.startswith("132"):
-                dates += [header.read_round_date(d) for d in _ROUND_DATE.findall(line[3:])]
+                dates += _round_dates(line, number, source)
     if len(players) < 2:
         raise InvalidCommand((), f"{source}: {len(players)} player lines (001); a section has 2+")
     ordered = tuple(sorted(players.values(), key=lambda p: p.start))
     return TrfReport(source, tags, ordered, tuple(skipped), tuple(dates), embedded, team_lines)
+
+
+def _round_dates(line: str, number: int, source: str) -> list[date]:
+    """A 132 line's dates of the rounds; one that is no date is refused naming its line."""
+    try:
+        return [header.read_round_date(d) for d in _ROUND_DATE.findall(line[3:])]
+    except ValueError as exc:
+        where = f"{source} line {number}: round date (132, YY/MM/DD)"
+        raise InvalidCommand((), f"{where} {exc}") from None
 
 
 def _player(line: str, number: int, source: str) -> TrfPlayer:
