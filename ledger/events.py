@@ -372,6 +372,7 @@ class ListPublished(Fact, frozen=True, kw_only=True):
     """A federation published a rating list: the `number`th of its family."""
 
     verb = "publish-list"
+    unvoidable = "a published list stands as published; publish a corrected list instead"
 
     family: Annotated[str, Door("family")]
     number: Annotated[int, msgspec.Meta(ge=1)]  # the verb counts the family's lists
@@ -384,6 +385,7 @@ class ListRatingsCommitted(Fact, frozen=True, kw_only=True):
     """The ratings a published list said, committed: a Merkle root over its rows (issue 18)."""
 
     verb = "publish-list"
+    unvoidable = "a list's ratings stand as committed; publish a corrected list instead"
 
     family: str
     list_name: str
