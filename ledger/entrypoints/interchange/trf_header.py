@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from datetime import date
 
 from ledger.entrypoints.interchange.time_controls import ledger_time_control
+from ledger.text import digits
 
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 MONTHS = {m: i for i, m in enumerate(_MONTHS, 1)}
@@ -73,7 +74,7 @@ def encoded_time_control(text: str) -> str:
     periods: list[str] = []
     bonuses: set[int] = set()
     for i, period in enumerate(text.split(":")):
-        m = re.fullmatch(r"(?:(\d+)/)?(\d+)(?:\+(\d+))?", period.strip())
+        m = re.fullmatch(r"(?:(\d{1,9})/)?(\d{1,9})(?:\+(\d{1,9}))?", period.strip())
         if m is None or int(m[2]) % 60:
             raise ValueError(f"time control {text!r} (222) cannot be read")
         minutes = int(m[2]) // 60
@@ -117,7 +118,7 @@ def rounds_announced(tags: Mapping[str, tuple[str, str]]) -> int | None:
     """The number of rounds the tournament has: XXR (TRF16's pairing extension) or 142."""
     for tag in ("142", "XXR"):
         text, _ = tags.get(tag, ("", ""))
-        if text.strip().isdigit():
+        if digits(text.strip()):
             return int(text.strip())
     return None
 
@@ -131,4 +132,4 @@ def is_team_file(tags: Mapping[str, tuple[str, str]], team_lines: bool) -> bool:
         return True
     if _INDIVIDUAL.search(kind):
         return False
-    return (teams.isdigit() and int(teams) > 0) or bool(_TEAM_TYPE.search(kind))
+    return (digits(teams) and int(teams) > 0) or bool(_TEAM_TYPE.search(kind))
