@@ -339,3 +339,19 @@ def test_a_request_with_a_body_of_8_kib_is_still_answered(served):
         head = "GET /api/log HTTP/1.1\r\nHost: x\r\nContent-Length: 8192\r\n\r\n"
         client.sendall(head.encode() + b"x" * 8192)
         assert _status(client) == b"HTTP/1.1 200 OK"
+
+
+def test_serve_on_an_address_it_cannot_listen_on_says_so_in_one_line(federation_store):
+    """Issue 28: "every 'unexpected' error … becomes a one-line refusal": a --host that is no
+    address was "unexpected ValueError: Invalid host/port specified"."""
+    no_host = ["serve", "--host", "no.such.host.invalid", "--port", "0", "--store"]
+    out = CliRunner().invoke(app, [*no_host, federation_store])
+    assert (out.exit_code, out.stderr.count("\n")) == (2, 1)
+    assert out.stderr.startswith("error: --host 'no.such.host.invalid': cannot listen there (")
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = str(taken.getsockname()[1])
+        out = CliRunner().invoke(app, ["serve", "--port", port, "--store", federation_store])
+    assert (out.exit_code, out.stderr) == (
+        1,
+        f"error: cannot listen on 127.0.0.1 port {port}: Address already in use\n",
+    )

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ledger.entrypoints.cli.common import Family, Store, ViewPath, reported
+from ledger.entrypoints.cli.common import Family, Store, ViewPath, fail, reported, usage
 from ledger.store import DEFAULT_STORE
 
 if TYPE_CHECKING:
@@ -175,6 +175,19 @@ def server(
     return Server(site, host, port, deadline)
 
 
+def _listening(site: Site, host: str, port: int) -> Server:
+    """A server listening on `host`:`port`; one line when it cannot (exit 2: an address that
+    is none, such as a name that does not resolve; exit 1: one in use or not this machine's)."""
+    from ledger.faults import describe
+
+    try:
+        return server(site, host, port)
+    except ValueError as exc:
+        usage(f"--host {host!r}: cannot listen there ({exc})")
+    except OSError as exc:
+        fail(1, f"cannot listen on {host} port {port}: {describe(exc)}")
+
+
 def serve(
     host: Annotated[
         str, typer.Option("--host", help="Address to listen on (only this machine by default)")
@@ -193,9 +206,10 @@ def serve(
 
     with reported():
         open_ledger(store).close()  # refuse to start on a store that is not there
-    httpd = server(Site(store, view, family), host, port)
+    httpd = _listening(Site(store, view, family), host, port)
     follower = Follower(store, view_path(store, view, family), family).start()
-    typer.echo(f"serving http://{host}:{httpd.server_port}/ (read-only); Ctrl-C stops")
+    shown = f"[{host}]" if ":" in host else host
+    typer.echo(f"serving http://{shown}:{httpd.server_port}/ (read-only); Ctrl-C stops")
     try:
         httpd.serve_forever()
     except KeyboardInterrupt:
