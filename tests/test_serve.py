@@ -355,3 +355,21 @@ def test_serve_on_an_address_it_cannot_listen_on_says_so_in_one_line(federation_
         1,
         f"error: cannot listen on 127.0.0.1 port {port}: Address already in use\n",
     )
+
+
+def test_the_connection_shed_is_the_oldest_idle_then_the_oldest_not_reading():
+    """Issue 28: "idle connections are bounded and shed oldest first": a connection a thread
+    is answering is never shed; one whose answer waits for its client to read is shed only
+    when none is idle."""
+    from types import SimpleNamespace
+
+    from ledger.entrypoints.cli.serve import _shed
+
+    def channel(answering: bool, unsent: int) -> SimpleNamespace:
+        return SimpleNamespace(requests=["r"] if answering else [], total_outbufs_len=unsent)
+
+    answering, unread, idle, newer_idle = (channel(True, 0), channel(False, 9), channel(False, 0),
+                                           channel(False, 0))  # fmt: skip
+    assert _shed([answering, unread, idle, newer_idle]) is idle
+    assert _shed([answering, unread]) is unread
+    assert _shed([answering, channel(True, 9)]) is None

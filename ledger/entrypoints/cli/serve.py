@@ -110,12 +110,11 @@ def _waitress() -> type:
         deadline = REQUEST_DEADLINE_SECONDS
 
         def readable(self) -> bool:
-            """Keep room for the next connection: when every one is held, the oldest not
-            being answered (no request handed over, nothing left to send) is closed; waitress
-            stops listening only when all are being answered."""
+            """Keep room for the next connection: when every one is held, the oldest idle
+            one is closed (`_shed`); waitress stops listening only when all are being
+            answered."""
             if len(self._map) >= self.adj.connection_limit:
-                idle = (c for c in self.active_channels.values() if _idle(c))
-                oldest = next(idle, None)  # the channels are kept in the order accepted
+                oldest = _shed(list(self.active_channels.values()))
                 if oldest is not None:
                     oldest.handle_close()
             return super().readable()
@@ -142,9 +141,13 @@ def _waitress() -> type:
     return _Waitress
 
 
-def _idle(channel: Any) -> bool:
-    """A connection no request of is being answered and nothing is left to send to."""
-    return not channel.requests and not channel.total_outbufs_len
+def _shed(channels: list[Any]) -> Any | None:
+    """Of `channels` (in the order accepted), the one to close for the next connection: the
+    oldest no request of is being answered and nothing is left to send to (silent, or still
+    sending its request), else the oldest whose answer waits for it to read (a client that
+    stopped reading); None when a thread is answering each."""
+    idle = (c for c in channels if not c.requests and not c.total_outbufs_len)
+    return next(idle, None) or next((c for c in channels if not c.requests), None)
 
 
 def _timed_channel() -> type:
