@@ -373,3 +373,15 @@ def test_the_connection_shed_is_the_oldest_idle_then_the_oldest_not_reading():
     assert _shed([answering, unread, idle, newer_idle]) is idle
     assert _shed([answering, unread]) is unread
     assert _shed([answering, channel(True, 9)]) is None
+
+
+def test_a_content_length_of_5000_digits_is_answered_400(served):
+    """Issue 28: "every 'unexpected' error … becomes a one-line refusal": waitress let the
+    length's ValueError escape and closed the connection with no answer."""
+    base, port = served
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as client:
+        client.sendall(b"GET /api/log HTTP/1.1\r\nHost: x\r\nContent-Length: " + b"9" * 5000)
+        client.sendall(b"\r\n\r\n")
+        assert _status(client) == b"HTTP/1.1 400 Bad Request"
+    with urllib.request.urlopen(f"{base}/api/log", timeout=5) as answer:
+        assert answer.status == 200

@@ -151,14 +151,22 @@ def _shed(channels: list[Any]) -> Any | None:
 
 
 def _timed_channel() -> type:
-    """waitress' channel whose request parser notes when the request's first byte came."""
+    """waitress' channel whose request parser notes when the request's first byte came, and
+    answers 400 to a header `int` cannot read (waitress lets a Content-Length of 5,000 digits
+    escape as ValueError, closing the connection with no answer)."""
     from waitress.channel import HTTPChannel
-    from waitress.parser import HTTPRequestParser
+    from waitress.parser import HTTPRequestParser, ParsingError
 
     class TimedParser(HTTPRequestParser):
         def __init__(self, adj: object) -> None:
             super().__init__(adj)
             self.started = time.monotonic()
+
+        def parse_header(self, header_plus: bytes) -> None:
+            try:
+                super().parse_header(header_plus)
+            except ValueError as exc:
+                raise ParsingError(f"a header cannot be read ({exc})") from None
 
     class TimedChannel(HTTPChannel):
         parser_class = TimedParser
