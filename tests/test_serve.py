@@ -37,7 +37,7 @@ def served(federation_store):
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_port}", httpd.server_port
     httpd.shutdown()
-    thread.join(5)
+    thread.join(30)  # closing 4,000 connections on a busy machine may take a while
     httpd.server_close()
 
 
