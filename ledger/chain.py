@@ -22,6 +22,7 @@ from ledger.chain_tables import HasRecorder, _links, _recorder, _signed
 from ledger.checkpoints import Checkpoint
 from ledger.signing import SignatureError, Verifier
 from ledger.submissions import Submissions
+from ledger.text import digits
 from ledger.times import Times
 from ledger.tree import tree_mismatch
 
@@ -102,7 +103,7 @@ def parse_expected(text: str) -> Head:
     digest = digest.lower()
     if len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
         raise ValueError(f"{text!r}: the digest is not 64 hex digits (expected DIGEST@POS)")
-    if not position.isdigit():
+    if not digits(position):
         raise ValueError(f"{text!r}: the position is not a number (expected DIGEST@POS)")
     return Head(digest, int(position))
 

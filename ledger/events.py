@@ -24,6 +24,7 @@ JSON in C without building a dict per game (docs/decisions.md, "typed events").
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import attrgetter
 from typing import Annotated, Any, ClassVar, NamedTuple
 
 import msgspec
@@ -61,8 +62,7 @@ def _entrants(fact: Any) -> tuple[str, ...]:
     return tuple(x.id for x in fact.players)
 
 
-def _dates(fact: Any) -> tuple[str, str]:
-    return fact.start_date, fact.end_date
+_dates: Callable[[Any], tuple[str, str]] = attrgetter("start_date", "end_date")
 
 
 class Makes(NamedTuple):
@@ -106,8 +106,7 @@ class ReportedRecord(msgspec.Struct, frozen=True, kw_only=True):
     kind: str | None = None
 
 
-# Profile fields added in issue 20: left out of a profile (its stored JSON in the read model,
-# its fields on the write side) when not given, so that older profiles keep their bytes.
+# Profile fields added in issue 20, left out when not given: older profiles keep their bytes.
 LATER_PROFILE_FIELDS = ("federation", "birth_year", "reported_rating")
 
 
@@ -371,6 +370,7 @@ class ListPublished(Fact, frozen=True, kw_only=True):
     """A federation published a rating list: the `number`th of its family."""
 
     verb = "publish-list"
+    unvoidable = "a published list stands as published; publish a corrected list instead"
 
     family: Annotated[str, Door("family")]
     number: Annotated[int, msgspec.Meta(ge=1)]  # the verb counts the family's lists
@@ -383,6 +383,7 @@ class ListRatingsCommitted(Fact, frozen=True, kw_only=True):
     """The ratings a published list said, committed: a Merkle root over its rows (issue 18)."""
 
     verb = "publish-list"
+    unvoidable = "a list's ratings stand as committed; publish a corrected list instead"
 
     family: str
     list_name: str
@@ -456,8 +457,6 @@ KINDS: dict[str, type[Fact]] = {
 DECODERS: dict[str, type[Fact]] = {name: kind for name, kind in KINDS.items() if kind.read}
 """The kinds the read side decodes (`decode` gives None for the others)."""
 _JSON = {name: msgspec.json.Decoder(cls) for name, cls in DECODERS.items()}
-
-
 _DAY = f"a date YYYY-MM-DD in {bounds.FIRST_YEAR}..{bounds.LAST_YEAR}"
 
 

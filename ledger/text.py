@@ -29,3 +29,9 @@ def shown(text: str) -> str:
     if not any(forbidden(c) for c in text):
         return text
     return "".join(c.encode("unicode_escape").decode() if forbidden(c) else c for c in text)
+
+
+def digits(text: str, most: int = 18) -> bool:
+    """Whether `text` is a whole number in ASCII digits, at most `most` of them: `str.isdigit`
+    also says yes to `²` (which `int` refuses) and to 5,000 digits (`int` refuses past 4,300)."""
+    return 0 < len(text) <= most and text.isascii() and text.isdigit()

@@ -339,3 +339,10 @@ def test_reading_a_postgres_schema_without_a_ledger_fails_in_one_line_and_create
             "SELECT count(*) FROM information_schema.tables WHERE table_schema = %s", (schema,)
         ).fetchone()[0]
     assert tables == 0
+
+
+@pytest.mark.parametrize("position", ["1²", "١", "9" * 5000])
+def test_an_expected_position_in_other_digits_is_refused_as_no_number(position: str) -> None:
+    """Issue 28: "`1²` end[s] in 'unexpected ValueError'" → a one-line refusal saying what."""
+    with pytest.raises(ValueError, match=r"the position is not a number \(expected DIGEST@POS\)"):
+        parse_expected("0" * 64 + "@" + position)

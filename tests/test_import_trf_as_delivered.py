@@ -374,3 +374,24 @@ def test_an_individual_file_has_no_reserves() -> None:
     assert trf.reserves(trf.read_trf(REAL / "karl-mala-2005.trf")) == []
     team = trf.read_trf(REAL / "heltour-crete-friendship-cup-2024.trf")
     assert len(trf.reserves(team)) == 41
+
+
+@pytest.mark.parametrize(
+    ("dates", "refusal"),
+    [
+        ("25/05/0 ", "round date (132, YY/MM/DD) '25/05/0' is not a date (2024/01/01"),
+        ("25/13/01", "round date (132, YY/MM/DD) '25/13/01' is not a date (month must be in"),
+    ],
+)
+def test_a_round_date_that_is_no_date_is_refused_naming_its_line(
+    cli: Callable[..., Result], tmp_path: Path, dates: str, refusal: str
+) -> None:
+    """Issue 28: "a `132` date `25/05/0` … end[s] in 'unexpected ValueError'" → "every
+    'unexpected' error above becomes a one-line refusal"."""
+    text = LAKESIDE.read_text().replace("24/09/14  24/09/14", f"{dates}  24/09/14")
+    (tmp_path / "bad.trf").write_text(text)
+    result = cli("import", "trf", str(tmp_path / "bad.trf"), "--register-players", "--actor", "ed")
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"error: {tmp_path / 'bad.trf'} line 13: {refusal}")
+    assert result.stderr.count("\n") == 1
+    assert "unexpected" not in result.stderr

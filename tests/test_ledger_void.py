@@ -137,3 +137,38 @@ def test_the_problems_page_lists_each_recorded_problem(store_with_problem) -> No
     )
     assert seen == ["200 OK"]
     assert b"section:X" in body and b"not JSON" in body
+
+
+@pytest.mark.parametrize(
+    ("kind", "instead"),
+    [
+        ("ListPublished", "a published list stands as published"),
+        ("ListRatingsCommitted", "a list's ratings stand as committed"),
+    ],
+)
+def test_a_void_of_a_list_or_of_its_commitment_is_refused_saying_what_to_do_instead(
+    tmp_path: Path, kind: str, instead: str
+) -> None:
+    """Issue 28: "`void` of a list or of its commitment exits 0 and changes nothing" →
+    "voiding a list or a commitment is either refused or takes effect, and says which"."""
+    store = ("--store", f"sqlite:///{tmp_path / 'ledger.db'}")
+    assert cli("init", "--actor", "ed", *store).exit_code == 0
+    published = cli(
+        "publish-list", "--family", "uschess", "--name", "L1", "--as-of", "2024-06-30",
+        "--actor", "ed", *store,
+    )  # fmt: skip
+    assert published.exit_code == 0, published.output
+    with RatingsLedger(store[1]) as ledger:
+        [position] = [e.position for e in read_entries(ledger) if e.type == kind]
+        count = ledger.recorder.max_notification_id()
+    lists = cli("lists", "--json", *store).stdout
+    refused = cli("void", str(position), "--reason", "wrong", "--actor", "ed", *store)
+    assert refused.exit_code == 2
+    assert refused.stderr == (
+        f"error: position: the entry at {position} is {kind}: {instead}; "
+        "publish a corrected list instead\n"
+    )
+    with RatingsLedger(store[1]) as ledger:
+        assert ledger.recorder.max_notification_id() == count
+    assert cli("lists", "--json", *store).stdout == lists
+    assert cli("verify", *store).exit_code == 0

@@ -3,6 +3,7 @@ created, a busy read model answered 503 with Retry-After, bad parameters 400."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import sqlite3
 import threading
@@ -36,7 +37,7 @@ def served(federation_store):
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_port}", httpd.server_port
     httpd.shutdown()
-    thread.join(5)
+    thread.join(30)  # closing 4,000 connections on a busy machine may take a while
     httpd.server_close()
 
 
@@ -237,3 +238,150 @@ def test_a_request_still_dripping_after_the_deadline_is_cut_off(federation_store
         httpd.shutdown()
         thread.join(5)
         httpd.server_close()
+
+
+IDLE_CLIENTS = 4100  # issue 28's flood: more than the server's CONNECTION_LIMIT (4,000)
+
+
+@pytest.fixture
+def many_files() -> None:
+    """This process may open the flood's sockets and the server's ends of them."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    needed = 2 * IDLE_CLIENTS + 500
+    if soft != resource.RLIM_INFINITY and soft < needed:
+        if hard != resource.RLIM_INFINITY and hard < needed:
+            pytest.skip(f"the hard limit on open files ({hard}) is below {needed}")
+        resource.setrlimit(resource.RLIMIT_NOFILE, (needed, hard))
+    yield
+    resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def _closed_by_server(client: socket.socket) -> bool:
+    try:
+        return client.recv(1, socket.MSG_DONTWAIT) == b""
+    except BlockingIOError:
+        return False
+    except ConnectionResetError:
+        return True
+
+
+def test_4100_idle_sockets_shed_the_oldest_and_a_probe_is_answered(many_files, served):
+    """Issue 28: "4,100 idle sockets make every probe time out" → "idle connections are
+    bounded and shed oldest first so a probe is answered"."""
+    base, port = served
+    with ExitStack() as stack:
+        idle = []
+        for _ in range(IDLE_CLIENTS):
+            idle.append(stack.enter_context(socket.create_connection(("127.0.0.1", port))))
+        started = time.monotonic()
+        with urllib.request.urlopen(f"{base}/api/log", timeout=2) as answer:
+            assert answer.status == 200
+        assert time.monotonic() - started < 2
+        time.sleep(0.2)
+        assert all(_closed_by_server(c) for c in idle[:50])
+        assert not any(_closed_by_server(c) for c in idle[-50:])
+
+
+@pytest.fixture
+def spooled(monkeypatch) -> list[int]:
+    """Each request body waitress spools to a file, as it makes one."""
+    from waitress.buffers import TempfileBasedBuffer
+
+    made: list[int] = []
+    newfile = TempfileBasedBuffer.newfile
+    monkeypatch.setattr(TempfileBasedBuffer, "newfile", lambda b: made.append(1) or newfile(b))
+    return made
+
+
+def _status(client: socket.socket) -> bytes:
+    """The status line of the answer read so far (until the server closes, or its headers end)."""
+    data = b""
+    with contextlib.suppress(ConnectionResetError):
+        while b"\r\n\r\n" not in data and (chunk := client.recv(65536)):
+            data += chunk
+    return data.split(b"\r\n")[0]
+
+
+@pytest.mark.parametrize("method", ["GET", "POST"])
+def test_a_request_body_over_8_kib_is_refused_413_and_never_spooled(served, spooled, method):
+    """Issue 28: "an 859 MiB GET body is spooled to disk and answered 200" → "request
+    bodies are refused (413) beyond a few KiB"."""
+    _, port = served
+    body = 1 << 20
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as client:
+        head = f"{method} /api/log HTTP/1.1\r\nHost: x\r\nContent-Length: {body}\r\n\r\n"
+        client.sendall(head.encode())
+        assert _status(client) == b"HTTP/1.1 413 Request Entity Too Large"
+        with contextlib.suppress(OSError):
+            client.sendall(b"x" * body)
+    assert spooled == []
+
+
+def test_a_chunked_body_is_refused_413_once_past_8_kib(served, spooled):
+    """Issue 28: "request bodies are refused (413) beyond a few KiB", however they are sent."""
+    _, port = served
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as client:
+        client.sendall(b"GET /api/log HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+        with contextlib.suppress(OSError):
+            for _ in range(3):  # 12 KiB, never ended
+                client.sendall(b"1000\r\n" + b"x" * 4096 + b"\r\n")
+        assert _status(client) == b"HTTP/1.1 413 Request Entity Too Large"
+    assert spooled == []
+
+
+def test_a_request_with_a_body_of_8_kib_is_still_answered(served):
+    """Issue 28's limit ("a few KiB") leaves room: a body of 8 KiB is read and the page
+    answered (the site ignores it)."""
+    _, port = served
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as client:
+        head = "GET /api/log HTTP/1.1\r\nHost: x\r\nContent-Length: 8192\r\n\r\n"
+        client.sendall(head.encode() + b"x" * 8192)
+        assert _status(client) == b"HTTP/1.1 200 OK"
+
+
+def test_serve_on_an_address_it_cannot_listen_on_says_so_in_one_line(federation_store):
+    """Issue 28: "every 'unexpected' error … becomes a one-line refusal": a --host that is no
+    address was "unexpected ValueError: Invalid host/port specified"."""
+    no_host = ["serve", "--host", "no.such.host.invalid", "--port", "0", "--store"]
+    out = CliRunner().invoke(app, [*no_host, federation_store])
+    assert (out.exit_code, out.stderr.count("\n")) == (2, 1)
+    assert out.stderr.startswith("error: --host 'no.such.host.invalid': cannot listen there (")
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = str(taken.getsockname()[1])
+        out = CliRunner().invoke(app, ["serve", "--port", port, "--store", federation_store])
+    assert (out.exit_code, out.stderr) == (
+        1,
+        f"error: cannot listen on 127.0.0.1 port {port}: Address already in use\n",
+    )
+
+
+def test_the_connection_shed_is_the_oldest_idle_then_the_oldest_not_reading():
+    """Issue 28: "idle connections are bounded and shed oldest first": a connection a thread
+    is answering is never shed; one whose answer waits for its client to read is shed only
+    when none is idle."""
+    from types import SimpleNamespace
+
+    from ledger.entrypoints.cli.serve import _shed
+
+    def channel(answering: bool, unsent: int) -> SimpleNamespace:
+        return SimpleNamespace(requests=["r"] if answering else [], total_outbufs_len=unsent)
+
+    answering, unread, idle, newer_idle = (channel(True, 0), channel(False, 9), channel(False, 0),
+                                           channel(False, 0))  # fmt: skip
+    assert _shed([answering, unread, idle, newer_idle]) is idle
+    assert _shed([answering, unread]) is unread
+    assert _shed([answering, channel(True, 9)]) is None
+
+
+def test_a_content_length_of_5000_digits_is_answered_400(served):
+    """Issue 28: "every 'unexpected' error … becomes a one-line refusal": waitress let the
+    length's ValueError escape and closed the connection with no answer."""
+    base, port = served
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as client:
+        client.sendall(b"GET /api/log HTTP/1.1\r\nHost: x\r\nContent-Length: " + b"9" * 5000)
+        client.sendall(b"\r\n\r\n")
+        assert _status(client) == b"HTTP/1.1 400 Bad Request"
+    with urllib.request.urlopen(f"{base}/api/log", timeout=5) as answer:
+        assert answer.status == 200

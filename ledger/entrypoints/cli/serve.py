@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ledger.entrypoints.cli.common import Family, Store, ViewPath, reported
+from ledger.entrypoints.cli.common import Family, Store, ViewPath, fail, reported, usage
 from ledger.store import DEFAULT_STORE
 
 if TYPE_CHECKING:
@@ -20,10 +20,18 @@ CHANNEL_TIMEOUT_SECONDS = 30  # a connection silent this long is closed
 # first byte, however slowly it drips: waitress' own timeout restarts at every byte.
 REQUEST_DEADLINE_SECONDS = 10
 # Connections held at once (waitress' default is 100, which 100 slow clients exhaust); the
-# loop polls (select() stops at 1,024 descriptors).
+# loop polls (select() stops at 1,024 descriptors). When they are all held, the oldest one not
+# being answered is closed to make room for the next (`_Waitress.readable`).
 CONNECTION_LIMIT = 4000
+FILES_BESIDE_CONNECTIONS = 64  # descriptors kept for the stores, the read model, the logs
+ACCEPTS_AT_ONCE = 64  # connections accepted per wake-up of the loop (waitress: one)
 CLEANUP_INTERVAL_SECONDS = 1  # how often silent and overdue connections are looked for
 LOOP_SECONDS = 1.0  # the longest one wait for network events lasts
+# The site is read-only (GET and HEAD): a request body over this is refused 413 as soon as
+# its Content-Length is read (or its chunks pass it), and no body is ever spooled to disk.
+MAX_BODY_BYTES = 8 * 1024
+MAX_HEADER_BYTES = 16 * 1024  # request line and headers; more is refused 431
+IN_MEMORY_BYTES = 64 * 1024  # waitress spools a body past this to a file: never reached
 
 
 def register(app: typer.Typer) -> None:
@@ -34,17 +42,16 @@ def register(app: typer.Typer) -> None:
 class Server:
     """A waitress server for one site: `serve_forever` in one thread, `shutdown` from another.
 
-    Slow clients cannot take it down: it holds `CONNECTION_LIMIT` connections, and closes one
-    whose request is not whole `deadline` seconds after its first byte (`_Deadlines`)."""
+    Slow and idle clients cannot take it down: it holds `CONNECTION_LIMIT` connections, sheds
+    the oldest idle one when they are all held, and closes one whose request is not whole
+    `deadline` seconds after its first byte; a request body over `MAX_BODY_BYTES` is 413."""
 
     def __init__(
         self, site: Site, host: str, port: int, deadline: float = REQUEST_DEADLINE_SECONDS
     ) -> None:
-        from waitress.server import create_server
-
         self.map: dict = {}
         self.stopping = threading.Event()
-        self.inner = create_server(
+        self.inner = _waitress()(
             site,
             map=self.map,
             host=host,
@@ -52,12 +59,14 @@ class Server:
             threads=THREADS,
             channel_timeout=CHANNEL_TIMEOUT_SECONDS,
             cleanup_interval=CLEANUP_INTERVAL_SECONDS,
-            connection_limit=CONNECTION_LIMIT,
+            connection_limit=connection_limit(),
+            max_request_body_size=MAX_BODY_BYTES + 1,  # waitress refuses from this size on
+            max_request_header_size=MAX_HEADER_BYTES,
+            inbuf_overflow=IN_MEMORY_BYTES,
             ident="ratings-ledger",
             clear_untrusted_proxy_headers=True,
         )
-        self.inner.channel_class = _timed_channel()
-        self.inner.maintenance = _Deadlines(self.inner, deadline)
+        self.inner.deadline = deadline
         self.server_port: int = self.inner.effective_port
 
     def serve_forever(self) -> None:
@@ -78,38 +87,91 @@ class Server:
         self.inner.close()
 
 
+def connection_limit() -> int:
+    """`CONNECTION_LIMIT`, with the process's soft limit on open files raised to fit it (up
+    to the hard limit; fewer connections when the hard limit is lower)."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = CONNECTION_LIMIT + FILES_BESIDE_CONNECTIONS
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        soft = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    return min(CONNECTION_LIMIT, soft - FILES_BESIDE_CONNECTIONS)
+
+
+def _waitress() -> type:
+    """waitress' TCP server, holding its connections as `Server` says (waitress is imported
+    only when a server starts)."""
+    from waitress.server import TcpWSGIServer
+
+    class _Waitress(TcpWSGIServer):
+        channel_class = _timed_channel()
+        deadline = REQUEST_DEADLINE_SECONDS
+
+        def readable(self) -> bool:
+            """Keep room for the next connection: when every one is held, the oldest idle
+            one is closed (`_shed`); waitress stops listening only when all are being
+            answered."""
+            if len(self._map) >= self.adj.connection_limit:
+                oldest = _shed(list(self.active_channels.values()))
+                if oldest is not None:
+                    oldest.handle_close()
+            return super().readable()
+
+        def handle_accept(self) -> None:
+            """Up to `ACCEPTS_AT_ONCE` waiting connections, not one per wake-up."""
+            for _ in range(ACCEPTS_AT_ONCE):
+                held = len(self._map)
+                super().handle_accept()
+                if len(self._map) == held or not self.readable():
+                    return
+
+        def maintenance(self, now: float) -> None:
+            """waitress' (close connections silent too long), and: close a connection still
+            reading its request `deadline` seconds after its first byte (a drip of one
+            header line a second never ends otherwise)."""
+            super().maintenance(now)
+            overdue = time.monotonic() - self.deadline
+            for channel in list(self.active_channels.values()):
+                request = channel.request
+                if request is not None and getattr(request, "started", overdue) < overdue:
+                    channel.will_close = True
+
+    return _Waitress
+
+
+def _shed(channels: list[Any]) -> Any | None:
+    """Of `channels` (in the order accepted), the one to close for the next connection: the
+    oldest no request of is being answered and nothing is left to send to (silent, or still
+    sending its request), else the oldest whose answer waits for it to read (a client that
+    stopped reading); None when a thread is answering each."""
+    idle = (c for c in channels if not c.requests and not c.total_outbufs_len)
+    return next(idle, None) or next((c for c in channels if not c.requests), None)
+
+
 def _timed_channel() -> type:
-    """waitress' channel whose request parser notes when the request's first byte came."""
+    """waitress' channel whose request parser notes when the request's first byte came, and
+    answers 400 to a header `int` cannot read (waitress lets a Content-Length of 5,000 digits
+    escape as ValueError, closing the connection with no answer)."""
     from waitress.channel import HTTPChannel
-    from waitress.parser import HTTPRequestParser
+    from waitress.parser import HTTPRequestParser, ParsingError
 
     class TimedParser(HTTPRequestParser):
         def __init__(self, adj: object) -> None:
             super().__init__(adj)
             self.started = time.monotonic()
 
+        def parse_header(self, header_plus: bytes) -> None:
+            try:
+                super().parse_header(header_plus)
+            except ValueError as exc:
+                raise ParsingError(f"a header cannot be read ({exc})") from None
+
     class TimedChannel(HTTPChannel):
         parser_class = TimedParser
 
     return TimedChannel
-
-
-class _Deadlines:
-    """waitress' maintenance, plus: a connection still reading a request `deadline` seconds
-    after its first byte is closed (a drip of one header line a second never ends otherwise)."""
-
-    def __init__(self, inner: object, deadline: float) -> None:
-        self.inner = inner
-        self.idle = inner.maintenance  # type: ignore[attr-defined]
-        self.deadline = deadline
-
-    def __call__(self, now: float) -> None:
-        self.idle(now)
-        overdue = time.monotonic() - self.deadline
-        for channel in list(self.inner.active_channels.values()):  # type: ignore[attr-defined]
-            request = channel.request
-            if request is not None and getattr(request, "started", overdue) < overdue:
-                channel.will_close = True
 
 
 def server(
@@ -122,6 +184,19 @@ def server(
     """A threaded server for `site` (port 0: any free port; see `server_port`). waitress logs
     nothing per request, so `quiet` changes nothing; it is kept for callers."""
     return Server(site, host, port, deadline)
+
+
+def _listening(site: Site, host: str, port: int) -> Server:
+    """A server listening on `host`:`port`; one line when it cannot (exit 2: an address that
+    is none, such as a name that does not resolve; exit 1: one in use or not this machine's)."""
+    from ledger.faults import describe
+
+    try:
+        return server(site, host, port)
+    except ValueError as exc:
+        usage(f"--host {host!r}: cannot listen there ({exc})")
+    except OSError as exc:
+        fail(1, f"cannot listen on {host} port {port}: {describe(exc)}")
 
 
 def serve(
@@ -142,9 +217,10 @@ def serve(
 
     with reported():
         open_ledger(store).close()  # refuse to start on a store that is not there
-    httpd = server(Site(store, view, family), host, port)
+    httpd = _listening(Site(store, view, family), host, port)
     follower = Follower(store, view_path(store, view, family), family).start()
-    typer.echo(f"serving http://{host}:{httpd.server_port}/ (read-only); Ctrl-C stops")
+    shown = f"[{host}]" if ":" in host else host
+    typer.echo(f"serving http://{shown}:{httpd.server_port}/ (read-only); Ctrl-C stops")
     try:
         httpd.serve_forever()
     except KeyboardInterrupt:

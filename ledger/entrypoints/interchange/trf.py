@@ -41,6 +41,7 @@ from ledger.entrypoints.interchange.trf_players import (
 __all__ = ["IdMap", "Match", "assigned_ids", "match", "profile", "rating_kind", "read_map"]
 from ledger.rules.families import reads_time_control
 from ledger.rules.time_controls import NOT_GIVEN
+from ledger.text import digits
 
 ROUND_COLUMN = 92  # TRF16: "round 1 starting at position 92; round 2 at 102 …"
 ROUND_WIDTH = 10
@@ -125,7 +126,7 @@ class TrfReport:
     def embedded_map(self) -> IdMap | None:
         """The member ids an export wrote (`### ratings-ledger member START ID`), if any."""
         pairs = [m.split() for m in self.embedded.get("member", [])]
-        found = {int(p[0]): p[1] for p in pairs if len(p) == 2 and p[0].isdigit()}
+        found = {int(p[0]): p[1] for p in pairs if len(p) == 2 and digits(p[0])}
         return IdMap(found, {}) if found else None
 
     def where(self, player: TrfPlayer) -> str:
@@ -204,26 +205,35 @@ def parse_trf(text: str, source: str) -> TrfReport:
             if line[:3] in TEAM_RECORDS:
                 team_lines.setdefault(line[:3], []).append((number, line))
             if line.startswith("132"):
-                dates += [header.read_round_date(d) for d in _ROUND_DATE.findall(line[3:])]
+                dates += _round_dates(line, number, source)
     if len(players) < 2:
         raise InvalidCommand((), f"{source}: {len(players)} player lines (001); a section has 2+")
     ordered = tuple(sorted(players.values(), key=lambda p: p.start))
     return TrfReport(source, tags, ordered, tuple(skipped), tuple(dates), embedded, team_lines)
 
 
+def _round_dates(line: str, number: int, source: str) -> list[date]:
+    """A 132 line's dates of the rounds; one that is no date is refused naming its line."""
+    try:
+        return [header.read_round_date(d) for d in _ROUND_DATE.findall(line[3:])]
+    except ValueError as exc:
+        where = f"{source} line {number}: round date (132, YY/MM/DD)"
+        raise InvalidCommand((), f"{where} {exc}") from None
+
+
 def _player(line: str, number: int, source: str) -> TrfPlayer:
     start_text = line[4:8].strip()
-    if not start_text.isdigit() or int(start_text) == 0:
+    if not digits(start_text) or int(start_text) == 0:
         raise InvalidCommand(
             (), f"{source} line {number}: starting rank {start_text!r} (columns 5-8) is not 1-9999"
         )
     start = int(start_text)
     where = f"{source} line {number} (player {start})"
     fide_id = line[57:68].strip().lstrip("0")  # 0: none
-    if fide_id and not fide_id.isdigit():
+    if fide_id and not digits(fide_id):
         raise InvalidCommand((), f"{where}: FIDE id {fide_id!r} (columns 58-68) is not a number")
     rating = line[48:52].strip()
-    if rating and not rating.isdigit():
+    if rating and not digits(rating):
         raise InvalidCommand((), f"{where}: FIDE rating {rating!r} (columns 49-52) is not a number")
     sex, title = line[9:10].strip().lower(), line[10:13].strip().lower()
     if sex not in ("", "m", "w", "f"):
@@ -280,7 +290,7 @@ def _birth_date(text: str, where: str) -> tuple[date | None, int | None]:
 
 def _round(block: str, number: int, where: str) -> Entry:
     opponent, colour, code = block[:4].strip(), block[5].lower(), block[7].upper()
-    if opponent and not opponent.isdigit():
+    if opponent and not digits(opponent):
         raise InvalidCommand(
             (), f"{where}: round {number} opponent {opponent!r} is not a starting rank"
         )
@@ -388,16 +398,18 @@ def reserves(report: TrfReport, rounds: int | None = None) -> list[TrfPlayer]:
 
 def team_report(report: TrfReport) -> dict[str, Any] | None:
     """A team file's teams, boards and team matches, and where its own team points (802)
-    disagree with its boards (None: not a team file, or one without team lines)."""
-    teams = trf_teams.read_teams(report.team_lines)
+    disagree with its boards (None: not a team file, or one without team lines); a team line
+    whose numbers are none is refused naming it."""
+    try:
+        teams = trf_teams.read_teams(report.team_lines)
+        points = trf_teams.match_points(report.team_lines.get("802", ()))
+    except ValueError as exc:
+        raise InvalidCommand((), f"{report.source} {exc}") from None
     if not report.team or not teams:
         return None
-    return trf_teams.summary(
-        teams,
-        {p.start: p.rounds for p in report.players},
-        trf_teams.match_points(report.team_lines.get("802", ())),
-        trf_teams.forfeits(report.team_lines.get("330", ())),
-    )
+    rounds = {p.start: p.rounds for p in report.players}
+    forfeited = trf_teams.forfeits(report.team_lines.get("330", ()))
+    return trf_teams.summary(teams, rounds, points, forfeited)
 
 
 def in_progress(report: TrfReport) -> str | None:

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from datetime import date
 
 from ledger.entrypoints.interchange.time_controls import ledger_time_control
+from ledger.text import digits
 
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 MONTHS = {m: i for i, m in enumerate(_MONTHS, 1)}
@@ -31,25 +32,33 @@ def read_date(text: str) -> date:
     ValueError when it is none of these."""
     text = text.strip()
     if m := _YEAR_FIRST.fullmatch(text):
-        return date(int(m[1]), int(m[2]), int(m[3]))
+        return _day(text, int(m[1]), int(m[2]), int(m[3]))
     if m := _DAY_FIRST.fullmatch(text):
         day, month, year = int(m[1]), int(m[2]), int(m[3])
         year += 2000 if year < 100 else 0
         if month > 12 >= day:
             day, month = month, day
-        return date(year, month, day)
+        return _day(text, year, month, day)
     if m := _MONTH_NAME.fullmatch(text):
-        return date(int(m[3]), _month(m[1]), int(m[2]))
+        return _day(text, int(m[3]), _month(m[1]), int(m[2]))
     if m := _DAY_MONTH_NAME.fullmatch(text):
-        return date(int(m[3]), _month(m[2]), int(m[1]))
+        return _day(text, int(m[3]), _month(m[2]), int(m[1]))
     raise ValueError(f"{text!r} is not a date (2024/01/01, 28. 07. 2005, May 29, 2020…)")
 
 
 def read_round_date(text: str) -> date:
     """A 132 round date: TRF16 and TRF-2026 write `YY/MM/DD`; other forms as `read_date`."""
     if m := re.fullmatch(r"(\d{2})[/.-](\d{2})[/.-](\d{2})", text.strip()):
-        return date(2000 + int(m[1]), int(m[2]), int(m[3]))
+        return _day(text, 2000 + int(m[1]), int(m[2]), int(m[3]))
     return read_date(text)
+
+
+def _day(text: str, year: int, month: int, day: int) -> date:
+    """The day `text` names; ValueError naming `text` when there is no such day (`31/31/2020`)."""
+    try:
+        return date(year, month, day)
+    except ValueError as exc:
+        raise ValueError(f"{text!r} is not a date ({exc})") from None
 
 
 def _month(name: str) -> int:
@@ -65,7 +74,7 @@ def encoded_time_control(text: str) -> str:
     periods: list[str] = []
     bonuses: set[int] = set()
     for i, period in enumerate(text.split(":")):
-        m = re.fullmatch(r"(?:(\d+)/)?(\d+)(?:\+(\d+))?", period.strip())
+        m = re.fullmatch(r"(?:(\d{1,9})/)?(\d{1,9})(?:\+(\d{1,9}))?", period.strip())
         if m is None or int(m[2]) % 60:
             raise ValueError(f"time control {text!r} (222) cannot be read")
         minutes = int(m[2]) // 60
@@ -109,7 +118,7 @@ def rounds_announced(tags: Mapping[str, tuple[str, str]]) -> int | None:
     """The number of rounds the tournament has: XXR (TRF16's pairing extension) or 142."""
     for tag in ("142", "XXR"):
         text, _ = tags.get(tag, ("", ""))
-        if text.strip().isdigit():
+        if digits(text.strip()):
             return int(text.strip())
     return None
 
@@ -123,4 +132,4 @@ def is_team_file(tags: Mapping[str, tuple[str, str]], team_lines: bool) -> bool:
         return True
     if _INDIVIDUAL.search(kind):
         return False
-    return (teams.isdigit() and int(teams) > 0) or bool(_TEAM_TYPE.search(kind))
+    return (digits(teams) and int(teams) > 0) or bool(_TEAM_TYPE.search(kind))

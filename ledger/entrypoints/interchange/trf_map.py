@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ledger.domain import InvalidCommand
+from ledger.text import digits
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ def read_map(path: Path) -> IdMap:
             continue
         if len(cells) < 2 or not cells[1]:
             raise InvalidCommand((), f"{path} line {number}: expected starting rank, member id")
-        if not cells[0].isdigit():
+        if not digits(cells[0]):
             if not keys and number == 1:
                 kind = "fide_id" if cells[0].lower().replace(" ", "_") == "fide_id" else "start"
                 continue
@@ -66,7 +67,7 @@ def _json_map(path: Path, text: str) -> IdMap:
         raise InvalidCommand((), f"{path}: {unknown[0]!r} is not start or fide_id")
     for kind, keys in data.items():
         if not isinstance(keys, dict) or not all(
-            isinstance(k, str) and k.isdigit() and isinstance(v, str) and v for k, v in keys.items()
+            isinstance(k, str) and digits(k) and isinstance(v, str) and v for k, v in keys.items()
         ):
             raise InvalidCommand((), f"{path}: {kind} must map numbers to member ids")
     return _id_map(path, data)

@@ -17,6 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ledger.text import digits
+
 # A player's points for a round's TRF result code (a board not fielded scores nothing).
 POINTS = {"1": 1.0, "=": 0.5, "0": 0.0, "+": 1.0, "-": 0.0, "W": 1.0, "D": 0.5, "L": 0.0}
 _ROUND_START, _ROUND_WIDTH = 27, 13  # 802: round 1 from column 28, 13 columns a round
@@ -34,35 +36,44 @@ class Team:
 
 
 def read_teams(lines: Mapping[str, Sequence[tuple[int, str]]]) -> list[Team]:
-    """The 310 team lines, else the 013 ones (a file that has both gives them twice)."""
+    """The 310 team lines, else the 013 ones (a file that has both gives them twice);
+    ValueError naming the line when a number in one is none."""
     if lines.get("310"):
         return [_team_310(n, text) for n, text in lines["310"]]
     return [
-        Team(i, text[4:36].strip(), tuple(int(s) for s in text[36:].split()), n)
+        Team(i, text[4:36].strip(), tuple(_number(s, n, "013 starting rank") for s in ranks), n)
         for i, (n, text) in enumerate(lines.get("013", ()), start=1)
+        for ranks in [text[36:].split()]
     ]
 
 
 def _team_310(number: int, text: str) -> Team:
     points = text[61:67].strip()
     return Team(
-        int(text[4:7]),
+        _number(text[4:7], number, "310 team number"),
         text[8:40].strip(),
-        tuple(int(s) for s in text[72:].split()),
+        tuple(_number(s, number, "310 starting rank") for s in text[72:].split()),
         number,
         float(points) if _is_number(points) else None,
     )
 
 
 def _is_number(text: str) -> bool:
-    return text.replace(".", "", 1).isdigit()
+    return digits(text.replace(".", "", 1))
+
+
+def _number(text: str, line: int, what: str) -> int:
+    """A whole number a team line gives; ValueError naming the line when it is none."""
+    if not digits(text.strip()):
+        raise ValueError(f"line {line}: {what} {text.strip()!r} is not a number")
+    return int(text)
 
 
 def match_points(lines: Sequence[tuple[int, str]]) -> dict[tuple[int, int], tuple[str, float]]:
     """(team, round) → (opponent team or the bye's code, the team's game points), from 802."""
     found: dict[tuple[int, int], tuple[str, float]] = {}
-    for _, text in lines:
-        team = int(text[4:7])
+    for line, text in lines:
+        team = _number(text[4:7], line, "802 team number")
         column, number = _ROUND_START, 1
         while column < len(text.rstrip()):
             block = text[column : column + _ROUND_WIDTH]
@@ -79,7 +90,7 @@ def forfeits(lines: Sequence[tuple[int, str]]) -> list[tuple[int, int, int]]:
     found = []
     for _, text in lines:
         fields = text[3:].split()
-        if len(fields) == 4 and all(f.isdigit() for f in fields[1:]):
+        if len(fields) == 4 and all(digits(f) for f in fields[1:]):
             found.append((int(fields[1]), int(fields[2]), int(fields[3])))
     return found
 
@@ -107,7 +118,7 @@ def summary(
             if e.opponent and start in team_of and e.opponent in team_of:
                 pair = sorted((team_of[start], team_of[e.opponent]))
                 boards[(e.round, pair[0], pair[1])] += 1
-    paired = [(n, t, int(o)) for (t, n), (o, _) in stated.items() if o.isdigit()]
+    paired = [(n, t, int(o)) for (t, n), (o, _) in stated.items() if digits(o)]
     for number, team, other in [*paired, *forfeited]:
         pair = sorted((team, other))
         boards.setdefault((number, pair[0], pair[1]), 0)
@@ -115,7 +126,7 @@ def summary(
         f"team {team} round {number}: the file's 802 gives {points:g}, its boards "
         f"{scored[(team, number)]:g}"
         for (team, number), (opponent, points) in sorted(stated.items())
-        if opponent.isdigit() and abs(scored[(team, number)] - points) > 1e-9
+        if digits(opponent) and abs(scored[(team, number)] - points) > 1e-9
     ]
     return {
         "teams": len(teams),

@@ -28,6 +28,7 @@ from ledger.entrypoints.interchange import (
     derived_id,
     grid_to_section,
 )
+from ledger.text import digits
 
 HEADER, SECTIONS, DETAILS = "THEXPORT.DBF", "TSEXPORT.DBF", "TDEXPORT.DBF"
 REQUIRED = {
@@ -250,7 +251,7 @@ def _entrants_by_section(report: UschessReport) -> dict[str, list[Record]]:
     by_section: dict[str, dict[int, Record]] = {}
     for record in report.details:
         pair = record.get("D_PAIR_NUM")
-        if not pair.isdigit() or int(pair) == 0:
+        if not digits(pair) or int(pair) == 0:
             raise InvalidCommand((), f"{record.where}: D_PAIR_NUM {pair!r} is not 1-9999")
         section = by_section.setdefault(record.get("D_SEC_NUM"), {})
         if int(pair) in section:
@@ -265,14 +266,15 @@ def _entrants_by_section(report: UschessReport) -> dict[str, list[Record]]:
 
 def _rounds(record: Record, where: str, report: UschessReport) -> int:
     text = record.get("S_TOT_RNDS")
-    if not text.isdigit() or int(text) == 0:
+    if not digits(text) or int(text) == 0:
         raise InvalidCommand((), f"{where}: S_TOT_RNDS {text!r} is not a number of rounds")
     rounds = int(text)
-    missing = [r for r in range(1, rounds + 1) if f"D_RND{r:02d}" not in report.round_fields]
+    fields = (r for r in range(1, rounds + 1) if f"D_RND{r:02d}" not in report.round_fields)
+    missing = next(fields, 0)  # the first only: a huge S_TOT_RNDS is not counted through
     if missing:
         raise InvalidCommand(
             (),
-            f"{report.details_file}: no field D_RND{missing[0]:02d} for section "
+            f"{report.details_file}: no field D_RND{missing:02d} for section "
             f"{record.get('S_SEC_NUM')}'s {rounds} rounds",
         )
     return rounds
