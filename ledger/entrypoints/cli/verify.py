@@ -16,7 +16,7 @@ from ledger.roles import Role
 from ledger.store import DEFAULT_STORE, view_path
 
 if TYPE_CHECKING:
-    from ledger.chain import Verification
+    from ledger.chain import Head, Verification
 
 ANCHOR = "ratings-ledger anchor 1"
 
@@ -80,6 +80,18 @@ def verify_chain(
         _check_anchor(anchored, found, at_anchor)
     if view:
         verify_view(store, view_file, family)
+    _report(found, expected, anchored, as_json, digest)
+
+
+def _report(
+    found: Verification,
+    expected: Head | None,
+    anchored: dict[str, Any] | None,
+    as_json: bool,
+    digest: bool,
+) -> None:
+    """What `verify` prints of an intact ledger: JSON, the head alone, or its lines (with the
+    entries a director set aside, each named)."""
     if as_json:
         print_json(
             {
