@@ -8,11 +8,16 @@ appended to, and no other write can commit between the check and the append:
 - `HeldKeys.at`: the keys and roles the log's signed key events give at that head (a Verifier
   kept per recorder and taught only the key events after the last write it knew);
 - `may_append(actor, key)`: the check `RatingsLedger._append` hands the recorder with its
-  signer: every entry's kind allowed to the actor's roles there (`ledger.roles.lacks_authority`,
-  as every read checks it) and the signing key the one the log holds for them; else `LostRace`;
-- `check_frontier`: the tree frontier the write extends (stored rows, or the recorder's own
-  from its last write) has the root of the last signed checkpoint, whose signature checks with
-  the key its signer held there; else `TreeRefused`, naming the row or entry.
+  signer: every entry allowed to the actor's roles there (`ledger.roles.lacks_authority`, the
+  rating fields it changes judged too, as every read checks it) and the signing key the one
+  the log holds for them; else `LostRace`;
+- `extended`: the tree the write signs over is the last signed checkpoint, its signature
+  checked with the key its signer held there (a set-aside: the last one that checks, past
+  forged writes), its stored rows giving that root, extended by the leaves of the entries
+  after it (unsigned ones an insider added) hashed from their stored bytes (their stored
+  rows, where present, must be those; missing ones are added); else `TreeRefused`, naming
+  the row or entry. A key write ignored because the tree rows under it were changed (not
+  forged) is named by `HeldKeys.at`.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from eventsourcing.persistence import StoredEvent
 
+from ledger.asides import SET_ASIDE, profiles
 from ledger.chain import parsed
 from ledger.chain_reads import verifier_at
 from ledger.chain_tables import LastWrite, _Links, _signed
@@ -32,9 +38,9 @@ from ledger.checkpoints import V2, V3, Checkpoint
 from ledger.errors import ConflictError, StoreError
 from ledger.log import entry_type
 from ledger.merkle import Frontier
-from ledger.roles import lacks_authority
-from ledger.signing import KEY_EVENTS, SignatureError, Verifier
-from ledger.tree import Cached, TreeMismatch
+from ledger.roles import lacks_authority, may_change_rating_fields
+from ledger.signing import KEY_EVENTS, SignatureError, Signed, Verifier
+from ledger.tree import Cached, TreeMismatch, TreeRows, frontier_before
 
 VERIFY = "nothing was appended; run `ratings-ledger verify`"
 
@@ -80,20 +86,14 @@ class HeldKeys:
             end, link = last.position, last.link
             then = link if self._end == end else (links.at(self._end) or "") if self._end else ""
             known = self._verifier is not None and self._end <= end and then == self._link
+            seen = len(self._verifier.ignored) if known and self._verifier is not None else 0
             try:
                 if not known:
                     self._verifier = verifier_at(links, end)
                 elif end > self._end and links.rows_after(self._end, 1, KEY_EVENTS, end):
                     verifier_at(links, end, self._verifier, self._end)
-            except SignatureError as exc:
-                self._verifier = None
-                row = _changed_row(links, exc.position)
-                if row is None:
-                    raise
-                raise TreeRefused(
-                    f"{row} does not match the checkpoint the key write at position "
-                    f"{exc.position} signed (changed outside the ledger): {VERIFY}"
-                ) from None
+                assert self._verifier is not None
+                _named(links, self._verifier.ignored[seen:])
             except BaseException:
                 self._verifier = None
                 raise
@@ -102,6 +102,19 @@ class HeldKeys:
             assert v is not None
             roles = {h: set(r) for h, r in v.roles.items()}
             return Held(end, dict(v.keys), roles, v.checkpoint, last)
+
+
+def _named(links: _Links, ignored: Sequence[SignatureError]) -> None:
+    """Refuse (TreeRefused, naming the row) a key write ignored because the stored tree rows
+    its check read were changed, not its entries: one that a forged write would be is
+    ignored (`asides.keys_at`), a changed row is named (it would refuse honest writers)."""
+    for failed in ignored:
+        row = _changed_row(links, failed.position)
+        if row is not None:
+            raise TreeRefused(
+                f"{row} does not match the checkpoint the key write at position "
+                f"{failed.position} signed (changed outside the ledger): {VERIFY}"
+            )
 
 
 def may_append(actor: str, key: str | None) -> Authority:
@@ -119,12 +132,33 @@ def may_append(actor: str, key: str | None) -> Authority:
                 )
             return
         roles = held.roles.get(actor, set())
-        why = next((w for k in kinds if (w := lacks_authority(k, roles)) is not None), None)
+        changed = _rating_changes(links, roles, stored, head)
+        whys = (lacks_authority(k, roles, c) for k, c in zip(kinds, changed, strict=True))
+        why = next((w for w in whys if w is not None), None)
         if why is None and held.keys.get(actor) == key:
             return
         raise LostRace(_lost(links, actor, head, why))
 
     return check
+
+
+def _rating_changes(
+    links: _Links, roles: set[str], stored: Sequence[StoredEvent], head: int
+) -> list[list[str]]:
+    """The rating fields each entry changes, judged at the head as every read judges them
+    (`Verifier.rating_changes`, against the player's profile before it in this transaction);
+    none asked for a holder who may change them."""
+    if may_change_rating_fields(roles):
+        return [[] for _ in stored]
+    judge = Verifier()
+    judge.profile_before = profiles(links)
+    return [
+        judge.rating_changes(
+            Signed(head + 1 + i, s.originator_id, s.originator_version, s.topic, s.state, None),
+            entry_type(s.topic),
+        )
+        for i, s in enumerate(stored)
+    ]
 
 
 def _lost(links: _Links, actor: str, head: int, why: str | None) -> str:
@@ -145,41 +179,119 @@ def _lost(links: _Links, actor: str, head: int, why: str | None) -> str:
     )
 
 
-def check_frontier(links: _Links, held: Held, state: Cached, position: int, filled: bool) -> None:
-    """Refuse (TreeRefused, naming the row or entry) unless `state`'s frontier, the tree before
-    the entry at `position`, is the one the last write signed: that write's checkpoint (its
-    ledger, size, root and position) checks with the key its signer held there (`held`; a key
-    write's checkpoint `held` checked already). A ledger whose last write signed no tree (its
-    tree just made, `filled`) has its frontier recomputed from its verified entries. `held` is
-    read at the write's head (`position` - 1), through `links`."""
-    frontier = state.frontier
+def extended(
+    links: _Links, held: Held, rows: TreeRows, position: int, cached: Cached | None, past: bool
+) -> tuple[Cached, list]:
+    """The tree before the entry at `position` that a write signs over, and the rows the store
+    lacks for it: the last signed checkpoint, checked (`_anchor`), extended by the leaves of
+    the entries after it hashed from their stored bytes (`_extend`). `past` (a set-aside): the
+    last checkpoint whose signature checks, past writes whose signature does not. A ledger whose
+    last write signed no tree (written before trees, or its tree emptied) has its tree made
+    from, and checked against, its verified entries. TreeRefused, naming the row or the entry,
+    when none of these holds. `held` and `links`: the write's head, in its transaction."""
+    last = held.last
+    before, stored = rows.entries_before(position), rows.size()
+    if last is None or not last.position or stored == 0 or stored > before or not _signs(last):
+        state, made = frontier_before(rows, position, cached)  # TreeMismatch: a deleted tail
+        _check_recomputed(links, state.frontier, position)
+        return state, made
+    ledger = cached.ledger if cached is not None else rows.first_identity() or ""
+    end, state = _anchor(links, held, rows, ledger, (position, before, cached), past)
+    return _extend(rows, state, end, position)
+
+
+def _signs(write: LastWrite) -> bool:
+    """Whether a write's stored signature signs a checkpoint (V2 or V3), not its entries."""
+    return len(write.signature) == 65 and write.signature[:1] in (V2, V3)
+
+
+def _check_recomputed(links: _Links, frontier: Frontier, position: int) -> None:
+    """Refuse a frontier (before `position`) that is not the verified entries' tree."""
     if frontier.size == 0:
         return
-    last = held.last
-    tag = last.signature[:1] if last is not None and len(last.signature) == 65 else b""
-    if last is None or not last.position or filled or tag not in (V2, V3):
-        try:
-            same = verified_frontier(links, position).root() == frontier.root()
-        except SignatureError:
-            same = False
-        if not same:
-            raise TreeRefused(_mismatch(links, frontier, position, "the ledger's signed entries"))
-        return
-    end = last.position
+    try:
+        same = verified_frontier(links, position).root() == frontier.root()
+    except SignatureError:
+        same = False
+    if not same:
+        raise TreeRefused(_mismatch(links, frontier, position, "the ledger's signed entries"))
+
+
+def _anchor(
+    links: _Links,
+    held: Held,
+    rows: TreeRows,
+    ledger: str,
+    write: tuple[int, int, Cached | None],
+    past: bool,
+) -> tuple[int, Cached]:
+    """The end of the last write (`held.last`; with `past`, the last back to the last key write
+    `held` checked) whose checkpoint, made from the stored rows (or the recorder's own frontier,
+    `cached`), checks with the key its signer held, and that frontier. `write`: the position,
+    the entries before it and `cached` of the write being sealed. Else TreeRefused."""
+    position, before, cached = write
+    last = w = held.last
+    assert last is not None
+    bound = held.checkpoint.position if held.checkpoint is not None else None
+    while w.position:
+        size = before if w.position == position - 1 else rows.entries_before(w.position + 1)
+        frontier = _stored_at(rows, size, cached)
+        if frontier is not None and _signed_over(held, w, ledger, frontier):
+            return w.position, Cached(ledger, frontier)
+        if not past or w.position <= (bound or 0):
+            break
+        w = links.last_write(w.position - 1)
+    stored = _stored_at(rows, rows.entries_before(last.position + 1), None)
+    where = f"the checkpoint signed at position {last.position}"
+    raise TreeRefused(_mismatch(links, stored, last.position + 1, where))
+
+
+def _stored_at(rows: TreeRows, size: int, cached: Cached | None) -> Frontier | None:
+    """The frontier of the first `size` leaves: the recorder's own (what it signed last) when
+    it has that size, else the stored rows' (None: a row is missing)."""
+    if cached is not None and cached.frontier.size == size:
+        return cached.frontier
+    try:
+        return Frontier.at(rows.node, size)
+    except TreeMismatch:
+        return None
+
+
+def _signed_over(held: Held, write: LastWrite, ledger: str, frontier: Frontier) -> bool:
+    """Whether `write`'s stored signature signs the checkpoint `frontier` makes, with the key
+    its signer holds (`held`; a key write's checkpoint `held` checked already)."""
+    if not write.topic or not _signs(write):
+        return False
+    tag = write.signature[:1]
     checkpoint = Checkpoint(
-        state.ledger, frontier.size, frontier.root().hex(), (), end if tag == V3 else None
+        ledger, frontier.size, frontier.root().hex(), (), write.position if tag == V3 else None
     )
-    if not last.topic:
-        ok = False
-    elif entry_type(last.topic) in KEY_EVENTS:
+    if entry_type(write.topic) in KEY_EVENTS:
         signed = held.checkpoint
-        ok = signed is not None and signed.body() == checkpoint.body()
-    else:
-        key = held.keys.get(last.actor)
-        ok = key is not None and _checks(key, last.signature[1:], checkpoint.body())
-    if not ok:
-        where = f"the checkpoint signed at position {end}"
-        raise TreeRefused(_mismatch(links, frontier, position, where))
+        return signed is not None and signed.body() == checkpoint.body()
+    key = held.keys.get(write.actor)
+    return key is not None and _checks(key, write.signature[1:], checkpoint.body())
+
+
+def _extend(rows: TreeRows, state: Cached, end: int, position: int) -> tuple[Cached, list]:
+    """`state` (the tree up to the signed write ending at `end`) extended by the leaves of the
+    entries after it, before `position`, hashed from their stored bytes; the rows the store
+    lacks for them. A stored row that is not the one computed refuses (TreeRefused)."""
+    frontier, made = state.frontier.copy(), []
+    for p, leaf in rows.earlier(position, end) if end < position - 1 else ():
+        for level, index, h in frontier.append(leaf):
+            try:
+                ours = rows.node(level, index)
+            except TreeMismatch:
+                made.append((level, index, h, p if level == 0 else None))
+                continue
+            if ours != h:
+                raise TreeRefused(
+                    f"the stored tree row (level {level}, index {index}) does not match the "
+                    f"entries after the checkpoint signed at position {end} (changed outside "
+                    f"the ledger): {VERIFY}"
+                )
+    return Cached(state.ledger, frontier), made
 
 
 def _checks(key: str, signature: bytes, body: bytes) -> bool:
@@ -203,7 +315,7 @@ def verified_frontier(links: _Links, position: int) -> Frontier:
     return verifier.frontier
 
 
-def _mismatch(links: _Links, stored: Frontier, position: int, where: str) -> str:
+def _mismatch(links: _Links, stored: Frontier | None, position: int, where: str) -> str:
     """One line naming what does not match `where`: the first entry that does not check, else
     the first stored tree row that differs from the verified entries' tree."""
     try:
@@ -213,21 +325,24 @@ def _mismatch(links: _Links, stored: Frontier, position: int, where: str) -> str
             f"the entry at position {exc.position} does not check ({exc.reason}); the tree over "
             f"it does not match {where}: {VERIFY}"
         )
-    row = _differing(stored, true)
+    row = _differing(stored, true) if stored is not None else None
     if row is not None:
         return f"{row} does not match {where} (changed outside the ledger): {VERIFY}"
-    return f"the stored tree ({stored.size} entries) does not match {where}: {VERIFY}"
+    return f"the stored tree ({true.size} entries) does not match {where}: {VERIFY}"
 
 
 def _changed_row(links: _Links, position: int) -> str | None:
-    """The stored tree row a check of the write at `position` read that differs from the
-    tree of the verified entries before it (None: none does, or an entry does not check)."""
+    """The first stored tree row before the entry at `position` that differs from the tree the
+    stored entries make (hashed from their bytes; None: none does, or a row is missing)."""
     tree = links.tree_rows()
     try:
         stored = Frontier.at(tree.node, tree.entries_before(position))
-        return _differing(stored, verified_frontier(links, position))
-    except (TreeMismatch, SignatureError):
+    except TreeMismatch:
         return None
+    made = Frontier()
+    for _, leaf in tree.earlier(position):
+        made.append(leaf)
+    return _differing(stored, made)
 
 
 def _differing(stored: Frontier, true: Frontier) -> str | None:
@@ -254,11 +369,12 @@ def checked(
     ids: Sequence[int],
     stored: Sequence[StoredEvent],
     authority: Authority,
-) -> Callable[[Cached, bool], None]:
+) -> Callable[[TreeRows, int, Cached | None], tuple[Cached, list]]:
     """Check a write just inserted at `ids` against the head before it (its authority, read
-    through `links`, the write's own transaction); the check of the frontier it extends, for
-    `ledger.tree.seal_write`."""
+    through `links`, the write's own transaction); the verified frontier it extends, for
+    `ledger.tree.seal_write` (a set-aside extends the last checkpoint that checks)."""
     head = ids[0] - 1
     held = keys.at(links, head)
     authority(held, stored, links, head)
-    return lambda state, filled: check_frontier(links, held, state, ids[0], filled)
+    past = all(entry_type(s.topic) == SET_ASIDE for s in stored)
+    return lambda rows, position, cached: extended(links, held, rows, position, cached, past)

@@ -101,7 +101,7 @@ def frontier_before(tree: TreeRows, position: int) -> Frontier | None:
 
 
 def profiles(
-    recorder: ApplicationRecorder, links: _Links | None = None
+    recorder: ApplicationRecorder | _Links, links: _Links | None = None
 ) -> Callable[[Signed], dict[str, Any] | None]:
     """The Verifier's `profile_before`: a player's stored profile before a profile change,
     read in `links`' transaction (None: each in a read-only transaction of its own)."""

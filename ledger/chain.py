@@ -137,7 +137,9 @@ def verify(app_or_recorder: HasRecorder | ApplicationRecorder, keys_at: int = 0)
                 pass  # set aside, and never sealed: the chain runs past it
             elif k < len(sealed) and sealed[k][0] == position:
                 previous = link(previous, notification, sealed[k][2], state)
-                if sealed[k][1] != previous:
+                if sealed[k][1] != previous and position in aside:
+                    previous = sealed[k][1]  # set aside (edited): the chain runs on from its seal
+                elif sealed[k][1] != previous:
                     _first(
                         breaks, Break(position, "the entry differs from the one sealed (edited)")
                     )

@@ -349,7 +349,7 @@ class Verifier:
         if founding_grant and kind == "RoleGranted":
             return
         held = self.roles.get(actor, set()) if isinstance(actor, str) else set()
-        changed = self._rating_changes(s, kind) if not may_change_rating_fields(held) else []
+        changed = self.rating_changes(s, kind) if not may_change_rating_fields(held) else []
         why = lacks_authority(kind, held, changed)
         if why is not None:
             raise SignatureError(s.position, f"{actor!r} had no authority to record it: {why}")
@@ -360,7 +360,7 @@ class Verifier:
         self._pending = []
         self.ignored.append(failed)
 
-    def _rating_changes(self, s: Signed, kind: str) -> list[str]:
+    def rating_changes(self, s: Signed, kind: str) -> list[str]:
         """The rating fields a profile entry changes (`roles.RATING_FIELDS`), judged against
         the player's profile before it: a registration that is its record's first entry
         changes none (a new player); one on another record than its member's is refused."""

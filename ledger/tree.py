@@ -102,13 +102,14 @@ class TreeRows:
         position, originator, topic, state = rows[0]
         return identity(int(position), _uuid(originator), topic, _bytes(state))
 
-    def earlier(self, position: int) -> list[tuple[int, bytes]]:
-        """(position, leaf hash) of every entry before `position` (to fill an older ledger's
-        tree once, at its first write that signs a checkpoint)."""
+    def earlier(self, position: int, after: int = 0) -> list[tuple[int, bytes]]:
+        """(position, leaf hash) of every entry before `position` (after `after`), hashed from
+        the stored entries (to fill an older ledger's tree once, at its first write that signs
+        a checkpoint; to extend a signed checkpoint by the entries after it)."""
         rows = self.run(
             f"SELECT {self.pos}, originator_id, originator_version, topic, state "
-            f"FROM {self.events} WHERE {self.pos} < ? ORDER BY {self.pos}",
-            (position,),
+            f"FROM {self.events} WHERE {self.pos} > ? AND {self.pos} < ? ORDER BY {self.pos}",
+            (after, position),
         )
         return [
             (int(p), merkle.leaf_hash(message(_uuid(o), v, t, _bytes(s)))) for p, o, v, t, s in rows
@@ -142,14 +143,13 @@ def seal_write(
     stored_events: Sequence[StoredEvent],
     signer: Signer,
     cached: Cached | None,
-    extends: Callable[[Cached, bool], None],
+    extends: Callable[[TreeRows, int, Cached | None], tuple[Cached, list]],
 ) -> tuple[list[bytes], list[tuple], Checkpoint, Cached]:
     """Add the write's entries to the tree, sign the checkpoint they make: the signatures to
     store (the write's on its last entry), the tree rows to insert, the signed checkpoint.
-    `extends` checks the frontier first (and whether the tree was just filled), refusing a
-    tree the ledger did not sign (`ledger.appending.check_frontier`)."""
-    state, made = frontier_before(rows, ids[0], cached)
-    extends(state, bool(made))
+    `extends` gives the verified frontier before the write and the rows the tree lacks before
+    it, refusing a tree the ledger did not sign (`ledger.appending.extended`)."""
+    state, made = extends(rows, ids[0], cached)
     frontier = state.frontier.copy()
     ledger = state.ledger
     for position, s in zip(ids, stored_events, strict=True):

@@ -140,6 +140,20 @@ def insert(
     return position
 
 
+def drop_tree_rows(url: str, position: int) -> None:
+    """Delete the stored tree rows the last entry (at `position`) made: its leaf and every
+    perfect subtree it completed (an insider's row added with no tree rows)."""
+    with raw_store(url) as (conn, table, pos, mark, _):
+        tree = TREE_TABLE if mark == "?" else table.replace("ratingsledger_events", TREE_TABLE)
+        leaf = conn.execute(f"SELECT count(*) FROM {table} WHERE {pos} < {mark}", (position,))
+        index = int(leaf.fetchone()[0])
+        for level in range(index.bit_length() + 1):
+            conn.execute(
+                f"DELETE FROM {tree} WHERE level = {mark} AND idx = {mark}",
+                (level, index >> level),
+            )
+
+
 def reseal(url: str) -> None:
     """Recompute every chain row from the stored entries and signatures (what an attacker who
     rewrote entries would do to hide it from the chain alone)."""

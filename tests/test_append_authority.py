@@ -103,6 +103,30 @@ def test_a_write_signed_with_a_key_rotated_while_it_was_decided_appends_nothing(
     reads_work(ledger, store_url)
 
 
+def test_a_rerating_decided_before_its_actors_ratings_admin_role_was_revoked_appends_nothing(
+    ledger: RatingsLedger, store_url: str, in_the_window
+) -> None:
+    """Issue 28: "No accepted write can break a read" with "Roles fit the harm": an actor who
+    keeps a tournament director's role (and key) but loses ratings_admin while their change
+    of a registered player's FIDE rating is decided is refused at the head (exit 3), as every
+    read would refuse the entry, not only when its kind is not theirs."""
+    ledger.grant_role("office", Role.TOURNAMENT_DIRECTOR, actor="director")
+    fide = {"rating": 2060, "date": "2024-01-01"}
+    ledger.register_player(parse(RegisterPlayer, {"id": "30000001", "fide": fide}), actor="td")
+    revoke = lambda other: other.revoke_role("office", Role.RATINGS_ADMIN, actor="director")  # noqa: E731
+    in_the_window(store_url, revoke)
+    rerated = parse(RegisterPlayer, {"id": "30000001", "fide": fide | {"rating": 2533}})
+    with pytest.raises(LostRace) as refused:
+        ledger.register_player(rerated, actor="office")
+    revoked = ledger.recorder.max_notification_id()
+    assert str(refused.value) == (
+        f"office's role ratings_admin was revoked at position {revoked} while the write was "
+        "decided: nothing was appended"
+    )
+    assert [e.type for e in read_entries(ledger, revoked - 1)] == ["RoleRevoked"]
+    reads_work(ledger, store_url)
+
+
 def test_a_grant_committed_between_reading_the_roles_record_and_the_log_is_no_false_alarm(
     ledger: RatingsLedger, store_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

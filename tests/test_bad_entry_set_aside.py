@@ -8,15 +8,17 @@ import json
 from typing import Any
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from typer.testing import CliRunner
 
 from ledger.application import RatingsLedger
 from ledger.chain import verify
-from ledger.commands import RegisterPlayer, parse
+from ledger.commands import RegisterPlayer, SubmitSection, parse
 from ledger.domain import ROLES_KEY, player_key
 from ledger.entrypoints.cli import app
 from ledger.log import read_entries
-from tests.tamper_helpers import checked_read, insert
+from tests.conftest import section_data
+from tests.tamper_helpers import checked_read, drop_tree_rows, edit, insert, raw_store, rebuild_tree
 
 runner = CliRunner()
 CARL, LATER = "30000001", "30000009"
@@ -214,3 +216,89 @@ def test_a_set_aside_forged_with_the_tds_key_sets_nothing_aside_and_is_named(
     assert done.exit_code == 0, done.output  # the director's own set-aside, then the forged one
     assert verify(ledger).broken.position == forged
     assert "set-aside takes director" in verify(ledger).broken.reason
+
+
+def set_aside_at_the_tail(ledger: RatingsLedger, store_url: str, position: int) -> None:
+    """The director sets aside the bad entry at the ledger's tail (`position`); then a TD's
+    write is accepted, every checked read goes past it and `verify` says it is set aside."""
+    reason = ("--reason", "planted", "--actor", "director")
+    done = invoke(store_url, "set-aside", str(position), *reason)
+    assert done.exit_code == 0, done.output
+    by = list(read_entries(ledger))[-1]
+    assert (by.type, by.payload["positions"]) == ("EntrySetAside", [position])
+    ledger.register_player(parse(RegisterPlayer, {"id": LATER}), actor="td")
+    every = [e.position for e in read_entries(ledger)]
+    assert checked_read(ledger) == ([p for p in every if p != position], None)
+    checked = invoke(store_url, "verify")
+    assert checked.exit_code == 0, checked.output
+    assert checked.stdout.splitlines()[1:] == [
+        f"set aside: entry {position}, by 'director' at position {by.position}: planted"
+    ]
+    assert invoke(store_url, "player", LATER).stderr == ""
+
+
+@pytest.mark.parametrize("tree_rows", ["with its tree rows", "with no tree rows"])
+def test_an_unsigned_row_at_the_tail_is_set_aside_by_the_directors_next_write(
+    ledger: RatingsLedger, store_url: str, tree_rows: str
+) -> None:
+    """ "One bad entry never takes the ledger down ... the director has a documented, signed
+    way to set the entry aside": an insider's unsigned row after the last signed write (its
+    tree rows made as the ledger would, or none) does not refuse the director's set-aside,
+    which signs the last checkpoint extended by the row's own leaf, hashed from its bytes."""
+    state = b'{"member_id": "30000001"}'
+    position = insert(store_url, player_key(CARL), 1, "ratings-ledger:PlayerRegistered", state)
+    if tree_rows == "with no tree rows":
+        drop_tree_rows(store_url, position)
+    assert checked_read(ledger)[1].position == position
+    set_aside_at_the_tail(ledger, store_url, position)
+
+
+def test_a_write_signed_by_a_key_no_one_holds_refuses_writes_until_the_director_sets_it_aside(
+    ledger: RatingsLedger, store_url: str, tmp_path: Any
+) -> None:
+    """ "One bad entry never takes the ledger down" and "the write path extends only a verified
+    tree": a forged signed write at the tail (a key no one holds, in the TD's name) is not
+    signed over by another write (exit 1, naming it, nothing appended), but the director's
+    set-aside extends the checkpoint before it, and then every writer goes on."""
+    [registered] = ledger.register_player(parse(RegisterPlayer, {"id": "30000002"}), actor="td")
+    payload = json.loads(registered.state) | {"member_id": CARL, "actor": "td"}
+    payload.pop("originator_topic", None)
+    forged = insert(
+        store_url,
+        player_key(CARL),
+        1,
+        "ratings-ledger:PlayerRegistered",
+        json.dumps(payload).encode(),
+        Ed25519PrivateKey.generate(),
+        seal=True,
+    )
+    file = tmp_path / "players.json"
+    file.write_text(json.dumps([{"id": LATER}]))
+    refused = invoke(store_url, "register", str(file), "--actor", "director")
+    assert refused.exit_code == 1 and refused.stderr.count("\n") == 1, refused.output
+    assert refused.stderr.startswith(f"error: the entry at position {forged} does not check (")
+    assert "nothing was appended" in refused.stderr
+    assert ledger.recorder.max_notification_id() == forged
+    assert checked_read(ledger)[1].position == forged
+    set_aside_at_the_tail(ledger, store_url, forged)
+
+
+def test_an_edited_section_with_its_tree_recomputed_is_set_aside_and_then_every_writer_goes_on(
+    ledger: RatingsLedger, store_url: str, tmp_path: Any
+) -> None:
+    """Issue 28's third break ("Change a section's result and recompute the tree rows: the
+    director's next write signs a root that contains the edit") meets "the director has a
+    documented, signed way to set the entry aside": the next write is refused naming the
+    entry; the director's set-aside is accepted, and `verify` says set aside."""
+    for member in ("12345678", CARL, "30000002", "30000003"):
+        ledger.register_player(parse(RegisterPlayer, {"id": member}), actor="td")
+    [submitted] = ledger.submit_section(parse(SubmitSection, section_data()), actor="td")
+    edit(store_url, submitted.position, '"1/2-1/2"', '"1-0"')
+    with raw_store(store_url) as (conn, table, pos, mark, _):
+        rebuild_tree(conn, table, pos, mark)
+    file = tmp_path / "players.json"
+    file.write_text(json.dumps([{"id": LATER}]))
+    refused = invoke(store_url, "register", str(file), "--actor", "director")
+    assert refused.exit_code == 1, refused.output
+    assert refused.stderr.startswith(f"error: the entry at position {submitted.position} does")
+    set_aside_at_the_tail(ledger, store_url, submitted.position)

@@ -57,9 +57,7 @@ class PlayerWrites:
 
     def _may_rerate(self, actor: str) -> bool:
         """Whether the verified log gives `actor` a role that changes rating fields."""
-        record = self._roles()
-        held = self._verified(record).roles.get(actor, set()) if record is not None else ()
-        return may_change_rating_fields(held)
+        return may_change_rating_fields(self._verified().roles.get(actor, set()))
 
     def record_opening_balance(
         self, *balances: RecordOpeningBalance, actor: str
