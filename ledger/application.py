@@ -219,6 +219,16 @@ class RatingsLedger(
         except PersistenceError as exc:
             raise StoreError(f"store {redacted(self.store)}: {exc}") from None
 
+    def _entry_at(self, position: int, field: str) -> Notification:
+        """The stored entry at `position`; InvalidCommand naming `field` if there is none."""
+        try:
+            found = self.recorder.select_notifications(position, 1)
+        except PersistenceError as exc:
+            raise StoreError(f"store {redacted(self.store)}: {exc}") from None
+        if not found or found[0].id != position:
+            raise InvalidCommand((field,), f"the ledger has no entry at {position}")
+        return found[0]
+
     def _known(self, member_id: str) -> Player:
         try:
             return self._get(Player, player_key(member_id))

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from eventsourcing.domain import Aggregate
-from eventsourcing.persistence import PersistenceError
 
 from ledger import commands
 from ledger.chain_reads import verifier_at
 from ledger.commands import SetAside as SetAsideCommand
-from ledger.domain import InvalidCommand, SetAside, StoreError
+from ledger.domain import InvalidCommand, SetAside
 from ledger.log import LedgerEntry, first_break
 from ledger.roles import Verb
-from ledger.store import redacted
 
 
 class AsideWrites:
@@ -29,7 +27,7 @@ class AsideWrites:
             done = verifier_at(self, 0).set_aside
             aside: list[int] = []
             for position in positions:
-                self._entry_at(position)
+                self._entry_at(position, "positions")
                 if position in done:
                     raise InvalidCommand(
                         ("positions",), f"the entry at {position} is set aside already"
@@ -52,11 +50,3 @@ class AsideWrites:
             return [SetAside(**fields, actor=actor)]
 
         return self._append(Verb.SET_ASIDE, actor, decide)
-
-    def _entry_at(self, position: int) -> None:
-        try:
-            found = self.recorder.select_notifications(position, 1)
-        except PersistenceError as exc:
-            raise StoreError(f"store {redacted(self.store)}: {exc}") from None
-        if not found or found[0].id != position:
-            raise InvalidCommand(("positions",), f"the ledger has no entry at {position}")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from eventsourcing.domain import Aggregate
-from eventsourcing.persistence import PersistenceError
 
 from ledger import commands, events
 from ledger.commands import (
@@ -21,7 +20,6 @@ from ledger.domain import (
     MoneyFloorAward,
     Override,
     RulesAmendment,
-    StoreError,
     Void,
     fide_adjustment_key,
     fide_uplift_key,
@@ -29,7 +27,6 @@ from ledger.domain import (
 )
 from ledger.log import LedgerEntry, entry_type, to_entry
 from ledger.roles import Verb
-from ledger.store import redacted
 from ledger.writes.batches import _item, _unique
 
 
@@ -144,13 +141,7 @@ class DecisionWrites:
 
         def decide() -> list[Aggregate]:
             position = decision.position
-            try:
-                found = self.recorder.select_notifications(position, 1)
-            except PersistenceError as exc:
-                raise StoreError(f"store {redacted(self.store)}: {exc}") from None
-            if not found or found[0].id != position:
-                raise InvalidCommand(("position",), f"the ledger has no entry at {position}")
-            kind = entry_type(found[0].topic)
+            kind = entry_type(self._entry_at(position, "position").topic)
             instead = getattr(events.KINDS.get(kind), "unvoidable", None)
             if instead is not None:
                 raise InvalidCommand(("position",), f"the entry at {position} is {kind}: {instead}")
