@@ -154,7 +154,7 @@ def render(template: str, **context: Any) -> str:
     """A page from its template; the layout takes `title`, `when` and `keep` from `context`."""
     context.setdefault("twin", TWIN.get())
     context.setdefault("federation", FEDERATION.get())
-    context.setdefault("broken", [str(b) for b in BROKEN.get()])
+    context.setdefault("broken", list(BROKEN.get()))
     return ENV.get_template(template).render(**context)
 
 
