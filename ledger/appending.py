@@ -304,8 +304,10 @@ def _checks(key: str, signature: bytes, body: bytes) -> bool:
 
 def verified_frontier(links: _Links, position: int) -> Frontier:
     """The tree frontier of the entries before `position`, every write's signature and
-    authority checked (`ledger.signing.Verifier`); SignatureError at the first that fails."""
-    verifier = Verifier()
+    authority checked as every read checks them (`ledger.chain_reads.verifier_at`: past the
+    entries a director set aside, a profile change judged against the profile before it);
+    SignatureError at the first that fails."""
+    verifier = verifier_at(links, 0)
     for n, signature in links.entries(0):
         if n.id >= position:
             break
