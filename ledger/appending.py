@@ -40,7 +40,7 @@ from ledger.log import entry_type
 from ledger.merkle import Frontier
 from ledger.roles import lacks_authority, may_change_rating_fields
 from ledger.signing import KEY_EVENTS, SignatureError, Signed, Verifier
-from ledger.tree import Cached, TreeMismatch, TreeRows, frontier_before
+from ledger.tree import Cached, TreeMismatch, TreeRows, frontier_before, hashed_before
 
 VERIFY = "nothing was appended; run `ratings-ledger verify`"
 
@@ -251,10 +251,7 @@ def _stored_at(rows: TreeRows, size: int, cached: Cached | None) -> Frontier | N
     it has that size, else the stored rows' (None: a row is missing)."""
     if cached is not None and cached.frontier.size == size:
         return cached.frontier
-    try:
-        return Frontier.at(rows.node, size)
-    except TreeMismatch:
-        return None
+    return rows.stored_frontier(size)
 
 
 def _signed_over(held: Held, write: LastWrite, ledger: str, frontier: Frontier) -> bool:
@@ -337,14 +334,8 @@ def _changed_row(links: _Links, position: int) -> str | None:
     """The first stored tree row before the entry at `position` that differs from the tree the
     stored entries make (hashed from their bytes; None: none does, or a row is missing)."""
     tree = links.tree_rows()
-    try:
-        stored = Frontier.at(tree.node, tree.entries_before(position))
-    except TreeMismatch:
-        return None
-    made = Frontier()
-    for _, leaf in tree.earlier(position):
-        made.append(leaf)
-    return _differing(stored, made)
+    stored = tree.stored_before(position)
+    return None if stored is None else _differing(stored, hashed_before(tree, position)[0])
 
 
 def _differing(stored: Frontier, true: Frontier) -> str | None:
