@@ -26,8 +26,6 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from eventsourcing.persistence import StoredEvent
 
 from ledger.asides import SET_ASIDE, profiles
@@ -267,7 +265,7 @@ def _signed_over(held: Held, write: LastWrite, ledger: str, frontier: Frontier) 
         signed = held.checkpoint
         return signed is not None and signed.body() == checkpoint.body()
     key = held.keys.get(write.actor)
-    return key is not None and _checks(key, write.signature[1:], checkpoint.body())
+    return key is not None and checkpoint.signed_by(key, write.signature[1:].hex())
 
 
 def _extend(rows: TreeRows, state: Cached, end: int, position: int) -> tuple[Cached, list]:
@@ -289,14 +287,6 @@ def _extend(rows: TreeRows, state: Cached, end: int, position: int) -> tuple[Cac
                     f"the ledger): {VERIFY}"
                 )
     return Cached(state.ledger, frontier), made
-
-
-def _checks(key: str, signature: bytes, body: bytes) -> bool:
-    try:
-        Ed25519PublicKey.from_public_bytes(bytes.fromhex(key)).verify(signature, body)
-    except (InvalidSignature, ValueError):
-        return False
-    return True
 
 
 def verified_frontier(links: _Links, position: int) -> Frontier:

@@ -84,13 +84,21 @@ class Checkpoint:
         found = [s for who, s in self.signatures if who == signer]
         if not found:
             raise CheckpointError(f"the checkpoint carries no signature of {signer!r}")
-        key = Ed25519PublicKey.from_public_bytes(bytes.fromhex(public_key))
-        try:
-            key.verify(bytes.fromhex(found[-1]), self.body())
-        except (InvalidSignature, ValueError):
+        if not self.signed_by(public_key, found[-1]):
             raise CheckpointError(
                 f"{signer!r}'s signature on the checkpoint of size {self.size} does not check"
-            ) from None
+            )
+
+    def signed_by(self, public_key: str, signature: str) -> bool:
+        """Whether `signature` (hex) over this checkpoint checks against the Ed25519
+        `public_key` (hex); False for either that is not one (the one check of a checkpoint
+        signature: the writer's at a write, a writer's or witness's offline)."""
+        try:
+            key = Ed25519PublicKey.from_public_bytes(bytes.fromhex(public_key))
+            key.verify(bytes.fromhex(signature), self.body())
+        except (InvalidSignature, ValueError):
+            return False
+        return True
 
     def text(self) -> str:
         lines = [self.body().decode(), *(f"— {who} {sig}" for who, sig in self.signatures)]
