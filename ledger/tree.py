@@ -12,13 +12,12 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
-from uuid import UUID
 
 from eventsourcing.persistence import StoredEvent
 
 from ledger import merkle
 from ledger.checkpoints import Checkpoint, identity
-from ledger.signing import message
+from ledger.signing import _uuid, message
 
 TREE_TABLE = "ratingsledger_tree"
 
@@ -222,11 +221,6 @@ def _actor(state: bytes) -> str:
     except (ValueError, AttributeError):
         found = None
     return found if isinstance(found, str) else "?"
-
-
-def _uuid(stored: Any) -> UUID:
-    """An originator id as the events table holds it (hex text on SQLite, uuid on PostgreSQL)."""
-    return stored if isinstance(stored, UUID) else UUID(str(stored))
 
 
 def _bytes(state: Any) -> bytes:
