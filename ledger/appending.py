@@ -26,8 +26,6 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from eventsourcing.persistence import StoredEvent
 
 from ledger.asides import SET_ASIDE, profiles
@@ -40,7 +38,7 @@ from ledger.log import entry_type
 from ledger.merkle import Frontier
 from ledger.roles import lacks_authority, may_change_rating_fields
 from ledger.signing import KEY_EVENTS, SignatureError, Signed, Verifier
-from ledger.tree import Cached, TreeMismatch, TreeRows, frontier_before
+from ledger.tree import Cached, TreeMismatch, TreeRows, frontier_before, hashed_before
 
 VERIFY = "nothing was appended; run `ratings-ledger verify`"
 
@@ -251,10 +249,7 @@ def _stored_at(rows: TreeRows, size: int, cached: Cached | None) -> Frontier | N
     it has that size, else the stored rows' (None: a row is missing)."""
     if cached is not None and cached.frontier.size == size:
         return cached.frontier
-    try:
-        return Frontier.at(rows.node, size)
-    except TreeMismatch:
-        return None
+    return rows.stored_frontier(size)
 
 
 def _signed_over(held: Held, write: LastWrite, ledger: str, frontier: Frontier) -> bool:
@@ -270,7 +265,7 @@ def _signed_over(held: Held, write: LastWrite, ledger: str, frontier: Frontier) 
         signed = held.checkpoint
         return signed is not None and signed.body() == checkpoint.body()
     key = held.keys.get(write.actor)
-    return key is not None and _checks(key, write.signature[1:], checkpoint.body())
+    return key is not None and checkpoint.signed_by(key, write.signature[1:].hex())
 
 
 def _extend(rows: TreeRows, state: Cached, end: int, position: int) -> tuple[Cached, list]:
@@ -294,18 +289,12 @@ def _extend(rows: TreeRows, state: Cached, end: int, position: int) -> tuple[Cac
     return Cached(state.ledger, frontier), made
 
 
-def _checks(key: str, signature: bytes, body: bytes) -> bool:
-    try:
-        Ed25519PublicKey.from_public_bytes(bytes.fromhex(key)).verify(signature, body)
-    except (InvalidSignature, ValueError):
-        return False
-    return True
-
-
 def verified_frontier(links: _Links, position: int) -> Frontier:
     """The tree frontier of the entries before `position`, every write's signature and
-    authority checked (`ledger.signing.Verifier`); SignatureError at the first that fails."""
-    verifier = Verifier()
+    authority checked as every read checks them (`ledger.chain_reads.verifier_at`: past the
+    entries a director set aside, a profile change judged against the profile before it);
+    SignatureError at the first that fails."""
+    verifier = verifier_at(links, 0)
     for n, signature in links.entries(0):
         if n.id >= position:
             break
@@ -335,14 +324,8 @@ def _changed_row(links: _Links, position: int) -> str | None:
     """The first stored tree row before the entry at `position` that differs from the tree the
     stored entries make (hashed from their bytes; None: none does, or a row is missing)."""
     tree = links.tree_rows()
-    try:
-        stored = Frontier.at(tree.node, tree.entries_before(position))
-    except TreeMismatch:
-        return None
-    made = Frontier()
-    for _, leaf in tree.earlier(position):
-        made.append(leaf)
-    return _differing(stored, made)
+    stored = tree.stored_before(position)
+    return None if stored is None else _differing(stored, hashed_before(tree, position)[0])
 
 
 def _differing(stored: Frontier, true: Frontier) -> str | None:

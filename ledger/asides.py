@@ -18,9 +18,8 @@ from typing import Any
 from eventsourcing.persistence import ApplicationRecorder
 
 from ledger.chain_tables import _Links, _links, _signed
-from ledger.merkle import Frontier
 from ledger.signing import KEY_EVENTS, SignatureError, Signed, Verifier, json_object
-from ledger.tree import TreeMismatch, TreeRows
+from ledger.tree import TreeRows
 
 SET_ASIDE = "EntrySetAside"
 
@@ -41,7 +40,7 @@ def set_asides(links: _Links, tree: TreeRows) -> dict[int, SetAsideNote]:
         if not signature:
             continue  # not a write of its own: it cannot be the director's
         verifier = keys_at(links, tree, n.id - 1)
-        verifier.seek(frontier_before(tree, n.id))
+        verifier.seek(tree.stored_before(n.id))
         try:
             verifier.check([_signed(n, signature)])
         except SignatureError:
@@ -74,7 +73,7 @@ def keys_at(
             verifier.skipped.append(n.id)
             continue
         if not write:
-            verifier.seek(frontier_before(tree, n.id))
+            verifier.seek(tree.stored_before(n.id))
         write.append(_signed(n, s))
         if s:
             _learn(verifier, write)
@@ -89,15 +88,6 @@ def _learn(verifier: Verifier, write: list[Signed]) -> None:
         verifier.check(write)
     except SignatureError as exc:
         verifier.abandon(exc)
-
-
-def frontier_before(tree: TreeRows, position: int) -> Frontier | None:
-    """The tree's frontier just before the entry at `position` (None: the store has no tree
-    there, as in a ledger from before trees, or one changed outside the ledger)."""
-    try:
-        return Frontier.at(tree.node, tree.entries_before(position))
-    except TreeMismatch:
-        return None
 
 
 def profiles(

@@ -133,9 +133,7 @@ def verify(app_or_recorder: HasRecorder | ApplicationRecorder, keys_at: int = 0)
                 _first(breaks, Break(sealed[k][0], "the sealed entry is missing (deleted)"))
                 k += 1
             position = notification.id
-            if position in aside and not (k < len(sealed) and sealed[k][0] == position):
-                pass  # set aside, and never sealed: the chain runs past it
-            elif k < len(sealed) and sealed[k][0] == position:
+            if k < len(sealed) and sealed[k][0] == position:
                 previous = link(previous, notification, sealed[k][2], state)
                 if sealed[k][1] != previous and position in aside:
                     previous = sealed[k][1]  # set aside (edited): the chain runs on from its seal
@@ -144,7 +142,7 @@ def verify(app_or_recorder: HasRecorder | ApplicationRecorder, keys_at: int = 0)
                         breaks, Break(position, "the entry differs from the one sealed (edited)")
                     )
                 k += 1
-            else:
+            elif position not in aside:  # not sealed (one set aside: the chain runs past it)
                 previous = link(previous, notification, b"", state)
                 _first(breaks, Break(position, "the entry is not sealed (inserted or unchained)"))
             if not breaks:

@@ -7,7 +7,7 @@ from contextlib import contextmanager
 
 from eventsourcing.persistence import ApplicationRecorder, Notification
 
-from ledger.asides import frontier_before, keys_at, profiles, set_asides
+from ledger.asides import keys_at, profiles, set_asides
 from ledger.chain import parsed
 from ledger.chain_tables import BATCH, HasRecorder, _Links, _links, _recorder, _signed, _unhex
 from ledger.signing import COMMITMENT, Signed, Verifier
@@ -57,7 +57,7 @@ def verifier_at(
         tree = links.tree_rows()
         aside = set_asides(links, tree)
         verifier = keys_at(links, tree, position, aside, verifier, after)
-        verifier.seek(frontier_before(tree, position + 1))
+        verifier.seek(tree.stored_before(position + 1))
         for n, _ in links.rows_after(after, None, (COMMITMENT,), position) if position > 0 else []:
             verifier.committed(n.id, parsed(n.state))
     verifier.set_aside = aside

@@ -14,9 +14,9 @@ from eventsourcing.sqlite import SQLiteApplicationRecorder
 from ledger.domain import StoreError
 from ledger.log import to_entry
 from ledger.roles import PROFILE_KINDS
-from ledger.signing import Signed
+from ledger.signing import Signed, _uuid
 from ledger.store import CHAIN_TABLE
-from ledger.tree import TREE_TABLE, TreeRows
+from ledger.tree import TREE_TABLE, TreeRows, _bytes
 
 BATCH = 5000
 
@@ -142,7 +142,7 @@ class _Links:
     def profile_before(self, aggregate_id: UUID | str, version: int) -> bytes | None:
         """The stored state of a player's last profile entry before `version` of his record
         (None: none), which a later profile change is judged against."""
-        uuid = aggregate_id if isinstance(aggregate_id, UUID) else UUID(str(aggregate_id))
+        uuid = _uuid(aggregate_id)
         rows = self._rows(
             "SELECT state FROM {e} WHERE originator_id = ? AND originator_version < ? "
             "AND topic IN (?, ?) ORDER BY originator_version DESC LIMIT 1",
@@ -154,8 +154,7 @@ class _Links:
         )
         if not rows:
             return None
-        state = rows[0][0]
-        return state.encode() if isinstance(state, str) else bytes(state)
+        return _bytes(rows[0][0])
 
     def entries(self, after: int) -> Iterator[tuple[Notification, bytes | None]]:
         """The stored events after position `after`, in ledger order, BATCH at a time."""
@@ -173,10 +172,6 @@ def _actor(position: int, topic: str, state: bytes) -> str:
         id=position, originator_id="", originator_version=0, topic=topic, state=state
     )
     return to_entry(entry).actor
-
-
-def _bytes(state: Any) -> bytes:
-    return state.encode() if isinstance(state, str) else bytes(state)
 
 
 def _unhex(text: str | None) -> bytes | None:

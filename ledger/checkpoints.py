@@ -22,7 +22,6 @@ verifier already holds (ledger/trust.py).
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass, field
 from uuid import UUID
 
@@ -30,12 +29,12 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from ledger.errors import LedgerError
+from ledger.text import digits
 
 HEADER = "ratings-ledger checkpoint 3"
 HEADER_V2 = "ratings-ledger checkpoint 2"  # without the position: writes before positions
 V2 = b"\x02"  # a stored write signature over a checkpoint without the position starts so
 V3 = b"\x03"  # a stored write signature over a checkpoint with its position starts so
-DIGITS = re.compile(r"[0-9]+")  # ASCII digits only: str.isdigit() also takes '²' and '٣'
 
 
 class CheckpointError(LedgerError):
@@ -84,13 +83,21 @@ class Checkpoint:
         found = [s for who, s in self.signatures if who == signer]
         if not found:
             raise CheckpointError(f"the checkpoint carries no signature of {signer!r}")
-        key = Ed25519PublicKey.from_public_bytes(bytes.fromhex(public_key))
-        try:
-            key.verify(bytes.fromhex(found[-1]), self.body())
-        except (InvalidSignature, ValueError):
+        if not self.signed_by(public_key, found[-1]):
             raise CheckpointError(
                 f"{signer!r}'s signature on the checkpoint of size {self.size} does not check"
-            ) from None
+            )
+
+    def signed_by(self, public_key: str, signature: str) -> bool:
+        """Whether `signature` (hex) over this checkpoint checks against the Ed25519
+        `public_key` (hex); False for either that is not one (the one check of a checkpoint
+        signature: the writer's at a write, a writer's or witness's offline)."""
+        try:
+            key = Ed25519PublicKey.from_public_bytes(bytes.fromhex(public_key))
+            key.verify(bytes.fromhex(signature), self.body())
+        except (InvalidSignature, ValueError):
+            return False
+        return True
 
     def text(self) -> str:
         lines = [self.body().decode(), *(f"— {who} {sig}" for who, sig in self.signatures)]
@@ -104,7 +111,7 @@ class Checkpoint:
             raise CheckpointError(f"not a checkpoint (its first line is not {HEADER!r})")
         ledger, size, root = lines[1], lines[2], lines[3]
         position = lines[4] if width == 5 else "0"
-        if not (DIGITS.fullmatch(size) and DIGITS.fullmatch(position) and len(root) == 64):
+        if not (digits(size) and digits(position) and len(root) == 64):
             raise CheckpointError(
                 "not a checkpoint (expected ledger id, size, a hex root and a position)"
             )

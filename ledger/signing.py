@@ -415,6 +415,7 @@ _MEMBER = msgspec.json.Decoder(_Member)
 
 
 def _uuid(value: UUID | str) -> UUID:
+    """An originator id as given or stored (hex text on SQLite, uuid on PostgreSQL)."""
     return value if isinstance(value, UUID) else UUID(str(value))
 
 

@@ -12,13 +12,12 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
-from uuid import UUID
 
 from eventsourcing.persistence import StoredEvent
 
 from ledger import merkle
 from ledger.checkpoints import Checkpoint, identity
-from ledger.signing import message
+from ledger.signing import _uuid, message
 
 TREE_TABLE = "ratingsledger_tree"
 
@@ -65,6 +64,19 @@ class TreeRows:
     def entries_before(self, position: int) -> int:
         sql = f"SELECT count(*) FROM {self.events} WHERE {self.pos} < ?"
         return int(self.run(sql, (position,))[0][0])
+
+    def stored_frontier(self, size: int) -> merkle.Frontier | None:
+        """The frontier of the first `size` leaves, from the stored rows (None: a row is
+        missing, as in a ledger from before trees, or one changed outside the ledger)."""
+        try:
+            return merkle.Frontier.at(self.node, size)
+        except TreeMismatch:
+            return None
+
+    def stored_before(self, position: int) -> merkle.Frontier | None:
+        """The stored rows' frontier just before the entry at `position` (None: as above);
+        `hashed_before` recomputes it from the entries, `frontier_before` refuses a gap."""
+        return self.stored_frontier(self.entries_before(position))
 
     def leaf_of(self, position: int) -> int | None:
         rows = self.run(
@@ -131,10 +143,17 @@ def frontier_before(rows: TreeRows, position: int, cached: Cached | None) -> tup
             f"the ledger's tree holds {stored} entries but the ledger {before} before position "
             f"{position}: the store was changed outside the ledger (run verify)"
         )
+    frontier, made = hashed_before(rows, position)
+    return Cached(ledger or "", frontier), made
+
+
+def hashed_before(rows: TreeRows, position: int) -> tuple[merkle.Frontier, list]:
+    """The frontier of the entries before `position` hashed from their stored bytes (never
+    from the stored rows), and the rows it makes: (level, index, hash, leaf's position)."""
     frontier, made = merkle.Frontier(), []
     for p, leaf in rows.earlier(position):
         made += [(lv, ix, h, p if lv == 0 else None) for lv, ix, h in frontier.append(leaf)]
-    return Cached(ledger or "", frontier), made
+    return frontier, made
 
 
 def seal_write(
@@ -202,11 +221,6 @@ def _actor(state: bytes) -> str:
     except (ValueError, AttributeError):
         found = None
     return found if isinstance(found, str) else "?"
-
-
-def _uuid(stored: Any) -> UUID:
-    """An originator id as the events table holds it (hex text on SQLite, uuid on PostgreSQL)."""
-    return stored if isinstance(stored, UUID) else UUID(str(stored))
 
 
 def _bytes(state: Any) -> bytes:

@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from ledger.checkpoints import Checkpoint
@@ -68,7 +67,7 @@ class TrustedKeys:
                 f"the checkpoint of size {checkpoint.size} is not signed (no signature lines)"
             )
         for name, signature in checkpoint.signatures:
-            if _checks(checkpoint, signature, self.writers.get(name, ())):
+            if any(checkpoint.signed_by(k, signature) for k in self.writers.get(name, ())):
                 return name
         signed = [name for name, _ in checkpoint.signatures]
         trusted = [name for name in signed if name in self.writers]
@@ -88,7 +87,7 @@ class TrustedKeys:
             {
                 name
                 for name, signature in checkpoint.signatures
-                if _checks(checkpoint, signature, self.witnesses.get(name, ()))
+                if any(checkpoint.signed_by(k, signature) for k in self.witnesses.get(name, ()))
             }
         )
 
@@ -109,18 +108,6 @@ class TrustedKeys:
                 )
         also = f", cosigned by {', '.join(map(repr, found))}" if found else ""
         return f"signed by {writer!r}{also}"
-
-
-def _checks(checkpoint: Checkpoint, signature: str, keys: Iterable[str]) -> bool:
-    for key in keys:
-        try:
-            Ed25519PublicKey.from_public_bytes(bytes.fromhex(key)).verify(
-                bytes.fromhex(signature), checkpoint.body()
-            )
-        except (InvalidSignature, ValueError):
-            continue
-        return True
-    return False
 
 
 def _parse_line(trusted: TrustedKeys, line: str, where: str) -> None:

@@ -118,15 +118,11 @@ class Seals:
             return "has no seal"
         except ValueError:
             return "does not match its seal"
-        h = hashlib.sha256()
         try:
-            with open(checkpoint, "rb") as source, open(target or os.devnull, "wb") as out:
-                while chunk := source.read(CHUNK):
-                    h.update(chunk)
-                    out.write(chunk)
+            digest = _digest(checkpoint, target)
         except OSError as exc:
             return f"cannot be read ({exc.strerror})"
-        if not hmac.compare_digest(said, self._mac(key, h.digest(), position, model)):
+        if not hmac.compare_digest(said, self._mac(key, digest, position, model)):
             return "does not match its seal"
         return None
 
@@ -169,10 +165,12 @@ class Seals:
             temporary.unlink(missing_ok=True)
 
 
-def _digest(path: Path) -> bytes:
-    """SHA-256 of the file at `path`."""
+def _digest(path: Path, target: Path | None = None) -> bytes:
+    """SHA-256 of the file at `path`, copied to `target` as it is read (what is hashed is
+    what is copied)."""
     h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(CHUNK):
+    with open(path, "rb") as source, open(target or os.devnull, "wb") as out:
+        while chunk := source.read(CHUNK):
             h.update(chunk)
+            out.write(chunk)
     return h.digest()

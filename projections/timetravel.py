@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ledger.log import LedgerEntry, read_entries, read_verified_entries
+from ledger.text import digits
 from projections import queries
 from projections.projector import View
 from projections.seals import Seals
@@ -49,7 +50,7 @@ def at_position(
 def checkpoints(view: View, position: int) -> list[tuple[int, Path]]:
     """`view`'s checkpoint files at or before `position` (position, file), newest first."""
     folder = view.checkpoints_dir
-    found = (f for f in (folder.glob("*.db") if folder.exists() else ()) if f.stem.isdigit())
+    found = (f for f in (folder.glob("*.db") if folder.exists() else ()) if digits(f.stem))
     return sorted(((int(f.stem), f) for f in found if int(f.stem) <= position), reverse=True)
 
 

@@ -204,6 +204,19 @@ def test_an_honest_sealed_checkpoint_is_still_the_start_of_a_past_read(ledger, t
             assert past.digest() == fresh.digest()
 
 
+def test_a_checkpoint_file_named_in_other_digits_is_passed_over(ledger, tmp_path):
+    """'A checkpoint file that does not match is refused ... and the read falls back to the
+    verified path': a file an attacker names `².db` in the checkpoint folder is not one of its
+    checkpoints (it ended every as-known-at read in "unexpected ValueError")."""
+    store, view, _ = ledger
+    checkpoint, head = honest_checkpoint(store, view)
+    (checkpoint.parent / "\u00b2.db").write_bytes(checkpoint.read_bytes())
+    with closing(View(view, "fide")) as now:
+        assert timetravel.checkpoints(now, head) == [(head, checkpoint)]
+    args = ("player", "A", "--json", "--rules-family", "fide", "--position", str(head))
+    assert run(store, *args, view=view).stderr == ""
+
+
 def test_a_checkpoint_renamed_to_another_position_or_read_without_the_secret_is_not_used(
     ledger, tmp_path, monkeypatch
 ):

@@ -170,6 +170,15 @@ def test_a_size_in_other_digits_is_refused_in_one_line(held, store_url, tmp_path
     assert "not a checkpoint" in refused(1, *verify_proof(tmp_path, "odd.txt", "i.json"))
 
 
+def test_a_size_of_five_thousand_digits_is_refused_in_one_line(held, tmp_path):
+    """'Every "unexpected" error above becomes a one-line refusal': a size `int` cannot read
+    (past 4,300 digits) is not a checkpoint, as `1²` is not."""
+    text = held.text().split("\n")
+    text[2] = "1" * 5000
+    (tmp_path / "long.txt").write_text("\n".join(text))
+    assert "not a checkpoint" in refused(1, *verify_proof(tmp_path, "long.txt", "i.json"))
+
+
 def test_a_rating_bundle_is_refused_against_an_unsigned_or_bogus_checkpoint(
     ledger_with_lists,  # noqa: F811 - the fixture imported above
     tmp_path,

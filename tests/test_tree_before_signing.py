@@ -79,6 +79,30 @@ def test_a_changed_tree_row_refuses_the_next_write_naming_the_row(
     assert verified.exit_code == 1 and "tree does not match" in verified.stderr
 
 
+def test_a_changed_tree_row_after_a_tds_honest_name_change_names_the_row(
+    ledger: RatingsLedger, store_url: str
+) -> None:
+    """Issue 28: "a tampered row refuses the write with one line naming it" — the row, not
+    a tournament director's earlier name change (which leaves the rating fields as they were,
+    so every read verifies it), when the refusal names what does not match."""
+    profile = {"id": "30000001", "birth_date": "2000-01-02", "federation": "USA"}
+    ledger.register_player(parse(RegisterPlayer, profile | {"name": "Carl A"}), actor="td")
+    ledger.register_player(parse(RegisterPlayer, profile | {"name": "Carl B"}), actor="td")
+    assert verify(ledger).broken is None
+    signed_at = ledger.recorder.max_notification_id()
+    level, index = last_node(store_url)
+    change_row(store_url, level, index)
+    with closing(RatingsLedger(store_url)) as director:  # its own tree: the stored rows
+        with pytest.raises(TreeRefused) as refused:
+            director.register_player(parse(RegisterPlayer, {"id": "30000002"}), actor="director")
+        assert director.recorder.max_notification_id() == signed_at
+    assert str(refused.value) == (
+        f"the stored tree row (level {level}, index {index}) does not match the checkpoint "
+        f"signed at position {signed_at} (changed outside the ledger): nothing was appended; "
+        "run `ratings-ledger verify`"
+    )
+
+
 def test_an_edited_result_with_the_tree_recomputed_over_it_refuses_the_next_write(
     ledger: RatingsLedger, store_url: str, section_ready
 ) -> None:

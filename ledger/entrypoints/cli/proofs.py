@@ -27,8 +27,8 @@ from ledger.entrypoints.cli.transparency import (
     TrustFiles,
     WitnessKeys,
     WriterKeys,
-    read_checkpoint,
     trust_of,
+    trusted_checkpoint,
 )
 from ledger.errors import InvalidCommand, LedgerError
 from ledger.store import DEFAULT_STORE, view_path
@@ -169,8 +169,7 @@ def verify_rating(
 
     with reported():
         trust = trust_of(trusted, key, witness)
-        checkpoint = read_checkpoint(held)
-        signed = trust.check(checkpoint, cosigned_by or ())
+        checkpoint, signed = trusted_checkpoint(held, trust, cosigned_by)
         try:
             data = json.loads(bundle.read_text())
         except (OSError, ValueError) as exc:

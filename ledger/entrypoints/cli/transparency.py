@@ -82,6 +82,15 @@ def read_checkpoint(path: Path) -> Checkpoint:
         raise CheckpointError(f"cannot read the checkpoint {path} ({exc})") from None
 
 
+def trusted_checkpoint(
+    path: Path, trust: TrustedKeys, cosigned_by: list[str] | None
+) -> tuple[Checkpoint, str]:
+    """The checkpoint in the file at `path`, and who signed it once its writer's signature
+    (and each `--cosigned-by` witness's) checks against the keys the verifier trusts."""
+    found = read_checkpoint(path)
+    return found, trust.check(found, cosigned_by or ())
+
+
 def read_proof(path: Path, *kinds: str) -> tuple[str, dict[str, Any]]:
     """The first of `kinds` of proof ("inclusion", "consistency") the file at `path` holds."""
     from ledger.checkpoints import CheckpointError
@@ -156,15 +165,13 @@ def verify_proof(
     with reported():
         trust = trust_of(trusted, key, witness)
         kind, found = read_proof(proof, "inclusion", "consistency")
-        old = read_checkpoint(held)
-        signed = trust.check(old, cosigned_by or ())
+        old, signed = trusted_checkpoint(held, trust, cosigned_by)
         try:
             if kind == "inclusion":
                 transparency.verify_inclusion(found, old)
                 said = f"entry {found['position']} is in the checkpoint of {old.size}"
             elif against is not None:
-                new = read_checkpoint(against)
-                signed = trust.check(new, cosigned_by or ())
+                new, signed = trusted_checkpoint(against, trust, cosigned_by)
                 transparency.verify_consistency(old, new, found)
                 said = f"the checkpoint of {new.size} entries extends the one of {old.size}"
             else:
@@ -251,8 +258,8 @@ def split_view(
         trust = trust_of(trusted, key, witness)
         held, lines = [], []
         for path in checkpoints:
-            found = read_checkpoint(path)
-            lines.append(f"{path}: {found.size} entries, {trust.check(found, cosigned_by or ())}")
+            found, signed = trusted_checkpoint(path, trust, cosigned_by)
+            lines.append(f"{path}: {found.size} entries, {signed}")
             held.append((str(path), found))
         given = {}
         for path in proof or ():
