@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -170,7 +171,7 @@ def read_verified_entries(
             verified = write[-1].position if write else verified
     except SignatureError as exc:
         found = ReadBreak(exc.position, exc.reason, max(verified, after_position))
-        for report, seen in list(_LISTENERS):  # a copy: other threads may come and go
+        for report, seen in _LISTENERS.get():
             if found not in seen:
                 seen.add(found)
                 report(found)
@@ -233,16 +234,17 @@ class ReadBreak:
         )
 
 
-_LISTENERS: list[tuple[Callable[[ReadBreak], None], set[ReadBreak]]] = []
+_Listener = tuple[Callable[[ReadBreak], None], set[ReadBreak]]
+_LISTENERS: ContextVar[tuple[_Listener, ...]] = ContextVar("break_listeners", default=())
 
 
 @contextmanager
 def breaks_reported(report: Callable[[ReadBreak], None]) -> Iterator[None]:
-    """While inside, each break a checked read stops at (`read_verified_entries`) is passed to
-    `report` once (its `str` is one line naming the position and why: the CLI's warning)."""
-    listener = (report, set[ReadBreak]())
-    _LISTENERS.append(listener)
+    """While inside, each break a checked read in this context (this thread, this web request)
+    stops at (`read_verified_entries`) is passed to `report` once (its `str` is one line naming
+    the position and why: the CLI's warning)."""
+    token = _LISTENERS.set((*_LISTENERS.get(), (report, set[ReadBreak]())))
     try:
         yield
     finally:
-        _LISTENERS.remove(listener)
+        _LISTENERS.reset(token)
