@@ -19,10 +19,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
 from ledger.checkpoints import Checkpoint
 from ledger.errors import InvalidCommand, LedgerError
+from ledger.signing import parse_public_key
 
 HEADER = "# ratings-ledger trusted keys 1"
 KINDS = ("writer", "witness")
@@ -46,13 +45,13 @@ class TrustedKeys:
         if not name.strip():
             raise InvalidCommand((), f"{where}: no name before the key")
         try:
-            Ed25519PublicKey.from_public_bytes(bytes.fromhex(key))
-        except ValueError:
+            normalized = parse_public_key(key)
+        except InvalidCommand:
             raise InvalidCommand(
                 (), f"{where}: {key[:70]!r} is not an Ed25519 public key (64 hex digits)"
             ) from None
         held = self.writers if kind == "writer" else self.witnesses
-        held.setdefault(name, set()).add(key.lower())
+        held.setdefault(name, set()).add(normalized)
 
     def check_writer(self, checkpoint: Checkpoint) -> str:
         """The trusted writer whose signature the checkpoint carries; UntrustedCheckpoint if
