@@ -82,7 +82,12 @@ class HeldKeys:
         with self._lock:
             last = links.last_write(head)
             end, link = last.position, last.link
-            then = link if self._end == end else (links.at(self._end) or "") if self._end else ""
+            if not self._end:
+                then = ""  # nothing known yet
+            elif self._end == end:
+                then = link
+            else:  # the link the last write known holds in the store now
+                then = links.at(self._end) or ""
             known = self._verifier is not None and self._end <= end and then == self._link
             seen = len(self._verifier.ignored) if known and self._verifier is not None else 0
             try:
