@@ -7,12 +7,13 @@ from __future__ import annotations
 import json
 import operator
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ledger.rules.families import family as rules_family
 from ledger.rules.uschess.systems import System
 from projections import history_store, periods, queries
 from projections.batch import Incremental, decode_item
+from projections.catchup import CatchUp
 from projections.items import Item
 from projections.profiles import ProfilesOnDemand
 from projections.schema import (
@@ -25,9 +26,6 @@ from projections.schema import (
     rating_row,
 )
 from projections.standing import UNRATED, Standing
-
-if TYPE_CHECKING:
-    from projections.projector import CatchUp
 
 # Items whose stored rows a catch-up's cascade reads in one query.
 CASCADE_CHUNK = 256

@@ -23,7 +23,6 @@ import shutil
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,12 +34,10 @@ from ledger.rules.families import DEFAULT
 from ledger.rules.families import family as rules_family
 from ledger.rules.uschess.versions import Amendment
 from projections import merges, modelfile, queries
-from projections.batch import (
-    Batch,
-    Incremental,
-)
+from projections.batch import Batch, Incremental
 from projections.cascade import Cascade
-from projections.handlers import apply, short
+from projections.catchup import CatchUp
+from projections.handlers import apply_entries, short
 from projections.items import Item
 from projections.lock import BUSY_TIMEOUT_SECONDS, exclusive
 from projections.merges import Merges
@@ -62,22 +59,6 @@ if TYPE_CHECKING:
 
 CHECKPOINT_EVERY = 10_000  # ledger positions between read-model checkpoints (as-known-at)
 COPY_CACHE_KIB = -2048  # SQLite's cache_size (negative: KiB) while a checkpoint is copied
-
-
-@dataclass
-class CatchUp:
-    """What one catch-up did: entries read, items re-rated, rows written."""
-
-    entries: int = 0
-    items_rated: int = 0
-    rows: int = 0
-    players: set[str] = field(default_factory=set)
-    last_position: int = 0
-    # (player, system) → (ratings row before or None, after or None), for changed standings
-    changes: dict[tuple[str, str], tuple[dict[str, Any] | None, dict[str, Any] | None]] = field(
-        default_factory=dict
-    )
-    history_changed: dict[tuple[str, str], int] = field(default_factory=dict)
 
 
 def plausible(changes: list[Change]) -> str | None:
@@ -218,19 +199,6 @@ class View(Rebuild, Cascade):
             self.checkpoint()
         return stats
 
-    def _read(self, b: Batch, entries: Iterable[LedgerEntry], stats: CatchUp) -> int | None:
-        """Every entry after the last position through its handler; the first one's position."""
-        start, first = stats.last_position, None
-        for entry in entries:
-            if entry.position <= start:
-                continue
-            if first is None:
-                first = entry.position
-            apply(b, entry)
-            stats.entries += 1
-            stats.last_position = entry.position
-        return first
-
     def _incremental(
         self, entries: Iterable[LedgerEntry], stats: CatchUp, dry_run: bool
     ) -> int | None:
@@ -238,7 +206,7 @@ class View(Rebuild, Cascade):
         conn.execute("begin")
         try:
             batch = Incremental(self.db)
-            first = self._read(batch, entries, stats)
+            first = apply_entries(batch, entries, stats)
             if first is None:
                 conn.rollback()
                 return None

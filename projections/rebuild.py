@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import sqlite_utils
 
@@ -22,14 +22,13 @@ from ledger.log import LedgerEntry
 from ledger.rules.uschess.systems import System
 from projections import history_store, modelfile, periods
 from projections.batch import ITEMS_CHUNK, Fresh
+from projections.catchup import CatchUp
+from projections.handlers import apply_entries
 from projections.raters.uschess import parse_amendments
 from projections.schema import AFTER_RATING, BEFORE_RATING, INDEXES, create
 from projections.standing import UNRATED, Standing
 from projections.writer import LARGE, PRAGMAS, LocalWriter, Writer
 from projections.writer import writer as open_writer
-
-if TYPE_CHECKING:
-    from projections.projector import CatchUp
 
 
 class Rebuild:
@@ -53,7 +52,7 @@ class Rebuild:
 
         try:
             # a large rebuild's writer process starts while the rest of the log is read
-            first = self._read(batch, _when_large(entries, batch, start), stats)
+            first = apply_entries(batch, _when_large(entries, batch, start), stats)
         except BaseException:
             for new, writer in started:
                 writer.abort()

@@ -262,7 +262,7 @@ def test_a_catch_up_writes_and_notes_only_the_ratings_rows_that_differ(led, view
     # Issue 21: "only changed rows rewritten by a catch-up". Standings equal to the stored
     # ones (each player's last row) write nothing and are noted as no change; a changed one
     # is written and noted before → after.
-    from projections.projector import CatchUp
+    from projections.catchup import CatchUp
 
     led.register(A, B, C, D, adult=True)
     led.submit(round_robin("S1", [A, B, C, D], "2024-01-06"))
