@@ -111,7 +111,7 @@ class Cascade:
             if wanted:
                 stored.update(history_store.standings_before(conn, sorted(wanted), sort_key))
 
-        rater = self._rater(
+        rater = self._step.rater(
             lookup, ProfilesOnDemand(self), queries.amendments(self), merged=batch.merges()
         )
         changed = stats.history_changed
@@ -173,7 +173,7 @@ class Cascade:
                 item = Item(key, kind, s, e, position, revision, decode_item(kind, payload))
                 current[0] = sort_key
                 batch.drop_problems(revision, key)
-                changes = self._rate(item, rater.rate, batch) or []
+                changes = self._step.rate(item, rater.rate, batch) or []
                 stats.items_rated += 1
                 old: dict[tuple[str, str], tuple[int | None, tuple[Any, ...]]] = {}
                 for rid, r in old_rows:
@@ -238,7 +238,7 @@ class Cascade:
         for item in items:
             batch.drop_problems(item.revision, item.key)  # rated again below
         rows, live = periods.rate(
-            items, lists, self._guarded(ProfilesOnDemand(self), batch), self._uplift
+            items, lists, self._step.for_periods(ProfilesOnDemand(self), batch), self._step.uplift
         )
         stored = {tuple(r[1:4]): tuple(r) for r in self.db.execute("select * from history")}
         new = {tuple(r[1:4]): tuple(r) for r in rows}

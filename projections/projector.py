@@ -21,37 +21,28 @@ import hashlib
 import json
 import shutil
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import sqlite_utils
 
-from ledger import bounds, events
 from ledger.log import LedgerEntry
 from ledger.rules.families import DEFAULT
 from ledger.rules.families import family as rules_family
-from ledger.rules.uschess.versions import Amendment
 from projections import merges, modelfile, queries
-from projections.batch import Batch, Incremental
+from projections.batch import Incremental
 from projections.cascade import Cascade
 from projections.catchup import CatchUp
-from projections.handlers import apply_entries, short
+from projections.handlers import apply_entries
 from projections.items import Item
 from projections.lock import BUSY_TIMEOUT_SECONDS, exclusive
-from projections.merges import Merges
 from projections.profiles import ProfilesOnDemand
-from projections.raters import rater_for
 from projections.raters.change import Change
+from projections.rating_step import RatingStep
 from projections.rebuild import Rebuild
-from projections.schema import (
-    CONTENT,
-    GAMES_AFTER,
-    POST_RATING,
-    create,
-)
-from projections.standing import Standing
+from projections.schema import CONTENT, create
 from projections.what_if import WhatIf
 
 if TYPE_CHECKING:
@@ -59,19 +50,6 @@ if TYPE_CHECKING:
 
 CHECKPOINT_EVERY = 10_000  # ledger positions between read-model checkpoints (as-known-at)
 COPY_CACHE_KIB = -2048  # SQLite's cache_size (negative: KiB) while a checkpoint is copied
-
-
-def plausible(changes: list[Change]) -> str | None:
-    """Why a rater's result cannot be stored (a non-finite or out-of-range rating or N)."""
-    most = bounds.GAMES.read
-    for c in changes:
-        row = c.row
-        rating, games = row[POST_RATING], row[GAMES_AFTER]
-        if not bounds.plausible_rating(rating):
-            return f"{c.player} {c.system}: rating {rating!r} is out of range"
-        if not 0 <= games <= most:
-            return f"{c.player} {c.system}: N {games!r} is out of range"
-    return None
 
 
 class View(Rebuild, Cascade):
@@ -106,6 +84,7 @@ class View(Rebuild, Cascade):
                 + (f" with {self.what_if}" if self.what_if else "")
                 + "; use another --view"
             )
+        self._step = RatingStep(self.family, self.what_if)
 
     def _open(self) -> None:
         # The file's identity before connecting: if a rebuild elsewhere moves a new file in
@@ -121,34 +100,13 @@ class View(Rebuild, Cascade):
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA cache_size=-262144")  # 256 MiB: index writes stay in memory
 
-    def _rater(
-        self,
-        lookup: Callable[[str, str], Standing],
-        profiles: dict[str, events.PlayerRegistered],
-        amendments: tuple[Amendment, ...],
-        explain: bool = False,
-        merged: Merges | None = None,
-    ) -> Any:
-        """The family's rater; with `merged`, it sees merged-away records as their survivors'
-        (projections/merges.py)."""
-        if not merged:
-            return rater_for(self.family, lookup, profiles, amendments, explain, self.what_if)
-        found = merges.profiles(profiles, merged)
-        rater = rater_for(self.family, lookup, found, amendments, explain, self.what_if)
-        return merges.Renaming(rater, merged)
-
-    @property
-    def _uplift(self) -> bool:
-        """Whether FIDE lists take the recorded uplift (not in a what-if without it)."""
-        return self.what_if is None or self.what_if.uplift
-
     def rerate(
         self, item: Item, before: str | None = None, kind: str | None = None
     ) -> list[Change]:
         """The item rated again from the stored standings before it (before `before`, of rows
         of one `kind`: a FIDE period's list standings), with every value shown."""
         bound = item.sort_key if before is None else before
-        rater = self._rater(
+        rater = self._step.rater(
             lambda p, s: queries.standing_before(self, p, s, bound, kind),
             ProfilesOnDemand(self),
             queries.amendments(self),
@@ -254,30 +212,6 @@ class View(Rebuild, Cascade):
             self.seals.seal(target, self.last_position, self.kind)
         return target
 
-    def _rate(
-        self, item: Item, rate: Callable[[Item], list[Change]], batch: Batch
-    ) -> list[Change] | None:
-        """The item's changes, or None after recording why it cannot be rated."""
-        try:
-            changes = rate(item)
-            reason = plausible(changes)
-        except Exception as exc:  # noqa: BLE001 - any failure of one item is that item's
-            reason = f"{type(exc).__name__}: {short(exc)}"
-        if reason is None:
-            return changes
-        batch.add_problem(item.revision, item.key, item.kind, "not rated: " + reason)
-        return None
-
-    def _guarded(self, profiles: Any, batch: Batch) -> Callable[[Callable], Any]:
-        """The rater factory for projections.periods, each item rated through `_rate` (an item
-        that cannot be rated becomes a problem row, as on the other paths)."""
-
-        def rater_for(lookup: Callable) -> Any:
-            rater = self._rater(lookup, profiles, (), merged=batch.merges())
-            return _Guarded(self, rater, batch)
-
-        return rater_for
-
     def rebuild(self, entries: Iterable[LedgerEntry]) -> CatchUp:
         """Drop the read model and replay the whole ledger into it (holding its lock)."""
         with exclusive(self.path):
@@ -293,19 +227,6 @@ class View(Rebuild, Cascade):
             for row in self.db.execute(query):
                 h.update(json.dumps(row, default=str).encode())
         return h.hexdigest()
-
-
-class _Guarded:
-    """A family's rater whose items are rated through `View._rate` (problem rows)."""
-
-    def __init__(self, view: View, rater: Any, batch: Batch) -> None:
-        self.view, self.rater, self.batch = view, rater, batch
-
-    def rate(self, item: Item) -> list[Change]:
-        return self.view._rate(item, self.rater.rate, self.batch) or []
-
-    def standing(self, player: str, *system: str) -> Standing:
-        return self.rater.standing(player, *system)
 
 
 @contextmanager

@@ -110,7 +110,7 @@ class Rebuild:
                 for a in batch.amendments.values()
             ]
         )
-        rater = self._rater(
+        rater = self._step.rater(
             lambda player, system: get((player, system), UNRATED),
             batch.facts,
             amendments,
@@ -125,7 +125,9 @@ class Rebuild:
         if periods.in_periods(self.family, own):
             _finish(items)
             ordered = list(batch.ordered())
-            rows, live = periods.rate(ordered, own, self._guarded(batch.facts, batch), self._uplift)
+            rows, live = periods.rate(
+                ordered, own, self._step.for_periods(batch.facts, batch), self._step.uplift
+            )
             players.update(p for p, _ in live)
             stats.items_rated = len(ordered)
             stats.rows = len(rows)
@@ -138,7 +140,7 @@ class Rebuild:
             # a chunk of the items' rows every ITEMS_PACE rated items: all in by half the rating
             if n % ITEMS_PACE == 0:
                 next(items, None)
-            changes = self._rate(item, rate, batch)
+            changes = self._step.rate(item, rate, batch)
             stats.items_rated += 1
             if changes is None:
                 continue
