@@ -4,12 +4,10 @@ rows written only where they differ; mixed into `View` (projections/projector.py
 
 from __future__ import annotations
 
-import json
 import operator
 from collections.abc import Iterable
 from typing import Any
 
-from ledger.rules.families import family as rules_family
 from ledger.rules.uschess.systems import System
 from projections import history_store, periods, queries
 from projections.batch import Incremental, decode_item
@@ -20,18 +18,12 @@ from projections.schema import (
     GAMES_AFTER,
     POST_RATING,
     PRE_RATING,
-    RATING_COLUMNS,
-    RATINGS_INSERT,
     STATE,
-    rating_row,
 )
 from projections.standing import UNRATED, Standing
 
 # Items whose stored rows a catch-up's cascade reads in one query.
 CASCADE_CHUNK = 256
-# `ratings` rows a rebuild builds and hands to the writer at a time: a million games' 60,000
-# rows built at once were about 100 MiB, the rebuild's peak (issue 21).
-RATINGS_CHUNK = 4_000
 
 
 class Cascade:
@@ -228,7 +220,9 @@ class Cascade:
         stats.rows += len(rewritten) + len(added)
         # A standing the stored rows end on already has its ratings row (the same as a
         # replay's): only the others are compared with theirs.
-        self._write_ratings({k: v for k, v in live.items() if k in forced or k in apart}, stats)
+        self._ratings.write_changes(
+            {k: v for k, v in live.items() if k in forced or k in apart}, stats, conn
+        )
 
     def _rate_in_periods(
         self, lists: list[periods.PublishedList], stats: CatchUp, batch: Incremental
@@ -252,77 +246,9 @@ class Cascade:
         history_store.replace(self.db.conn, sorted(changed, key=operator.itemgetter(1, 2, 3)))
         for player, system in self.db.execute("select player, system from ratings").fetchall():
             live.setdefault((player, system), UNRATED)
-        self._write_ratings(live, stats)
+        self._ratings.write_changes(live, stats, self.db.conn)
         stats.items_rated += len(items)
         stats.rows += len(changed)
-
-    def _write_ratings(
-        self,
-        live: dict[tuple[str, System], Standing],
-        stats: CatchUp | None = None,
-        conn: Any = None,
-    ) -> None:
-        """The `ratings` rows of the standings in `live` (a rating of None: no row). With
-        `stats` (a catch-up), only rows that differ from the stored ones are written, and each
-        is noted in `stats.changes` as (before, after)."""
-        conn = conn or self.db.conn
-        floors = rules_family(self.family).floors
-        if stats is None:  # a rebuild: in key order (each b-tree appended to), a chunk at a time
-            rated = sorted(k for k, st in live.items() if st.rating is not None)
-            for start in range(0, len(rated), RATINGS_CHUNK):
-                chunk = rated[start : start + RATINGS_CHUNK]
-                rows = [_RATING_VALUES(rating_row(p, s, live[(p, s)], floors)) for p, s in chunk]
-                conn.executemany(RATINGS_INSERT, rows)
-            return
-        gone = [(p, str(s)) for (p, s), st in live.items() if st.rating is None]
-        rows = [
-            rating_row(p, s, st, floors) for (p, s), st in live.items() if st.rating is not None
-        ]
-        # a catch-up: only the rows that changed are written, and noted
-        keys = [*gone, *((r["player"], r["system"]) for r in rows)]
-        before = self._ratings(conn, keys)
-        gone = [k for k in gone if k in before]
-        for key in gone:
-            stats.changes[key] = (_rating_dict(before[key]), None)
-        written, kept = [], []  # new rows; rows that were there (updated in place)
-        for r in rows:
-            key, values = _RATING_KEY(r), _RATING_VALUES(r)
-            was = before.get(key)
-            if was is None:
-                written.append(r)
-            elif was != values:
-                kept.append((*values[2:], *key))
-            else:
-                continue
-            stats.changes[key] = (_rating_dict(was), r)
-        conn.executemany(RATINGS_UPDATE, kept)
-        conn.executemany("delete from ratings where player = ? and system = ?", gone)
-        conn.executemany(RATINGS_INSERT, list(map(_RATING_VALUES, written)))
-
-    @staticmethod
-    def _ratings(conn: Any, keys: list[tuple[str, str]]) -> dict[tuple[str, str], tuple[Any, ...]]:
-        """The `ratings` rows of (player, system) keys (their values, RATING_COLUMNS order), in
-        one query."""
-        found = conn.execute(RATINGS_OF_KEYS, [json.dumps(keys)])
-        return {(row[0], row[1]): row for row in found}
-
-
-_RATING_VALUES = operator.itemgetter(*RATING_COLUMNS)  # a `ratings` row's values, in order
-_RATING_KEY = operator.itemgetter("player", "system")
-RATINGS_UPDATE = (
-    f"update ratings set {', '.join(f'{c} = ?' for c in list(RATING_COLUMNS)[2:])} "
-    "where player = ? and system = ?"
-)
-# The `ratings` rows of (player, system) keys given as JSON ([[player, system], ...]).
-RATINGS_OF_KEYS = (
-    f"select {', '.join(RATING_COLUMNS)} from ratings where (player, system) in "
-    "(select json_extract(value, '$[0]'), json_extract(value, '$[1]') from json_each(?))"
-)
-
-
-def _rating_dict(values: tuple[Any, ...] | None) -> dict[str, Any] | None:
-    """A `ratings` row's values as its dict (None: no row)."""
-    return None if values is None else dict(zip(RATING_COLUMNS, values, strict=True))
 
 
 def _moved_on(before: tuple[Any, ...], row: tuple[Any, ...]) -> bool:

@@ -41,6 +41,7 @@ from projections.lock import BUSY_TIMEOUT_SECONDS, exclusive
 from projections.profiles import ProfilesOnDemand
 from projections.raters.change import Change
 from projections.rating_step import RatingStep
+from projections.ratings_writer import RatingsWriter
 from projections.rebuild import Rebuild
 from projections.schema import CONTENT, create
 from projections.what_if import WhatIf
@@ -85,6 +86,7 @@ class View(Rebuild, Cascade):
                 + "; use another --view"
             )
         self._step = RatingStep(self.family, self.what_if)
+        self._ratings = RatingsWriter(self.family)
 
     def _open(self) -> None:
         # The file's identity before connecting: if a rebuild elsewhere moves a new file in

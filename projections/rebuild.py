@@ -133,7 +133,7 @@ class Rebuild:
             stats.rows = len(rows)
             history_store.append(conn, rows, next_id)
             batch.write_problems(conn)
-            self._write_ratings(live, conn=conn)
+            self._ratings.write_all(live, conn)
             _index(conn, AFTER_RATING)
             return
         for n, item in enumerate(batch.ordered()):
@@ -157,7 +157,7 @@ class Rebuild:
         history_store.append(conn, rows, next_id)
         _finish(items)
         batch.write_problems(conn)
-        self._write_ratings(live, conn=conn)
+        self._ratings.write_all(live, conn)
         _index(conn, AFTER_RATING)
 
 
