@@ -53,7 +53,7 @@ CHECKPOINT_EVERY = 10_000  # ledger positions between read-model checkpoints (as
 COPY_CACHE_KIB = -2048  # SQLite's cache_size (negative: KiB) while a checkpoint is copied
 
 
-class View(Rebuild, Cascade):
+class View(Rebuild):
     """The read model in one SQLite file; `catch_up` is incremental, `rebuild` starts empty."""
 
     def __init__(
@@ -87,6 +87,7 @@ class View(Rebuild, Cascade):
             )
         self._step = RatingStep(self.family, self.what_if)
         self._ratings = RatingsWriter(self.family)
+        self._cascade = Cascade(self, self._step, self._ratings)
 
     def _open(self) -> None:
         # The file's identity before connecting: if a rebuild elsewhere moves a new file in
@@ -170,7 +171,7 @@ class View(Rebuild, Cascade):
             if first is None:
                 conn.rollback()
                 return None
-            self._cascade(batch, stats)
+            self._cascade.run(batch, stats)
             self.db["meta"].upsert({"key": "last_position", "value": str(stats.last_position)})
         except BaseException:
             conn.rollback()
