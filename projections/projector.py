@@ -1,4 +1,4 @@
-"""The projector: catch-up, rebuild and the cascade that keep a read model up to date.
+"""The read model (`View`): one SQLite file kept up to date by catch-up and rebuild.
 
 One path for every entry, whatever the mode (docs/architecture.md):
 
@@ -8,10 +8,11 @@ One path for every entry, whatever the mode (docs/architecture.md):
    rebuild's batch (`Fresh`) starts empty and keeps them in memory; a catch-up's
    (`Incremental`) reads and writes the database inside the catch-up's transaction. Each
    batch notes the items it changed;
-3. `View` rates items in rating order through the family's rater — on a rebuild every item
-   (`_replay`, rows to a new file in bulk: projections/rebuild.py), on a catch-up the
-   cascade from the earliest changed item, following only the players whose rows change
-   (`_cascade`: projections/cascade.py).
+3. items are rated in rating order through the family's rater (`RatingStep`,
+   projections/rating_step.py) — on a rebuild every item, rows to a new file in bulk
+   (`Rebuild`, projections/rebuild.py), on a catch-up the cascade from the earliest changed
+   item, following only the players whose rows change (`Cascade`, projections/cascade.py);
+   both write the `ratings` rows through one `RatingsWriter` (projections/ratings_writer.py).
 """
 
 from __future__ import annotations
@@ -53,8 +54,11 @@ CHECKPOINT_EVERY = 10_000  # ledger positions between read-model checkpoints (as
 COPY_CACHE_KIB = -2048  # SQLite's cache_size (negative: KiB) while a checkpoint is copied
 
 
-class View(Rebuild):
-    """The read model in one SQLite file; `catch_up` is incremental, `rebuild` starts empty."""
+class View:
+    """The read model in one SQLite file; `catch_up` is incremental, `rebuild` starts empty.
+
+    It owns the open file; its catch-up's re-rating (`Cascade`) and its rebuild (`Rebuild`)
+    are collaborators that share its rating step and its `ratings` writer."""
 
     def __init__(
         self,
@@ -86,8 +90,9 @@ class View(Rebuild):
                 + "; use another --view"
             )
         self._step = RatingStep(self.family, self.what_if)
-        self._ratings = RatingsWriter(self.family)
-        self._cascade = Cascade(self, self._step, self._ratings)
+        ratings = RatingsWriter(self.family)
+        self._cascade = Cascade(self, self._step, ratings)
+        self._rebuild = Rebuild(self.path, self.family, self.what_if, self._step, ratings)
 
     def _open(self) -> None:
         # The file's identity before connecting: if a rebuild elsewhere moves a new file in
@@ -159,6 +164,21 @@ class View(Rebuild):
         ):
             self.checkpoint()
         return stats
+
+    def _fresh(self, entries: Iterable[LedgerEntry], stats: CatchUp, dry_run: bool) -> int | None:
+        """Into an empty read model: built whole in a new file, then linked in place of the
+        empty one (`projections.modelfile`); with `dry_run`, the new file dropped."""
+        built = self._rebuild.build(entries, stats)
+        if built is None:
+            return None
+        first, new = built
+        if dry_run:
+            Path(new).unlink(missing_ok=True)
+            return first
+        self.db.close()
+        modelfile.link(self.path, new)
+        self._open()
+        return first
 
     def _incremental(
         self, entries: Iterable[LedgerEntry], stats: CatchUp, dry_run: bool
