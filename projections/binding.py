@@ -15,8 +15,9 @@ from ledger.errors import LedgerError
 from ledger.log import LedgerEntry, read_verified_entries
 from ledger.reading import Readable, ledger_id
 from ledger.store import redacted
+from projections.catchup import CatchUp
 from projections.lock import exclusive
-from projections.projector import CatchUp, View
+from projections.projector import View
 
 BINDING = ("ledger_id", "ledger_store", "built_to")
 

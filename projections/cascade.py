@@ -1,248 +1,68 @@
 """The cascade of a catch-up: from the earliest changed item, re-rate only the players whose
 stored rows change (a chunk of stored rows and standings read at a time), and the `ratings`
-rows written only where they differ; mixed into `View` (projections/projector.py)."""
+rows written only where they differ (projections/ratings_writer.py)."""
 
 from __future__ import annotations
 
-import json
 import operator
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Sequence
+from typing import Any
 
-from ledger.rules.families import family as rules_family
 from ledger.rules.uschess.systems import System
 from projections import history_store, periods, queries
 from projections.batch import Incremental, decode_item
+from projections.catchup import CatchUp
 from projections.items import Item
 from projections.profiles import ProfilesOnDemand
+from projections.raters.change import Change
+from projections.rating_step import RatingStep
+from projections.ratings_writer import RatingsWriter
 from projections.schema import (
     GAMES_AFTER,
     POST_RATING,
     PRE_RATING,
-    RATING_COLUMNS,
-    RATINGS_INSERT,
     STATE,
-    rating_row,
+    ReadModel,
 )
 from projections.standing import UNRATED, Standing
 
-if TYPE_CHECKING:
-    from projections.projector import CatchUp
-
 # Items whose stored rows a catch-up's cascade reads in one query.
 CASCADE_CHUNK = 256
-# `ratings` rows a rebuild builds and hands to the writer at a time: a million games' 60,000
-# rows built at once were about 100 MiB, the rebuild's peak (issue 21).
-RATINGS_CHUNK = 4_000
+
+Row = tuple[Any, ...]  # a history row as the rater makes it (HISTORY_COLUMNS)
+Stored = Sequence[tuple[int, Row]]  # an item's stored rows: (id, row)
 
 
 class Cascade:
-    """`View`'s catch-up by cascade and by lists, and its `ratings` rows."""
+    """A catch-up's re-rating of what its entries changed, once its batch has read them."""
 
-    def _cascade(self, batch: Incremental, stats: CatchUp) -> None:
+    def __init__(self, model: ReadModel, step: RatingStep, ratings: RatingsWriter) -> None:
+        self.model, self.step, self.ratings = model, step, ratings
+
+    def run(self, batch: Incremental, stats: CatchUp) -> None:
         """Re-rate from the earliest changed item, following the players whose rows change."""
-        lists = queries.published_lists(self, self.family)
-        if periods.in_periods(self.family, lists):
+        family = self.model.family
+        lists = queries.published_lists(self.model, family)
+        if periods.in_periods(family, lists):
             if batch.dirty or batch.seeds or batch.amended or batch.listed:
-                self._rate_in_periods(lists, stats, batch)
+                self._by_lists(lists, stats, batch)
             return
-        db = self.db
-        conn = db.conn
-        for start, until in batch.amended:
-            rows = db.execute(
-                "select key, sort_key from items where start >= ?"
-                + (" and start < ?" if until else ""),
-                [start, until] if until else [start],
-            ).fetchall()
-            for key, sk in rows:
-                batch.touch(key, sk)
-        starts = list(batch.dirty.values())
-        for player in batch.seeds:
-            first = db.execute(
-                "select min(i.sort_key) from item_players p join items i on i.key = p.item_key "
-                "where p.player = ?",
-                [player],
-            ).fetchone()[0]
-            if first is not None:
-                starts.append(first)
-        if not starts:
-            return
-        start = min(starts)
-        dirty = set(batch.dirty)
-        live: dict[tuple[str, System], Standing] = {}
-        affected = set(batch.seeds)
-        current = [start]
-        # Each (player, system)'s standing after his last stored row the cascade has passed
-        # (that row, until asked for: `lookup` makes it), or read before an item that
-        # asks for it: what a player not followed in memory stands on.
-        stored: dict[tuple[str, str], Any] = {}
-        # The followed standings that differ from the one after the stored row the cascade
-        # passed last for them (or that have none): those whose ratings row may differ.
-        apart: set[tuple[str, str]] = set()
+        start = _start(self.model, batch)
+        if start is not None:
+            _Rerating(self, batch, stats, start).run()
 
-        def lookup(player: str, system: System) -> Standing:
-            key = (player, system)
-            s = live.get(key)
-            if s is not None:
-                return s
-            s = stored.get(key)
-            if type(s) is Standing:
-                return s
-            if s is None:
-                s = queries.standing_before(self, player, system, current[0])
-            else:
-                s = Standing.from_columns(_state(s))
-            stored[key] = s
-            return s
-
-        systems: set[str] = set()  # the systems of the rows the cascade has read
-
-        def read_ahead(rows: Iterable[tuple[int, tuple[Any, ...]]], sort_key: str) -> None:
-            """The standings rating a chunk's items may ask for that the cascade has not met,
-            before its first item (`sort_key`; they have no row since the cascade's start), in
-            a query a system: of each player its stored rows rate, in their system and, if he
-            was unrated there, in the others (his background)."""
-            for _, r in rows:
-                systems.add(r[2])
-            wanted = set()
-            for _, r in rows:
-                player = r[1]
-                for system in systems if r[PRE_RATING] is None else (r[2],):
-                    if (player, system) not in stored and (player, system) not in live:
-                        wanted.add((player, system))
-            if wanted:
-                stored.update(history_store.standings_before(conn, sorted(wanted), sort_key))
-
-        rater = self._rater(
-            lookup, ProfilesOnDemand(self), queries.amendments(self), merged=batch.merges()
-        )
-        changed = stats.history_changed
-
-        def count(key: tuple[str, str]) -> None:
-            changed[key] = changed.get(key, 0) + 1
-
-        # Rows of items no longer rated (withdrawn, voided) or rated elsewhere in the order (a
-        # correction with other dates) go first: their players' later rows may all change,
-        # so they are followed from where the cascade starts (every item of theirs after it
-        # is re-rated). Their ratings rows are compared whatever their stored rows say.
-        forced: set[tuple[str, str]] = set()
-        for key in dirty:
-            now = db.execute("select sort_key from items where key = ?", [key]).fetchone()
-            rows = db.execute(
-                "select player, system, sort_key from history where item_key = ?", [key]
-            ).fetchall()
-            if now is not None and all(r[2] == now[0] for r in rows):
-                continue  # re-rated in place below, row against row
-            for player, system, _ in rows:
-                live.setdefault(
-                    (player, system), queries.standing_before(self, player, system, start)
-                )
-                forced.add((player, system))
-                affected.add(player)
-                if now is None:
-                    count((player, system))
-            history_store.delete_item(db.conn, key)
-        # Rows are replaced at the end: until then, a player not followed in memory reads
-        # rows that the re-rating left as they were (docs/decisions.md).
-        stale: list[int] = []  # ids of rows that no new row replaces
-        rewritten: list[tuple[int, tuple[Any, ...], tuple[Any, ...]]] = []  # (id, old, new)
-        added: list[tuple[Any, ...]] = []  # rows with no stored row of their item
-        # Which players each later item names (item_players): an item is read and decoded
-        # only if it is re-rated.
-        named: dict[str, set[str]] = {}
-        for key, player in db.execute(
-            "select p.item_key, p.player from items i join item_players p on p.item_key = i.key "
-            "where i.sort_key >= ?",
-            [start],
-        ):
-            named.setdefault(key, set()).add(player)
-        items = db.execute(
-            "select key, kind, start, end, position, revision, sort_key from items "
-            "where sort_key >= ? order by sort_key",
-            [start],
-        ).fetchall()
-        for at in range(0, len(items), CASCADE_CHUNK):
-            chunk = items[at : at + CASCADE_CHUNK]
-            rows_of = history_store.rows_of_items(conn, chunk[0][6], chunk[-1][6])
-            read_ahead([r for rows in rows_of.values() for r in rows], chunk[0][6])
-            for key, kind, s, e, position, revision, sort_key in chunk:
-                old_rows = rows_of.get(key, ())
-                if key not in dirty and affected.isdisjoint(named.get(key, ())):
-                    for _, r in old_rows:  # they stand
-                        stored[(r[1], r[2])] = r
-                    continue
-                payload = db.execute("select payload from items where key = ?", [key]).fetchone()[0]
-                item = Item(key, kind, s, e, position, revision, decode_item(kind, payload))
-                current[0] = sort_key
-                batch.drop_problems(revision, key)
-                changes = self._rate(item, rater.rate, batch) or []
-                stats.items_rated += 1
-                old: dict[tuple[str, str], tuple[int | None, tuple[Any, ...]]] = {}
-                for rid, r in old_rows:
-                    moved = r[3] != sort_key  # (new dates): a new row at its new key
-                    if moved:
-                        stale.append(rid)
-                    old[(r[1], r[2])] = (None if moved else rid, r)
-                same = []  # whether each change's standing is the one its stored row keeps
-                for c in changes:
-                    row = c.row
-                    pair = (c.player, str(c.system))
-                    rid, before = old.pop(pair, (None, None))
-                    if before == row:  # the same row: left as it is (only changed rows are written)
-                        same.append(True)
-                        continue
-                    if rid is None:
-                        added.append(row)
-                    else:
-                        rewritten.append((rid, before, row))
-                    if before is None or _moved_on(before, row):
-                        same.append(False)
-                        affected.add(c.player)
-                        count(pair)
-                    else:
-                        same.append(True)
-                for (player, system), (rid, _) in old.items():  # no longer in the item
-                    if rid is not None:
-                        stale.append(rid)
-                    live[(player, system)] = lookup(player, system)  # back to the prior state
-                    apart.add((player, system))
-                    affected.add(player)
-                    count((player, str(system)))
-                # Only players whose rows changed are followed in memory; the others' rows
-                # stand (their standing after the item is the one their row there keeps). A
-                # followed standing is never read from `stored` again.
-                for c, kept in zip(changes, same, strict=True):
-                    key = (c.player, c.system)
-                    if c.player in affected:
-                        live[key] = c.standing
-                        stats.players.add(c.player)
-                        if kept:
-                            apart.discard(key)
-                        else:
-                            apart.add(key)
-                    else:
-                        stored[key] = c.standing
-        # Rows keep their keys (player, system, the item's sort key): replaced in place.
-        history_store.delete_ids(conn, stale)
-        history_store.rewrite(conn, rewritten)
-        added.sort(key=operator.itemgetter(1, 2, 3))
-        history_store.replace(conn, added)
-        stats.rows += len(rewritten) + len(added)
-        # A standing the stored rows end on already has its ratings row (the same as a
-        # replay's): only the others are compared with theirs.
-        self._write_ratings({k: v for k, v in live.items() if k in forced or k in apart}, stats)
-
-    def _rate_in_periods(
+    def _by_lists(
         self, lists: list[periods.PublishedList], stats: CatchUp, batch: Incremental
     ) -> None:
         """Every item again by the family's lists (projections.periods): a replay's rows."""
-        items = queries.items_in_order(self)
+        model = self.model
+        items = queries.items_in_order(model)
         for item in items:
             batch.drop_problems(item.revision, item.key)  # rated again below
         rows, live = periods.rate(
-            items, lists, self._guarded(ProfilesOnDemand(self), batch), self._uplift
+            items, lists, self.step.for_periods(ProfilesOnDemand(model), batch), self.step.uplift
         )
-        stored = {tuple(r[1:4]): tuple(r) for r in self.db.execute("select * from history")}
+        stored = {tuple(r[1:4]): tuple(r) for r in model.db.execute("select * from history")}
         new = {tuple(r[1:4]): tuple(r) for r in rows}
         # Only rows that changed are written: the others stay as they are.
         changed = [r for k, r in new.items() if stored.get(k) != r]
@@ -250,84 +70,292 @@ class Cascade:
         for key in {(k[0], k[1]) for k in [*(r[1:4] for r in changed), *gone]}:
             stats.history_changed[key] = stats.history_changed.get(key, 0) + 1
             stats.players.add(key[0])
-        history_store.delete_keys(self.db.conn, gone)
-        history_store.replace(self.db.conn, sorted(changed, key=operator.itemgetter(1, 2, 3)))
-        for player, system in self.db.execute("select player, system from ratings").fetchall():
+        history_store.delete_keys(model.db.conn, gone)
+        history_store.replace(model.db.conn, sorted(changed, key=operator.itemgetter(1, 2, 3)))
+        for player, system in model.db.execute("select player, system from ratings").fetchall():
             live.setdefault((player, system), UNRATED)
-        self._write_ratings(live, stats)
+        self.ratings.write_changes(live, stats, model.db.conn)
         stats.items_rated += len(items)
         stats.rows += len(changed)
 
-    def _write_ratings(
-        self,
-        live: dict[tuple[str, System], Standing],
-        stats: CatchUp | None = None,
-        conn: Any = None,
+
+def _start(model: ReadModel, batch: Incremental) -> str | None:
+    """The sort key the cascade starts at: the earliest of the items the batch changed, those
+    under an amended range of dates (touched here) and a re-seeded player's first item."""
+    db = model.db
+    for start, until in batch.amended:
+        rows = db.execute(
+            "select key, sort_key from items where start >= ?"
+            + (" and start < ?" if until else ""),
+            [start, until] if until else [start],
+        ).fetchall()
+        for key, sk in rows:
+            batch.touch(key, sk)
+    starts = list(batch.dirty.values())
+    for player in batch.seeds:
+        first = db.execute(
+            "select min(i.sort_key) from item_players p join items i on i.key = p.item_key "
+            "where p.player = ?",
+            [player],
+        ).fetchone()[0]
+        if first is not None:
+            starts.append(first)
+    return min(starts) if starts else None
+
+
+class _Standings:
+    """The standings a cascade rates with: those it follows in memory (`live`: the players
+    whose rows change), and of the others the one after the last stored row the cascade passed
+    (that row, until asked for) or read before the item that asks for it (`stored`)."""
+
+    def __init__(self, model: ReadModel, start: str) -> None:
+        self.model = model
+        self.current = start  # the sort key of the item being rated
+        self.live: dict[tuple[str, System], Standing] = {}
+        self.stored: dict[tuple[str, str], Any] = {}
+        # The followed standings that differ from the one after the stored row the cascade
+        # passed last for them (or that have none): those whose ratings row may differ.
+        self.apart: set[tuple[str, str]] = set()
+        self.systems: set[str] = set()  # the systems of the rows the cascade has read
+
+    def lookup(self, player: str, system: System) -> Standing:
+        """The player's standing before the current item (the rater's `lookup`)."""
+        key = (player, system)
+        s = self.live.get(key)
+        if s is not None:
+            return s
+        s = self.stored.get(key)
+        if type(s) is Standing:
+            return s
+        if s is None:
+            s = queries.standing_before(self.model, player, system, self.current)
+        else:
+            s = Standing.from_columns(_state(s))
+        self.stored[key] = s
+        return s
+
+    def read_ahead(self, rows: Iterable[tuple[int, Row]], sort_key: str) -> None:
+        """The standings rating a chunk's items may ask for that the cascade has not met,
+        before its first item (`sort_key`; they have no row since the cascade's start), in
+        a query a system: of each player its stored rows rate, in their system and, if he
+        was unrated there, in the others (his background)."""
+        systems, stored, live = self.systems, self.stored, self.live
+        for _, r in rows:
+            systems.add(r[2])
+        wanted = set()
+        for _, r in rows:
+            player = r[1]
+            for system in systems if r[PRE_RATING] is None else (r[2],):
+                if (player, system) not in stored and (player, system) not in live:
+                    wanted.add((player, system))
+        if wanted:
+            stored.update(
+                history_store.standings_before(self.model.db.conn, sorted(wanted), sort_key)
+            )
+
+    def passed(self, rows: Stored) -> None:
+        """An item's stored rows that stand: their players' standings after it."""
+        for _, r in rows:
+            self.stored[(r[1], r[2])] = r
+
+    def unseat(self, player: str, system: System, standing: Standing) -> None:
+        """A player followed from the cascade's start, on `standing` (his rows are gone)."""
+        self.live.setdefault((player, system), standing)
+
+    def back(self, player: str, system: System) -> None:
+        """A followed standing put back to the one before the item (its row is gone)."""
+        self.live[(player, system)] = self.lookup(player, system)
+        self.apart.add((player, system))
+
+    def follow(
+        self, changes: list[Change], same: list[bool], affected: set[str], stats: CatchUp
     ) -> None:
-        """The `ratings` rows of the standings in `live` (a rating of None: no row). With
-        `stats` (a catch-up), only rows that differ from the stored ones are written, and each
-        is noted in `stats.changes` as (before, after)."""
-        conn = conn or self.db.conn
-        floors = rules_family(self.family).floors
-        if stats is None:  # a rebuild: in key order (each b-tree appended to), a chunk at a time
-            rated = sorted(k for k, st in live.items() if st.rating is not None)
-            for start in range(0, len(rated), RATINGS_CHUNK):
-                chunk = rated[start : start + RATINGS_CHUNK]
-                rows = [_RATING_VALUES(rating_row(p, s, live[(p, s)], floors)) for p, s in chunk]
-                conn.executemany(RATINGS_INSERT, rows)
-            return
-        gone = [(p, str(s)) for (p, s), st in live.items() if st.rating is None]
-        rows = [
-            rating_row(p, s, st, floors) for (p, s), st in live.items() if st.rating is not None
-        ]
-        # a catch-up: only the rows that changed are written, and noted
-        keys = [*gone, *((r["player"], r["system"]) for r in rows)]
-        before = self._ratings(conn, keys)
-        gone = [k for k in gone if k in before]
-        for key in gone:
-            stats.changes[key] = (_rating_dict(before[key]), None)
-        written, kept = [], []  # new rows; rows that were there (updated in place)
-        for r in rows:
-            key, values = _RATING_KEY(r), _RATING_VALUES(r)
-            was = before.get(key)
-            if was is None:
-                written.append(r)
-            elif was != values:
-                kept.append((*values[2:], *key))
+        """The standings after an item. Only players whose rows changed are followed in
+        memory; the others' rows stand (their standing after the item is the one their row
+        there keeps). A followed standing is never read from `stored` again."""
+        for c, kept in zip(changes, same, strict=True):
+            key = (c.player, c.system)
+            if c.player in affected:
+                self.live[key] = c.standing
+                stats.players.add(c.player)
+                if kept:
+                    self.apart.discard(key)
+                else:
+                    self.apart.add(key)
             else:
+                self.stored[key] = c.standing
+
+    def to_write(self, forced: set[tuple[str, str]]) -> dict[tuple[str, System], Standing]:
+        """The followed standings whose ratings rows may differ: a standing the stored rows
+        end on already has its ratings row (the same as a replay's)."""
+        return {k: v for k, v in self.live.items() if k in forced or k in self.apart}
+
+
+class _Rewrites:
+    """The history rows a cascade replaces, written at its end: until then, a player not
+    followed in memory reads rows that the re-rating left as they were (docs/decisions.md)."""
+
+    def __init__(self) -> None:
+        self.stale: list[int] = []  # ids of rows that no new row replaces
+        self.rewritten: list[tuple[int, Row, Row]] = []  # (id, old, new)
+        self.added: list[Row] = []  # rows with no stored row of their item
+
+    def old(self, rows: Stored, sort_key: str) -> dict[tuple[str, str], tuple[int | None, Row]]:
+        """An item's stored rows by (player, system), each with the id a new row replaces (None:
+        the item moved to `sort_key`, new dates, and its rows go to their new keys)."""
+        old: dict[tuple[str, str], tuple[int | None, Row]] = {}
+        for rid, r in rows:
+            moved = r[3] != sort_key
+            if moved:
+                self.drop(rid)
+            old[(r[1], r[2])] = (None if moved else rid, r)
+        return old
+
+    def drop(self, rid: int) -> None:
+        """The stored row `rid`, which no new row replaces."""
+        self.stale.append(rid)
+
+    def put(self, rid: int | None, before: Row | None, row: Row) -> None:
+        """`row` in place of the stored row `rid` (None: a new row)."""
+        if rid is None:
+            self.added.append(row)
+        else:
+            self.rewritten.append((rid, before, row))
+
+    def write(self, conn: Any, stats: CatchUp) -> None:
+        """Rows keep their keys (player, system, the item's sort key): replaced in place."""
+        history_store.delete_ids(conn, self.stale)
+        history_store.rewrite(conn, self.rewritten)
+        self.added.sort(key=operator.itemgetter(1, 2, 3))
+        history_store.replace(conn, self.added)
+        stats.rows += len(self.rewritten) + len(self.added)
+
+
+class _Rerating:
+    """One cascade from `start`: the items after it re-rated in order, those naming a player
+    it follows (or changed themselves), and the rows that differ written at the end."""
+
+    def __init__(self, cascade: Cascade, batch: Incremental, stats: CatchUp, start: str) -> None:
+        self.model, self.step, self.ratings = cascade.model, cascade.step, cascade.ratings
+        self.batch, self.stats, self.start = batch, stats, start
+        self.dirty = set(batch.dirty)
+        self.affected = set(batch.seeds)  # the players followed in memory
+        self.forced: set[tuple[str, str]] = set()  # their ratings rows compared whatever
+        self.standings = _Standings(self.model, start)
+        self.rows = _Rewrites()
+        self.rater = self.step.rater(
+            self.standings.lookup,
+            ProfilesOnDemand(self.model),
+            queries.amendments(self.model),
+            merged=batch.merges(),
+        )
+
+    def run(self) -> None:
+        self._unseat()
+        db, conn = self.model.db, self.model.db.conn
+        named = _named(db, self.start)
+        items = db.execute(
+            "select key, kind, start, end, position, revision, sort_key from items "
+            "where sort_key >= ? order by sort_key",
+            [self.start],
+        ).fetchall()
+        for at in range(0, len(items), CASCADE_CHUNK):
+            chunk = items[at : at + CASCADE_CHUNK]
+            rows_of = history_store.rows_of_items(conn, chunk[0][6], chunk[-1][6])
+            self.standings.read_ahead([r for rows in rows_of.values() for r in rows], chunk[0][6])
+            for row in chunk:
+                key = row[0]
+                old_rows = rows_of.get(key, ())
+                if key not in self.dirty and self.affected.isdisjoint(named.get(key, ())):
+                    self.standings.passed(old_rows)  # they stand
+                    continue
+                self._rerate(row, old_rows)
+        self.rows.write(conn, self.stats)
+        self.ratings.write_changes(self.standings.to_write(self.forced), self.stats, conn)
+
+    def _count(self, key: tuple[str, str]) -> None:
+        changed = self.stats.history_changed
+        changed[key] = changed.get(key, 0) + 1
+
+    def _unseat(self) -> None:
+        """Rows of items no longer rated (withdrawn, voided) or rated elsewhere in the order (a
+        correction with other dates) go first: their players' later rows may all change, so
+        they are followed from where the cascade starts (every item of theirs after it is
+        re-rated). Their ratings rows are compared whatever their stored rows say."""
+        db = self.model.db
+        for key in self.dirty:
+            now = db.execute("select sort_key from items where key = ?", [key]).fetchone()
+            rows = db.execute(
+                "select player, system, sort_key from history where item_key = ?", [key]
+            ).fetchall()
+            if now is not None and all(r[2] == now[0] for r in rows):
+                continue  # re-rated in place below, row against row
+            for player, system, _ in rows:
+                before = queries.standing_before(self.model, player, system, self.start)
+                self.standings.unseat(player, system, before)
+                self.forced.add((player, system))
+                self.affected.add(player)
+                if now is None:
+                    self._count((player, system))
+            history_store.delete_item(db.conn, key)
+
+    def _rerate(self, row: Row, old_rows: Stored) -> None:
+        """One item rated again, its rows compared with the stored ones."""
+        key, kind, s, e, position, revision, sort_key = row
+        db = self.model.db
+        payload = db.execute("select payload from items where key = ?", [key]).fetchone()[0]
+        item = Item(key, kind, s, e, position, revision, decode_item(kind, payload))
+        self.standings.current = sort_key
+        self.batch.drop_problems(revision, key)
+        changes = self.step.rate(item, self.rater.rate, self.batch) or []
+        self.stats.items_rated += 1
+        old = self.rows.old(old_rows, sort_key)
+        same = self._compare(changes, old)
+        for (player, system), (rid, _) in old.items():  # no longer in the item
+            if rid is not None:
+                self.rows.drop(rid)
+            self.standings.back(player, system)
+            self.affected.add(player)
+            self._count((player, str(system)))
+        self.standings.follow(changes, same, self.affected, self.stats)
+
+    def _compare(
+        self, changes: list[Change], old: dict[tuple[str, str], tuple[int | None, Row]]
+    ) -> list[bool]:
+        """Each change's row against its stored one (taken from `old`), the ones that differ
+        to be written; whether each change's standing is the one its stored row keeps."""
+        same = []
+        for c in changes:
+            row = c.row
+            pair = (c.player, str(c.system))
+            rid, before = old.pop(pair, (None, None))
+            if before == row:  # the same row: left as it is (only changed rows are written)
+                same.append(True)
                 continue
-            stats.changes[key] = (_rating_dict(was), r)
-        conn.executemany(RATINGS_UPDATE, kept)
-        conn.executemany("delete from ratings where player = ? and system = ?", gone)
-        conn.executemany(RATINGS_INSERT, list(map(_RATING_VALUES, written)))
-
-    @staticmethod
-    def _ratings(conn: Any, keys: list[tuple[str, str]]) -> dict[tuple[str, str], tuple[Any, ...]]:
-        """The `ratings` rows of (player, system) keys (their values, RATING_COLUMNS order), in
-        one query."""
-        found = conn.execute(RATINGS_OF_KEYS, [json.dumps(keys)])
-        return {(row[0], row[1]): row for row in found}
+            self.rows.put(rid, before, row)
+            if before is None or _moved_on(before, row):
+                same.append(False)
+                self.affected.add(c.player)
+                self._count(pair)
+            else:
+                same.append(True)
+        return same
 
 
-_RATING_VALUES = operator.itemgetter(*RATING_COLUMNS)  # a `ratings` row's values, in order
-_RATING_KEY = operator.itemgetter("player", "system")
-RATINGS_UPDATE = (
-    f"update ratings set {', '.join(f'{c} = ?' for c in list(RATING_COLUMNS)[2:])} "
-    "where player = ? and system = ?"
-)
-# The `ratings` rows of (player, system) keys given as JSON ([[player, system], ...]).
-RATINGS_OF_KEYS = (
-    f"select {', '.join(RATING_COLUMNS)} from ratings where (player, system) in "
-    "(select json_extract(value, '$[0]'), json_extract(value, '$[1]') from json_each(?))"
-)
+def _named(db: Any, start: str) -> dict[str, set[str]]:
+    """Which players each item from `start` names (item_players): an item is read and decoded
+    only if it is re-rated."""
+    named: dict[str, set[str]] = {}
+    for key, player in db.execute(
+        "select p.item_key, p.player from items i join item_players p on p.item_key = i.key "
+        "where i.sort_key >= ?",
+        [start],
+    ):
+        named.setdefault(key, set()).add(player)
+    return named
 
 
-def _rating_dict(values: tuple[Any, ...] | None) -> dict[str, Any] | None:
-    """A `ratings` row's values as its dict (None: no row)."""
-    return None if values is None else dict(zip(RATING_COLUMNS, values, strict=True))
-
-
-def _moved_on(before: tuple[Any, ...], row: tuple[Any, ...]) -> bool:
+def _moved_on(before: Row, row: Row) -> bool:
     """Whether the standing after a history row differs from the one after `before`'s (the
     rating first: it differs in most rows that differ)."""
     return (
@@ -337,6 +365,6 @@ def _moved_on(before: tuple[Any, ...], row: tuple[Any, ...]) -> bool:
     )
 
 
-def _state(row: tuple[Any, ...]) -> tuple[Any, ...]:
+def _state(row: Row) -> tuple[Any, ...]:
     """A history row's standing after it: the rating, N and the state columns."""
     return (row[POST_RATING], row[GAMES_AFTER], *row[STATE])

@@ -9,7 +9,7 @@ that cannot be decoded becomes a "not rated" problem row.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ledger import bounds, events
@@ -18,6 +18,7 @@ from ledger.log import LedgerEntry
 from ledger.rules.uschess.parameters import parse_parameter_value
 from ledger.submissions import out_of_order
 from projections.batch import Batch, Revision
+from projections.catchup import CatchUp
 from projections.items import ITEM_FACTS, KIND_FACTS, WITHDRAWALS, fact_item, fact_key
 from projections.merges import KEY as MERGE_KEY
 from projections.periods import PublishedList
@@ -310,6 +311,21 @@ def apply(b: Batch, entry: LedgerEntry) -> None:
         )
         return
     handler(b, entry.position, fact)
+
+
+def apply_entries(batch: Batch, entries: Iterable[LedgerEntry], stats: CatchUp) -> int | None:
+    """Every entry after `stats.last_position` through `apply` (a catch-up's or a rebuild's);
+    the first one's position (None: there was none)."""
+    start, first = stats.last_position, None
+    for entry in entries:
+        if entry.position <= start:
+            continue
+        if first is None:
+            first = entry.position
+        apply(batch, entry)
+        stats.entries += 1
+        stats.last_position = entry.position
+    return first
 
 
 def _guess_key(entry: LedgerEntry) -> str:

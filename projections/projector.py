@@ -1,4 +1,4 @@
-"""The projector: catch-up, rebuild and the cascade that keep a read model up to date.
+"""The read model (`View`): one SQLite file kept up to date by catch-up and rebuild.
 
 One path for every entry, whatever the mode (docs/architecture.md):
 
@@ -8,10 +8,11 @@ One path for every entry, whatever the mode (docs/architecture.md):
    rebuild's batch (`Fresh`) starts empty and keeps them in memory; a catch-up's
    (`Incremental`) reads and writes the database inside the catch-up's transaction. Each
    batch notes the items it changed;
-3. `View` rates items in rating order through the family's rater — on a rebuild every item
-   (`_replay`, rows to a new file in bulk: projections/rebuild.py), on a catch-up the
-   cascade from the earliest changed item, following only the players whose rows change
-   (`_cascade`: projections/cascade.py).
+3. items are rated in rating order through the family's rater (`RatingStep`,
+   projections/rating_step.py) — on a rebuild every item, rows to a new file in bulk
+   (`Rebuild`, projections/rebuild.py), on a catch-up the cascade from the earliest changed
+   item, following only the players whose rows change (`Cascade`, projections/cascade.py);
+   both write the `ratings` rows through one `RatingsWriter` (projections/ratings_writer.py).
 """
 
 from __future__ import annotations
@@ -21,40 +22,29 @@ import hashlib
 import json
 import shutil
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import sqlite_utils
 
-from ledger import bounds, events
 from ledger.log import LedgerEntry
 from ledger.rules.families import DEFAULT
 from ledger.rules.families import family as rules_family
-from ledger.rules.uschess.versions import Amendment
 from projections import merges, modelfile, queries
-from projections.batch import (
-    Batch,
-    Incremental,
-)
+from projections.batch import Incremental
 from projections.cascade import Cascade
-from projections.handlers import apply, short
+from projections.catchup import CatchUp
+from projections.handlers import apply_entries
 from projections.items import Item
 from projections.lock import BUSY_TIMEOUT_SECONDS, exclusive
-from projections.merges import Merges
 from projections.profiles import ProfilesOnDemand
-from projections.raters import rater_for
 from projections.raters.change import Change
+from projections.rating_step import RatingStep
+from projections.ratings_writer import RatingsWriter
 from projections.rebuild import Rebuild
-from projections.schema import (
-    CONTENT,
-    GAMES_AFTER,
-    POST_RATING,
-    create,
-)
-from projections.standing import Standing
+from projections.schema import CONTENT, create
 from projections.what_if import WhatIf
 
 if TYPE_CHECKING:
@@ -64,37 +54,11 @@ CHECKPOINT_EVERY = 10_000  # ledger positions between read-model checkpoints (as
 COPY_CACHE_KIB = -2048  # SQLite's cache_size (negative: KiB) while a checkpoint is copied
 
 
-@dataclass
-class CatchUp:
-    """What one catch-up did: entries read, items re-rated, rows written."""
+class View:
+    """The read model in one SQLite file; `catch_up` is incremental, `rebuild` starts empty.
 
-    entries: int = 0
-    items_rated: int = 0
-    rows: int = 0
-    players: set[str] = field(default_factory=set)
-    last_position: int = 0
-    # (player, system) → (ratings row before or None, after or None), for changed standings
-    changes: dict[tuple[str, str], tuple[dict[str, Any] | None, dict[str, Any] | None]] = field(
-        default_factory=dict
-    )
-    history_changed: dict[tuple[str, str], int] = field(default_factory=dict)
-
-
-def plausible(changes: list[Change]) -> str | None:
-    """Why a rater's result cannot be stored (a non-finite or out-of-range rating or N)."""
-    most = bounds.GAMES.read
-    for c in changes:
-        row = c.row
-        rating, games = row[POST_RATING], row[GAMES_AFTER]
-        if not bounds.plausible_rating(rating):
-            return f"{c.player} {c.system}: rating {rating!r} is out of range"
-        if not 0 <= games <= most:
-            return f"{c.player} {c.system}: N {games!r} is out of range"
-    return None
-
-
-class View(Rebuild, Cascade):
-    """The read model in one SQLite file; `catch_up` is incremental, `rebuild` starts empty."""
+    It owns the open file; its catch-up's re-rating (`Cascade`) and its rebuild (`Rebuild`)
+    are collaborators that share its rating step and its `ratings` writer."""
 
     def __init__(
         self,
@@ -125,6 +89,10 @@ class View(Rebuild, Cascade):
                 + (f" with {self.what_if}" if self.what_if else "")
                 + "; use another --view"
             )
+        self._step = RatingStep(self.family, self.what_if)
+        ratings = RatingsWriter(self.family)
+        self._cascade = Cascade(self, self._step, ratings)
+        self._rebuild = Rebuild(self.path, self.family, self.what_if, self._step, ratings)
 
     def _open(self) -> None:
         # The file's identity before connecting: if a rebuild elsewhere moves a new file in
@@ -140,34 +108,13 @@ class View(Rebuild, Cascade):
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA cache_size=-262144")  # 256 MiB: index writes stay in memory
 
-    def _rater(
-        self,
-        lookup: Callable[[str, str], Standing],
-        profiles: dict[str, events.PlayerRegistered],
-        amendments: tuple[Amendment, ...],
-        explain: bool = False,
-        merged: Merges | None = None,
-    ) -> Any:
-        """The family's rater; with `merged`, it sees merged-away records as their survivors'
-        (projections/merges.py)."""
-        if not merged:
-            return rater_for(self.family, lookup, profiles, amendments, explain, self.what_if)
-        found = merges.profiles(profiles, merged)
-        rater = rater_for(self.family, lookup, found, amendments, explain, self.what_if)
-        return merges.Renaming(rater, merged)
-
-    @property
-    def _uplift(self) -> bool:
-        """Whether FIDE lists take the recorded uplift (not in a what-if without it)."""
-        return self.what_if is None or self.what_if.uplift
-
     def rerate(
         self, item: Item, before: str | None = None, kind: str | None = None
     ) -> list[Change]:
         """The item rated again from the stored standings before it (before `before`, of rows
         of one `kind`: a FIDE period's list standings), with every value shown."""
         bound = item.sort_key if before is None else before
-        rater = self._rater(
+        rater = self._step.rater(
             lambda p, s: queries.standing_before(self, p, s, bound, kind),
             ProfilesOnDemand(self),
             queries.amendments(self),
@@ -218,17 +165,19 @@ class View(Rebuild, Cascade):
             self.checkpoint()
         return stats
 
-    def _read(self, b: Batch, entries: Iterable[LedgerEntry], stats: CatchUp) -> int | None:
-        """Every entry after the last position through its handler; the first one's position."""
-        start, first = stats.last_position, None
-        for entry in entries:
-            if entry.position <= start:
-                continue
-            if first is None:
-                first = entry.position
-            apply(b, entry)
-            stats.entries += 1
-            stats.last_position = entry.position
+    def _fresh(self, entries: Iterable[LedgerEntry], stats: CatchUp, dry_run: bool) -> int | None:
+        """Into an empty read model: built whole in a new file, then linked in place of the
+        empty one (`projections.modelfile`); with `dry_run`, the new file dropped."""
+        built = self._rebuild.build(entries, stats)
+        if built is None:
+            return None
+        first, new = built
+        if dry_run:
+            Path(new).unlink(missing_ok=True)
+            return first
+        self.db.close()
+        modelfile.link(self.path, new)
+        self._open()
         return first
 
     def _incremental(
@@ -238,11 +187,11 @@ class View(Rebuild, Cascade):
         conn.execute("begin")
         try:
             batch = Incremental(self.db)
-            first = self._read(batch, entries, stats)
+            first = apply_entries(batch, entries, stats)
             if first is None:
                 conn.rollback()
                 return None
-            self._cascade(batch, stats)
+            self._cascade.run(batch, stats)
             self.db["meta"].upsert({"key": "last_position", "value": str(stats.last_position)})
         except BaseException:
             conn.rollback()
@@ -286,30 +235,6 @@ class View(Rebuild, Cascade):
             self.seals.seal(target, self.last_position, self.kind)
         return target
 
-    def _rate(
-        self, item: Item, rate: Callable[[Item], list[Change]], batch: Batch
-    ) -> list[Change] | None:
-        """The item's changes, or None after recording why it cannot be rated."""
-        try:
-            changes = rate(item)
-            reason = plausible(changes)
-        except Exception as exc:  # noqa: BLE001 - any failure of one item is that item's
-            reason = f"{type(exc).__name__}: {short(exc)}"
-        if reason is None:
-            return changes
-        batch.add_problem(item.revision, item.key, item.kind, "not rated: " + reason)
-        return None
-
-    def _guarded(self, profiles: Any, batch: Batch) -> Callable[[Callable], Any]:
-        """The rater factory for projections.periods, each item rated through `_rate` (an item
-        that cannot be rated becomes a problem row, as on the other paths)."""
-
-        def rater_for(lookup: Callable) -> Any:
-            rater = self._rater(lookup, profiles, (), merged=batch.merges())
-            return _Guarded(self, rater, batch)
-
-        return rater_for
-
     def rebuild(self, entries: Iterable[LedgerEntry]) -> CatchUp:
         """Drop the read model and replay the whole ledger into it (holding its lock)."""
         with exclusive(self.path):
@@ -325,19 +250,6 @@ class View(Rebuild, Cascade):
             for row in self.db.execute(query):
                 h.update(json.dumps(row, default=str).encode())
         return h.hexdigest()
-
-
-class _Guarded:
-    """A family's rater whose items are rated through `View._rate` (problem rows)."""
-
-    def __init__(self, view: View, rater: Any, batch: Batch) -> None:
-        self.view, self.rater, self.batch = view, rater, batch
-
-    def rate(self, item: Item) -> list[Change]:
-        return self.view._rate(item, self.rater.rate, self.batch) or []
-
-    def standing(self, player: str, *system: str) -> Standing:
-        return self.rater.standing(player, *system)
 
 
 @contextmanager

@@ -1,7 +1,7 @@
 """A rebuild: every entry into an empty model, rated in rating order with the standings in
 memory, its rows written by the writer (another process for a large ledger, projections/
-writer.py) into a new file linked in place of the empty one; mixed into `View`
-(projections/projector.py), as the cascade is.
+writer.py) into a new file behind the model's link, which the model's owner then links in
+place of the empty one (`View`, projections/projector.py).
 
 The writer's process starts while the log is still read, once the batch holds enough items
 for one; the items' rows go to it a chunk at a time as the items are rated, and the history
@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import sqlite_utils
 
@@ -22,47 +22,55 @@ from ledger.log import LedgerEntry
 from ledger.rules.uschess.systems import System
 from projections import history_store, modelfile, periods
 from projections.batch import ITEMS_CHUNK, Fresh
+from projections.catchup import CatchUp
+from projections.handlers import apply_entries
 from projections.raters.uschess import parse_amendments
+from projections.rating_step import RatingStep
+from projections.ratings_writer import RatingsWriter
 from projections.schema import AFTER_RATING, BEFORE_RATING, INDEXES, create
 from projections.standing import UNRATED, Standing
+from projections.what_if import WhatIf
 from projections.writer import LARGE, PRAGMAS, LocalWriter, Writer
 from projections.writer import writer as open_writer
 
-if TYPE_CHECKING:
-    from projections.projector import CatchUp
+Conn = Writer | LocalWriter  # where a rebuild's rows go
 
 
 class Rebuild:
-    """`View`'s rebuild into an empty model (`_fresh`)."""
+    """A read model built whole from the ledger's entries, in a new file."""
 
-    def _fresh(self, entries: Iterable[LedgerEntry], stats: CatchUp, dry_run: bool) -> int | None:
-        """Into an empty read model: built whole in a new file without a journal (nothing to
-        roll back to), then linked in place of the empty one (`projections.modelfile`); a crash
-        leaves the empty one."""
+    def __init__(
+        self,
+        path: str,
+        family: str,
+        what_if: WhatIf | None,
+        step: RatingStep,
+        ratings: RatingsWriter,
+    ) -> None:
+        self.path, self.family, self.what_if = path, family, what_if
+        self.step, self.ratings = step, ratings
+
+    def build(self, entries: Iterable[LedgerEntry], stats: CatchUp) -> tuple[int, str] | None:
+        """Every entry after `stats.last_position` into a new file, built without a journal
+        (nothing to roll back to): the first entry's position and the file, for the caller to
+        link in place (`projections.modelfile`) or drop; a crash leaves the model as it was.
+        None: no entry to build from."""
         with closing(Fresh()) as batch:
-            return self._fresh_from(batch, entries, stats, dry_run)
+            return self._build(batch, entries, stats)
 
-    def _fresh_from(
-        self, batch: Fresh, entries: Iterable[LedgerEntry], stats: CatchUp, dry_run: bool
-    ) -> int | None:
-        started: list[tuple[str, Writer | LocalWriter]] = []
-
-        def start() -> None:
-            if not started:
-                started.append(self._new_build(len(batch.items)))
-
+    def _build(
+        self, batch: Fresh, entries: Iterable[LedgerEntry], stats: CatchUp
+    ) -> tuple[int, str] | None:
+        target = _Target(lambda: self._new_build(len(batch.items)))
         try:
             # a large rebuild's writer process starts while the rest of the log is read
-            first = self._read(batch, _when_large(entries, batch, start), stats)
+            first = apply_entries(batch, _when_large(entries, batch, target.open), stats)
         except BaseException:
-            for new, writer in started:
-                writer.abort()
-                Path(new).unlink(missing_ok=True)
+            target.abort()
             raise
         if first is None:
             return None
-        start()
-        new, writer = started[0]
+        new, writer = target.open()
         try:
             self._replay(batch, stats, writer)
             writer.execute(
@@ -72,15 +80,9 @@ class Rebuild:
             writer.abort()
             raise
         writer.close()
-        if dry_run:
-            Path(new).unlink(missing_ok=True)
-            return first
-        self.db.close()
-        modelfile.link(self.path, new)
-        self._open()
-        return first
+        return first, new
 
-    def _new_build(self, items: int) -> tuple[str, Writer | LocalWriter]:
+    def _new_build(self, items: int) -> tuple[str, Conn]:
         """A new file behind the model's link, its tables made, and the writer for `items`."""
         new = modelfile.new_build(self.path)
         db = sqlite_utils.Database(new)
@@ -92,7 +94,7 @@ class Rebuild:
             db.close()
         return new, open_writer(new, items)
 
-    def _replay(self, batch: Fresh, stats: CatchUp, conn: Writer | LocalWriter) -> None:
+    def _replay(self, batch: Fresh, stats: CatchUp, conn: Conn) -> None:
         """Into an empty read model: every item in rating order, in memory. The records go to
         the writer first, the history rows in chunks as they come (split there into the
         history's tables, projections/history_store.py): a writer process stores them while
@@ -103,6 +105,36 @@ class Rebuild:
         batch.write(conn)
         # the items' rows a chunk a step, then their indexes (projections/batch.py)
         items = _then_indexed(conn, batch.item_writes(conn))
+        own = [x for x in batch.lists if x.family == self.family]
+        if periods.in_periods(self.family, own):
+            _finish(items)
+            live = self._by_lists(batch, own, stats, conn)
+        else:
+            live = self._by_items(batch, items, stats, conn)
+            _finish(items)
+        batch.write_problems(conn)
+        self.ratings.write_all(live, conn)
+        _index(conn, AFTER_RATING)
+
+    def _by_lists(
+        self, batch: Fresh, own: list[periods.PublishedList], stats: CatchUp, conn: Conn
+    ) -> dict[tuple[str, System], Standing]:
+        """Every item by the family's lists (projections.periods); the standings after them."""
+        ordered = list(batch.ordered())
+        rows, live = periods.rate(
+            ordered, own, self.step.for_periods(batch.facts, batch), self.step.uplift
+        )
+        stats.players.update(p for p, _ in live)
+        stats.items_rated = len(ordered)
+        stats.rows = len(rows)
+        history_store.append(conn, rows, 1)
+        return live
+
+    def _by_items(
+        self, batch: Fresh, items: Iterator[None], stats: CatchUp, conn: Conn
+    ) -> dict[tuple[str, System], Standing]:
+        """Every item rated after the one before, the standings in memory, and a chunk of the
+        items' rows written every ITEMS_PACE items; the standings after them."""
         live: dict[tuple[str, System], Standing] = {}
         get = live.get
         amendments = parse_amendments(
@@ -111,7 +143,7 @@ class Rebuild:
                 for a in batch.amendments.values()
             ]
         )
-        rater = self._rater(
+        rater = self.step.rater(
             lambda player, system: get((player, system), UNRATED),
             batch.facts,
             amendments,
@@ -122,24 +154,11 @@ class Rebuild:
         append = rows.append
         players = stats.players
         next_id = 1  # history rows are numbered in the order they are rated (appended)
-        own = [x for x in batch.lists if x.family == self.family]
-        if periods.in_periods(self.family, own):
-            _finish(items)
-            ordered = list(batch.ordered())
-            rows, live = periods.rate(ordered, own, self._guarded(batch.facts, batch), self._uplift)
-            players.update(p for p, _ in live)
-            stats.items_rated = len(ordered)
-            stats.rows = len(rows)
-            history_store.append(conn, rows, next_id)
-            batch.write_problems(conn)
-            self._write_ratings(live, conn=conn)
-            _index(conn, AFTER_RATING)
-            return
         for n, item in enumerate(batch.ordered()):
             # a chunk of the items' rows every ITEMS_PACE rated items: all in by half the rating
             if n % ITEMS_PACE == 0:
                 next(items, None)
-            changes = self._rate(item, rate, batch)
+            changes = self.step.rate(item, rate, batch)
             stats.items_rated += 1
             if changes is None:
                 continue
@@ -154,10 +173,28 @@ class Rebuild:
                 append = rows.append
         stats.rows += len(rows)
         history_store.append(conn, rows, next_id)
-        _finish(items)
-        batch.write_problems(conn)
-        self._write_ratings(live, conn=conn)
-        _index(conn, AFTER_RATING)
+        return live
+
+
+class _Target:
+    """The new file a rebuild writes and its writer, made when first asked for (`open`): once
+    the batch holds as many items as a writer process takes, or when the whole log is read."""
+
+    def __init__(self, make: Callable[[], tuple[str, Conn]]) -> None:
+        self.make = make
+        self.made: tuple[str, Conn] | None = None
+
+    def open(self) -> tuple[str, Conn]:
+        if self.made is None:
+            self.made = self.make()
+        return self.made
+
+    def abort(self) -> None:
+        """The writer stopped and its file removed, if they were made."""
+        if self.made is not None:
+            new, writer = self.made
+            writer.abort()
+            Path(new).unlink(missing_ok=True)
 
 
 # History rows handed to the writer at a time: a chunk's rows are most of a rebuild's own
@@ -171,7 +208,7 @@ ITEMS_PACE = ITEMS_CHUNK // 2
 
 
 def _when_large(
-    entries: Iterable[LedgerEntry], batch: Fresh, start: Callable[[], None]
+    entries: Iterable[LedgerEntry], batch: Fresh, start: Callable[[], object]
 ) -> Iterator[LedgerEntry]:
     """`entries`, calling `start` once the batch holds as many items as a writer process
     takes (projections/writer.py LARGE)."""
@@ -184,7 +221,7 @@ def _when_large(
     yield from found
 
 
-def _then_indexed(conn: Writer | LocalWriter, writes: Iterator[None]) -> Iterator[None]:
+def _then_indexed(conn: Conn, writes: Iterator[None]) -> Iterator[None]:
     """`writes`' steps, then the items' indexes (in the writer process, while this one
     rates)."""
     yield from writes
@@ -197,7 +234,7 @@ def _finish(steps: Iterator[None]) -> None:
         pass
 
 
-def _index(conn: Writer | LocalWriter, names: tuple[str, ...]) -> None:
+def _index(conn: Conn, names: tuple[str, ...]) -> None:
     """Indexes a rebuild dropped, built once their tables' rows are in."""
     for name in names:
         conn.execute(INDEXES[name])

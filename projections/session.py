@@ -15,8 +15,9 @@ from typing import NamedTuple
 from ledger.log import LedgerEntry, read_verified_entries
 from ledger.reading import Readable, open_ledger
 from projections import binding, queries
+from projections.catchup import CatchUp
 from projections.items import to_item
-from projections.projector import CatchUp, View
+from projections.projector import View
 from projections.schema import HISTORY_COLUMNS
 from projections.seals import Seals
 from projections.timetravel import list_view, position_at, view_at

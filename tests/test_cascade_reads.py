@@ -8,7 +8,7 @@ import pytest
 
 from ledger.application import RatingsLedger
 from ledger.log import LedgerEntry, read_entries
-from projections import batch, cascade, history_store, queries, rebuild
+from projections import batch, cascade, history_store, queries, ratings_writer, rebuild
 from projections.projector import View
 from projections.standing import UNRATED
 from tests.test_projection_identity import generator, with_merges
@@ -78,7 +78,7 @@ def test_a_rebuild_handing_its_records_over_a_few_at_a_time_has_the_same_digest(
     whole.close()
     monkeypatch.setattr(batch, "ITEMS_CHUNK", chunk)
     monkeypatch.setattr(batch, "WRITE_CHUNK", chunk)
-    monkeypatch.setattr(cascade, "RATINGS_CHUNK", chunk)
+    monkeypatch.setattr(ratings_writer, "RATINGS_CHUNK", chunk)
     chunked = View(tmp_path / "chunked.db")
     chunked.rebuild(entries)
     assert chunked.digest() == expected

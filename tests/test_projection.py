@@ -262,7 +262,8 @@ def test_a_catch_up_writes_and_notes_only_the_ratings_rows_that_differ(led, view
     # Issue 21: "only changed rows rewritten by a catch-up". Standings equal to the stored
     # ones (each player's last row) write nothing and are noted as no change; a changed one
     # is written and noted before → after.
-    from projections.projector import CatchUp
+    from projections.catchup import CatchUp
+    from projections.ratings_writer import RatingsWriter
 
     led.register(A, B, C, D, adult=True)
     led.submit(round_robin("S1", [A, B, C, D], "2024-01-06"))
@@ -271,13 +272,14 @@ def test_a_catch_up_writes_and_notes_only_the_ratings_rows_that_differ(led, view
     conn = view.db.conn
     written = conn.total_changes
     stats = CatchUp()
+    ratings = RatingsWriter(view.family)
     with conn:
-        view._write_ratings({(p, "OTBR"): s for p, s in last.items()}, stats)
+        ratings.write_changes({(p, "OTBR"): s for p, s in last.items()}, stats, conn)
     assert stats.changes == {}
     assert conn.total_changes == written
     before = queries.player(view, A)["ratings"]["OTBR"]["rating"]
     with conn:
-        view._write_ratings({(A, "OTBR"): last[A]._replace(rating=1234.5)}, stats)
+        ratings.write_changes({(A, "OTBR"): last[A]._replace(rating=1234.5)}, stats, conn)
     assert set(stats.changes) == {(A, "OTBR")}
     old, new = stats.changes[(A, "OTBR")]
     assert (old["rating"], new["rating"]) == (before, 1234.5)

@@ -1,0 +1,22 @@
+"""What one catch-up or rebuild did (`CatchUp`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class CatchUp:
+    """What one catch-up did: entries read, items re-rated, rows written."""
+
+    entries: int = 0
+    items_rated: int = 0
+    rows: int = 0
+    players: set[str] = field(default_factory=set)
+    last_position: int = 0
+    # (player, system) → (ratings row before or None, after or None), for changed standings
+    changes: dict[tuple[str, str], tuple[dict[str, Any] | None, dict[str, Any] | None]] = field(
+        default_factory=dict
+    )
+    history_changed: dict[tuple[str, str], int] = field(default_factory=dict)
