@@ -279,9 +279,9 @@ class SetAside(Aggregate):
 
 
 class Roles(Aggregate):
-    """Who holds which role, and each holder's public key (`ledger.signing`): created by `init`,
-    which also makes its actor the first director. A grant with a new key rotates the holder's
-    key; a holder who loses their last role loses their key too."""
+    """Who holds which role, and each holder's public key (`ledger.evidence.signing`): created
+    by `init`, which also makes its actor the first director. A grant with a new key rotates the
+    holder's key; a holder who loses their last role loses their key too."""
 
     @staticmethod
     def create_id() -> UUID:

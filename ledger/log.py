@@ -13,7 +13,7 @@ import msgspec
 from eventsourcing.persistence import ApplicationRecorder, Notification
 
 if TYPE_CHECKING:
-    from ledger.signing import SignatureError
+    from ledger.evidence.signing import SignatureError
 
 
 class HasRecorder(Protocol):
@@ -153,15 +153,15 @@ def read_verified_entries(
     app_or_recorder: HasRecorder | ApplicationRecorder, after_position: int = 0, batch: int = 500
 ) -> Iterator[LedgerEntry]:
     """Like `read_entries`, but no entry is yielded before the signature of its write checks
-    against the key its actor held at that position (`ledger.signing.Verifier`, in bulk, keys
-    cached), and none that a director set aside (`ledger.asides`). The read model's catch-up
-    and rebuild read the ledger through this. At a write that does not check, the entries
-    end: the read answers from the ledger as verified up to the write before it, and the break
-    is reported (`breaks_reported`), never raised (issue 28: one bad entry never takes the
+    against the key its actor held at that position (`ledger.evidence.signing.Verifier`, in
+    bulk, keys cached), and none that a director set aside (`ledger.evidence.asides`). The read
+    model's catch-up and rebuild read the ledger through this. At a write that does not check,
+    the entries end: the read answers from the ledger as verified up to the write before it, and
+    the break is reported (`breaks_reported`), never raised (issue 28: one bad entry never takes the
     ledger down). Only key events' and list commitments' payloads are parsed here; every other
     entry is checked from its envelope (its actor) and its stored bytes."""
-    from ledger.chain_reads import verifier_at, write_start
-    from ledger.signing import SignatureError
+    from ledger.evidence.reads import verifier_at, write_start
+    from ledger.evidence.signing import SignatureError
 
     start = write_start(app_or_recorder, after_position)
     verified = start
@@ -182,8 +182,8 @@ def first_break(
 ) -> SignatureError | None:
     """The first write that does not verify (`SignatureError`; None: every one does), with
     the positions `aside` set aside beside those a director set aside already."""
-    from ledger.chain_reads import verifier_at
-    from ledger.signing import SignatureError  # noqa: F811 - imported when run, as above
+    from ledger.evidence.reads import verifier_at
+    from ledger.evidence.signing import SignatureError  # noqa: F811 - imported when run, as above
 
     verifier = verifier_at(app_or_recorder, 0)
     verifier.set_aside = {*verifier.set_aside, *aside}
@@ -200,8 +200,8 @@ def _writes(
 ) -> Iterator[list[LedgerEntry]]:
     """The entries after `start`, a verified write at a time (set-aside entries left out; a
     set-aside entry alone is an empty write); SignatureError at the first that does not check."""
-    from ledger.chain_reads import signed_entries
-    from ledger.signing import READ_EVENTS
+    from ledger.evidence.reads import signed_entries
+    from ledger.evidence.signing import READ_EVENTS
 
     held: list[LedgerEntry] = []
     for rows in signed_entries(app_or_recorder, start, batch):

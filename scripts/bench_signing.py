@@ -26,13 +26,13 @@ from typing import Any
 
 from eventsourcing.utils import Environment, EnvType
 
-from ledger.appending import Held
 from ledger.application import RatingsLedger
-from ledger.chain import Head, verify
 from ledger.commands import RegisterPlayer, parse
+from ledger.evidence.appending import Held
+from ledger.evidence.chain import Head, verify
+from ledger.evidence.signing import Keyring
 from ledger.log import read_entries, read_verified_entries
 from ledger.roles import Role
-from ledger.signing import Keyring
 from projections.projector import View
 
 HERE = Path(__file__).resolve().parent

@@ -37,8 +37,8 @@ from ledger.commands import (
     parse,
 )
 from ledger.domain import LedgerError
+from ledger.evidence.signing import KEYRING_VARIABLE, Keyring
 from ledger.log import read_entries
-from ledger.signing import KEYRING_VARIABLE, Keyring
 from ledger.store import store_url
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # scripts/generation/, however loaded

@@ -12,12 +12,12 @@ from uuid import UUID
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from eventsourcing.persistence import Notification
 
-from ledger import merkle
-from ledger.chain import GENESIS, link
-from ledger.checkpoints import Checkpoint, identity
-from ledger.signing import message
+from ledger.evidence import merkle
+from ledger.evidence.chain import GENESIS, link
+from ledger.evidence.checkpoints import Checkpoint, identity
+from ledger.evidence.signing import message
+from ledger.evidence.tree import TREE_TABLE
 from ledger.store import CHAIN_TABLE
-from ledger.tree import TREE_TABLE
 
 FAR = 10**9  # a free position to move a row through while swapping two
 

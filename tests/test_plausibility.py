@@ -20,8 +20,8 @@ from ledger.application import RatingsLedger
 from ledger.commands import MAX_PROBLEMS
 from ledger.domain import Player
 from ledger.entrypoints.cli import app
+from ledger.evidence.signing import Keyring
 from ledger.log import read_entries
-from ledger.signing import Keyring
 
 runner = CliRunner()
 TODAY = date.today()

@@ -5,9 +5,9 @@ from __future__ import annotations
 from eventsourcing.domain import Aggregate
 
 from ledger import commands
-from ledger.chain_reads import verifier_at
 from ledger.commands import SetAside as SetAsideCommand
 from ledger.domain import InvalidCommand, SetAside
+from ledger.evidence.reads import verifier_at
 from ledger.log import LedgerEntry, first_break
 from ledger.roles import Verb
 

@@ -6,9 +6,9 @@ from eventsourcing.domain import Aggregate
 
 from ledger import commands
 from ledger.domain import InvalidCommand, Roles
+from ledger.evidence.signing import parse_public_key, public_text
 from ledger.log import LedgerEntry
 from ledger.roles import Role, Verb, parse_holder, parse_role
-from ledger.signing import parse_public_key, public_text
 
 
 class RoleWrites:

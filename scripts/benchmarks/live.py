@@ -15,8 +15,8 @@ from pathlib import Path
 
 from ledger.application import RatingsLedger
 from ledger.commands import SubmitSection, parse
+from ledger.evidence.signing import KEYRING_VARIABLE, Keyring
 from ledger.log import read_entries
-from ledger.signing import KEYRING_VARIABLE, Keyring
 
 
 def _get(url: str, timeout: float = 10) -> int:

@@ -2,7 +2,7 @@
 
 A write's recorder runs these after the store's lock is taken (SQLite: in the write's
 transaction, after its insert; PostgreSQL: after eventsourcing's `LOCK TABLE`), through the
-write's own cursor (`ledger.chain_tables.links_in`), so what they read is the head the write is
+write's own cursor (`ledger.evidence.tables.links_in`), so what they read is the head the write is
 appended to, and no other write can commit between the check and the append:
 
 - `HeldKeys.at`: the keys and roles the log's signed key events give at that head (a Verifier
@@ -28,17 +28,17 @@ from dataclasses import dataclass, field
 
 from eventsourcing.persistence import StoredEvent
 
-from ledger.asides import SET_ASIDE, profiles
-from ledger.chain import parsed
-from ledger.chain_reads import verifier_at
-from ledger.chain_tables import LastWrite, _Links, _signed
-from ledger.checkpoints import V2, V3, Checkpoint
 from ledger.errors import ConflictError, StoreError
+from ledger.evidence.asides import SET_ASIDE, profiles
+from ledger.evidence.chain import parsed
+from ledger.evidence.checkpoints import V2, V3, Checkpoint
+from ledger.evidence.merkle import Frontier
+from ledger.evidence.reads import verifier_at
+from ledger.evidence.signing import KEY_EVENTS, SignatureError, Signed, Verifier
+from ledger.evidence.tables import LastWrite, _Links, _signed
+from ledger.evidence.tree import Cached, TreeMismatch, TreeRows, frontier_before, hashed_before
 from ledger.log import entry_type
-from ledger.merkle import Frontier
 from ledger.roles import lacks_authority, may_change_rating_fields
-from ledger.signing import KEY_EVENTS, SignatureError, Signed, Verifier
-from ledger.tree import Cached, TreeMismatch, TreeRows, frontier_before, hashed_before
 
 VERIFY = "nothing was appended; run `ratings-ledger verify`"
 
@@ -296,7 +296,7 @@ def _extend(rows: TreeRows, state: Cached, end: int, position: int) -> tuple[Cac
 
 def verified_frontier(links: _Links, position: int) -> Frontier:
     """The tree frontier of the entries before `position`, every write's signature and
-    authority checked as every read checks them (`ledger.chain_reads.verifier_at`: past the
+    authority checked as every read checks them (`ledger.evidence.reads.verifier_at`: past the
     entries a director set aside, a profile change judged against the profile before it);
     SignatureError at the first that fails."""
     verifier = verifier_at(links, 0)
@@ -360,7 +360,7 @@ def checked(
 ) -> Callable[[TreeRows, int, Cached | None], tuple[Cached, list]]:
     """Check a write just inserted at `ids` against the head before it (its authority, read
     through `links`, the write's own transaction); the verified frontier it extends, for
-    `ledger.tree.seal_write` (a set-aside extends the last checkpoint that checks)."""
+    `ledger.evidence.tree.seal_write` (a set-aside extends the last checkpoint that checks)."""
     head = ids[0] - 1
     held = keys.at(links, head)
     authority(held, stored, links, head)

@@ -3,7 +3,7 @@ transaction, so a checkpoint, an inclusion proof or a consistency proof costs O(
 
 Leaf i is the i-th entry in ledger order (positions may have gaps on PostgreSQL; a leaf row keeps
 its entry's position). The rows are not trusted: every write's signature covers the root its
-entries make (ledger/checkpoints.py), so a changed row gives a root no signature matches.
+entries make (ledger/evidence/checkpoints.py), so a changed row gives a root no signature matches.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from typing import Any
 
 from eventsourcing.persistence import StoredEvent
 
-from ledger import merkle
-from ledger.checkpoints import Checkpoint, identity
-from ledger.signing import _uuid, message
+from ledger.evidence import merkle
+from ledger.evidence.checkpoints import Checkpoint, identity
+from ledger.evidence.signing import _uuid, message
 
 TREE_TABLE = "ratingsledger_tree"
 
@@ -167,7 +167,7 @@ def seal_write(
     """Add the write's entries to the tree, sign the checkpoint they make: the signatures to
     store (the write's on its last entry), the tree rows to insert, the signed checkpoint.
     `extends` gives the verified frontier before the write and the rows the tree lacks before
-    it, refusing a tree the ledger did not sign (`ledger.appending.extended`)."""
+    it, refusing a tree the ledger did not sign (`ledger.evidence.appending.extended`)."""
     state, made = extends(rows, ids[0], cached)
     frontier = state.frontier.copy()
     ledger = state.ledger

@@ -12,11 +12,11 @@ from eventsourcing.persistence import ApplicationRecorder, Notification, Persist
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 
 from ledger.domain import StoreError
+from ledger.evidence.signing import Signed, _uuid
+from ledger.evidence.tree import TREE_TABLE, TreeRows, _bytes
 from ledger.log import to_entry
 from ledger.roles import PROFILE_KINDS
-from ledger.signing import Signed, _uuid
 from ledger.store import CHAIN_TABLE
-from ledger.tree import TREE_TABLE, TreeRows, _bytes
 
 BATCH = 5000
 
@@ -59,7 +59,7 @@ class _Links:
         self.table, self.events, self.position, self.tree = tables
 
     def tree_rows(self) -> TreeRows:
-        """The ledger's Merkle tree (ledger/tree.py), read in this transaction (a ledger from
+        """The ledger's Merkle tree (tree.py), read in this transaction (a ledger from
         before trees has none: its nodes are then not found)."""
         if self.mark == "?":
             sql = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?"

@@ -17,9 +17,9 @@ from typing import Any
 
 from eventsourcing.persistence import ApplicationRecorder
 
-from ledger.chain_tables import _Links, _links, _signed
-from ledger.signing import KEY_EVENTS, SignatureError, Signed, Verifier, json_object
-from ledger.tree import TreeRows
+from ledger.evidence.signing import KEY_EVENTS, SignatureError, Signed, Verifier, json_object
+from ledger.evidence.tables import _Links, _links, _signed
+from ledger.evidence.tree import TreeRows
 
 SET_ASIDE = "EntrySetAside"
 

@@ -26,9 +26,9 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from ledger.checkpoints import V2, V3, Checkpoint, identity
 from ledger.domain import InvalidCommand, LedgerError, player_key
-from ledger.merkle import Frontier, leaf_hash
+from ledger.evidence.checkpoints import V2, V3, Checkpoint, identity
+from ledger.evidence.merkle import Frontier, leaf_hash
 from ledger.roles import (
     PROFILE_KINDS,
     AccessDenied,
@@ -167,13 +167,13 @@ class Verifier:
 
     Entries come one at a time (`check_one`); a write's entries are held until its signed last
     entry, then checked together with one signature verification (public key objects cached).
-    A write signs the checkpoint it makes (ledger/checkpoints.py): the ledger's identity, its
+    A write signs the checkpoint it makes (checkpoints.py): the ledger's identity, its
     size and the Merkle root over every entry up to the write's last, which the verifier keeps
     (`frontier`); once a ledger has such a write, a write signed the older way (over its own
     entries only) is refused. The keys and roles are learnt from the entries themselves
     (`LedgerInitialized`, `RoleGranted` with a key, `RoleRevoked` of a holder's last role), so a
     check starting after position 0 first checks the key events before it
-    (`ledger.chain_reads.verifier_at`).
+    (`ledger.evidence.reads.verifier_at`).
     """
 
     def __init__(self, frontier: Frontier | None = None, ledger: str | None = None) -> None:
@@ -356,7 +356,7 @@ class Verifier:
 
     def abandon(self, failed: SignatureError) -> None:
         """Go on past a write that failed (`failed`): nothing of it is learnt, and it is
-        noted in `ignored` (`ledger.asides.keys_at`: a forged key event grants nothing)."""
+        noted in `ignored` (`ledger.evidence.asides.keys_at`: a forged key event grants nothing)."""
         self._pending = []
         self.ignored.append(failed)
 

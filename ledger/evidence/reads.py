@@ -7,11 +7,11 @@ from contextlib import contextmanager
 
 from eventsourcing.persistence import ApplicationRecorder, Notification
 
-from ledger.asides import keys_at, profiles, set_asides
-from ledger.chain import parsed
-from ledger.chain_tables import BATCH, HasRecorder, _Links, _links, _recorder, _signed, _unhex
-from ledger.signing import COMMITMENT, Signed, Verifier
-from ledger.tree import TreeRows
+from ledger.evidence.asides import keys_at, profiles, set_asides
+from ledger.evidence.chain import parsed
+from ledger.evidence.signing import COMMITMENT, Signed, Verifier
+from ledger.evidence.tables import BATCH, HasRecorder, _Links, _links, _recorder, _signed, _unhex
+from ledger.evidence.tree import TreeRows
 
 
 def signed_entries(
@@ -50,7 +50,7 @@ def verifier_at(
     events up to there checked, each write from the tree before it (the roles record's writes
     hold nothing else); a key-event write that does not verify is ignored (`asides.keys_at`).
     `verifier`: one that knows them up to `after` (a write's end), taught only the key events
-    after it; `_Links`: read in that transaction (a write's, `chain_tables.links_in`)."""
+    after it; `_Links`: read in that transaction (a write's, `tables.links_in`)."""
     recorder = _recorder(app_or_recorder)
     in_write = isinstance(recorder, _Links)
     with _links(recorder) as links:

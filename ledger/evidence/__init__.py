@@ -1,0 +1,1 @@
+"""Tamper evidence: every write signed, sealed and provable."""
