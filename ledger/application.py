@@ -20,18 +20,8 @@ from eventsourcing.persistence import (
 from eventsourcing.utils import Environment, EnvType
 
 from ledger.commands import SubmitMatch, SubmitSection
-from ledger.domain import (
-    ROLES_KEY,
-    ConflictError,
-    InvalidCommand,
-    Player,
-    Roles,
-    Section,
-    StoreError,
-    player_key,
-    section_key,
-)
-from ledger.errors import UnknownRecord
+from ledger.domain import ROLES_KEY, Player, Roles, Section, player_key, section_key
+from ledger.errors import ConflictError, InvalidCommand, StoreError, UnknownRecord
 from ledger.evidence.appending import Held, may_append
 from ledger.evidence.chain import Head
 from ledger.evidence.signing import KeyRefused, Keyring, public_text

@@ -36,7 +36,7 @@ from ledger.commands import (
     SubmitSection,
     parse,
 )
-from ledger.domain import LedgerError
+from ledger.errors import LedgerError
 from ledger.evidence.signing import KEYRING_VARIABLE, Keyring
 from ledger.log import read_entries
 from ledger.store import store_url

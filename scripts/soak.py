@@ -33,8 +33,8 @@ from typer.testing import CliRunner
 
 from ledger.application import RatingsLedger
 from ledger.commands import RegisterPlayer, SubmitSection, parse
-from ledger.domain import ConflictError, LedgerError, StoreError
 from ledger.entrypoints.cli import app
+from ledger.errors import ConflictError, LedgerError, StoreError
 from ledger.evidence.chain import verify
 from ledger.evidence.signing import KEYRING_VARIABLE
 from ledger.log import read_entries, read_verified_entries

@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 
 from ledger.application import RatingsLedger
 from ledger.commands import RegisterPlayer, parse
-from ledger.domain import StoreError
 from ledger.entrypoints.cli import app
+from ledger.errors import StoreError
 from ledger.evidence.chain import GENESIS, link, parse_expected, verify
 from ledger.evidence.reads import signed_entries
 from ledger.log import read_entries

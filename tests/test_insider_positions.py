@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from ledger.application import RatingsLedger
 from ledger.commands import DirectorOverride, RegisterPlayer, VoidEntry, parse
-from ledger.domain import LedgerError
 from ledger.entrypoints.cli import app
+from ledger.errors import LedgerError
 from ledger.evidence.chain import verify
 from ledger.evidence.checkpoints import V2, Checkpoint
 from ledger.evidence.transparency import latest

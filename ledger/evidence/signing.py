@@ -26,12 +26,12 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from ledger.domain import InvalidCommand, LedgerError, player_key
+from ledger.domain import player_key
+from ledger.errors import AccessDenied, InvalidCommand, LedgerError
 from ledger.evidence.checkpoints import V2, V3, Checkpoint, identity
 from ledger.evidence.merkle import Frontier, leaf_hash
 from ledger.roles import (
     PROFILE_KINDS,
-    AccessDenied,
     lacks_authority,
     may_change_rating_fields,
     rating_fields_changed,

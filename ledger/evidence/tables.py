@@ -11,7 +11,7 @@ from uuid import UUID
 from eventsourcing.persistence import ApplicationRecorder, Notification, PersistenceError
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 
-from ledger.domain import StoreError
+from ledger.errors import StoreError
 from ledger.evidence.signing import Signed, _uuid
 from ledger.evidence.tree import TREE_TABLE, TreeRows, _bytes
 from ledger.log import to_entry

@@ -6,7 +6,8 @@ from eventsourcing.domain import Aggregate
 
 from ledger import commands
 from ledger.commands import SetAside as SetAsideCommand
-from ledger.domain import InvalidCommand, SetAside
+from ledger.domain import SetAside
+from ledger.errors import InvalidCommand
 from ledger.evidence.reads import verifier_at
 from ledger.log import LedgerEntry, first_break
 from ledger.roles import Verb
