@@ -22,9 +22,9 @@ from eventsourcing.utils import Environment, EnvType
 from ledger.commands import SubmitMatch, SubmitSection
 from ledger.domain import ROLES_KEY, Player, Roles, Section, player_key, section_key
 from ledger.errors import ConflictError, InvalidCommand, StoreError, UnknownRecord
+from ledger.evidence import Head, Keyring
 from ledger.evidence.appending import Held, may_append
-from ledger.evidence.chain import Head
-from ledger.evidence.signing import KeyRefused, Keyring, public_text
+from ledger.evidence.signing import KeyRefused, public_text
 from ledger.evidence.tables import _links as chain_links
 from ledger.log import LedgerEntry, to_entry
 from ledger.roles import NotInitialized, Verb, authorize

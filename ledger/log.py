@@ -13,7 +13,7 @@ import msgspec
 from eventsourcing.persistence import ApplicationRecorder, Notification
 
 if TYPE_CHECKING:
-    from ledger.evidence.signing import SignatureError
+    from ledger.evidence import SignatureError
 
 
 class HasRecorder(Protocol):
@@ -160,8 +160,8 @@ def read_verified_entries(
     the break is reported (`breaks_reported`), never raised (issue 28: one bad entry never takes the
     ledger down). Only key events' and list commitments' payloads are parsed here; every other
     entry is checked from its envelope (its actor) and its stored bytes."""
+    from ledger.evidence import SignatureError
     from ledger.evidence.reads import verifier_at, write_start
-    from ledger.evidence.signing import SignatureError
 
     start = write_start(app_or_recorder, after_position)
     verified = start
@@ -182,8 +182,8 @@ def first_break(
 ) -> SignatureError | None:
     """The first write that does not verify (`SignatureError`; None: every one does), with
     the positions `aside` set aside beside those a director set aside already."""
+    from ledger.evidence import SignatureError
     from ledger.evidence.reads import verifier_at
-    from ledger.evidence.signing import SignatureError  # noqa: F811 - imported when run, as above
 
     verifier = verifier_at(app_or_recorder, 0)
     verifier.set_aside = {*verifier.set_aside, *aside}

@@ -32,8 +32,7 @@ from ledger.application import RatingsLedger
 from ledger.commands import RegisterPlayer, parse
 from ledger.entrypoints.cli import app
 from ledger.errors import field_path
-from ledger.evidence.chain import verify
-from ledger.evidence.signing import Keyring
+from ledger.evidence import Keyring, verify
 
 PLAYERS = ("20000001", "20000002")  # registered before fuzzing, so only the poison can refuse
 PLAYER = {

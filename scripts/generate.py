@@ -37,7 +37,8 @@ from ledger.commands import (
     parse,
 )
 from ledger.errors import LedgerError
-from ledger.evidence.signing import KEYRING_VARIABLE, Keyring
+from ledger.evidence import Keyring
+from ledger.evidence.signing import KEYRING_VARIABLE
 from ledger.log import read_entries
 from ledger.store import store_url
 

@@ -22,7 +22,7 @@ from ledger.application import RatingsLedger
 from ledger.commands import PublishList, RegisterPlayer, SubmitSection, parse
 from ledger.entrypoints.cli.serve import server
 from ledger.entrypoints.web.app import Site
-from ledger.evidence.signing import Keyring
+from ledger.evidence import Keyring
 from ledger.roles import Role
 
 NAMES = {

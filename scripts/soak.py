@@ -35,7 +35,7 @@ from ledger.application import RatingsLedger
 from ledger.commands import RegisterPlayer, SubmitSection, parse
 from ledger.entrypoints.cli import app
 from ledger.errors import ConflictError, LedgerError, StoreError
-from ledger.evidence.chain import verify
+from ledger.evidence import verify
 from ledger.evidence.signing import KEYRING_VARIABLE
 from ledger.log import read_entries, read_verified_entries
 from ledger.roles import Role

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from benchmarks.measure import generate, process_clocks, ratio, summary
 from ledger.application import RatingsLedger
-from ledger.evidence.signing import Keyring
+from ledger.evidence import Keyring
 from ledger.log import read_entries
 
 

@@ -16,7 +16,7 @@ from ledger.errors import InvalidCommand
 from ledger.store import DEFAULT_STORE
 
 if TYPE_CHECKING:
-    from ledger.evidence.checkpoints import Checkpoint
+    from ledger.evidence import Checkpoint
     from ledger.evidence.trust import TrustedKeys
 
 CheckpointFile = Annotated[
@@ -74,7 +74,7 @@ def trust_of(
 
 def read_checkpoint(path: Path) -> Checkpoint:
     """The checkpoint in the file at `path` (CheckpointError if unreadable)."""
-    from ledger.evidence.checkpoints import Checkpoint, CheckpointError
+    from ledger.evidence import Checkpoint, CheckpointError
 
     try:
         return Checkpoint.parse(path.read_text(encoding="utf-8"))
@@ -93,7 +93,7 @@ def trusted_checkpoint(
 
 def read_proof(path: Path, *kinds: str) -> tuple[str, dict[str, Any]]:
     """The first of `kinds` of proof ("inclusion", "consistency") the file at `path` holds."""
-    from ledger.evidence.checkpoints import CheckpointError
+    from ledger.evidence import CheckpointError
 
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -159,8 +159,7 @@ def verify_proof(
     """Check a proof against checkpoints you hold, offline (no database): each checkpoint
     signed by a writer whose key you trust (--trusted/--key), then an entry's inclusion, or
     that the newer checkpoint extends the one you hold (a rewritten past fails)."""
-    from ledger.evidence import transparency
-    from ledger.evidence.checkpoints import CheckpointError
+    from ledger.evidence import CheckpointError, transparency
 
     with reported():
         trust = trust_of(trusted, key, witness)
@@ -185,8 +184,7 @@ def trusted_keys(store: Store = DEFAULT_STORE) -> None:
     """Verify the whole ledger (as `verify`), then print the keys it holds at its head as a
     trust file: keep it, and give it to the offline checks (`verify-proof`, `verify-rating`,
     `split-view`) as --trusted FILE."""
-    from ledger.evidence import transparency, trust
-    from ledger.evidence.chain import verify
+    from ledger.evidence import transparency, trust, verify
     from ledger.reading import open_ledger
 
     with reported(), closing(open_ledger(store)) as ledger:
@@ -216,9 +214,7 @@ def cosign(
     holds for the writer, ACTOR's key is the one the ledger grants them, and it extends the
     last checkpoint ACTOR cosigned of this ledger (else "split view" or "rollback", nothing
     cosigned); print it with ACTOR's cosignature added and remember it."""
-    from ledger.evidence import witness
-    from ledger.evidence.checkpoints import CheckpointError
-    from ledger.evidence.signing import Keyring
+    from ledger.evidence import CheckpointError, Keyring, witness
     from ledger.reading import open_ledger
 
     with reported(), closing(open_ledger(store)) as ledger:

@@ -16,7 +16,7 @@ from ledger.roles import Role
 from ledger.store import DEFAULT_STORE, view_path
 
 if TYPE_CHECKING:
-    from ledger.evidence.chain import Head, Verification
+    from ledger.evidence import Head, Verification
 
 ANCHOR = "ratings-ledger anchor 1"
 
@@ -57,7 +57,8 @@ def verify_chain(
     its actor held then; print the head digest (exit 0) or the first broken position (exit 1).
     Reads only: it never writes, and read-only credentials suffice. With --view, also the read
     model: rebuilt into a temporary file, it must match."""
-    from ledger.evidence.chain import parse_expected, verify
+    from ledger.evidence import verify
+    from ledger.evidence.chain import parse_expected
     from ledger.evidence.reads import link_at
     from ledger.reading import open_ledger
 
@@ -131,8 +132,8 @@ def anchor(
     """Print the head, verified and signed by a director, as a small JSON document for an
     auditor to keep outside the database (`verify --anchor FILE` checks the ledger against it).
     """
-    from ledger.evidence.chain import verify
-    from ledger.evidence.signing import KeyRefused, Keyring, public_text
+    from ledger.evidence import Keyring, verify
+    from ledger.evidence.signing import KeyRefused, public_text
     from ledger.reading import open_ledger
 
     with reported(), closing(open_ledger(store)) as ledger:
