@@ -28,9 +28,9 @@ from eventsourcing.utils import Environment, EnvType
 
 from ledger.application import RatingsLedger
 from ledger.commands import RegisterPlayer, parse
-from ledger.evidence import Head, Keyring, verify
+from ledger.evidence import Head, Keyring, read_verified_entries, verify
 from ledger.evidence.appending import Held
-from ledger.log import read_entries, read_verified_entries
+from ledger.log import read_entries
 from ledger.roles import Role
 from projections.projector import View
 

@@ -35,9 +35,9 @@ from ledger.application import RatingsLedger
 from ledger.commands import RegisterPlayer, SubmitSection, parse
 from ledger.entrypoints.cli import app
 from ledger.errors import ConflictError, LedgerError, StoreError
-from ledger.evidence import verify
+from ledger.evidence import read_verified_entries, verify
 from ledger.evidence.signing import KEYRING_VARIABLE
-from ledger.log import read_entries, read_verified_entries
+from ledger.log import read_entries
 from ledger.roles import Role
 from projections.projector import View
 

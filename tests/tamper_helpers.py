@@ -246,7 +246,8 @@ def _bytes(state: Any) -> bytes:
 def checked_read(ledger: Any, after: int = 0, batch: int = 500) -> tuple[list[int], Any]:
     """The positions a checked read (`read_verified_entries`) yields after `after`, and the
     break it reports where it stops (None: none): a bad entry ends a read, never raises."""
-    from ledger.log import breaks_reported, read_verified_entries
+    from ledger.evidence import read_verified_entries
+    from ledger.log import breaks_reported
 
     found: list[Any] = []
     with breaks_reported(found.append):

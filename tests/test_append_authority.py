@@ -20,10 +20,11 @@ from ledger.application import RatingsLedger
 from ledger.commands import RegisterPlayer, parse
 from ledger.entrypoints.cli import app
 from ledger.errors import AccessDenied
+from ledger.evidence import read_verified_entries
 from ledger.evidence.appending import LostRace
 from ledger.evidence.chain import verify
 from ledger.evidence.signing import public_text
-from ledger.log import read_entries, read_verified_entries
+from ledger.log import read_entries
 from ledger.roles import Role
 
 runner = CliRunner()

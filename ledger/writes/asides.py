@@ -9,7 +9,8 @@ from ledger.commands import SetAside as SetAsideCommand
 from ledger.domain import SetAside
 from ledger.errors import InvalidCommand
 from ledger.evidence.reads import verifier_at
-from ledger.log import LedgerEntry, first_break
+from ledger.evidence.verified import first_break
+from ledger.log import LedgerEntry
 from ledger.roles import Verb
 
 
