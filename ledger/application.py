@@ -25,7 +25,7 @@ from ledger.errors import ConflictError, InvalidCommand, StoreError, UnknownReco
 from ledger.evidence import Head, Keyring
 from ledger.evidence.appending import Held, may_append
 from ledger.evidence.signing import KeyRefused, public_text
-from ledger.evidence.tables import _links as chain_links
+from ledger.evidence.tables import links_of as chain_links
 from ledger.log import LedgerEntry, to_entry
 from ledger.roles import NotInitialized, Verb, authorize
 from ledger.store import APP_NAME, redacted, store_env, store_url

@@ -370,7 +370,7 @@ class Verifier:
             member = _MEMBER.decode(s.state).member_id
         except (msgspec.ValidationError, msgspec.DecodeError):
             member = None
-        if member is None or _uuid(s.aggregate_id) != player_key(member):
+        if member is None or as_uuid(s.aggregate_id) != player_key(member):
             raise SignatureError(s.position, "the profile is not on its player's record (forged)")
         if kind == "PlayerRegistered" and s.version == 1:
             return []
@@ -414,7 +414,7 @@ class _Member(msgspec.Struct):
 _MEMBER = msgspec.json.Decoder(_Member)
 
 
-def _uuid(value: UUID | str) -> UUID:
+def as_uuid(value: UUID | str) -> UUID:
     """An originator id as given or stored (hex text on SQLite, uuid on PostgreSQL)."""
     return value if isinstance(value, UUID) else UUID(str(value))
 

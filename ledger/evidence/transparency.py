@@ -10,8 +10,8 @@ from typing import Any
 from ledger.evidence import merkle
 from ledger.evidence.checkpoints import V2, V3, Checkpoint, CheckpointError
 from ledger.evidence.reads import signature_at, tree_reader, verifier_at, write_start
-from ledger.evidence.tables import HasRecorder
 from ledger.evidence.tree import TreeMismatch
+from ledger.log import HasRecorder
 
 
 def latest(ledger: HasRecorder) -> Checkpoint:

@@ -17,7 +17,7 @@ from eventsourcing.persistence import StoredEvent
 
 from ledger.evidence import merkle
 from ledger.evidence.checkpoints import Checkpoint, identity
-from ledger.evidence.signing import _uuid, message
+from ledger.evidence.signing import as_uuid, message
 
 TREE_TABLE = "ratingsledger_tree"
 
@@ -101,7 +101,7 @@ class TreeRows:
         if not rows:
             return None
         o, v, t, s = rows[0]
-        return message(_uuid(o), v, t, _bytes(s))
+        return message(as_uuid(o), v, t, as_bytes(s))
 
     def first_identity(self) -> str | None:
         rows = self.run(
@@ -112,7 +112,7 @@ class TreeRows:
         if not rows:
             return None
         position, originator, topic, state = rows[0]
-        return identity(int(position), _uuid(originator), topic, _bytes(state))
+        return identity(int(position), as_uuid(originator), topic, as_bytes(state))
 
     def earlier(self, position: int, after: int = 0) -> list[tuple[int, bytes]]:
         """(position, leaf hash) of every entry before `position` (after `after`), hashed from
@@ -124,7 +124,8 @@ class TreeRows:
             (after, position),
         )
         return [
-            (int(p), merkle.leaf_hash(message(_uuid(o), v, t, _bytes(s)))) for p, o, v, t, s in rows
+            (int(p), merkle.leaf_hash(message(as_uuid(o), v, t, as_bytes(s))))
+            for p, o, v, t, s in rows
         ]
 
 
@@ -223,5 +224,5 @@ def _actor(state: bytes) -> str:
     return found if isinstance(found, str) else "?"
 
 
-def _bytes(state: Any) -> bytes:
+def as_bytes(state: Any) -> bytes:
     return state.encode() if isinstance(state, str) else bytes(state)

@@ -29,7 +29,7 @@ from ledger.evidence import transparency
 from ledger.evidence.checkpoints import Checkpoint, CheckpointError
 from ledger.evidence.reads import verifier_at
 from ledger.evidence.signing import KeyRefused, Keyring, public_text
-from ledger.evidence.tables import HasRecorder
+from ledger.log import HasRecorder
 from ledger.roles import Role
 
 STATE = "ratings-ledger witness state 1"
