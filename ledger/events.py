@@ -14,7 +14,7 @@ and as class attributes:
 From these follow the command models (ledger/door.py `door`), the domain's event methods
 (their parameters and topic, ledger/domain.py `fact`), the role check (`roles.RECORDED_BY`),
 the decoders (`decode`), the item tables of projections/items.py and the consequences report
-(ledger/consequences.py). `decode` turns a stored entry (its raw JSON or payload dict) into an
+(projections/consequences.py). `decode` turns a stored entry (its raw JSON or payload dict) into an
 instance, refusing a value beyond its read bound (a NaN, 1e300, round 10^12) with its path.
 
 The classes are msgspec Structs: frozen and typed like dataclasses, decoded from the stored
