@@ -19,25 +19,15 @@ from eventsourcing.persistence import (
 )
 from eventsourcing.utils import Environment, EnvType
 
-from ledger.appending import Held, may_append
-from ledger.chain import Head
-from ledger.chain_tables import _links as chain_links
 from ledger.commands import SubmitMatch, SubmitSection
-from ledger.domain import (
-    ROLES_KEY,
-    ConflictError,
-    InvalidCommand,
-    Player,
-    Roles,
-    Section,
-    StoreError,
-    player_key,
-    section_key,
-)
-from ledger.errors import UnknownRecord
+from ledger.domain import ROLES_KEY, Player, Roles, Section, player_key, section_key
+from ledger.errors import ConflictError, InvalidCommand, StoreError, UnknownRecord
+from ledger.evidence import Head, Keyring
+from ledger.evidence.appending import Held, may_append
+from ledger.evidence.signing import KeyRefused, public_text
+from ledger.evidence.tables import links_of as chain_links
 from ledger.log import LedgerEntry, to_entry
 from ledger.roles import NotInitialized, Verb, authorize
-from ledger.signing import KeyRefused, Keyring, public_text
 from ledger.store import APP_NAME, redacted, store_env, store_url
 from ledger.writes.asides import AsideWrites
 from ledger.writes.decisions import DecisionWrites
@@ -58,8 +48,9 @@ class RatingsLedger(
     """The write side of the ledger; read it in order with `ledger.log.read_entries`.
 
     Every write verb first checks the actor's roles as recorded in the ledger (`ledger.roles`),
-    then signs its entries with the actor's key from `keyring` (`ledger.signing`); the store's
-    recorder seals them into the hash chain in the same transaction (`ledger.chain`).
+    then signs its entries with the actor's key from `keyring` (`ledger.evidence.signing`); the
+    store's recorder seals them into the hash chain in the same transaction
+    (`ledger.evidence.chain`).
     `read_only` opens an existing store for reading only: no table is created, no file made.
     """
 
@@ -108,8 +99,8 @@ class RatingsLedger(
         the current state and save atomically; re-check and re-decide if another writer got
         there first (the checks then run against the new state). The recorder checks the
         actor's roles and key again at the head the write is appended to, in its transaction
-        (`ledger.appending`): a write that lost a race with a revocation or a key rotation is
-        refused (LostRace), nothing appended."""
+        (`ledger.evidence.appending`): a write that lost a race with a revocation or a key
+        rotation is refused (LostRace), nothing appended."""
         for attempt in range(ATTEMPTS):
             held = self._verified()  # what this attempt decides against (a later change: LostRace)
             if verb is not None:
@@ -196,7 +187,7 @@ class RatingsLedger(
     def _authorized(self, verb: Verb, actor: str) -> Roles:
         """The ledger's roles record (what a grant or revocation decides from), if `actor`
         holds a role that may use `verb` in the verified log (checked again in the append's
-        transaction, `ledger.appending`)."""
+        transaction, `ledger.evidence.appending`)."""
         record = self._roles()
         if record is None:
             raise NotInitialized()

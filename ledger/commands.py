@@ -16,7 +16,6 @@ from pydantic_core import ErrorDetails
 from ledger import bounds, events
 from ledger import plausibility as plausible
 from ledger.bounds import MAX_FILE_BYTES
-from ledger.domain import InvalidCommand
 from ledger.door import (
     OVERRIDE_NEEDS_VALUE,
     Bye,
@@ -28,7 +27,7 @@ from ledger.door import (
     SectionPlayer,
     door,
 )
-from ledger.errors import field_path
+from ledger.errors import InvalidCommand, field_path
 from ledger.rules.families import reads_time_control
 from ledger.rules.time_controls import NOT_GIVEN, parse_time_control
 from ledger.rules.uschess.parameters import BASE_TIMELINES, parse_parameter_value

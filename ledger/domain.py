@@ -16,12 +16,7 @@ from eventsourcing.domain import Aggregate, event
 from eventsourcing.utils import register_topic
 
 from ledger import events
-from ledger.errors import (  # noqa: F401 (re-exported: the ledger's refusals)
-    ConflictError,
-    InvalidCommand,
-    LedgerError,
-    StoreError,
-)
+from ledger.errors import InvalidCommand
 
 NAMESPACE = UUID("5b0e4c1e-9f6a-5d38-8c2a-7f1e0b9d4a63")
 TOPIC_PREFIX = "ratings-ledger:"
@@ -279,9 +274,9 @@ class SetAside(Aggregate):
 
 
 class Roles(Aggregate):
-    """Who holds which role, and each holder's public key (`ledger.signing`): created by `init`,
-    which also makes its actor the first director. A grant with a new key rotates the holder's
-    key; a holder who loses their last role loses their key too."""
+    """Who holds which role, and each holder's public key (`ledger.evidence.signing`): created
+    by `init`, which also makes its actor the first director. A grant with a new key rotates the
+    holder's key; a holder who loses their last role loses their key too."""
 
     @staticmethod
     def create_id() -> UUID:

@@ -14,7 +14,7 @@ and as class attributes:
 From these follow the command models (ledger/door.py `door`), the domain's event methods
 (their parameters and topic, ledger/domain.py `fact`), the role check (`roles.RECORDED_BY`),
 the decoders (`decode`), the item tables of projections/items.py and the consequences report
-(ledger/consequences.py). `decode` turns a stored entry (its raw JSON or payload dict) into an
+(projections/consequences.py). `decode` turns a stored entry (its raw JSON or payload dict) into an
 instance, refusing a value beyond its read bound (a NaN, 1e300, round 10^12) with its path.
 
 The classes are msgspec Structs: frozen and typed like dataclasses, decoded from the stored
@@ -402,11 +402,12 @@ class EntryVoided(Fact, frozen=True, kw_only=True):
 
 
 class EntrySetAside(Fact, frozen=True, kw_only=True):
-    """Entries that fail verification, set aside by a director (issue 28; ledger/asides.py)."""
+    """Entries that fail verification, set aside by a director (issue 28;
+    ledger/evidence/asides.py)."""
 
     verb = "set-aside"
     unvoidable = "a set-aside is final"
-    read = False  # passed over by every check and read (ledger/asides.py), never decoded
+    read = False  # passed over by every check and read (ledger/evidence/asides.py), never decoded
     positions: Annotated[tuple[Annotated[int, msgspec.Meta(ge=1)], ...], Door("entries")]
     reason: Reason
 
@@ -425,7 +426,7 @@ class LedgerInitialized(Fact, frozen=True, kw_only=True):
 
 
 class RoleGranted(Fact, frozen=True, kw_only=True):
-    """A role given to `holder`, with their public key (ledger/signing.py)."""
+    """A role given to `holder`, with their public key (ledger/evidence/signing.py)."""
 
     verb = "grant-role"
     unvoidable = "revoke the role instead"

@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import msgspec
 from eventsourcing.persistence import ApplicationRecorder, Notification
-
-if TYPE_CHECKING:
-    from ledger.signing import SignatureError
 
 
 class HasRecorder(Protocol):
@@ -149,74 +146,6 @@ def read_entries(
         position = notifications[-1].id
 
 
-def read_verified_entries(
-    app_or_recorder: HasRecorder | ApplicationRecorder, after_position: int = 0, batch: int = 500
-) -> Iterator[LedgerEntry]:
-    """Like `read_entries`, but no entry is yielded before the signature of its write checks
-    against the key its actor held at that position (`ledger.signing.Verifier`, in bulk, keys
-    cached), and none that a director set aside (`ledger.asides`). The read model's catch-up
-    and rebuild read the ledger through this. At a write that does not check, the entries
-    end: the read answers from the ledger as verified up to the write before it, and the break
-    is reported (`breaks_reported`), never raised (issue 28: one bad entry never takes the
-    ledger down). Only key events' and list commitments' payloads are parsed here; every other
-    entry is checked from its envelope (its actor) and its stored bytes."""
-    from ledger.chain_reads import verifier_at, write_start
-    from ledger.signing import SignatureError
-
-    start = write_start(app_or_recorder, after_position)
-    verified = start
-    try:
-        for write in _writes(app_or_recorder, start, verifier_at(app_or_recorder, start), batch):
-            yield from (e for e in write if e.position > after_position)
-            verified = write[-1].position if write else verified
-    except SignatureError as exc:
-        found = ReadBreak(exc.position, exc.reason, max(verified, after_position))
-        for report, seen in _LISTENERS.get():
-            if found not in seen:
-                seen.add(found)
-                report(found)
-
-
-def first_break(
-    app_or_recorder: HasRecorder | ApplicationRecorder, aside: Collection[int] = ()
-) -> SignatureError | None:
-    """The first write that does not verify (`SignatureError`; None: every one does), with
-    the positions `aside` set aside beside those a director set aside already."""
-    from ledger.chain_reads import verifier_at
-    from ledger.signing import SignatureError  # noqa: F811 - imported when run, as above
-
-    verifier = verifier_at(app_or_recorder, 0)
-    verifier.set_aside = {*verifier.set_aside, *aside}
-    try:
-        for _ in _writes(app_or_recorder, 0, verifier, 5000):
-            pass
-    except SignatureError as exc:
-        return exc
-    return None
-
-
-def _writes(
-    app_or_recorder: HasRecorder | ApplicationRecorder, start: int, verifier: Any, batch: int
-) -> Iterator[list[LedgerEntry]]:
-    """The entries after `start`, a verified write at a time (set-aside entries left out; a
-    set-aside entry alone is an empty write); SignatureError at the first that does not check."""
-    from ledger.chain_reads import signed_entries
-    from ledger.signing import READ_EVENTS
-
-    held: list[LedgerEntry] = []
-    for rows in signed_entries(app_or_recorder, start, batch):
-        for notification, signed in rows:
-            entry = to_entry(notification)
-            data = entry.payload | {"actor": entry.actor} if entry.type in READ_EVENTS else None
-            ends_write = verifier.check_one(signed, data or {"actor": entry.actor})
-            if entry.position not in verifier.set_aside:
-                held.append(entry)
-            if ends_write:
-                yield held
-                held = []
-    verifier.finish()
-
-
 @dataclass(frozen=True, slots=True)
 class ReadBreak:
     """Where a checked read stopped: the first position of a write that does not verify, why,
@@ -241,10 +170,18 @@ _LISTENERS: ContextVar[tuple[_Listener, ...]] = ContextVar("break_listeners", de
 @contextmanager
 def breaks_reported(report: Callable[[ReadBreak], None]) -> Iterator[None]:
     """While inside, each break a checked read in this context (this thread, this web request)
-    stops at (`read_verified_entries`) is passed to `report` once (its `str` is one line naming
+    stops at (`ledger.evidence.verified`) is passed to `report` once (its `str` is one line naming
     the position and why: the CLI's warning)."""
     token = _LISTENERS.set((*_LISTENERS.get(), (report, set[ReadBreak]())))
     try:
         yield
     finally:
         _LISTENERS.reset(token)
+
+
+def report_break(found: ReadBreak) -> None:
+    """Pass `found` once to each reporter of this context (`breaks_reported`)."""
+    for reporter, seen in _LISTENERS.get():
+        if found not in seen:
+            seen.add(found)
+            reporter(found)

@@ -24,7 +24,7 @@ from ledger.bounds import (
     YEARS_AHEAD,
 )
 from ledger.rules.uschess.parameters import Conversion
-from ledger.text import FORBIDDEN, JOINERS, forbidden, shown  # noqa: F401 (the one place)
+from ledger.text import forbidden
 
 
 def clean(value: str, limit: int) -> str:

@@ -9,8 +9,8 @@ from typing import Protocol
 from eventsourcing.persistence import ApplicationRecorder, InfrastructureFactory, PersistenceError
 from eventsourcing.utils import Environment
 
-from ledger.checkpoints import identity
 from ledger.errors import StoreError
+from ledger.evidence.checkpoints import identity
 from ledger.store import APP_NAME, redacted, store_env, store_url
 
 
@@ -24,8 +24,8 @@ class Readable(Protocol):
 
 class LedgerReader:
     """A ledger opened read-only: its `store` URL and its `recorder`, read with
-    `ledger.log.read_entries`/`read_verified_entries` and `ledger.chain`; it creates no table
-    and, on SQLite, opens the file read-only."""
+    `ledger.log.read_entries`/`read_verified_entries` and `ledger.evidence.chain`; it creates no
+    table and, on SQLite, opens the file read-only."""
 
     def __init__(self, store: str | None = None) -> None:
         self.store = store_url(store)

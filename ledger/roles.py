@@ -97,7 +97,7 @@ RECORDED_BY: dict[str, Verb] = {
 }
 """The verb each kind of entry records (declared with the kind in ledger/events.py): its signer
 must have held a role that may use it at that position (checked from the log itself on every
-read, `ledger.signing.Verifier`)."""
+read, `ledger.evidence.signing.Verifier`)."""
 
 
 def lacks_authority(kind: str, held: Collection[str], changed: Collection[str] = ()) -> str | None:

@@ -15,7 +15,7 @@ DEFAULT_STORE = "sqlite:///ratings-ledger.db"
 APP_NAME = "RatingsLedger"  # its settings' prefix and, on PostgreSQL, its tables' (ratingsledger_…)
 STORE_VARIABLE = "RATINGS_LEDGER_STORE"
 SQLITE_LOCK_TIMEOUT_SECONDS = 30
-CHAIN_TABLE = "ratingsledger_chain"  # each position's link (ledger/chain.py)
+CHAIN_TABLE = "ratingsledger_chain"  # each position's link (ledger/evidence/chain.py)
 SQLITE_EVENTS_TABLE = "stored_events"  # eventsourcing's SQLite table (rowid: the position)
 POSTGRES_CONNECT_TIMEOUT_SECONDS = 5
 
@@ -36,8 +36,8 @@ def redacted(url: str) -> str:
 
 def store_env(url: str, app_name: str, read_only: bool = False) -> dict[str, str]:
     """The environment of application `app_name` for the store at `url`: its recorder seals
-    every write (`ledger.chain`); `read_only` creates nothing and, on SQLite, opens the file
-    read-only (a missing file is a StoreError).
+    every write (`ledger.evidence.chain`); `read_only` creates nothing and, on SQLite, opens the
+    file read-only (a missing file is a StoreError).
 
     Every key carries the application's prefix (`RATINGSLEDGER_PERSISTENCE_MODULE`, …).
     """
@@ -52,7 +52,7 @@ def _settings(url: str, read_only: bool) -> dict[str, str]:
     scheme = url.partition(":")[0]
     if scheme == "sqlite":
         settings = _sqlite_settings(url)
-        settings["APPLICATION_RECORDER_TOPIC"] = "ledger.chain_sealing:SealingSQLiteRecorder"
+        settings["APPLICATION_RECORDER_TOPIC"] = "ledger.evidence.sealing:SealingSQLiteRecorder"
         if read_only:
             path = Path(settings["SQLITE_DBNAME"])
             if not path.is_file():
@@ -62,7 +62,7 @@ def _settings(url: str, read_only: bool) -> dict[str, str]:
     if scheme in ("postgresql", "postgres"):
         require_postgres()
         return _postgres_settings(url) | {
-            "APPLICATION_RECORDER_TOPIC": "ledger.chain_postgres:SealingPostgresRecorder"
+            "APPLICATION_RECORDER_TOPIC": "ledger.evidence.postgres:SealingPostgresRecorder"
         }
     raise StoreError(
         f"store {redacted(url)!r}: use sqlite:///PATH.db or postgresql://USER@HOST:PORT/DB"

@@ -10,9 +10,10 @@ from collections.abc import Iterable
 from contextlib import closing
 from pathlib import Path
 
-from ledger.chain_reads import link_at
 from ledger.errors import LedgerError
-from ledger.log import LedgerEntry, read_verified_entries
+from ledger.evidence import read_verified_entries
+from ledger.evidence.reads import link_at
+from ledger.log import LedgerEntry
 from ledger.reading import Readable, ledger_id
 from ledger.store import redacted
 from projections.catchup import CatchUp

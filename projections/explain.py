@@ -6,11 +6,11 @@ import json
 from datetime import date
 from typing import Any
 
-from ledger.plausibility import shown
 from ledger.results import RATED_RESULTS, white_score
 from ledger.rules.expectancy import winning_expectancy
 from ledger.rules.families import family as rules_family
 from ledger.rules.uschess.versions import VERSIONS, timelines
+from ledger.text import shown
 from projections import period_explain, queries, unrated
 from projections.merges import renamed
 from projections.projector import View

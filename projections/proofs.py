@@ -21,9 +21,9 @@ from collections.abc import Sequence
 from datetime import date
 from typing import Any
 
-from ledger import events, merkle, transparency
-from ledger.checkpoints import Checkpoint, CheckpointError
+from ledger import events
 from ledger.errors import LedgerError
+from ledger.evidence import Checkpoint, CheckpointError, merkle, transparency
 from ledger.rules.families import family as rules_family
 from ledger.rules.rating_lists import list_for
 from projections import periods, proof_facts, queries

@@ -5,8 +5,8 @@ A checkpoint file (`VIEW.db.checkpoints/POSITION.db`) lies in the server's folde
 who can write there can replace it with a model of their making; an as-known-at read caught up
 from such a file would answer what the file says. So the reader that writes a checkpoint seals
 it: an HMAC-SHA256, under a secret kept in the reader's keyring folder (outside the server's
-folder, `ledger.signing.keyring_path`; made on first use, mode 0600), over the SHA-256 of the
-file's bytes, the ledger's identity, the position, the chain link at that position and the
+folder, `ledger.evidence.signing.keyring_path`; made on first use, mode 0600), over the SHA-256
+of the file's bytes, the ledger's identity, the position, the chain link at that position and the
 model's kind (its rules family and what-if) and layout, stored beside it (`POSITION.db.seal`).
 A read copies the file, hashing the bytes it copies (what it checks is what it opens: a file
 changed after the check is not the one read), re-reads the link from the chain, and uses the
@@ -26,9 +26,9 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from ledger.chain_reads import link_at
+from ledger.evidence.reads import link_at
+from ledger.evidence.signing import keyring_path
 from ledger.reading import Readable, ledger_id
-from ledger.signing import keyring_path
 from projections import SCHEMA_VERSION
 
 SECRET = "checkpoint-seals.secret"  # in the keyring folder, beside the actors' NAME.key files

@@ -12,7 +12,8 @@ from datetime import date, datetime, time
 from pathlib import Path
 from typing import NamedTuple
 
-from ledger.log import LedgerEntry, read_verified_entries
+from ledger.evidence import read_verified_entries
+from ledger.log import LedgerEntry
 from ledger.reading import Readable, open_ledger
 from projections import binding, queries
 from projections.catchup import CatchUp

@@ -16,7 +16,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ledger.log import LedgerEntry, read_entries, read_verified_entries
+from ledger.evidence import read_verified_entries
+from ledger.log import LedgerEntry, read_entries
 from ledger.text import digits
 from projections import queries
 from projections.projector import View

@@ -29,8 +29,9 @@ from pathlib import Path
 
 from ledger.application import RatingsLedger
 from ledger.commands import SubmitSection, parse
+from ledger.evidence import Keyring
+from ledger.evidence.signing import KEYRING_VARIABLE
 from ledger.log import read_entries
-from ledger.signing import KEYRING_VARIABLE, Keyring
 from projections import queries, timetravel
 from projections.projector import View
 from projections.raters.uschess import KERNEL_VARIABLE

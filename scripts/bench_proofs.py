@@ -42,7 +42,7 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=2_000)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    from ledger.checkpoints import Checkpoint
+    from ledger.evidence import Checkpoint
     from ledger.reading import open_ledger
     from projections import binding, proofs, queries
     from projections.projector import View

@@ -26,13 +26,12 @@ from typing import Any
 
 from eventsourcing.utils import Environment, EnvType
 
-from ledger.appending import Held
 from ledger.application import RatingsLedger
-from ledger.chain import Head, verify
 from ledger.commands import RegisterPlayer, parse
-from ledger.log import read_entries, read_verified_entries
+from ledger.evidence import Head, Keyring, read_verified_entries, verify
+from ledger.evidence.appending import Held
+from ledger.log import read_entries
 from ledger.roles import Role
-from ledger.signing import Keyring
 from projections.projector import View
 
 HERE = Path(__file__).resolve().parent

@@ -29,11 +29,10 @@ from hypothesis import strategies as st
 from ledger import bounds
 from ledger import plausibility as p
 from ledger.application import RatingsLedger
-from ledger.chain import verify
 from ledger.commands import RegisterPlayer, parse
 from ledger.entrypoints.cli import app
 from ledger.errors import field_path
-from ledger.signing import Keyring
+from ledger.evidence import Keyring, verify
 
 PLAYERS = ("20000001", "20000002")  # registered before fuzzing, so only the poison can refuse
 PLAYER = {

@@ -36,9 +36,10 @@ from ledger.commands import (
     SubmitSection,
     parse,
 )
-from ledger.domain import LedgerError
+from ledger.errors import LedgerError
+from ledger.evidence import Keyring
+from ledger.evidence.signing import KEYRING_VARIABLE
 from ledger.log import read_entries
-from ledger.signing import KEYRING_VARIABLE, Keyring
 from ledger.store import store_url
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # scripts/generation/, however loaded

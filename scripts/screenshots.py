@@ -22,8 +22,8 @@ from ledger.application import RatingsLedger
 from ledger.commands import PublishList, RegisterPlayer, SubmitSection, parse
 from ledger.entrypoints.cli.serve import server
 from ledger.entrypoints.web.app import Site
+from ledger.evidence import Keyring
 from ledger.roles import Role
-from ledger.signing import Keyring
 
 NAMES = {
     "12000001": "Hans Müller",

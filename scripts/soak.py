@@ -32,13 +32,13 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from typer.testing import CliRunner
 
 from ledger.application import RatingsLedger
-from ledger.chain import verify
 from ledger.commands import RegisterPlayer, SubmitSection, parse
-from ledger.domain import ConflictError, LedgerError, StoreError
 from ledger.entrypoints.cli import app
-from ledger.log import read_entries, read_verified_entries
+from ledger.errors import ConflictError, LedgerError, StoreError
+from ledger.evidence import read_verified_entries, verify
+from ledger.evidence.signing import KEYRING_VARIABLE
+from ledger.log import read_entries
 from ledger.roles import Role
-from ledger.signing import KEYRING_VARIABLE
 from projections.projector import View
 
 SCRIPTS = Path(__file__).resolve().parent

@@ -13,8 +13,8 @@ import pytest
 
 from ledger.application import RatingsLedger
 from ledger.commands import RegisterPlayer, SubmitSection, parse
+from ledger.evidence.signing import KEYRING_VARIABLE, Keyring
 from ledger.roles import Role
-from ledger.signing import KEYRING_VARIABLE, Keyring
 from ledger.store import view_path
 
 POSTGRES_URL = os.environ.get(

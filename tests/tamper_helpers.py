@@ -12,12 +12,12 @@ from uuid import UUID
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from eventsourcing.persistence import Notification
 
-from ledger import merkle
-from ledger.chain import GENESIS, link
-from ledger.checkpoints import Checkpoint, identity
-from ledger.signing import message
+from ledger.evidence import merkle
+from ledger.evidence.chain import GENESIS, link
+from ledger.evidence.checkpoints import Checkpoint, identity
+from ledger.evidence.signing import message
+from ledger.evidence.tree import TREE_TABLE
 from ledger.store import CHAIN_TABLE
-from ledger.tree import TREE_TABLE
 
 FAR = 10**9  # a free position to move a row through while swapping two
 
@@ -246,7 +246,8 @@ def _bytes(state: Any) -> bytes:
 def checked_read(ledger: Any, after: int = 0, batch: int = 500) -> tuple[list[int], Any]:
     """The positions a checked read (`read_verified_entries`) yields after `after`, and the
     break it reports where it stops (None: none): a bad entry ends a read, never raises."""
-    from ledger.log import breaks_reported, read_verified_entries
+    from ledger.evidence import read_verified_entries
+    from ledger.log import breaks_reported
 
     found: list[Any] = []
     with breaks_reported(found.append):

@@ -16,15 +16,16 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from typer.testing import CliRunner
 
-from ledger.appending import LostRace
 from ledger.application import RatingsLedger
-from ledger.chain import verify
 from ledger.commands import RegisterPlayer, parse
 from ledger.entrypoints.cli import app
 from ledger.errors import AccessDenied
-from ledger.log import read_entries, read_verified_entries
+from ledger.evidence import read_verified_entries
+from ledger.evidence.appending import LostRace
+from ledger.evidence.chain import verify
+from ledger.evidence.signing import public_text
+from ledger.log import read_entries
 from ledger.roles import Role
-from ledger.signing import public_text
 
 runner = CliRunner()
 

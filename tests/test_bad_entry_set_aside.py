@@ -12,10 +12,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from typer.testing import CliRunner
 
 from ledger.application import RatingsLedger
-from ledger.chain import verify
 from ledger.commands import RegisterPlayer, SubmitSection, parse
 from ledger.domain import ROLES_KEY, player_key
 from ledger.entrypoints.cli import app
+from ledger.evidence.chain import verify
 from ledger.log import read_entries
 from tests.conftest import section_data
 from tests.tamper_helpers import checked_read, drop_tree_rows, edit, insert, raw_store, rebuild_tree

@@ -13,11 +13,11 @@ import pytest
 from typer.testing import CliRunner
 
 from ledger.application import RatingsLedger
-from ledger.chain import GENESIS, link, parse_expected, verify
-from ledger.chain_reads import signed_entries
 from ledger.commands import RegisterPlayer, parse
-from ledger.domain import StoreError
 from ledger.entrypoints.cli import app
+from ledger.errors import StoreError
+from ledger.evidence.chain import GENESIS, link, parse_expected, verify
+from ledger.evidence.reads import signed_entries
 from ledger.log import read_entries
 from ledger.store import CHAIN_TABLE
 from tests.tamper_helpers import delete, drop_chain, edit, insert, raw_store, swap, truncate

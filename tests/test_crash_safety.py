@@ -22,9 +22,9 @@ from typer.testing import CliRunner
 
 from ledger import store as store_settings
 from ledger.application import RatingsLedger
-from ledger.chain import verify
 from ledger.commands import SubmitSection
 from ledger.entrypoints.cli import app
+from ledger.evidence.chain import verify
 from ledger.log import read_entries
 from projections.projector import View
 

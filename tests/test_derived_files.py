@@ -21,9 +21,9 @@ from typer.testing import CliRunner
 from ledger.application import RatingsLedger
 from ledger.commands import PublishList, parse
 from ledger.entrypoints.cli import app
+from ledger.evidence.signing import KEYRING_VARIABLE
 from ledger.log import read_entries
 from ledger.reading import open_ledger
-from ledger.signing import KEYRING_VARIABLE
 from projections import proofs, queries, timetravel
 from projections.projector import View
 from projections.seals import SECRET, Seals

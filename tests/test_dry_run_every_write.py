@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ledger.entrypoints.cli import app
-from ledger.signing import KEYRING_VARIABLE
+from ledger.evidence.signing import KEYRING_VARIABLE
 
 WRITES = [
     ["init"],

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from ledger.application import RatingsLedger
 from ledger.entrypoints.cli import app
-from ledger.signing import KEYRING_VARIABLE, Keyring
+from ledger.evidence.signing import KEYRING_VARIABLE, Keyring
 
 PLAYERS = ("20000001", "20000002", "20000003", "20000004")
 

@@ -9,9 +9,8 @@ from projection_helpers import Ledger, round_robin
 from typer.testing import CliRunner
 
 from ledger.commands import PublishList, RecordFideUplift, parse
-from ledger.domain import InvalidCommand
 from ledger.entrypoints.cli import app
-from ledger.roles import AccessDenied
+from ledger.errors import AccessDenied, InvalidCommand
 from projections import queries
 from projections.explain import explain
 from projections.projector import View

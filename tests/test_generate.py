@@ -15,6 +15,7 @@ import pytest
 
 from ledger.application import RatingsLedger
 from ledger.commands import SubmitSection, parse
+from ledger.evidence.signing import Keyring
 from ledger.log import LedgerEntry, read_entries
 from ledger.rules.time_controls import parse_time_control
 from ledger.rules.uschess.systems import System
@@ -23,7 +24,6 @@ from ledger.rules.uschess.time_controls import (
     rated_systems,
 )
 from ledger.rules.uschess.versions import resolve
-from ledger.signing import Keyring
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "generate.py"
 SIZE = {"players": 400, "games": 5000, "seed": 3, "start": date(2023, 1, 1), "years": 3}

@@ -4,7 +4,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ledger.rules.icu.expectancy import expected_score, game_expectancy
+from ledger.rules.expectancy import winning_expectancy as game_expectancy
+from ledger.rules.icu.expectancy import expected_score
 from ledger.rules.icu.k_factor import completed_years, k_factor, k_on
 from ledger.rules.icu.performance import is_provisional, performance_rating, provisional_rating
 from ledger.rules.icu.section import Player, Section, rate_section

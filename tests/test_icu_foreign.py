@@ -14,7 +14,7 @@ import pytest
 from projection_helpers import Ledger, round_robin
 
 from ledger.rules.icu import practice, section
-from ledger.rules.icu.practice import Player, Section
+from ledger.rules.icu.section import Player, Section
 from projections import queries
 from projections.projector import View
 

@@ -14,8 +14,9 @@ from projection_helpers import Ledger, round_robin
 from ledger.estimate import estimate, load_section
 from ledger.rules.icu import practice, section
 from ledger.rules.icu.bonus import bonus, threshold
-from ledger.rules.icu.practice import Player, Section, rate_section
+from ledger.rules.icu.practice import rate_section
 from ledger.rules.icu.provisional import average_performance, game_performance, iterate
+from ledger.rules.icu.section import Player, Section
 from ledger.rules.icu.versions import resolve, version_for
 from ledger.rules.rounding import round_half_up
 from projections import queries

@@ -13,8 +13,9 @@ from projection_helpers import Ledger, round_robin
 
 from ledger.rules.icu import practice
 from ledger.rules.icu.algorithm import V1_0, V1_1, V1_2, V1_3
-from ledger.rules.icu.practice import Player, Section, rate_section
+from ledger.rules.icu.practice import rate_section
 from ledger.rules.icu.provisional import game_performance
+from ledger.rules.icu.section import Player, Section
 from ledger.rules.icu.versions import VERSIONS, resolve
 from ledger.rules.rounding import round_half_up
 from projections.explain import explain, render

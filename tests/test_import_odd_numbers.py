@@ -15,9 +15,9 @@ import pytest
 from test_import_uschess_dbf import PLAYERS, SECTIONS, refusal, write_report
 from typer.testing import CliRunner
 
-from ledger.domain import InvalidCommand
 from ledger.entrypoints.cli import app
 from ledger.entrypoints.interchange import trf, trf_map
+from ledger.errors import InvalidCommand
 from ledger.text import digits
 
 LAKESIDE = (Path(__file__).parent / "fixtures" / "lakeside-fide-open-2024.trf").read_text()

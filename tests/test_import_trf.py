@@ -23,11 +23,11 @@ from typer.testing import CliRunner, Result
 
 from ledger.application import RatingsLedger
 from ledger.commands import RegisterPlayer, parse
-from ledger.domain import InvalidCommand
 from ledger.entrypoints.cli import app as main_app
 from ledger.entrypoints.cli.importing import register
 from ledger.entrypoints.cli.writes import register as register_ledger
 from ledger.entrypoints.interchange import trf
+from ledger.errors import InvalidCommand
 from ledger.log import read_entries
 from ledger.results import RATED_RESULTS
 

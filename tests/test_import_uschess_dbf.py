@@ -19,9 +19,9 @@ from typer.testing import CliRunner, Result
 
 from ledger.application import RatingsLedger
 from ledger.commands import RegisterPlayer, parse
-from ledger.domain import InvalidCommand
 from ledger.entrypoints.cli.importing import register
 from ledger.entrypoints.interchange import uschess_dbf
+from ledger.errors import InvalidCommand
 from ledger.log import read_entries
 from ledger.results import RATED_RESULTS
 

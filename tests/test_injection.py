@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from ledger.application import RatingsLedger
-from ledger.chain import verify
 from ledger.entrypoints.cli import app
+from ledger.evidence.chain import verify
 from ledger.log import read_entries
 
 SQL = "1'; DROP TABLE stored_events; --"

@@ -14,10 +14,10 @@ import pytest
 from typer.testing import CliRunner
 
 from ledger.application import RatingsLedger
-from ledger.chain import verify
 from ledger.commands import DirectorOverride, RegisterPlayer, SubmitSection, parse
-from ledger.domain import LedgerError
 from ledger.entrypoints.cli import app
+from ledger.errors import LedgerError
+from ledger.evidence.chain import verify
 from tests.conftest import section_data
 from tests.tamper_helpers import checked_read, delete, insert, raw_store, reseal, swap
 

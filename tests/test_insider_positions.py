@@ -10,12 +10,12 @@ import pytest
 from typer.testing import CliRunner
 
 from ledger.application import RatingsLedger
-from ledger.chain import verify
-from ledger.checkpoints import V2, Checkpoint
 from ledger.commands import DirectorOverride, RegisterPlayer, VoidEntry, parse
-from ledger.domain import LedgerError
 from ledger.entrypoints.cli import app
-from ledger.transparency import latest
+from ledger.errors import LedgerError
+from ledger.evidence.chain import verify
+from ledger.evidence.checkpoints import V2, Checkpoint
+from ledger.evidence.transparency import latest
 from tests.tamper_helpers import (
     checked_read,
     edit,

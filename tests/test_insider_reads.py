@@ -12,8 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from ledger.application import RatingsLedger
-from ledger.chain import verify
 from ledger.entrypoints.cli import app
+from ledger.evidence.chain import verify
 from ledger.reading import ledger_id, open_ledger
 from tests.tamper_helpers import checked_read, edit, insert, raw_store
 

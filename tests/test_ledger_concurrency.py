@@ -15,7 +15,7 @@ from eventsourcing.persistence import IntegrityError
 
 from ledger.application import RatingsLedger
 from ledger.commands import RegisterPlayer, SubmitSection, parse
-from ledger.domain import ConflictError, InvalidCommand
+from ledger.errors import ConflictError, InvalidCommand
 from ledger.log import read_entries
 from ledger.roles import Role
 

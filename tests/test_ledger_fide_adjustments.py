@@ -10,7 +10,8 @@ import pytest
 
 from ledger.application import RatingsLedger
 from ledger.commands import SubmitFideAdjustment, parse
-from ledger.domain import NAMESPACE, InvalidCommand
+from ledger.domain import NAMESPACE
+from ledger.errors import InvalidCommand
 
 GAMES = [
     {"opponent_rating": 2105, "opponent_id": "FIDE 5012345", "score": 1},

@@ -12,9 +12,8 @@ from typer.testing import CliRunner
 
 from ledger.application import RatingsLedger
 from ledger.commands import PublishList, parse
-from ledger.domain import InvalidCommand
 from ledger.entrypoints.cli.writes import register
-from ledger.roles import AccessDenied
+from ledger.errors import AccessDenied, InvalidCommand
 from ledger.rules.rating_lists import RatingList
 
 SET_UP_ENTRIES = 4  # the `ledger` fixture: LedgerInitialized and three RoleGranted

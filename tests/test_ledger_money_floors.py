@@ -9,7 +9,7 @@ import pytest
 
 from ledger.application import RatingsLedger
 from ledger.commands import AwardMoneyFloor, parse
-from ledger.domain import InvalidCommand
+from ledger.errors import InvalidCommand
 from ledger.log import read_entries
 
 AWARD = {"player": "12345678", "amount": 4000, "limit": 1800, "date": "2024-05-05"}

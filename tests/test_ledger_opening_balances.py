@@ -9,7 +9,7 @@ import pytest
 
 from ledger.application import RatingsLedger
 from ledger.commands import RecordOpeningBalance, parse
-from ledger.domain import InvalidCommand
+from ledger.errors import InvalidCommand
 from ledger.log import read_entries
 
 BALANCE = {

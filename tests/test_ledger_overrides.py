@@ -9,7 +9,7 @@ import pytest
 
 from ledger.application import RatingsLedger
 from ledger.commands import DirectorOverride, parse
-from ledger.domain import InvalidCommand
+from ledger.errors import InvalidCommand
 
 BASE = {"player": "12345678", "effective": "2024-07-01", "reason": "sandbagging review"}
 

@@ -8,7 +8,8 @@ import pytest
 
 from ledger.application import RatingsLedger
 from ledger.commands import RegisterPlayer, parse
-from ledger.domain import NAMESPACE, InvalidCommand
+from ledger.domain import NAMESPACE
+from ledger.errors import InvalidCommand
 from ledger.log import read_entries
 
 ANN = {

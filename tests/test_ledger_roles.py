@@ -29,10 +29,10 @@ from ledger.commands import (
     VoidEntry,
     parse,
 )
-from ledger.domain import InvalidCommand
 from ledger.entrypoints.cli.writes import register
+from ledger.errors import AccessDenied, InvalidCommand
 from ledger.log import LedgerEntry, read_entries
-from ledger.roles import MAY, AccessDenied, NotInitialized, Role, Verb
+from ledger.roles import MAY, NotInitialized, Role, Verb
 from tests.tamper_helpers import insert
 
 Command = Callable[[RatingsLedger, str], list[LedgerEntry]]

@@ -9,7 +9,7 @@ import pytest
 
 from ledger.application import RatingsLedger
 from ledger.commands import AmendRules, parse
-from ledger.domain import InvalidCommand
+from ledger.errors import InvalidCommand
 from ledger.rules.uschess.versions import Amendment, resolve
 
 CONVERSION = {"split": 2000, "low": [-1000, 1.5], "high": [20, 1.02]}

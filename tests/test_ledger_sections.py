@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from ledger.application import RatingsLedger
 from ledger.commands import SubmitSection, parse
-from ledger.domain import NAMESPACE, InvalidCommand
+from ledger.domain import NAMESPACE
+from ledger.errors import InvalidCommand
 from ledger.log import read_entries
 
 Make = Callable[..., SubmitSection]

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ledger.application import RatingsLedger
-from ledger.domain import StoreError
+from ledger.errors import StoreError
 from ledger.store import DEFAULT_STORE, redacted, store_env, store_url
 
 P = "RATINGSLEDGER_"

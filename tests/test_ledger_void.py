@@ -12,11 +12,10 @@ from typer.testing import CliRunner
 
 from ledger.application import RatingsLedger
 from ledger.commands import DirectorOverride, VoidEntry, parse
-from ledger.domain import InvalidCommand
 from ledger.entrypoints.cli import app
 from ledger.entrypoints.web.app import Site
+from ledger.errors import AccessDenied, InvalidCommand
 from ledger.log import read_entries
-from ledger.roles import AccessDenied
 
 OVERRIDE = {
     "player": "12345678",

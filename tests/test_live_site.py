@@ -82,7 +82,7 @@ def test_a_section_appended_after_the_server_started_shows_on_its_page(live):
 def test_a_checked_read_finds_the_key_events_by_kind_not_by_scanning_every_entry(tmp_path):
     # Issue 21: "the web server shows a newly appended section within 50 ms of the append".
     # Each catch-up's checked read gathers the key events and list commitments up to its
-    # start (ledger/chain_reads.py verifier_at); at a million games scanning every entry for
+    # start (ledger/evidence/reads.py verifier_at); at a million games scanning every entry for
     # them took 46 of its 80 ms, so the ledger's events are indexed by kind.
     import sqlite3
 

@@ -13,11 +13,11 @@ from typer.testing import CliRunner, Result
 
 from ledger.application import RatingsLedger
 from ledger.commands import MergePlayers, VoidEntry, parse
-from ledger.consequences import consequences
 from ledger.entrypoints.cli import app
 from ledger.entrypoints.web.app import Site
 from ledger.errors import Contradiction, InvalidCommand, UnknownRecord
 from ledger.roles import RECORDED_BY, Verb, lacks_authority
+from projections.consequences import consequences
 from projections.merges import MergedProfiles, Merges
 from projections.profiles import ProfilesOnDemand
 from projections.projector import View

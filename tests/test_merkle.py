@@ -1,4 +1,4 @@
-"""The ledger's Merkle tree (ledger/merkle.py) against RFC 9162 §2.1 and Certificate
+"""The ledger's Merkle tree (ledger/evidence/merkle.py) against RFC 9162 §2.1 and Certificate
 Transparency's published test vectors (merkle_tree_test.cc), and against a direct transcription
 of the RFC's recursive definitions for every size and every pair of sizes up to 70."""
 
@@ -8,7 +8,7 @@ import hashlib
 
 import pytest
 
-from ledger import merkle
+from ledger.evidence import merkle
 
 # CT's test leaves and the roots of their first 1..8 (merkle_tree_test.cc, kSHA256Roots)
 LEAVES = [

@@ -20,11 +20,11 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from test_rating_proofs import bundle_of, cli, ledger_with_lists  # noqa: F401 - a fixture
 from typer.testing import CliRunner
 
-from ledger import transparency
 from ledger.application import RatingsLedger
-from ledger.checkpoints import Checkpoint
 from ledger.commands import RegisterPlayer, parse
 from ledger.entrypoints.cli import app
+from ledger.evidence import transparency
+from ledger.evidence.checkpoints import Checkpoint
 from projections.proofs import MemoryTree
 
 runner = CliRunner()

@@ -20,8 +20,9 @@ from ledger.application import RatingsLedger
 from ledger.commands import MAX_PROBLEMS
 from ledger.domain import Player
 from ledger.entrypoints.cli import app
+from ledger.evidence.signing import Keyring
 from ledger.log import read_entries
-from ledger.signing import Keyring
+from ledger.text import shown
 
 runner = CliRunner()
 TODAY = date.today()
@@ -346,7 +347,7 @@ def test_a_stored_name_with_control_characters_cannot_forge_lines_in_log_or_play
 def test_shown_escapes_exactly_the_characters_a_text_may_not_hold() -> None:
     # One predicate decides both what a command refuses and what display escapes.
     text = "a\nb\x1b\u202e\u2028\u200cé 李"
-    assert p.shown(text) == "a\\nb\\x1b\\u202e\\u2028\u200cé 李"
+    assert shown(text) == "a\\nb\\x1b\\u202e\\u2028\u200cé 李"
 
 
 @pytest.mark.parametrize("listed", [False, True])

@@ -15,8 +15,8 @@ from tamper_helpers import insert
 
 from ledger.application import RatingsLedger
 from ledger.entrypoints.interchange.exports import rating_supplement
+from ledger.evidence.signing import Keyring
 from ledger.log import read_entries
-from ledger.signing import Keyring
 from projections import queries
 from projections.explain import explain
 from projections.projector import View

@@ -14,7 +14,8 @@ from typer.testing import CliRunner
 from ledger.application import RatingsLedger
 from ledger.commands import PublishList, parse
 from ledger.entrypoints.cli import app
-from ledger.log import read_entries, read_verified_entries
+from ledger.evidence import read_verified_entries
+from ledger.log import read_entries
 from ledger.rules.fide.periods import first_rating
 from ledger.rules.fide.unrated import Performance
 from projections import queries

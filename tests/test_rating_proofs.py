@@ -15,8 +15,8 @@ from test_rating_lists import G_F_MATCH, entered, match, the_1068_round_robin
 from typer.testing import CliRunner
 
 from ledger.application import RatingsLedger
-from ledger.checkpoints import Checkpoint
 from ledger.entrypoints.cli import app
+from ledger.evidence.checkpoints import Checkpoint
 from projections.proofs import BundleError, MemoryTree, verify_bundle
 
 runner = CliRunner()
@@ -167,7 +167,7 @@ def test_every_row_of_a_list_tree_is_proved_and_an_absent_key_shown_absent(size)
         for i in range(0, 2 * size, 2)
     ]
     tree = MemoryTree(leaves)
-    from ledger import merkle
+    from ledger.evidence import merkle
 
     for i in range(size):
         proof = tree.proof(i)

@@ -24,7 +24,7 @@ MULLER, LOVELACE, BRIAIN, GARCIA = FEDERATION
 def search(federation_store):
     """`search(text, limit, offset)` on the federation's caught-up read model."""
     from ledger.application import RatingsLedger
-    from ledger.log import read_verified_entries
+    from ledger.evidence import read_verified_entries
     from ledger.store import view_path
 
     ledger = RatingsLedger(federation_store)

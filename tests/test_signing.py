@@ -14,14 +14,15 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from typer.testing import CliRunner, Result
 
 from ledger.application import RatingsLedger
-from ledger.chain import verify
-from ledger.chain_reads import verifier_at
 from ledger.commands import RegisterPlayer, parse
 from ledger.domain import player_key
 from ledger.entrypoints.cli import app
-from ledger.log import read_entries, read_verified_entries
+from ledger.evidence import read_verified_entries
+from ledger.evidence.chain import verify
+from ledger.evidence.reads import verifier_at
+from ledger.evidence.signing import KEYRING_VARIABLE, Keyring, public_text
+from ledger.log import read_entries
 from ledger.roles import Role
-from ledger.signing import KEYRING_VARIABLE, Keyring, public_text
 from tests.tamper_helpers import checked_read, edit, insert, raw_store, reseal, resign
 
 runner = CliRunner()

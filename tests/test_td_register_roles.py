@@ -14,10 +14,10 @@ from typer.testing import CliRunner
 
 from ledger import events, roles
 from ledger.application import RatingsLedger
-from ledger.chain import verify
 from ledger.commands import RegisterPlayer, SubmitSection, parse
 from ledger.domain import player_key
 from ledger.entrypoints.cli import app
+from ledger.evidence.chain import verify
 from ledger.log import read_entries
 from tests.conftest import section_data
 from tests.tamper_helpers import checked_read, insert, raw_store

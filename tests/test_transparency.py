@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from ledger import merkle, transparency
 from ledger.application import RatingsLedger
-from ledger.checkpoints import Checkpoint, CheckpointError
 from ledger.commands import RegisterPlayer, parse
 from ledger.entrypoints.cli import app
+from ledger.evidence import merkle, transparency
+from ledger.evidence.checkpoints import Checkpoint, CheckpointError
 from tests.tamper_helpers import edit, reseal
 
 runner = CliRunner()

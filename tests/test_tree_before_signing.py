@@ -14,15 +14,16 @@ from uuid import UUID
 import pytest
 from typer.testing import CliRunner
 
-from ledger.appending import TreeRefused
 from ledger.application import RatingsLedger
-from ledger.chain import verify
 from ledger.commands import RegisterPlayer, SubmitSection, parse
 from ledger.entrypoints.cli import app
-from ledger.log import read_entries, read_verified_entries
+from ledger.evidence import read_verified_entries
+from ledger.evidence.appending import TreeRefused
+from ledger.evidence.chain import verify
+from ledger.evidence.signing import Keyring, message, write_message
+from ledger.evidence.tree import TREE_TABLE
+from ledger.log import read_entries
 from ledger.roles import Role
-from ledger.signing import Keyring, message, write_message
-from ledger.tree import TREE_TABLE
 from tests.conftest import section_data
 from tests.tamper_helpers import edit, raw_store, rebuild_tree, reseal
 

@@ -9,7 +9,8 @@ import pytest
 from conftest import FEDERATION
 from test_web import get
 
-from ledger.entrypoints.web.app import Site, chart, date_ticks, rating_ticks
+from ledger.entrypoints.web.app import Site
+from ledger.entrypoints.web.chart import chart, date_ticks, rating_ticks
 
 MULLER, LOVELACE, BRIAIN, GARCIA = FEDERATION
 

@@ -22,10 +22,10 @@ from conftest import SECTION_PLAYERS, section_data
 from typer.testing import CliRunner
 
 from ledger.application import RatingsLedger
-from ledger.checkpoints import Checkpoint
 from ledger.commands import RegisterPlayer, SubmitSection, parse
 from ledger.entrypoints.cli import app
-from ledger.signing import Keyring, public_text
+from ledger.evidence.checkpoints import Checkpoint
+from ledger.evidence.signing import Keyring, public_text
 
 runner = CliRunner()
 

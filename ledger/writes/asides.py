@@ -5,10 +5,12 @@ from __future__ import annotations
 from eventsourcing.domain import Aggregate
 
 from ledger import commands
-from ledger.chain_reads import verifier_at
 from ledger.commands import SetAside as SetAsideCommand
-from ledger.domain import InvalidCommand, SetAside
-from ledger.log import LedgerEntry, first_break
+from ledger.domain import SetAside
+from ledger.errors import InvalidCommand
+from ledger.evidence.reads import verifier_at
+from ledger.evidence.verified import first_break
+from ledger.log import LedgerEntry
 from ledger.roles import Verb
 
 

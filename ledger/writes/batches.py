@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from ledger.domain import InvalidCommand
+from ledger.errors import InvalidCommand
 
 
 def _unique(items: Sequence[Any], key: Callable[[Any], str], path: tuple[str, ...]) -> None:

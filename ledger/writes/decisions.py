@@ -16,7 +16,6 @@ from ledger.commands import (
 from ledger.domain import (
     FideAdjustment,
     FideUplift,
-    InvalidCommand,
     MoneyFloorAward,
     Override,
     RulesAmendment,
@@ -25,6 +24,7 @@ from ledger.domain import (
     fide_uplift_key,
     void_key,
 )
+from ledger.errors import InvalidCommand
 from ledger.log import LedgerEntry, entry_type, to_entry
 from ledger.roles import Verb
 from ledger.writes.batches import _item, _unique

@@ -9,7 +9,8 @@ from eventsourcing.domain import Aggregate
 
 from ledger import commands
 from ledger.commands import PublishList
-from ledger.domain import InvalidCommand, PublishedList, published_list_key
+from ledger.domain import PublishedList, published_list_key
+from ledger.errors import InvalidCommand
 from ledger.log import LedgerEntry
 from ledger.roles import Verb
 from ledger.rules.rating_lists import RatingList

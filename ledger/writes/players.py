@@ -7,8 +7,8 @@ from eventsourcing.domain import Aggregate
 
 from ledger import commands, merging
 from ledger.commands import MergePlayers, RecordOpeningBalance, RegisterPlayer
-from ledger.domain import InvalidCommand, Player, player_key, void_key
-from ledger.errors import AccessDenied, Contradiction
+from ledger.domain import Player, player_key, void_key
+from ledger.errors import AccessDenied, Contradiction, InvalidCommand
 from ledger.log import LedgerEntry
 from ledger.roles import RATING_FIELDS_MAY, Verb, may_change_rating_fields, rating_fields_changed
 from ledger.writes.batches import _item, _unique

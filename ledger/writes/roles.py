@@ -5,10 +5,11 @@ from __future__ import annotations
 from eventsourcing.domain import Aggregate
 
 from ledger import commands
-from ledger.domain import InvalidCommand, Roles
+from ledger.domain import Roles
+from ledger.errors import InvalidCommand
+from ledger.evidence.signing import parse_public_key, public_text
 from ledger.log import LedgerEntry
 from ledger.roles import Role, Verb, parse_holder, parse_role
-from ledger.signing import parse_public_key, public_text
 
 
 class RoleWrites:

@@ -9,7 +9,8 @@ from eventsourcing.domain import Aggregate
 
 from ledger import commands
 from ledger.commands import RegisterPlayer, SubmitMatch, SubmitSection
-from ledger.domain import InvalidCommand, Match, Player, Section, match_key, player_key, section_key
+from ledger.domain import Match, Player, Section, match_key, player_key, section_key
+from ledger.errors import InvalidCommand
 from ledger.log import LedgerEntry
 from ledger.roles import Verb
 from ledger.writes.batches import _item, _unique

@@ -15,8 +15,9 @@ from pathlib import Path
 
 from ledger.application import RatingsLedger
 from ledger.commands import SubmitSection, parse
+from ledger.evidence import Keyring
+from ledger.evidence.signing import KEYRING_VARIABLE
 from ledger.log import read_entries
-from ledger.signing import KEYRING_VARIABLE, Keyring
 
 
 def _get(url: str, timeout: float = 10) -> int:

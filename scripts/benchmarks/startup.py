@@ -8,8 +8,8 @@ from pathlib import Path
 
 from benchmarks.measure import generate, process_clocks, ratio, summary
 from ledger.application import RatingsLedger
+from ledger.evidence import Keyring
 from ledger.log import read_entries
-from ledger.signing import Keyring
 
 
 def startup(repeats: int, workdir: Path) -> dict:

@@ -74,8 +74,8 @@ def _refuse_unstorable(params: dict[str, Any]) -> None:
     """A number no store holds refused in one line before the command runs (issue 18:
     "integers beyond SQLite's range ... are refused in one line"); text is checked by each
     command's model, and any error line escapes control characters (`common.fail`)."""
+    from ledger.bounds import MAX_INTEGER
     from ledger.entrypoints.cli.common import usage
-    from ledger.faults import MAX_INTEGER
 
     for name, value in params.items():
         for one in value if isinstance(value, list | tuple) else [value]:

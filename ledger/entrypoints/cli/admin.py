@@ -68,7 +68,7 @@ def _init_preview(store: str, actor: str) -> list[LedgerEntry]:
     import tempfile
 
     from ledger.application import RatingsLedger
-    from ledger.domain import StoreError
+    from ledger.errors import StoreError
     from ledger.reading import open_ledger
 
     with reported():
@@ -87,7 +87,7 @@ def _init_preview(store: str, actor: str) -> list[LedgerEntry]:
 
 def create_schema(url: str) -> None:
     """Create the schema a PostgreSQL store URL names (`?schema=NAME`) if it does not exist."""
-    from ledger.domain import StoreError
+    from ledger.errors import StoreError
 
     parts = urlsplit(url)
     schema = parse_qs(parts.query).get("schema", [""])[-1]

@@ -118,7 +118,7 @@ def reported() -> Iterator[Report]:
 
 def fail(code: int, message: str) -> NoReturn:
     """One `error:` line on stderr (control characters escaped) and exit `code`."""
-    from ledger.plausibility import shown
+    from ledger.text import shown
 
     typer.echo(f"error: {shown(message)}", err=True)
     raise typer.Exit(code)
@@ -143,7 +143,7 @@ _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def _required_day(option: str, text: str) -> str:
-    from ledger.domain import InvalidCommand
+    from ledger.errors import InvalidCommand
 
     try:
         if not _ISO_DATE.fullmatch(text):
@@ -164,7 +164,7 @@ def print_json(data: Any) -> None:
 
 def subject(entry: LedgerEntry) -> str:
     """The fields that say what an entry is about, as `key=value` pairs."""
-    from ledger.plausibility import shown
+    from ledger.text import shown
 
     payload = entry.payload
     return shown(" ".join(f"{k}={payload[k]}" for k in SUBJECT_KEYS if payload.get(k) is not None))

@@ -45,8 +45,8 @@ def rating_list(
 ) -> None:
     """The rating supplement: every player's rating in a system on a date (or as a published
     list said it), N, floor."""
-    from ledger.domain import InvalidCommand
     from ledger.entrypoints.interchange import exports
+    from ledger.errors import InvalidCommand
 
     fmt = chosen(as_json, as_csv, as_tsv, as_nl)
     with reported():
@@ -134,7 +134,7 @@ def crosstable(
     """A section's crosstable: results by round, total, pre -> post rating (P<n>: provisional);
     --csv, --tsv, --nl: a record a player and system."""
     from ledger.entrypoints.interchange import exports
-    from ledger.plausibility import shown
+    from ledger.text import shown
     from projections import queries
 
     fmt = chosen(as_json, as_csv, as_tsv, as_nl)

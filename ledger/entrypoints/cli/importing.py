@@ -200,8 +200,8 @@ def _submit(
     players the ledger does not know yet (`profile`: a member's `register` item); a preview
     ledger (`--dry-run`) appends nothing. The JSON summary, and the entries."""
     from ledger.commands import RegisterPlayer, parse
-    from ledger.domain import InvalidCommand
     from ledger.entrypoints.interchange import locate_submission
+    from ledger.errors import InvalidCommand
 
     new: dict[str, RegisterPlayer] = {}
     for source, section in zip(imported, sections, strict=True):
@@ -256,9 +256,9 @@ def _correct(
     as_json: bool,
 ) -> None:
     """A revised report as a correction: the per-game diff, then what `correct` prints."""
-    from ledger.domain import InvalidCommand
     from ledger.entrypoints.cli.writing import _report as consequences
     from ledger.entrypoints.interchange.section_diff import diff
+    from ledger.errors import InvalidCommand
 
     if reason is None:
         raise InvalidCommand((), "--correct needs --reason")
@@ -293,8 +293,8 @@ def _registered(ledger: RatingsLedger) -> dict[str, str | None]:
 
 def _time_control_option(text: str) -> str:
     """`--time-control` in any notation a TRF's 122 line may use, in the ledger's."""
-    from ledger.domain import InvalidCommand
     from ledger.entrypoints.interchange.time_controls import ledger_time_control
+    from ledger.errors import InvalidCommand
 
     try:
         return ledger_time_control(text)

@@ -22,7 +22,8 @@ def new(name: Annotated[str, typer.Argument(help="The actor the key is for")]) -
     """Make NAME's key pair in the keyring (never overwriting one) and print its public key,
     for a director's `grant-role NAME ROLE --public-key KEY`."""
     from ledger import commands
-    from ledger.signing import Keyring, public_text
+    from ledger.evidence import Keyring
+    from ledger.evidence.signing import public_text
 
     with reported():
         key = Keyring().create(commands.actor(name))
@@ -33,7 +34,7 @@ def new(name: Annotated[str, typer.Argument(help="The actor the key is for")]) -
 def show(name: Annotated[str, typer.Argument(help="The actor whose key it is")]) -> None:
     """Print NAME's public key again, from the keyring (exit 1 if it holds none)."""
     from ledger import commands
-    from ledger.signing import Keyring
+    from ledger.evidence import Keyring
 
     ring = Keyring()
     with reported():

@@ -53,8 +53,8 @@ def log(
 ) -> None:
     """Print the ledger's entries in order (or newest first), filtered."""
     from ledger.log import read_entries
-    from ledger.plausibility import shown
     from ledger.reading import open_ledger
+    from ledger.text import shown
 
     fmt = chosen(as_json, as_csv, as_tsv, as_nl)
     since = iso_day("--since", since)

@@ -78,7 +78,7 @@ def cell(value: Any) -> str:
 
 def aligned(records: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> list[str]:
     """A plain table: the header, a rule, then each record; numbers right-aligned."""
-    from ledger.plausibility import shown
+    from ledger.text import shown
 
     rows = [[shown(cell(r.get(c))) for c in columns] for r in records]
     widths = [max([len(c), *(len(row[i]) for row in rows)]) for i, c in enumerate(columns)]

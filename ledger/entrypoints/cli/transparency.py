@@ -16,8 +16,8 @@ from ledger.errors import InvalidCommand
 from ledger.store import DEFAULT_STORE
 
 if TYPE_CHECKING:
-    from ledger.checkpoints import Checkpoint
-    from ledger.trust import TrustedKeys
+    from ledger.evidence import Checkpoint
+    from ledger.evidence.trust import TrustedKeys
 
 CheckpointFile = Annotated[
     Path, typer.Option("--checkpoint", help="A checkpoint you hold (from `checkpoint`)")
@@ -61,7 +61,7 @@ def trust_of(
 ) -> TrustedKeys:
     """The keys the verifier trusts, from `--trusted`, `--key` and `--witness` (at least one
     writer's key, or InvalidCommand)."""
-    from ledger import trust
+    from ledger.evidence import trust
 
     texts = []
     for path in files or ():
@@ -74,7 +74,7 @@ def trust_of(
 
 def read_checkpoint(path: Path) -> Checkpoint:
     """The checkpoint in the file at `path` (CheckpointError if unreadable)."""
-    from ledger.checkpoints import Checkpoint, CheckpointError
+    from ledger.evidence import Checkpoint, CheckpointError
 
     try:
         return Checkpoint.parse(path.read_text(encoding="utf-8"))
@@ -93,7 +93,7 @@ def trusted_checkpoint(
 
 def read_proof(path: Path, *kinds: str) -> tuple[str, dict[str, Any]]:
     """The first of `kinds` of proof ("inclusion", "consistency") the file at `path` holds."""
-    from ledger.checkpoints import CheckpointError
+    from ledger.evidence import CheckpointError
 
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -108,7 +108,7 @@ def read_proof(path: Path, *kinds: str) -> tuple[str, dict[str, Any]]:
 def checkpoint(store: Store = DEFAULT_STORE) -> None:
     """Print the checkpoint the last write signed: ledger id, size, Merkle root, signatures.
     Keep it: `verify-proof --checkpoint` later shows whether the ledger still extends it."""
-    from ledger import transparency
+    from ledger.evidence import transparency
     from ledger.reading import open_ledger
 
     with reported(), closing(open_ledger(store)) as ledger:
@@ -122,7 +122,7 @@ def prove_inclusion(
     store: Store = DEFAULT_STORE,
 ) -> None:
     """Print the proof (RFC 9162 §2.1.3) that the entry at POSITION is in the ledger's tree."""
-    from ledger import transparency
+    from ledger.evidence import transparency
     from ledger.reading import open_ledger
 
     with reported(), closing(open_ledger(store)) as ledger:
@@ -136,7 +136,7 @@ def prove_consistency(
     store: Store = DEFAULT_STORE,
 ) -> None:
     """Print the proof (RFC 9162 §2.1.4) that the ledger's tree of NEW entries extends OLD."""
-    from ledger import transparency
+    from ledger.evidence import transparency
     from ledger.reading import open_ledger
 
     with reported(), closing(open_ledger(store)) as ledger:
@@ -159,8 +159,7 @@ def verify_proof(
     """Check a proof against checkpoints you hold, offline (no database): each checkpoint
     signed by a writer whose key you trust (--trusted/--key), then an entry's inclusion, or
     that the newer checkpoint extends the one you hold (a rewritten past fails)."""
-    from ledger import transparency
-    from ledger.checkpoints import CheckpointError
+    from ledger.evidence import CheckpointError, transparency
 
     with reported():
         trust = trust_of(trusted, key, witness)
@@ -185,8 +184,7 @@ def trusted_keys(store: Store = DEFAULT_STORE) -> None:
     """Verify the whole ledger (as `verify`), then print the keys it holds at its head as a
     trust file: keep it, and give it to the offline checks (`verify-proof`, `verify-rating`,
     `split-view`) as --trusted FILE."""
-    from ledger import transparency, trust
-    from ledger.chain import verify
+    from ledger.evidence import transparency, trust, verify
     from ledger.reading import open_ledger
 
     with reported(), closing(open_ledger(store)) as ledger:
@@ -216,10 +214,8 @@ def cosign(
     holds for the writer, ACTOR's key is the one the ledger grants them, and it extends the
     last checkpoint ACTOR cosigned of this ledger (else "split view" or "rollback", nothing
     cosigned); print it with ACTOR's cosignature added and remember it."""
-    from ledger import witness
-    from ledger.checkpoints import CheckpointError
+    from ledger.evidence import CheckpointError, Keyring, witness
     from ledger.reading import open_ledger
-    from ledger.signing import Keyring
 
     with reported(), closing(open_ledger(store)) as ledger:
         found = read_checkpoint(held)
@@ -250,9 +246,9 @@ def split_view(
     """Show whether cosigned checkpoints of one ledger extend each other (anyone can run it):
     each signed by a writer you trust, then any two of one size with different roots, or of
     two sizes whose consistency proof fails, are a split view (exit 1)."""
-    from ledger import transparency
+    from ledger.evidence import transparency
+    from ledger.evidence.witness import split_views
     from ledger.reading import open_ledger
-    from ledger.witness import split_views
 
     with reported():
         trust = trust_of(trusted, key, witness)

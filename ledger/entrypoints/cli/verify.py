@@ -16,7 +16,7 @@ from ledger.roles import Role
 from ledger.store import DEFAULT_STORE, view_path
 
 if TYPE_CHECKING:
-    from ledger.chain import Head, Verification
+    from ledger.evidence import Head, Verification
 
 ANCHOR = "ratings-ledger anchor 1"
 
@@ -57,8 +57,9 @@ def verify_chain(
     its actor held then; print the head digest (exit 0) or the first broken position (exit 1).
     Reads only: it never writes, and read-only credentials suffice. With --view, also the read
     model: rebuilt into a temporary file, it must match."""
-    from ledger.chain import parse_expected, verify
-    from ledger.chain_reads import link_at
+    from ledger.evidence import verify
+    from ledger.evidence.chain import parse_expected
+    from ledger.evidence.reads import link_at
     from ledger.reading import open_ledger
 
     with reported():
@@ -131,9 +132,9 @@ def anchor(
     """Print the head, verified and signed by a director, as a small JSON document for an
     auditor to keep outside the database (`verify --anchor FILE` checks the ledger against it).
     """
-    from ledger.chain import verify
+    from ledger.evidence import Keyring, verify
+    from ledger.evidence.signing import KeyRefused, public_text
     from ledger.reading import open_ledger
-    from ledger.signing import KeyRefused, Keyring, public_text
 
     with reported(), closing(open_ledger(store)) as ledger:
         found = verify(ledger, keys_at=ledger.recorder.max_notification_id() or 0)

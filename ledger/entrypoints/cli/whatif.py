@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 def _entries(ledger: Readable, after: int, label: str) -> Iterator[LedgerEntry]:
     """The ledger's entries after `after`, with a progress bar on a terminal."""
-    from ledger.log import read_verified_entries
+    from ledger.evidence import read_verified_entries
     from ledger.progress import progress
 
     last = ledger.recorder.max_notification_id() or 0

@@ -141,7 +141,7 @@ def correct(
     from ledger import commands
     from ledger.application import RatingsLedger
     from ledger.commands import SubmitSection
-    from ledger.domain import InvalidCommand
+    from ledger.errors import InvalidCommand
 
     with reported():
         sections, listed = commands.load_file(file, SubmitSection)

@@ -89,7 +89,7 @@ def _report(
 ) -> None:
     """The entries recorded (or that would be), then the ratings they change (unless not
     `always` and the read model is not known: a PostgreSQL store without --view)."""
-    from ledger.consequences import consequences, render
+    from projections.consequences import consequences, render
 
     known = always or dry_run or view is not None or urlsplit(ledger.store).scheme == "sqlite"
     report, problem = None, None

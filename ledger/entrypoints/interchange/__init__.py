@@ -18,8 +18,7 @@ from typing import Any
 from anyascii import anyascii
 
 from ledger.commands import SubmitSection, parse
-from ledger.domain import InvalidCommand
-from ledger.errors import field_path
+from ledger.errors import InvalidCommand, field_path
 
 FieldPath = tuple[int | str, ...]
 RECORD_ID_LENGTH = 100

@@ -15,7 +15,6 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from ledger.domain import InvalidCommand
 from ledger.entrypoints.interchange import (
     Entrant,
     Entry,
@@ -37,6 +36,7 @@ from ledger.entrypoints.interchange.trf_players import (
     profile,
     rating_kind,
 )
+from ledger.errors import InvalidCommand
 
 __all__ = ["IdMap", "Match", "assigned_ids", "match", "profile", "rating_kind", "read_map"]
 from ledger.rules.families import reads_time_control

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ledger.domain import InvalidCommand
+from ledger.errors import InvalidCommand
 from ledger.text import digits
 
 

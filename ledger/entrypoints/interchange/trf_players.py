@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from ledger.domain import InvalidCommand
+from ledger.errors import InvalidCommand
 from ledger.rules.fide.rate_of_play import STANDARD, list_for_time
 from ledger.rules.fide.versions import resolve as fide_version
 from ledger.rules.time_controls import known_time_control

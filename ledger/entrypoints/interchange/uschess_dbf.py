@@ -18,7 +18,6 @@ from typing import Any
 
 from dbfread import DBF
 
-from ledger.domain import InvalidCommand
 from ledger.entrypoints.interchange import (
     Entrant,
     Entry,
@@ -28,6 +27,7 @@ from ledger.entrypoints.interchange import (
     derived_id,
     grid_to_section,
 )
+from ledger.errors import InvalidCommand
 from ledger.text import digits
 
 HEADER, SECTIONS, DETAILS = "THEXPORT.DBF", "TSEXPORT.DBF", "TDEXPORT.DBF"

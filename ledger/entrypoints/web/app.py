@@ -22,7 +22,6 @@ from urllib.parse import parse_qs
 import msgspec
 
 from ledger.entrypoints.web import ledgerlog, lists, players, sections
-from ledger.entrypoints.web.chart import chart, charts, date_ticks, rating_ticks
 from ledger.entrypoints.web.params import HttpError, When
 from ledger.entrypoints.web.params import when as asked_when
 from ledger.entrypoints.web.render import BROKEN, FEDERATION, TWIN, Page, render
@@ -35,7 +34,7 @@ from ledger.store import view_path
 from projections.projector import View
 from projections.session import NothingKnownYet, ReadSession, known_moment
 
-__all__ = ["Site", "HttpError", "When", "chart", "charts", "date_ticks", "rating_ticks"]
+__all__ = ["Site", "HttpError", "When"]
 
 STATIC = Path(__file__).with_name("static")
 STATIC_TYPES = {".css": "text/css; charset=utf-8", ".svg": "image/svg+xml"}

@@ -2,7 +2,7 @@
 
 A write's recorder runs these after the store's lock is taken (SQLite: in the write's
 transaction, after its insert; PostgreSQL: after eventsourcing's `LOCK TABLE`), through the
-write's own cursor (`ledger.chain_tables.links_in`), so what they read is the head the write is
+write's own cursor (`ledger.evidence.tables.links_in`), so what they read is the head the write is
 appended to, and no other write can commit between the check and the append:
 
 - `HeldKeys.at`: the keys and roles the log's signed key events give at that head (a Verifier
@@ -28,17 +28,17 @@ from dataclasses import dataclass, field
 
 from eventsourcing.persistence import StoredEvent
 
-from ledger.asides import SET_ASIDE, profiles
-from ledger.chain import parsed
-from ledger.chain_reads import verifier_at
-from ledger.chain_tables import LastWrite, _Links, _signed
-from ledger.checkpoints import V2, V3, Checkpoint
 from ledger.errors import ConflictError, StoreError
+from ledger.evidence.asides import SET_ASIDE, profiles
+from ledger.evidence.chain import parsed
+from ledger.evidence.checkpoints import V2, V3, Checkpoint
+from ledger.evidence.merkle import Frontier
+from ledger.evidence.reads import verifier_at
+from ledger.evidence.signing import KEY_EVENTS, SignatureError, Signed, Verifier
+from ledger.evidence.tables import LastWrite, Links, as_signed
+from ledger.evidence.tree import Cached, TreeMismatch, TreeRows, frontier_before, hashed_before
 from ledger.log import entry_type
-from ledger.merkle import Frontier
 from ledger.roles import lacks_authority, may_change_rating_fields
-from ledger.signing import KEY_EVENTS, SignatureError, Signed, Verifier
-from ledger.tree import Cached, TreeMismatch, TreeRows, frontier_before, hashed_before
 
 VERIFY = "nothing was appended; run `ratings-ledger verify`"
 
@@ -64,7 +64,7 @@ class Held:
     last: LastWrite | None = None
 
 
-Authority = Callable[[Held, Sequence[StoredEvent], _Links, int], None]
+Authority = Callable[[Held, Sequence[StoredEvent], Links, int], None]
 
 
 class HeldKeys:
@@ -77,7 +77,7 @@ class HeldKeys:
         self._verifier: Verifier | None = None
         self._end, self._link = 0, ""
 
-    def at(self, links: _Links, head: int) -> Held:
+    def at(self, links: Links, head: int) -> Held:
         """The keys and roles after `head`, read through `links` (a transaction's)."""
         with self._lock:
             last = links.last_write(head)
@@ -107,7 +107,7 @@ class HeldKeys:
             return Held(end, dict(v.keys), roles, v.checkpoint, last)
 
 
-def _named(links: _Links, ignored: Sequence[SignatureError]) -> None:
+def _named(links: Links, ignored: Sequence[SignatureError]) -> None:
     """Refuse (TreeRefused, naming the row) a key write ignored because the stored tree rows
     its check read were changed, not its entries: one that a forged write would be is
     ignored (`asides.keys_at`), a changed row is named (it would refuse honest writers)."""
@@ -125,7 +125,7 @@ def may_append(actor: str, key: str | None) -> Authority:
     is appended to: the ledger's founding write only on an empty ledger; any other, each of its
     entries' kinds allowed to the roles `actor` holds there, and `key` the one held for them."""
 
-    def check(held: Held, stored: Sequence[StoredEvent], links: _Links, head: int) -> None:
+    def check(held: Held, stored: Sequence[StoredEvent], links: Links, head: int) -> None:
         kinds = [entry_type(s.topic) for s in stored]
         if kinds[0] == "LedgerInitialized":
             if held.keys or held.roles:
@@ -146,7 +146,7 @@ def may_append(actor: str, key: str | None) -> Authority:
 
 
 def _rating_changes(
-    links: _Links, roles: set[str], stored: Sequence[StoredEvent], head: int
+    links: Links, roles: set[str], stored: Sequence[StoredEvent], head: int
 ) -> list[list[str]]:
     """The rating fields each entry changes, judged at the head as every read judges them
     (`Verifier.rating_changes`, against the player's profile before it in this transaction);
@@ -164,7 +164,7 @@ def _rating_changes(
     ]
 
 
-def _lost(links: _Links, actor: str, head: int, why: str | None) -> str:
+def _lost(links: Links, actor: str, head: int, why: str | None) -> str:
     """What changed for `actor` while their write was decided (the last key event about them)."""
     kinds = ("RoleRevoked",) if why is not None else KEY_EVENTS
     for n, _ in reversed(links.rows_after(0, None, kinds, head)):
@@ -183,7 +183,7 @@ def _lost(links: _Links, actor: str, head: int, why: str | None) -> str:
 
 
 def extended(
-    links: _Links, held: Held, rows: TreeRows, position: int, cached: Cached | None, past: bool
+    links: Links, held: Held, rows: TreeRows, position: int, cached: Cached | None, past: bool
 ) -> tuple[Cached, list]:
     """The tree before the entry at `position` that a write signs over, and the rows the store
     lacks for it: the last signed checkpoint, checked (`_anchor`), extended by the leaves of
@@ -208,7 +208,7 @@ def _signs(write: LastWrite) -> bool:
     return len(write.signature) == 65 and write.signature[:1] in (V2, V3)
 
 
-def _check_recomputed(links: _Links, frontier: Frontier, position: int) -> None:
+def _check_recomputed(links: Links, frontier: Frontier, position: int) -> None:
     """Refuse a frontier (before `position`) that is not the verified entries' tree."""
     if frontier.size == 0:
         return
@@ -221,7 +221,7 @@ def _check_recomputed(links: _Links, frontier: Frontier, position: int) -> None:
 
 
 def _anchor(
-    links: _Links,
+    links: Links,
     held: Held,
     rows: TreeRows,
     ledger: str,
@@ -294,22 +294,22 @@ def _extend(rows: TreeRows, state: Cached, end: int, position: int) -> tuple[Cac
     return Cached(state.ledger, frontier), made
 
 
-def verified_frontier(links: _Links, position: int) -> Frontier:
+def verified_frontier(links: Links, position: int) -> Frontier:
     """The tree frontier of the entries before `position`, every write's signature and
-    authority checked as every read checks them (`ledger.chain_reads.verifier_at`: past the
+    authority checked as every read checks them (`ledger.evidence.reads.verifier_at`: past the
     entries a director set aside, a profile change judged against the profile before it);
     SignatureError at the first that fails."""
     verifier = verifier_at(links, 0)
     for n, signature in links.entries(0):
         if n.id >= position:
             break
-        verifier.check_one(_signed(n, signature), parsed(n.state))
+        verifier.check_one(as_signed(n, signature), parsed(n.state))
     verifier.finish()
     assert verifier.frontier is not None
     return verifier.frontier
 
 
-def _mismatch(links: _Links, stored: Frontier | None, position: int, where: str) -> str:
+def _mismatch(links: Links, stored: Frontier | None, position: int, where: str) -> str:
     """One line naming what does not match `where`: the first entry that does not check, else
     the first stored tree row that differs from the verified entries' tree."""
     try:
@@ -325,7 +325,7 @@ def _mismatch(links: _Links, stored: Frontier | None, position: int, where: str)
     return f"the stored tree ({true.size} entries) does not match {where}: {VERIFY}"
 
 
-def _changed_row(links: _Links, position: int) -> str | None:
+def _changed_row(links: Links, position: int) -> str | None:
     """The first stored tree row before the entry at `position` that differs from the tree the
     stored entries make (hashed from their bytes; None: none does, or a row is missing)."""
     tree = links.tree_rows()
@@ -353,14 +353,14 @@ def _nodes(size: int) -> Iterator[tuple[int, int]]:
 
 def checked(
     keys: HeldKeys,
-    links: _Links,
+    links: Links,
     ids: Sequence[int],
     stored: Sequence[StoredEvent],
     authority: Authority,
 ) -> Callable[[TreeRows, int, Cached | None], tuple[Cached, list]]:
     """Check a write just inserted at `ids` against the head before it (its authority, read
     through `links`, the write's own transaction); the verified frontier it extends, for
-    `ledger.tree.seal_write` (a set-aside extends the last checkpoint that checks)."""
+    `ledger.evidence.tree.seal_write` (a set-aside extends the last checkpoint that checks)."""
     head = ids[0] - 1
     held = keys.at(links, head)
     authority(held, stored, links, head)

@@ -1,10 +1,10 @@
 """Tamper evidence: a SHA-256 hash chain over the ledger's signed entries, in ledger order.
 
 Link i is `sha256(link[i-1] || canonical(entry i) || signature i)` (link 0 is GENESIS). The
-recorders (`ledger.chain_sealing`, `ledger.chain_postgres`) store each entry's link and
+recorders (`ledger.evidence.sealing`, `ledger.evidence.postgres`) store each entry's link and
 signature in the chain table in the transaction that appends the entry, so an entry is never
 committed unsealed; `verify` only reads: it recomputes the chain and checks every signature
-(`ledger.signing`), reporting the first position where the stored entries no longer match.
+(`ledger.evidence.signing`), reporting the first position where the stored entries no longer match.
 See docs/decisions.md.
 """
 
@@ -17,14 +17,15 @@ from typing import Any
 
 from eventsourcing.persistence import ApplicationRecorder, Notification
 
-from ledger.asides import SetAsideNote, profiles, set_asides
-from ledger.chain_tables import HasRecorder, _links, _recorder, _signed
-from ledger.checkpoints import Checkpoint
-from ledger.signing import SignatureError, Verifier
+from ledger.evidence.asides import SetAsideNote, profiles, set_asides
+from ledger.evidence.checkpoints import Checkpoint
+from ledger.evidence.signing import SignatureError, Verifier
+from ledger.evidence.tables import as_signed, links_of, recorder_of
+from ledger.evidence.tree import tree_mismatch
+from ledger.log import HasRecorder
 from ledger.submissions import Submissions
 from ledger.text import digits
 from ledger.times import Times
-from ledger.tree import tree_mismatch
 
 GENESIS = "0" * 64
 
@@ -122,10 +123,10 @@ def verify(app_or_recorder: HasRecorder | ApplicationRecorder, keys_at: int = 0)
     verifier, submitted, timed, pending = Verifier(), Submissions(), Times(), []
     keys: dict[str, str] = {}
     roles: dict[str, set[str]] = {}
-    with _links(_recorder(app_or_recorder)) as links:
+    with links_of(recorder_of(app_or_recorder)) as links:
         sealed = links.all()
         verifier.set_aside = aside = set_asides(links, links.tree_rows())
-        verifier.profile_before = profiles(_recorder(app_or_recorder), links)
+        verifier.profile_before = profiles(recorder_of(app_or_recorder), links)
         for notification, signature in links.entries(0):
             count += 1
             state = parsed(notification.state)
@@ -147,7 +148,7 @@ def verify(app_or_recorder: HasRecorder | ApplicationRecorder, keys_at: int = 0)
                 _first(breaks, Break(position, "the entry is not sealed (inserted or unchained)"))
             if not breaks:
                 try:
-                    ended = verifier.check_one(_signed(notification, signature), state)
+                    ended = verifier.check_one(as_signed(notification, signature), state)
                 except SignatureError as exc:
                     _first(breaks, Break(exc.position, exc.reason))
                 else:

@@ -1,4 +1,4 @@
-"""Sealing a write: its chain rows stored in its transaction (SQLite here; chain_postgres.py)."""
+"""Sealing a write: its chain rows stored in its transaction (SQLite here; postgres.py)."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ from typing import Any
 from eventsourcing.persistence import Notification, PersistenceError, StoredEvent
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 
-from ledger.appending import Authority, HeldKeys, checked
-from ledger.chain import GENESIS, Head, link
-from ledger.chain_tables import links_in
-from ledger.checkpoints import Checkpoint
 from ledger.errors import LedgerError
+from ledger.evidence.appending import Authority, HeldKeys, checked
+from ledger.evidence.chain import GENESIS, Head, link
+from ledger.evidence.checkpoints import Checkpoint
+from ledger.evidence.tables import links_in
+from ledger.evidence.tree import TREE_TABLE, Cached, TreeRows, seal_write
 from ledger.store import CHAIN_TABLE
-from ledger.tree import TREE_TABLE, Cached, TreeRows, seal_write
 
 Signer = Callable[[bytes], bytes]
 
@@ -60,7 +60,7 @@ def sealing() -> Iterator[None]:
     try:
         yield
     except LedgerError:
-        raise  # a refusal in one line (ledger/appending.py): the transaction rolls back
+        raise  # a refusal in one line (ledger/evidence/appending.py): the transaction rolls back
     except Exception as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise SealError(f"the write could not be sealed, nothing was appended ({first})") from exc
@@ -90,7 +90,7 @@ class SealingSQLiteRecorder(SQLiteApplicationRecorder):
             f"CREATE TABLE IF NOT EXISTS {TREE_TABLE} (level INTEGER NOT NULL, "
             "idx INTEGER NOT NULL, hash TEXT NOT NULL, position INTEGER, PRIMARY KEY (level, idx))",
             f"CREATE INDEX IF NOT EXISTS {TREE_TABLE}_position ON {TREE_TABLE} (position)",
-            # a checked read finds the key events and commitments by kind (chain_reads.py
+            # a checked read finds the key events and commitments by kind (reads.py
             # verifier_at), not by scanning every entry: issue 21's append → visible at 1M
             f"CREATE INDEX IF NOT EXISTS {self.events_table_name}_topic "
             f"ON {self.events_table_name} (topic)",

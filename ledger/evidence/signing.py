@@ -26,12 +26,12 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from ledger.checkpoints import V2, V3, Checkpoint, identity
-from ledger.domain import InvalidCommand, LedgerError, player_key
-from ledger.merkle import Frontier, leaf_hash
+from ledger.domain import player_key
+from ledger.errors import AccessDenied, InvalidCommand, LedgerError
+from ledger.evidence.checkpoints import V2, V3, Checkpoint, identity
+from ledger.evidence.merkle import Frontier, leaf_hash
 from ledger.roles import (
     PROFILE_KINDS,
-    AccessDenied,
     lacks_authority,
     may_change_rating_fields,
     rating_fields_changed,
@@ -167,13 +167,13 @@ class Verifier:
 
     Entries come one at a time (`check_one`); a write's entries are held until its signed last
     entry, then checked together with one signature verification (public key objects cached).
-    A write signs the checkpoint it makes (ledger/checkpoints.py): the ledger's identity, its
+    A write signs the checkpoint it makes (checkpoints.py): the ledger's identity, its
     size and the Merkle root over every entry up to the write's last, which the verifier keeps
     (`frontier`); once a ledger has such a write, a write signed the older way (over its own
     entries only) is refused. The keys and roles are learnt from the entries themselves
     (`LedgerInitialized`, `RoleGranted` with a key, `RoleRevoked` of a holder's last role), so a
     check starting after position 0 first checks the key events before it
-    (`ledger.chain_reads.verifier_at`).
+    (`ledger.evidence.reads.verifier_at`).
     """
 
     def __init__(self, frontier: Frontier | None = None, ledger: str | None = None) -> None:
@@ -356,7 +356,7 @@ class Verifier:
 
     def abandon(self, failed: SignatureError) -> None:
         """Go on past a write that failed (`failed`): nothing of it is learnt, and it is
-        noted in `ignored` (`ledger.asides.keys_at`: a forged key event grants nothing)."""
+        noted in `ignored` (`ledger.evidence.asides.keys_at`: a forged key event grants nothing)."""
         self._pending = []
         self.ignored.append(failed)
 
@@ -370,7 +370,7 @@ class Verifier:
             member = _MEMBER.decode(s.state).member_id
         except (msgspec.ValidationError, msgspec.DecodeError):
             member = None
-        if member is None or _uuid(s.aggregate_id) != player_key(member):
+        if member is None or as_uuid(s.aggregate_id) != player_key(member):
             raise SignatureError(s.position, "the profile is not on its player's record (forged)")
         if kind == "PlayerRegistered" and s.version == 1:
             return []
@@ -414,7 +414,7 @@ class _Member(msgspec.Struct):
 _MEMBER = msgspec.json.Decoder(_Member)
 
 
-def _uuid(value: UUID | str) -> UUID:
+def as_uuid(value: UUID | str) -> UUID:
     """An originator id as given or stored (hex text on SQLite, uuid on PostgreSQL)."""
     return value if isinstance(value, UUID) else UUID(str(value))
 

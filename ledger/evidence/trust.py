@@ -1,6 +1,6 @@
 """The keys an offline verifier already trusts, and what a checkpoint proves against them.
 
-A checkpoint (ledger/checkpoints.py) carries its signers' names and signatures but never their
+A checkpoint (checkpoints.py) carries its signers' names and signatures but never their
 keys: a key read from the same file would prove only that someone signed it. An offline check
 (`verify-proof`, `verify-rating`, `split-view`) takes its keys from the verifier: `--key
 NAME=HEX` (a writer's), `--witness NAME=HEX` (a witness's), or a trust file they hold (written
@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ledger.checkpoints import Checkpoint
 from ledger.errors import InvalidCommand, LedgerError
-from ledger.signing import parse_public_key
+from ledger.evidence.checkpoints import Checkpoint
+from ledger.evidence.signing import parse_public_key
 
 HEADER = "# ratings-ledger trusted keys 1"
 KINDS = ("writer", "witness")

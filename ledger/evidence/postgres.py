@@ -1,4 +1,4 @@
-"""The PostgreSQL recorder that seals every write in its own transaction (`ledger.chain`)."""
+"""The PostgreSQL recorder that seals every write in its own transaction (`chain.py`)."""
 
 from __future__ import annotations
 
@@ -15,12 +15,12 @@ from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.utils import retry
 from psycopg.sql import SQL, Identifier
 
-from ledger.appending import Authority, HeldKeys, checked
-from ledger.chain import Head
-from ledger.chain_sealing import Signer, receipt, sealed_rows, sealing
-from ledger.chain_tables import links_in
+from ledger.evidence.appending import Authority, HeldKeys, checked
+from ledger.evidence.chain import Head
+from ledger.evidence.sealing import Signer, receipt, sealed_rows, sealing
+from ledger.evidence.tables import links_in
+from ledger.evidence.tree import TREE_TABLE, Cached, TreeRows, seal_write
 from ledger.store import CHAIN_TABLE
-from ledger.tree import TREE_TABLE, Cached, TreeRows, seal_write
 
 
 class SealingPostgresRecorder(PostgresApplicationRecorder):
@@ -55,7 +55,7 @@ class SealingPostgresRecorder(PostgresApplicationRecorder):
                 Identifier(TREE_TABLE + "_position"), self.tree_table
             )
         )
-        # a checked read finds the key events and commitments by kind (chain_reads.py)
+        # a checked read finds the key events and commitments by kind (reads.py)
         self.sql_create_statements.append(
             SQL("CREATE INDEX IF NOT EXISTS {} ON {}.{} (topic)").format(
                 Identifier(self.events_table_name + "_topic"),

@@ -3,7 +3,7 @@ transaction, so a checkpoint, an inclusion proof or a consistency proof costs O(
 
 Leaf i is the i-th entry in ledger order (positions may have gaps on PostgreSQL; a leaf row keeps
 its entry's position). The rows are not trusted: every write's signature covers the root its
-entries make (ledger/checkpoints.py), so a changed row gives a root no signature matches.
+entries make (ledger/evidence/checkpoints.py), so a changed row gives a root no signature matches.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from typing import Any
 
 from eventsourcing.persistence import StoredEvent
 
-from ledger import merkle
-from ledger.checkpoints import Checkpoint, identity
-from ledger.signing import _uuid, message
+from ledger.evidence import merkle
+from ledger.evidence.checkpoints import Checkpoint, identity
+from ledger.evidence.signing import as_uuid, message
 
 TREE_TABLE = "ratingsledger_tree"
 
@@ -101,7 +101,7 @@ class TreeRows:
         if not rows:
             return None
         o, v, t, s = rows[0]
-        return message(_uuid(o), v, t, _bytes(s))
+        return message(as_uuid(o), v, t, as_bytes(s))
 
     def first_identity(self) -> str | None:
         rows = self.run(
@@ -112,7 +112,7 @@ class TreeRows:
         if not rows:
             return None
         position, originator, topic, state = rows[0]
-        return identity(int(position), _uuid(originator), topic, _bytes(state))
+        return identity(int(position), as_uuid(originator), topic, as_bytes(state))
 
     def earlier(self, position: int, after: int = 0) -> list[tuple[int, bytes]]:
         """(position, leaf hash) of every entry before `position` (after `after`), hashed from
@@ -124,7 +124,8 @@ class TreeRows:
             (after, position),
         )
         return [
-            (int(p), merkle.leaf_hash(message(_uuid(o), v, t, _bytes(s)))) for p, o, v, t, s in rows
+            (int(p), merkle.leaf_hash(message(as_uuid(o), v, t, as_bytes(s))))
+            for p, o, v, t, s in rows
         ]
 
 
@@ -167,7 +168,7 @@ def seal_write(
     """Add the write's entries to the tree, sign the checkpoint they make: the signatures to
     store (the write's on its last entry), the tree rows to insert, the signed checkpoint.
     `extends` gives the verified frontier before the write and the rows the tree lacks before
-    it, refusing a tree the ledger did not sign (`ledger.appending.extended`)."""
+    it, refusing a tree the ledger did not sign (`ledger.evidence.appending.extended`)."""
     state, made = extends(rows, ids[0], cached)
     frontier = state.frontier.copy()
     ledger = state.ledger
@@ -223,5 +224,5 @@ def _actor(state: bytes) -> str:
     return found if isinstance(found, str) else "?"
 
 
-def _bytes(state: Any) -> bytes:
+def as_bytes(state: Any) -> bytes:
     return state.encode() if isinstance(state, str) else bytes(state)

@@ -1,17 +1,17 @@
 """The ledger as a transparency log (RFC 9162 in spirit): its signed checkpoints, inclusion
 proofs for entries and consistency proofs between checkpoints, read from the stored tree
-(ledger/tree.py) and checkable by anyone without the database (`verify_*`)."""
+(ledger/evidence/tree.py) and checkable by anyone without the database (`verify_*`)."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from ledger import merkle
-from ledger.chain_reads import signature_at, tree_reader, verifier_at, write_start
-from ledger.chain_tables import HasRecorder
-from ledger.checkpoints import V2, V3, Checkpoint, CheckpointError
-from ledger.tree import TreeMismatch
+from ledger.evidence import merkle
+from ledger.evidence.checkpoints import V2, V3, Checkpoint, CheckpointError
+from ledger.evidence.reads import signature_at, tree_reader, verifier_at, write_start
+from ledger.evidence.tree import TreeMismatch
+from ledger.log import HasRecorder
 
 
 def latest(ledger: HasRecorder) -> Checkpoint:
@@ -139,7 +139,7 @@ def witnessed(ledger: HasRecorder, held: Checkpoint) -> None:
     """What a witness checks of the store before cosigning `held`: the ledger's head extends
     it, and it carries its writer's signature, checked against the key the verified log gave
     the writer just before that write. CheckpointError otherwise. (What it checks against its
-    own memory is `ledger.witness.cosign`'s.)"""
+    own memory is `ledger.evidence.witness.cosign`'s.)"""
     head = latest(ledger)
     verify_consistency(held, head, consistency(ledger, held.size, head.size))
     with tree_reader(ledger) as tree:

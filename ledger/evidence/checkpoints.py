@@ -1,4 +1,4 @@
-"""Checkpoints: a ledger's identity, size and Merkle root (ledger/merkle.py), signed.
+"""Checkpoints: a ledger's identity, size and Merkle root (ledger/evidence/merkle.py), signed.
 
 Every write's signature is a signature over the checkpoint the write makes: its signer states
 "this ledger, with these N entries, the last at position P, has this root", so a deleted,
@@ -16,7 +16,7 @@ are signed"). A checkpoint's text form is a few lines anyone can keep:
 
 A signer's name may hold spaces: the signature is a line's last word. A checkpoint proves
 nothing by itself: an offline check trusts it only once a signature checks against a key the
-verifier already holds (ledger/trust.py).
+verifier already holds (ledger/evidence/trust.py).
 """
 
 from __future__ import annotations

@@ -17,9 +17,9 @@ from typing import Any
 
 from eventsourcing.persistence import ApplicationRecorder
 
-from ledger.chain_tables import _Links, _links, _signed
-from ledger.signing import KEY_EVENTS, SignatureError, Signed, Verifier, json_object
-from ledger.tree import TreeRows
+from ledger.evidence.signing import KEY_EVENTS, SignatureError, Signed, Verifier, json_object
+from ledger.evidence.tables import Links, as_signed, links_of
+from ledger.evidence.tree import TreeRows
 
 SET_ASIDE = "EntrySetAside"
 
@@ -33,7 +33,7 @@ class SetAsideNote:
     reason: str
 
 
-def set_asides(links: _Links, tree: TreeRows) -> dict[int, SetAsideNote]:
+def set_asides(links: Links, tree: TreeRows) -> dict[int, SetAsideNote]:
     """Every position set aside by a verified `EntrySetAside` (none: one indexed query)."""
     found: dict[int, SetAsideNote] = {}
     for n, signature in links.rows_after(0, None, (SET_ASIDE,)):
@@ -42,7 +42,7 @@ def set_asides(links: _Links, tree: TreeRows) -> dict[int, SetAsideNote]:
         verifier = keys_at(links, tree, n.id - 1)
         verifier.seek(tree.stored_before(n.id))
         try:
-            verifier.check([_signed(n, signature)])
+            verifier.check([as_signed(n, signature)])
         except SignatureError:
             continue  # a forged set-aside sets nothing aside (a check stops at it instead)
         data = json_object(n.state)
@@ -54,7 +54,7 @@ def set_asides(links: _Links, tree: TreeRows) -> dict[int, SetAsideNote]:
 
 
 def keys_at(
-    links: _Links,
+    links: Links,
     tree: TreeRows,
     position: int,
     skip: Collection[int] = (),
@@ -74,7 +74,7 @@ def keys_at(
             continue
         if not write:
             verifier.seek(tree.stored_before(n.id))
-        write.append(_signed(n, s))
+        write.append(as_signed(n, s))
         if s:
             _learn(verifier, write)
             write = []
@@ -91,7 +91,7 @@ def _learn(verifier: Verifier, write: list[Signed]) -> None:
 
 
 def profiles(
-    recorder: ApplicationRecorder | _Links, links: _Links | None = None
+    recorder: ApplicationRecorder | Links, links: Links | None = None
 ) -> Callable[[Signed], dict[str, Any] | None]:
     """The Verifier's `profile_before`: a player's stored profile before a profile change,
     read in `links`' transaction (None: each in a read-only transaction of its own)."""
@@ -100,7 +100,7 @@ def profiles(
         if links is not None:
             state = links.profile_before(s.aggregate_id, s.version)
         else:
-            with _links(recorder) as own:
+            with links_of(recorder) as own:
                 state = own.profile_before(s.aggregate_id, s.version)
         return None if state is None else json_object(state)
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from ledger import events
 from ledger.log import LedgerEntry
+from projections.session import ReadSession
 
 FIELDS = ("rating", "official_rating", "games", "floor", "ceiling")
 NEW_ITEMS = {name for name, kind in events.KINDS.items() if kind.item and kind.item.why}
@@ -19,8 +20,6 @@ def consequences(
 ) -> dict[str, Any]:
     """Catch the read model up with `entries` (rolled back when `dry_run`) and report every
     player and system whose rating, N, floor or history changed, before → after."""
-    from projections.session import ReadSession
-
     # One walk into the read side, beside the write's own ledger: the binding checked (a
     # restored or forked ledger's model is refused, not used), caught up, the entries applied.
     with ReadSession.beside(ledger, view_path) as session:

@@ -5,24 +5,20 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple
 from uuid import UUID
 
 from eventsourcing.persistence import ApplicationRecorder, Notification, PersistenceError
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 
-from ledger.domain import StoreError
-from ledger.log import to_entry
+from ledger.errors import StoreError
+from ledger.evidence.signing import Signed, as_uuid
+from ledger.evidence.tree import TREE_TABLE, TreeRows, as_bytes
+from ledger.log import HasRecorder, to_entry
 from ledger.roles import PROFILE_KINDS
-from ledger.signing import Signed, _uuid
 from ledger.store import CHAIN_TABLE
-from ledger.tree import TREE_TABLE, TreeRows, _bytes
 
 BATCH = 5000
-
-
-class HasRecorder(Protocol):
-    recorder: ApplicationRecorder
 
 
 class LastWrite(NamedTuple):
@@ -36,7 +32,7 @@ class LastWrite(NamedTuple):
     actor: str
 
 
-def _signed(notification: Notification, signature: bytes | None) -> Signed:
+def as_signed(notification: Notification, signature: bytes | None) -> Signed:
     return Signed(
         notification.id,
         notification.originator_id,
@@ -47,11 +43,11 @@ def _signed(notification: Notification, signature: bytes | None) -> Signed:
     )
 
 
-def _recorder(app_or_recorder: HasRecorder | ApplicationRecorder) -> ApplicationRecorder:
+def recorder_of(app_or_recorder: HasRecorder | ApplicationRecorder) -> ApplicationRecorder:
     return getattr(app_or_recorder, "recorder", app_or_recorder)
 
 
-class _Links:
+class Links:
     """The chain table and the events table, read in one transaction."""
 
     def __init__(self, cursor: Any, tables: tuple[str, str, str, str], mark: str, ids: Any) -> None:
@@ -59,7 +55,7 @@ class _Links:
         self.table, self.events, self.position, self.tree = tables
 
     def tree_rows(self) -> TreeRows:
-        """The ledger's Merkle tree (ledger/tree.py), read in this transaction (a ledger from
+        """The ledger's Merkle tree (tree.py), read in this transaction (a ledger from
         before trees has none: its nodes are then not found)."""
         if self.mark == "?":
             sql = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?"
@@ -76,7 +72,7 @@ class _Links:
 
     def all(self) -> list[tuple[int, str, bytes]]:
         rows = self._rows("SELECT position, hash, signature FROM {t} ORDER BY position")
-        return [(int(p), str(h), _unhex(s) or b"") for p, h, s in rows]
+        return [(int(p), str(h), unhex(s) or b"") for p, h, s in rows]
 
     def last_write(self, upto: int) -> LastWrite:
         """The last write that ends at or before `upto` (position 0: none does)."""
@@ -89,8 +85,8 @@ class _Links:
         if not rows:
             return LastWrite(0, "", b"", "", "")
         position, link, signature, topic, state = rows[0]
-        actor = "" if state is None else _actor(int(position), topic, _bytes(state))
-        return LastWrite(int(position), str(link), _unhex(signature) or b"", topic or "", actor)
+        actor = "" if state is None else _actor(int(position), topic, as_bytes(state))
+        return LastWrite(int(position), str(link), unhex(signature) or b"", topic or "", actor)
 
     def last_write_end(self, upto: int) -> int:
         rows = self._rows(
@@ -101,6 +97,11 @@ class _Links:
     def at(self, position: int) -> str | None:
         rows = self._rows("SELECT hash FROM {t} WHERE position = ?", (position,))
         return str(rows[0][0]) if rows else None
+
+    def signature_at(self, position: int) -> bytes:
+        """The stored write signature at `position` (empty inside a write)."""
+        rows = self._rows("SELECT signature FROM {t} WHERE position = ?", (position,))
+        return (unhex(rows[0][0]) or b"") if rows else b""
 
     def rows_after(
         self,
@@ -134,7 +135,7 @@ class _Links:
                     topic=topic,
                     state=state.encode() if isinstance(state, str) else bytes(state),
                 ),
-                _unhex(signature),
+                unhex(signature),
             )
             for position, originator, version, topic, state, signature in self._rows(sql, params)
         ]
@@ -142,7 +143,7 @@ class _Links:
     def profile_before(self, aggregate_id: UUID | str, version: int) -> bytes | None:
         """The stored state of a player's last profile entry before `version` of his record
         (None: none), which a later profile change is judged against."""
-        uuid = _uuid(aggregate_id)
+        uuid = as_uuid(aggregate_id)
         rows = self._rows(
             "SELECT state FROM {e} WHERE originator_id = ? AND originator_version < ? "
             "AND topic IN (?, ?) ORDER BY originator_version DESC LIMIT 1",
@@ -154,7 +155,7 @@ class _Links:
         )
         if not rows:
             return None
-        return _bytes(rows[0][0])
+        return as_bytes(rows[0][0])
 
     def entries(self, after: int) -> Iterator[tuple[Notification, bytes | None]]:
         """The stored events after position `after`, in ledger order, BATCH at a time."""
@@ -174,28 +175,28 @@ def _actor(position: int, topic: str, state: bytes) -> str:
     return to_entry(entry).actor
 
 
-def _unhex(text: str | None) -> bytes | None:
+def unhex(text: str | None) -> bytes | None:
     try:
         return bytes.fromhex(text) if text is not None else None
     except ValueError:
         return b"?"  # an overwritten signature: it cannot check
 
 
-def links_in(cursor: Any, recorder: ApplicationRecorder) -> _Links:
+def links_in(cursor: Any, recorder: ApplicationRecorder) -> Links:
     """The chain and events tables read through `cursor`, a transaction the caller holds open
     on `recorder`'s store (a write's, to check it against the head it is appended to)."""
     events: str = getattr(recorder, "events_table_name", "")
     if isinstance(recorder, SQLiteApplicationRecorder):
         ids = getattr(recorder, "convert_originator_id", str)
-        return _Links(cursor, (CHAIN_TABLE, events, "rowid", TREE_TABLE), "?", ids)
+        return Links(cursor, (CHAIN_TABLE, events, "rowid", TREE_TABLE), "?", ids)
     return _postgres_names(cursor, getattr(recorder, "datastore", None), events)
 
 
 @contextmanager
-def _links(recorder: ApplicationRecorder | _Links) -> Iterator[_Links]:
+def links_of(recorder: ApplicationRecorder | Links) -> Iterator[Links]:
     """The chain and events tables of the recorder's store, in one read-only transaction;
-    a missing chain table is a StoreError. Given a `_Links` (`links_in`), that transaction."""
-    if isinstance(recorder, _Links):
+    a missing chain table is a StoreError. Given a `Links` (`links_in`), that transaction."""
+    if isinstance(recorder, Links):
         yield recorder
         return
     datastore: Any = getattr(recorder, "datastore", None)
@@ -228,7 +229,7 @@ def _check_table(found: Any) -> None:
 
 
 @contextmanager
-def _postgres_links(datastore: Any, events: str) -> Iterator[_Links]:
+def _postgres_links(datastore: Any, events: str) -> Iterator[Links]:
     with datastore.transaction(commit=False) as cursor:
         cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
         links = _postgres_names(cursor, datastore, events)
@@ -237,7 +238,7 @@ def _postgres_links(datastore: Any, events: str) -> Iterator[_Links]:
         yield links
 
 
-def _postgres_names(cursor: Any, datastore: Any, events: str) -> _Links:
+def _postgres_names(cursor: Any, datastore: Any, events: str) -> Links:
     from psycopg.sql import SQL, Identifier
 
     schema = Identifier(datastore.schema or "public")
@@ -245,6 +246,6 @@ def _postgres_names(cursor: Any, datastore: Any, events: str) -> _Links:
         SQL("{}.{}").format(schema, Identifier(name)).as_string(cursor.connection)
         for name in (CHAIN_TABLE, events, TREE_TABLE)
     )
-    return _Links(
+    return Links(
         cursor, (names[0], names[1], "notification_id", names[2]), "%s", lambda value: value
     )

@@ -7,11 +7,12 @@ from contextlib import contextmanager
 
 from eventsourcing.persistence import ApplicationRecorder, Notification
 
-from ledger.asides import keys_at, profiles, set_asides
-from ledger.chain import parsed
-from ledger.chain_tables import BATCH, HasRecorder, _Links, _links, _recorder, _signed, _unhex
-from ledger.signing import COMMITMENT, Signed, Verifier
-from ledger.tree import TreeRows
+from ledger.evidence.asides import keys_at, profiles, set_asides
+from ledger.evidence.chain import parsed
+from ledger.evidence.signing import COMMITMENT, Signed, Verifier
+from ledger.evidence.tables import BATCH, Links, as_signed, links_of, recorder_of
+from ledger.evidence.tree import TreeRows
+from ledger.log import HasRecorder
 
 
 def signed_entries(
@@ -19,12 +20,12 @@ def signed_entries(
 ) -> Iterator[list[tuple[Notification, Signed]]]:
     """The entries after position `after` with their signatures, `batch` at a time, each batch
     read in a read-only transaction of its own."""
-    recorder = _recorder(app_or_recorder)
+    recorder = recorder_of(app_or_recorder)
     while True:
-        with _links(recorder) as links:
+        with links_of(recorder) as links:
             rows = links.rows_after(after, batch)
         if rows:
-            yield [(n, _signed(n, s)) for n, s in rows]
+            yield [(n, as_signed(n, s)) for n, s in rows]
         if len(rows) < batch:
             return
         after = rows[-1][0].id
@@ -35,12 +36,12 @@ def write_start(app_or_recorder: HasRecorder | ApplicationRecorder, after: int) 
     ends at or before it (a write is checked whole)."""
     if after <= 0:
         return 0
-    with _links(_recorder(app_or_recorder)) as links:
+    with links_of(recorder_of(app_or_recorder)) as links:
         return links.last_write_end(after)
 
 
 def verifier_at(
-    app_or_recorder: HasRecorder | ApplicationRecorder | _Links,
+    app_or_recorder: HasRecorder | ApplicationRecorder | Links,
     position: int,
     verifier: Verifier | None = None,
     after: int = 0,
@@ -50,10 +51,10 @@ def verifier_at(
     events up to there checked, each write from the tree before it (the roles record's writes
     hold nothing else); a key-event write that does not verify is ignored (`asides.keys_at`).
     `verifier`: one that knows them up to `after` (a write's end), taught only the key events
-    after it; `_Links`: read in that transaction (a write's, `chain_tables.links_in`)."""
-    recorder = _recorder(app_or_recorder)
-    in_write = isinstance(recorder, _Links)
-    with _links(recorder) as links:
+    after it; `Links`: read in that transaction (a write's, `tables.links_in`)."""
+    recorder = recorder_of(app_or_recorder)
+    in_write = isinstance(recorder, Links)
+    with links_of(recorder) as links:
         tree = links.tree_rows()
         aside = set_asides(links, tree)
         verifier = keys_at(links, tree, position, aside, verifier, after)
@@ -68,18 +69,17 @@ def verifier_at(
 @contextmanager
 def tree_reader(app_or_recorder: HasRecorder | ApplicationRecorder) -> Iterator[TreeRows]:
     """The ledger's stored Merkle tree, read in one read-only transaction."""
-    with _links(_recorder(app_or_recorder)) as links:
+    with links_of(recorder_of(app_or_recorder)) as links:
         yield links.tree_rows()
 
 
 def signature_at(app_or_recorder: HasRecorder | ApplicationRecorder, position: int) -> bytes:
     """The stored write signature at `position` (empty inside a write)."""
-    with _links(_recorder(app_or_recorder)) as links:
-        rows = links._rows("SELECT signature FROM {t} WHERE position = ?", (position,))
-    return (_unhex(rows[0][0]) or b"") if rows else b""
+    with links_of(recorder_of(app_or_recorder)) as links:
+        return links.signature_at(position)
 
 
 def link_at(app_or_recorder: HasRecorder | ApplicationRecorder, position: int) -> str | None:
     """The sealed link at `position`, if any."""
-    with _links(_recorder(app_or_recorder)) as links:
+    with links_of(recorder_of(app_or_recorder)) as links:
         return links.at(position)

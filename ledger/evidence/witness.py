@@ -24,13 +24,13 @@ from urllib.parse import quote
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from ledger import transparency
-from ledger.chain_reads import verifier_at
-from ledger.chain_tables import HasRecorder
-from ledger.checkpoints import Checkpoint, CheckpointError
 from ledger.errors import InvalidCommand, LedgerError
+from ledger.evidence import transparency
+from ledger.evidence.checkpoints import Checkpoint, CheckpointError
+from ledger.evidence.reads import verifier_at
+from ledger.evidence.signing import KeyRefused, Keyring, public_text
+from ledger.log import HasRecorder
 from ledger.roles import Role
-from ledger.signing import KeyRefused, Keyring, public_text
 
 STATE = "ratings-ledger witness state 1"
 
