@@ -23,7 +23,7 @@ from ledger.bounds import (
     RATING,
     YEARS_AHEAD,
 )
-from ledger.rules.uschess.parameters import Conversion
+from ledger.rules.conversion import Conversion
 from ledger.text import FORBIDDEN, JOINERS, forbidden, shown  # noqa: F401 (the one place)
 
 
