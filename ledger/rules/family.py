@@ -76,6 +76,11 @@ class Family:
     # why it rates none of a section's games: (minutes mm + ss or None when the time control is
     # not read, online, the section's start) → a reason, or None when it rates them
     not_rated: Callable[[float | None, bool, date], str | None] = lambda total, online, day: None
+    # What the write side and the entry points ask of it (issue 29: they import no family):
+    online_systems: frozenset[str] = frozenset()  # its systems of online play (a write's `online`)
+    parameters: tuple[str, ...] = ()  # the rules parameters an amendment may change (US Chess §8)
+    # an amended parameter's value parsed (a ValueError says why not); None: it has none
+    parse_parameter: Callable[[str, object], object] | None = None
 
     def section_not_rated(self, time_control: str, online: bool, day: date) -> str | None:
         """Its reason for rating none of a section's games (None: it rates them)."""

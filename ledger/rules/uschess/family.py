@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from ledger.rules.family import Family, Words
 from ledger.rules.uschess.floor_levels import OLM_GAMES
-from ledger.rules.uschess.systems import System
+from ledger.rules.uschess.parameters import BASE_TIMELINES, parse_parameter_value
+from ledger.rules.uschess.systems import ONLINE_SYSTEMS, System
 from ledger.rules.uschess.time_controls import section_not_rated
 from ledger.rules.uschess.versions import VERSIONS, resolve
 
@@ -89,4 +90,7 @@ FAMILY = Family(
     reads_time_control=True,
     explain_sections=KIND_SECTIONS,
     not_rated=section_not_rated,
+    online_systems=frozenset(str(s) for s in ONLINE_SYSTEMS),
+    parameters=tuple(BASE_TIMELINES),
+    parse_parameter=parse_parameter_value,
 )
