@@ -56,7 +56,7 @@ class Family:
     versions: tuple[str, ...]  # its dated versions' names, oldest first
     resolve: Callable[..., Any]  # (date, name=None) → the version in force (or named)
     rater: str  # "module:Class" of its rater on the read side, imported when a model rates
-    estimator: str  # "module:function" rating an `estimate` section (ledger/estimators/)
+    estimator: str  # "module:function" rating an `estimate` section (its `estimator.py`)
     systems: tuple[str, ...]  # the rating systems it keeps, in their usual order
     list_system: str | None  # the one system its lists and supplements show; None: every one
     words: Words
@@ -81,6 +81,7 @@ class Family:
     parameters: tuple[str, ...] = ()  # the rules parameters an amendment may change (US Chess §8)
     # an amended parameter's value parsed (a ValueError says why not); None: it has none
     parse_parameter: Callable[[str, object], object] | None = None
+    formats: tuple[str, ...] = ()  # the section formats its rules tell apart (FIDE 10.4)
 
     def section_not_rated(self, time_control: str, online: bool, day: date) -> str | None:
         """Its reason for rating none of a section's games (None: it rates them)."""
