@@ -82,6 +82,9 @@ class Family:
     # an amended parameter's value parsed (a ValueError says why not); None: it has none
     parse_parameter: Callable[[str, object], object] | None = None
     formats: tuple[str, ...] = ()  # the section formats its rules tell apart (FIDE 10.4)
+    established: Callable[[int], bool] = lambda games: True  # is a rating on N games (US Chess §1)
+    # the list a section at this rate of play (minutes mm + ss) on a date is rated on; None: none
+    list_for: Callable[[int, date], str | None] = lambda minutes, day: None
 
     def section_not_rated(self, time_control: str, online: bool, day: date) -> str | None:
         """Its reason for rating none of a section's games (None: it rates them)."""

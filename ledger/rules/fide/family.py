@@ -83,4 +83,5 @@ FAMILY = Family(
         total, online, resolve(day)
     ),
     formats=get_args(Format),
+    list_for=lambda minutes, day: rate_of_play.list_for_time(resolve(day), minutes),
 )

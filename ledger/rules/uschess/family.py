@@ -6,7 +6,7 @@ from __future__ import annotations
 from ledger.rules.family import Family, Words
 from ledger.rules.uschess.floor_levels import OLM_GAMES
 from ledger.rules.uschess.parameters import BASE_TIMELINES, parse_parameter_value
-from ledger.rules.uschess.systems import ONLINE_SYSTEMS, System
+from ledger.rules.uschess.systems import ONLINE_SYSTEMS, System, is_established
 from ledger.rules.uschess.time_controls import section_not_rated
 from ledger.rules.uschess.versions import VERSIONS, resolve
 
@@ -93,4 +93,5 @@ FAMILY = Family(
     online_systems=frozenset(str(s) for s in ONLINE_SYSTEMS),
     parameters=tuple(BASE_TIMELINES),
     parse_parameter=parse_parameter_value,
+    established=is_established,
 )
