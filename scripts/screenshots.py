@@ -23,6 +23,7 @@ from ledger.commands import PublishList, RegisterPlayer, SubmitSection, parse
 from ledger.entrypoints.cli.serve import server
 from ledger.entrypoints.web.app import Site
 from ledger.roles import Role
+from ledger.rules.families import DEFAULT
 from ledger.signing import Keyring
 
 NAMES = {
@@ -96,7 +97,7 @@ def demo(store: str) -> None:
         )
     app.withdraw_section("2023-09-OPEN", reason="the arbiter was not certified", actor="office")
     for name, day in (("2024-01", "2024-01-01"), ("2025-01", "2025-01-01")):
-        publication = {"family": "uschess", "name": name, "as_of": day}
+        publication = {"family": DEFAULT, "name": name, "as_of": day}
         app.publish_list(parse(PublishList, publication), actor="office")
     app.close()
 

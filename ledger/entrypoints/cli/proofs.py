@@ -31,6 +31,7 @@ from ledger.entrypoints.cli.transparency import (
     trusted_checkpoint,
 )
 from ledger.errors import InvalidCommand, LedgerError
+from ledger.rules.families import DEFAULT
 from ledger.store import DEFAULT_STORE, view_path
 
 if TYPE_CHECKING:
@@ -88,7 +89,7 @@ def commit(ledger: RatingsLedger, family: str, name: str, actor: str) -> list[Le
 def commit_list(
     name: ListName,
     actor: Actor,
-    family: Family = "uschess",
+    family: Family = DEFAULT,
     store: Store = DEFAULT_STORE,
     view: NotReadView = None,
     dry_run: Annotated[

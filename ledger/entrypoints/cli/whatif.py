@@ -85,7 +85,7 @@ def replay(
     ] = None,
     store: Store = DEFAULT_STORE,
     as_json: AsJson = False,
-    family: Family = "uschess",
+    family: Family = families.DEFAULT,
     without_uplift: Annotated[
         bool, typer.Option("--without-uplift", help="FIDE: as if no uplift had been recorded")
     ] = False,
