@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from ledger.errors import InputError
 from ledger.estimate import EstimateSection, output, scores
 from ledger.rules.fide import section as fide
@@ -28,7 +30,7 @@ def estimate(section: EstimateSection, name: str | None, explain: bool) -> dict:
     try:
         outcome = rate(
             fide.Section(
-                section.format,
+                cast(fide.Format, section.format),  # the contract admits FIDE's (Family.formats)
                 section.start_date,
                 section.end_date,
                 players,
