@@ -82,7 +82,8 @@ class Family:
     # an amended parameter's value parsed (a ValueError says why not); None: it has none
     parse_parameter: Callable[[str, object], object] | None = None
     formats: tuple[str, ...] = ()  # the section formats its rules tell apart (FIDE 10.4)
-    established: Callable[[int], bool] = lambda games: True  # is a rating on N games (US Chess §1)
+    # whether a rating on N games is established (US Chess §1; P and N shown until it is)
+    established: Callable[[int], bool] = lambda games: True
     # the list a section at this rate of play (minutes mm + ss) on a date is rated on; None: none
     list_for: Callable[[int, date], str | None] = lambda minutes, day: None
 
