@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Set
-from typing import TypeVar, cast
-from uuid import UUID
+from collections.abc import Callable
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.application import Application
 from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import (
     ApplicationRecorder,
@@ -19,9 +17,8 @@ from eventsourcing.persistence import (
 )
 from eventsourcing.utils import Environment, EnvType
 
-from ledger.commands import SubmitMatch, SubmitSection
-from ledger.domain import ROLES_KEY, Player, Roles, Section, player_key, section_key
-from ledger.errors import ConflictError, InvalidCommand, StoreError, UnknownRecord
+from ledger.domain import Roles, player_key
+from ledger.errors import ConflictError, StoreError
 from ledger.evidence import Head, Keyring
 from ledger.evidence.appending import Held, may_append
 from ledger.evidence.signing import KeyRefused, public_text
@@ -33,25 +30,25 @@ from ledger.writes.asides import AsideWrites
 from ledger.writes.decisions import DecisionWrites
 from ledger.writes.lists import ListWrites
 from ledger.writes.players import PlayerWrites
+from ledger.writes.records import Records
 from ledger.writes.roles import RoleWrites
 from ledger.writes.sections import SectionWrites
 
-A = TypeVar("A", bound=Aggregate)
 ATTEMPTS = 6
 BACKOFF_SECONDS = 0.005  # up to 5, 10, 20, … ms (random) before deciding again
 CREATE_TABLES_LOCK = 0x7261_7469_6E67_73  # a PostgreSQL advisory lock key ("ratings")
 
 
-class RatingsLedger(
-    PlayerWrites, SectionWrites, DecisionWrites, ListWrites, RoleWrites, AsideWrites, Application
-):
+class RatingsLedger(Application):
     """The write side of the ledger; read it in order with `ledger.log.read_entries`.
 
-    Every write verb first checks the actor's roles as recorded in the ledger (`ledger.roles`),
-    then signs its entries with the actor's key from `keyring` (`ledger.evidence.signing`); the
-    store's recorder seals them into the hash chain in the same transaction
-    (`ledger.evidence.chain`).
-    `read_only` opens an existing store for reading only: no table is created, no file made.
+    Its write verbs are its collaborators, one a concern (ledger/writes/), each given this
+    application as its `Writer`: `players`, `sections` (and matches), `decisions`, `lists`,
+    `roles` and `asides` (`app.players.register(...)`). Every verb first checks the actor's
+    roles as recorded in the ledger (`ledger.roles`), then signs its entries with the actor's
+    key from `keyring` (`ledger.evidence.signing`); the store's recorder seals them into the
+    hash chain in the same transaction (`ledger.evidence.chain`). `read_only` opens an existing
+    store for reading only: no table is created, no file made.
     """
 
     name = APP_NAME
@@ -74,6 +71,13 @@ class RatingsLedger(
         except (PersistenceError, OSError) as exc:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise StoreError(f"cannot open store {redacted(self.store)}: {first}") from None
+        self.records = Records(self.repository, self.recorder, self.store)
+        self.players = PlayerWrites(self)
+        self.sections = SectionWrites(self)
+        self.decisions = DecisionWrites(self)
+        self.lists = ListWrites(self)
+        self.roles = RoleWrites(self)
+        self.asides = AsideWrites(self)
 
     def construct_env(self, name: str, env: EnvType | None = None) -> Environment:
         """Only the store's settings: ambient variables never redirect the ledger."""
@@ -92,7 +96,7 @@ class RatingsLedger(
             finally:
                 conn.execute("SELECT pg_advisory_unlock(%s)", (CREATE_TABLES_LOCK,))
 
-    def _append(
+    def append(
         self, verb: Verb | None, actor: str, decide: Callable[[], list[Aggregate]]
     ) -> list[LedgerEntry]:
         """Check that `actor` may use `verb` (None: `decide` checks, if anything), decide against
@@ -102,9 +106,9 @@ class RatingsLedger(
         (`ledger.evidence.appending`): a write that lost a race with a revocation or a key
         rotation is refused (LostRace), nothing appended."""
         for attempt in range(ATTEMPTS):
-            held = self._verified()  # what this attempt decides against (a later change: LostRace)
+            held = self.verified()  # what this attempt decides against (a later change: LostRace)
             if verb is not None:
-                self._authorized(verb, actor)
+                self.authorized(verb, actor)
             aggregates = decide()
             if not aggregates:
                 return []
@@ -144,7 +148,7 @@ class RatingsLedger(
             )
         return key
 
-    def _verified(self) -> Held:
+    def verified(self) -> Held:
         """The keys and roles the ledger's signed log gives at its head, its key events checked
         write by write (never the roles record: a row inserted behind the ledger's back is not
         trusted), read in one read transaction; the recorder's cache is taught only what is new."""
@@ -178,71 +182,16 @@ class RatingsLedger(
             )
         return entries
 
-    def _roles(self) -> Roles | None:
-        try:
-            return self._get(Roles, ROLES_KEY)
-        except AggregateNotFoundError:
-            return None
-
-    def _authorized(self, verb: Verb, actor: str) -> Roles:
+    def authorized(self, verb: Verb, actor: str) -> Roles:
         """The ledger's roles record (what a grant or revocation decides from), if `actor`
         holds a role that may use `verb` in the verified log (checked again in the append's
         transaction, `ledger.evidence.appending`)."""
-        record = self._roles()
+        record = self.records.roles()
         if record is None:
             raise NotInitialized()
-        authorize(self._verified().roles.get(actor, set()), actor, verb)
+        authorize(self.verified().roles.get(actor, set()), actor, verb)
         return record
-
-    def _get(self, cls: type[A], key: UUID) -> A:
-        try:
-            return cast(A, self.repository.get(key))
-        except PersistenceError as exc:
-            raise StoreError(f"store {redacted(self.store)}: {exc}") from None
 
     def is_registered(self, member_id: str) -> bool:
         """Whether a player with this member id is registered."""
-        return self._exists(player_key(member_id))
-
-    def _exists(self, key: UUID) -> bool:
-        try:
-            return bool(self.recorder.select_events(key, limit=1))
-        except PersistenceError as exc:
-            raise StoreError(f"store {redacted(self.store)}: {exc}") from None
-
-    def _entry_at(self, position: int, field: str) -> Notification:
-        """The stored entry at `position`; InvalidCommand naming `field` if there is none."""
-        try:
-            found = self.recorder.select_notifications(position, 1)
-        except PersistenceError as exc:
-            raise StoreError(f"store {redacted(self.store)}: {exc}") from None
-        if not found or found[0].id != position:
-            raise InvalidCommand((field,), f"the ledger has no entry at {position}")
-        return found[0]
-
-    def _known(self, member_id: str) -> Player:
-        try:
-            return self._get(Player, player_key(member_id))
-        except AggregateNotFoundError:
-            raise UnknownRecord(f"{member_id!r} is not a registered player") from None
-
-    def _registered(self, member_id: str, path: tuple[int | str, ...]) -> Player:
-        try:
-            return self._get(Player, player_key(member_id))
-        except AggregateNotFoundError:
-            raise InvalidCommand(path, f"{member_id!r} is not a registered player") from None
-
-    def _check_players(
-        self, report: SubmitSection | SubmitMatch, new: Set[str] = frozenset()
-    ) -> None:
-        for j, p in enumerate(report.players):
-            if p.id not in new and not self._exists(player_key(p.id)):
-                raise InvalidCommand(("players", j, "id"), f"{p.id!r} is not a registered player")
-
-    def _section(self, section_id: str) -> Section:
-        try:
-            return self._get(Section, section_key(section_id))
-        except AggregateNotFoundError:
-            raise InvalidCommand(
-                ("section_id",), f"section {section_id!r} does not exist"
-            ) from None
+        return self.records.exists(player_key(member_id))

@@ -17,6 +17,7 @@ from ledger import bounds, events
 from ledger import plausibility as plausible
 from ledger.bounds import MAX_FILE_BYTES
 from ledger.door import (
+    DEFAULT_FAMILY,
     OVERRIDE_NEEDS_VALUE,
     Bye,
     Command,
@@ -28,10 +29,9 @@ from ledger.door import (
     door,
 )
 from ledger.errors import InvalidCommand, field_path
+from ledger.rules import families
 from ledger.rules.families import reads_time_control
 from ledger.rules.time_controls import NOT_GIVEN, parse_time_control
-from ledger.rules.uschess.parameters import BASE_TIMELINES, parse_parameter_value
-from ledger.rules.uschess.systems import System
 
 MAX_MESSAGE = 300  # characters of an error message; a huge offending value is cut short
 MAX_PROBLEMS = 10  # problems listed in one error line; more are only counted
@@ -84,11 +84,14 @@ def _check_dates(start: date, end: date) -> None:
         raise FieldError(("end_date",), str(exc)) from None
 
 
-def _check_system(system: System | None, online: bool) -> None:
-    if system is not None and system.online != online:
-        kind = "an online" if system.online else "an over-the-board"
+def _check_system(system: str | None, online: bool) -> None:
+    if system is None:
+        return
+    system_online = system in DEFAULT_FAMILY.online_systems
+    if system_online != online:
+        kind = "an online" if system_online else "an over-the-board"
         raise FieldError(
-            ("system",), f"{system.value!r} is {kind} system but online is {str(online).lower()}"
+            ("system",), f"{system!r} is {kind} system but online is {str(online).lower()}"
         )
 
 
@@ -197,14 +200,12 @@ class AmendRules(door(events.RulesAmended)):
 
     @model_validator(mode="after")
     def _valid_amendment(self) -> "AmendRules":
-        if self.parameter not in BASE_TIMELINES:
-            raise FieldError(
-                ("parameter",),
-                f"{self.parameter!r} is not one of {', '.join(BASE_TIMELINES)}",
-            )
+        known = families.parameters()
+        if self.parameter not in known:
+            raise FieldError(("parameter",), f"{self.parameter!r} is not one of {', '.join(known)}")
         try:
             plausible.check_parameter(
-                self.parameter, parse_parameter_value(self.parameter, self.value)
+                self.parameter, families.parse_parameter(self.parameter, self.value)
             )
         except ValueError as exc:
             raise FieldError(("value",), str(exc)) from None
@@ -214,7 +215,7 @@ class AmendRules(door(events.RulesAmended)):
 
     def event_fields(self) -> dict[str, Any]:
         fields = super().event_fields()
-        parsed = parse_parameter_value(self.parameter, self.value)
+        parsed = families.parse_parameter(self.parameter, self.value)
         if isinstance(parsed, float):
             fields["value"] = parsed
         else:

@@ -39,14 +39,15 @@ from ledger.fields import Door
 from ledger.results import RATED_RESULTS
 from ledger.rules import families
 from ledger.rules.families import NAMES as RULES_FAMILIES
-from ledger.rules.uschess.systems import System
-from ledger.rules.uschess.versions import VERSIONS
 
 NORMALIZED_RESULTS = {"½-½": "1/2-1/2"}
 FORFEITS = ("1F-0F", "0F-1F")
 RESULTS = {r: NORMALIZED_RESULTS.get(r, r) for r in (*RATED_RESULTS, *FORFEITS)}
 RESULT_CHOICES = ", ".join(dict.fromkeys(RESULTS.values()))
-RULES_HINTS = (*RULES_FAMILIES, *VERSIONS)
+# A write's `system` names a system of the default family, and a section's `rules` hint one
+# of its versions (or a family).
+DEFAULT_FAMILY = families.family(families.DEFAULT)
+RULES_HINTS = (*RULES_FAMILIES, *DEFAULT_FAMILY.versions)
 
 
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -96,18 +97,16 @@ def _score(value: object) -> object:
 
 
 def _system(value: object) -> object:
-    if isinstance(value, System):
-        return value
-    if isinstance(value, str) and value in System.__members__:
-        return System(value)
-    raise ValueError(f"{value!r} is not one of {', '.join(System)}")
+    if isinstance(value, str) and value in DEFAULT_FAMILY.systems:
+        return str(value)
+    raise ValueError(f"{value!r} is not one of {', '.join(DEFAULT_FAMILY.systems)}")
 
 
 def _other_lists() -> tuple[str, ...]:
-    """The rating lists of the families whose list is not a US Chess system (`Family.list_system`):
-    an opening balance may also be recorded in one of them."""
+    """The rating lists of the families whose list is not a system of the default family
+    (`Family.list_system`): an opening balance may also be recorded in one of them."""
     lists = (f.list_system for f in families.every())
-    return tuple(name for name in lists if name and name not in System.__members__)
+    return tuple(name for name in lists if name and name not in DEFAULT_FAMILY.systems)
 
 
 def _opening_list(value: object) -> object:
@@ -117,7 +116,9 @@ def _opening_list(value: object) -> object:
     try:
         return _system(value)
     except ValueError:
-        raise ValueError(f"{value!r} is not one of {', '.join([*System, *others])}") from None
+        raise ValueError(
+            f"{value!r} is not one of {', '.join([*DEFAULT_FAMILY.systems, *others])}"
+        ) from None
 
 
 def _at_most(limit: int, what: str, name: str) -> BeforeValidator:
@@ -154,8 +155,8 @@ FideId = Annotated[str, _matching(re.compile(r"[1-9][0-9]{0,10}"), "a FIDE id (1
 RecordId = Annotated[str, _matching(_RECORD_ID, "an id (letters, digits, . _ : / + -; ≤ 100)")]
 Result = Annotated[str, BeforeValidator(_result)]
 Score = Annotated[float, BeforeValidator(_score)]
-SystemName = Annotated[System, BeforeValidator(_system)]
-ListName = Annotated[System | str, BeforeValidator(_opening_list)]
+SystemName = Annotated[str, BeforeValidator(_system)]
+ListName = Annotated[str, BeforeValidator(_opening_list)]
 RulesHint = Annotated[str, AfterValidator(_rules_hint)]
 Family = Annotated[str, AfterValidator(_family)]
 Rating = Annotated[float, Field(ge=0, le=bounds.RATING.door)]

@@ -1,24 +1,50 @@
-"""`estimate`: rate one section from given pre-event states (the command's contract)."""
+"""`estimate`: rate one section from given pre-event states (the command's contract): the
+section in, the family's estimator (`Family.estimator`, its package's `estimator.py`), and the
+output a family rating by its games' outcome (FIDE, the ICU) gives."""
 
 from __future__ import annotations
 
 import importlib
 import sys
+from dataclasses import asdict
 from datetime import date
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from ledger.errors import InputError, describe
 from ledger.results import white_score
 from ledger.rules import families
-from ledger.rules.fide.section import Format as FideFormat
 from ledger.rules.time_controls import parse_time_control
-from ledger.rules.uschess.systems import System
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 # What `rules` may name: a family (its version in force on the section's date) or one of its
 # versions (uschess-2015 …, fide-2003 … fide-2024, icu-…).
 RULES_NAMES = tuple(n for f in families.every() for n in (f.name, *f.versions))
+# A player's `ratings` are in the default family's systems (US Chess §2: Step 1 reads them); a
+# section's `format` is one a family's rules tell apart (FIDE 10.4).
+SYSTEMS = families.family(families.DEFAULT).systems
+FORMATS = tuple(dict.fromkeys(name for f in families.every() for name in f.formats))
+
+
+def _known(what: str, names: tuple[str, ...]) -> AfterValidator:
+    def check(value: str) -> str:
+        if value not in names:
+            raise ValueError(f"unknown {what}; known: {', '.join(names)}")
+        return value
+
+    return AfterValidator(check)
+
 
 Lenient = ConfigDict(extra="allow", str_strip_whitespace=True)
 
@@ -50,7 +76,9 @@ class EstimatePlayer(BaseModel):
     adult: bool = False
     fide: DatedRating | None = None
     cfc: DatedRating | None = None
-    ratings: dict[System, SystemRating] = Field(default_factory=dict)
+    ratings: dict[Annotated[str, _known("system", SYSTEMS)], SystemRating] = Field(
+        default_factory=dict
+    )
 
     @model_validator(mode="after")
     def _needs_a_state(self) -> EstimatePlayer:
@@ -81,7 +109,7 @@ class EstimateSection(BaseModel):
 
     rules: str | None = None
     system: str | None = None
-    format: FideFormat = "swiss"
+    format: Annotated[str, _known("format", FORMATS)] = "swiss"
     rounds: int | None = Field(default=None, ge=1)
     start_date: date
     end_date: date
@@ -152,6 +180,49 @@ def estimate(
     module, function = found.estimator.split(":")
     version = None if name == found.name else name  # a family's name: the version in force
     return getattr(importlib.import_module(module), function)(section, version, explain)
+
+
+def scores(section: EstimateSection) -> tuple[tuple[str, str, float], ...]:
+    """(white, black, white's score) of each game."""
+    return tuple((g.white, g.black, white_score(g.result)) for g in section.games)
+
+
+def output(section: EstimateSection, outcome: DataclassInstance, explain: bool) -> dict:
+    """A section outcome of a family rating by its games (FIDE's, the ICU's: its rules, its
+    players' pre, post, official, rating_change, performance …) in the contract:
+    rating_change, performance, published_rating."""
+    found = asdict(outcome)
+    players = []
+    for p, o in zip(section.players, found["players"], strict=True):
+        out: dict[str, Any] = {
+            "id": p.id,
+            "pre_rating": o["pre"],
+            "post_rating": o["post"],
+            "official_rating": o["official"],
+            "games_before": p.games or 0,
+            "games_after": (p.games or 0) + o["games"],
+            "formula": "performance" if o["performance"] is not None else "continuous",
+            "rating_change": o["rating_change"],
+        }
+        if o["performance"] is not None or o["reason"] is not None:
+            out["performance"] = o["performance"]
+            out["published_rating"] = o["published_rating"]
+            if o["reason"] is not None:  # FIDE 7.1.4: why no initial rating yet
+                out["reason"] = o["reason"]
+        if explain:
+            out["explain"] = {k: v for k, v in o.items() if k != "player"}
+        players.append(out)
+    result: dict[str, Any] = {
+        "rules": found["rules"],
+        "system": section.system or "standard",
+        "rated": found["rated"],
+        "players": players,
+    }
+    if found["reason"]:
+        result["reason"] = found["reason"]
+    if explain:
+        result["tournament"] = {k: found[k] for k in ("rar", "dpa", "ra")}
+    return result
 
 
 def warn(lines: list[str]) -> None:

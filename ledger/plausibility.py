@@ -23,7 +23,7 @@ from ledger.bounds import (
     RATING,
     YEARS_AHEAD,
 )
-from ledger.rules.uschess.parameters import Conversion
+from ledger.rules.conversion import Conversion
 from ledger.text import forbidden
 
 
@@ -93,7 +93,7 @@ def check_span(start: date, end: date) -> None:
 
 
 def check_parameter(name: str, value: object) -> None:
-    """Refuse an implausible rules parameter (as parsed by `parse_parameter_value`)."""
+    """Refuse an implausible rules parameter (as `families.parse_parameter` gives it)."""
     if not isinstance(value, Conversion):
         within(value, 0, BONUS_MULTIPLIER.door, name)  # type: ignore[arg-type]
         return

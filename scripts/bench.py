@@ -96,7 +96,7 @@ def correct_one_year_back(app: RatingsLedger, view: View) -> None:
     game = next(g for g in payload["games"] if g["result"] in ("1-0", "0-1"))
     game["result"] = "0-1" if game["result"] == "1-0" else "1-0"
     data = {k: payload[k] for k in SubmitSection.model_fields if k in payload}
-    app.correct_section(parse(SubmitSection, data), reason="benchmark", actor="ratings-office")
+    app.sections.correct(parse(SubmitSection, data), reason="benchmark", actor="ratings-office")
 
 
 def ledger_copy(games: int, players: int, seed: int, workdir: Path, ledgers: Path | None) -> tuple:

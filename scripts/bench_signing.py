@@ -58,9 +58,9 @@ class Unsigned(RatingsLedger):
         settings = {k: v for k, v in (env or {}).items() if "RECORDER_TOPIC" not in k}
         return super().construct_env(name, settings)
 
-    def _verified(self) -> Held:
+    def verified(self) -> Held:
         """No signed log to check: the roles record as it stands."""
-        record = self._roles()
+        record = self.records.roles()
         if record is None:
             return Held(0, {})
         return Held(1, dict(record.keys), {h: set(r) for h, r in record.held.items()})
@@ -75,12 +75,12 @@ class Unsigned(RatingsLedger):
 def appends(cls: type[RatingsLedger], store: str, keyring: Keyring, count: int) -> float:
     """Appends per second: `count` writes of one player registration each, one writer."""
     with closing(cls(store, keyring=keyring)) as ledger:
-        ledger.initialize(actor="director")
+        ledger.roles.initialize(actor="director")
         keyring.ensure("office")
-        ledger.grant_role("office", Role.RATINGS_ADMIN, actor="director")
+        ledger.roles.grant("office", Role.RATINGS_ADMIN, actor="director")
         start = time.perf_counter()
         for k in range(count):
-            ledger.register_player(parse(RegisterPlayer, {"id": f"{k:08d}"}), actor="office")
+            ledger.players.register(parse(RegisterPlayer, {"id": f"{k:08d}"}), actor="office")
         return count / (time.perf_counter() - start)
 
 

@@ -380,9 +380,9 @@ def prepare(store: str) -> None:
     Keyring().ensure("Ann")  # the holder of the valid grant-role case has a key to record
     with closing(RatingsLedger(store)) as ledger:
         if ledger.recorder.max_notification_id() is None:
-            ledger.initialize(actor="director")
+            ledger.roles.initialize(actor="director")
             players = [parse(RegisterPlayer, {"id": m}) for m in PLAYERS]
-            ledger.register_player(*players, actor="director")
+            ledger.players.register(*players, actor="director")
 
 
 def invoke(store: str, workdir: Path, args: list[str], content: bytes | None, actor: str) -> Any:

@@ -68,21 +68,21 @@ class Writer:
     def _flush(self, batch: list[Op]) -> None:
         kind, items, ledger = batch[0].kind, [op.item for op in batch], self.ledger
         if kind == "register":
-            ledger.register_player(*(parse(RegisterPlayer, i) for i in items), actor="membership")
+            ledger.players.register(*(parse(RegisterPlayer, i) for i in items), actor="membership")
             self.counts.players += len(items)
         elif kind == "opening":
-            ledger.record_opening_balance(
+            ledger.players.record_opening_balance(
                 *(parse(RecordOpeningBalance, i) for i in items), actor="migration"
             )
         elif kind == "section":
             self._sections(items)
         elif kind == "fide":
-            ledger.submit_fide_adjustment(
+            ledger.decisions.submit_fide_adjustment(
                 *(parse(SubmitFideAdjustment, i) for i in items), actor="ratings-office"
             )
             self.counts.fide_adjustments += len(items)
         elif kind == "match":
-            ledger.submit_match(*(parse(SubmitMatch, i) for i in items), actor="td")
+            ledger.sections.submit_match(*(parse(SubmitMatch, i) for i in items), actor="td")
             self.counts.matches += len(items)
         else:
             for item in items:
@@ -90,29 +90,29 @@ class Writer:
 
     def _sections(self, items: list[dict[str, Any]]) -> None:
         sections = [parse(SubmitSection, i) for i in items]
-        self.ledger.submit_section(*sections, actor="td")
+        self.ledger.sections.submit(*sections, actor="td")
         self.counts.sections += len(sections)
 
     def _single(self, kind: str, item: Any) -> None:
         ledger, counts = self.ledger, self.counts
         if kind == "correction":
             revision, reason = item
-            ledger.correct_section(
+            ledger.sections.correct(
                 parse(SubmitSection, revision), reason=reason, actor="ratings-office"
             )
             counts.corrections += 1
         elif kind == "withdrawal":
             section_id, reason = item
-            ledger.withdraw_section(section_id, reason=reason, actor="ratings-office")
+            ledger.sections.withdraw(section_id, reason=reason, actor="ratings-office")
             counts.withdrawals += 1
         elif kind == "money_floor":
-            ledger.award_money_floor(parse(AwardMoneyFloor, item), actor=DIRECTOR)
+            ledger.decisions.award_money_floor(parse(AwardMoneyFloor, item), actor=DIRECTOR)
             counts.money_floors += 1
         elif kind == "override":
-            ledger.override(parse(DirectorOverride, item), actor=DIRECTOR)
+            ledger.decisions.override(parse(DirectorOverride, item), actor=DIRECTOR)
             counts.overrides += 1
         elif kind == "amendment":
-            ledger.amend_rules(parse(AmendRules, item), actor=DIRECTOR)
+            ledger.decisions.amend_rules(parse(AmendRules, item), actor=DIRECTOR)
             counts.amendments += 1
 
 
@@ -141,10 +141,10 @@ def generate(
     try:
         if next(read_entries(ledger, batch=1), None) is not None:
             raise LedgerError(f"store {ledger.store} is not empty; generate into a new store")
-        ledger.initialize(actor=DIRECTOR)
+        ledger.roles.initialize(actor=DIRECTOR)
         for actor, role in STAFF.items():
             ledger.keyring.ensure(actor)
-            ledger.grant_role(actor, role, actor=DIRECTOR)
+            ledger.roles.grant(actor, role, actor=DIRECTOR)
         writer = Writer(ledger, generator.counts)
         writer.write(generator.ops())
     finally:

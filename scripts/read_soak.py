@@ -52,14 +52,14 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         store = f"sqlite:///{Path(tmp) / 'ledger.db'}"
         app = RatingsLedger(store)
-        app.initialize(actor="director")
-        app.grant_role("td", Role.TOURNAMENT_DIRECTOR, actor="director")
-        app.register_player(*(parse(RegisterPlayer, {"id": p}) for p in PLAYERS), actor="td")
-        app.submit_section(parse(SubmitSection, section(0)), actor="td")
+        app.roles.initialize(actor="director")
+        app.roles.grant("td", Role.TOURNAMENT_DIRECTOR, actor="director")
+        app.players.register(*(parse(RegisterPlayer, {"id": p}) for p in PLAYERS), actor="td")
+        app.sections.submit(parse(SubmitSection, section(0)), actor="td")
 
         def write() -> None:
             for n in range(1, args.sections + 1):
-                app.submit_section(parse(SubmitSection, section(n)), actor="td")
+                app.sections.submit(parse(SubmitSection, section(n)), actor="td")
 
         writer = threading.Thread(target=write)
         writer.start()

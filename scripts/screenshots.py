@@ -24,6 +24,7 @@ from ledger.entrypoints.cli.serve import server
 from ledger.entrypoints.web.app import Site
 from ledger.evidence import Keyring
 from ledger.roles import Role
+from ledger.rules.families import DEFAULT
 
 NAMES = {
     "12000001": "Hans Müller",
@@ -69,10 +70,10 @@ def demo(store: str) -> None:
     for actor in ("director", "td", "office"):
         keyring.ensure(actor)
     app = RatingsLedger(store, keyring=keyring)
-    app.initialize(actor="director")
-    app.grant_role("td", Role.TOURNAMENT_DIRECTOR, actor="director")
-    app.grant_role("office", Role.RATINGS_ADMIN, actor="director")
-    app.register_player(
+    app.roles.initialize(actor="director")
+    app.roles.grant("td", Role.TOURNAMENT_DIRECTOR, actor="director")
+    app.roles.grant("office", Role.RATINGS_ADMIN, actor="director")
+    app.players.register(
         *(
             parse(RegisterPlayer, {"id": i, "name": n, "adult": True, **PROFILES.get(i, {})})
             for i, n in NAMES.items()
@@ -83,7 +84,7 @@ def demo(store: str) -> None:
     months = ["2023-01-14", "2023-04-08", "2023-09-16", "2024-02-10", "2024-06-22", "2024-11-30"]
     for n, day in enumerate(months):
         players = ids[n % 2 :] if n % 3 else ids
-        app.submit_section(
+        app.sections.submit(
             section(
                 f"{day[:7]}-OPEN",
                 f"Dublin Open {day[:4]} ({day[5:7]})",
@@ -94,10 +95,10 @@ def demo(store: str) -> None:
             ),
             actor="td",
         )
-    app.withdraw_section("2023-09-OPEN", reason="the arbiter was not certified", actor="office")
+    app.sections.withdraw("2023-09-OPEN", reason="the arbiter was not certified", actor="office")
     for name, day in (("2024-01", "2024-01-01"), ("2025-01", "2025-01-01")):
-        publication = {"family": "uschess", "name": name, "as_of": day}
-        app.publish_list(parse(PublishList, publication), actor="office")
+        publication = {"family": DEFAULT, "name": name, "as_of": day}
+        app.lists.publish(parse(PublishList, publication), actor="office")
     app.close()
 
 

@@ -85,7 +85,7 @@ def writer(store: str, name: str, submissions: int, start_at: float) -> list[lis
         for k in range(submissions):
             section_id = f"SHARED-{k}" if k % SHARED_EVERY == 0 else f"{name}-{k}"
             try:
-                [entry] = ledger.submit_section(section(section_id), actor=name)
+                [entry] = ledger.sections.submit(section(section_id), actor=name)
                 outcomes.append([section_id, entry.position, None])
             except (LedgerError, ConflictError) as exc:
                 outcomes.append([section_id, None, str(exc)])
@@ -109,11 +109,11 @@ def postgres_schema(base: str) -> Iterator[str]:
 def set_up(store: str, writers: list[str]) -> None:
     """A signed ledger: the director's and each writer's keys made in the keyring."""
     with closing(RatingsLedger(store)) as ledger:
-        ledger.initialize(actor="director")
+        ledger.roles.initialize(actor="director")
         for w in writers:
             ledger.keyring.ensure(w)
-            ledger.grant_role(w, Role.TOURNAMENT_DIRECTOR, actor="director")
-        ledger.register_player(*(parse(RegisterPlayer, {"id": p}) for p in PLAYERS), actor="W0")
+            ledger.roles.grant(w, Role.TOURNAMENT_DIRECTOR, actor="director")
+        ledger.players.register(*(parse(RegisterPlayer, {"id": p}) for p in PLAYERS), actor="W0")
 
 
 def concurrency(store: str, processes: int, submissions: int) -> dict[str, Any]:
@@ -178,7 +178,7 @@ def tampering(store: str) -> dict[str, Any]:
             set_up(url, ["W0"])
             with closing(RatingsLedger(url)) as ledger:
                 for k in range(4):
-                    ledger.submit_section(section(f"T-{k}"), actor="W0")
+                    ledger.sections.submit(section(f"T-{k}"), actor="W0")
                 last = ledger.recorder.max_notification_id() or 0
             anchor = Path(tempfile.mkstemp(suffix=".json")[1])
             anchored = CliRunner().invoke(app, ["anchor", "--actor", "director", "--store", url])

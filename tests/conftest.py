@@ -99,9 +99,9 @@ def ledger(store_url: str) -> Iterator[RatingsLedger]:
     a tournament director (CAST)."""
     app = RatingsLedger(store_url)
     try:
-        app.initialize(actor=DIRECTOR)
+        app.roles.initialize(actor=DIRECTOR)
         for actor, role in CAST.items():
-            app.grant_role(actor, role, actor=DIRECTOR)
+            app.roles.grant(actor, role, actor=DIRECTOR)
         yield app
     finally:
         app.close()
@@ -112,7 +112,7 @@ def register_players(ledger: RatingsLedger) -> Callable[..., None]:
     """Register players by member id."""
 
     def run(*member_ids: str) -> None:
-        ledger.register_player(*(parse(RegisterPlayer, {"id": m}) for m in member_ids), actor="td")
+        ledger.players.register(*(parse(RegisterPlayer, {"id": m}) for m in member_ids), actor="td")
 
     return run
 

@@ -56,24 +56,24 @@ class Ledger:
 
     def __init__(self, app: RatingsLedger) -> None:
         self.app = app
-        if not app.holders():
-            app.initialize(actor="director")
-        app.grant_role("td", Role.TOURNAMENT_DIRECTOR, actor="director")
-        app.grant_role("admin", Role.RATINGS_ADMIN, actor="director")
+        if not app.roles.holders():
+            app.roles.initialize(actor="director")
+        app.roles.grant("td", Role.TOURNAMENT_DIRECTOR, actor="director")
+        app.roles.grant("admin", Role.RATINGS_ADMIN, actor="director")
 
     def register(self, *ids: str, **profile: Any) -> None:
-        self.app.register_player(
+        self.app.players.register(
             *(parse(RegisterPlayer, {"id": i, **profile}) for i in ids), actor="td"
         )
 
     def submit(self, *sections: dict[str, Any]) -> None:
-        self.app.submit_section(*(parse(SubmitSection, s) for s in sections), actor="td")
+        self.app.sections.submit(*(parse(SubmitSection, s) for s in sections), actor="td")
 
     def correct(self, section: dict[str, Any], reason: str = "wrong result") -> None:
-        self.app.correct_section(parse(SubmitSection, section), reason=reason, actor="admin")
+        self.app.sections.correct(parse(SubmitSection, section), reason=reason, actor="admin")
 
     def withdraw(self, section_id: str) -> None:
-        self.app.withdraw_section(section_id, reason="not rateable", actor="admin")
+        self.app.sections.withdraw(section_id, reason="not rateable", actor="admin")
 
     def opening(self, player: str, system: str, rating: float, games: int, **more: Any) -> None:
         data = {
@@ -84,11 +84,11 @@ class Ledger:
             "games": games,
             **more,
         }
-        self.app.record_opening_balance(parse(RecordOpeningBalance, data), actor="admin")
+        self.app.players.record_opening_balance(parse(RecordOpeningBalance, data), actor="admin")
 
     def money_floor(self, player: str, amount: float, limit: int, day: str) -> None:
         data = {"player": player, "amount": amount, "limit": limit, "date": day}
-        self.app.award_money_floor(parse(AwardMoneyFloor, data), actor="director")
+        self.app.decisions.award_money_floor(parse(AwardMoneyFloor, data), actor="director")
 
     def override(self, player: str, action: str, value: float | None, day: str) -> None:
         data = {
@@ -98,7 +98,7 @@ class Ledger:
             "effective": day,
             "reason": "director's decision",
         }
-        self.app.override(parse(DirectorOverride, data), actor="director")
+        self.app.decisions.override(parse(DirectorOverride, data), actor="director")
 
     def match(self, match_id: str, a: str, b: str, results: list[str], day: str) -> None:
         data = {
@@ -113,7 +113,7 @@ class Ledger:
                 for i, r in enumerate(results, start=1)
             ],
         }
-        self.app.submit_match(parse(SubmitMatch, data), actor="td")
+        self.app.sections.submit_match(parse(SubmitMatch, data), actor="td")
 
     def fide(self, player: str, rating_list: str, games: list[tuple[float, float]]) -> None:
         data = {
@@ -121,7 +121,7 @@ class Ledger:
             "rating_list": rating_list,
             "games": [{"opponent_rating": r, "score": s} for r, s in games],
         }
-        self.app.submit_fide_adjustment(parse(SubmitFideAdjustment, data), actor="admin")
+        self.app.decisions.submit_fide_adjustment(parse(SubmitFideAdjustment, data), actor="admin")
 
     def amend(self, parameter: str, value: Any, effective: str, until: str | None = None) -> None:
         data = {
@@ -131,7 +131,7 @@ class Ledger:
             "until": until,
             "reason": "retroactive change",
         }
-        self.app.amend_rules(parse(AmendRules, data), actor="director")
+        self.app.decisions.amend_rules(parse(AmendRules, data), actor="director")
 
     def catch_up(self, view: View):
         return view.catch_up(read_entries(self.app, view.last_position))

@@ -26,6 +26,7 @@ from ledger.evidence.chain import verify
 from ledger.evidence.signing import public_text
 from ledger.log import read_entries
 from ledger.roles import Role
+from ledger.writes.records import Records
 
 runner = CliRunner()
 
@@ -66,8 +67,8 @@ def test_a_write_decided_before_its_actors_role_was_revoked_appends_nothing_and_
 ) -> None:
     """Issue 28: "A write that loses a race exits 3 with one line and appends nothing. No
     accepted write can break a read." (a `register` decided before `revoke-role` committed)"""
-    ledger.register_player(*players("30000001"), actor="td")
-    revoke = lambda other: other.revoke_role("td", Role.TOURNAMENT_DIRECTOR, actor="director")  # noqa: E731
+    ledger.players.register(*players("30000001"), actor="td")
+    revoke = lambda other: other.roles.revoke("td", Role.TOURNAMENT_DIRECTOR, actor="director")  # noqa: E731
     in_the_window(store_url, revoke)
     file = tmp_path / "p.json"
     file.write_text(json.dumps([{"id": "30000002"}, {"id": "30000003"}]))
@@ -88,19 +89,19 @@ def test_a_write_signed_with_a_key_rotated_while_it_was_decided_appends_nothing(
     """Issue 28: "Roles and keys are checked against the head the entry is appended to, inside
     the same transaction" (the TD's key rotated by the director in the write's window)."""
     new_key = public_text(Ed25519PrivateKey.generate())
-    rotate = lambda other: other.grant_role(  # noqa: E731
+    rotate = lambda other: other.roles.grant(  # noqa: E731
         "td", Role.TOURNAMENT_DIRECTOR, actor="director", public_key=new_key
     )
     in_the_window(store_url, rotate)
     with pytest.raises(LostRace) as refused:
-        ledger.register_player(*players("30000001"), actor="td")
+        ledger.players.register(*players("30000001"), actor="td")
     rotated = ledger.recorder.max_notification_id()
     assert str(refused.value) == (
         f"td's key was changed at position {rotated} while the write was decided: "
         "nothing was appended"
     )
     assert [e.type for e in read_entries(ledger, rotated - 1)] == ["RoleGranted"]
-    ledger.register_player(*players("30000001"), actor="director")
+    ledger.players.register(*players("30000001"), actor="director")
     reads_work(ledger, store_url)
 
 
@@ -111,14 +112,14 @@ def test_a_rerating_decided_before_its_actors_ratings_admin_role_was_revoked_app
     keeps a tournament director's role (and key) but loses ratings_admin while their change
     of a registered player's FIDE rating is decided is refused at the head (exit 3), as every
     read would refuse the entry, not only when its kind is not theirs."""
-    ledger.grant_role("office", Role.TOURNAMENT_DIRECTOR, actor="director")
+    ledger.roles.grant("office", Role.TOURNAMENT_DIRECTOR, actor="director")
     fide = {"rating": 2060, "date": "2024-01-01"}
-    ledger.register_player(parse(RegisterPlayer, {"id": "30000001", "fide": fide}), actor="td")
-    revoke = lambda other: other.revoke_role("office", Role.RATINGS_ADMIN, actor="director")  # noqa: E731
+    ledger.players.register(parse(RegisterPlayer, {"id": "30000001", "fide": fide}), actor="td")
+    revoke = lambda other: other.roles.revoke("office", Role.RATINGS_ADMIN, actor="director")  # noqa: E731
     in_the_window(store_url, revoke)
     rerated = parse(RegisterPlayer, {"id": "30000001", "fide": fide | {"rating": 2533}})
     with pytest.raises(LostRace) as refused:
-        ledger.register_player(rerated, actor="office")
+        ledger.players.register(rerated, actor="office")
     revoked = ledger.recorder.max_notification_id()
     assert str(refused.value) == (
         f"office's role ratings_admin was revoked at position {revoked} while the write was "
@@ -133,17 +134,17 @@ def test_a_grant_committed_between_reading_the_roles_record_and_the_log_is_no_fa
 ) -> None:
     """Issue 28: "Honest runs that did not break showed the TD a false alarm ('roles record
     does not match its signed entries')": the write path compares nothing read at two moments."""
-    read_record, once = RatingsLedger._roles, [True]
+    read_record, once = Records.roles, [True]
 
-    def then_granted(self: RatingsLedger) -> Any:
+    def then_granted(self: Records) -> Any:
         record = read_record(self)
         while once and once.pop():
             with closing(RatingsLedger(store_url)) as other:
-                other.grant_role("ann", Role.TOURNAMENT_DIRECTOR, actor="director")
+                other.roles.grant("ann", Role.TOURNAMENT_DIRECTOR, actor="director")
         return record
 
-    monkeypatch.setattr(RatingsLedger, "_roles", then_granted)
-    [entry] = ledger.register_player(*players("30000001"), actor="td")
+    monkeypatch.setattr(Records, "roles", then_granted)
+    [entry] = ledger.players.register(*players("30000001"), actor="td")
     assert entry.type == "PlayerRegistered"
     monkeypatch.undo()
     reads_work(ledger, store_url)
@@ -151,12 +152,12 @@ def test_a_grant_committed_between_reading_the_roles_record_and_the_log_is_no_fa
 
 def test_a_dry_run_still_checks_the_actors_roles(ledger: RatingsLedger, store_url: str) -> None:
     """Issue 28 brief: `--dry-run` (preview) checks roles outside a transaction, as before."""
-    ledger.revoke_role("td", Role.TOURNAMENT_DIRECTOR, actor="director")
+    ledger.roles.revoke("td", Role.TOURNAMENT_DIRECTOR, actor="director")
     with (
         closing(RatingsLedger(store_url, preview=True)) as preview,
         pytest.raises(AccessDenied, match="'td' may not register"),
     ):
-        preview.register_player(*players("30000001"), actor="td")
+        preview.players.register(*players("30000001"), actor="td")
 
 
 def test_registering_while_the_tds_role_is_revoked_concurrently_leaves_every_read_working(
@@ -173,7 +174,7 @@ def test_registering_while_the_tds_role_is_revoked_concurrently_leaves_every_rea
                 started.set()
                 ids = [f"4{n:03d}{k:04d}" for k in range(50)]
                 try:
-                    td.register_player(*players(*ids), actor="td")
+                    td.players.register(*players(*ids), actor="td")
                     outcomes.append("written")
                 except (LostRace, AccessDenied):  # the race lost, or the role seen revoked
                     outcomes.append("refused")
@@ -182,7 +183,7 @@ def test_registering_while_the_tds_role_is_revoked_concurrently_leaves_every_rea
     def revoking() -> None:
         started.wait()
         with closing(RatingsLedger(store_url)) as director:
-            director.revoke_role("td", Role.TOURNAMENT_DIRECTOR, actor="director")
+            director.roles.revoke("td", Role.TOURNAMENT_DIRECTOR, actor="director")
 
     threads = [threading.Thread(target=registering), threading.Thread(target=revoking)]
     for t in threads:
@@ -193,5 +194,5 @@ def test_registering_while_the_tds_role_is_revoked_concurrently_leaves_every_rea
     entries = list(read_entries(ledger))
     revoked = next(e.position for e in entries if e.type == "RoleRevoked")
     assert all(e.position < revoked for e in entries if e.actor == "td")
-    ledger.register_player(*players("30000001"), actor="director")
+    ledger.players.register(*players("30000001"), actor="director")
     reads_work(ledger, store_url)

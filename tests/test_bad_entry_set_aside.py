@@ -45,10 +45,10 @@ def broken(ledger: RatingsLedger, store_url: str) -> tuple[RatingsLedger, int]:
     """Carl registered (USA, FIDE 2060) and read once; a forged re-rating of Carl; then an honest
     write after it (the director registers LATER), which signs a root over the forged leaf."""
     carl = {"id": CARL, "federation": "USA", "fide": {"rating": 2060, "date": "2024-01-01"}}
-    ledger.register_player(parse(RegisterPlayer, carl), actor="td")
+    ledger.players.register(parse(RegisterPlayer, carl), actor="td")
     assert invoke(store_url, "catch-up").exit_code == 0
     position = forge_rerating(ledger, store_url)
-    ledger.register_player(parse(RegisterPlayer, {"id": LATER}), actor="director")
+    ledger.players.register(parse(RegisterPlayer, {"id": LATER}), actor="director")
     return ledger, position
 
 
@@ -136,7 +136,7 @@ def test_an_unsigned_unsealed_row_set_aside_leaves_the_chain_and_the_tree_intact
     """An insider's row with no signature and no chain row (a leaf of the tree, as the write
     path that came next made it): set aside, `verify` and every read go on past it."""
     position = insert(store_url, player_key(CARL), 1, "ratings-ledger:PlayerRegistered", state)
-    ledger.register_player(parse(RegisterPlayer, {"id": LATER}), actor="director")
+    ledger.players.register(parse(RegisterPlayer, {"id": LATER}), actor="director")
     assert checked_read(ledger)[1].position == position
     done = invoke(store_url, "set-aside", str(position), "--reason", "r", "--actor", "director")
     assert done.exit_code == 0, done.output
@@ -167,7 +167,7 @@ def test_a_forged_grant_grants_nothing_and_once_set_aside_every_writer_goes_on(
     done = invoke(store_url, "set-aside", str(position), "--reason", "r", "--actor", "director")
     assert done.exit_code == 0, done.output
     with RatingsLedger(store_url) as again:
-        again.register_player(parse(RegisterPlayer, {"id": LATER}), actor="office")
+        again.players.register(parse(RegisterPlayer, {"id": LATER}), actor="office")
     assert verify(ledger).broken is None
 
 
@@ -226,7 +226,7 @@ def set_aside_at_the_tail(ledger: RatingsLedger, store_url: str, position: int) 
     assert done.exit_code == 0, done.output
     by = list(read_entries(ledger))[-1]
     assert (by.type, by.payload["positions"]) == ("EntrySetAside", [position])
-    ledger.register_player(parse(RegisterPlayer, {"id": LATER}), actor="td")
+    ledger.players.register(parse(RegisterPlayer, {"id": LATER}), actor="td")
     every = [e.position for e in read_entries(ledger)]
     assert checked_read(ledger) == ([p for p in every if p != position], None)
     checked = invoke(store_url, "verify")
@@ -260,7 +260,7 @@ def test_a_write_signed_by_a_key_no_one_holds_refuses_writes_until_the_director_
     tree": a forged signed write at the tail (a key no one holds, in the TD's name) is not
     signed over by another write (exit 1, naming it, nothing appended), but the director's
     set-aside extends the checkpoint before it, and then every writer goes on."""
-    [registered] = ledger.register_player(parse(RegisterPlayer, {"id": "30000002"}), actor="td")
+    [registered] = ledger.players.register(parse(RegisterPlayer, {"id": "30000002"}), actor="td")
     payload = json.loads(registered.state) | {"member_id": CARL, "actor": "td"}
     payload.pop("originator_topic", None)
     forged = insert(
@@ -291,8 +291,8 @@ def test_an_edited_section_with_its_tree_recomputed_is_set_aside_and_then_every_
     documented, signed way to set the entry aside": the next write is refused naming the
     entry; the director's set-aside is accepted, and `verify` says set aside."""
     for member in ("12345678", CARL, "30000002", "30000003"):
-        ledger.register_player(parse(RegisterPlayer, {"id": member}), actor="td")
-    [submitted] = ledger.submit_section(parse(SubmitSection, section_data()), actor="td")
+        ledger.players.register(parse(RegisterPlayer, {"id": member}), actor="td")
+    [submitted] = ledger.sections.submit(parse(SubmitSection, section_data()), actor="td")
     edit(store_url, submitted.position, '"1/2-1/2"', '"1-0"')
     with raw_store(store_url) as (conn, table, pos, mark, _):
         rebuild_tree(conn, table, pos, mark)

@@ -29,7 +29,7 @@ runner = CliRunner()
 def sealed_ledger(ledger: RatingsLedger) -> RatingsLedger:
     """Five more entries after the setup's four: one registration each."""
     for member in ("30000001", "30000002", "30000003", "30000004", "30000005"):
-        ledger.register_player(parse(RegisterPlayer, {"id": member, "name": member}), actor="td")
+        ledger.players.register(parse(RegisterPlayer, {"id": member, "name": member}), actor="td")
     return ledger
 
 
@@ -180,7 +180,7 @@ def test_every_write_prints_its_receipt_and_verify_expect_checks_it_later(
     assert written.exit_code == 0, written.output
     receipt = next(x for x in written.stdout.splitlines() if x.startswith("receipt "))[8:]
     assert parse_expected(receipt).position == 10
-    sealed_ledger.register_player(parse(RegisterPlayer, {"id": "30000011"}), actor="td")
+    sealed_ledger.players.register(parse(RegisterPlayer, {"id": "30000011"}), actor="td")
     later = runner.invoke(app, ["verify", "--expect", receipt, "--store", store_url])
     assert (later.exit_code, later.stdout.rstrip().endswith(f"matches {receipt}")) == (0, True)
     forged = receipt.replace(receipt[0], "f" if receipt[0] != "f" else "e", 1)
@@ -213,7 +213,7 @@ def test_an_anchor_is_a_head_signed_by_a_director_that_verify_checks(
     document = json.loads(anchored.read_text())
     assert (document["position"], document["actor"]) == (9, "director")
     assert document["digest"] == verify(sealed_ledger).head.digest
-    sealed_ledger.register_player(parse(RegisterPlayer, {"id": "30000012"}), actor="td")
+    sealed_ledger.players.register(parse(RegisterPlayer, {"id": "30000012"}), actor="td")
     result = runner.invoke(
         app, ["verify", "--anchor", str(anchored), "--store", sealed_ledger.store]
     )
@@ -279,7 +279,7 @@ def test_reads_open_sqlite_read_only_so_they_cannot_write(sealed_ledger: Ratings
     with closing(RatingsLedger(sealed_ledger.store, read_only=True)) as reader:
         assert [e.position for e in read_entries(reader)] == list(range(1, 10))
         with pytest.raises(StoreError, match="readonly|read-only"):
-            reader.register_player(parse(RegisterPlayer, {"id": "30000013"}), actor="td")
+            reader.players.register(parse(RegisterPlayer, {"id": "30000013"}), actor="td")
     assert positions(sealed_ledger) == list(range(1, 10))
 
 

@@ -152,7 +152,7 @@ def test_commit_list_with_a_planted_checkpoint_commits_the_rebuilds_rows(ledger,
     store, view, section = ledger
     with closing(RatingsLedger(store)) as app_:
         publication = {"family": "fide", "name": "2003-07", "as_of": "2003-07-01"}
-        app_.publish_list(parse(PublishList, publication), actor="director")
+        app_.lists.publish(parse(PublishList, publication), actor="director")
     minus_one_section(store, view, section, tmp_path)
     run(store, "commit-list", "--list", "2003-07", "--rules-family", "fide", "--actor", "director")
     assert committed_root(store, "2003-07") == rebuilt(store, tmp_path, "2003-07")[0]

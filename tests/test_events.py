@@ -88,7 +88,7 @@ def test_a_stored_entry_s_bytes_keep_the_envelope_then_the_declared_fields(
     # before: `timestamp`, `originator_topic`, the fields, `actor`, then the later fields.
     from ledger.commands import RegisterPlayer, parse
 
-    (entry,) = ledger.register_player(parse(RegisterPlayer, {"id": "P1"}), actor="office")
+    (entry,) = ledger.players.register(parse(RegisterPlayer, {"id": "P1"}), actor="office")
     keys = list(json.loads(entry.state))
     assert keys == ["timestamp", "originator_topic", *STORED["PlayerRegistered"].split()]
 
@@ -109,7 +109,7 @@ def test_the_projection_s_items_cover_every_rated_fact():
 
 
 def test_stored_entries_decode_into_their_facts(ledger, section_ready):
-    ledger.submit_section(section_ready(), actor="td")
+    ledger.sections.submit(section_ready(), actor="td")
     (entry,) = [e for e in read_entries(ledger) if e.type == "SectionSubmitted"]
     fact = events.decode(entry.type, entry.state)
     assert isinstance(fact, events.SectionSubmitted)

@@ -33,15 +33,15 @@ POINTS = [3.5, 2.0, 0.5, 2.0, 1.5, 2.0, 2.0]
 
 @pytest.fixture
 def run(ledger: RatingsLedger, store_url: str, tmp_path: Path) -> Callable[..., Result]:
-    ledger.register_player(
+    ledger.players.register(
         *(parse(RegisterPlayer, {"id": i, "name": n}) for i, n in zip(IDS, NAMES, strict=True)),
         actor="td",
     )
     balance = {"player": IDS[0], "system": "OTBR", "as_of": "2024-01-01"}
     balance |= {"rating": 1900.0, "games": 40, "peak": 1950.0}
-    ledger.record_opening_balance(parse(RecordOpeningBalance, balance), actor="office")
+    ledger.players.record_opening_balance(parse(RecordOpeningBalance, balance), actor="office")
     section = validated(trf.to_section(trf.read_trf(TRF)))
-    ledger.submit_section(section, actor="td")
+    ledger.sections.submit(section, actor="td")
     app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
     register(app)
     runner = CliRunner()
@@ -188,7 +188,7 @@ def test_a_withdrawn_or_unknown_section_has_no_crosstable(
         1,
         "error: section 'NO-SUCH-SECTION' is not in the ledger\n",
     )
-    ledger.withdraw_section(SECTION_ID, reason="irregular pairings", actor="office")
+    ledger.sections.withdraw(SECTION_ID, reason="irregular pairings", actor="office")
     withdrawn = run("crosstable", SECTION_ID)
     assert (withdrawn.exit_code, withdrawn.stderr) == (
         1,

@@ -27,11 +27,11 @@ def led(ledger):
         fide = {"rating": rating, "date": "2024-01-01", "games": 100, "federation": "USA"}
         led.register(pid, adult=True, fide=fide)
     led.submit(round_robin("FEB", [X, Y, Z], "2024-02-10", "2024-02-11"))
-    led.app.publish_list(
+    led.app.lists.publish(
         parse(PublishList, {"family": "fide", "name": "2024-03", "as_of": "2024-03-01"}),
         actor="director",
     )
-    led.app.record_fide_uplift(parse(RecordFideUplift, UPLIFT), actor="director")
+    led.app.decisions.record_fide_uplift(parse(RecordFideUplift, UPLIFT), actor="director")
     led.submit(round_robin("MAR", [X, Y, Z], "2024-03-10", "2024-03-11"))
     return led
 
@@ -78,10 +78,10 @@ def test_a_what_if_replay_without_the_uplift_keeps_the_list_as_computed(led, tmp
 
 def test_the_uplift_is_entered_once_and_only_by_a_director(led):
     with pytest.raises(InvalidCommand, match="already recorded for 2024-03-01"):
-        led.app.record_fide_uplift(parse(RecordFideUplift, UPLIFT), actor="director")
+        led.app.decisions.record_fide_uplift(parse(RecordFideUplift, UPLIFT), actor="director")
     other = {**UPLIFT, "effective": "2024-04-01"}
     with pytest.raises(AccessDenied):
-        led.app.record_fide_uplift(parse(RecordFideUplift, other), actor="office")
+        led.app.decisions.record_fide_uplift(parse(RecordFideUplift, other), actor="office")
 
 
 def test_the_cli_verb_records_it_and_the_replay_option_leaves_it_out(ledger, store_url, tmp_path):

@@ -190,7 +190,7 @@ def test_a_catch_up_by_lists_rewrites_only_the_rows_that_changed(tmp_path):
         fide = {"rating": rating, "date": "2024-01-01", "games": 100, "federation": "USA"}
         ledger.register(pid, adult=True, fide=fide)
     ledger.submit(round_robin("FEB", [W, X, Y, Z], "2024-02-10", "2024-02-11"))
-    ledger.app.publish_list(
+    ledger.app.lists.publish(
         parse(PublishList, {"family": "fide", "name": "2024-03", "as_of": "2024-03-01"}),
         actor="director",
     )

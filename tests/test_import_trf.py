@@ -530,7 +530,7 @@ def run(
 ) -> Callable[..., Result]:
     """The command line in tmp_path, on a ledger the conftest sets up (`td` is a tournament
     director) with the fixture's players registered."""
-    ledger.register_player(*(parse(RegisterPlayer, {"id": m}) for m in FIDE_IDS), actor="td")
+    ledger.players.register(*(parse(RegisterPlayer, {"id": m}) for m in FIDE_IDS), actor="td")
     monkeypatch.chdir(tmp_path)
     app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
     register(app)
@@ -792,7 +792,7 @@ def test_a_member_whose_profile_has_the_fide_id_plays_under_their_member_id(
 ) -> None:
     # Issue 11: "by FIDE id when a registered member has that FIDE id".
     member = {"id": "12345678", "fide_id": "14700011", "name": "SOKOLOV, IVAN"}
-    ledger.register_player(parse(RegisterPlayer, member), actor="td")
+    ledger.players.register(parse(RegisterPlayer, member), actor="td")
     result = run("import", "trf", str(LAKESIDE), "--actor", "td", "--register-players")
     assert result.exit_code == 0, result.output
     (payload,) = submitted(ledger)

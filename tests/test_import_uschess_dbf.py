@@ -436,7 +436,7 @@ def test_the_time_control_option_replaces_every_sections_time_control() -> None:
 def run(ledger: RatingsLedger, store_url: str) -> Callable[..., Result]:
     """The command line on a ledger the conftest sets up (`td` is a tournament director), with
     the fixture's players registered."""
-    ledger.register_player(*(parse(RegisterPlayer, {"id": m}) for m in MEMBERS), actor="td")
+    ledger.players.register(*(parse(RegisterPlayer, {"id": m}) for m in MEMBERS), actor="td")
     app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
     register(app)
     runner = CliRunner()

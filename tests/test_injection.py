@@ -59,7 +59,7 @@ def test_hostile_names_reasons_and_actors_are_stored_and_shown_verbatim(
         e["actor"] for e in entries if e["type"] in ("PlayerRegistered", "SectionSubmitted")
     } == {hostile}
     assert [e["payload"]["reason"] for e in entries if e["type"] == "SectionWithdrawn"] == [hostile]
-    assert hostile in ledger.holders()
+    assert hostile in ledger.roles.holders()
     view = tmp_path / "view.db"
     caught = runner.invoke(app, ["catch-up", "--store", store_url, "--view", str(view)])
     assert caught.exit_code == 0, caught.stderr

@@ -74,7 +74,7 @@ def test_a_td_granting_themselves_director_with_their_own_key_is_refused_everywh
         override = {"player": "30000001", "action": "adjust_rating", "value": 2700}
         decided = parse(DirectorOverride, override | {"effective": "2024-06-01", "reason": "r"})
         with pytest.raises(LedgerError) as refused:  # the roles, not the command's fields
-            again.override(decided, actor="td")
+            again.decisions.override(decided, actor="td")
         assert "'td'" in str(refused.value)
         assert again.recorder.max_notification_id() == before
 
@@ -88,12 +88,12 @@ def test_an_unsigned_rechained_grant_grants_nothing_and_refuses_no_one(
     forged_grant(ledger, store_url, None)
     with closing(RatingsLedger(store_url)) as again:
         before = again.recorder.max_notification_id()
-        again.register_player(parse(RegisterPlayer, {"id": "30000009"}), actor="director")
+        again.players.register(parse(RegisterPlayer, {"id": "30000009"}), actor="director")
         assert again.recorder.max_notification_id() == before + 1
         override = {"player": "30000009", "action": "adjust_rating", "value": 2700}
         decided = parse(DirectorOverride, override | {"effective": "2024-06-01", "reason": "r"})
         with pytest.raises(LedgerError) as refused:
-            again.override(decided, actor="td")
+            again.decisions.override(decided, actor="td")
         assert "'td' may not override" in str(refused.value)
         assert again.recorder.max_notification_id() == before + 1
 
@@ -118,8 +118,8 @@ def test_a_withdrawn_section_brought_back_by_deleting_its_withdrawal_is_caught(
 ) -> None:
     # the collusion case: a withdrawn section came back (590 → 1242)
     register_players("12345678", "30000001", "30000002", "30000003")
-    ledger.submit_section(parse(SubmitSection, section_data()), actor="td")
-    ledger.withdraw_section("2024-05-GP-OPEN", reason="collusion", actor="office")
+    ledger.sections.submit(parse(SubmitSection, section_data()), actor="td")
+    ledger.sections.withdraw("2024-05-GP-OPEN", reason="collusion", actor="office")
     withdrawal = positions_of(ledger, "SectionWithdrawn")[0]
     register_players("30000004")
     delete(store_url, withdrawal)
@@ -146,15 +146,15 @@ def test_a_section_signed_by_the_same_td_in_another_ledger_does_not_check_when_c
     # "a TD-signed section copied in from another ledger that uses the same key"
     other_url = f"sqlite:///{tmp_path / 'other.db'}"
     with closing(RatingsLedger(other_url)) as other:
-        other.initialize(actor="director")
-        other.grant_role("td", "tournament_director", actor="director")
-        other.register_player(
+        other.roles.initialize(actor="director")
+        other.roles.grant("td", "tournament_director", actor="director")
+        other.players.register(
             *(parse(RegisterPlayer, {"id": m}) for m in ("12345678", "30000001")), actor="td"
         )
-        other.register_player(
+        other.players.register(
             *(parse(RegisterPlayer, {"id": m}) for m in ("30000002", "30000003")), actor="td"
         )
-        other.submit_section(parse(SubmitSection, section_data()), actor="td")
+        other.sections.submit(parse(SubmitSection, section_data()), actor="td")
         copied = positions_of(other, "SectionSubmitted")[0]
         with raw_store(other_url) as (conn, table, pos, mark, chain):
             aggregate, version, topic, state = conn.execute(

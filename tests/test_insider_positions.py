@@ -35,9 +35,11 @@ def voided_override(ledger: RatingsLedger, register_players) -> tuple[int, int]:
     register_players("30000001")
     override = {"player": "30000001", "action": "adjust_rating", "value": 2000}
     decided = override | {"effective": "2024-06-01", "reason": "the director's decision"}
-    ledger.override(parse(DirectorOverride, decided), actor="director")
+    ledger.decisions.override(parse(DirectorOverride, decided), actor="director")
     at = ledger.recorder.max_notification_id()
-    ledger.void(parse(VoidEntry, {"position": at, "reason": "a mistake"}), actor="director")
+    ledger.decisions.void(
+        parse(VoidEntry, {"position": at, "reason": "a mistake"}), actor="director"
+    )
     return at, ledger.recorder.max_notification_id()
 
 
@@ -105,7 +107,7 @@ def test_a_write_re_signed_by_its_own_td_after_renumbering_checks_only_if_the_td
     # their own write at its new place; the director's write after it still breaks.
     register_players("30000001")
     moved = ledger.recorder.max_notification_id()
-    ledger.grant_role("ann", "auditor", actor="director")
+    ledger.roles.grant("ann", "auditor", actor="director")
     renumber(store_url, moved)
     key = ledger.keyring.private_key("td")
     assert key is not None
@@ -149,7 +151,7 @@ def test_a_tail_deleted_with_its_chain_rows_but_not_its_tree_rows_is_reported_as
     assert "changed outside the ledger" in one_line_error(store_url, "checkpoint")
     with closing(RatingsLedger(store_url)) as again:  # a refused write appends nothing
         with pytest.raises(LedgerError) as raised:
-            again.register_player(parse(RegisterPlayer, {"id": "30000009"}), actor="td")
+            again.players.register(parse(RegisterPlayer, {"id": "30000009"}), actor="td")
         assert "\n" not in str(raised.value)
         assert again.recorder.max_notification_id() == kept
 

@@ -113,7 +113,7 @@ def test_a_section_submitted_again_by_its_td_with_other_results_is_a_problem_not
     # once. A second SectionSubmitted of the section, signed with the TD's own key, read as a
     # new revision (Dev Rao 590 → 2024 in the red team's run); now `verify` names it and the
     # read model keeps the first report, listing the second under `problems`.
-    ledger.submit_section(section_ready(), actor="td")
+    ledger.sections.submit(section_ready(), actor="td")
     before = invoke(store_url, "player", "30000003")
     assert before.exit_code == 0, before.output
     with raw_store(store_url) as (conn, table, pos, mark, _):

@@ -59,16 +59,16 @@ def write_concurrently(
         time.sleep(0.001)
     outcomes: list[Outcome] = []
     for k in range(own):
-        [entry] = ledger.submit_section(section(f"{writer}-{k}"), actor=writer)
+        [entry] = ledger.sections.submit(section(f"{writer}-{k}"), actor=writer)
         outcomes.append(("SectionSubmitted", f"{writer}-{k}", entry.position))
     try:
-        [entry] = ledger.submit_section(section("SHARED", writer), actor=writer)
+        [entry] = ledger.sections.submit(section("SHARED", writer), actor=writer)
         outcomes.append(("SectionSubmitted", "SHARED", entry.position))
     except InvalidCommand as exc:
         outcomes.append(("refused", str(exc), None))
     for k in range(2):
         try:
-            [entry] = ledger.correct_section(
+            [entry] = ledger.sections.correct(
                 section("SHARED", f"{writer}-fix-{k}"), reason="fix", actor=writer
             )
             outcomes.append(("SectionCorrected", f"{writer}-fix-{k}", entry.position))
@@ -108,8 +108,8 @@ def players_registered(ledger: RatingsLedger) -> RatingsLedger:
     (ratings admin) sections."""
     for writer in WRITERS:
         for role in (Role.TOURNAMENT_DIRECTOR, Role.RATINGS_ADMIN):
-            ledger.grant_role(writer, role, actor="director")
-    ledger.register_player(*(parse(RegisterPlayer, {"id": p}) for p in PLAYERS), actor="office")
+            ledger.roles.grant(writer, role, actor="director")
+    ledger.players.register(*(parse(RegisterPlayer, {"id": p}) for p in PLAYERS), actor="office")
     return ledger
 
 
@@ -151,7 +151,7 @@ def test_a_writer_that_lost_a_race_decides_again_on_the_new_state(
     # Brief: "both succeed or get a clear conflict error": a correction that lost the race for
     # the next version is re-checked against the winner's revision, then appended after it.
     ledger = players_registered
-    ledger.submit_section(section("S"), actor="td")
+    ledger.sections.submit(section("S"), actor="td")
     save = RatingsLedger.save
     raced: list[bool] = []
 
@@ -159,11 +159,11 @@ def test_a_writer_that_lost_a_race_decides_again_on_the_new_state(
         if not raced:
             raced.append(True)
             with closing(RatingsLedger(store_url)) as rival:
-                rival.correct_section(section("S", "rival"), reason="r", actor="rival")
+                rival.sections.correct(section("S", "rival"), reason="r", actor="rival")
         return save(self, *objs, **kwargs)
 
     monkeypatch.setattr(RatingsLedger, "save", save_after_a_rival)
-    [entry] = ledger.correct_section(section("S", "mine"), reason="m", actor="me")
+    [entry] = ledger.sections.correct(section("S", "mine"), reason="m", actor="me")
     corrections = [e for e in read_entries(ledger) if e.type == "SectionCorrected"]
     assert [(e.actor, e.payload["event_name"]) for e in corrections] == [
         ("rival", "rival"),
@@ -184,5 +184,5 @@ def test_a_writer_that_keeps_losing_gets_a_clear_conflict_error_and_appends_noth
 
     monkeypatch.setattr(RatingsLedger, "save", always_lose)
     with pytest.raises(ConflictError, match="other writers kept changing the same records"):
-        ledger.submit_section(section("S"), actor="td")
+        ledger.sections.submit(section("S"), actor="td")
     assert list(read_entries(ledger)) == before

@@ -31,7 +31,7 @@ def test_a_fide_adjustment_records_the_list_date_youth_flag_and_each_game(
     # Brief: "FideAdjustmentSubmitted: player, FIDE rating-list date, youth-event flag, games
     # against FIDE-rated opponents (opponent FIDE rating, optional opponent id, score)".
     register_players("12345678")
-    [entry] = ledger.submit_fide_adjustment(adjustment(youth_event=True), actor="office")
+    [entry] = ledger.decisions.submit_fide_adjustment(adjustment(youth_event=True), actor="office")
     assert entry.type == "FideAdjustmentSubmitted"
     assert entry.payload == {
         "member_id": "12345678",
@@ -51,17 +51,19 @@ def test_a_second_adjustment_for_the_same_player_and_list_is_rejected(
 ) -> None:
     # §6: "The standard formula is applied only once" per FIDE rating list and player.
     register_players("12345678")
-    ledger.submit_fide_adjustment(adjustment(), actor="office")
+    ledger.decisions.submit_fide_adjustment(adjustment(), actor="office")
     with pytest.raises(InvalidCommand, match="already has a FIDE adjustment for the 2024-06-01"):
-        ledger.submit_fide_adjustment(adjustment(youth_event=True), actor="office")
-    [entry] = ledger.submit_fide_adjustment(adjustment(rating_list="2024-07-01"), actor="office")
+        ledger.decisions.submit_fide_adjustment(adjustment(youth_event=True), actor="office")
+    [entry] = ledger.decisions.submit_fide_adjustment(
+        adjustment(rating_list="2024-07-01"), actor="office"
+    )
     assert entry.payload["rating_list"] == "2024-07-01"
 
 
 def test_an_adjustment_for_an_unregistered_player_is_rejected(ledger: RatingsLedger) -> None:
     # Brief: bad input includes an "unregistered player".
     with pytest.raises(InvalidCommand, match="^player: '12345678' is not a registered player"):
-        ledger.submit_fide_adjustment(adjustment(), actor="office")
+        ledger.decisions.submit_fide_adjustment(adjustment(), actor="office")
 
 
 @pytest.mark.parametrize(

@@ -36,7 +36,7 @@ def test_a_director_or_ratings_admin_records_a_published_list(
     # Brief: "a director or ratings_admin records that a federation published a rating list:
     # which family, its name, its as-of date, and the ledger position up to which it takes
     # items (default: the ledger's current last position at the time of the write)".
-    [entry] = ledger.publish_list(publication(), actor=actor)
+    [entry] = ledger.lists.publish(publication(), actor=actor)
     assert (entry.type, entry.position, entry.actor) == ("ListPublished", 5, actor)
     assert entry.payload == {
         "family": "fide",
@@ -45,18 +45,18 @@ def test_a_director_or_ratings_admin_records_a_published_list(
         "as_of": "2003-07-01",
         "cutoff_position": SET_UP_ENTRIES,
     }
-    assert ledger.published_lists("fide") == [RatingList("2003-07", date(2003, 7, 1), 4)]
+    assert ledger.lists.published("fide") == [RatingList("2003-07", date(2003, 7, 1), 4)]
 
 
 def test_lists_are_numbered_and_returned_in_the_order_published(ledger: RatingsLedger) -> None:
-    ledger.publish_list(
+    ledger.lists.publish(
         publication(name="2003-01", as_of="2003-01-01", cutoff_position=2), actor="office"
     )
-    [second] = ledger.publish_list(publication(cutoff_position=2), actor="office")
-    [third] = ledger.publish_list(publication(name="2004-01", as_of="2004-01-01"), actor="office")
+    [second] = ledger.lists.publish(publication(cutoff_position=2), actor="office")
+    [third] = ledger.lists.publish(publication(name="2004-01", as_of="2004-01-01"), actor="office")
     assert (second.payload["number"], third.payload["number"]) == (2, 3)
     assert third.payload["cutoff_position"] == 6  # the last position when it was recorded
-    assert ledger.published_lists("fide") == [
+    assert ledger.lists.published("fide") == [
         RatingList("2003-01", date(2003, 1, 1), 2),
         RatingList("2003-07", date(2003, 7, 1), 2),
         RatingList("2004-01", date(2004, 1, 1), 6),
@@ -65,20 +65,20 @@ def test_lists_are_numbered_and_returned_in_the_order_published(ledger: RatingsL
 
 def test_each_family_orders_and_names_its_own_lists(ledger: RatingsLedger) -> None:
     # Brief: names are "unique per family"; "Lists within a family are published in order".
-    ledger.publish_list(publication(), actor="director")
-    ledger.publish_list(
+    ledger.lists.publish(publication(), actor="director")
+    ledger.lists.publish(
         publication(family="icu", as_of="2001-01-01", cutoff_position=0), actor="director"
     )
-    assert ledger.published_lists("icu") == [RatingList("2003-07", date(2001, 1, 1), 0)]
-    assert [x.name for x in ledger.published_lists("fide")] == ["2003-07"]
-    assert ledger.published_lists("uschess") == []
+    assert ledger.lists.published("icu") == [RatingList("2003-07", date(2001, 1, 1), 0)]
+    assert [x.name for x in ledger.lists.published("fide")] == ["2003-07"]
+    assert ledger.lists.published("uschess") == []
 
 
 def test_a_list_may_share_the_as_of_date_and_cutoff_of_the_latest(ledger: RatingsLedger) -> None:
     # Brief: refused only if "earlier than the family's latest list" or the cutoff "lower".
-    ledger.publish_list(publication(name="standard", cutoff_position=3), actor="office")
-    ledger.publish_list(publication(name="rapid", cutoff_position=3), actor="office")
-    assert [x.name for x in ledger.published_lists("fide")] == ["standard", "rapid"]
+    ledger.lists.publish(publication(name="standard", cutoff_position=3), actor="office")
+    ledger.lists.publish(publication(name="rapid", cutoff_position=3), actor="office")
+    assert [x.name for x in ledger.lists.published("fide")] == ["standard", "rapid"]
 
 
 @pytest.mark.parametrize(
@@ -102,20 +102,20 @@ def test_a_list_may_share_the_as_of_date_and_cutoff_of_the_latest(ledger: Rating
 def test_a_list_out_of_order_or_named_twice_is_refused_and_nothing_appended(
     ledger: RatingsLedger, earlier: dict[str, Any], later: dict[str, Any], message: str
 ) -> None:
-    ledger.publish_list(publication(**earlier), actor="office")
+    ledger.lists.publish(publication(**earlier), actor="office")
     before = last_position(ledger)
     with pytest.raises(InvalidCommand) as refused:
-        ledger.publish_list(publication(**later), actor="office")
+        ledger.lists.publish(publication(**later), actor="office")
     assert str(refused.value).startswith(message)
     assert last_position(ledger) == before
-    assert len(ledger.published_lists("fide")) == 1
+    assert len(ledger.lists.published("fide")) == 1
 
 
 def test_a_cutoff_beyond_the_last_position_is_refused_on_an_empty_family(
     ledger: RatingsLedger,
 ) -> None:
     with pytest.raises(InvalidCommand, match="cutoff_position: 5 is beyond the ledger's last"):
-        ledger.publish_list(publication(cutoff_position=5), actor="office")
+        ledger.lists.publish(publication(cutoff_position=5), actor="office")
     assert last_position(ledger) == SET_UP_ENTRIES
 
 
@@ -125,21 +125,21 @@ def test_a_publication_that_loses_a_race_is_decided_again_against_the_winner(
     # Decision: lists are numbered per family, so two writers publishing at once both take
     # number n+1; the loser's save fails and it decides again, seeing the winner's list.
     rival = RatingsLedger(store_url)
-    real, calls = rival.published_lists, []
+    real, calls = rival.lists.published, []
 
     def stale_once(family: str) -> list[RatingList]:
         calls.append(family)
         return [] if len(calls) == 1 else real(family)  # decided before the winner saved
 
-    rival.published_lists = stale_once  # type: ignore[method-assign]
+    rival.lists.published = stale_once  # type: ignore[method-assign]
     try:
-        ledger.publish_list(publication(name="2004-01", as_of="2004-01-01"), actor="office")
+        ledger.lists.publish(publication(name="2004-01", as_of="2004-01-01"), actor="office")
         with pytest.raises(InvalidCommand, match="as_of: 2003-07-01 is before 2004-01-01"):
-            rival.publish_list(publication(), actor="office")
+            rival.lists.publish(publication(), actor="office")
     finally:
         rival.close()
     assert len(calls) == 2
-    assert [x.name for x in ledger.published_lists("fide")] == ["2004-01"]
+    assert [x.name for x in ledger.lists.published("fide")] == ["2004-01"]
 
 
 @pytest.mark.parametrize("actor", ["td", "nobody"])
@@ -147,7 +147,7 @@ def test_only_a_director_or_ratings_admin_may_publish_a_list(
     ledger: RatingsLedger, actor: str
 ) -> None:
     with pytest.raises(AccessDenied, match=f"'{actor}' may not publish-list"):
-        ledger.publish_list(publication(), actor=actor)
+        ledger.lists.publish(publication(), actor=actor)
     assert last_position(ledger) == SET_UP_ENTRIES
 
 

@@ -55,8 +55,10 @@ def full_ledger(
 ) -> RatingsLedger:
     """One entry of every type, in the order of EVERY_TYPE (the `ledger` fixture sets up the
     roles, section_ready registers four)."""
-    ledger.register_player(parse(RegisterPlayer, {"id": "12345678", "adult": True}), actor="office")
-    ledger.record_opening_balance(
+    ledger.players.register(
+        parse(RegisterPlayer, {"id": "12345678", "adult": True}), actor="office"
+    )
+    ledger.players.record_opening_balance(
         parse(
             RecordOpeningBalance,
             {
@@ -69,11 +71,11 @@ def full_ledger(
         ),
         actor="office",
     )
-    ledger.submit_section(section_ready(), actor="td")
-    ledger.correct_section(
+    ledger.sections.submit(section_ready(), actor="td")
+    ledger.sections.correct(
         section_ready(event_name="Grand Prix 2024"), reason="name", actor="office"
     )
-    ledger.submit_fide_adjustment(
+    ledger.decisions.submit_fide_adjustment(
         parse(
             SubmitFideAdjustment,
             {
@@ -84,14 +86,14 @@ def full_ledger(
         ),
         actor="office",
     )
-    ledger.award_money_floor(
+    ledger.decisions.award_money_floor(
         parse(
             AwardMoneyFloor,
             {"player": "12345678", "amount": 5000, "limit": 1800, "date": "2024-05-05"},
         ),
         actor="director",
     )
-    ledger.submit_match(
+    ledger.sections.submit_match(
         parse(
             SubmitMatch,
             {
@@ -106,7 +108,7 @@ def full_ledger(
         ),
         actor="td",
     )
-    ledger.override(
+    ledger.decisions.override(
         parse(
             DirectorOverride,
             {
@@ -119,7 +121,7 @@ def full_ledger(
         ),
         actor="director",
     )
-    ledger.amend_rules(
+    ledger.decisions.amend_rules(
         parse(
             AmendRules,
             {
@@ -131,8 +133,8 @@ def full_ledger(
         ),
         actor="director",
     )
-    ledger.withdraw_section("2024-05-GP-OPEN", reason="not rated", actor="office")
-    ledger.revoke_role("td", "tournament_director", actor="director")
+    ledger.sections.withdraw("2024-05-GP-OPEN", reason="not rated", actor="office")
+    ledger.roles.revoke("td", "tournament_director", actor="director")
     return ledger
 
 
@@ -196,7 +198,7 @@ def test_another_process_rebuilds_recorded_aggregates_from_the_stored_topics(
         "from ledger.domain import InvalidCommand\n"
         "app = RatingsLedger(sys.argv[1])\n"
         "try:\n"
-        "    app.withdraw_section('2024-05-GP-OPEN', reason='again', actor='office')\n"
+        "    app.sections.withdraw('2024-05-GP-OPEN', reason='again', actor='office')\n"
         "except InvalidCommand as exc:\n"
         "    print(exc)\n"
     )

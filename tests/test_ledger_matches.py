@@ -38,7 +38,7 @@ def test_a_match_records_its_players_dates_time_control_and_normalized_games(
     # Brief: "MatchResultSubmitted: match id, two players, start/end dates, time control,
     # games (results)".
     register_players("12345678", "30000001")
-    [entry] = ledger.submit_match(parse(SubmitMatch, match_data()), actor="td")
+    [entry] = ledger.sections.submit_match(parse(SubmitMatch, match_data()), actor="td")
     assert entry.type == "MatchResultSubmitted"
     assert entry.payload["players"] == [{"id": "12345678"}, {"id": "30000001"}]
     assert [g["result"] for g in entry.payload["games"]] == ["1-0", "1/2-1/2"]
@@ -50,10 +50,10 @@ def test_a_match_id_is_accepted_once(
 ) -> None:
     # Brief: "one per match" aggregate; a duplicate is never appended.
     register_players("12345678", "30000001")
-    ledger.submit_match(parse(SubmitMatch, match_data()), actor="td")
+    ledger.sections.submit_match(parse(SubmitMatch, match_data()), actor="td")
     before = list(read_entries(ledger))
     with pytest.raises(InvalidCommand, match="^match_id: match '2024-LEE-BO' already exists"):
-        ledger.submit_match(parse(SubmitMatch, match_data()), actor="td")
+        ledger.sections.submit_match(parse(SubmitMatch, match_data()), actor="td")
     assert list(read_entries(ledger)) == before
 
 
@@ -63,7 +63,7 @@ def test_a_match_with_an_unregistered_player_is_rejected(
     # Brief: bad input includes an "unregistered player".
     register_players("12345678")
     with pytest.raises(InvalidCommand, match=r"^players\[1\].id: '30000001' is not a registered"):
-        ledger.submit_match(parse(SubmitMatch, match_data()), actor="td")
+        ledger.sections.submit_match(parse(SubmitMatch, match_data()), actor="td")
 
 
 @pytest.mark.parametrize(

@@ -21,7 +21,7 @@ def test_an_award_records_the_prize_its_limit_date_and_default_system_otbr(
     # Brief: "MoneyFloorAwarded: player, prize amount, the prize's rating limit (e.g. 1800 for
     # under-1800), date, system (default OTBR)".
     register_players("12345678")
-    [entry] = ledger.award_money_floor(parse(AwardMoneyFloor, AWARD), actor="director")
+    [entry] = ledger.decisions.award_money_floor(parse(AwardMoneyFloor, AWARD), actor="director")
     assert (entry.type, entry.payload) == (
         "MoneyFloorAwarded",
         {
@@ -39,8 +39,8 @@ def test_two_awards_to_one_player_are_two_facts(
 ) -> None:
     # Brief: "one per FIDE adjustment/award/override (uuid4 is fine)": prizes do not collide.
     register_players("12345678")
-    first = ledger.award_money_floor(parse(AwardMoneyFloor, AWARD), actor="director")
-    second = ledger.award_money_floor(parse(AwardMoneyFloor, AWARD), actor="director")
+    first = ledger.decisions.award_money_floor(parse(AwardMoneyFloor, AWARD), actor="director")
+    second = ledger.decisions.award_money_floor(parse(AwardMoneyFloor, AWARD), actor="director")
     assert first[0].aggregate_id != second[0].aggregate_id
     assert [e.type for e in read_entries(ledger)].count("MoneyFloorAwarded") == 2
 
@@ -48,7 +48,7 @@ def test_two_awards_to_one_player_are_two_facts(
 def test_an_award_to_an_unregistered_player_is_rejected(ledger: RatingsLedger) -> None:
     # Brief: bad input includes an "unregistered player".
     with pytest.raises(InvalidCommand, match="^player: '12345678' is not a registered player"):
-        ledger.award_money_floor(parse(AwardMoneyFloor, AWARD), actor="director")
+        ledger.decisions.award_money_floor(parse(AwardMoneyFloor, AWARD), actor="director")
 
 
 @pytest.mark.parametrize(

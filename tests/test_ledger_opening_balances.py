@@ -40,7 +40,7 @@ def test_an_opening_balance_records_every_given_number_of_the_player_in_that_sys
     # events with ≥ 3 games, all-wins/all-losses status, peak established rating, OLM game
     # count, floors (money floor, director floor, ceiling), as of a date."
     register_players("12345678")
-    [entry] = ledger.record_opening_balance(balance(), actor="office")
+    [entry] = ledger.players.record_opening_balance(balance(), actor="office")
     assert entry.type == "OpeningBalanceRecorded"
     assert entry.payload == {
         "member_id": "12345678",
@@ -67,7 +67,7 @@ def test_an_opening_balance_for_an_unregistered_player_is_rejected(
     # Brief: bad input includes an "unregistered player"; nothing appended.
     before = list(read_entries(ledger))
     with pytest.raises(InvalidCommand, match="^player: '12345678' is not a registered player"):
-        ledger.record_opening_balance(balance(), actor="office")
+        ledger.players.record_opening_balance(balance(), actor="office")
     assert list(read_entries(ledger)) == before
 
 
@@ -76,10 +76,10 @@ def test_a_second_opening_balance_in_the_same_system_is_rejected_but_another_sys
 ) -> None:
     # Brief: the opening balance is the state "when a federation moves onto the ledger": once.
     register_players("12345678")
-    ledger.record_opening_balance(balance(), actor="office")
+    ledger.players.record_opening_balance(balance(), actor="office")
     with pytest.raises(InvalidCommand, match="already has an opening balance in OTBR"):
-        ledger.record_opening_balance(balance(rating=1700), actor="office")
-    [entry] = ledger.record_opening_balance(balance(system="OTBQ"), actor="office")
+        ledger.players.record_opening_balance(balance(rating=1700), actor="office")
+    [entry] = ledger.players.record_opening_balance(balance(system="OTBQ"), actor="office")
     assert entry.payload["system"] == "OTBQ"
 
 
@@ -90,7 +90,7 @@ def test_a_batch_of_balances_is_all_or_nothing(
     register_players("12345678")
     before = list(read_entries(ledger))
     with pytest.raises(InvalidCommand) as e:
-        ledger.record_opening_balance(
+        ledger.players.record_opening_balance(
             balance(), balance(player="99999999", system="OTBB"), actor="office"
         )
     assert (e.value.index, str(e.value)) == (1, "player: '99999999' is not a registered player")

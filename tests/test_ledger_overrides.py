@@ -35,7 +35,7 @@ def test_each_director_action_is_recorded_with_its_value_and_reason(
     # grant_floor_lowering | adjust_rating, system, value, effective date, reason".
     register_players("12345678")
     changes = {"action": action} if value is None else {"action": action, "value": value}
-    [entry] = ledger.override(decision(**changes, system="OTBQ"), actor="director")
+    [entry] = ledger.decisions.override(decision(**changes, system="OTBQ"), actor="director")
     assert (entry.type, entry.actor) == ("DirectorOverride", "director")
     assert entry.payload == {
         "member_id": "12345678",
@@ -72,4 +72,4 @@ def test_an_override_missing_its_value_or_reason_is_rejected(
 def test_an_override_for_an_unregistered_player_is_rejected(ledger: RatingsLedger) -> None:
     # Brief: bad input includes an "unregistered player".
     with pytest.raises(InvalidCommand, match="^player: '12345678' is not a registered player"):
-        ledger.override(decision(action="lift_ceiling"), actor="director")
+        ledger.decisions.override(decision(action="lift_ceiling"), actor="director")

@@ -31,7 +31,7 @@ def test_registering_a_player_records_the_full_profile_with_dates_as_iso_strings
 ) -> None:
     # Brief: "PlayerRegistered ...: member id, name, birth date (optional), adult-membership
     # flag, FIDE rating (+ date, games, federation), CFC rating (+ date), ..."; dates as ISO.
-    [entry] = ledger.register_player(player(**ANN), actor="office")
+    [entry] = ledger.players.register(player(**ANN), actor="office")
     assert entry.type == "PlayerRegistered"
     assert entry.actor == "office"
     assert entry.payload == {
@@ -56,7 +56,7 @@ def test_registering_a_player_records_the_full_profile_with_dates_as_iso_strings
 
 def test_a_player_aggregate_id_is_the_uuid5_of_player_and_member_id(ledger: RatingsLedger) -> None:
     # Brief: "one per player (id = uuid5 of "player:"+member id)".
-    [entry] = ledger.register_player(player(id="30000001"), actor="office")
+    [entry] = ledger.players.register(player(id="30000001"), actor="office")
     assert entry.aggregate_id == str(uuid5(NAMESPACE, "player:30000001"))
 
 
@@ -64,8 +64,8 @@ def test_registering_again_records_a_profile_update_that_keeps_fields_not_given(
     ledger: RatingsLedger,
 ) -> None:
     # Brief: "PlayerRegistered / PlayerProfileUpdated"; the file contract: "all but id optional".
-    ledger.register_player(player(**ANN), actor="office")
-    [entry] = ledger.register_player(
+    ledger.players.register(player(**ANN), actor="office")
+    [entry] = ledger.players.register(
         player(id="12345678", adult=True, membership_expires="2025-12-31"), actor="office"
     )
     assert entry.type == "PlayerProfileUpdated"
@@ -77,8 +77,8 @@ def test_registering_again_records_a_profile_update_that_keeps_fields_not_given(
 
 def test_an_explicit_null_clears_a_registered_field(ledger: RatingsLedger) -> None:
     # Brief: the profile's optional fields (e.g. birth date) may be absent; null records absence.
-    ledger.register_player(player(**ANN), actor="office")
-    [entry] = ledger.register_player(player(id="12345678", cfc=None), actor="office")
+    ledger.players.register(player(**ANN), actor="office")
+    [entry] = ledger.players.register(player(id="12345678", cfc=None), actor="office")
     assert entry.payload["cfc"] is None
     assert entry.payload["birth_date"] == "2010-04-02"
 
@@ -88,10 +88,10 @@ def test_registering_the_same_profile_again_is_refused_as_changing_nothing(
 ) -> None:
     # Issue 11: "a profile update that changes nothing (register with identical fields)" is
     # refused; events are "immutable facts": re-sending a player file adds no fact.
-    ledger.register_player(player(**ANN), actor="office")
+    ledger.players.register(player(**ANN), actor="office")
     before = list(read_entries(ledger))
     with pytest.raises(InvalidCommand, match="already registered with these fields"):
-        ledger.register_player(player(**ANN), actor="office")
+        ledger.players.register(player(**ANN), actor="office")
     assert list(read_entries(ledger)) == before
 
 
@@ -100,7 +100,7 @@ def test_a_player_list_is_appended_in_file_order_at_consecutive_positions(
 ) -> None:
     # Brief: "Files may hold one object or a list"; "The ledger position ... (global order)".
     start = ledger.recorder.max_notification_id() or 0
-    entries = ledger.register_player(*(player(id=f"3000000{i}") for i in range(5)), actor="office")
+    entries = ledger.players.register(*(player(id=f"3000000{i}") for i in range(5)), actor="office")
     assert [e.payload["member_id"] for e in entries] == [f"3000000{i}" for i in range(5)]
     assert [e.position for e in entries] == list(range(start + 1, start + 6))
 
@@ -111,7 +111,7 @@ def test_a_member_id_given_twice_in_one_batch_rejects_the_whole_batch(
     # Brief: "a list is all-or-nothing: validate every item before appending any".
     before = list(read_entries(ledger))
     with pytest.raises(InvalidCommand, match=r"'30000001' is given twice \(also in item 0\)") as e:
-        ledger.register_player(
+        ledger.players.register(
             player(id="30000001"), player(id="30000002"), player(id="30000001"), actor="office"
         )
     assert e.value.index == 2
@@ -153,5 +153,5 @@ def test_a_write_without_an_actor_is_rejected(ledger: RatingsLedger, actor: str)
     # Brief: "each records actor"; "Every write takes --actor (required)".
     before = list(read_entries(ledger))
     with pytest.raises(InvalidCommand, match="^actor: must not be empty"):
-        ledger.register_player(player(id="1"), actor=actor)
+        ledger.players.register(player(id="1"), actor=actor)
     assert list(read_entries(ledger)) == before

@@ -68,10 +68,10 @@ def section(section_id: str = SECTION, **changes: Any) -> SubmitSection:
 
 
 COMMANDS: dict[Verb, Command] = {
-    Verb.REGISTER: lambda app, actor: app.register_player(
+    Verb.REGISTER: lambda app, actor: app.players.register(
         parse(RegisterPlayer, {"id": "40000000"}), actor=actor
     ),
-    Verb.OPENING_BALANCE: lambda app, actor: app.record_opening_balance(
+    Verb.OPENING_BALANCE: lambda app, actor: app.players.record_opening_balance(
         parse(
             RecordOpeningBalance,
             {
@@ -84,17 +84,17 @@ COMMANDS: dict[Verb, Command] = {
         ),
         actor=actor,
     ),
-    Verb.SUBMIT: lambda app, actor: app.submit_section(section("2024-06-GP-OPEN"), actor=actor),
-    Verb.CORRECT: lambda app, actor: app.correct_section(
+    Verb.SUBMIT: lambda app, actor: app.sections.submit(section("2024-06-GP-OPEN"), actor=actor),
+    Verb.CORRECT: lambda app, actor: app.sections.correct(
         section(event_name="Grand Prix 2024"), reason="name", actor=actor
     ),
-    Verb.WITHDRAW: lambda app, actor: app.withdraw_section(
+    Verb.WITHDRAW: lambda app, actor: app.sections.withdraw(
         SECTION, reason="not rated", actor=actor
     ),
-    Verb.REINSTATE: lambda app, actor: app.reinstate_section(
+    Verb.REINSTATE: lambda app, actor: app.sections.reinstate(
         WITHDRAWN, reason="rateable after all", actor=actor
     ),
-    Verb.FIDE_ADJUST: lambda app, actor: app.submit_fide_adjustment(
+    Verb.FIDE_ADJUST: lambda app, actor: app.decisions.submit_fide_adjustment(
         parse(
             SubmitFideAdjustment,
             {
@@ -105,14 +105,14 @@ COMMANDS: dict[Verb, Command] = {
         ),
         actor=actor,
     ),
-    Verb.AWARD_MONEY_FLOOR: lambda app, actor: app.award_money_floor(
+    Verb.AWARD_MONEY_FLOOR: lambda app, actor: app.decisions.award_money_floor(
         parse(
             AwardMoneyFloor,
             {"player": "12345678", "amount": 5000, "limit": 1800, "date": "2024-05-05"},
         ),
         actor=actor,
     ),
-    Verb.MATCH: lambda app, actor: app.submit_match(
+    Verb.MATCH: lambda app, actor: app.sections.submit_match(
         parse(
             SubmitMatch,
             {
@@ -127,7 +127,7 @@ COMMANDS: dict[Verb, Command] = {
         ),
         actor=actor,
     ),
-    Verb.OVERRIDE: lambda app, actor: app.override(
+    Verb.OVERRIDE: lambda app, actor: app.decisions.override(
         parse(
             DirectorOverride,
             {
@@ -140,12 +140,12 @@ COMMANDS: dict[Verb, Command] = {
         ),
         actor=actor,
     ),
-    Verb.REVOKE_OVERRIDE: lambda app, actor: app.revoke_override(
+    Verb.REVOKE_OVERRIDE: lambda app, actor: app.decisions.revoke_override(
         next((e.position for e in read_entries(app) if e.type == "DirectorOverride"), 1),
         reason="reconsidered",
         actor=actor,
     ),
-    Verb.AMEND_RULES: lambda app, actor: app.amend_rules(
+    Verb.AMEND_RULES: lambda app, actor: app.decisions.amend_rules(
         parse(
             AmendRules,
             {
@@ -157,15 +157,15 @@ COMMANDS: dict[Verb, Command] = {
         ),
         actor=actor,
     ),
-    Verb.FIDE_UPLIFT: lambda app, actor: app.record_fide_uplift(
+    Verb.FIDE_UPLIFT: lambda app, actor: app.decisions.record_fide_uplift(
         parse(RecordFideUplift, {"effective": "2024-03-01", "reason": "FIDE Council"}),
         actor=actor,
     ),
-    Verb.PUBLISH_LIST: lambda app, actor: app.publish_list(
+    Verb.PUBLISH_LIST: lambda app, actor: app.lists.publish(
         parse(PublishList, {"family": "fide", "name": "2024-07", "as_of": "2024-07-01"}),
         actor=actor,
     ),
-    Verb.VOID: lambda app, actor: app.void(
+    Verb.VOID: lambda app, actor: app.decisions.void(
         parse(
             VoidEntry,
             {
@@ -177,16 +177,16 @@ COMMANDS: dict[Verb, Command] = {
         ),
         actor=actor,
     ),
-    Verb.SET_ASIDE: lambda app, actor: app.set_aside(  # the last entry, forged by the test
+    Verb.SET_ASIDE: lambda app, actor: app.asides.set_aside(  # the last entry, forged by the test
         parse(SetAside, {"positions": [app.recorder.max_notification_id() or 1], "reason": "r"}),
         actor=actor,
     ),
-    Verb.MERGE_PLAYERS: lambda app, actor: app.merge_players(
+    Verb.MERGE_PLAYERS: lambda app, actor: app.players.merge(
         parse(MergePlayers, {"player": SECOND, "into": PLAYERS[0], "reason": "one person"}),
         actor=actor,
     ),
-    Verb.GRANT_ROLE: lambda app, actor: app.grant_role("newcomer", Role.AUDITOR, actor=actor),
-    Verb.REVOKE_ROLE: lambda app, actor: app.revoke_role("auditor", Role.AUDITOR, actor=actor),
+    Verb.GRANT_ROLE: lambda app, actor: app.roles.grant("newcomer", Role.AUDITOR, actor=actor),
+    Verb.REVOKE_ROLE: lambda app, actor: app.roles.revoke("auditor", Role.AUDITOR, actor=actor),
 }
 CASES = [(verb, actor) for verb in Verb for actor in ACTORS]
 
@@ -195,13 +195,15 @@ CASES = [(verb, actor) for verb in Verb for actor in ACTORS]
 def prepared(ledger: RatingsLedger, register_players: Callable[..., None]) -> RatingsLedger:
     """The `ledger` fixture's roles plus an auditor; PLAYERS and SECOND, a submitted section, a
     withdrawn one and a director's decision."""
-    ledger.grant_role("auditor", Role.AUDITOR, actor="director")
+    ledger.roles.grant("auditor", Role.AUDITOR, actor="director")
     register_players(*PLAYERS, SECOND)
-    ledger.submit_section(section(), actor="td")
-    ledger.submit_section(section(WITHDRAWN), actor="td")
-    ledger.withdraw_section(WITHDRAWN, reason="not rated", actor="director")
+    ledger.sections.submit(section(), actor="td")
+    ledger.sections.submit(section(WITHDRAWN), actor="td")
+    ledger.sections.withdraw(WITHDRAWN, reason="not rated", actor="director")
     decision = {"player": PLAYERS[1], "action": "lift_ceiling", "effective": "2024-05-01"}
-    ledger.override(parse(DirectorOverride, {**decision, "reason": "review"}), actor="director")
+    ledger.decisions.override(
+        parse(DirectorOverride, {**decision, "reason": "review"}), actor="director"
+    )
     return ledger
 
 
@@ -306,15 +308,15 @@ def test_init_makes_its_actor_the_director_once(store_url: str) -> None:
     # Issue: "The first actor set up at `init` is the director and holds every role"; "once; a
     # second `init` on an initialized ledger is refused clearly".
     with closing(RatingsLedger(store_url)) as app:
-        entries = app.initialize(actor="ann")
+        entries = app.roles.initialize(actor="ann")
         key = app.keyring.public_key("ann")
         assert [(e.type, e.actor, e.payload) for e in entries] == [
             ("LedgerInitialized", "ann", {"public_key": key}),
             ("RoleGranted", "ann", {"holder": "ann", "role": "director", "public_key": key}),
         ]
-        assert app.holders() == {"ann": {Role.DIRECTOR}}
+        assert app.roles.holders() == {"ann": {Role.DIRECTOR}}
         with pytest.raises(InvalidCommand, match="already initialized \\(director: 'ann'\\)"):
-            app.initialize(actor="bob")
+            app.roles.initialize(actor="bob")
         assert list(read_entries(app)) == entries
 
 
@@ -323,13 +325,13 @@ def test_a_granted_role_takes_effect_and_a_revoked_one_stops(prepared: RatingsLe
     withdraw = COMMANDS[Verb.WITHDRAW]
     with pytest.raises(AccessDenied):
         withdraw(prepared, "td")
-    [granted] = prepared.grant_role("td", Role.RATINGS_ADMIN, actor="director")
+    [granted] = prepared.roles.grant("td", Role.RATINGS_ADMIN, actor="director")
     assert (granted.type, granted.payload) == (
         "RoleGranted",
         {"holder": "td", "role": "ratings_admin", "public_key": prepared.keyring.public_key("td")},
     )
-    assert prepared.roles_of("td") == {Role.TOURNAMENT_DIRECTOR, Role.RATINGS_ADMIN}
-    [revoked] = prepared.revoke_role("td", Role.RATINGS_ADMIN, actor="director")
+    assert prepared.roles.of("td") == {Role.TOURNAMENT_DIRECTOR, Role.RATINGS_ADMIN}
+    [revoked] = prepared.roles.revoke("td", Role.RATINGS_ADMIN, actor="director")
     assert (revoked.type, revoked.payload) == (
         "RoleRevoked",
         {"holder": "td", "role": "ratings_admin"},
@@ -338,7 +340,7 @@ def test_a_granted_role_takes_effect_and_a_revoked_one_stops(prepared: RatingsLe
     with pytest.raises(AccessDenied):
         withdraw(prepared, "td")
     assert list(read_entries(prepared)) == before
-    prepared.grant_role("td", Role.RATINGS_ADMIN, actor="director")
+    prepared.roles.grant("td", Role.RATINGS_ADMIN, actor="director")
     [entry] = withdraw(prepared, "td")
     assert entry.type == "SectionWithdrawn"
 
@@ -348,10 +350,10 @@ def test_roles_are_read_from_the_ledger_by_any_new_ledger_on_the_store(
 ) -> None:
     # Issue: "roles recorded in the ledger itself": another application on the same store sees
     # and enforces them.
-    prepared.grant_role("td", Role.RATINGS_ADMIN, actor="director")
-    prepared.revoke_role("office", Role.RATINGS_ADMIN, actor="director")
+    prepared.roles.grant("td", Role.RATINGS_ADMIN, actor="director")
+    prepared.roles.revoke("office", Role.RATINGS_ADMIN, actor="director")
     with closing(RatingsLedger(store_url)) as fresh:
-        assert fresh.holders() == {
+        assert fresh.roles.holders() == {
             "auditor": {Role.AUDITOR},
             "director": {Role.DIRECTOR},
             "td": {Role.TOURNAMENT_DIRECTOR, Role.RATINGS_ADMIN},
@@ -365,7 +367,7 @@ def test_roles_are_read_from_the_ledger_by_any_new_ledger_on_the_store(
 def test_granting_a_role_already_held_records_nothing(prepared: RatingsLedger) -> None:
     # Facts only: a grant that changes nothing is no fact (like re-registering a profile).
     before = list(read_entries(prepared))
-    assert prepared.grant_role("office", Role.RATINGS_ADMIN, actor="director") == []
+    assert prepared.roles.grant("office", Role.RATINGS_ADMIN, actor="director") == []
     assert list(read_entries(prepared)) == before
 
 
@@ -385,7 +387,7 @@ def test_a_revocation_that_cannot_be_made_is_refused_and_appends_nothing(
     # Issue: "only a director may grant/revoke; refuse revoking the last director".
     before = list(read_entries(prepared))
     with pytest.raises(InvalidCommand) as refused:
-        prepared.revoke_role(holder, role, actor="director")
+        prepared.roles.revoke(holder, role, actor="director")
     assert str(refused.value).startswith(message)
     assert list(read_entries(prepared)) == before
 
@@ -394,13 +396,13 @@ def test_a_director_may_hand_over_to_another_and_then_loses_every_write(
     prepared: RatingsLedger,
 ) -> None:
     # Issue: "refuse revoking the last director" — but not a director who has a successor.
-    prepared.grant_role("bea", Role.DIRECTOR, actor="director")
-    prepared.revoke_role("director", Role.DIRECTOR, actor="director")
-    assert prepared.holders()["bea"] == {Role.DIRECTOR}
+    prepared.roles.grant("bea", Role.DIRECTOR, actor="director")
+    prepared.roles.revoke("director", Role.DIRECTOR, actor="director")
+    assert prepared.roles.holders()["bea"] == {Role.DIRECTOR}
     with pytest.raises(AccessDenied, match="'director' may not grant-role"):
-        prepared.grant_role("director", Role.DIRECTOR, actor="director")
+        prepared.roles.grant("director", Role.DIRECTOR, actor="director")
     with pytest.raises(InvalidCommand, match="'bea' is the last director"):
-        prepared.revoke_role("bea", Role.DIRECTOR, actor="bea")
+        prepared.roles.revoke("bea", Role.DIRECTOR, actor="bea")
 
 
 def test_two_directors_revoking_each_other_at_once_leave_one_director(
@@ -408,7 +410,7 @@ def test_two_directors_revoking_each_other_at_once_leave_one_director(
 ) -> None:
     # Issue: "refuse revoking the last director", also against a rival revoking at the same
     # time: the loser re-decides on the new roles and is then no director at all.
-    prepared.grant_role("bea", Role.DIRECTOR, actor="director")
+    prepared.roles.grant("bea", Role.DIRECTOR, actor="director")
     save = RatingsLedger.save
     raced: list[bool] = []
 
@@ -416,13 +418,13 @@ def test_two_directors_revoking_each_other_at_once_leave_one_director(
         if not raced:
             raced.append(True)
             with closing(RatingsLedger(store_url)) as rival:
-                rival.revoke_role("director", Role.DIRECTOR, actor="bea")
+                rival.roles.revoke("director", Role.DIRECTOR, actor="bea")
         return save(self, *objs, **kwargs)
 
     monkeypatch.setattr(RatingsLedger, "save", save_after_a_rival)
     with pytest.raises(AccessDenied, match="'director' may not revoke-role"):
-        prepared.revoke_role("bea", Role.DIRECTOR, actor="director")
-    assert prepared.holders() == {
+        prepared.roles.revoke("bea", Role.DIRECTOR, actor="director")
+    assert prepared.roles.holders() == {
         "auditor": {Role.AUDITOR},
         "bea": {Role.DIRECTOR},
         "office": {Role.RATINGS_ADMIN},

@@ -29,7 +29,7 @@ def amendment(**changes: Any) -> AmendRules:
 def test_an_amendment_records_parameter_value_dates_and_reason(ledger: RatingsLedger) -> None:
     # Brief: "RulesAmended: a named parameter ..., value, effective date, optional until date,
     # reason; recorded later than it takes effect".
-    [entry] = ledger.amend_rules(amendment(until="2026-01-01"), actor="director")
+    [entry] = ledger.decisions.amend_rules(amendment(until="2026-01-01"), actor="director")
     assert (entry.type, entry.payload) == (
         "RulesAmended",
         {
@@ -47,7 +47,7 @@ def test_a_recorded_conversion_amendment_resolves_to_the_rules_it_states(
 ) -> None:
     # Brief: "validate with ledger.rules.uschess.parameters.parse_parameter_value": the stored
     # value is one the rules accept unchanged, in force from its effective date.
-    [entry] = ledger.amend_rules(
+    [entry] = ledger.decisions.amend_rules(
         amendment(parameter="fide_conversion", value=CONVERSION), actor="director"
     )
     p = entry.payload

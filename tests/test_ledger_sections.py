@@ -30,7 +30,7 @@ def test_a_submitted_section_records_its_report_with_normalized_results_forfeits
         {"round": 1, "white": "30000002", "black": "30000003", "result": "1F-0F"},
     ]
     byes = [{"round": 2, "player": "30000003", "bye": "half"}]
-    [entry] = ledger.submit_section(section_ready(games=games, byes=byes), actor="td")
+    [entry] = ledger.sections.submit(section_ready(games=games, byes=byes), actor="td")
     assert entry.type == "SectionSubmitted"
     assert entry.payload["games"][0]["result"] == "1/2-1/2"
     assert entry.payload["games"][1]["result"] == "1F-0F"
@@ -45,10 +45,10 @@ def test_resubmitting_a_section_id_is_rejected_and_never_duplicated(
 ) -> None:
     # Brief: "re-submitting an existing section id is ... a clear "section X already exists"
     # error, never a duplicate".
-    ledger.submit_section(section_ready(), actor="td")
+    ledger.sections.submit(section_ready(), actor="td")
     before = list(read_entries(ledger))
     with pytest.raises(InvalidCommand, match="^section_id: section '2024-05-GP-OPEN' already exi"):
-        ledger.submit_section(section_ready(event_name="Other"), actor="td")
+        ledger.sections.submit(section_ready(event_name="Other"), actor="td")
     assert list(read_entries(ledger)) == before
 
 
@@ -59,7 +59,7 @@ def test_a_section_with_an_unregistered_player_is_rejected_naming_the_player(
     register_players("12345678", "30000001", "30000003")
     before = list(read_entries(ledger))
     with pytest.raises(InvalidCommand) as e:
-        ledger.submit_section(parse(SubmitSection, section_data()), actor="td")
+        ledger.sections.submit(parse(SubmitSection, section_data()), actor="td")
     assert str(e.value) == "players[2].id: '30000002' is not a registered player"
     assert list(read_entries(ledger)) == before
 
@@ -72,7 +72,7 @@ def test_a_list_of_sections_is_rejected_whole_when_one_item_is_bad(
     stranger = [*PLAYERS[:3], {"id": "99999999"}]
     games = [{"round": 1, "white": "12345678", "black": "99999999", "result": "1-0"}]
     with pytest.raises(InvalidCommand) as e:
-        ledger.submit_section(
+        ledger.sections.submit(
             section_ready("A"), section_ready("B", players=stranger, games=games), actor="td"
         )
     assert (e.value.index, str(e.value)) == (
@@ -87,7 +87,7 @@ def test_a_section_id_given_twice_in_one_list_is_rejected(
 ) -> None:
     # Brief: one aggregate per section id, "never a duplicate".
     with pytest.raises(InvalidCommand, match=r"'A' is given twice \(also in item 0\)"):
-        ledger.submit_section(section_ready("A"), section_ready("A"), actor="td")
+        ledger.sections.submit(section_ready("A"), section_ready("A"), actor="td")
 
 
 def section_data(**changes: Any) -> dict[str, Any]:
@@ -184,9 +184,9 @@ def test_a_correction_records_the_full_replacement_revision_with_its_reason(
     ledger: RatingsLedger, section_ready: Make
 ) -> None:
     # Brief: "SectionCorrected (a full replacement revision, with reason)".
-    ledger.submit_section(section_ready(), actor="td")
+    ledger.sections.submit(section_ready(), actor="td")
     games = game(result="0-1")
-    [entry] = ledger.correct_section(
+    [entry] = ledger.sections.correct(
         section_ready(games=games), reason="round 1 result reversed", actor="office"
     )
     assert entry.type == "SectionCorrected"
@@ -201,19 +201,21 @@ def test_a_withdrawal_records_the_reason_and_ends_the_section(
 ) -> None:
     # Brief: "SectionWithdrawn (with reason)"; "correcting/withdrawing an unknown or withdrawn
     # section" is bad input.
-    ledger.submit_section(section_ready(), actor="td")
-    [entry] = ledger.withdraw_section("2024-05-GP-OPEN", reason="not a rated event", actor="office")
+    ledger.sections.submit(section_ready(), actor="td")
+    [entry] = ledger.sections.withdraw(
+        "2024-05-GP-OPEN", reason="not a rated event", actor="office"
+    )
     assert (entry.type, entry.payload) == (
         "SectionWithdrawn",
         {"section_id": "2024-05-GP-OPEN", "reason": "not a rated event"},
     )
     before = list(read_entries(ledger))
     with pytest.raises(InvalidCommand, match="was withdrawn; it cannot change"):
-        ledger.correct_section(section_ready(), reason="late fix", actor="office")
+        ledger.sections.correct(section_ready(), reason="late fix", actor="office")
     with pytest.raises(InvalidCommand, match="was withdrawn; it cannot change"):
-        ledger.withdraw_section("2024-05-GP-OPEN", reason="again", actor="office")
+        ledger.sections.withdraw("2024-05-GP-OPEN", reason="again", actor="office")
     with pytest.raises(InvalidCommand, match="section '2024-05-GP-OPEN' already exists"):
-        ledger.submit_section(section_ready(), actor="td")
+        ledger.sections.submit(section_ready(), actor="td")
     assert list(read_entries(ledger)) == before
 
 
@@ -222,19 +224,19 @@ def test_correcting_or_withdrawing_an_unknown_section_is_rejected(
 ) -> None:
     # Brief: "correcting/withdrawing an unknown ... section" is bad input.
     with pytest.raises(InvalidCommand, match="^section_id: section 'NOPE' does not exist"):
-        ledger.correct_section(section_ready("NOPE"), reason="fix", actor="office")
+        ledger.sections.correct(section_ready("NOPE"), reason="fix", actor="office")
     with pytest.raises(InvalidCommand, match="^section_id: section 'NOPE' does not exist"):
-        ledger.withdraw_section("NOPE", reason="fix", actor="office")
+        ledger.sections.withdraw("NOPE", reason="fix", actor="office")
 
 
 def test_a_correction_must_still_name_only_registered_players(
     ledger: RatingsLedger, section_ready: Make
 ) -> None:
     # Brief: "players (ids, must be registered)" holds for every revision.
-    ledger.submit_section(section_ready(), actor="td")
+    ledger.sections.submit(section_ready(), actor="td")
     players = [*PLAYERS, {"id": "77777777"}]
     with pytest.raises(InvalidCommand, match=r"^players\[4\].id: '77777777' is not a registered"):
-        ledger.correct_section(section_ready(players=players), reason="add", actor="office")
+        ledger.sections.correct(section_ready(players=players), reason="add", actor="office")
 
 
 @pytest.mark.parametrize("reason", ["", "  "])
@@ -242,8 +244,8 @@ def test_a_correction_or_withdrawal_without_a_reason_is_rejected(
     ledger: RatingsLedger, section_ready: Make, reason: str
 ) -> None:
     # Brief: "corrections/overrides a reason"; "SectionWithdrawn (with reason)".
-    ledger.submit_section(section_ready(), actor="td")
+    ledger.sections.submit(section_ready(), actor="td")
     with pytest.raises(InvalidCommand, match="^reason: must not be empty"):
-        ledger.correct_section(section_ready(), reason=reason, actor="office")
+        ledger.sections.correct(section_ready(), reason=reason, actor="office")
     with pytest.raises(InvalidCommand, match="^reason: must not be empty"):
-        ledger.withdraw_section("2024-05-GP-OPEN", reason=reason, actor="office")
+        ledger.sections.withdraw("2024-05-GP-OPEN", reason=reason, actor="office")

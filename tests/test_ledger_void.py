@@ -34,14 +34,14 @@ def void(position: int, reason: str = "recorded in error") -> VoidEntry:
 def overridden(ledger: RatingsLedger, register_players: Callable[..., None]) -> int:
     """The position of a DirectorOverride in the ledger."""
     register_players("12345678")
-    [entry] = ledger.override(parse(DirectorOverride, OVERRIDE), actor="director")
+    [entry] = ledger.decisions.override(parse(DirectorOverride, OVERRIDE), actor="director")
     return entry.position
 
 
 def test_a_director_voids_an_entry_with_its_position_and_reason(
     ledger: RatingsLedger, overridden: int
 ) -> None:
-    [entry] = ledger.void(void(overridden), actor="director")
+    [entry] = ledger.decisions.void(void(overridden), actor="director")
     assert (entry.type, entry.actor) == ("EntryVoided", "director")
     assert entry.payload == {"position": overridden, "reason": "recorded in error"}
     assert list(read_entries(ledger))[-1] == entry
@@ -49,7 +49,7 @@ def test_a_director_voids_an_entry_with_its_position_and_reason(
 
 def test_only_a_director_may_void(ledger: RatingsLedger, overridden: int) -> None:
     with pytest.raises(AccessDenied, match="'office' may not void: it takes the role director"):
-        ledger.void(void(overridden), actor="office")
+        ledger.decisions.void(void(overridden), actor="office")
 
 
 @pytest.mark.parametrize(
@@ -65,13 +65,13 @@ def test_only_a_director_may_void(ledger: RatingsLedger, overridden: int) -> Non
 def test_void_refuses_what_it_cannot_undo(
     ledger: RatingsLedger, overridden: int, section_ready: Callable, target: str, message: str
 ) -> None:
-    [section] = ledger.submit_section(section_ready(), actor="td")
-    [voided] = ledger.void(void(overridden), actor="director")
+    [section] = ledger.sections.submit(section_ready(), actor="td")
+    [voided] = ledger.decisions.void(void(overridden), actor="director")
     position = {"section": section.position, "missing": 999, "twice": overridden}.get(target)
     position = position or {"void": voided.position, "role": 2}[target]
     count = ledger.recorder.max_notification_id()
     with pytest.raises(InvalidCommand, match=message) as refused:
-        ledger.void(void(position), actor="director")
+        ledger.decisions.void(void(position), actor="director")
     assert refused.value.path == ("position",)
     assert ledger.recorder.max_notification_id() == count
 
@@ -100,7 +100,7 @@ def store_with_problem(tmp_path: Path) -> tuple[str, Path]:
     """A ledger and its read model holding one recorded problem."""
     store = f"sqlite:///{tmp_path / 'ledger.db'}"
     app_ = RatingsLedger(store)
-    app_.initialize(actor="director")
+    app_.roles.initialize(actor="director")
     app_.close()
     assert cli("catch-up", "--store", store).exit_code == 0
     view = tmp_path / "ledger.view.db"
@@ -112,7 +112,7 @@ def store_with_problem(tmp_path: Path) -> tuple[str, Path]:
 
 def test_problems_says_there_are_none_before_the_projector_records_any(tmp_path: Path) -> None:
     store = f"sqlite:///{tmp_path / 'ledger.db'}"
-    RatingsLedger(store).initialize(actor="director")
+    RatingsLedger(store).roles.initialize(actor="director")
     result = cli("problems", "--store", store)
     assert result.exit_code == 0, result.output
     assert result.stdout == "no problems: every entry was applied\n"

@@ -40,7 +40,7 @@ def sections(x: str) -> list[dict]:
 
 def merge(ledger: Ledger, source: str, into: str, **more) -> list:
     data = {"player": source, "into": into, "reason": "one person, two records", **more}
-    return ledger.app.merge_players(parse(MergePlayers, data), actor="admin")
+    return ledger.app.players.merge(parse(MergePlayers, data), actor="admin")
 
 
 def rows(view: View) -> dict[str, list]:
@@ -117,7 +117,7 @@ def test_a_void_of_the_merge_rates_both_records_back(ledger, tmp_path):
     position = merge(ledger, X, A)[0].position
     ledger.catch_up(view)
     assert rows(view) != before
-    ledger.app.void(
+    ledger.app.decisions.void(
         parse(VoidEntry, {"position": position, "reason": "two people"}), actor="director"
     )
     ledger.catch_up(view)
@@ -171,7 +171,7 @@ def test_a_dry_run_reports_the_cascade_and_appends_nothing(ledger, tmp_path):
     head = ledger.app.recorder.max_notification_id()
     data = {"player": X, "into": A, "reason": "one person"}
     preview = RatingsLedger(ledger.app.store, preview=True)
-    entries = preview.merge_players(parse(MergePlayers, data), actor="admin")
+    entries = preview.players.merge(parse(MergePlayers, data), actor="admin")
     report = consequences(preview, view, entries, dry_run=True)
     changed = {c["player"]: c for c in report["changed"]}
     assert changed[X]["after"] is None and changed[X]["before"] is not None

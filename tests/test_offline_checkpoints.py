@@ -49,7 +49,7 @@ def held(ledger: RatingsLedger, store_url: str, tmp_path: Path) -> Checkpoint:
     """Six players registered by the TD; the trust file of the verified ledger (trusted.txt),
     its checkpoint (c.txt) and the inclusion proof of the entry at position 5 (i.json)."""
     for k in range(6):
-        ledger.register_player(parse(RegisterPlayer, {"id": f"3{k:07d}"}), actor="td")
+        ledger.players.register(parse(RegisterPlayer, {"id": f"3{k:07d}"}), actor="td")
     (tmp_path / "trusted.txt").write_text(ok("trusted-keys", "--store", store_url))
     (tmp_path / "c.txt").write_text(ok("checkpoint", "--store", store_url))
     (tmp_path / "i.json").write_text(ok("prove-inclusion", "5", "--store", store_url))
@@ -133,7 +133,7 @@ def test_a_consistency_proof_between_unsigned_checkpoints_is_refused(
     held, store_url, ledger, tmp_path
 ):
     """Consistency proofs too: the newer checkpoint with its signature lines removed."""
-    ledger.register_player(parse(RegisterPlayer, {"id": "39999999"}), actor="td")
+    ledger.players.register(parse(RegisterPlayer, {"id": "39999999"}), actor="td")
     new = Checkpoint.parse(ok("checkpoint", "--store", store_url))
     (tmp_path / "new.txt").write_text(new.text())
     (tmp_path / "bare.txt").write_text(Checkpoint(new.ledger, new.size, new.root).text())

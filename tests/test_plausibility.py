@@ -117,9 +117,9 @@ def store(tmp_path: Path) -> Iterator[str]:
     """A SQLite ledger set up by `director`, with `office` and `td`, and two players."""
     url = f"sqlite:///{tmp_path / 'ledger.db'}"
     with closing(RatingsLedger(url)) as ledger:
-        ledger.initialize(actor="director")
-        ledger.grant_role("office", "ratings_admin", actor="director")
-        ledger.grant_role("td", "tournament_director", actor="director")
+        ledger.roles.initialize(actor="director")
+        ledger.roles.grant("office", "ratings_admin", actor="director")
+        ledger.roles.grant("td", "tournament_director", actor="director")
     players = tmp_path / "players.json"
     players.write_text(json.dumps([{"id": "20000001"}, {"id": "20000002"}]))
     assert cli(url, "register", str(players), actor="td")[0] == 0

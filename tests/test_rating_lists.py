@@ -67,7 +67,7 @@ G_F_MATCH = match("GF", "G", "F", ["1-0", "1/2-1/2"], "2003-02-01")
 
 def publish(app: RatingsLedger, name: str, as_of: str, family: str = "fide") -> None:
     data = {"family": family, "name": name, "as_of": as_of}
-    app.publish_list(parse(PublishList, data), actor="director")
+    app.lists.publish(parse(PublishList, data), actor="director")
 
 
 def fide_view(led: Ledger, path: Path, family: str = "fide") -> View:

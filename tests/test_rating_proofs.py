@@ -237,7 +237,7 @@ def uplifted(tmp_path_factory: pytest.TempPathFactory) -> str:
     publish(store, "2024-03", "2024-03-01")
     led = Ledger(RatingsLedger(store))
     uplift = {"effective": "2024-03-01", "reason": "FIDE Council, 15 December 2023"}
-    led.app.record_fide_uplift(parse(RecordFideUplift, uplift), actor="director")
+    led.app.decisions.record_fide_uplift(parse(RecordFideUplift, uplift), actor="director")
     led.submit(round_robin("MAR", [X, Y, Z], "2024-03-10", "2024-03-11"))
     led.app.close()
     publish(store, "2024-04", "2024-04-01")
@@ -357,12 +357,14 @@ def merged_ledger(store: str, late: bool = False, void: bool = False) -> list[in
     led.submit(match("MB", M, B, ["1-0", "1/2-1/2"], "2003-05-01"))
     led.submit(match("SC", S, C, ["1/2-1/2"], "2003-05-02"))
     merge = {"player": M, "into": S, "reason": "one person, two records"}
-    positions = [led.app.merge_players(parse(MergePlayers, merge), actor="admin")[0].position]
+    positions = [led.app.players.merge(parse(MergePlayers, merge), actor="admin")[0].position]
     if void:
         back = {"position": positions[0], "reason": "two people after all"}
-        positions.append(led.app.void(parse(VoidEntry, back), actor="director")[0].position)
         positions.append(
-            led.app.merge_players(parse(MergePlayers, merge), actor="admin")[0].position
+            led.app.decisions.void(parse(VoidEntry, back), actor="director")[0].position
+        )
+        positions.append(
+            led.app.players.merge(parse(MergePlayers, merge), actor="admin")[0].position
         )
     led.app.close()
     publish(store, "2003-07", "2003-07-01")

@@ -143,7 +143,7 @@ def test_a_public_key_that_is_not_ed25519_is_bad_input(
 def test_every_entry_is_signed_by_its_actors_key(ledger: RatingsLedger, keyring: Keyring) -> None:
     # Issue: "Every write is signed by the actor's private key over a canonical encoding of
     # what it appends"; "`verify` checks every signature".
-    ledger.register_player(player("30000001"), actor="td")
+    ledger.players.register(player("30000001"), actor="td")
     found = verify(ledger, keys_at=5)
     assert (found.broken, found.entries) == (None, 5)
     assert found.keys == {a: keyring.public_key(a) for a in ("director", "office", "td")}
@@ -153,17 +153,17 @@ def test_key_rotation_keeps_old_entries_valid_and_refuses_the_old_key_after_it(
     ledger: RatingsLedger, tmp_path: Path
 ) -> None:
     # Issue: "Key rotation (a new grant with a new key) and revocation work."
-    ledger.register_player(player("30000001"), actor="td")
+    ledger.players.register(player("30000001"), actor="td")
     new_ring = Keyring(tmp_path / "new")
     new_key = public_text(new_ring.create("td"))
-    [rotated] = ledger.grant_role(
+    [rotated] = ledger.roles.grant(
         "td", Role.TOURNAMENT_DIRECTOR, actor="director", public_key=new_key
     )
     assert rotated.payload["public_key"] == new_key
     with pytest.raises(Exception, match="is not the one the ledger holds"):
-        ledger.register_player(player("30000002"), actor="td")
+        ledger.players.register(player("30000002"), actor="td")
     with closing(RatingsLedger(ledger.store, keyring=new_ring)) as rotated_ledger:
-        rotated_ledger.register_player(player("30000002"), actor="td")
+        rotated_ledger.players.register(player("30000002"), actor="td")
     found = verify(ledger)
     assert (found.broken, found.entries) == (None, 7)
 
@@ -173,8 +173,8 @@ def test_a_revoked_holder_loses_their_key_but_their_earlier_entries_still_check(
 ) -> None:
     # Issue: "revocation work[s]"; "checks every signature against the public key the ledger
     # held for that actor AT THAT POSITION".
-    ledger.register_player(player("30000001"), actor="td")
-    ledger.revoke_role("td", Role.TOURNAMENT_DIRECTOR, actor="director")
+    ledger.players.register(player("30000001"), actor="td")
+    ledger.roles.revoke("td", Role.TOURNAMENT_DIRECTOR, actor="director")
     assert verify(ledger).broken is None
     # A stolen td key is worth nothing after the revocation: a forged entry by td fails.
     stolen = ledger.keyring.private_key("td")
@@ -225,7 +225,7 @@ def test_an_edited_entry_resealed_is_still_caught_by_its_signature(
     ledger: RatingsLedger, store_url: str
 ) -> None:
     # An attacker with database access but no key edits a payload and recomputes the chain.
-    ledger.register_player(parse(RegisterPlayer, {"id": "30000001", "name": "Ann"}), actor="td")
+    ledger.players.register(parse(RegisterPlayer, {"id": "30000001", "name": "Ann"}), actor="td")
     edit(store_url, 5, "Ann", "Bob")
     reseal(store_url)
     found = verify(ledger)
@@ -238,7 +238,7 @@ def test_a_stolen_key_and_a_resealed_chain_pass_verify_but_not_the_receipt(
 ) -> None:
     # What a stolen key can do (docs/decisions.md "Signed writes"): rewrite its holder's
     # entries undetected inside the database, but not past an auditor's receipt or anchor.
-    ledger.register_player(parse(RegisterPlayer, {"id": "30000001", "name": "Ann"}), actor="td")
+    ledger.players.register(parse(RegisterPlayer, {"id": "30000001", "name": "Ann"}), actor="td")
     receipt = ledger.receipt
     edit(store_url, 5, "Ann", "Bob")
     resign(store_url, 5, ledger.keyring.private_key("td"))
@@ -253,13 +253,13 @@ def test_catch_up_and_rebuild_stop_before_an_entry_whose_signature_fails_naming_
 ) -> None:
     # Issue: "catch-up and rebuild refuse to rate an entry whose signature fails, stopping with
     # one line naming the position"; issue 28: they rate up to it, and the line is a warning.
-    ledger.register_player(player("30000001"), actor="td")
+    ledger.players.register(player("30000001"), actor="td")
     view = tmp_path / "v.db"
     assert (
         runner.invoke(app, ["catch-up", "--store", store_url, "--view", str(view)]).exit_code == 0
     )
-    ledger.register_player(player("30000002"), actor="td")
-    ledger.register_player(player("30000003"), actor="td")
+    ledger.players.register(player("30000002"), actor="td")
+    ledger.players.register(player("30000003"), actor="td")
     resign(store_url, 7, Ed25519PrivateKey.generate())
     reseal(store_url)
     for command in ("catch-up", "rebuild"):
@@ -279,7 +279,7 @@ def test_verified_reading_checks_in_bulk_from_any_position_with_the_keys_held_th
     # Issue: "a function ... that checks a batch of entries in bulk with cached keys, which the
     # read side's catch-up/rebuild will call".
     for member in ("30000001", "30000002", "30000003", "30000004"):
-        ledger.register_player(player(member), actor="td")
+        ledger.players.register(player(member), actor="td")
     assert [e.position for e in read_verified_entries(ledger, after, batch=2)] == list(
         range(after + 1, 9)
     )
@@ -307,7 +307,7 @@ def test_a_write_of_several_entries_carries_one_signature_checked_whole_from_any
 ) -> None:
     # One signature per write (stored with its last entry): a read starting inside a write
     # checks the whole write first, then yields only the entries after its start.
-    ledger.register_player(*(player(f"3000000{k}") for k in range(3)), actor="td")
+    ledger.players.register(*(player(f"3000000{k}") for k in range(3)), actor="td")
     with raw_store(store_url) as (conn, _, _, _, chain):
         signed = conn.execute(f"SELECT position FROM {chain} WHERE signature <> ''").fetchall()
     assert [row[0] for row in signed] == [2, 3, 4, 7]

@@ -35,8 +35,8 @@ def carl(ledger: RatingsLedger) -> RatingsLedger:
         fields: dict[str, Any] = {"id": member}
         if member == CARL:
             fields |= {"name": "Carl", "fide": CARL_FIDE}
-        ledger.register_player(parse(RegisterPlayer, fields), actor="td")
-    ledger.submit_section(parse(SubmitSection, section_data()), actor="td")
+        ledger.players.register(parse(RegisterPlayer, fields), actor="td")
+    ledger.sections.submit(parse(SubmitSection, section_data()), actor="td")
     return ledger
 
 

@@ -24,7 +24,7 @@ def grow(ledger: RatingsLedger, count: int, first: int = 0) -> list[Checkpoint]:
     """`count` one-player writes; the signed checkpoint of each write's receipt."""
     found = []
     for k in range(first, first + count):
-        ledger.register_player(parse(RegisterPlayer, {"id": f"3{k:07d}"}), actor="td")
+        ledger.players.register(parse(RegisterPlayer, {"id": f"3{k:07d}"}), actor="td")
         found.append(ledger.receipt.checkpoint)
     return found
 
@@ -92,7 +92,7 @@ def test_whoever_holds_an_old_checkpoint_detects_a_past_rewritten_with_the_write
 def test_the_commands_prove_and_check_offline_and_a_witness_cosigns(
     ledger: RatingsLedger, store_url: str, tmp_path: Path
 ) -> None:
-    ledger.grant_role("auditor", "auditor", actor="director")  # a witness's key is granted
+    ledger.roles.grant("auditor", "auditor", actor="director")  # a witness's key is granted
     grow(ledger, 2)
     old = runner.invoke(app, ["checkpoint", "--store", store_url])
     assert old.exit_code == 0, old.output
@@ -158,7 +158,7 @@ def test_a_witness_refuses_a_checkpoint_its_writer_did_not_sign(
 ) -> None:
     """Issue 18: "an auditor's key can cosign (witness) a checkpoint": only one the ledger's
     writer signed, checked against the key the verified log gave the writer."""
-    ledger.grant_role("auditor", "auditor", actor="director")  # a witness's key is granted
+    ledger.roles.grant("auditor", "auditor", actor="director")  # a witness's key is granted
     grow(ledger, 2)
     real = Checkpoint.parse(runner.invoke(app, ["checkpoint", "--store", store_url]).output)
     writer = real.signatures[0][0]

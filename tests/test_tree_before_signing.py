@@ -54,9 +54,9 @@ def test_a_changed_tree_row_refuses_the_next_write_naming_the_row(
 ) -> None:
     """Issue 28: "Before signing, the frontier it extends is checked (against the last signed
     checkpoint, or recomputed); a tampered row refuses the write with one line naming it.\""""
-    ledger.register_player(parse(RegisterPlayer, {"id": "30000001"}), actor="td")
+    ledger.players.register(parse(RegisterPlayer, {"id": "30000001"}), actor="td")
     if last_write == "a role grant":  # its checkpoint is the one the key events' check knows
-        ledger.grant_role("ann", Role.TOURNAMENT_DIRECTOR, actor="director")
+        ledger.roles.grant("ann", Role.TOURNAMENT_DIRECTOR, actor="director")
     signed_at = ledger.recorder.max_notification_id()
     level, index = last_node(store_url)
     change_row(store_url, level, index)
@@ -87,15 +87,15 @@ def test_a_changed_tree_row_after_a_tds_honest_name_change_names_the_row(
     a tournament director's earlier name change (which leaves the rating fields as they were,
     so every read verifies it), when the refusal names what does not match."""
     profile = {"id": "30000001", "birth_date": "2000-01-02", "federation": "USA"}
-    ledger.register_player(parse(RegisterPlayer, profile | {"name": "Carl A"}), actor="td")
-    ledger.register_player(parse(RegisterPlayer, profile | {"name": "Carl B"}), actor="td")
+    ledger.players.register(parse(RegisterPlayer, profile | {"name": "Carl A"}), actor="td")
+    ledger.players.register(parse(RegisterPlayer, profile | {"name": "Carl B"}), actor="td")
     assert verify(ledger).broken is None
     signed_at = ledger.recorder.max_notification_id()
     level, index = last_node(store_url)
     change_row(store_url, level, index)
     with closing(RatingsLedger(store_url)) as director:  # its own tree: the stored rows
         with pytest.raises(TreeRefused) as refused:
-            director.register_player(parse(RegisterPlayer, {"id": "30000002"}), actor="director")
+            director.players.register(parse(RegisterPlayer, {"id": "30000002"}), actor="director")
         assert director.recorder.max_notification_id() == signed_at
     assert str(refused.value) == (
         f"the stored tree row (level {level}, index {index}) does not match the checkpoint "
@@ -109,14 +109,14 @@ def test_an_edited_result_with_the_tree_recomputed_over_it_refuses_the_next_writ
 ) -> None:
     """Issue 28: "Change a section's result and recompute the tree rows: the director's next
     write signs a root that contains the edit" — now it is refused, naming the entry."""
-    [submitted, *_] = ledger.submit_section(section_ready(), actor="td")
+    [submitted, *_] = ledger.sections.submit(section_ready(), actor="td")
     edit(store_url, submitted.position, '"1/2-1/2"', '"1-0"')
     with raw_store(store_url) as (conn, table, pos, mark, _):
         rebuild_tree(conn, table, pos, mark)
     with closing(RatingsLedger(store_url)) as director:
         before = director.recorder.max_notification_id()
         with pytest.raises(TreeRefused) as refused:
-            director.register_player(parse(RegisterPlayer, {"id": "30000009"}), actor="director")
+            director.players.register(parse(RegisterPlayer, {"id": "30000009"}), actor="director")
         assert director.recorder.max_notification_id() == before
     assert str(refused.value).startswith(
         f"the entry at position {submitted.position} does not check ("
@@ -137,10 +137,10 @@ def test_honest_writes_after_other_writers_extend_the_stored_tree(
     with closing(RatingsLedger(store_url)) as other:
         for n in range(6):
             writer = (ledger, other)[n % 2]
-            writer.register_player(parse(RegisterPlayer, {"id": f"3000001{n}"}), actor="td")
+            writer.players.register(parse(RegisterPlayer, {"id": f"3000001{n}"}), actor="td")
             if n == 2:
-                other.grant_role("ann", Role.TOURNAMENT_DIRECTOR, actor="director")
-        ledger.submit_section(
+                other.roles.grant("ann", Role.TOURNAMENT_DIRECTOR, actor="director")
+        ledger.sections.submit(
             parse(
                 SubmitSection,
                 section_data(
@@ -187,12 +187,12 @@ def test_a_ledger_from_before_trees_is_verified_and_its_tree_made_at_its_next_wr
 ) -> None:
     """Issue 28 brief: "Ledgers from before trees keep working: there, recompute the frontier
     from the verified entries" (the first write that signs a checkpoint fills the tree)."""
-    ledger.register_player(parse(RegisterPlayer, {"id": "30000001"}), actor="td")
+    ledger.players.register(parse(RegisterPlayer, {"id": "30000001"}), actor="td")
     signed_before_trees(store_url, keyring)
     assert verify(ledger).broken is None
     with closing(RatingsLedger(store_url)) as later:
-        later.register_player(parse(RegisterPlayer, {"id": "30000002"}), actor="td")
-        later.register_player(parse(RegisterPlayer, {"id": "30000003"}), actor="office")
+        later.players.register(parse(RegisterPlayer, {"id": "30000002"}), actor="td")
+        later.players.register(parse(RegisterPlayer, {"id": "30000003"}), actor="office")
         assert verify(later).broken is None
         assert list(read_verified_entries(later)) == list(read_entries(later))
 
@@ -202,13 +202,13 @@ def test_an_edited_entry_in_a_ledger_from_before_trees_refuses_its_first_tree(
 ) -> None:
     """Issue 28: "Nothing derived is trusted": the tree a ledger from before trees gets is made
     only over entries whose signatures check; an edited one is named, nothing appended."""
-    [entry] = ledger.register_player(parse(RegisterPlayer, {"id": "30000001"}), actor="td")
+    [entry] = ledger.players.register(parse(RegisterPlayer, {"id": "30000001"}), actor="td")
     signed_before_trees(store_url, keyring)
     edit(store_url, entry.position, "30000001", "30000007")
     with closing(RatingsLedger(store_url)) as later:
         before = later.recorder.max_notification_id()
         with pytest.raises(TreeRefused) as refused:
-            later.register_player(parse(RegisterPlayer, {"id": "30000002"}), actor="director")
+            later.players.register(parse(RegisterPlayer, {"id": "30000002"}), actor="director")
         assert later.recorder.max_notification_id() == before
     assert str(refused.value).startswith(f"the entry at position {entry.position} does not check")
     assert "does not match the ledger's signed entries: nothing was appended" in str(refused.value)
@@ -222,14 +222,14 @@ def test_a_changed_tree_row_under_a_key_write_refuses_the_next_write_naming_the_
     n = 0
     while ledger.recorder.max_notification_id() < 8:
         n += 1
-        ledger.register_player(parse(RegisterPlayer, {"id": f"3000010{n}"}), actor="td")
-    [grant] = ledger.grant_role("ann", Role.TOURNAMENT_DIRECTOR, actor="director")
-    ledger.register_player(parse(RegisterPlayer, {"id": "30000001"}), actor="td")
+        ledger.players.register(parse(RegisterPlayer, {"id": f"3000010{n}"}), actor="td")
+    [grant] = ledger.roles.grant("ann", Role.TOURNAMENT_DIRECTOR, actor="director")
+    ledger.players.register(parse(RegisterPlayer, {"id": "30000001"}), actor="td")
     change_row(store_url, 3, 0)  # the first 8 entries: read to check the grant at position 9
     with closing(RatingsLedger(store_url)) as director:
         before = list(read_entries(director))
         with pytest.raises(TreeRefused) as refused:
-            director.register_player(parse(RegisterPlayer, {"id": "30000002"}), actor="director")
+            director.players.register(parse(RegisterPlayer, {"id": "30000002"}), actor="director")
         assert list(read_entries(director)) == before
     assert str(refused.value) == (
         "the stored tree row (level 3, index 0) does not match the checkpoint the key write at "

@@ -58,9 +58,9 @@ def write(ledger_file: Path, section: str | None = None, player: str | None = No
     ledger = RatingsLedger(url(ledger_file))
     try:
         if section is not None:
-            ledger.submit_section(parse(SubmitSection, section_data(section)), actor="td")
+            ledger.sections.submit(parse(SubmitSection, section_data(section)), actor="td")
         if player is not None:
-            ledger.register_player(parse(RegisterPlayer, {"id": player}), actor="td")
+            ledger.players.register(parse(RegisterPlayer, {"id": player}), actor="td")
     finally:
         ledger.close()
 
@@ -72,11 +72,11 @@ def copies(tmp_path: Path) -> tuple[Path, Path]:
     a, b = tmp_path / "a.db", tmp_path / "b.db"
     ledger = RatingsLedger(url(a))
     try:
-        ledger.initialize(actor="director")
-        ledger.grant_role("td", "tournament_director", actor="director")
+        ledger.roles.initialize(actor="director")
+        ledger.roles.grant("td", "tournament_director", actor="director")
         for witness in ("auditor", "W0"):
-            ledger.grant_role(witness, "auditor", actor="director")  # key: the keyring's
-        ledger.register_player(
+            ledger.roles.grant(witness, "auditor", actor="director")  # key: the keyring's
+        ledger.players.register(
             *(parse(RegisterPlayer, {"id": p}) for p in SECTION_PLAYERS), actor="td"
         )
     finally:

@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ledger.entrypoints.player_text import player_lines
+from ledger.rules.families import DEFAULT
 from ledger.store import (
     CHAIN_TABLE,
     DEFAULT_STORE,
@@ -64,7 +65,7 @@ def _parsed(argv: list[str]) -> tuple[str, str, Path | None, str, bool] | None:
     found: dict[str, Any] = {
         "store": _env(STORE_VARIABLE, DEFAULT_STORE),
         "view": _env(VIEW_VARIABLE, None),
-        "family": "uschess",
+        "family": DEFAULT,
     }
     as_json, ids = False, []
     rest = iter(argv[1:])

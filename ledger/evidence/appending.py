@@ -7,7 +7,7 @@ appended to, and no other write can commit between the check and the append:
 
 - `HeldKeys.at`: the keys and roles the log's signed key events give at that head (a Verifier
   kept per recorder and taught only the key events after the last write it knew);
-- `may_append(actor, key)`: the check `RatingsLedger._append` hands the recorder with its
+- `may_append(actor, key)`: the check `RatingsLedger.append` hands the recorder with its
   signer: every entry allowed to the actor's roles there (`ledger.roles.lacks_authority`, the
   rating fields it changes judged too, as every read checks it) and the signing key the one
   the log holds for them; else `LostRace`;

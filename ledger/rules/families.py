@@ -35,3 +35,17 @@ def reads_time_control(rules: str) -> bool:
     time control the ledger reads (`Family.reads_time_control`)."""
     named = (f for f in every() if rules == f.name or rules in f.versions)
     return any(f.reads_time_control for f in named)
+
+
+def parameters() -> tuple[str, ...]:
+    """Every rules parameter an amendment may change (`Family.parameters`), families in order."""
+    return tuple(name for f in every() for name in f.parameters)
+
+
+def parse_parameter(name: str, value: object) -> object:
+    """An amended parameter's value parsed by the family whose rules have it; ValueError for a
+    value it refuses or a parameter no family has (naming the known ones)."""
+    for f in every():
+        if name in f.parameters and f.parse_parameter is not None:
+            return f.parse_parameter(name, value)
+    raise ValueError(f"unknown rules parameter {name!r}; known: {', '.join(parameters())}")

@@ -56,7 +56,7 @@ class Family:
     versions: tuple[str, ...]  # its dated versions' names, oldest first
     resolve: Callable[..., Any]  # (date, name=None) → the version in force (or named)
     rater: str  # "module:Class" of its rater on the read side, imported when a model rates
-    estimator: str  # "module:function" rating an `estimate` section (ledger/estimators/)
+    estimator: str  # "module:function" rating an `estimate` section (its `estimator.py`)
     systems: tuple[str, ...]  # the rating systems it keeps, in their usual order
     list_system: str | None  # the one system its lists and supplements show; None: every one
     words: Words
@@ -76,6 +76,16 @@ class Family:
     # why it rates none of a section's games: (minutes mm + ss or None when the time control is
     # not read, online, the section's start) → a reason, or None when it rates them
     not_rated: Callable[[float | None, bool, date], str | None] = lambda total, online, day: None
+    # What the write side and the entry points ask of it (issue 29: they import no family):
+    online_systems: frozenset[str] = frozenset()  # its systems of online play (a write's `online`)
+    parameters: tuple[str, ...] = ()  # the rules parameters an amendment may change (US Chess §8)
+    # an amended parameter's value parsed (a ValueError says why not); None: it has none
+    parse_parameter: Callable[[str, object], object] | None = None
+    formats: tuple[str, ...] = ()  # the section formats its rules tell apart (FIDE 10.4)
+    # whether a rating on N games is established (US Chess §1; P and N shown until it is)
+    established: Callable[[int], bool] = lambda games: True
+    # the list a section at this rate of play (minutes mm + ss) on a date is rated on; None: none
+    list_for: Callable[[int, date], str | None] = lambda minutes, day: None
 
     def section_not_rated(self, time_control: str, online: bool, day: date) -> str | None:
         """Its reason for rating none of a section's games (None: it rates them)."""

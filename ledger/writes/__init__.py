@@ -1,1 +1,2 @@
-"""The write verbs of `RatingsLedger`, one module per concern, mixed into it."""
+"""The write verbs of `RatingsLedger`, one collaborator a concern, each given the application
+as its `Writer` (writer.py) and deciding from its `Records` (records.py)."""

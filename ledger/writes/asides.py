@@ -12,10 +12,14 @@ from ledger.evidence.reads import verifier_at
 from ledger.evidence.verified import first_break
 from ledger.log import LedgerEntry
 from ledger.roles import Verb
+from ledger.writes.writer import Writer
 
 
 class AsideWrites:
-    """`RatingsLedger`'s `set_aside` (through its `_append`)."""
+    """The verb setting entries aside (`app.asides`), given the application as its `Writer`."""
+
+    def __init__(self, app: Writer) -> None:
+        self.app, self.records = app, app.records
 
     def set_aside(self, decision: SetAsideCommand, *, actor: str) -> list[LedgerEntry]:
         """Set aside the entries at `decision.positions`, each the first entry that fails
@@ -26,15 +30,15 @@ class AsideWrites:
 
         def decide() -> list[Aggregate]:
             positions = sorted(set(decision.positions))
-            done = verifier_at(self, 0).set_aside
+            done = verifier_at(self.app.recorder, 0).set_aside
             aside: list[int] = []
             for position in positions:
-                self._entry_at(position, "positions")
+                self.records.entry_at(position, "positions")
                 if position in done:
                     raise InvalidCommand(
                         ("positions",), f"the entry at {position} is set aside already"
                     )
-                found = first_break(self, aside)
+                found = first_break(self.app.recorder, aside)
                 if found is None or found.position > position:
                     raise InvalidCommand(
                         ("positions",),
@@ -51,4 +55,4 @@ class AsideWrites:
             fields = decision.event_fields() | {"positions": tuple(positions)}
             return [SetAside(**fields, actor=actor)]
 
-        return self._append(Verb.SET_ASIDE, actor, decide)
+        return self.app.append(Verb.SET_ASIDE, actor, decide)

@@ -9,7 +9,7 @@ from typing import Any
 from ledger.errors import InvalidCommand
 
 
-def _unique(items: Sequence[Any], key: Callable[[Any], str], path: tuple[str, ...]) -> None:
+def unique(items: Sequence[Any], key: Callable[[Any], str], path: tuple[str, ...]) -> None:
     """Reject a batch that gives the same record twice."""
     seen: dict[str, int] = {}
     for i, item in enumerate(items):
@@ -20,7 +20,7 @@ def _unique(items: Sequence[Any], key: Callable[[Any], str], path: tuple[str, ..
 
 
 @contextmanager
-def _item(index: int) -> Iterator[None]:
+def at_item(index: int) -> Iterator[None]:
     """Locate an InvalidCommand raised while deciding item `index` of a batch."""
     try:
         yield

@@ -27,18 +27,23 @@ from ledger.domain import (
 from ledger.errors import InvalidCommand
 from ledger.log import LedgerEntry, entry_type, to_entry
 from ledger.roles import Verb
-from ledger.writes.batches import _item, _unique
+from ledger.writes.batches import at_item, unique
+from ledger.writes.writer import Writer
 
 
 class DecisionWrites:
-    """`RatingsLedger`'s verbs deciding about ratings (through its `_append` and lookups)."""
+    """The verbs deciding about ratings (`app.decisions`), given the application as their
+    `Writer`."""
+
+    def __init__(self, app: Writer) -> None:
+        self.app, self.records = app, app.records
 
     def submit_fide_adjustment(
         self, *adjustments: SubmitFideAdjustment, actor: str
     ) -> list[LedgerEntry]:
         """Foreign FIDE games of registered players, one submission per player and list."""
         actor = commands.actor(actor)
-        _unique(
+        unique(
             adjustments,
             lambda a: f"player {a.player!r} for the {a.rating_list} list",
             ("rating_list",),
@@ -47,9 +52,11 @@ class DecisionWrites:
         def decide() -> list[Aggregate]:
             created: list[Aggregate] = []
             for i, a in enumerate(adjustments):
-                with _item(i):
-                    self._registered(a.player, ("player",))
-                    if self._exists(fide_adjustment_key(a.player, a.rating_list.isoformat())):
+                with at_item(i):
+                    self.records.registered(a.player, ("player",))
+                    if self.records.exists(
+                        fide_adjustment_key(a.player, a.rating_list.isoformat())
+                    ):
                         raise InvalidCommand(
                             ("rating_list",),
                             f"player {a.player!r} already has a FIDE adjustment for the "
@@ -58,7 +65,7 @@ class DecisionWrites:
                 created.append(FideAdjustment(**a.event_fields(), actor=actor))
             return created
 
-        return self._append(Verb.FIDE_ADJUST, actor, decide)
+        return self.app.append(Verb.FIDE_ADJUST, actor, decide)
 
     def record_fide_uplift(self, uplift: RecordFideUplift, *, actor: str) -> list[LedgerEntry]:
         """FIDE's one-time uplift of a list's ratings, entered once per list date."""
@@ -66,40 +73,40 @@ class DecisionWrites:
 
         def decide() -> list[Aggregate]:
             effective = uplift.effective.isoformat()
-            if self._exists(fide_uplift_key(effective)):
+            if self.records.exists(fide_uplift_key(effective)):
                 raise InvalidCommand(
                     ("effective",), f"a FIDE uplift is already recorded for {effective}"
                 )
             return [FideUplift(**uplift.event_fields(), actor=actor)]
 
-        return self._append(Verb.FIDE_UPLIFT, actor, decide)
+        return self.app.append(Verb.FIDE_UPLIFT, actor, decide)
 
     def award_money_floor(self, award: AwardMoneyFloor, *, actor: str) -> list[LedgerEntry]:
         """A large prize won by a registered player under a rating limit."""
         actor = commands.actor(actor)
 
         def decide() -> list[Aggregate]:
-            self._registered(award.player, ("player",))
+            self.records.registered(award.player, ("player",))
             return [MoneyFloorAward(**award.event_fields(), actor=actor)]
 
-        return self._append(Verb.AWARD_MONEY_FLOOR, actor, decide)
+        return self.app.append(Verb.AWARD_MONEY_FLOOR, actor, decide)
 
     def override(self, decision: DirectorOverride, *, actor: str) -> list[LedgerEntry]:
         """A director's decision about a registered player's rating, with its reason."""
         actor = commands.actor(actor)
 
         def decide() -> list[Aggregate]:
-            self._registered(decision.player, ("player",))
+            self.records.registered(decision.player, ("player",))
             return [Override(**decision.event_fields(), actor=actor)]
 
-        return self._append(Verb.OVERRIDE, actor, decide)
+        return self.app.append(Verb.OVERRIDE, actor, decide)
 
     def revoke_override(self, position: int, *, reason: str, actor: str) -> list[LedgerEntry]:
         """Undo the director's decision recorded at ledger `position`, giving the reason."""
         actor, reason = commands.actor(actor), commands.reason(reason)
 
         def decide() -> list[Aggregate]:
-            found = self.recorder.select_notifications(position, 1)
+            found = self.app.recorder.select_notifications(position, 1)
             if (
                 not found
                 or found[0].id != position
@@ -108,7 +115,7 @@ class DecisionWrites:
                 raise InvalidCommand(
                     ("position",), f"{position} is not the position of a director's decision"
                 )
-            decision = self._get(Override, found[0].originator_id)
+            decision = self.records.get(Override, found[0].originator_id)
             if decision.revoked:
                 raise InvalidCommand(
                     ("position",), f"the decision at position {position} is already revoked"
@@ -123,12 +130,12 @@ class DecisionWrites:
             )
             return [decision]
 
-        return self._append(Verb.REVOKE_OVERRIDE, actor, decide)
+        return self.app.append(Verb.REVOKE_OVERRIDE, actor, decide)
 
     def amend_rules(self, amendment: AmendRules, *, actor: str) -> list[LedgerEntry]:
         """A rules parameter's new value from its effective date, with the reason."""
         actor = commands.actor(actor)
-        return self._append(
+        return self.app.append(
             Verb.AMEND_RULES,
             actor,
             lambda: [RulesAmendment(**amendment.event_fields(), actor=actor)],
@@ -141,12 +148,12 @@ class DecisionWrites:
 
         def decide() -> list[Aggregate]:
             position = decision.position
-            kind = entry_type(self._entry_at(position, "position").topic)
+            kind = entry_type(self.records.entry_at(position, "position").topic)
             instead = getattr(events.KINDS.get(kind), "unvoidable", None)
             if instead is not None:
                 raise InvalidCommand(("position",), f"the entry at {position} is {kind}: {instead}")
-            if self._exists(void_key(position)):
+            if self.records.exists(void_key(position)):
                 raise InvalidCommand(("position",), f"the entry at {position} is already voided")
             return [Void(**decision.event_fields(), actor=actor)]
 
-        return self._append(Verb.VOID, actor, decide)
+        return self.app.append(Verb.VOID, actor, decide)

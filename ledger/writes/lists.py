@@ -14,22 +14,26 @@ from ledger.errors import InvalidCommand
 from ledger.log import LedgerEntry
 from ledger.roles import Verb
 from ledger.rules.rating_lists import RatingList
+from ledger.writes.writer import Writer
 
 
 class ListWrites:
-    """`RatingsLedger`'s verbs on rating lists (through its `_append` and lookups)."""
+    """The verbs on rating lists (`app.lists`), given the application as their `Writer`."""
 
-    def publish_list(self, publication: PublishList, *, actor: str) -> list[LedgerEntry]:
+    def __init__(self, app: Writer) -> None:
+        self.app, self.records = app, app.records
+
+    def publish(self, publication: PublishList, *, actor: str) -> list[LedgerEntry]:
         """A family's rating list, published after the family's latest one (as-of date and
         cutoff not earlier), its name not used before in the family."""
         actor = commands.actor(actor)
         family, name = publication.family, publication.name
 
         def decide() -> list[Aggregate]:
-            published = self.published_lists(family)
+            published = self.published(family)
             if any(p.name == name for p in published):
                 raise InvalidCommand(("name",), f"{family} already has a list {name!r}")
-            last = self.recorder.max_notification_id() or 0
+            last = self.app.recorder.max_notification_id() or 0
             cutoff = publication.cutoff_position
             if cutoff is None:
                 cutoff = last
@@ -62,9 +66,9 @@ class ListWrites:
                 )
             ]
 
-        return self._append(Verb.PUBLISH_LIST, actor, decide)
+        return self.app.append(Verb.PUBLISH_LIST, actor, decide)
 
-    def commit_list_ratings(
+    def commit_ratings(
         self, family: str, name: str, rows: int, root: str, *, actor: str
     ) -> list[LedgerEntry]:
         """Commit the ratings of the published list `name` (the Merkle root over its rows,
@@ -74,8 +78,8 @@ class ListWrites:
             raise InvalidCommand(("ratings_root",), f"{root!r} is not a SHA-256 root in hex")
 
         def decide() -> list[Aggregate]:
-            for number in range(1, len(self.published_lists(family)) + 1):
-                record = self._get(PublishedList, published_list_key(family, number))
+            for number in range(1, len(self.published(family)) + 1):
+                record = self.records.get(PublishedList, published_list_key(family, number))
                 if record.list_name != name:
                     continue
                 if getattr(record, "ratings_root", None) is not None:
@@ -86,14 +90,16 @@ class ListWrites:
                 return [record]
             raise InvalidCommand(("name",), f"{family} has no published list {name!r}")
 
-        return self._append(Verb.PUBLISH_LIST, actor, decide)
+        return self.app.append(Verb.PUBLISH_LIST, actor, decide)
 
-    def published_lists(self, family: str) -> list[RatingList]:
+    def published(self, family: str) -> list[RatingList]:
         """The rating lists published in `family`, in the order they were published."""
         published: list[RatingList] = []
         while True:
             try:
-                record = self._get(PublishedList, published_list_key(family, len(published) + 1))
+                record = self.records.get(
+                    PublishedList, published_list_key(family, len(published) + 1)
+                )
             except AggregateNotFoundError:
                 return published
             as_of = date.fromisoformat(record.as_of)

@@ -11,26 +11,30 @@ from ledger.domain import Player, player_key, void_key
 from ledger.errors import AccessDenied, Contradiction, InvalidCommand
 from ledger.log import LedgerEntry
 from ledger.roles import RATING_FIELDS_MAY, Verb, may_change_rating_fields, rating_fields_changed
-from ledger.writes.batches import _item, _unique
+from ledger.writes.batches import at_item, unique
+from ledger.writes.writer import Writer
 
 
 class PlayerWrites:
-    """`RatingsLedger`'s verbs on players (through its `_append` and lookups)."""
+    """The verbs on players (`app.players`), given the application as their `Writer`."""
 
-    def register_player(self, *players: RegisterPlayer, actor: str) -> list[LedgerEntry]:
+    def __init__(self, app: Writer) -> None:
+        self.app, self.records = app, app.records
+
+    def register(self, *players: RegisterPlayer, actor: str) -> list[LedgerEntry]:
         """Register new players; for registered ones record the changed profile, if any. A
         registered player's rating fields (`roles.RATING_FIELDS`) are changed by the office
         only (`roles.RATING_FIELDS_MAY`): a tournament director's register that would change
         one is refused whole, naming the player and the fields (issue 28)."""
         actor = commands.actor(actor)
-        _unique(players, lambda p: repr(p.id), ("id",))
+        unique(players, lambda p: repr(p.id), ("id",))
 
         def decide() -> list[Aggregate]:
             changed: list[Aggregate] = []
             office: bool | None = None  # whether `actor` may change rating fields, once asked
             for p in players:
                 try:
-                    player = self._get(Player, player_key(p.id))
+                    player = self.records.get(Player, player_key(p.id))
                 except AggregateNotFoundError:
                     changed.append(Player(member_id=p.id, **p.profile(), actor=actor))
                     continue
@@ -53,41 +57,41 @@ class PlayerWrites:
                 )
             return changed
 
-        return self._append(Verb.REGISTER, actor, decide)
+        return self.app.append(Verb.REGISTER, actor, decide)
 
     def _may_rerate(self, actor: str) -> bool:
         """Whether the verified log gives `actor` a role that changes rating fields."""
-        return may_change_rating_fields(self._verified().roles.get(actor, set()))
+        return may_change_rating_fields(self.app.verified().roles.get(actor, set()))
 
     def record_opening_balance(
         self, *balances: RecordOpeningBalance, actor: str
     ) -> list[LedgerEntry]:
         """A registered player's record per system; at most one opening balance per system."""
         actor = commands.actor(actor)
-        _unique(balances, lambda b: f"player {b.player!r} in {b.system}", ("system",))
+        unique(balances, lambda b: f"player {b.player!r} in {b.system}", ("system",))
 
         def decide() -> list[Aggregate]:
             players: dict[str, Player] = {}
             for i, b in enumerate(balances):
-                with _item(i):
-                    player = players.get(b.player) or self._registered(b.player, ("player",))
+                with at_item(i):
+                    player = players.get(b.player) or self.records.registered(b.player, ("player",))
                     player.check_no_opening_balance(str(b.system))
                     player.record_opening_balance(**b.event_fields(), actor=actor)
                 players[b.player] = player
             return list(players.values())
 
-        return self._append(Verb.OPENING_BALANCE, actor, decide)
+        return self.app.append(Verb.OPENING_BALANCE, actor, decide)
 
-    def merge_players(self, merge: MergePlayers, *, actor: str) -> list[LedgerEntry]:
+    def merge(self, merge: MergePlayers, *, actor: str) -> list[LedgerEntry]:
         """Join two records of one person: `merge.player` merged away into `merge.into`. Refused
         for an unknown record, a record merged away already (either side), two records in one
         section or match, and profiles that cannot both be true (unless `force`)."""
         actor = commands.actor(actor)
 
         def decide() -> list[Aggregate]:
-            source, target = (self._known(m) for m in (merge.player, merge.into))
+            source, target = (self.records.known(m) for m in (merge.player, merge.into))
             merges = merging.merges_in_force(
-                self.recorder, lambda position: self._exists(void_key(position))
+                self.app.recorder, lambda position: self.records.exists(void_key(position))
             )
             for member_id in (merge.player, merge.into):
                 if member_id in merges:
@@ -100,7 +104,9 @@ class PlayerWrites:
                 m: {m} | {x for x in merges if merging.surviving(merges, x) == m}
                 for m in (merge.player, merge.into)
             }
-            found = merging.played_together(self.recorder, person[merge.player], person[merge.into])
+            found = merging.played_together(
+                self.app.recorder, person[merge.player], person[merge.into]
+            )
             if found is not None:
                 raise Contradiction(
                     f"{merge.player!r} and {merge.into!r} both play in {found[0]} {found[1]!r}: "
@@ -111,7 +117,7 @@ class PlayerWrites:
                     merging.person(
                         [record.profile]
                         + [
-                            self._known(m).profile
+                            self.records.known(m).profile
                             for m in sorted(person[record.member_id] - {record.member_id})
                         ]
                     )
@@ -127,4 +133,4 @@ class PlayerWrites:
             source.merge_into(**merge.event_fields(), actor=actor)
             return [source]
 
-        return self._append(Verb.MERGE_PLAYERS, actor, decide)
+        return self.app.append(Verb.MERGE_PLAYERS, actor, decide)

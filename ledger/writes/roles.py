@@ -10,10 +10,14 @@ from ledger.errors import InvalidCommand
 from ledger.evidence.signing import parse_public_key, public_text
 from ledger.log import LedgerEntry
 from ledger.roles import Role, Verb, parse_holder, parse_role
+from ledger.writes.writer import Writer
 
 
 class RoleWrites:
-    """`RatingsLedger`'s verbs on roles (through its `_append` and `_roles`)."""
+    """The verbs on roles (`app.roles`), given the application as their `Writer`."""
+
+    def __init__(self, app: Writer) -> None:
+        self.app, self.records = app, app.records
 
     def initialize(self, *, actor: str) -> list[LedgerEntry]:
         """Set the ledger up with `actor` as its first director; a ledger is set up once.
@@ -21,7 +25,7 @@ class RoleWrites:
         actor = commands.actor(actor)
 
         def decide() -> list[Aggregate]:
-            record = self._roles()
+            record = self.records.roles()
             if record is not None:
                 directors = ", ".join(repr(d) for d in record.holders_of(Role.DIRECTOR))
                 raise InvalidCommand(
@@ -29,14 +33,14 @@ class RoleWrites:
                     f"the ledger is already initialized (director: {directors}); a director "
                     "gives others roles with grant-role",
                 )
-            key = public_text(self.keyring.ensure(actor)) if not self.preview else None
+            key = public_text(self.app.keyring.ensure(actor)) if not self.app.preview else None
             record = Roles(actor=actor, public_key=key)
             record.grant(holder=actor, role=Role.DIRECTOR.value, actor=actor, public_key=key)
             return [record]
 
-        return self._append(None, actor, decide)
+        return self.app.append(None, actor, decide)
 
-    def grant_role(
+    def grant(
         self, holder: str, role: str, *, actor: str, public_key: str | None = None
     ) -> list[LedgerEntry]:
         """Give `holder` a role with their public key: `public_key`, else the one the ledger
@@ -47,8 +51,8 @@ class RoleWrites:
         given = parse_public_key(public_key) if public_key is not None else None
 
         def decide() -> list[Aggregate]:
-            record = self._authorized(Verb.GRANT_ROLE, actor)
-            key = given or record.key_of(holder) or self.keyring.public_key(holder)
+            record = self.app.authorized(Verb.GRANT_ROLE, actor)
+            key = given or record.key_of(holder) or self.app.keyring.public_key(holder)
             if key is None and granted is not Role.AUDITOR:
                 raise InvalidCommand(
                     ("public_key",),
@@ -60,14 +64,14 @@ class RoleWrites:
             record.grant(holder=holder, role=granted.value, actor=actor, public_key=key)
             return [record]
 
-        return self._append(None, actor, decide)
+        return self.app.append(None, actor, decide)
 
-    def revoke_role(self, holder: str, role: str, *, actor: str) -> list[LedgerEntry]:
+    def revoke(self, holder: str, role: str, *, actor: str) -> list[LedgerEntry]:
         """Take a role from `holder`, who must hold it; the last director keeps theirs."""
         actor, holder, revoked = commands.actor(actor), parse_holder(holder), parse_role(role)
 
         def decide() -> list[Aggregate]:
-            record = self._authorized(Verb.REVOKE_ROLE, actor)
+            record = self.app.authorized(Verb.REVOKE_ROLE, actor)
             held = record.roles_of(holder)
             if revoked not in held:
                 holds = ", ".join(sorted(held)) or "no role"
@@ -82,15 +86,15 @@ class RoleWrites:
             record.revoke(holder=holder, role=revoked.value, actor=actor)
             return [record]
 
-        return self._append(None, actor, decide)
+        return self.app.append(None, actor, decide)
 
-    def roles_of(self, actor: str) -> frozenset[Role]:
+    def of(self, actor: str) -> frozenset[Role]:
         """The roles `actor` holds now, as recorded in the ledger."""
-        record = self._roles()
+        record = self.records.roles()
         return frozenset(map(Role, record.roles_of(actor))) if record else frozenset()
 
     def holders(self) -> dict[str, frozenset[Role]]:
         """Every actor holding a role now, with their roles (empty before `initialize`)."""
-        record = self._roles()
+        record = self.records.roles()
         held = record.held.items() if record else ()
         return {h: frozenset(map(Role, r)) for h, r in sorted(held) if r}

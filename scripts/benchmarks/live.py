@@ -74,7 +74,7 @@ def live(store: str, workdir: Path, repeats: int, keys: Path) -> dict:
                 url = f"{base}/api/sections/{section_id}"
                 day = (after + timedelta(days=n + 1)).isoformat()  # after every other item
                 section = template | {"section_id": section_id, "start_date": day, "end_date": day}
-                app.submit_section(parse(SubmitSection, section), actor="td")
+                app.sections.submit(parse(SubmitSection, section), actor="td")
                 start = time.perf_counter()
                 tries, give_up = 1, start + 60
                 while _get(url) != 200:

@@ -46,7 +46,7 @@ def init(
     with reported():
         create_schema(store_url(store))
     with reported(), closing(RatingsLedger(store)) as ledger:
-        director = ledger.initialize(actor=actor)[0].actor
+        director = ledger.roles.initialize(actor=actor)[0].actor
         count = ledger.recorder.max_notification_id() or 0
     if as_json:
         print_json(
@@ -78,11 +78,11 @@ def _init_preview(store: str, actor: str) -> list[LedgerEntry]:
             pass
         else:
             with closing(RatingsLedger(store, preview=True, read_only=True)) as existing:
-                return existing.initialize(actor=actor)
+                return existing.roles.initialize(actor=actor)
         with tempfile.TemporaryDirectory() as empty:
             fresh = f"sqlite:///{Path(empty) / 'preview.db'}"
             with closing(RatingsLedger(fresh, preview=True)) as ledger:
-                return ledger.initialize(actor=actor)
+                return ledger.roles.initialize(actor=actor)
 
 
 def create_schema(url: str) -> None:
@@ -126,7 +126,7 @@ def grant_role(
     from ledger.application import RatingsLedger
 
     with reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
-        entries = ledger.grant_role(holder, role, actor=actor, public_key=public_key)
+        entries = ledger.roles.grant(holder, role, actor=actor, public_key=public_key)
     show_entries(entries, dry_run, as_json, ledger.receipt)
 
 
@@ -142,5 +142,5 @@ def revoke_role(
     from ledger.application import RatingsLedger
 
     with reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
-        entries = ledger.revoke_role(holder, role, actor=actor)
+        entries = ledger.roles.revoke(holder, role, actor=actor)
     show_entries(entries, dry_run, as_json, ledger.receipt)

@@ -16,6 +16,7 @@ from ledger.entrypoints.cli.common import (
 )
 from ledger.entrypoints.cli.output import AsCsv, AsNl, AsTsv, chosen, emit
 from ledger.entrypoints.cli.reading import caught_up
+from ledger.rules.families import DEFAULT
 from ledger.store import DEFAULT_STORE
 
 SECTION_COLUMNS = ("section_id", "event_name", "start_date", "end_date", "status", "players")
@@ -37,7 +38,7 @@ def search(
     as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = "uschess",
+    family: Family = DEFAULT,
 ) -> None:
     """Players by member id (prefix) or name, accents, transliteration and word order ignored
     ("Muller" and "Mueller" find "Müller"; "Last, First" works)."""
@@ -79,7 +80,7 @@ def sections(
     as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = "uschess",
+    family: Family = DEFAULT,
 ) -> None:
     """Sections newest first: id, event name, dates, status and number of players."""
     from projections import queries

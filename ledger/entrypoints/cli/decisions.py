@@ -37,7 +37,7 @@ def fide_uplift(
             RecordFideUplift, {**data, "ceiling": _number(ceiling), "share": _number(share)}
         )
         with closing(RatingsLedger(store, preview=dry_run)) as ledger:
-            entries = ledger.record_fide_uplift(uplift, actor=actor)
+            entries = ledger.decisions.record_fide_uplift(uplift, actor=actor)
             _report(ledger, store, view, entries, dry_run, as_json, always=False)
 
 
@@ -63,7 +63,7 @@ def award_money_floor(
     with reported():
         award = commands.parse(AwardMoneyFloor, {**data, "system": system})
         with closing(RatingsLedger(store, preview=dry_run)) as ledger:
-            entries = ledger.award_money_floor(award, actor=actor)
+            entries = ledger.decisions.award_money_floor(award, actor=actor)
             _report(ledger, store, view, entries, dry_run, as_json, always=False)
 
 
@@ -96,7 +96,7 @@ def override(
     with reported():
         decision = commands.parse(DirectorOverride, {**data, "reason": reason})
         with closing(RatingsLedger(store, preview=dry_run)) as ledger:
-            entries = ledger.override(decision, actor=actor)
+            entries = ledger.decisions.override(decision, actor=actor)
             _report(ledger, store, view, entries, dry_run, as_json)
 
 
@@ -116,7 +116,7 @@ def revoke_override(
     from ledger.application import RatingsLedger
 
     with reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
-        entries = ledger.revoke_override(position, reason=reason, actor=actor)
+        entries = ledger.decisions.revoke_override(position, reason=reason, actor=actor)
         _report(ledger, store, view, entries, dry_run, as_json)
 
 
@@ -148,7 +148,7 @@ def amend_rules(
     with reported():
         amendment = commands.parse(AmendRules, data)
         with closing(RatingsLedger(store, preview=dry_run)) as ledger:
-            entries = ledger.amend_rules(amendment, actor=actor)
+            entries = ledger.decisions.amend_rules(amendment, actor=actor)
             _report(ledger, store, view, entries, dry_run, as_json)
 
 
@@ -169,7 +169,7 @@ def void(
     with reported():
         decision = commands.parse(VoidEntry, {"position": position, "reason": reason})
         with closing(RatingsLedger(store, preview=dry_run)) as ledger:
-            entries = ledger.void(decision, actor=actor)
+            entries = ledger.decisions.void(decision, actor=actor)
     show_entries(entries, dry_run, as_json, ledger.receipt)
 
 
@@ -197,7 +197,7 @@ def merge_players(
             MergePlayers, {"player": source, "into": into, "reason": reason, "force": force}
         )
         with closing(RatingsLedger(store, preview=dry_run)) as ledger:
-            entries = ledger.merge_players(merge, actor=actor)
+            entries = ledger.players.merge(merge, actor=actor)
             _report(ledger, store, view, entries, dry_run, as_json)
 
 
@@ -221,5 +221,5 @@ def set_aside(
     with reported():
         decision = commands.parse(SetAside, {"positions": positions, "reason": reason})
         with closing(RatingsLedger(store, preview=dry_run)) as ledger:
-            entries = ledger.set_aside(decision, actor=actor)
+            entries = ledger.asides.set_aside(decision, actor=actor)
     show_entries(entries, dry_run, as_json, ledger.receipt)

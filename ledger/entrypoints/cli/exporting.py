@@ -20,6 +20,7 @@ from ledger.entrypoints.cli.common import (
 )
 from ledger.entrypoints.cli.output import AsCsv, AsNl, AsTsv, chosen, emit
 from ledger.entrypoints.cli.reading import ListName, caught_up
+from ledger.rules.families import DEFAULT
 from ledger.store import DEFAULT_STORE
 
 
@@ -41,7 +42,7 @@ def rating_list(
     as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = "uschess",
+    family: Family = DEFAULT,
 ) -> None:
     """The rating supplement: every player's rating in a system on a date (or as a published
     list said it), N, floor."""
@@ -77,7 +78,7 @@ def export_history(
     as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = "uschess",
+    family: Family = DEFAULT,
 ) -> None:
     """A player's rating history in one system with every value behind each change, one row
     per change: a table, or --csv, --tsv, --json, --nl."""
@@ -97,7 +98,7 @@ def export_trf(
     section_id: Annotated[str, typer.Argument(help="The section's id")],
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = "uschess",
+    family: Family = DEFAULT,
 ) -> None:
     """A section as a TRF16 file (`import trf` reads it back as the same section)."""
     from ledger.entrypoints.interchange.trf_export import to_trf
@@ -125,7 +126,7 @@ def crosstable(
     ] = None,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = "uschess",
+    family: Family = DEFAULT,
     as_json: AsJson = False,
     as_csv: AsCsv = False,
     as_tsv: AsTsv = False,

@@ -224,7 +224,7 @@ def _submit(
                     (), f"{place}: {field_path(exc.path)}: {exc.message}"
                 ) from None
     try:
-        entries = ledger.submit_section(*sections, actor=actor, register=list(new.values()))
+        entries = ledger.sections.submit(*sections, actor=actor, register=list(new.values()))
     except InvalidCommand as exc:
         raise locate_submission(exc, imported) from None
     summary = {
@@ -262,9 +262,9 @@ def _correct(
 
     if reason is None:
         raise InvalidCommand((), "--correct needs --reason")
-    current = ledger.current_report(section.section_id)
+    current = ledger.sections.current_report(section.section_id)
     changes = diff(current, section.model_dump(mode="json", exclude_none=True))
-    entries = ledger.correct_section(section, reason=reason, actor=actor)
+    entries = ledger.sections.correct(section, reason=reason, actor=actor)
     if not as_json:
         for line in changes:
             typer.echo(line)

@@ -50,7 +50,7 @@ def section(
     ] = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = "uschess",
+    family: Family = DEFAULT,
 ) -> None:
     """A section's current report: with --json exactly the file `correct ID FILE` reads, to
     edit and feed back; else its crosstable."""
@@ -165,7 +165,7 @@ def supplement(
     ] = None,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = "uschess",
+    family: Family = DEFAULT,
 ) -> None:
     """The rating supplement a federation publishes: every member's ratings on a date, with
     provisional marks (P) and N, names, sorted and filtered (as the list pages: federation,

@@ -31,6 +31,7 @@ from ledger.entrypoints.cli.transparency import (
     trusted_checkpoint,
 )
 from ledger.errors import InvalidCommand, LedgerError
+from ledger.rules.families import DEFAULT
 from ledger.store import DEFAULT_STORE, view_path
 
 if TYPE_CHECKING:
@@ -71,7 +72,7 @@ def commit(ledger: RatingsLedger, family: str, name: str, actor: str) -> list[Le
     from projections import proofs, queries
     from projections.timetravel import list_from_log
 
-    listed = {x.name: x for x in ledger.published_lists(family)}
+    listed = {x.name: x for x in ledger.lists.published(family)}
     if name not in listed:
         raise InvalidCommand(("name",), f"{family} has no published list {name!r}")
     with list_from_log(ledger, family, name, listed[name].cutoff) as past:
@@ -82,13 +83,13 @@ def commit(ledger: RatingsLedger, family: str, name: str, actor: str) -> list[Le
                 "names: run `ratings-ledger verify`"
             )
         tree = proofs.commitment(past, found)
-    return ledger.commit_list_ratings(family, name, tree.size, tree.root(), actor=actor)
+    return ledger.lists.commit_ratings(family, name, tree.size, tree.root(), actor=actor)
 
 
 def commit_list(
     name: ListName,
     actor: Actor,
-    family: Family = "uschess",
+    family: Family = DEFAULT,
     store: Store = DEFAULT_STORE,
     view: NotReadView = None,
     dry_run: Annotated[

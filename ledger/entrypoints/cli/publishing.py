@@ -57,7 +57,7 @@ def publish_list(
         if note is not None:  # recorded all the same: the as-of date is the office's cut-off
             typer.echo(f"warning: {note}", err=True)
         with closing(RatingsLedger(store, preview=dry_run)) as ledger:
-            entries = ledger.publish_list(publication, actor=actor)
+            entries = ledger.lists.publish(publication, actor=actor)
             if dry_run or as_json:
                 show_entries(entries, dry_run, as_json, ledger.receipt)
             else:

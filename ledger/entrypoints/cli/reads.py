@@ -24,6 +24,7 @@ from ledger.entrypoints.cli.common import (
 from ledger.entrypoints.cli.output import AsCsv, AsNl, AsTsv, chosen, emit
 from ledger.entrypoints.cli.reading import KnownAt, ListName, Position, _session, caught_up
 from ledger.entrypoints.cli.whatif import diff, replay
+from ledger.rules.families import DEFAULT
 from ledger.rules.families import family as rules_family
 from ledger.store import DEFAULT_STORE
 
@@ -61,7 +62,7 @@ NO_LIST = "no list published; each section applied at once"
 def catch_up(
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = "uschess",
+    family: Family = DEFAULT,
     as_json: AsJson = False,
 ) -> None:
     """Bring the read model up to date with the ledger (incremental)."""
@@ -86,7 +87,7 @@ def catch_up(
 def rebuild(
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = "uschess",
+    family: Family = DEFAULT,
     as_json: AsJson = False,
 ) -> None:
     """Replay the whole ledger into an empty read model."""
@@ -117,7 +118,7 @@ def player(
     as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = "uschess",
+    family: Family = DEFAULT,
     known_at: KnownAt = None,
     position: Position = None,
 ) -> None:
@@ -158,7 +159,7 @@ def history(
     as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = "uschess",
+    family: Family = DEFAULT,
     known_at: KnownAt = None,
     position: Position = None,
 ) -> None:
@@ -197,7 +198,7 @@ def rating(
     as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = "uschess",
+    family: Family = DEFAULT,
     known_at: KnownAt = None,
     position: Position = None,
 ) -> None:
@@ -294,7 +295,7 @@ def lists(
     as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = "uschess",
+    family: Family = DEFAULT,
 ) -> None:
     """The published rating lists, each family's in the order published."""
     from projections import queries
@@ -328,7 +329,7 @@ def explain(
     as_json: AsJson = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = "uschess",
+    family: Family = DEFAULT,
     known_at: KnownAt = None,
     position: Position = None,
 ) -> None:
@@ -356,7 +357,7 @@ def problems(
     as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = "uschess",
+    family: Family = DEFAULT,
 ) -> None:
     """The ledger entries the read model could not apply, and why."""
     from projections import queries

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ledger.entrypoints.cli.common import Family, Store, ViewPath, fail, reported, usage
+from ledger.rules.families import DEFAULT
 from ledger.store import DEFAULT_STORE
 
 if TYPE_CHECKING:
@@ -206,7 +207,7 @@ def serve(
     port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port")] = 8000,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = "uschess",
+    family: Family = DEFAULT,
 ) -> None:
     """Serve the read-only audit site: players, sections, histories, explain, the log (its read
     model kept caught up as entries are appended)."""

@@ -13,6 +13,7 @@ import typer
 
 from ledger.entrypoints.cli.common import AsJson, Family, Store, fail, print_json, reported
 from ledger.roles import Role
+from ledger.rules.families import DEFAULT
 from ledger.store import DEFAULT_STORE, view_path
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ def verify_chain(
             "--view-file", envvar="RATINGS_LEDGER_VIEW", help="The read model (default beside)"
         ),
     ] = None,
-    family: Family = "uschess",
+    family: Family = DEFAULT,
 ) -> None:
     """Recompute the ledger's SHA-256 chain and check every entry's signature against the key
     its actor held then; print the head digest (exit 0) or the first broken position (exit 1).

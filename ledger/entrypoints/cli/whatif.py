@@ -20,6 +20,7 @@ from ledger.entrypoints.cli.common import (
     system_name,
     usage,
 )
+from ledger.rules import families
 from ledger.store import DEFAULT_STORE
 
 if TYPE_CHECKING:
@@ -39,7 +40,6 @@ def _entries(ledger: Readable, after: int, label: str) -> Iterator[LedgerEntry]:
 def parse_amend(text: str) -> dict[str, Any]:
     """`PARAM=VALUE@DATE[..UNTIL]`, e.g. `bonus_multiplier=10@2025-01-01..2026-01-01`."""
     from ledger.plausibility import check_parameter
-    from ledger.rules.uschess.versions import Amendment
 
     expected = "expected PARAM=VALUE@YYYY-MM-DD[..YYYY-MM-DD]"
     parameter, equals, rest = text.partition("=")
@@ -54,17 +54,15 @@ def parse_amend(text: str) -> dict[str, Any]:
     except ValueError:
         usage(f"--amend {text!r}: {value!r} is not a number or JSON ({expected})")
     try:
-        amendment = Amendment(
-            parameter,
-            parsed,
-            date.fromisoformat(effective),
-            date.fromisoformat(until) if until else None,
-        )
-        check_parameter(amendment.parameter, amendment.value)
+        starts, ends = date.fromisoformat(effective), date.fromisoformat(until) if until else None
+        amended = families.parse_parameter(parameter, parsed)
+        if ends is not None and ends <= starts:
+            raise ValueError("an amendment's until date must be after its effective date")
+        check_parameter(parameter, amended)
     except (ValueError, TypeError) as exc:
         usage(f"--amend {text!r}: {exc} ({expected})")
     return {
-        "parameter": amendment.parameter,
+        "parameter": parameter,
         "value": parsed,
         "effective": effective,
         "until": until or None,
@@ -87,20 +85,20 @@ def replay(
     ] = None,
     store: Store = DEFAULT_STORE,
     as_json: AsJson = False,
-    family: Family = "uschess",
+    family: Family = families.DEFAULT,
     without_uplift: Annotated[
         bool, typer.Option("--without-uplift", help="FIDE: as if no uplift had been recorded")
     ] = False,
 ) -> None:
     """Build a what-if read model under other rules, without touching the ledger."""
     from ledger.application import RatingsLedger
-    from ledger.rules.uschess.versions import VERSIONS
     from projections import compare as cmp
     from projections.projector import View
     from projections.what_if import WhatIf
 
-    if rules is not None and rules not in VERSIONS:
-        usage(f"--rules: unknown version {rules!r}; known: {', '.join(VERSIONS)}")
+    versions = families.family(families.DEFAULT).versions  # a version of the default family
+    if rules is not None and rules not in versions:
+        usage(f"--rules: unknown version {rules!r}; known: {', '.join(versions)}")
     what_if = WhatIf(rules, tuple(parse_amend(a) for a in amend or ()), without_uplift)
     if to.exists():
         usage(f"--to: {to} exists; a what-if replay writes a new read model")

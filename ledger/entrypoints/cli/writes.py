@@ -77,11 +77,10 @@ def register_players(
     view: ViewOption = None,
 ) -> None:
     """Register players from a player file; a registered player's changed fields are updated."""
-    from ledger.application import RatingsLedger
     from ledger.commands import RegisterPlayer
 
     _append_file(
-        file, RegisterPlayer, RatingsLedger.register_player, actor, store, dry_run, as_json, view
+        file, RegisterPlayer, lambda app: app.players.register, actor, store, dry_run, as_json, view
     )
 
 
@@ -94,13 +93,12 @@ def opening_balance(
     view: ViewOption = None,
 ) -> None:
     """Record players' opening balances (their record per system when moving onto the ledger)."""
-    from ledger.application import RatingsLedger
     from ledger.commands import RecordOpeningBalance
 
     _append_file(
         file,
         RecordOpeningBalance,
-        RatingsLedger.record_opening_balance,
+        lambda app: app.players.record_opening_balance,
         actor,
         store,
         dry_run,
@@ -118,11 +116,10 @@ def submit(
     view: ViewOption = None,
 ) -> None:
     """Submit sections from a section file (a list is accepted or rejected as a whole)."""
-    from ledger.application import RatingsLedger
     from ledger.commands import SubmitSection
 
     _append_file(
-        file, SubmitSection, RatingsLedger.submit_section, actor, store, dry_run, as_json, view
+        file, SubmitSection, lambda app: app.sections.submit, actor, store, dry_run, as_json, view
     )
 
 
@@ -154,7 +151,7 @@ def correct(
                 f"({section_id!r})",
             )
         with closing(RatingsLedger(store, preview=dry_run)) as ledger:
-            entries = ledger.correct_section(sections[0], reason=reason, actor=actor)
+            entries = ledger.sections.correct(sections[0], reason=reason, actor=actor)
             _report(ledger, store, view, entries, dry_run, as_json)
 
 
@@ -171,7 +168,7 @@ def withdraw(
     from ledger.application import RatingsLedger
 
     with reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
-        entries = ledger.withdraw_section(section_id, reason=reason, actor=actor)
+        entries = ledger.sections.withdraw(section_id, reason=reason, actor=actor)
         _report(ledger, store, view, entries, dry_run, as_json)
 
 
@@ -189,7 +186,7 @@ def reinstate(
     from ledger.application import RatingsLedger
 
     with reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
-        entries = ledger.reinstate_section(section_id, reason=reason, actor=actor)
+        entries = ledger.sections.reinstate(section_id, reason=reason, actor=actor)
         _report(ledger, store, view, entries, dry_run, as_json)
 
 
@@ -202,13 +199,12 @@ def fide_adjust(
     view: ViewOption = None,
 ) -> None:
     """Submit players' games in foreign FIDE events for one FIDE rating list (§6)."""
-    from ledger.application import RatingsLedger
     from ledger.commands import SubmitFideAdjustment
 
     _append_file(
         file,
         SubmitFideAdjustment,
-        RatingsLedger.submit_fide_adjustment,
+        lambda app: app.decisions.submit_fide_adjustment,
         actor,
         store,
         dry_run,
@@ -226,9 +222,15 @@ def match(
     view: ViewOption = None,
 ) -> None:
     """Submit matches from a match file."""
-    from ledger.application import RatingsLedger
     from ledger.commands import SubmitMatch
 
     _append_file(
-        file, SubmitMatch, RatingsLedger.submit_match, actor, store, dry_run, as_json, view
+        file,
+        SubmitMatch,
+        lambda app: app.sections.submit_match,
+        actor,
+        store,
+        dry_run,
+        as_json,
+        view,
     )

@@ -49,22 +49,22 @@ SectionId = Annotated[str, typer.Argument(metavar="ID", help="The section's id")
 def _append_file(
     file: Path,
     model: type[M],
-    verb: Callable[..., list[LedgerEntry]],
+    verb: Callable[[RatingsLedger], Callable[..., list[LedgerEntry]]],
     actor: str,
     store: str,
     dry_run: bool,
     as_json: bool,
     view: Path | None,
 ) -> None:
-    """Validate every command in `file`, then append them all with `verb` (or none, or none
-    with `dry_run`); print the consequences."""
+    """Validate every command in `file`, then append them all with the verb `verb` picks of the
+    ledger (or none, or none with `dry_run`); print the consequences."""
     from ledger import commands
     from ledger.application import RatingsLedger
 
     with reported() as report:
         items, report.listed = commands.load_file(file, model)
         with closing(RatingsLedger(store, preview=dry_run)) as ledger:
-            entries = verb(ledger, *items, actor=actor)
+            entries = verb(ledger)(*items, actor=actor)
             _report(ledger, store, view, entries, dry_run, as_json, always=False)
 
 

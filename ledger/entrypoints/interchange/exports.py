@@ -9,13 +9,16 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from ledger.rules.families import DEFAULT
 from ledger.rules.families import family as rules_family
 from ledger.rules.rounding import round_half_up
-from ledger.rules.uschess.systems import is_established
 from projections import list_filters, queries, unrated
 from projections.projector import View
 from projections.queries.common import system_order
 
+# Whether a rating on N games is established: the default family's is the one whose ratings
+# show P and N until then (its `Family.provisional`; US Chess §1).
+ESTABLISHED = rules_family(DEFAULT).established
 SUPPLEMENT_COLUMNS = (
     "id",
     "name",
@@ -407,4 +410,4 @@ def _name(profile: str | None) -> str | None:
 
 
 def _rating(rating: int, games: int, provisional: bool) -> str:
-    return f"{rating}P{games}" if provisional and not is_established(games) else f"{rating}"
+    return f"{rating}P{games}" if provisional and not ESTABLISHED(games) else f"{rating}"

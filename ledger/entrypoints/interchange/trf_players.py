@@ -12,13 +12,14 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from ledger.errors import InvalidCommand
-from ledger.rules.fide.rate_of_play import STANDARD, list_for_time
-from ledger.rules.fide.versions import resolve as fide_version
+from ledger.rules.families import family
 from ledger.rules.time_controls import known_time_control
 
 if TYPE_CHECKING:
     from ledger.entrypoints.interchange.trf import TrfPlayer, TrfReport
     from ledger.entrypoints.interchange.trf_map import IdMap
+
+FIDE = "fide"  # a TRF is FIDE's report: the ratings it gives are on FIDE's lists
 
 
 def assigned_ids(report: TrfReport) -> dict[int, str]:
@@ -110,7 +111,7 @@ def profile(player: TrfPlayer, member: str, start: date, kind: str) -> dict[str,
     }
     if player.rating is not None:
         rated = {"rating": player.rating, "date": start.isoformat()}
-        if kind == STANDARD and player.fide_id is not None:
+        if kind == family(FIDE).list_system and player.fide_id is not None:
             fed = {"federation": player.federation} if player.federation else {}
             fields["fide"] = rated | fed
         else:
@@ -126,4 +127,4 @@ def rating_kind(online: bool, time_control: str, start: date) -> str:
     known = known_time_control(time_control)
     if known is None:
         return "unknown"
-    return list_for_time(fide_version(start), known.total) or "not rated"
+    return family(FIDE).list_for(known.total, start) or "not rated"

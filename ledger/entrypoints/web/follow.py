@@ -24,6 +24,7 @@ from time import monotonic
 
 from ledger.errors import LedgerError
 from ledger.reading import Readable, open_ledger
+from ledger.rules.families import DEFAULT
 from ledger.store import store_url
 from projections.projector import View
 from projections.session import ReadSession
@@ -44,7 +45,7 @@ class Follower:
     """Catches `view` up with the ledger at `store` from a thread of its own until `stop`."""
 
     def __init__(
-        self, store: str, view: Path, family: str = "uschess", poll: float | None = None
+        self, store: str, view: Path, family: str = DEFAULT, poll: float | None = None
     ) -> None:
         sqlite = store_url(store).startswith(SQLITE)
         default = POLL_SECONDS if sqlite else QUERY_POLL_SECONDS

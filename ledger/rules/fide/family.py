@@ -3,10 +3,13 @@ and (from 2022) the rapid and blitz lists, rated by published lists in periods (
 
 from __future__ import annotations
 
+from typing import get_args
+
 from ledger.rules.family import Family, PeriodRules, Words
 from ledger.rules.fide import rate_of_play
 from ledger.rules.fide.lists import first_list_rating, list_version, period_result
 from ledger.rules.fide.rate_of_play import STANDARD, SYSTEMS
+from ledger.rules.fide.section import Format
 from ledger.rules.fide.tables import performance
 from ledger.rules.fide.uplift import uplifted_official
 from ledger.rules.fide.versions import BY_NAME, NAMES, resolve
@@ -67,7 +70,7 @@ FAMILY = Family(
     versions=NAMES,
     resolve=resolve,
     rater="projections.raters.fide:FideRater",
-    estimator="ledger.estimators.fide:estimate",
+    estimator="ledger.rules.fide.estimator:estimate",
     systems=SYSTEMS,
     list_system=STANDARD,
     words=WORDS,
@@ -79,4 +82,6 @@ FAMILY = Family(
     not_rated=lambda total, online, day: rate_of_play.section_not_rated(
         total, online, resolve(day)
     ),
+    formats=get_args(Format),
+    list_for=lambda minutes, day: rate_of_play.list_for_time(resolve(day), minutes),
 )

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from ledger.rules.family import Family, Words
 from ledger.rules.uschess.floor_levels import OLM_GAMES
-from ledger.rules.uschess.systems import System
+from ledger.rules.uschess.parameters import BASE_TIMELINES, parse_parameter_value
+from ledger.rules.uschess.systems import ONLINE_SYSTEMS, System, is_established
 from ledger.rules.uschess.time_controls import section_not_rated
 from ledger.rules.uschess.versions import VERSIONS, resolve
 
@@ -78,7 +79,7 @@ FAMILY = Family(
     versions=tuple(VERSIONS),
     resolve=resolve,
     rater="projections.raters.uschess:Rater",
-    estimator="ledger.estimators.uschess:estimate",
+    estimator="ledger.rules.uschess.estimator:estimate",
     systems=tuple(str(s) for s in System),
     list_system=None,
     words=WORDS,
@@ -89,4 +90,8 @@ FAMILY = Family(
     reads_time_control=True,
     explain_sections=KIND_SECTIONS,
     not_rated=section_not_rated,
+    online_systems=frozenset(str(s) for s in ONLINE_SYSTEMS),
+    parameters=tuple(BASE_TIMELINES),
+    parse_parameter=parse_parameter_value,
+    established=is_established,
 )

@@ -2,24 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import date
 
+from ledger.rules.conversion import Conversion
 from ledger.rules.timeline import Timeline
-
-
-@dataclass(frozen=True)
-class Conversion:
-    """A two-piece linear rating conversion: intercept + slope × rating, split at `split`."""
-
-    split: float
-    low: tuple[float, float]
-    high: tuple[float, float]
-
-    def __call__(self, rating: float) -> float:
-        intercept, slope = self.low if rating <= self.split else self.high
-        return intercept + slope * rating
-
 
 # §2.1 (2015 §2.6, 2020 §2.1): FIDE → US Chess, replaced "as of March 1, 2024" (2024 §2.1).
 FIDE_2015 = Conversion(2000, (180.0, 0.94), (20.0, 1.02))

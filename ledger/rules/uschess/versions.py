@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Literal
 
+from ledger.rules.conversion import Conversion
 from ledger.rules.timeline import Timeline
-from ledger.rules.uschess.parameters import BASE_TIMELINES, Conversion, parse_parameter_value
+from ledger.rules.uschess.parameters import BASE_TIMELINES, parse_parameter_value
 from ledger.rules.uschess.systems import OTB_SYSTEMS, System
 
 

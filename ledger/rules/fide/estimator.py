@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from ledger.errors import InputError
-from ledger.estimate import EstimateSection
-from ledger.estimators.games import output, scores
+from ledger.estimate import EstimateSection, output, scores
 from ledger.rules.fide import section as fide
 from ledger.rules.fide import versions
 from ledger.rules.fide.modern import rate
@@ -29,7 +30,7 @@ def estimate(section: EstimateSection, name: str | None, explain: bool) -> dict:
     try:
         outcome = rate(
             fide.Section(
-                section.format,
+                cast(fide.Format, section.format),  # the contract admits FIDE's (Family.formats)
                 section.start_date,
                 section.end_date,
                 players,

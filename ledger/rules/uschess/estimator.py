@@ -142,5 +142,5 @@ def _background(p: EstimatePlayer) -> PlayerBackground:
         adult=p.adult,
         fide=foreign(p.fide),
         cfc=foreign(p.cfc),
-        ratings={s: SourceRating(r.rating, r.games, r.date) for s, r in p.ratings.items()},
+        ratings={System(s): SourceRating(r.rating, r.games, r.date) for s, r in p.ratings.items()},
     )

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from ledger.errors import InputError
-from ledger.estimate import EstimateSection
-from ledger.estimators.games import output, scores
+from ledger.estimate import EstimateSection, output, scores
 from ledger.rules.icu import section as icu
 from ledger.rules.icu import versions
 
