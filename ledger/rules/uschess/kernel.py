@@ -11,34 +11,14 @@ installed (docs/decisions.md, "the columnar rating kernel").
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
 
+from ledger.rules.uschess.columns import MINIMUM_RATING, SPECIAL_UP_TO, Columns
 from ledger.rules.uschess.effective_games import effective_games
 from ledger.rules.uschess.special_formula import special_value
 from ledger.rules.uschess.standard_formula import bonus_eligible, k_factor, standard_values
 
-MINIMUM_RATING = 100.0  # §1 Steps 3–5: "If the resulting rating ... is less than 100, ... 100"
-SPECIAL_UP_TO = 8  # §1 Step 4: the special formula for "8 or fewer games (N ≤ 8)"
 HISTORIES = ("mixed", "all_wins", "all_losses")  # §4.1's history, coded by its index here
 HISTORY_CODES = {name: code for code, name in enumerate(HISTORIES)}
-
-
-class Columns(NamedTuple):
-    """Each player's values, one list per value (None where the step does not apply)."""
-
-    special: list[bool]  # §1 Step 4: N ≤ 8, or all wins or all losses before
-    m: list[int]
-    score: list[float]
-    wins: list[int]
-    draws: list[int]
-    n_eff: list[float]  # 0.0 for a player without games
-    k: list[float | None]  # None: the special formula (§1 Step 4)
-    eligible: list[bool]
-    step3: list[float | None]
-    step4: list[float | None]
-    step5: list[float | None]
-    expected: list[float | None]  # Step 5's, standard formula only
-    bonus: list[float | None]
 
 
 def rate_columns(

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-from ledger.rules.uschess.kernel import MINIMUM_RATING, SPECIAL_UP_TO, Columns
+from ledger.rules.uschess.columns import MINIMUM_RATING, SPECIAL_UP_TO, Columns
 from ledger.rules.uschess.special_formula import EPSILON, KNOT_TOLERANCE, MAX_STEPS, SPECIAL_CAP
 
 NAN = math.nan
