@@ -13,10 +13,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 
+from ledger.rules.expectancy import winning_expectancy as game_expectancy
 from ledger.rules.fide.section import PlayerOutcome, SectionOutcome, not_rated, results_by_player
 from ledger.rules.icu.algorithm import V1_0, Algorithm
 from ledger.rules.icu.bonus import bonus
-from ledger.rules.icu.expectancy import game_expectancy
 from ledger.rules.icu.k_factor import k_on
 from ledger.rules.icu.provisional import FULL_GAMES, Results, game_performance, iterate
 from ledger.rules.icu.section import Player, Section

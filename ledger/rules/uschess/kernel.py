@@ -10,7 +10,7 @@ installed (docs/decisions.md, "the columnar rating kernel").
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ledger.rules.uschess.columns import MINIMUM_RATING, SPECIAL_UP_TO, Columns
 from ledger.rules.uschess.effective_games import effective_games
@@ -19,6 +19,23 @@ from ledger.rules.uschess.standard_formula import bonus_eligible, k_factor, stan
 
 HISTORIES = ("mixed", "all_wins", "all_losses")  # §4.1's history, coded by its index here
 HISTORY_CODES = {name: code for code, name in enumerate(HISTORIES)}
+
+# a kernel's signature: `rate_python`'s and kernel_compiled.rate_compiled's
+Kernel = Callable[
+    [
+        Sequence[float],
+        Sequence[float],
+        Sequence[bool],
+        Sequence[int],
+        Sequence[int],
+        Sequence[int],
+        Sequence[float],
+        float,
+        bool,
+        bool,
+    ],
+    Columns,
+]
 
 
 def rate_columns(
@@ -65,17 +82,18 @@ def rate_columns(
     )
 
 
-_COMPILED: list = []  # the compiled twin once imported (None without numba)
+_COMPILED: list[Kernel | None] = []  # the compiled twin once imported (None without numba)
 
 
-def _compiled():
+def _compiled() -> Kernel | None:
     """kernel_compiled.rate_compiled, or None without numba (imported once, when first used)."""
     if not _COMPILED:
+        found: Kernel | None
         try:
-            from ledger.rules.uschess.kernel_compiled import rate_compiled
+            from ledger.rules.uschess.kernel_compiled import rate_compiled as found
         except ImportError:
-            rate_compiled = None
-        _COMPILED.append(rate_compiled)
+            found = None
+        _COMPILED.append(found)
     return _COMPILED[0]
 
 
