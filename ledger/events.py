@@ -206,7 +206,7 @@ class SectionSubmitted(Fact, frozen=True, kw_only=True):
 
     verb = "submit"
     item = Makes("section", _section, _dates, players=_entrants)
-    unvoidable = "withdraw or correct the section instead"
+    unvoidable: ClassVar[str | None] = "withdraw or correct the section instead"
 
     section_id: RecordId
     tournament_id: RecordId | None = None

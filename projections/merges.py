@@ -90,11 +90,13 @@ def renamed(item: Item, merges: Merges) -> Item:
         return item
     import msgspec
 
+    from ledger import events
+
     to = merges.resolve
-    fact, changes = item.event, {}
+    fact, changes = item.event, dict[str, object]()
     if hasattr(fact, "member_id"):
         changes["member_id"] = to(fact.member_id)
-    if hasattr(fact, "players"):
+    if isinstance(fact, events.SectionSubmitted | events.MatchResultSubmitted):
         players = tuple(msgspec.structs.replace(p, id=to(p.id)) for p in fact.players)
         ids = [p.id for p in players]
         twice = sorted({i for i in ids if ids.count(i) > 1})

@@ -150,7 +150,8 @@ class Context:
         """From the bundle's proved entries (`facts`, by position); ContextError at the first
         entry that is not what the bundle files it as."""
         earlier = _earlier(bundle, facts, listed, previous)
-        raised, before = [], []
+        raised: list[Item] = []
+        before: list[Item] = []
         for position in bundle.get("uplifts", ()):
             fact = _proved(facts, position, "an uplift")
             if not isinstance(fact, events.FideUpliftRecorded):

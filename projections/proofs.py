@@ -326,7 +326,7 @@ def _verify(bundle: dict[str, Any], held: Checkpoint) -> dict[str, Any]:
         uplifts=(previous, context.before, context.raised),
         merged=context.merges,
     )
-    got = recomputed.get((player, system))
+    got: tuple[int | None, Standing | None] | None = recomputed.get((player, system))
     state, official = said["state"], said["official_rating"]
     if got is None:  # no item of his in the period: his row stands as on the previous list
         before = lookup.get(player)

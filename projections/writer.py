@@ -15,7 +15,7 @@ import sqlite3
 import struct
 import subprocess
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import IO, Any
 
 import msgspec
@@ -52,12 +52,14 @@ def _receive(stream: IO[bytes]) -> Any:
 Part = tuple[str, int, int, tuple[Any, ...] | None]
 
 
-def parts(numbered: Iterable[tuple[int, Any]], spec: Iterable[Part]) -> list[list[tuple]]:
+def parts(
+    numbered: Iterable[tuple[int, Sequence[Any]]], spec: Iterable[Part]
+) -> list[list[tuple[Any, ...]]]:
     """Each part's rows of (number, row) pairs: (number, *columns), where the row has it."""
-    spec = [(start, stop, None if skip is None else tuple(skip)) for _, start, stop, skip in spec]
-    out: list[list[tuple]] = [[] for _ in spec]
+    cuts = [(start, stop, None if skip is None else tuple(skip)) for _, start, stop, skip in spec]
+    out: list[list[tuple[Any, ...]]] = [[] for _ in cuts]
     for number, row in numbered:
-        for rows, (start, stop, skip) in zip(out, spec, strict=True):
+        for rows, (start, stop, skip) in zip(out, cuts, strict=True):
             values = tuple(row[start:stop])
             if values != skip:
                 rows.append((number, *values))

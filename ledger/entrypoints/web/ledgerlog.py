@@ -38,14 +38,14 @@ def log(ledger: Readable, query: dict[str, str], when: When) -> tuple[Any, Page]
 
     if after is not None:
         found = _entries_after(ledger, whole(after, "after"), top, keep)
-        newer, page = len(found) > LOG_PAGE, found[:LOG_PAGE][::-1]
-        older = bool(page) and page[-1].position > 1
+        newer, shown = len(found) > LOG_PAGE, found[:LOG_PAGE][::-1]
+        older = bool(shown) and shown[-1].position > 1
     else:
         last = top if before is None else min(top, whole(before, "before", 1) - 1)
         found = _entries_before(ledger, last, keep)
-        older, page = len(found) > LOG_PAGE, found[:LOG_PAGE]
-        newer = bool(page) and page[0].position < top
-    entries = [asdict(x) for x in page]
+        older, shown = len(found) > LOG_PAGE, found[:LOG_PAGE]
+        newer = bool(shown) and shown[0].position < top
+    entries = [asdict(x) for x in shown]
     filters = {"type": kind, "section": section}
     links = []
     if newer:
