@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ledger import events
@@ -9,7 +10,10 @@ from ledger.log import LedgerEntry
 
 # fact class → (kind, key, start and end dates) of the item it submits, revises or withdraws
 # (each kind's `item`, declared in ledger/events.py)
-ITEM_FACTS: dict[type[events.Fact], tuple[str, Any, Any]] = {
+ITEM_FACTS: dict[
+    type[events.Fact],
+    tuple[str, Callable[[events.Fact, int], str], Callable[[events.Fact], tuple[str, str]] | None],
+] = {
     kind: (kind.item.kind, kind.item.key, kind.item.dates)
     for kind in events.DECODERS.values()
     if kind.item is not None

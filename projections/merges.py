@@ -80,7 +80,8 @@ class Merges:
 
 def records(conn: Any) -> list[tuple[str, str]]:
     """The merge records a read model (its connection) holds: (key, revisions JSON)."""
-    return conn.execute(_RANGE).fetchall()
+    rows: list[tuple[str, str]] = conn.execute(_RANGE).fetchall()
+    return rows
 
 
 def renamed(item: Item, merges: Merges) -> Item:
@@ -151,7 +152,9 @@ class MergedProfiles:
     def __init__(self, profiles: Any, merges: Merges) -> None:
         self.profiles, self.merges = profiles, merges
 
-    def get(self, member_id: str, default: Any = None) -> Any:
+    def get(
+        self, member_id: str, default: events.PlayerRegistered | None = None
+    ) -> events.PlayerRegistered | None:
         own = self.profiles.get(member_id)
         others = [p for m in self.merges.absorbed(member_id) if (p := self.profiles.get(m))]
         if not others:

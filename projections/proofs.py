@@ -107,7 +107,7 @@ def commitment(view: Any, found: periods.PublishedList) -> MemoryTree:
 
 def make_bundle(
     ledger: Any, at_list: Any, before: Any | None, name: str, player: str, system: str
-) -> dict:
+) -> dict[str, Any]:
     """The bundle proving `player`'s row in `system` on the list `name`: `at_list` and `before`
     are the read models as known at it and at the previous list of its family (None: it is
     the first), `ledger` the open ledger (its latest signed checkpoint is the bundle's)."""
@@ -179,7 +179,7 @@ def make_bundle(
 
 
 def _rerated(
-    at_list: Any, previous: periods.PublishedList, old: MemoryTree, system: str, players: set
+    at_list: Any, previous: periods.PublishedList, old: MemoryTree, system: str, players: set[str]
 ) -> list[str]:
     """The players whose standing on the previous list, as the list `at_list` knew it, is not
     the one that list committed: history re-rated after it (a merge, correction or void known
@@ -359,7 +359,9 @@ def _fact(leaf: str) -> Any:
     return events.decode(topic.rpartition(":")[2], state.encode())
 
 
-def _list(facts: dict[int, Any], where: dict[str, Any], family: str):
+def _list(
+    facts: dict[int, Any], where: dict[str, Any], family: str
+) -> tuple[periods.PublishedList, tuple[str, int]]:
     """The published list and its committed root, from their proved entries."""
     published, committed = facts[int(where["published"])], facts[int(where["committed"])]
     if not isinstance(published, events.ListPublished) or published.family != family:
