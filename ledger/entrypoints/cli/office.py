@@ -21,6 +21,7 @@ from ledger.entrypoints.cli.common import (
 from ledger.entrypoints.cli.output import AsCsv, AsNl, AsTsv, chosen, emit
 from ledger.entrypoints.cli.reading import ListName, caught_up
 from ledger.rules.families import DEFAULT, known
+from ledger.rules.families import family as rules_family
 from ledger.store import DEFAULT_STORE
 
 REQUEST_COLUMNS = (
@@ -184,7 +185,7 @@ def supplement(
     if (as_of is None) == (list_name is None):
         usage("give exactly one of --as-of and --list")
     day = iso_day("--as-of", as_of)
-    rated = known(family) or known(DEFAULT)  # an unknown family is refused below
+    rated = known(family) or rules_family(DEFAULT)  # an unknown family is refused below
     default = [rated.list_system] if rated.list_system else list(rated.systems)
     systems = system or (default[:1] if fmt == "fide-txt" else default)
     if fmt == "fide-txt" and len(systems) != 1:

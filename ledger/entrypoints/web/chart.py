@@ -66,7 +66,8 @@ def chart(
         for d, label in date_ticks(lo_day, hi_day, labels)
         for at in (x(date.fromordinal(d).isoformat()),)
     ]
-    legend_x, at = [], left + 8
+    legend_x: list[int] = []
+    at: float = left + 8
     for system in series:
         legend_x.append(round(at))
         at += label_width(system, LEGEND_SIZE) + 12
@@ -132,7 +133,7 @@ def date_ticks(lo_day: int, hi_day: int, most: int = 7) -> list[tuple[int, str]]
     for every in (1, 3, 6, 12, 24, 60):
         if months // every < most:
             break
-    ticks = []
+    ticks: list[tuple[int, str]] = []
     y, m = first.year, first.month
     while True:
         m += 1
