@@ -120,7 +120,7 @@ def _lenient_envelope(state: bytes) -> _Envelope:
     return _Envelope(_Stamp("?"), "?")
 
 
-def to_entry(notification: Notification) -> StoredEntry:
+def to_entry(notification: Notification) -> LedgerEntry:
     """One stored event: the envelope decoded now, the payload when first read (plain JSON,
     no datetime parsing)."""
     state = notification.state

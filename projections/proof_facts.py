@@ -16,7 +16,7 @@ from typing import Any
 from ledger import events
 from ledger.domain import TOPIC_PREFIX
 from ledger.errors import LedgerError
-from ledger.log import to_entry
+from ledger.log import entry_type
 from projections import queries
 from projections.items import Item, fact_item
 from projections.merges import Merges, renamed
@@ -113,9 +113,8 @@ def _merge_entries(ledger: Any, cutoff: int) -> tuple[Known, dict[int, int]]:
             start, PAGE, stop=cutoff, topics=MERGE_TOPICS, inclusive_of_start=False
         )
         for n in found:
-            entry = to_entry(n)
             try:
-                fact = events.decode(entry.type, entry.state)
+                fact = events.decode(entry_type(n.topic), n.state)
             except (events.Undecodable, ValueError, TypeError):
                 continue  # the read model applies no entry it cannot read (a problem row)
             if isinstance(fact, events.PlayersMerged):
