@@ -210,6 +210,11 @@ estimate.register(app)
 browse.register(app)
 for info in [
     *app.registered_commands,
-    *(c for g in app.registered_groups for c in g.typer_instance.registered_commands),
+    *(
+        c
+        for g in app.registered_groups
+        if g.typer_instance is not None
+        for c in g.typer_instance.registered_commands
+    ),
 ]:
     info.cls = TidyHelp

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, overload
 
 import typer
 
@@ -127,6 +127,14 @@ def fail(code: int, message: str) -> NoReturn:
 def usage(message: str) -> NoReturn:
     """Bad input: exit 2."""
     fail(2, message)
+
+
+@overload
+def iso_day(option: str, text: str) -> str: ...
+@overload
+def iso_day(option: str, text: None) -> None: ...
+@overload
+def iso_day(option: str, text: str | None) -> str | None: ...
 
 
 def iso_day(option: str, text: str | None) -> str | None:
