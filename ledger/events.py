@@ -464,7 +464,7 @@ class Undecodable(ValueError):
     """A stored entry whose fields are not what its type says (a poisoned entry)."""
 
 
-def decode(type_: str, state: bytes | None = None, payload: Any = None) -> Fact | None:
+def decode(type_: str, state: bytes | None = None, payload: object = None) -> Fact | None:
     """The typed fact of an entry of type `type_` (None for types the read side ignores),
     from its stored JSON `state` when given, else from its decoded `payload`."""
     cls = DECODERS.get(type_)
@@ -493,6 +493,6 @@ def encode(fact: Fact) -> bytes:
     return _ENCODER.encode(fact)
 
 
-def encode_value(value: Any) -> bytes:
-    """Any JSON value as compact JSON, keys sorted."""
+def encode_value(value: object) -> bytes:
+    """A JSON value as compact JSON, keys sorted."""
     return _ENCODER.encode(value)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ledger import events
 from ledger.domain import TOPIC_PREFIX
@@ -21,6 +21,10 @@ from projections import queries
 from projections.items import Item, fact_item
 from projections.merges import Merges, renamed
 from projections.periods import PublishedList
+from projections.schema import ReadModel
+
+if TYPE_CHECKING:
+    from ledger.reading import Readable
 
 MERGE_TOPICS = (TOPIC_PREFIX + "PlayersMerged", TOPIC_PREFIX + "EntryVoided")
 PAGE = 5000  # notifications read at a time
@@ -34,6 +38,8 @@ class ContextError(LedgerError):
 
 
 Known = dict[str, list[tuple[int, str]]]  # each record merged away → (position, into) in order
+# a bundle's proved entries, by position: each one's fact (None: a kind the read side ignores)
+Facts = dict[int, events.Fact | None]
 
 
 def fold(merged: Known, voided: Iterable[int]) -> Merges:
@@ -86,7 +92,9 @@ class Gathered:
         self.voids.sort()
 
 
-def gather(ledger: Any, at_list: Any, listed: PublishedList, previous: PublishedList) -> Gathered:
+def gather(
+    ledger: Readable, at_list: ReadModel, listed: PublishedList, previous: PublishedList
+) -> Gathered:
     """What a bundle for `listed` (`at_list`: the read model as known at it), rated from
     `previous`, carries besides items: the uplifts in force on `previous` that the list knows,
     and the merges known at its cutoff (`Gathered.carry` picks those the items need)."""
@@ -101,10 +109,10 @@ def gather(ledger: Any, at_list: Any, listed: PublishedList, previous: Published
     return found
 
 
-def _merge_entries(ledger: Any, cutoff: int) -> tuple[Known, dict[int, int]]:
+def _merge_entries(ledger: Readable, cutoff: int) -> tuple[Known, dict[int, int]]:
     """The merges up to `cutoff` (each record merged away → its (position, into) in ledger
     order) and the voids up to it (the entry voided → the void's position)."""
-    recorder = getattr(ledger, "recorder", ledger)
+    recorder = ledger.recorder
     merged: Known = {}
     voided: dict[int, int] = {}
     start = 0
@@ -142,7 +150,7 @@ class Context:
     def read(
         cls,
         bundle: dict[str, Any],
-        facts: dict[int, Any],
+        facts: Facts,
         listed: PublishedList,
         previous: PublishedList,
     ) -> Context:
@@ -225,7 +233,7 @@ def opponents(item: Item, player: str) -> set[str]:
 
 
 def _earlier(
-    bundle: dict[str, Any], facts: dict[int, Any], listed: PublishedList, previous: PublishedList
+    bundle: dict[str, Any], facts: Facts, listed: PublishedList, previous: PublishedList
 ) -> PublishedList | None:
     """The list before the previous one, which a bundle carrying an uplift holds to tell
     whether the uplift applies at the previous list (checked: the lists are consecutive)."""
@@ -250,7 +258,7 @@ def _earlier(
     )
 
 
-def _proved(facts: dict[int, Any], position: Any, what: str) -> Any:
+def _proved(facts: Facts, position: int | str, what: str) -> events.Fact | None:
     """The proved entry at `position`, which the bundle lists as `what`."""
     if int(position) not in facts:
         raise ContextError(f"the bundle lists {what} at {position} without its entry's proof")

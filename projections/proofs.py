@@ -17,9 +17,9 @@ proportional to P's games, not to the ledger's length.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from ledger import events, merkle, transparency
 from ledger.checkpoints import Checkpoint, CheckpointError
@@ -29,8 +29,15 @@ from ledger.rules.rating_lists import list_for
 from projections import periods, proof_facts, queries
 from projections.items import fact_item
 from projections.merges import renamed
-from projections.schema import STATE_SELECT
+from projections.proof_facts import Facts
+from projections.schema import STATE_SELECT, ReadModel
 from projections.standing import Standing
+
+if TYPE_CHECKING:
+    from ledger.reading import Readable
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 BUNDLE = "ratings-ledger rating proof 1"
 PROFILE_ENTRIES = ("PlayerRegistered", "PlayerProfileUpdated")
@@ -106,7 +113,12 @@ def commitment(view: Any, found: periods.PublishedList) -> MemoryTree:
 
 
 def make_bundle(
-    ledger: Any, at_list: Any, before: Any | None, name: str, player: str, system: str
+    ledger: Readable,
+    at_list: ReadModel,
+    before: ReadModel | None,
+    name: str,
+    player: str,
+    system: str,
 ) -> dict[str, Any]:
     """The bundle proving `player`'s row in `system` on the list `name`: `at_list` and `before`
     are the read models as known at it and at the previous list of its family (None: it is
@@ -179,7 +191,11 @@ def make_bundle(
 
 
 def _rerated(
-    at_list: Any, previous: periods.PublishedList, old: MemoryTree, system: str, players: set[str]
+    at_list: ReadModel,
+    previous: periods.PublishedList,
+    old: MemoryTree,
+    system: str,
+    players: set[str],
 ) -> list[str]:
     """The players whose standing on the previous list, as the list `at_list` knew it, is not
     the one that list committed: history re-rated after it (a merge, correction or void known
@@ -189,7 +205,7 @@ def _rerated(
     return sorted(p for p in players if committed.get((system, p)) != known.get((system, p)))
 
 
-def _commit_positions(ledger: Any, family: str) -> dict[str, tuple[int, str]]:
+def _commit_positions(ledger: Readable, family: str) -> dict[str, tuple[int, str]]:
     """Each committed list of `family`: its name → (the commitment's position, its root); a
     list's first commitment (`verify` refuses a second)."""
     from ledger.log import read_entries
@@ -261,7 +277,7 @@ def _verify(bundle: dict[str, Any], held: Checkpoint) -> dict[str, Any]:
             f"the bundle is proved against the checkpoint of size {own.size}, not the one you "
             f"hold (size {held.size}): ask for a bundle at yours, or a consistency proof"
         )
-    facts = {}
+    facts: Facts = {}
     for position, proof in bundle["entries"].items():
         if proof["position"] != int(position):
             raise BundleError(f"the proof filed under position {position} is another's")
@@ -342,16 +358,16 @@ def _verify(bundle: dict[str, Any], held: Checkpoint) -> dict[str, Any]:
     return out
 
 
-def _checked(check: Any, *args: Any) -> Any:
+def _checked(check: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
     """`check(*args)`: a bundle's uplift, merge or void that is not what it is filed as is a
     BundleError."""
     try:
-        return check(*args)
+        return check(*args, **kwargs)
     except proof_facts.ContextError as exc:
         raise BundleError(str(exc)) from None
 
 
-def _fact(leaf: str) -> Any:
+def _fact(leaf: str) -> events.Fact | None:
     """The typed fact of an entry from its leaf (its signed message: a header line, then the
     stored JSON), or None for a kind the read side does not decode."""
     head, _, state = leaf.partition("\n")
@@ -360,7 +376,7 @@ def _fact(leaf: str) -> Any:
 
 
 def _list(
-    facts: dict[int, Any], where: dict[str, Any], family: str
+    facts: Facts, where: dict[str, Any], family: str
 ) -> tuple[periods.PublishedList, tuple[str, int]]:
     """The published list and its committed root, from their proved entries."""
     published, committed = facts[int(where["published"])], facts[int(where["committed"])]
