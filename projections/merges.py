@@ -11,8 +11,11 @@ a ledger where the survivor had played those games from the start.
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
+
+from sqlite_utils import Database
 
 if TYPE_CHECKING:  # imported when used: a `player` query reads merges (queries.merges)
     from ledger import events
@@ -42,7 +45,7 @@ class Merges:
         return cls(into)
 
     @classmethod
-    def stored(cls, conn: Any) -> Merges:
+    def stored(cls, conn: sqlite3.Connection | Database) -> Merges:
         """The merges a read model holds."""
         return cls.fold(records(conn))
 
@@ -78,7 +81,7 @@ class Merges:
         return {"id": self.resolve(member_id), "position": position, "reason": reason}
 
 
-def records(conn: Any) -> list[tuple[str, str]]:
+def records(conn: sqlite3.Connection | Database) -> list[tuple[str, str]]:
     """The merge records a read model (its connection) holds: (key, revisions JSON)."""
     rows: list[tuple[str, str]] = conn.execute(_RANGE).fetchall()
     return rows

@@ -11,20 +11,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ledger import events
 from ledger.domain import TOPIC_PREFIX
 from ledger.errors import LedgerError
 from ledger.log import entry_type
+from ledger.reading import Readable
 from projections import queries
 from projections.items import Item, fact_item
 from projections.merges import Merges, renamed
 from projections.periods import PublishedList
 from projections.schema import ReadModel
-
-if TYPE_CHECKING:
-    from ledger.reading import Readable
 
 MERGE_TOPICS = (TOPIC_PREFIX + "PlayersMerged", TOPIC_PREFIX + "EntryVoided")
 PAGE = 5000  # notifications read at a time

@@ -19,11 +19,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from datetime import date
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from ledger import events, merkle, transparency
 from ledger.checkpoints import Checkpoint, CheckpointError
 from ledger.errors import LedgerError
+from ledger.reading import Readable
 from ledger.rules.families import family as rules_family
 from ledger.rules.rating_lists import list_for
 from projections import periods, proof_facts, queries
@@ -32,9 +33,6 @@ from projections.merges import renamed
 from projections.proof_facts import Facts
 from projections.schema import STATE_SELECT, ReadModel
 from projections.standing import Standing
-
-if TYPE_CHECKING:
-    from ledger.reading import Readable
 
 P = ParamSpec("P")
 R = TypeVar("R")
