@@ -166,7 +166,7 @@ def missing(message: str) -> NoReturn:
     fail(1, message)
 
 
-def print_json(data: Any) -> None:
+def print_json(data: object) -> None:
     typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
 
 
