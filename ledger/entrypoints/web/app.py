@@ -154,7 +154,7 @@ class Site:
 
     def _route(
         self, route: str, query: dict[str, str], view: View, ledger: Readable, when: When
-    ) -> tuple[Any, Page]:
+    ) -> tuple[object, Page]:
         """The page at `route`: its data and its HTML, not rendered yet."""
         parts = [p for p in route.split("/") if p]
         if not parts:

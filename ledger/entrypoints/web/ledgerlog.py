@@ -18,7 +18,7 @@ LOG_PAGE = 100
 LOG_WINDOW = 1000  # positions read at a time when paging the log backwards
 
 
-def log(ledger: Readable, query: dict[str, str], when: When) -> tuple[Any, Page]:
+def log(ledger: Readable, query: dict[str, str], when: When) -> tuple[object, Page]:
     """The log newest first, LOG_PAGE entries a page: `?before=N` pages back to older
     entries, `?after=N` forward to newer; `?type=` and `?section=` filter."""
     after = query.get("after")
@@ -122,7 +122,7 @@ def _entries_before(
     return found[: LOG_PAGE + 1]
 
 
-def problems(view: View, when: When) -> tuple[Any, Page]:
+def problems(view: View, when: When) -> tuple[object, Page]:
     found = queries.problems(view)
     page = html("problems.html", title="Problems", when=when, keep=None, found=found)
     return {"problems": found, "position": when.position}, page
