@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from operator import attrgetter
-from typing import Annotated, Any, ClassVar, NamedTuple
+from typing import Annotated, Any, ClassVar, NamedTuple, Protocol
 
 import msgspec
 
@@ -54,11 +54,18 @@ from ledger.fields import (
 )
 
 
-def _member(fact: Any) -> tuple[str, ...]:
+class _OfAMember(Protocol):
+    """A fact about one member."""
+
+    @property
+    def member_id(self) -> str: ...
+
+
+def _member(fact: _OfAMember) -> tuple[str, ...]:
     return (fact.member_id,)
 
 
-def _entrants(fact: Any) -> tuple[str, ...]:
+def _entrants(fact: SectionSubmitted | MatchResultSubmitted) -> tuple[str, ...]:
     return tuple(x.id for x in fact.players)
 
 
@@ -197,7 +204,7 @@ class ByeRecord(msgspec.Struct, frozen=True, kw_only=True):
     bye: str
 
 
-def _section(f: Any, pos: int) -> str:
+def _section(f: SectionSubmitted | SectionWithdrawn, pos: int) -> str:
     return "section:" + f.section_id
 
 

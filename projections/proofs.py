@@ -28,7 +28,7 @@ from ledger.reading import Readable
 from ledger.rules.families import family as rules_family
 from ledger.rules.rating_lists import list_for
 from projections import periods, proof_facts, queries
-from projections.items import fact_item
+from projections.items import Item, fact_item
 from projections.merges import renamed
 from projections.proof_facts import Facts
 from projections.schema import STATE_SELECT, ReadModel
@@ -48,7 +48,7 @@ class BundleError(LedgerError):
 # A list's rows and their tree
 
 
-def list_rows(view: Any, found: periods.PublishedList) -> list[bytes]:
+def list_rows(view: ReadModel, found: periods.PublishedList) -> list[bytes]:
     """The leaves of a list: each (system, player)'s standing after the list, `view` being the
     read model as known at the list (projections.timetravel.list_view)."""
     rows = view.db.execute(
@@ -62,7 +62,7 @@ def list_rows(view: Any, found: periods.PublishedList) -> list[bytes]:
     return [row_leaf(system, player, official, state) for system, player, official, *state in rows]
 
 
-def row_leaf(system: str, player: str, official: int | None, state: Sequence[Any]) -> bytes:
+def row_leaf(system: str, player: str, official: int | None, state: Sequence[object]) -> bytes:
     """One row's leaf data: canonical JSON (keys sorted, no spaces, floats as Python's repr)."""
     value = {"system": system, "player": player, "official_rating": official, "state": [*state]}
     return json.dumps(value, sort_keys=True, separators=(",", ":")).encode()
@@ -103,7 +103,7 @@ def _key(leaf: bytes | str) -> tuple[str, str]:
     return row["system"], row["player"]
 
 
-def commitment(view: Any, found: periods.PublishedList) -> MemoryTree:
+def commitment(view: ReadModel, found: periods.PublishedList) -> MemoryTree:
     return MemoryTree(list_rows(view, found))
 
 
@@ -234,7 +234,7 @@ def _absent(tree: MemoryTree, key: tuple[str, str]) -> dict[str, Any]:
     return {"absent": [tree.proof(i) for i in (after - 1, after) if 0 <= i < len(keys)]}
 
 
-def _items_in_period(view: Any, player: str, system: str, name: str) -> list[Any]:
+def _items_in_period(view: ReadModel, player: str, system: str, name: str) -> list[Item]:
     """The player's items rated in the period of list `name` (their history rows name it)."""
     rows = view.db.execute(
         "select item_key, detail from history where player = ? and system = ? "
