@@ -489,7 +489,8 @@ def decode(type_: str, state: bytes | None = None, payload: object = None) -> Fa
 
 def to_payload(fact: Fact) -> dict[str, Any]:
     """The fact as plain JSON values, lists for arrays (the shape of the stored payload)."""
-    return msgspec.json.decode(_ENCODER.encode(fact))
+    payload: dict[str, Any] = msgspec.json.decode(_ENCODER.encode(fact))
+    return payload
 
 
 _ENCODER = msgspec.json.Encoder(order="sorted")

@@ -299,7 +299,7 @@ def lists(
 ) -> None:
     """The published rating lists, each family's in the order published."""
     from projections import queries
-    from projections.periods import LIST_COLUMNS
+    from projections.schema import LIST_COLUMNS
 
     fmt = chosen(as_json, as_csv, as_tsv, as_nl)
     with caught_up(store, view, family) as v:
