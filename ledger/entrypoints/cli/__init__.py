@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Annotated, Any
 
 import typer
-from typer.core import TyperArgument, TyperCommand, TyperGroup
+from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 from ledger.entrypoints.cli import (
     browse,
@@ -55,7 +55,11 @@ class TidyHelp(TyperCommand):
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
         for param in self.params:
-            if param.metavar is None and not getattr(param, "is_flag", False):
+            if (
+                isinstance(param, TyperArgument | TyperOption)  # each of a Typer command's
+                and param.metavar is None
+                and not getattr(param, "is_flag", False)
+            ):
                 desc = param.type_descriptor
                 param.metavar = metavar(param.name, desc.is_path, desc.annotation is int)
             if isinstance(param, TyperArgument):
