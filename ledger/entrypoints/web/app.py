@@ -225,7 +225,7 @@ def _unexpected(exc: Exception) -> HttpError:
     return HttpError(status, message)
 
 
-def _json(data: Any) -> bytes:
+def _json(data: object) -> bytes:
     """The twin's JSON, indented by two spaces (msgspec: the standard library's indenting
     encoder is pure Python, most of a large twin's time); a value it cannot encode is
     written as its `str`."""
