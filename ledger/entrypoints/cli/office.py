@@ -192,7 +192,10 @@ def supplement(
         usage("--fide-txt: give one --system (a FIDE list has one rating column)")
     with caught_up(store, view, family, list_name=list_name) as v:
         if list_name is not None:
-            day = queries.published_list(v, list_name).as_of
+            listed = queries.published_list(v, list_name)
+            assert listed is not None  # the list's own view holds it (timetravel.list_view)
+            day = listed.as_of
+        assert day is not None  # --as-of gave it, or the list did
         rows = exports.supplement(v, day, systems, min_games, sort, list_name, asked)
     if fmt == "fide-txt":
         for line in exports.fide_txt(rows, systems[0], day):
