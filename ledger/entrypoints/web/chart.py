@@ -113,9 +113,9 @@ def _anchor(at: float, wide: float, width: int) -> str:
     return "middle"
 
 
-def _step(rough: float) -> int:
+def _step(rough: float) -> float:
     """A round step near `rough`: 10, 20, 25, 50, 100, 200, 250, 500, …"""
-    base = 10 ** max(math.floor(math.log10(rough)), 1)
+    base: int = 10 ** max(math.floor(math.log10(rough)), 1)
     return next(m * base for m in (1, 2, 2.5, 5, 10) if m * base >= rough)
 
 
