@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from operator import attrgetter
-from typing import Annotated, Any, ClassVar, NamedTuple
+from typing import Annotated, Any, ClassVar, NamedTuple, Protocol
 
 import msgspec
 
@@ -54,11 +54,18 @@ from ledger.fields import (
 )
 
 
-def _member(fact: Any) -> tuple[str, ...]:
+class _OfAMember(Protocol):
+    """A fact about one member."""
+
+    @property
+    def member_id(self) -> str: ...
+
+
+def _member(fact: _OfAMember) -> tuple[str, ...]:
     return (fact.member_id,)
 
 
-def _entrants(fact: Any) -> tuple[str, ...]:
+def _entrants(fact: SectionSubmitted | MatchResultSubmitted) -> tuple[str, ...]:
     return tuple(x.id for x in fact.players)
 
 
@@ -197,7 +204,7 @@ class ByeRecord(msgspec.Struct, frozen=True, kw_only=True):
     bye: str
 
 
-def _section(f: Any, pos: int) -> str:
+def _section(f: SectionSubmitted | SectionWithdrawn, pos: int) -> str:
     return "section:" + f.section_id
 
 
@@ -206,7 +213,7 @@ class SectionSubmitted(Fact, frozen=True, kw_only=True):
 
     verb = "submit"
     item = Makes("section", _section, _dates, players=_entrants)
-    unvoidable = "withdraw or correct the section instead"
+    unvoidable: ClassVar[str | None] = "withdraw or correct the section instead"
 
     section_id: RecordId
     tournament_id: RecordId | None = None
@@ -465,7 +472,7 @@ class Undecodable(ValueError):
     """A stored entry whose fields are not what its type says (a poisoned entry)."""
 
 
-def decode(type_: str, state: bytes | None = None, payload: Any = None) -> Fact | None:
+def decode(type_: str, state: bytes | None = None, payload: object = None) -> Fact | None:
     """The typed fact of an entry of type `type_` (None for types the read side ignores),
     from its stored JSON `state` when given, else from its decoded `payload`."""
     cls = DECODERS.get(type_)
@@ -483,7 +490,8 @@ def decode(type_: str, state: bytes | None = None, payload: Any = None) -> Fact 
 
 def to_payload(fact: Fact) -> dict[str, Any]:
     """The fact as plain JSON values, lists for arrays (the shape of the stored payload)."""
-    return msgspec.json.decode(_ENCODER.encode(fact))
+    payload: dict[str, Any] = msgspec.json.decode(_ENCODER.encode(fact))
+    return payload
 
 
 _ENCODER = msgspec.json.Encoder(order="sorted")
@@ -494,6 +502,6 @@ def encode(fact: Fact) -> bytes:
     return _ENCODER.encode(fact)
 
 
-def encode_value(value: Any) -> bytes:
-    """Any JSON value as compact JSON, keys sorted."""
+def encode_value(value: object) -> bytes:
+    """A JSON value as compact JSON, keys sorted."""
     return _ENCODER.encode(value)

@@ -62,6 +62,8 @@ class StoredEntry(LedgerEntry):
     from it when first read (the projector decodes typed facts from `state` instead)."""
 
     __slots__ = ("state", "_payload")
+    state: bytes
+    _payload: dict[str, Any] | None
 
     def __init__(
         self,
@@ -83,20 +85,22 @@ class StoredEntry(LedgerEntry):
         ):
             object.__setattr__(self, name, value)
 
-    @property  # type: ignore[override]
+    @property
     def payload(self) -> dict[str, Any]:
-        if self._payload is None:
+        payload = self._payload
+        if payload is None:
             try:
-                payload = json.loads(self.state)
+                read = json.loads(self.state)
             except (ValueError, RecursionError):
-                payload = None
-            if isinstance(payload, dict):
+                read = None
+            if isinstance(read, dict):
                 for key in ENVELOPE:
-                    payload.pop(key, None)
+                    read.pop(key, None)
+                payload = read
             else:  # stored bytes that are not a JSON object: shown, never rated
                 payload = {UNREADABLE: self.state[:200].decode("utf-8", "replace")}
             object.__setattr__(self, "_payload", payload)
-        return self._payload
+        return payload
 
 
 def _lenient_envelope(state: bytes) -> _Envelope:
@@ -135,7 +139,7 @@ def read_entries(
     app_or_recorder: HasRecorder | ApplicationRecorder, after_position: int = 0, batch: int = 500
 ) -> Iterator[LedgerEntry]:
     """Every entry after `after_position`, in ledger order, read `batch` at a time."""
-    recorder = getattr(app_or_recorder, "recorder", app_or_recorder)
+    recorder = app_or_recorder.recorder if hasattr(app_or_recorder, "recorder") else app_or_recorder
     position = after_position
     while True:
         notifications = recorder.select_notifications(position, batch, inclusive_of_start=False)

@@ -95,6 +95,7 @@ def check_span(start: date, end: date) -> None:
 def check_parameter(name: str, value: object) -> None:
     """Refuse an implausible rules parameter (as `families.parse_parameter` gives it)."""
     if not isinstance(value, Conversion):
+        # parse_parameter_value gives a number for every parameter but the conversions
         within(value, 0, BONUS_MULTIPLIER.door, name)  # type: ignore[arg-type]
         return
     within(value.split, 0, RATING.door, f"{name} split")

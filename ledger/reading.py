@@ -21,6 +21,8 @@ class Readable(Protocol):
     store: str
     recorder: ApplicationRecorder
 
+    def close(self) -> None: ...
+
 
 class LedgerReader:
     """A ledger opened read-only: its `store` URL and its `recorder`, read with

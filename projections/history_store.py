@@ -12,6 +12,7 @@ rows").
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -108,7 +109,7 @@ STATES_BEFORE = (
 )
 
 
-def create(conn: Any, types: dict[str, str]) -> None:
+def create(conn: sqlite3.Connection, types: dict[str, str]) -> None:
     """The three tables and the view (`types`: each column's SQL type)."""
     conn.execute(
         "create table history_rows (id INTEGER PRIMARY KEY, "
@@ -133,14 +134,14 @@ SPLIT: list[Part] = [
 ]
 
 
-def append(conn: Writer | LocalWriter, rows: list[Sequence[Any]], first: int) -> int:
+def append(conn: Writer | LocalWriter, rows: list[Sequence[object]], first: int) -> int:
     """Bulk-load rater's rows into an empty history (a rebuild), numbered from `first`, in
     the order they come (each table appended to), split by the writer; the next number."""
     conn.split(rows, first, SPLIT)
     return first + len(rows)
 
 
-def replace(conn: Any, rows: Iterable[Sequence[Any]]) -> None:
+def replace(conn: sqlite3.Connection, rows: Iterable[Sequence[object]]) -> None:
     """Store rater's rows in place of the rows with their keys (player, system, sort key), or
     as new rows numbered after the last (a catch-up)."""
     stored, added = [], []
@@ -164,7 +165,9 @@ def replace(conn: Any, rows: Iterable[Sequence[Any]]) -> None:
     conn.executemany(DETAIL_INSERT, detail)
 
 
-def rows_of_items(conn: Any, first: str, last: str) -> dict[str, list[tuple[int, tuple[Any, ...]]]]:
+def rows_of_items(
+    conn: sqlite3.Connection, first: str, last: str
+) -> dict[str, list[tuple[int, tuple[Any, ...]]]]:
     """The stored rows of the items with sort keys from `first` to `last`, by item key: each
     as (id, the rater's row)."""
     found: dict[str, list[tuple[int, tuple[Any, ...]]]] = {}
@@ -174,7 +177,7 @@ def rows_of_items(conn: Any, first: str, last: str) -> dict[str, list[tuple[int,
 
 
 def standings_before(
-    conn: Any, pairs: Sequence[tuple[str, str]], sort_key: str
+    conn: sqlite3.Connection, pairs: Sequence[tuple[str, str]], sort_key: str
 ) -> dict[tuple[str, str], Standing]:
     """Each (player, system)'s standing just before the item at `sort_key` (UNRATED if he has
     no row before it), read in one query a system: what `queries.standing_before` gives."""
@@ -188,7 +191,9 @@ def standings_before(
     return found
 
 
-def rewrite(conn: Any, stored: list[tuple[int, Sequence[Any], Sequence[Any]]]) -> None:
+def rewrite(
+    conn: sqlite3.Connection, stored: list[tuple[int, Sequence[object], Sequence[object]]]
+) -> None:
     """Stored rows given again with the same key: (id, the row as stored, the new row); of
     each only the parts that differ are written (its figures, its standing, its detail), in a
     few statements."""
@@ -214,24 +219,24 @@ def rewrite(conn: Any, stored: list[tuple[int, Sequence[Any], Sequence[Any]]]) -
     conn.executemany(DETAIL_INSERT, detail)
 
 
-def delete_ids(conn: Any, ids: Iterable[int]) -> None:
+def delete_ids(conn: sqlite3.Connection, ids: Iterable[int]) -> None:
     """The rows of these ids (from every table)."""
     args = [(i,) for i in ids]
     for table in ("history_detail", "history_standing", "history_rows"):
         conn.executemany(f"delete from {table} where id = ?", args)
 
 
-def delete_item(conn: Any, item_key: str) -> None:
+def delete_item(conn: sqlite3.Connection, item_key: str) -> None:
     """Every row of one item."""
     _delete(conn, "select id from history_rows where item_key = ?", [[item_key]])
 
 
-def delete_keys(conn: Any, keys: Iterable[Sequence[Any]]) -> None:
+def delete_keys(conn: sqlite3.Connection, keys: Iterable[Sequence[object]]) -> None:
     """The rows of (player, system, sort key) keys."""
     _delete(conn, ID_OF_KEY, keys)
 
 
-def _delete(conn: Any, select: str, args: Iterable[Sequence[Any]]) -> None:
+def _delete(conn: sqlite3.Connection, select: str, args: Iterable[Sequence[object]]) -> None:
     ids = [(r[0],) for a in args for r in conn.execute(select, a).fetchall()]
     for table in ("history_detail", "history_standing", "history_rows"):
         conn.executemany(f"delete from {table} where id = ?", ids)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ledger import events
@@ -9,7 +10,10 @@ from ledger.log import LedgerEntry
 
 # fact class → (kind, key, start and end dates) of the item it submits, revises or withdraws
 # (each kind's `item`, declared in ledger/events.py)
-ITEM_FACTS: dict[type[events.Fact], tuple[str, Any, Any]] = {
+ITEM_FACTS: dict[
+    type[events.Fact],
+    tuple[str, Callable[[events.Fact, int], str], Callable[[events.Fact], tuple[str, str]] | None],
+] = {
     kind: (kind.item.kind, kind.item.key, kind.item.dates)
     for kind in events.DECODERS.values()
     if kind.item is not None
@@ -49,7 +53,7 @@ class Item:
         self.position = position
         self.revision = revision
         if isinstance(payload, dict):
-            payload = events.decode(KIND_FACTS[kind].__name__, payload=payload)
+            payload = _decoded(KIND_FACTS[kind].__name__, None, payload)
         self.event = payload
         self.sort_key = sort_key(end, start, position)
 
@@ -92,19 +96,21 @@ def fact_item(fact: events.Fact, position: int, first_position: int | None = Non
     first = position if first_position is None else first_position
     found = key(fact, position)
     if type(fact) is not KIND_FACTS[kind]:  # a correction is rated (and kept) as a submission
-        fact = events.decode(KIND_FACTS[kind].__name__, payload=events.to_payload(fact))
+        fact = _decoded(KIND_FACTS[kind].__name__, None, events.to_payload(fact))
     return Item(found, kind, start, end, first, position, fact)
 
 
-def _fact(entry: LedgerEntry) -> events.Fact:
-    fact = events.decode(
-        entry.type,
-        getattr(entry, "state", None),
-        None if hasattr(entry, "state") else entry.payload,
-    )
-    if type(fact) not in ITEM_FACTS:
-        raise ValueError(f"{entry.type} is not a rated item")
+def _decoded(type_: str, state: bytes | None, payload: object) -> events.Fact:
+    """The fact of a rated item's entry of type `type_` (a ValueError for any other type)."""
+    fact = events.decode(type_, state, payload)
+    if fact is None or type(fact) not in ITEM_FACTS:
+        raise ValueError(f"{type_} is not a rated item")
     return fact
+
+
+def _fact(entry: LedgerEntry) -> events.Fact:
+    state = getattr(entry, "state", None)
+    return _decoded(entry.type, state, None if hasattr(entry, "state") else entry.payload)
 
 
 def to_item(entry: LedgerEntry, first_position: int | None = None) -> Item:

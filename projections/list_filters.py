@@ -51,6 +51,6 @@ def kept(row: Mapping[str, Any], asked: Mapping[str, str | None], year: int) -> 
     return (
         (asked.get("federation") is None or row["federation"] == asked["federation"])
         and (asked.get("sex") is None or row["sex"] == asked["sex"])
-        and (asked.get("age") is None or in_age_group(row["birth_year"], year, asked["age"]))
+        and ((age := asked.get("age")) is None or in_age_group(row["birth_year"], year, age))
         and (asked.get("club") is None or row["club"] == asked["club"])
     )

@@ -11,8 +11,11 @@ a ledger where the survivor had played those games from the start.
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
+
+from sqlite_utils import Database
 
 if TYPE_CHECKING:  # imported when used: a `player` query reads merges (queries.merges)
     from ledger import events
@@ -42,7 +45,7 @@ class Merges:
         return cls(into)
 
     @classmethod
-    def stored(cls, conn: Any) -> Merges:
+    def stored(cls, conn: sqlite3.Connection | Database) -> Merges:
         """The merges a read model holds."""
         return cls.fold(records(conn))
 
@@ -78,9 +81,10 @@ class Merges:
         return {"id": self.resolve(member_id), "position": position, "reason": reason}
 
 
-def records(conn: Any) -> list[tuple[str, str]]:
+def records(conn: sqlite3.Connection | Database) -> list[tuple[str, str]]:
     """The merge records a read model (its connection) holds: (key, revisions JSON)."""
-    return conn.execute(_RANGE).fetchall()
+    rows: list[tuple[str, str]] = conn.execute(_RANGE).fetchall()
+    return rows
 
 
 def renamed(item: Item, merges: Merges) -> Item:
@@ -90,11 +94,13 @@ def renamed(item: Item, merges: Merges) -> Item:
         return item
     import msgspec
 
+    from ledger import events
+
     to = merges.resolve
-    fact, changes = item.event, {}
+    fact, changes = item.event, dict[str, object]()
     if hasattr(fact, "member_id"):
         changes["member_id"] = to(fact.member_id)
-    if hasattr(fact, "players"):
+    if isinstance(fact, events.SectionSubmitted | events.MatchResultSubmitted):
         players = tuple(msgspec.structs.replace(p, id=to(p.id)) for p in fact.players)
         ids = [p.id for p in players]
         twice = sorted({i for i in ids if ids.count(i) > 1})
@@ -149,7 +155,9 @@ class MergedProfiles:
     def __init__(self, profiles: Any, merges: Merges) -> None:
         self.profiles, self.merges = profiles, merges
 
-    def get(self, member_id: str, default: Any = None) -> Any:
+    def get(
+        self, member_id: str, default: events.PlayerRegistered | None = None
+    ) -> events.PlayerRegistered | None:
         own = self.profiles.get(member_id)
         others = [p for m in self.merges.absorbed(member_id) if (p := self.profiles.get(m))]
         if not others:

@@ -351,7 +351,9 @@ class _Periods:
             )
 
 
-def _with(row: tuple[Any, ...], state: tuple[Any, ...] | None = None, **values: Any) -> tuple:
+def _with(
+    row: tuple[Any, ...], state: tuple[Any, ...] | None = None, **values: Any
+) -> tuple[Any, ...]:
     """A history row with some columns replaced (`state`: the STATE_COLUMNS)."""
     out = list(row)
     for name, value in values.items():

@@ -16,7 +16,9 @@ class ProfilesOnDemand:
         self.conn = view.db.conn
         self.found: dict[str, events.PlayerRegistered | None] = {}
 
-    def get(self, member_id: str, default: Any = None) -> Any:
+    def get(
+        self, member_id: str, default: events.PlayerRegistered | None = None
+    ) -> events.PlayerRegistered | None:
         if member_id not in self.found:
             row = self.conn.execute(
                 "select profile from players where id = ?", [member_id]

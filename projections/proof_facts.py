@@ -16,11 +16,13 @@ from typing import Any
 from ledger import events
 from ledger.domain import TOPIC_PREFIX
 from ledger.errors import LedgerError
-from ledger.log import to_entry
+from ledger.log import entry_type
+from ledger.reading import Readable
 from projections import queries
 from projections.items import Item, fact_item
 from projections.merges import Merges, renamed
 from projections.periods import PublishedList
+from projections.schema import ReadModel
 
 MERGE_TOPICS = (TOPIC_PREFIX + "PlayersMerged", TOPIC_PREFIX + "EntryVoided")
 PAGE = 5000  # notifications read at a time
@@ -34,6 +36,8 @@ class ContextError(LedgerError):
 
 
 Known = dict[str, list[tuple[int, str]]]  # each record merged away → (position, into) in order
+# a bundle's proved entries, by position: each one's fact (None: a kind the read side ignores)
+Facts = dict[int, events.Fact | None]
 
 
 def fold(merged: Known, voided: Iterable[int]) -> Merges:
@@ -86,7 +90,9 @@ class Gathered:
         self.voids.sort()
 
 
-def gather(ledger: Any, at_list: Any, listed: PublishedList, previous: PublishedList) -> Gathered:
+def gather(
+    ledger: Readable, at_list: ReadModel, listed: PublishedList, previous: PublishedList
+) -> Gathered:
     """What a bundle for `listed` (`at_list`: the read model as known at it), rated from
     `previous`, carries besides items: the uplifts in force on `previous` that the list knows,
     and the merges known at its cutoff (`Gathered.carry` picks those the items need)."""
@@ -101,10 +107,10 @@ def gather(ledger: Any, at_list: Any, listed: PublishedList, previous: Published
     return found
 
 
-def _merge_entries(ledger: Any, cutoff: int) -> tuple[Known, dict[int, int]]:
+def _merge_entries(ledger: Readable, cutoff: int) -> tuple[Known, dict[int, int]]:
     """The merges up to `cutoff` (each record merged away → its (position, into) in ledger
     order) and the voids up to it (the entry voided → the void's position)."""
-    recorder = getattr(ledger, "recorder", ledger)
+    recorder = ledger.recorder
     merged: Known = {}
     voided: dict[int, int] = {}
     start = 0
@@ -113,9 +119,8 @@ def _merge_entries(ledger: Any, cutoff: int) -> tuple[Known, dict[int, int]]:
             start, PAGE, stop=cutoff, topics=MERGE_TOPICS, inclusive_of_start=False
         )
         for n in found:
-            entry = to_entry(n)
             try:
-                fact = events.decode(entry.type, entry.state)
+                fact = events.decode(entry_type(n.topic), n.state)
             except (events.Undecodable, ValueError, TypeError):
                 continue  # the read model applies no entry it cannot read (a problem row)
             if isinstance(fact, events.PlayersMerged):
@@ -143,14 +148,15 @@ class Context:
     def read(
         cls,
         bundle: dict[str, Any],
-        facts: dict[int, Any],
+        facts: Facts,
         listed: PublishedList,
         previous: PublishedList,
     ) -> Context:
         """From the bundle's proved entries (`facts`, by position); ContextError at the first
         entry that is not what the bundle files it as."""
         earlier = _earlier(bundle, facts, listed, previous)
-        raised, before = [], []
+        raised: list[Item] = []
+        before: list[Item] = []
         for position in bundle.get("uplifts", ()):
             fact = _proved(facts, position, "an uplift")
             if not isinstance(fact, events.FideUpliftRecorded):
@@ -225,7 +231,7 @@ def opponents(item: Item, player: str) -> set[str]:
 
 
 def _earlier(
-    bundle: dict[str, Any], facts: dict[int, Any], listed: PublishedList, previous: PublishedList
+    bundle: dict[str, Any], facts: Facts, listed: PublishedList, previous: PublishedList
 ) -> PublishedList | None:
     """The list before the previous one, which a bundle carrying an uplift holds to tell
     whether the uplift applies at the previous list (checked: the lists are consecutive)."""
@@ -250,7 +256,7 @@ def _earlier(
     )
 
 
-def _proved(facts: dict[int, Any], position: Any, what: str) -> Any:
+def _proved(facts: Facts, position: int | str, what: str) -> events.Fact | None:
     """The proved entry at `position`, which the bundle lists as `what`."""
     if int(position) not in facts:
         raise ContextError(f"the bundle lists {what} at {position} without its entry's proof")

@@ -17,20 +17,25 @@ proportional to P's games, not to the ledger's length.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import date
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from ledger import events
 from ledger.errors import LedgerError
 from ledger.evidence import Checkpoint, CheckpointError, merkle, transparency
+from ledger.reading import Readable
 from ledger.rules.families import family as rules_family
 from ledger.rules.rating_lists import list_for
 from projections import periods, proof_facts, queries
-from projections.items import fact_item
+from projections.items import Item, fact_item
 from projections.merges import renamed
-from projections.schema import STATE_SELECT
+from projections.proof_facts import Facts
+from projections.schema import STATE_SELECT, ReadModel
 from projections.standing import Standing
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 BUNDLE = "ratings-ledger rating proof 1"
 PROFILE_ENTRIES = ("PlayerRegistered", "PlayerProfileUpdated")
@@ -43,7 +48,7 @@ class BundleError(LedgerError):
 # A list's rows and their tree
 
 
-def list_rows(view: Any, found: periods.PublishedList) -> list[bytes]:
+def list_rows(view: ReadModel, found: periods.PublishedList) -> list[bytes]:
     """The leaves of a list: each (system, player)'s standing after the list, `view` being the
     read model as known at the list (projections.timetravel.list_view)."""
     rows = view.db.execute(
@@ -57,7 +62,7 @@ def list_rows(view: Any, found: periods.PublishedList) -> list[bytes]:
     return [row_leaf(system, player, official, state) for system, player, official, *state in rows]
 
 
-def row_leaf(system: str, player: str, official: int | None, state: Sequence[Any]) -> bytes:
+def row_leaf(system: str, player: str, official: int | None, state: Sequence[object]) -> bytes:
     """One row's leaf data: canonical JSON (keys sorted, no spaces, floats as Python's repr)."""
     value = {"system": system, "player": player, "official_rating": official, "state": [*state]}
     return json.dumps(value, sort_keys=True, separators=(",", ":")).encode()
@@ -98,7 +103,7 @@ def _key(leaf: bytes | str) -> tuple[str, str]:
     return row["system"], row["player"]
 
 
-def commitment(view: Any, found: periods.PublishedList) -> MemoryTree:
+def commitment(view: ReadModel, found: periods.PublishedList) -> MemoryTree:
     return MemoryTree(list_rows(view, found))
 
 
@@ -106,8 +111,13 @@ def commitment(view: Any, found: periods.PublishedList) -> MemoryTree:
 
 
 def make_bundle(
-    ledger: Any, at_list: Any, before: Any | None, name: str, player: str, system: str
-) -> dict:
+    ledger: Readable,
+    at_list: ReadModel,
+    before: ReadModel | None,
+    name: str,
+    player: str,
+    system: str,
+) -> dict[str, Any]:
     """The bundle proving `player`'s row in `system` on the list `name`: `at_list` and `before`
     are the read models as known at it and at the previous list of its family (None: it is
     the first), `ledger` the open ledger (its latest signed checkpoint is the bundle's)."""
@@ -179,7 +189,11 @@ def make_bundle(
 
 
 def _rerated(
-    at_list: Any, previous: periods.PublishedList, old: MemoryTree, system: str, players: set
+    at_list: ReadModel,
+    previous: periods.PublishedList,
+    old: MemoryTree,
+    system: str,
+    players: set[str],
 ) -> list[str]:
     """The players whose standing on the previous list, as the list `at_list` knew it, is not
     the one that list committed: history re-rated after it (a merge, correction or void known
@@ -189,7 +203,7 @@ def _rerated(
     return sorted(p for p in players if committed.get((system, p)) != known.get((system, p)))
 
 
-def _commit_positions(ledger: Any, family: str) -> dict[str, tuple[int, str]]:
+def _commit_positions(ledger: Readable, family: str) -> dict[str, tuple[int, str]]:
     """Each committed list of `family`: its name → (the commitment's position, its root); a
     list's first commitment (`verify` refuses a second)."""
     from ledger.log import read_entries
@@ -220,7 +234,7 @@ def _absent(tree: MemoryTree, key: tuple[str, str]) -> dict[str, Any]:
     return {"absent": [tree.proof(i) for i in (after - 1, after) if 0 <= i < len(keys)]}
 
 
-def _items_in_period(view: Any, player: str, system: str, name: str) -> list[Any]:
+def _items_in_period(view: ReadModel, player: str, system: str, name: str) -> list[Item]:
     """The player's items rated in the period of list `name` (their history rows name it)."""
     rows = view.db.execute(
         "select item_key, detail from history where player = ? and system = ? "
@@ -261,7 +275,7 @@ def _verify(bundle: dict[str, Any], held: Checkpoint) -> dict[str, Any]:
             f"the bundle is proved against the checkpoint of size {own.size}, not the one you "
             f"hold (size {held.size}): ask for a bundle at yours, or a consistency proof"
         )
-    facts = {}
+    facts: Facts = {}
     for position, proof in bundle["entries"].items():
         if proof["position"] != int(position):
             raise BundleError(f"the proof filed under position {position} is another's")
@@ -326,7 +340,7 @@ def _verify(bundle: dict[str, Any], held: Checkpoint) -> dict[str, Any]:
         uplifts=(previous, context.before, context.raised),
         merged=context.merges,
     )
-    got = recomputed.get((player, system))
+    got: tuple[int | None, Standing | None] | None = recomputed.get((player, system))
     state, official = said["state"], said["official_rating"]
     if got is None:  # no item of his in the period: his row stands as on the previous list
         before = lookup.get(player)
@@ -342,16 +356,16 @@ def _verify(bundle: dict[str, Any], held: Checkpoint) -> dict[str, Any]:
     return out
 
 
-def _checked(check: Any, *args: Any) -> Any:
+def _checked(check: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
     """`check(*args)`: a bundle's uplift, merge or void that is not what it is filed as is a
     BundleError."""
     try:
-        return check(*args)
+        return check(*args, **kwargs)
     except proof_facts.ContextError as exc:
         raise BundleError(str(exc)) from None
 
 
-def _fact(leaf: str) -> Any:
+def _fact(leaf: str) -> events.Fact | None:
     """The typed fact of an entry from its leaf (its signed message: a header line, then the
     stored JSON), or None for a kind the read side does not decode."""
     head, _, state = leaf.partition("\n")
@@ -359,7 +373,9 @@ def _fact(leaf: str) -> Any:
     return events.decode(topic.rpartition(":")[2], state.encode())
 
 
-def _list(facts: dict[int, Any], where: dict[str, Any], family: str):
+def _list(
+    facts: Facts, where: dict[str, Any], family: str
+) -> tuple[periods.PublishedList, tuple[str, int]]:
     """The published list and its committed root, from their proved entries."""
     published, committed = facts[int(where["published"])], facts[int(where["committed"])]
     if not isinstance(published, events.ListPublished) or published.family != family:

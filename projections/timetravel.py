@@ -14,10 +14,10 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from ledger.evidence import read_verified_entries
 from ledger.log import LedgerEntry, read_entries
+from ledger.reading import Readable
 from ledger.text import digits
 from projections import queries
 from projections.projector import View
@@ -56,7 +56,7 @@ def checkpoints(view: View, position: int) -> list[tuple[int, Path]]:
 
 
 @contextmanager
-def view_at(ledger: Any, v: View, position: int | None = None) -> Iterator[View]:
+def view_at(ledger: Readable, v: View, position: int | None = None) -> Iterator[View]:
     """`v` (caught up by the caller, which records its binding); with `position`, the read
     model as the ledger stood then (built in a temporary file, removed on exit)."""
     if position is None:
@@ -75,7 +75,7 @@ def view_at(ledger: Any, v: View, position: int | None = None) -> Iterator[View]
 
 
 @contextmanager
-def list_view(ledger: Any, v: View, name: str) -> Iterator[View]:
+def list_view(ledger: Readable, v: View, name: str) -> Iterator[View]:
     """The read model as the list `name` of `v`'s family saw it (`v` caught up by the
     caller): as known at the list's cutoff, with the lists published up to this one (built in
     a temporary file). Read it with `queries.list_rating` or `queries.list_supplement`."""
@@ -100,7 +100,7 @@ def list_view(ledger: Any, v: View, name: str) -> Iterator[View]:
             yield past
 
 
-def position_at(ledger: Any, moment: datetime) -> int:
+def position_at(ledger: Readable, moment: datetime) -> int:
     """The last ledger position recorded at or before `moment` (UTC if naive); 0 if none."""
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
@@ -113,7 +113,7 @@ def position_at(ledger: Any, moment: datetime) -> int:
 
 
 @contextmanager
-def list_from_log(ledger: Any, family: str, name: str, cutoff: int) -> Iterator[View]:
+def list_from_log(ledger: Readable, family: str, name: str, cutoff: int) -> Iterator[View]:
     """The read model as the list `name` of `family` (cut off at `cutoff`) saw it, replayed
     from the verified log alone into a temporary file: every entry up to the cutoff, then the
     lists published up to this one. Never a checkpoint file, the folder's model or a model an

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import date
+from typing import Any
 
 from ledger.results import RATED_RESULTS
 from ledger.rules.families import family as rules_family
@@ -63,7 +64,7 @@ def reasons(view: ReadModel, section_id: str) -> Unrated | None:
     return Unrated(why if not rated else None, players)
 
 
-def _alone(view: ReadModel, pid: str, payload: dict, rated: set[str]) -> str:
+def _alone(view: ReadModel, pid: str, payload: dict[str, Any], rated: set[str]) -> str:
     """A player who played rated games and still has no rating from them."""
     opponents = {
         g["black"] if g["white"] == pid else g["white"]

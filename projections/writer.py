@@ -15,7 +15,7 @@ import sqlite3
 import struct
 import subprocess
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import IO, Any
 
 import msgspec
@@ -33,7 +33,7 @@ _ENCODE = msgspec.msgpack.Encoder().encode  # 8× faster than pickle on history 
 _DECODE = msgspec.msgpack.Decoder().decode
 
 
-def _send(stream: IO[bytes], obj: Any) -> None:
+def _send(stream: IO[bytes], obj: object) -> None:
     data = _ENCODE(obj)
     stream.write(_LENGTH.pack(len(data)))
     stream.write(data)
@@ -49,22 +49,26 @@ def _receive(stream: IO[bytes]) -> Any:
 # One part of a table split in several (projections/history_store.py): its insert, the
 # columns [start, stop) of each row it takes (after the row's number), and those columns'
 # values in a row that has no such part (None: every row has one).
-Part = tuple[str, int, int, tuple[Any, ...] | None]
+Part = tuple[str, int, int, tuple[object, ...] | None]
 
 
-def parts(numbered: Iterable[tuple[int, Any]], spec: Iterable[Part]) -> list[list[tuple]]:
+def parts(
+    numbered: Iterable[tuple[int, Sequence[object]]], spec: Iterable[Part]
+) -> list[list[tuple[object, ...]]]:
     """Each part's rows of (number, row) pairs: (number, *columns), where the row has it."""
-    spec = [(start, stop, None if skip is None else tuple(skip)) for _, start, stop, skip in spec]
-    out: list[list[tuple]] = [[] for _ in spec]
+    cuts = [(start, stop, None if skip is None else tuple(skip)) for _, start, stop, skip in spec]
+    out: list[list[tuple[object, ...]]] = [[] for _ in cuts]
     for number, row in numbered:
-        for rows, (start, stop, skip) in zip(out, spec, strict=True):
+        for rows, (start, stop, skip) in zip(out, cuts, strict=True):
             values = tuple(row[start:stop])
             if values != skip:
                 rows.append((number, *values))
     return out
 
 
-def _split(conn: Any, rows: list[Any], first: int, spec: list[Part]) -> None:
+def _split(
+    conn: sqlite3.Connection, rows: list[Sequence[object]], first: int, spec: list[Part]
+) -> None:
     """Rows numbered from `first` into each part's table."""
     for (sql, *_), found in zip(spec, parts(enumerate(rows, first), spec), strict=True):
         conn.executemany(sql, found)
@@ -132,13 +136,13 @@ class Writer:
         self.to, self.back = self.process.stdin, self.process.stdout
         _widen(self.to)
 
-    def execute(self, sql: str, args: Iterable[Any] = ()) -> None:
+    def execute(self, sql: str, args: Iterable[object] = ()) -> None:
         _send(self.to, (sql, list(args), False))
 
-    def executemany(self, sql: str, rows: Iterable[Any]) -> None:
+    def executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> None:
         _send(self.to, (sql, rows if isinstance(rows, list) else list(rows), True))
 
-    def split(self, rows: list[Any], first: int, spec: list[Part]) -> None:
+    def split(self, rows: list[Sequence[object]], first: int, spec: list[Part]) -> None:
         """Rows numbered from `first`, split there into the tables of `spec`."""
         _send(self.to, (None, rows, [first, spec]))
 
@@ -169,13 +173,13 @@ class LocalWriter:
             self.conn.execute(f"PRAGMA {pragma}")
         self.conn.execute("begin")
 
-    def execute(self, sql: str, args: Iterable[Any] = ()) -> None:
+    def execute(self, sql: str, args: Iterable[object] = ()) -> None:
         self.conn.execute(sql, list(args))
 
-    def executemany(self, sql: str, rows: Iterable[Any]) -> None:
+    def executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> None:
         self.conn.executemany(sql, rows)
 
-    def split(self, rows: list[Any], first: int, spec: list[Part]) -> None:
+    def split(self, rows: list[Sequence[object]], first: int, spec: list[Part]) -> None:
         """Rows numbered from `first`, split into the tables of `spec`."""
         _split(self.conn, rows, first, spec)
 

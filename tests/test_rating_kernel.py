@@ -13,6 +13,7 @@ import random
 import pytest
 
 from ledger.rules.uschess import kernel
+from ledger.rules.uschess.columns import Columns
 from ledger.rules.uschess.effective_games import effective_games
 from ledger.rules.uschess.kernel import HISTORIES, rate_columns, rate_python
 from ledger.rules.uschess.special_formula import special_rating
@@ -54,8 +55,8 @@ def bits(value: object) -> object:
     return (float.hex(value), "float") if isinstance(value, float) else (value, type(value))
 
 
-def same_columns(a: kernel.Columns, b: kernel.Columns) -> None:
-    for name in kernel.Columns._fields:
+def same_columns(a: Columns, b: Columns) -> None:
+    for name in Columns._fields:
         left, right = getattr(a, name), getattr(b, name)
         assert [bits(x) for x in left] == [bits(x) for x in right], name
 

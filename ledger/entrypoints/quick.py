@@ -74,10 +74,10 @@ def _parsed(argv: list[str]) -> tuple[str, str, Path | None, str, bool] | None:
         if arg == "--json":
             as_json = True
         elif name in OPTIONS:
-            value = value if eq else next(rest, None)
-            if not value:
+            given = value if eq else next(rest, None)
+            if not given:
                 return None
-            found[OPTIONS[name]] = value
+            found[OPTIONS[name]] = given
         elif arg.startswith("-"):
             return None  # --help, --as-known-at, --position…: the full command
         else:

@@ -1,9 +1,10 @@
 """Conventional rounding (half up); Python's round() rounds half to even."""
 
 import math
+from fractions import Fraction
 
 
-def round_half_up(x: float) -> int:
+def round_half_up(x: float | Fraction) -> int:
     """Nearest integer, halves rounded up (US Chess §1, §7: "conventional rounding rules")."""
     whole = math.floor(x)
     return int(whole) + 1 if x - whole >= 0.5 else int(whole)

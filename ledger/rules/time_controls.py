@@ -45,7 +45,9 @@ def parse_time_control(text: str) -> TimeControl:
     bonuses: set[int] = set()
     pos = 0
     while True:
-        pos = _SEPARATOR.match(text, pos).end()
+        skipped = _SEPARATOR.match(text, pos)
+        assert skipped is not None  # `[\s;,]*` matches nothing too
+        pos = skipped.end()
         if pos == len(text):
             break
         period = _PERIOD.match(text, pos)

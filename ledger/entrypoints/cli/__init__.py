@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Annotated, Any
 
 import typer
-from typer.core import TyperArgument, TyperCommand, TyperGroup
+from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 from ledger.entrypoints.cli import (
     browse,
@@ -55,7 +55,11 @@ class TidyHelp(TyperCommand):
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
         for param in self.params:
-            if param.metavar is None and not getattr(param, "is_flag", False):
+            if (
+                isinstance(param, TyperArgument | TyperOption)  # each of a Typer command's
+                and param.metavar is None
+                and not getattr(param, "is_flag", False)
+            ):
                 desc = param.type_descriptor
                 param.metavar = metavar(param.name, desc.is_path, desc.annotation is int)
             if isinstance(param, TyperArgument):
@@ -94,10 +98,18 @@ class OneLineErrors(TyperGroup):
         prog_name: str | None = None,
         complete_var: str | None = None,
         standalone_mode: bool = True,
+        windows_expand_args: bool = True,
         **extra: Any,
     ) -> Any:
         try:
-            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+            code = super().main(
+                args,
+                prog_name,
+                complete_var,
+                standalone_mode=False,
+                windows_expand_args=windows_expand_args,
+                **extra,
+            )
         except typer.Abort:
             code = 1
         except typer.TyperException as exc:
@@ -202,6 +214,11 @@ estimate.register(app)
 browse.register(app)
 for info in [
     *app.registered_commands,
-    *(c for g in app.registered_groups for c in g.typer_instance.registered_commands),
+    *(
+        c
+        for g in app.registered_groups
+        if g.typer_instance is not None
+        for c in g.typer_instance.registered_commands
+    ),
 ]:
     info.cls = TidyHelp

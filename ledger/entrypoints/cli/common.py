@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, overload
 
 import typer
 
@@ -129,6 +129,14 @@ def usage(message: str) -> NoReturn:
     fail(2, message)
 
 
+@overload
+def iso_day(option: str, text: str) -> str: ...
+@overload
+def iso_day(option: str, text: None) -> None: ...
+@overload
+def iso_day(option: str, text: str | None) -> str | None: ...
+
+
 def iso_day(option: str, text: str | None) -> str | None:
     """A date option as YYYY-MM-DD (None when not given); bad input: exit 2 naming it."""
     if text is None:
@@ -158,7 +166,7 @@ def missing(message: str) -> NoReturn:
     fail(1, message)
 
 
-def print_json(data: Any) -> None:
+def print_json(data: object) -> None:
     typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
 
 

@@ -90,7 +90,12 @@ def override(
     from ledger.application import RatingsLedger
     from ledger.commands import DirectorOverride
 
-    data = {"player": player, "action": action, "system": system, "effective": effective}
+    data: dict[str, object] = {
+        "player": player,
+        "action": action,
+        "system": system,
+        "effective": effective,
+    }
     if value is not None:
         data["value"] = _number(value)
     with reported():

@@ -12,6 +12,7 @@ from ledger.entrypoints.cli.common import print_entries, print_json
 
 if TYPE_CHECKING:
     from ledger.commands import SubmitSection
+    from ledger.entrypoints.interchange.trf import TrfReport
     from ledger.log import LedgerEntry
 
 
@@ -50,7 +51,7 @@ def _report(
         print_entries(entries, summary.get("receipt"))
 
 
-def trf_notes(report: Any, section: SubmitSection, partial: bool) -> list[str]:
+def trf_notes(report: TrfReport, section: SubmitSection, partial: bool) -> list[str]:
     """What the import decided about the file beyond its lines: online, in progress, the
     time control it did not give, the member ids the ledger assigned."""
     from ledger.entrypoints.interchange import trf, trf_header

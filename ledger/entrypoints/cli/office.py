@@ -21,6 +21,7 @@ from ledger.entrypoints.cli.common import (
 from ledger.entrypoints.cli.output import AsCsv, AsNl, AsTsv, chosen, emit
 from ledger.entrypoints.cli.reading import ListName, caught_up
 from ledger.rules.families import DEFAULT, known
+from ledger.rules.families import family as rules_family
 from ledger.store import DEFAULT_STORE
 
 REQUEST_COLUMNS = (
@@ -184,14 +185,17 @@ def supplement(
     if (as_of is None) == (list_name is None):
         usage("give exactly one of --as-of and --list")
     day = iso_day("--as-of", as_of)
-    rated = known(family) or known(DEFAULT)  # an unknown family is refused below
+    rated = known(family) or rules_family(DEFAULT)  # an unknown family is refused below
     default = [rated.list_system] if rated.list_system else list(rated.systems)
     systems = system or (default[:1] if fmt == "fide-txt" else default)
     if fmt == "fide-txt" and len(systems) != 1:
         usage("--fide-txt: give one --system (a FIDE list has one rating column)")
     with caught_up(store, view, family, list_name=list_name) as v:
         if list_name is not None:
-            day = queries.published_list(v, list_name).as_of
+            listed = queries.published_list(v, list_name)
+            assert listed is not None  # the list's own view holds it (timetravel.list_view)
+            day = listed.as_of
+        assert day is not None  # --as-of gave it, or the list did
         rows = exports.supplement(v, day, systems, min_games, sort, list_name, asked)
     if fmt == "fide-txt":
         for line in exports.fide_txt(rows, systems[0], day):

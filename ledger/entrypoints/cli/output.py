@@ -8,7 +8,7 @@ import csv
 import io
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -31,10 +31,10 @@ def chosen(as_json: bool, as_csv: bool, as_tsv: bool, as_nl: bool) -> str:
 
 def emit(
     fmt: str,
-    records: Sequence[Mapping[str, Any]],
+    records: Sequence[Mapping[str, object]],
     columns: Sequence[str] | None = None,
     table: Callable[[], None] | None = None,
-    document: Any = None,
+    document: object = None,
 ) -> None:
     """Print `records` as `fmt` asks: JSON prints `document` (default: the records), CSV and
     TSV the `columns` (default: every key of the first record), the table `table()` (default:
@@ -54,7 +54,7 @@ def emit(
             typer.echo(line)
 
 
-def delimited(records: Iterable[Mapping[str, Any]], columns: Sequence[str], sep: str) -> str:
+def delimited(records: Iterable[Mapping[str, object]], columns: Sequence[str], sep: str) -> str:
     """A header row and one row a record; booleans true/false, None empty, lists and objects
     as JSON."""
     out = io.StringIO()
@@ -65,7 +65,7 @@ def delimited(records: Iterable[Mapping[str, Any]], columns: Sequence[str], sep:
     return out.getvalue()
 
 
-def cell(value: Any) -> str:
+def cell(value: object) -> str:
     """One value as text in a CSV, TSV or table cell."""
     if isinstance(value, bool):
         return str(value).lower()
@@ -76,7 +76,7 @@ def cell(value: Any) -> str:
     return str(value)
 
 
-def aligned(records: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> list[str]:
+def aligned(records: Sequence[Mapping[str, object]], columns: Sequence[str]) -> list[str]:
     """A plain table: the header, a rule, then each record; numbers right-aligned."""
     from ledger.text import shown
 
@@ -95,5 +95,5 @@ def aligned(records: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> lis
     return [line(columns), line(["-" * w for w in widths]), *(line(row) for row in rows)]
 
 
-def _keys(records: Sequence[Mapping[str, Any]]) -> list[str]:
+def _keys(records: Sequence[Mapping[str, object]]) -> list[str]:
     return list(records[0]) if records else []

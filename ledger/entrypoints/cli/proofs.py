@@ -141,9 +141,8 @@ def prove(
             session.at(list=name) as at_list,
             session.at(list=previous) if previous else nullcontext() as before,
         ):
-            bundle = proofs.make_bundle(
-                session.ledger, at_list.view, before and before.view, name, player, system
-            )
+            earlier = None if before is None else before.view
+            bundle = proofs.make_bundle(session.ledger, at_list.view, earlier, name, player, system)
     if rerated := (bundle["previous"] or {}).get("rerated"):
         typer.echo(
             f"warning: {name!r} was rated from history re-rated after {previous!r} was "

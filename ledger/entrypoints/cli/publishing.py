@@ -48,7 +48,7 @@ def publish_list(
     from ledger.rules.families import family as rules_family
 
     not_read(view)
-    data = {"family": family, "name": name, "as_of": as_of}
+    data: dict[str, object] = {"family": family, "name": name, "as_of": as_of}
     if cutoff_position is not None:
         data["cutoff_position"] = _number(cutoff_position)
     with reported():

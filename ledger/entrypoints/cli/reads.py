@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from contextlib import closing
 from pathlib import Path
 from typing import Annotated, Any
@@ -139,7 +140,7 @@ def player(
         for line in player_lines(out, False):
             typer.echo(line)
 
-    first = next(iter(out["ratings"].values()), {})
+    first: Mapping[str, object] = next(iter(out["ratings"].values()), {})
     emit(fmt, records, ["id", "system", *first], table, out)
 
 

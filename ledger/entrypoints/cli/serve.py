@@ -50,7 +50,7 @@ class Server:
     def __init__(
         self, site: Site, host: str, port: int, deadline: float = REQUEST_DEADLINE_SECONDS
     ) -> None:
-        self.map: dict = {}
+        self.map: dict[int, object] = {}  # waitress' socket map: file number → channel
         self.stopping = threading.Event()
         self.inner = _waitress()(
             site,

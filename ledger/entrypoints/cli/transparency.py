@@ -259,8 +259,8 @@ def split_view(
             held.append((str(path), found))
         given = {}
         for path in proof or ():
-            _, found = read_proof(path, "consistency")
-            given[found.get("old_size"), found.get("new_size")] = found
+            _, consistency = read_proof(path, "consistency")
+            given[consistency.get("old_size"), consistency.get("new_size")] = consistency
         with closing(open_ledger(store)) if store else nullcontext() as ledger:
 
             def proof_for(old: int, new: int) -> dict[str, Any] | None:

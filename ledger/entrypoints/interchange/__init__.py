@@ -177,7 +177,7 @@ def _opponent(
         )
     if entry.opponent == entrant.number:
         raise InvalidCommand((), f"{where} opponent {entry.opponent} is the player themselves")
-    if entry.opponent not in by_number:
+    if entry.opponent is None or entry.opponent not in by_number:
         raise InvalidCommand((), f"{where} opponent {entry.opponent} is not a player of the file")
     return by_number[entry.opponent]
 

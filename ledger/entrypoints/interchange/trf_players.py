@@ -65,7 +65,7 @@ def match(
         if id_map is not None and p.start in id_map.by_start:
             matches[p.start] = Match(id_map.by_start[p.start], "map")
             continue
-        if id_map is not None and p.fide_id in id_map.by_fide_id:
+        if id_map is not None and p.fide_id is not None and p.fide_id in id_map.by_fide_id:
             matches[p.start] = Match(id_map.by_fide_id[p.fide_id], "map")
             continue
         if p.start in assigned:

@@ -153,7 +153,7 @@ class Site:
 
     def _route(
         self, route: str, query: dict[str, str], view: View, ledger: Readable, when: When
-    ) -> tuple[Any, Page]:
+    ) -> tuple[object, Page]:
         """The page at `route`: its data and its HTML, not rendered yet."""
         parts = [p for p in route.split("/") if p]
         if not parts:
@@ -224,7 +224,7 @@ def _unexpected(exc: Exception) -> HttpError:
     return HttpError(status, message)
 
 
-def _json(data: Any) -> bytes:
+def _json(data: object) -> bytes:
     """The twin's JSON, indented by two spaces (msgspec: the standard library's indenting
     encoder is pure Python, most of a large twin's time); a value it cannot encode is
     written as its `str`."""

@@ -66,7 +66,8 @@ def chart(
         for d, label in date_ticks(lo_day, hi_day, labels)
         for at in (x(date.fromordinal(d).isoformat()),)
     ]
-    legend_x, at = [], left + 8
+    legend_x: list[int] = []
+    at: float = left + 8
     for system in series:
         legend_x.append(round(at))
         at += label_width(system, LEGEND_SIZE) + 12
@@ -112,9 +113,9 @@ def _anchor(at: float, wide: float, width: int) -> str:
     return "middle"
 
 
-def _step(rough: float) -> int:
+def _step(rough: float) -> float:
     """A round step near `rough`: 10, 20, 25, 50, 100, 200, 250, 500, …"""
-    base = 10 ** max(math.floor(math.log10(rough)), 1)
+    base: int = 10 ** max(math.floor(math.log10(rough)), 1)
     return next(m * base for m in (1, 2, 2.5, 5, 10) if m * base >= rough)
 
 
@@ -132,7 +133,7 @@ def date_ticks(lo_day: int, hi_day: int, most: int = 7) -> list[tuple[int, str]]
     for every in (1, 3, 6, 12, 24, 60):
         if months // every < most:
             break
-    ticks = []
+    ticks: list[tuple[int, str]] = []
     y, m = first.year, first.month
     while True:
         m += 1

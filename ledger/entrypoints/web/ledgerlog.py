@@ -18,7 +18,7 @@ LOG_PAGE = 100
 LOG_WINDOW = 1000  # positions read at a time when paging the log backwards
 
 
-def log(ledger: Readable, query: dict[str, str], when: When) -> tuple[Any, Page]:
+def log(ledger: Readable, query: dict[str, str], when: When) -> tuple[object, Page]:
     """The log newest first, LOG_PAGE entries a page: `?before=N` pages back to older
     entries, `?after=N` forward to newer; `?type=` and `?section=` filter."""
     after = query.get("after")
@@ -38,14 +38,14 @@ def log(ledger: Readable, query: dict[str, str], when: When) -> tuple[Any, Page]
 
     if after is not None:
         found = _entries_after(ledger, whole(after, "after"), top, keep)
-        newer, page = len(found) > LOG_PAGE, found[:LOG_PAGE][::-1]
-        older = bool(page) and page[-1].position > 1
+        newer, shown = len(found) > LOG_PAGE, found[:LOG_PAGE][::-1]
+        older = bool(shown) and shown[-1].position > 1
     else:
         last = top if before is None else min(top, whole(before, "before", 1) - 1)
         found = _entries_before(ledger, last, keep)
-        older, page = len(found) > LOG_PAGE, found[:LOG_PAGE]
-        newer = bool(page) and page[0].position < top
-    entries = [asdict(x) for x in page]
+        older, shown = len(found) > LOG_PAGE, found[:LOG_PAGE]
+        newer = bool(shown) and shown[0].position < top
+    entries = [asdict(x) for x in shown]
     filters = {"type": kind, "section": section}
     links = []
     if newer:
@@ -122,7 +122,7 @@ def _entries_before(
     return found[: LOG_PAGE + 1]
 
 
-def problems(view: View, when: When) -> tuple[Any, Page]:
+def problems(view: View, when: When) -> tuple[object, Page]:
     found = queries.problems(view)
     page = html("problems.html", title="Problems", when=when, keep=None, found=found)
     return {"problems": found, "position": when.position}, page

@@ -4,7 +4,6 @@ filter by federation, sex, age group and club, every row linking the player."""
 from __future__ import annotations
 
 from datetime import date
-from typing import Any
 
 from ledger.entrypoints.web.params import HttpError, When
 from ledger.entrypoints.web.render import Page, html
@@ -16,7 +15,7 @@ from projections.projector import View
 from projections.timetravel import NoSuchList, list_view
 
 
-def index(view: View, when: When) -> tuple[Any, Page]:
+def index(view: View, when: When) -> tuple[object, Page]:
     """Every list the site's family published, newest first, each linked to its table."""
     found = list(reversed(queries.published_lists(view, view.family)))
     data = {"family": view.family, "lists": [x.row() for x in found]}
@@ -32,7 +31,7 @@ def index(view: View, when: When) -> tuple[Any, Page]:
 
 def one(
     view: View, ledger: Readable, name: str, query: dict[str, str], when: When
-) -> tuple[Any, Page]:
+) -> tuple[object, Page]:
     """The list `name` in one system (`?system=`, else its first), filtered."""
     published = queries.published_list(view, name)
     if published is None:

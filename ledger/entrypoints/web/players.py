@@ -20,7 +20,7 @@ from projections.timetravel import NoSuchList, list_view
 SEARCH_LIMIT = 50
 
 
-def search(view: View, query: dict[str, str], when: When) -> tuple[Any, Page]:
+def search(view: View, query: dict[str, str], when: When) -> tuple[object, Page]:
     text = query.get("q", "").strip()
     offset = whole(query.get("offset", "0"), "offset")
     found: dict[str, Any] = {"total": 0, "players": []}
@@ -56,7 +56,7 @@ def player_data(view: View, player: str, when: When) -> dict[str, Any]:
     return out
 
 
-def player(view: View, player: str, when: When) -> tuple[Any, Page]:
+def player(view: View, player: str, when: When) -> tuple[object, Page]:
     data = player_data(view, player, when)
     data["card"] = queries.player_card(view, player)
     words = rules_family(view.family).words
@@ -98,7 +98,9 @@ def _heading(player: str, card: dict[str, Any] | None) -> str:
     return f"{card['title']} {card['name']}" if card["title"] else card["name"]
 
 
-def on_list(view: View, ledger: Readable, player: str, name: str, when: When) -> tuple[Any, Page]:
+def on_list(
+    view: View, ledger: Readable, player: str, name: str, when: When
+) -> tuple[object, Page]:
     """What a published list said of a player: the read model as known at the list's cutoff."""
     systems = queries.systems_of(view, player)
     try:
@@ -122,7 +124,7 @@ def on_list(view: View, ledger: Readable, player: str, name: str, when: When) ->
 
 def proof(
     view: View, ledger: Readable, player: str, name: str, system: str | None, when: When
-) -> tuple[Any, Page]:
+) -> tuple[object, Page]:
     """A player's proof bundle for a list (projections/proofs.py); its page is the JSON."""
     from projections.proofs import BundleError, make_bundle
 
@@ -153,7 +155,7 @@ def points(rows: list[dict[str, Any]], as_of: str | None) -> list[tuple[str, flo
     ]
 
 
-def history(view: View, player: str, system: str | None, when: When) -> tuple[Any, Page]:
+def history(view: View, player: str, system: str | None, when: When) -> tuple[object, Page]:
     data = player_data(view, player, when)
     systems = queries.systems_of(view, player)
     system = system or (systems[0] if systems else None)
@@ -185,7 +187,7 @@ def item_params(key: str) -> dict[str, str]:
     return {"section": name} if kind == "section" else {"item": key}
 
 
-def explain(view: View, player: str, query: dict[str, str], when: When) -> tuple[Any, Page]:
+def explain(view: View, player: str, query: dict[str, str], when: When) -> tuple[object, Page]:
     system = query.get("system")
     section = query.get("section")
     item = "section:" + section if section else query.get("item")

@@ -17,6 +17,7 @@ from urllib.parse import quote, urlencode
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from ledger.entrypoints.web.params import When
+from ledger.log import ReadBreak
 from ledger.rules.rounding import round_half_up
 from ledger.rules.time_controls import known_time_control
 
@@ -25,11 +26,11 @@ TEMPLATES = Path(__file__).with_name("templates")
 TWIN: ContextVar[str | None] = ContextVar("twin", default=None)
 # The federation whose rules the site shows, set by the site.
 FEDERATION: ContextVar[str] = ContextVar("federation", default="")
-BROKEN: ContextVar[Sequence[Any]] = ContextVar("broken", default=())
+BROKEN: ContextVar[Sequence[ReadBreak]] = ContextVar("broken", default=())
 """The breaks the request's reads stopped at (ledger.log.ReadBreak): a banner on every page."""
 
 
-def href(path: str, when: When, **params: Any) -> str:
+def href(path: str, when: When, **params: object) -> str:
     """A link that keeps the page's times; path segments are quoted by the caller (`seg`).
     Returned plain: the template escapes it."""
     query = {**{k: v for k, v in params.items() if v is not None}, **when.params()}
@@ -55,7 +56,7 @@ def exact(rating: float | None) -> str:
     return "unrated" if rating is None else f"{rating:.4f}"
 
 
-def cell(value: Any, decimals: int = 2) -> Any:
+def cell(value: object, decimals: int = 2) -> object:
     """A value for a table cell: floats to `decimals` places, booleans as yes/no, None empty."""
     if value is None:
         return ""
@@ -99,7 +100,7 @@ def dates(start: str | None, end: str | None) -> str:
 
 
 def pager(
-    path: str, when: When, offset: int, shown: int, total: int, size: int, **params: Any
+    path: str, when: When, offset: int, shown: int, total: int, size: int, **params: object
 ) -> list[tuple[str, str, str]]:
     """(link, rel, text) to the previous page and to the next, saying how many more there
     are."""
@@ -123,7 +124,7 @@ def moment(stamp: str | None) -> str:
     return at.strftime("%Y-%m-%d %H:%M:%S") + zone.rstrip()
 
 
-def pretty_json(value: Any, indent: int = 1, sort_keys: bool = False) -> str:
+def pretty_json(value: object, indent: int = 1, sort_keys: bool = False) -> str:
     return json.dumps(value, indent=indent, ensure_ascii=False, sort_keys=sort_keys)
 
 

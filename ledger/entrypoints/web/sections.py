@@ -21,7 +21,7 @@ SECTIONS_PAGE = 50
 LATEST_SECTIONS = 10
 
 
-def home(view: View, when: When) -> tuple[Any, Page]:
+def home(view: View, when: When) -> tuple[object, Page]:
     latest = queries.sections(view, limit=LATEST_SECTIONS)
     page = html(
         "home.html",
@@ -34,7 +34,7 @@ def home(view: View, when: When) -> tuple[Any, Page]:
     return {"latest_sections": latest["sections"]}, page
 
 
-def index(view: View, query: dict[str, str], when: When) -> tuple[Any, Page]:
+def index(view: View, query: dict[str, str], when: When) -> tuple[object, Page]:
     text = query.get("q", "").strip()
     offset = whole(query.get("offset", "0"), "offset")
     first, last = (day(query.get(k), k) for k in ("from", "to"))
@@ -59,7 +59,7 @@ def index(view: View, query: dict[str, str], when: When) -> tuple[Any, Page]:
     return {"offset": offset, **found}, page
 
 
-def section(view: View, ledger: Readable, section_id: str, when: When) -> tuple[Any, Page]:
+def section(view: View, ledger: Readable, section_id: str, when: When) -> tuple[object, Page]:
     table = crosstable(view, section_id)
     if table is None:
         return withdrawn(view, ledger, section_id, when)
@@ -83,7 +83,7 @@ def section(view: View, ledger: Readable, section_id: str, when: When) -> tuple[
     return data, page
 
 
-def plain(value: Any) -> Any:
+def plain(value: object) -> Any:  # JSON values
     """`dataclasses.asdict` for the crosstable's values (dataclasses, tuples, dicts and
     scalars), without its deep copy of every scalar."""
     if is_dataclass(value):
@@ -95,7 +95,7 @@ def plain(value: Any) -> Any:
     return value
 
 
-def withdrawn(view: View, ledger: Readable, section_id: str, when: When) -> tuple[Any, Page]:
+def withdrawn(view: View, ledger: Readable, section_id: str, when: When) -> tuple[object, Page]:
     """A section withdrawn from rating: when, by whom and why, from its ledger entry."""
     record = queries.section_record(view, section_id)
     if record is None or record["status"] != "withdrawn":

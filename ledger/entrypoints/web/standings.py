@@ -55,7 +55,9 @@ def standings(table: Crosstable, cards: dict[str, dict[str, Any]], words: Words)
 def _cell(text: str, by_pair: dict[int, CrosstableRow]) -> Cell:
     found = re.fullmatch(r"[WDLXF](\d+)", text)
     opponent = by_pair.get(int(found.group(1))) if found else None
-    return Cell(text, opponent and opponent.player, opponent and opponent.name)
+    if opponent is None:
+        return Cell(text, None, None)
+    return Cell(text, opponent.player, opponent.name)
 
 
 def _performance(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Any, cast
 
 from ledger.errors import InputError
 from ledger.estimate import EstimateSection, output, scores
@@ -11,7 +11,7 @@ from ledger.rules.fide import versions
 from ledger.rules.fide.modern import rate
 
 
-def estimate(section: EstimateSection, name: str | None, explain: bool) -> dict:
+def estimate(section: EstimateSection, name: str | None, explain: bool) -> dict[str, Any]:
     """The contract's section rated as a FIDE section (unrated players as 10.3 / 8.2 say)."""
     try:
         version = versions.resolve(section.end_date, name)

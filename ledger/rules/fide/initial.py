@@ -80,8 +80,8 @@ def initial_rating(
     n = len(results)
     score = sum(s for _, s in results)
     if n == 0:
-        reason = "no games against rated opponents"
-        return InitialRating(0, 0.0, None, None, None, None, None, reason)
+        empty = "no games against rated opponents"
+        return InitialRating(0, 0.0, None, None, None, None, None, empty)
     total = sum(r for r, _ in results)
     if version.initial == "8.2-2024":
         ra = (total + HYPOTHETICAL * HYPOTHETICAL_GAMES) / (n + HYPOTHETICAL_GAMES)  # 8.2.2
@@ -99,7 +99,7 @@ def initial_rating(
         ru = round_half_up(ra + difference)
     if version.max_initial is not None:
         ru = min(ru, version.max_initial)  # 8.2.3: "The maximum initial rating is 2200."
-    reason = None
+    reason: str | None = None
     if n < version.minimum_games:
         reason = f"7.1.4: {n} games against rated opponents, at least {version.minimum_games}"
     elif ru < version.floor:

@@ -46,7 +46,7 @@ def period_result(
     """
     if not version.per_game:  # 10.65: Rn = Ro + ΣΔR; 10.66: "rounded off to the nearest 1"
         total = period_sum(legacy)
-        detail = {"sections": len(legacy), "total": total}
+        detail: dict[str, float | None] = {"sections": len(legacy), "total": total}
         return PeriodResult(ro + total, period_rating(ro, legacy), None, detail)
     games = sum(n for _, _, n in per_game)
     base = max((k for _, k, _ in per_game), default=None)

@@ -40,15 +40,19 @@ def rate_modern(section: Section, version: FideVersion) -> SectionOutcome:
     if section.format in ("match", "scheveningen") and not all(
         p.counts_as_rated for p in section.players
     ):
-        outcomes = tuple(not_rated(p.id, p.rating) for p in section.players)
+        nobody = tuple(not_rated(p.id, p.rating) for p in section.players)
         reason = "6.1: a match with an unrated player is not rated"
-        return SectionOutcome(version.name, False, outcomes, reason=reason)
+        return SectionOutcome(version.name, False, nobody, reason=reason)
     results = results_by_player(by_id, section.games)
     outcomes = []
     for player in section.players:
-        games = [(o, s) for o, s in results[player.id] if by_id[o].counts_as_rated]
-        counted = tuple((by_id[o].rating, s) for o, s in games)
-        opponents = tuple(o for o, _ in games)
+        games = [
+            (o, rating, s)
+            for o, s in results[player.id]
+            if (rating := by_id[o].rating_counted) is not None
+        ]
+        counted = tuple((rating, s) for _, rating, s in games)
+        opponents = tuple(o for o, _, _ in games)
         if not counted:
             outcomes.append(not_rated(player.id, player.rating))
         elif player.rating is not None:

@@ -52,9 +52,15 @@ class Player:
     pool: tuple[PoolEvent, ...] = ()  # 8.2/7.1.4 (2022, 2024): earlier games vs rated players
 
     @property
+    def rating_counted(self) -> float | None:
+        """His rating as his opponents' calculations count it: None if they treat him as an
+        unrated player, as they do a newly rated one (10.5)."""
+        return None if self.newly_rated else self.rating
+
+    @property
     def counts_as_rated(self) -> bool:
         """Whether his opponents' calculations treat him as a rated player (10.5)."""
-        return self.rating is not None and not self.newly_rated
+        return self.rating_counted is not None
 
 
 @dataclass(frozen=True)
@@ -174,11 +180,15 @@ def _by_opponents(section: Section) -> SectionOutcome:
     results = results_by_player((p.id for p in section.players), section.games)
     outcomes = []
     for player in section.players:
-        counted = [(by_id[o], s) for o, s in results[player.id] if by_id[o].counts_as_rated]
+        counted = [
+            (rating, s)
+            for o, s in results[player.id]
+            if (rating := by_id[o].rating_counted) is not None
+        ]
         if not counted:
             outcomes.append(not_rated(player.id, player.rating))
             continue
-        opponents = [o.rating for o, _ in counted]
+        opponents = [rating for rating, _ in counted]
         score = sum(s for _, s in counted)
         average = sum(opponents) / len(opponents)  # 10.21a/10.61: average of the opponents
         if player.rating is not None:
@@ -193,25 +203,23 @@ def _round_robin(section: Section) -> SectionOutcome:
     """10.21b/10.61: round robin, where unrated players count through the average Ra."""
     results = results_by_player((p.id for p in section.players), section.games)
     active = [p for p in section.players if results[p.id]]
-    rated = [p for p in active if p.counts_as_rated]
+    rated = {p.id: rating for p in active if (rating := p.rating_counted) is not None}
     if not rated:
-        outcomes = tuple(not_rated(p.id, p.rating) for p in section.players)
-        return SectionOutcome(RULES, False, outcomes, reason="10.21b: no rated players")
+        nobody = tuple(not_rated(p.id, p.rating) for p in section.players)
+        return SectionOutcome(RULES, False, nobody, reason="10.21b: no rated players")
     n = len(active) - 1
     scores = {p.id: sum(s for _, s in results[p.id]) for p in active}
-    rar = sum(p.rating for p in rated) / len(rated)  # 10.21b1: Rar
+    rar = sum(rated.values()) / len(rated)  # 10.21b1: Rar
     pct: dict[str, int] = {}
     dpa = None
     ra = rar
     if len(rated) < len(active):
-        pct = {p.id: percentage(scores[p.id], len(results[p.id])) for p in rated}
+        pct = {pid: percentage(scores[pid], len(results[pid])) for pid in rated}
         dpa = sum(dp(v) for v in pct.values()) / len(pct)  # 10.21b2: dpa
         ra = tournament_average(rar, dpa, n)
     # 10.68: an unrated player counts for others at his Ru from Rc = Ra (10.5: newly rated too).
     counted_as = {
-        p.id: p.rating
-        if p.counts_as_rated
-        else performance(ra, scores[p.id], len(results[p.id]), n)
+        p.id: rated[p.id] if p.id in rated else performance(ra, scores[p.id], len(results[p.id]), n)
         for p in active
     }
     outcomes = []

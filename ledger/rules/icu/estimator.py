@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ledger.errors import InputError
 from ledger.estimate import EstimateSection, output, scores
 from ledger.rules.icu import section as icu
 from ledger.rules.icu import versions
 
 
-def estimate(section: EstimateSection, name: str | None, explain: bool) -> dict:
+def estimate(section: EstimateSection, name: str | None, explain: bool) -> dict[str, Any]:
     """The contract's section rated as an ICU tournament."""
     players = tuple(
         icu.Player(p.id, p.rating, p.games or 0, p.birth_date, p.playing_since)

@@ -186,9 +186,9 @@ def floor_of(state: FloorState, personal: bool, olm: bool) -> tuple[int, Bound]:
             kind, best = Bound.PERSONAL_ABSOLUTE, level
     peak = state.peak
     if peak is not None:
-        level = peak_floor(peak)
-        if level is not None and level > best:
-            kind, best = Bound.PEAK, level
+        at_peak = peak_floor(peak)
+        if at_peak is not None and at_peak > best:
+            kind, best = Bound.PEAK, at_peak
     money = state.money_floor
     if money is not None and money > best:
         kind, best = Bound.MONEY, money

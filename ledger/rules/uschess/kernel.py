@@ -10,35 +10,32 @@ installed (docs/decisions.md, "the columnar rating kernel").
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import NamedTuple
+from collections.abc import Callable, Sequence
 
+from ledger.rules.uschess.columns import MINIMUM_RATING, SPECIAL_UP_TO, Columns
 from ledger.rules.uschess.effective_games import effective_games
 from ledger.rules.uschess.special_formula import special_value
 from ledger.rules.uschess.standard_formula import bonus_eligible, k_factor, standard_values
 
-MINIMUM_RATING = 100.0  # §1 Steps 3–5: "If the resulting rating ... is less than 100, ... 100"
-SPECIAL_UP_TO = 8  # §1 Step 4: the special formula for "8 or fewer games (N ≤ 8)"
 HISTORIES = ("mixed", "all_wins", "all_losses")  # §4.1's history, coded by its index here
 HISTORY_CODES = {name: code for code, name in enumerate(HISTORIES)}
 
-
-class Columns(NamedTuple):
-    """Each player's values, one list per value (None where the step does not apply)."""
-
-    special: list[bool]  # §1 Step 4: N ≤ 8, or all wins or all losses before
-    m: list[int]
-    score: list[float]
-    wins: list[int]
-    draws: list[int]
-    n_eff: list[float]  # 0.0 for a player without games
-    k: list[float | None]  # None: the special formula (§1 Step 4)
-    eligible: list[bool]
-    step3: list[float | None]
-    step4: list[float | None]
-    step5: list[float | None]
-    expected: list[float | None]  # Step 5's, standard formula only
-    bonus: list[float | None]
+# a kernel's signature: `rate_python`'s and kernel_compiled.rate_compiled's
+Kernel = Callable[
+    [
+        Sequence[float],
+        Sequence[float],
+        Sequence[bool],
+        Sequence[int],
+        Sequence[int],
+        Sequence[int],
+        Sequence[float],
+        float,
+        bool,
+        bool,
+    ],
+    Columns,
+]
 
 
 def rate_columns(
@@ -85,17 +82,18 @@ def rate_columns(
     )
 
 
-_COMPILED: list = []  # the compiled twin once imported (None without numba)
+_COMPILED: list[Kernel | None] = []  # the compiled twin once imported (None without numba)
 
 
-def _compiled():
+def _compiled() -> Kernel | None:
     """kernel_compiled.rate_compiled, or None without numba (imported once, when first used)."""
     if not _COMPILED:
+        found: Kernel | None
         try:
-            from ledger.rules.uschess.kernel_compiled import rate_compiled
+            from ledger.rules.uschess.kernel_compiled import rate_compiled as found
         except ImportError:
-            rate_compiled = None
-        _COMPILED.append(rate_compiled)
+            found = None
+        _COMPILED.append(found)
     return _COMPILED[0]
 
 

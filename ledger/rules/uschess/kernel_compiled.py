@@ -13,16 +13,22 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+import numpy.typing as npt
 from numba import njit
 
-from ledger.rules.uschess.kernel import MINIMUM_RATING, SPECIAL_UP_TO, Columns
+from ledger.rules.uschess.columns import MINIMUM_RATING, SPECIAL_UP_TO, Columns
 from ledger.rules.uschess.special_formula import EPSILON, KNOT_TOLERANCE, MAX_STEPS, SPECIAL_CAP
 
 NAN = math.nan
+Floats = npt.NDArray[np.float64]
+Ints = npt.NDArray[np.int64]
+Bools = npt.NDArray[np.bool_]
 
 
 @njit(cache=True)
-def _f(r, prior, n_eff, opponents, target):  # pragma: no cover - compiled
+def _f(
+    r: float, prior: float, n_eff: float, opponents: Floats, target: float
+) -> float:  # pragma: no cover - compiled
     """§4.1: f(R) = N'·PWe(R, R'_0) + Σ PWe(R, R_i) − S' (special_rating's f)."""
     total = -target
     if r >= prior + 400.0:
@@ -39,7 +45,9 @@ def _f(r, prior, n_eff, opponents, target):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def special(r0, n_eff, opponents, score, history):  # pragma: no cover - compiled
+def special(
+    r0: float, n_eff: float, opponents: Floats, score: float, history: int
+) -> float:  # pragma: no cover - compiled
     """§4.1: special_rating(...).rating; `history` coded as kernel.HISTORIES."""
     if history == 1:
         prior, target = r0 - 400.0, score + n_eff
@@ -115,8 +123,33 @@ def special(r0, n_eff, opponents, score, history):  # pragma: no cover - compile
 
 @njit(cache=True)
 def _rate(
-    prior, games, unrated, history, white, black, score, multiplier, distinct_at_three, dual, two
-):  # pragma: no cover - compiled
+    prior: Floats,
+    games: Floats,
+    unrated: Bools,
+    history: Ints,
+    white: Ints,
+    black: Ints,
+    score: Floats,
+    multiplier: float,
+    distinct_at_three: bool,
+    dual: bool,
+    two: float,
+) -> tuple[
+    Bools,
+    Ints,
+    Floats,
+    Ints,
+    Ints,
+    Floats,
+    Bools,
+    Floats,
+    Bools,
+    Floats,
+    Floats,
+    Floats,
+    Floats,
+    Floats,
+]:  # pragma: no cover - compiled
     size = prior.size
     m = np.zeros(size, np.int64)
     for g in range(white.size):
@@ -239,7 +272,7 @@ def _rate(
     )
 
 
-def _maybe(values: np.ndarray) -> list[float | None]:
+def _maybe(values: Floats) -> list[float | None]:
     return [None if x != x else x for x in values.tolist()]
 
 

@@ -16,7 +16,8 @@ YOUTH_2024 = Conversion(2000, (-453.0, 1.2667), (80.0, 1.0))
 # §2.2: CFC → US Chess (unchanged in all three texts).
 CFC = Conversion(1500, (-90.0, 1.0), (-240.0, 1.1))
 
-BASE_TIMELINES: dict[str, Timeline] = {
+# each by its name: a number (the multiplier) or a Conversion, as parse_parameter_value checks
+BASE_TIMELINES: dict[str, Timeline[object]] = {
     # §8 of the 2024 text ("Bonus point threshold"), §4.2: B = 12 effective February 1, 2023.
     # B = 10 for every 2025 event, decided in 2025 and applied retroactively, is in no text:
     # a ledger records it as the amendment it was (RulesAmended; docs/decisions.md).

@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import NamedTuple
 
+from ledger.rules.uschess.columns import Columns
 from ledger.rules.uschess.initialization import Initialization, PlayerBackground, initialize
-from ledger.rules.uschess.kernel import HISTORY_CODES, Columns, rate_columns
+from ledger.rules.uschess.kernel import HISTORY_CODES, rate_columns
 from ledger.rules.uschess.special_formula import SpecialResult, special_rating
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.time_controls import is_dual_rated_time_control

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Literal
+from typing import Literal, cast
 
 from ledger.rules.conversion import Conversion
 from ledger.rules.timeline import Timeline
@@ -131,7 +131,7 @@ class Rules:
         return self.version.name
 
 
-def timelines(amendments: Iterable[Amendment] = ()) -> dict[str, Timeline]:
+def timelines(amendments: Iterable[Amendment] = ()) -> dict[str, Timeline[object]]:
     """The base timelines with amendments applied in the order given (later ones win)."""
     result = dict(BASE_TIMELINES)
     for a in amendments:
@@ -149,12 +149,13 @@ def resolve(start: date, version: str | None = None, amendments: Iterable[Amendm
         raise ValueError(f"unknown rules version {version!r}; known: {', '.join(VERSIONS)}")
     amendments = tuple(amendments)
     lines = timelines(amendments)
+    # each timeline holds its parameter's kind of value (parse_parameter_value checks amended ones)
     return Rules(
         version=chosen,
         on=start,
-        bonus_multiplier=lines["bonus_multiplier"].at(start),
-        fide_conversion=lines["fide_conversion"].at(start),
-        youth_conversion=lines["youth_conversion"].at(start),
-        cfc_conversion=lines["cfc_conversion"].at(start),
+        bonus_multiplier=cast(float, lines["bonus_multiplier"].at(start)),
+        fide_conversion=cast(Conversion, lines["fide_conversion"].at(start)),
+        youth_conversion=cast(Conversion, lines["youth_conversion"].at(start)),
+        cfc_conversion=cast(Conversion, lines["cfc_conversion"].at(start)),
         amendments=amendments,
     )
