@@ -1,6 +1,6 @@
 """The history's stored layout: narrow rows, and a row's standing and detail apart.
 
-A rater's history row (`HISTORY_COLUMNS` order, projections/raters/change.py) is split when it
+A rater's history row (`HISTORY_COLUMNS` order, projections/change.py) is split when it
 is written: its key and figures go to `history_rows`, the standing after it (the `s_*` state
 columns) to `history_standing` only if any of them has a value, and its `detail` JSON to
 `history_detail` only if it is not "{}"; the three are keyed by the row's `id`. The view

@@ -22,9 +22,9 @@ from ledger.rules.families import family as rules_family
 from ledger.rules.families import known
 from ledger.rules.rating_lists import RatingList, list_for
 from ledger.rules.rounding import round_half_up
-from projections import raters
+from projections.change import Change
 from projections.items import Item, sort_key
-from projections.raters.change import Change
+from projections.rating import rater_for
 from projections.schema import HISTORY_COLUMNS, LIST_COLUMNS, STATE
 from projections.standing import UNRATED, Standing
 
@@ -99,7 +99,7 @@ def recompute(
     if merged:
         profiles = merges.profiles(profiles, merged)
         items = [merges.renamed(i, merged) for i in items]
-    run = _Periods([listed], lambda lookup: raters.rater_for(family, lookup, profiles))
+    run = _Periods([listed], lambda lookup: rater_for(family, lookup, profiles))
     run.lookup.on_list, run.live = dict(on_list), dict(on_list)
     if uplifts is not None:
         previous, earlier, raised = uplifts

@@ -21,7 +21,7 @@ import hashlib
 import json
 import shutil
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,20 +33,19 @@ from ledger import bounds, events
 from ledger.log import LedgerEntry
 from ledger.rules.families import DEFAULT
 from ledger.rules.families import family as rules_family
-from ledger.rules.uschess.versions import Amendment
 from projections import merges, modelfile, queries
 from projections.batch import (
     Batch,
     Incremental,
 )
 from projections.cascade import Cascade
+from projections.change import Change
 from projections.handlers import apply, short
 from projections.items import Item
 from projections.lock import BUSY_TIMEOUT_SECONDS, exclusive
 from projections.merges import Merges
 from projections.profiles import ProfilesOnDemand
-from projections.raters import rater_for
-from projections.raters.change import Change
+from projections.rating import AmendmentRow, Rater, rater_for
 from projections.rebuild import Rebuild
 from projections.schema import (
     CONTENT,
@@ -144,10 +143,10 @@ class View(Rebuild, Cascade):
         self,
         lookup: Callable[[str, str], Standing],
         profiles: dict[str, events.PlayerRegistered],
-        amendments: tuple[Amendment, ...],
+        amendments: Sequence[AmendmentRow],
         explain: bool = False,
         merged: Merges | None = None,
-    ) -> Any:
+    ) -> Rater:
         """The family's rater; with `merged`, it sees merged-away records as their survivors'
         (projections/merges.py)."""
         if not merged:

@@ -22,7 +22,6 @@ from ledger.log import LedgerEntry
 from ledger.rules.uschess.systems import System
 from projections import history_store, modelfile, periods
 from projections.batch import ITEMS_CHUNK, Fresh
-from projections.raters.uschess import parse_amendments
 from projections.schema import AFTER_RATING, BEFORE_RATING, INDEXES, create
 from projections.standing import UNRATED, Standing
 from projections.writer import LARGE, PRAGMAS, LocalWriter, Writer
@@ -105,12 +104,10 @@ class Rebuild:
         items = _then_indexed(conn, batch.item_writes(conn))
         live: dict[tuple[str, System], Standing] = {}
         get = live.get
-        amendments = parse_amendments(
-            [
-                {"parameter": a[0], "value": json.loads(a[1]), "effective": a[2], "until": a[3]}
-                for a in batch.amendments.values()
-            ]
-        )
+        amendments = [
+            {"parameter": a[0], "value": json.loads(a[1]), "effective": a[2], "until": a[3]}
+            for a in batch.amendments.values()
+        ]
         rater = self._rater(
             lambda player, system: get((player, system), UNRATED),
             batch.facts,

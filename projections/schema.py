@@ -18,7 +18,7 @@ from projections.standing import STATE_COLUMNS, Standing
 if TYPE_CHECKING:
     import sqlite_utils
 
-# A rater's history row (projections/raters/change.py); stored split (projections/history_store).
+# A rater's history row (projections/change.py); stored split (projections/history_store).
 HISTORY_COLUMNS = (*NARROW_COLUMNS, "detail", *STATE_COLUMNS)
 STATE = slice(len(HISTORY_COLUMNS) - len(STATE_COLUMNS), len(HISTORY_COLUMNS))
 POST_RATING = HISTORY_COLUMNS.index("post_rating")

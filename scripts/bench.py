@@ -30,10 +30,10 @@ from pathlib import Path
 from ledger.application import RatingsLedger
 from ledger.commands import SubmitSection, parse
 from ledger.log import read_entries
+from ledger.rules.uschess.rater import KERNEL_VARIABLE
 from ledger.signing import KEYRING_VARIABLE, Keyring
 from projections import queries, timetravel
 from projections.projector import View
-from projections.raters.uschess import KERNEL_VARIABLE
 from projections.seals import Seals
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # scripts/benchmarks/, however loaded

@@ -6,8 +6,8 @@ import json
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ledger.rules.uschess.versions import Amendment
     from projections.items import Item
+    from projections.rating import AmendmentRow
     from projections.schema import ReadModel
 
 
@@ -40,21 +40,18 @@ def amendment_rows(view: ReadModel) -> list[dict[str, Any]]:
     return list(view.db["amendments"].rows_where(order_by="position"))
 
 
-def amendments(view: ReadModel) -> tuple[Amendment, ...]:
-    """Every recorded rules amendment, parsed, in ledger order."""
-    from projections.raters.uschess import parse_amendments
-
-    return parse_amendments(
-        [
-            {
-                "parameter": r["parameter"],
-                "value": json.loads(r["value"]),
-                "effective": r["effective"],
-                "until": r["until"],
-            }
-            for r in amendment_rows(view)
-        ]
-    )
+def amendments(view: ReadModel) -> list[AmendmentRow]:
+    """Every recorded rules amendment, its value decoded, in ledger order (the family's
+    rater parses those it takes, `Rater.open`)."""
+    return [
+        {
+            "parameter": r["parameter"],
+            "value": json.loads(r["value"]),
+            "effective": r["effective"],
+            "until": r["until"],
+        }
+        for r in amendment_rows(view)
+    ]
 
 
 def problems(view: ReadModel) -> list[dict[str, Any]]:

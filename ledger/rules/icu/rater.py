@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from datetime import date
 
-from ledger.rules.icu import section as icu
-from ledger.rules.icu.family import SYSTEM
-from ledger.rules.icu.versions import resolve as icu_version
-from projections.items import Item
-from projections.raters.change import Change, change
-from projections.raters.games import (
+from ledger.rules.fide.games import (
     Games,
     GamesRater,
     detail,
     profile_field,
     to_date,
 )
+from ledger.rules.icu import section as icu
+from ledger.rules.icu.family import SYSTEM
+from ledger.rules.icu.versions import resolve as icu_version
+from projections.change import Change, change
+from projections.items import Item
 from projections.standing import Standing
 
 

@@ -5,17 +5,19 @@ from __future__ import annotations
 
 import itertools
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date
-from typing import Any
+from typing import Any, Self
 
 from ledger.events import OpeningBalanceRecorded, PlayerRegistered
 from ledger.results import RATED_RESULTS
 from ledger.rules.fide.section import PlayerOutcome, SectionOutcome
 from ledger.rules.time_controls import known_time_control
+from projections.change import Change, change
 from projections.items import Item
-from projections.raters.change import Change, change
+from projections.rating import AmendmentRow
 from projections.standing import Standing
+from projections.what_if import WhatIf
 
 REGULAR_FROM = 30  # mm + ss: the slowest range of the US Chess footnote 1, "Regular"
 
@@ -68,16 +70,16 @@ class GamesRater(ABC):
         cls,
         lookup: Lookup,
         profiles: Mapping[str, PlayerRegistered],
-        amendments: tuple[Any, ...],
+        amendments: Sequence[AmendmentRow],
         explain: bool,
-        what_if: Any,
-    ) -> GamesRater:
+        what_if: WhatIf | None,
+    ) -> Self:
         """The rater of a read model (US Chess rules amendments and a what-if's rules version
         do not apply; its history rows carry every value already)."""
         return cls(lookup, profiles)
 
-    def standing(self, player: str) -> Standing:
-        return self.lookup(player, self.system)
+    def standing(self, player: str, system: str | None = None) -> Standing:
+        return self.lookup(player, system or self.system)
 
     def rate(self, item: Item) -> list[Change]:
         if item.kind == "opening" and item.event.system == self.system:

@@ -13,6 +13,7 @@ from ledger.results import RATED_RESULTS
 from ledger.rules.rounding import round_half_up
 from ledger.rules.time_controls import known_time_control, parse_time_control
 from ledger.rules.uschess import floors
+from ledger.rules.uschess.decisions import DecisionItems
 from ledger.rules.uschess.effective_games import n_star
 from ledger.rules.uschess.initialization import (
     SYSTEMS,
@@ -36,10 +37,11 @@ from ledger.rules.uschess.section import (
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.time_controls import rated_systems
 from ledger.rules.uschess.versions import Amendment, Rules, RuleVersion, resolve
+from projections.change import Change, change
 from projections.items import Item
-from projections.raters.change import Change, change
-from projections.raters.uschess_decisions import DecisionItems
+from projections.rating import AmendmentRow
 from projections.standing import Standing, history_after
+from projections.what_if import WhatIf
 
 Lookup = Callable[[str, System], Standing]
 
@@ -89,16 +91,20 @@ class Rater(DecisionItems):
         cls,
         lookup: Lookup,
         profiles: Mapping[str, PlayerRegistered],
-        amendments: tuple[Amendment, ...],
+        amendments: Sequence[AmendmentRow],
         explain: bool,
-        what_if: Any,
+        what_if: WhatIf | None,
     ) -> Rater:
         """The rater of a read model: under a what-if, its amendments after the recorded ones
         and its rules version for every section."""
+        recorded = parse_amendments(amendments)
         if what_if is None:
-            return cls(lookup, profiles, amendments, explain)
+            return cls(lookup, profiles, recorded, explain)
         extra = parse_amendments(list(what_if.amendments))
-        return cls(lookup, profiles, amendments + extra, explain, what_if.rules)
+        return cls(lookup, profiles, recorded + extra, explain, what_if.rules)
+
+    def standing(self, player: str, system: str) -> Standing:
+        return self.lookup(player, System(system))
 
     def rules(self, start: str, version: str | None = None) -> Rules:
         key = (start, version)

@@ -13,8 +13,8 @@ from ledger.rules.uschess.fide_adjustment import (
 from ledger.rules.uschess.overrides import apply_override
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.versions import Rules
+from projections.change import Change
 from projections.items import Item
-from projections.raters.change import Change
 from projections.standing import Standing, history_after
 
 

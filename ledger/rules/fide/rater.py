@@ -8,6 +8,15 @@ from typing import Any
 
 from ledger.events import OpeningBalanceRecorded
 from ledger.rules.fide import section as fide
+from ledger.rules.fide.games import (
+    Games,
+    GamesRater,
+    detail,
+    profile_field,
+    rated_games,
+    section_format,
+    to_date,
+)
 from ledger.rules.fide.initial import PoolEvent
 from ledger.rules.fide.modern import rate as rate_by_version
 from ledger.rules.fide.rate_of_play import STANDARD, list_for_time, standard_minimum
@@ -18,17 +27,8 @@ from ledger.rules.fide.uplift import raised_profile_rating
 from ledger.rules.fide.versions import FideVersion
 from ledger.rules.fide.versions import resolve as fide_version
 from ledger.rules.time_controls import known_time_control
+from projections.change import Change, change
 from projections.items import Item
-from projections.raters.change import Change, change
-from projections.raters.games import (
-    Games,
-    GamesRater,
-    detail,
-    profile_field,
-    rated_games,
-    section_format,
-    to_date,
-)
 from projections.standing import Standing
 
 SEED_GAMES = 30  # a published FIDE rating without a game count: past 10.64's first 30 games

@@ -1,0 +1,72 @@
+"""What the read core asks of a rule family's reader (issue 29): a typed protocol.
+
+Each family implements it in its own package (`ledger/rules/<family>/rater.py`); its `Family`
+names the class (`Family.rater`, "module:Class"), and `ledger.rules.families`, the registry,
+is the one place that names the families. The read core (projector, cascade, rebuild, schema,
+handlers, queries) asks only this protocol and imports no family package.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, Self
+
+from ledger.rules.families import family
+
+if TYPE_CHECKING:
+    from ledger.events import PlayerRegistered
+    from projections.change import Change
+    from projections.items import Item
+    from projections.standing import Standing
+    from projections.what_if import WhatIf
+
+# Each player's standing in one system before the item being rated: (player, system) → standing
+Lookup = Callable[[str, str], "Standing"]
+# A recorded rules amendment as the read model keeps it: parameter, value (decoded), effective,
+# until. A family that takes amendments parses them when it opens; the others ignore them.
+AmendmentRow = Mapping[str, Any]
+
+
+class Rater(Protocol):
+    """A family's reader opened on a read model: rates one item at a time."""
+
+    @classmethod
+    def open(
+        cls,
+        lookup: Lookup,
+        profiles: Mapping[str, PlayerRegistered],
+        amendments: Sequence[AmendmentRow],
+        explain: bool,
+        what_if: WhatIf | None,
+    ) -> Self:
+        """The rater over `lookup` and the profiles, with the recorded rules amendments,
+        explain detail (rows not stored) and a what-if replay's rules."""
+        ...
+
+    def rate(self, item: Item) -> list[Change]:
+        """Each player's new standing after `item` and its history row."""
+        ...
+
+    def standing(self, player: str, system: str) -> Standing:
+        """The player's standing in `system` before the item being rated."""
+        ...
+
+
+def rater_class(name: str) -> type[Rater]:
+    """The rater class family `name` names (`Family.rater`)."""
+    module, _, cls = family(name).rater.partition(":")
+    found: type[Rater] = getattr(importlib.import_module(module), cls)
+    return found
+
+
+def rater_for(
+    name: str,
+    lookup: Lookup,
+    profiles: Mapping[str, PlayerRegistered],
+    amendments: Sequence[AmendmentRow] = (),
+    explain: bool = False,
+    what_if: WhatIf | None = None,
+) -> Rater:
+    """Family `name`'s rater opened on a read model (`Rater.open`)."""
+    return rater_class(name).open(lookup, profiles, amendments, explain, what_if)
