@@ -9,20 +9,19 @@ import operator
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from ledger.rules.families import family as rules_family
-from ledger.rules.uschess.systems import System
 from projections import history_store, periods, queries
 from projections.batch import Incremental, decode_item
 from projections.items import Item
 from projections.profiles import ProfilesOnDemand
+from projections.rating import history_layout
 from projections.schema import (
     GAMES_AFTER,
     POST_RATING,
     PRE_RATING,
-    RATING_COLUMNS,
-    RATINGS_INSERT,
     STATE,
+    RatingsTable,
     rating_row,
+    ratings_table,
 )
 from projections.standing import UNRATED, Standing
 
@@ -48,6 +47,7 @@ class Cascade:
             return
         db = self.db
         conn = db.conn
+        layout = history_layout(self.family)  # its history: its state columns
         for start, until in batch.amended:
             rows = db.execute(
                 "select key, sort_key from items where start >= ?"
@@ -69,7 +69,7 @@ class Cascade:
             return
         start = min(starts)
         dirty = set(batch.dirty)
-        live: dict[tuple[str, System], Standing] = {}
+        live: dict[tuple[str, str], Standing] = {}
         affected = set(batch.seeds)
         current = [start]
         # Each (player, system)'s standing after his last stored row the cascade has passed
@@ -80,7 +80,7 @@ class Cascade:
         # passed last for them (or that have none): those whose ratings row may differ.
         apart: set[tuple[str, str]] = set()
 
-        def lookup(player: str, system: System) -> Standing:
+        def lookup(player: str, system: str) -> Standing:
             key = (player, system)
             s = live.get(key)
             if s is not None:
@@ -91,7 +91,7 @@ class Cascade:
             if s is None:
                 s = queries.standing_before(self, player, system, current[0])
             else:
-                s = Standing.from_columns(_state(s))
+                s = layout.standing_of(_state(s))
             stored[key] = s
             return s
 
@@ -111,7 +111,7 @@ class Cascade:
                     if (player, system) not in stored and (player, system) not in live:
                         wanted.add((player, system))
             if wanted:
-                stored.update(history_store.standings_before(conn, sorted(wanted), sort_key))
+                stored.update(layout.standings_before(conn, sorted(wanted), sort_key))
 
         rater = self._rater(
             lookup, ProfilesOnDemand(self), queries.amendments(self), merged=batch.merges()
@@ -163,7 +163,7 @@ class Cascade:
         ).fetchall()
         for at in range(0, len(items), CASCADE_CHUNK):
             chunk = items[at : at + CASCADE_CHUNK]
-            rows_of = history_store.rows_of_items(conn, chunk[0][6], chunk[-1][6])
+            rows_of = layout.rows_of_items(conn, chunk[0][6], chunk[-1][6])
             read_ahead([r for rows in rows_of.values() for r in rows], chunk[0][6])
             for key, kind, s, e, position, revision, sort_key in chunk:
                 old_rows = rows_of.get(key, ())
@@ -224,9 +224,9 @@ class Cascade:
                         stored[key] = c.standing
         # Rows keep their keys (player, system, the item's sort key): replaced in place.
         history_store.delete_ids(conn, stale)
-        history_store.rewrite(conn, rewritten)
+        layout.rewrite(conn, rewritten)
         added.sort(key=operator.itemgetter(1, 2, 3))
-        history_store.replace(conn, added)
+        layout.replace(conn, added)
         stats.rows += len(rewritten) + len(added)
         # A standing the stored rows end on already has its ratings row (the same as a
         # replay's): only the others are compared with theirs.
@@ -251,7 +251,9 @@ class Cascade:
             stats.history_changed[key] = stats.history_changed.get(key, 0) + 1
             stats.players.add(key[0])
         history_store.delete_keys(self.db.conn, gone)
-        history_store.replace(self.db.conn, sorted(changed, key=operator.itemgetter(1, 2, 3)))
+        history_layout(self.family).replace(
+            self.db.conn, sorted(changed, key=operator.itemgetter(1, 2, 3))
+        )
         for player, system in self.db.execute("select player, system from ratings").fetchall():
             live.setdefault((player, system), UNRATED)
         self._write_ratings(live, stats)
@@ -260,7 +262,7 @@ class Cascade:
 
     def _write_ratings(
         self,
-        live: dict[tuple[str, System], Standing],
+        live: dict[tuple[str, str], Standing],
         stats: CatchUp | None = None,
         conn: Any = None,
     ) -> None:
@@ -268,27 +270,29 @@ class Cascade:
         `stats` (a catch-up), only rows that differ from the stored ones are written, and each
         is noted in `stats.changes` as (before, after)."""
         conn = conn or self.db.conn
-        floors = rules_family(self.family).floors
+        table = ratings_table(self.family)
         if stats is None:  # a rebuild: in key order (each b-tree appended to), a chunk at a time
             rated = sorted(k for k, st in live.items() if st.rating is not None)
             for start in range(0, len(rated), RATINGS_CHUNK):
                 chunk = rated[start : start + RATINGS_CHUNK]
-                rows = [_RATING_VALUES(rating_row(p, s, live[(p, s)], floors)) for p, s in chunk]
-                conn.executemany(RATINGS_INSERT, rows)
+                rows = [table.values(rating_row(self.family, p, s, live[(p, s)])) for p, s in chunk]
+                conn.executemany(table.insert, rows)
             return
         gone = [(p, str(s)) for (p, s), st in live.items() if st.rating is None]
         rows = [
-            rating_row(p, s, st, floors) for (p, s), st in live.items() if st.rating is not None
+            rating_row(self.family, p, s, st)
+            for (p, s), st in live.items()
+            if st.rating is not None
         ]
         # a catch-up: only the rows that changed are written, and noted
         keys = [*gone, *((r["player"], r["system"]) for r in rows)]
-        before = self._ratings(conn, keys)
+        before = self._ratings(conn, table, keys)
         gone = [k for k in gone if k in before]
         for key in gone:
-            stats.changes[key] = (_rating_dict(before[key]), None)
+            stats.changes[key] = (table.as_dict(before[key]), None)
         written, kept = [], []  # new rows; rows that were there (updated in place)
         for r in rows:
-            key, values = _RATING_KEY(r), _RATING_VALUES(r)
+            key, values = _RATING_KEY(r), table.values(r)
             was = before.get(key)
             if was is None:
                 written.append(r)
@@ -296,35 +300,22 @@ class Cascade:
                 kept.append((*values[2:], *key))
             else:
                 continue
-            stats.changes[key] = (_rating_dict(was), r)
-        conn.executemany(RATINGS_UPDATE, kept)
+            stats.changes[key] = (table.as_dict(was), r)
+        conn.executemany(table.update, kept)
         conn.executemany("delete from ratings where player = ? and system = ?", gone)
-        conn.executemany(RATINGS_INSERT, list(map(_RATING_VALUES, written)))
+        conn.executemany(table.insert, list(map(table.values, written)))
 
     @staticmethod
-    def _ratings(conn: Any, keys: list[tuple[str, str]]) -> dict[tuple[str, str], tuple[Any, ...]]:
-        """The `ratings` rows of (player, system) keys (their values, RATING_COLUMNS order), in
-        one query."""
-        found = conn.execute(RATINGS_OF_KEYS, [json.dumps(keys)])
+    def _ratings(
+        conn: Any, table: RatingsTable, keys: list[tuple[str, str]]
+    ) -> dict[tuple[str, str], tuple[Any, ...]]:
+        """The `ratings` rows of (player, system) keys (their values, in the table's column
+        order), in one query."""
+        found = conn.execute(table.of_keys, [json.dumps(keys)])
         return {(row[0], row[1]): row for row in found}
 
 
-_RATING_VALUES = operator.itemgetter(*RATING_COLUMNS)  # a `ratings` row's values, in order
 _RATING_KEY = operator.itemgetter("player", "system")
-RATINGS_UPDATE = (
-    f"update ratings set {', '.join(f'{c} = ?' for c in list(RATING_COLUMNS)[2:])} "
-    "where player = ? and system = ?"
-)
-# The `ratings` rows of (player, system) keys given as JSON ([[player, system], ...]).
-RATINGS_OF_KEYS = (
-    f"select {', '.join(RATING_COLUMNS)} from ratings where (player, system) in "
-    "(select json_extract(value, '$[0]'), json_extract(value, '$[1]') from json_each(?))"
-)
-
-
-def _rating_dict(values: tuple[Any, ...] | None) -> dict[str, Any] | None:
-    """A `ratings` row's values as its dict (None: no row)."""
-    return None if values is None else dict(zip(RATING_COLUMNS, values, strict=True))
 
 
 def _moved_on(before: tuple[Any, ...], row: tuple[Any, ...]) -> bool:

@@ -11,11 +11,12 @@ from projections.standing import Standing
 
 
 class Change(NamedTuple):
-    """One player's new standing in one system and its history row (in HISTORY_COLUMNS order)."""
+    """One player's new standing in one system and its history row (`schema.history_columns`
+    order: the row's columns, then the standing's state columns)."""
 
     player: str
     system: str
-    standing: Standing
+    standing: Standing[Any]
     row: tuple[Any, ...]
 
 
@@ -25,8 +26,9 @@ def change(
     system: str,
     rules: str,
     bonus_multiplier: float | None,
-    pre: Standing,
-    post: Standing,
+    pre: Standing[Any],
+    post: Standing[Any],
+    state: tuple[Any, ...],
     formula: str,
     m: int = 0,
     score: float | None = None,
@@ -41,7 +43,8 @@ def change(
     official: int | None = None,
     **detail: Any,
 ) -> Change:
-    """A player's new standing after `item` and its history row (HISTORY_COLUMNS order)."""
+    """A player's new standing after `item` and its history row; `state`: the new standing's
+    state columns (the family's `Rater.columns`)."""
     if official is None and post.rating is not None:
         official = round_half_up(post.rating)
     row = (
@@ -72,6 +75,6 @@ def change(
         step5,
         floor_bound,
         encode_value(detail).decode() if detail else "{}",
-        *post.columns(),
+        *state,
     )
     return Change(player, system, post, row)

@@ -14,10 +14,10 @@ from ledger.rules.uschess.versions import VERSIONS, timelines
 from projections import period_explain, queries, unrated
 from projections.merges import renamed
 from projections.projector import View
-from projections.schema import HISTORY_COLUMNS
+from projections.schema import ROW_COLUMNS
 
-DETAIL = HISTORY_COLUMNS.index("detail")
-POST = HISTORY_COLUMNS.index("post_rating")
+DETAIL = ROW_COLUMNS.index("detail")
+POST = ROW_COLUMNS.index("post_rating")
 
 
 class NotFound(LookupError):
@@ -75,7 +75,7 @@ def explain(
     recomputed = change.row[POST]
     recomputes = recomputed == row["post_rating"]
     if bound is not None:  # 10.65 / 7.1: the section keeps Ro; its ΔR goes on the list
-        pre = HISTORY_COLUMNS.index("pre_rating")
+        pre = ROW_COLUMNS.index("pre_rating")
         recomputes = period_explain.same(stored, detail, row, (change.row[pre],))
         recomputed = row["post_rating"] if recomputes else recomputed
     previous = queries.previous_change(view, player, system, item.sort_key)

@@ -48,9 +48,9 @@ from projections.profiles import ProfilesOnDemand
 from projections.rating import AmendmentRow, Rater, rater_for
 from projections.rebuild import Rebuild
 from projections.schema import (
-    CONTENT,
     GAMES_AFTER,
     POST_RATING,
+    content,
     create,
 )
 from projections.standing import Standing
@@ -316,10 +316,10 @@ class View(Rebuild, Cascade):
             return self._catch_up(entries, dry_run=False, fresh=True)
 
     def digest(self) -> str:
-        """SHA-256 over the read model's content (`schema.CONTENT`: every table's rows in key
+        """SHA-256 over the read model's content (`schema.content`: every table's rows in key
         order, whatever the layout stores them as): rebuild identity, `verify --view`."""
         h = hashlib.sha256()
-        for table, query in CONTENT.items():
+        for table, query in content(self.family).items():
             h.update(table.encode())
             for row in self.db.execute(query):
                 h.update(json.dumps(row, default=str).encode())

@@ -29,7 +29,8 @@ from ledger.rules.rating_lists import list_for
 from projections import periods, proof_facts, queries
 from projections.items import fact_item
 from projections.merges import renamed
-from projections.schema import STATE_SELECT
+from projections.rating import rater_class
+from projections.schema import state_select
 from projections.standing import Standing
 
 BUNDLE = "ratings-ledger rating proof 1"
@@ -47,7 +48,8 @@ def list_rows(view: Any, found: periods.PublishedList) -> list[bytes]:
     """The leaves of a list: each (system, player)'s standing after the list, `view` being the
     read model as known at the list (projections.timetravel.list_view)."""
     rows = view.db.execute(
-        f"select h.system, h.player, h.official_rating, {STATE_SELECT} from history h "
+        f"select h.system, h.player, h.official_rating, {state_select(view.family)} "
+        "from history h "
         "join (select player, system, max(sort_key) as sort_key from history "
         "where sort_key <= ? group by player, system) latest "
         "on latest.player = h.player and latest.system = h.system "
@@ -293,7 +295,7 @@ def _verify(bundle: dict[str, Any], held: Checkpoint) -> dict[str, Any]:
         )
         return out
     previous, old_root = _list(facts, bundle["previous"], family)
-    lookup = _previous_rows(bundle["previous"]["rows"], old_root, previous.name, system)
+    lookup = _previous_rows(bundle["previous"]["rows"], old_root, previous.name, system, family)
     profiles = {}
     for pid, position in bundle["profiles"].items():
         fact = facts[int(position)]
@@ -331,7 +333,9 @@ def _verify(bundle: dict[str, Any], held: Checkpoint) -> dict[str, Any]:
     if got is None:  # no item of his in the period: his row stands as on the previous list
         before = lookup.get(player)
         got = (None, before)
-    if got[1] != Standing.from_columns(state) or (got[0] is not None and got[0] != official):
+    if got[1] != rater_class(family).standing_of(state) or (
+        got[0] is not None and got[0] != official
+    ):
         raise BundleError(
             f"recomputed from the bundle, {player}'s {system} row on {listed.name!r} would be "
             f"{got[0]} (N={getattr(got[1], 'games', None)}), not the {official} "
@@ -389,7 +393,7 @@ def _check_row(row: dict[str, Any], root: tuple[str, int], name: str) -> None:
 
 
 def _previous_rows(
-    rows: dict[str, Any], root: tuple[str, int], name: str, system: str
+    rows: dict[str, Any], root: tuple[str, int], name: str, system: str, family: str
 ) -> dict[str, Standing]:
     """Each player's standing on the previous list, proved (absent: proved not there)."""
     found = {}
@@ -399,7 +403,8 @@ def _previous_rows(
             if _key(proof["leaf"]) != key:
                 raise BundleError(f"the previous list's row given for {pid} is another's")
             _check_row(proof, root, name)
-            found[pid] = Standing.from_columns(json.loads(proof["leaf"])["state"])
+            state = json.loads(proof["leaf"])["state"]
+            found[pid] = rater_class(family).standing_of(state)
             continue
         sides = proof["absent"]
         for side in sides:

@@ -8,11 +8,13 @@ handlers, queries) asks only this protocol and imports no family package.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, Self
 
 from ledger.rules.families import family
+from projections.history_store import Layout
 
 if TYPE_CHECKING:
     from ledger.events import PlayerRegistered
@@ -22,14 +24,36 @@ if TYPE_CHECKING:
     from projections.what_if import WhatIf
 
 # Each player's standing in one system before the item being rated: (player, system) → standing
-Lookup = Callable[[str, str], "Standing"]
+Lookup = Callable[[str, str], "Standing[Any]"]
 # A recorded rules amendment as the read model keeps it: parameter, value (decoded), effective,
 # until. A family that takes amendments parses them when it opens; the others ignore them.
 AmendmentRow = Mapping[str, Any]
 
 
 class Rater(Protocol):
-    """A family's reader opened on a read model: rates one item at a time."""
+    """A family's reader: how its standings are stored and shown (class-level), and, opened
+    on a read model, how it rates one item at a time."""
+
+    # the `history` state columns after a row (its standing but the rating and N), in order
+    state_columns: ClassVar[Mapping[str, type]]
+    # the columns it adds to `ratings` (after the results, before `rated_on`), in order
+    rating_columns: ClassVar[Mapping[str, type]]
+
+    @classmethod
+    def columns(cls, standing: Standing[Any]) -> tuple[Any, ...]:
+        """A standing as its state columns (`state_columns` order)."""
+        ...
+
+    @classmethod
+    def standing_of(cls, values: Sequence[Any]) -> Standing[Any]:
+        """The standing a history row keeps: its `post_rating`, `games_after`, then its state
+        columns."""
+        ...
+
+    @classmethod
+    def rating_fields(cls, system: str, standing: Standing[Any]) -> dict[str, Any]:
+        """A standing's values of the family's `rating_columns`."""
+        ...
 
     @classmethod
     def open(
@@ -48,11 +72,12 @@ class Rater(Protocol):
         """Each player's new standing after `item` and its history row."""
         ...
 
-    def standing(self, player: str, system: str) -> Standing:
+    def standing(self, player: str, system: str) -> Standing[Any]:
         """The player's standing in `system` before the item being rated."""
         ...
 
 
+@functools.cache
 def rater_class(name: str) -> type[Rater]:
     """The rater class family `name` names (`Family.rater`)."""
     module, _, cls = family(name).rater.partition(":")
@@ -70,3 +95,10 @@ def rater_for(
 ) -> Rater:
     """Family `name`'s rater opened on a read model (`Rater.open`)."""
     return rater_class(name).open(lookup, profiles, amendments, explain, what_if)
+
+
+@functools.cache
+def history_layout(name: str) -> Layout:
+    """How family `name`'s history rows are stored (its state columns)."""
+    reader = rater_class(name)
+    return Layout(tuple(reader.state_columns), reader.standing_of)

@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 import sqlite_utils
 
 from ledger.log import LedgerEntry
-from ledger.rules.uschess.systems import System
-from projections import history_store, modelfile, periods
+from projections import modelfile, periods
 from projections.batch import ITEMS_CHUNK, Fresh
+from projections.rating import history_layout
 from projections.schema import AFTER_RATING, BEFORE_RATING, INDEXES, create
 from projections.standing import UNRATED, Standing
 from projections.writer import LARGE, PRAGMAS, LocalWriter, Writer
@@ -102,7 +102,8 @@ class Rebuild:
         batch.write(conn)
         # the items' rows a chunk a step, then their indexes (projections/batch.py)
         items = _then_indexed(conn, batch.item_writes(conn))
-        live: dict[tuple[str, System], Standing] = {}
+        history = history_layout(self.family)  # its history: its state columns
+        live: dict[tuple[str, str], Standing] = {}
         get = live.get
         amendments = [
             {"parameter": a[0], "value": json.loads(a[1]), "effective": a[2], "until": a[3]}
@@ -127,7 +128,7 @@ class Rebuild:
             players.update(p for p, _ in live)
             stats.items_rated = len(ordered)
             stats.rows = len(rows)
-            history_store.append(conn, rows, next_id)
+            history.append(conn, rows, next_id)
             batch.write_problems(conn)
             self._write_ratings(live, conn=conn)
             _index(conn, AFTER_RATING)
@@ -146,11 +147,11 @@ class Rebuild:
                 players.add(c.player)
             if len(rows) >= HISTORY_CHUNK:
                 stats.rows += len(rows)
-                next_id = history_store.append(conn, rows, next_id)
+                next_id = history.append(conn, rows, next_id)
                 rows = []
                 append = rows.append
         stats.rows += len(rows)
-        history_store.append(conn, rows, next_id)
+        history.append(conn, rows, next_id)
         _finish(items)
         batch.write_problems(conn)
         self._write_ratings(live, conn=conn)

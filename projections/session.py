@@ -17,7 +17,7 @@ from ledger.reading import Readable, open_ledger
 from projections import binding, queries
 from projections.items import to_item
 from projections.projector import CatchUp, View
-from projections.schema import HISTORY_COLUMNS
+from projections.schema import ROW_COLUMNS
 from projections.seals import Seals
 from projections.timetravel import list_view, position_at, view_at
 
@@ -189,7 +189,7 @@ class ReadSession:
         stats = self.view.catch_up(entries, dry_run=dry_run)
         if not dry_run:
             binding.record(self.view, self.ledger)
-        detail = HISTORY_COLUMNS.index("detail")
+        detail = ROW_COLUMNS.index("detail")
         rerated = [
             Rerated(c.player, str(c.system), c.row[0], c.row[detail])
             for e in rerate

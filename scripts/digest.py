@@ -2,9 +2,12 @@
 
     python scripts/digest.py sqlite:///demo.db sqlite:///ledger-100000.db [--family uschess]
 
-`digest` is `View.digest` (the content, projections/schema.py CONTENT); `tables_digest` is
+`digest` is `View.digest` (the content, projections/schema.py `content`); `tables_digest` is
 the definition before issue 21 (every stored table, `select *` in primary-key order), which
-changes with the layout. The speed work keeps `digest` (docs/decisions.md).
+changes with the layout. The speed work keeps `digest` (docs/decisions.md). `legacy_digest` is
+the digest as defined at b365532, before issue 29 gave each family its own columns: every
+family's history and ratings with US Chess's columns, a column a family no longer stores read
+as the constant it always held there (`LEGACY`), so that the move is seen to lose no value.
 """
 
 from __future__ import annotations
@@ -19,6 +22,75 @@ from pathlib import Path
 from ledger.application import RatingsLedger
 from ledger.log import read_entries
 from projections.projector import View
+from projections.schema import ROW_COLUMNS, content
+
+# The state and ratings columns every read model had at b365532, and the value each held in a
+# family that does not keep it (US Chess keeps them all): SQL literals.
+LEGACY_STATE = {
+    "s_wins": None,
+    "s_draws": None,
+    "s_losses": None,
+    "s_history": "'mixed'",
+    "s_rated_on": None,
+    "s_sections_of_three": "0",
+    "s_peak": "null",
+    "s_olm_games": "0",
+    "s_olm_title_date": "null",
+    "s_money_floor": "null",
+    "s_director_floor": "null",
+    "s_ceiling": "null",
+    "s_floor_lowerings": "0",
+    "s_match_changes": "null",
+    "s_pending_request": "null",
+    "s_extra": "null",
+}
+LEGACY_RATINGS = {
+    "player": None,
+    "system": None,
+    "rating": None,
+    "official_rating": None,
+    "games": None,
+    "wins": None,
+    "draws": None,
+    "losses": None,
+    "established": "null",
+    "history": "'mixed'",
+    "sections_of_three": "0",
+    "peak": "null",
+    "olm_games": "0",
+    "olm_title_date": "null",
+    "floor": "null",
+    "floor_bound": "null",
+    "floor_absolute": "null",
+    "floor_peak": "null",
+    "floor_olm": "null",
+    "floor_money": "null",
+    "floor_director": "null",
+    "floor_lowerings": "0",
+    "ceiling": "null",
+    "pending_floor_request": "null",
+    "rated_on": None,
+}
+
+
+def _legacy_select(view: View, table: str, columns: dict[str, str | None]) -> str:
+    stored = {r[1] for r in view.db.execute(f"pragma table_info([{table}])")}
+    return ", ".join(c if c in stored else f"{columns[c]} as {c}" for c in columns)
+
+
+def legacy_digest(view: View) -> str:
+    """The digest as defined at b365532 (see the module's docstring)."""
+    queries = dict(content(view.family))
+    history = _legacy_select(view, "history", {**dict.fromkeys(ROW_COLUMNS), **LEGACY_STATE})
+    ratings = _legacy_select(view, "ratings", LEGACY_RATINGS)
+    queries["history"] = f"select {history} from history order by player, system, sort_key"
+    queries["ratings"] = f"select {ratings} from ratings order by player, system"
+    h = hashlib.sha256()
+    for table, query in queries.items():
+        h.update(table.encode())
+        for row in view.db.execute(query):
+            h.update(json.dumps(row, default=str).encode())
+    return h.hexdigest()
 
 
 def tables_digest(view: View) -> str:
@@ -50,6 +122,7 @@ def main() -> None:
                         "last_position": stats.last_position,
                         "history_rows": stats.rows,
                         "digest": view.digest(),
+                        "legacy_digest": legacy_digest(view),
                         "tables_digest": tables_digest(view),
                     }
                 )

@@ -40,7 +40,9 @@ class PeriodRules:
     version: Callable[[date], Any]  # the version in force on a list's as-of date
     by_name: Mapping[str, Any]  # each version by its name (an explanation's row names it)
     result: Callable[..., Any]  # (version, Ro, changes, per game) → Rn, official, K, detail
-    first_rating: Callable[..., Any]  # (version, extra, as of) → (official, detail) or None
+    first_rating: Callable[..., Any]  # (version, state, as of) → (official, detail) or None
+    joined: Callable[[Any, Any], Any]  # (the period's state, a section's) → the period's after
+    listed: Callable[[Any, int, bool], Any]  # (state, official, shown unrated) → after a list
     uplifted: Callable[[int, int, float], int]  # (official, ceiling, share) → uplifted official
     uplift_system: str  # the system an uplift raises
     uplift_text: str  # what an uplift's explanation follows

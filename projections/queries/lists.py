@@ -6,7 +6,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from ledger.rules.rounding import round_half_up
-from projections.queries.common import _family, system_order
+from projections.queries.common import system_order
 from projections.queries.players import card
 
 if TYPE_CHECKING:
@@ -130,10 +130,10 @@ def list_supplement(
 def _supplement(
     view: ReadModel, system: str, until: str, value: str
 ) -> list[tuple[str, dict, str | None]]:
-    from projections.schema import rating_row
-    from projections.standing import STATE_COLUMNS, Standing
+    from projections.rating import rater_class
+    from projections.schema import rating_row, state_select
 
-    columns = ", ".join(f"h.{c}" for c in ("post_rating", "games_after", *STATE_COLUMNS))
+    columns = ", ".join(f"h.{c}" for c in state_select(view.family).split(", "))
     rows = view.db.execute(
         f"select h.player, p.profile, {columns} from history h "
         "join (select player, max(sort_key) as sort_key from history "
@@ -144,12 +144,12 @@ def _supplement(
         [system, value, system],
     ).fetchall()
     out = []
-    floors = _family(view).floors
+    standing_of = rater_class(view.family).standing_of
     for player_id, profile, *state in rows:
         if state[0] is None:
             continue
-        standing = Standing.from_columns(state)
-        out.append((player_id, rating_row(player_id, system, standing, floors), profile))
+        row = rating_row(view.family, player_id, system, standing_of(state))
+        out.append((player_id, row, profile))
     return out
 
 
@@ -179,7 +179,8 @@ def list_entries(view: ReadModel, system: str, list_name: str) -> list[dict[str,
 def _list_values(row: dict[str, Any]) -> dict[str, Any]:
     """The rating as published, the exact one, the games and (US Chess §1, where the family
     says) whether it is established: a provisional one is printed `1234P12`."""
-    established = None if row["established"] is None else bool(row["established"])
+    established = row.get("established")  # a US Chess column (`Rater.rating_columns`)
+    established = None if established is None else bool(established)
     return {
         "rating": row["official_rating"],
         "exact": row["rating"],

@@ -24,11 +24,13 @@ def player(view: ReadModel, player_id: str) -> dict[str, Any] | None:
     ratings = {}
     for r in rows:
         system = r.pop("system")
-        r["established"] = None if r["established"] is None else bool(r["established"])
-        r["pending_floor_request"] = json.loads(r["pending_floor_request"] or "null")
-        # FIDE 10.641 / 8.3.3, ICU: the K of his last change. A row with US Chess floors says
-        # whether it is established, so only a row without asks its family (and loads it).
-        if r["established"] is None and _family(view).last_k:
+        # A family's own columns (`Rater.rating_columns`): a row with US Chess floors says
+        # whether it is established; only a row without asks its family (and loads it) for
+        # FIDE 10.641 / 8.3.3, ICU: the K of his last change.
+        if "established" in r:
+            r["established"] = bool(r["established"])
+            r["pending_floor_request"] = json.loads(r["pending_floor_request"] or "null")
+        elif _family(view).last_k:
             r["k"] = _last_k(view, player_id, system)
         ratings[system] = {k: v for k, v in r.items() if k != "player"}
     out: dict[str, Any] = {"id": player_id}

@@ -79,8 +79,9 @@ def rating_supplement(
                 "rating": r["rating"],
                 "official_rating": r["official_rating"],
                 "games": r["games"],
-                "established": None if r["established"] is None else bool(r["established"]),
-                "floor": r["floor"],
+                # US Chess's columns (`Rater.rating_columns`); None where the family has none
+                "established": None if r.get("established") is None else bool(r["established"]),
+                "floor": r.get("floor"),
                 "rated_on": r["rated_on"],
             }
         )
@@ -151,7 +152,7 @@ def supplement_mark(rating: Mapping[str, Any] | None) -> str:
     """`1523`, or `1234P12` for a provisional US Chess rating (§1: established after 25 games)."""
     if rating is None:
         return ""
-    provisional = rating["established"] is False
+    provisional = rating.get("established") is False
     return f"{rating['official_rating']}" + (f"P{rating['games']}" if provisional else "")
 
 

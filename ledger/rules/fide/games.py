@@ -7,7 +7,7 @@ import itertools
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date
-from typing import Any, Self
+from typing import Any, ClassVar, Self
 
 from ledger.events import OpeningBalanceRecorded, PlayerRegistered
 from ledger.results import RATED_RESULTS
@@ -21,7 +21,9 @@ from projections.what_if import WhatIf
 
 REGULAR_FROM = 30  # mm + ss: the slowest range of the US Chess footnote 1, "Regular"
 
-Lookup = Callable[[str, str], Standing]
+Lookup = Callable[[str, str], Standing[Any]]
+# The state columns of every family rating games in its own list: results and the day rated.
+GAMES_STATE: dict[str, type] = {"s_wins": int, "s_draws": int, "s_losses": int, "s_rated_on": str}
 
 
 def rateable(item: Item) -> bool:
@@ -56,10 +58,26 @@ def section_format(item: Item, games: Games) -> str:
 
 class GamesRater(ABC):
     """A family rating the games of sections and matches in its own list (`system`), with
-    opening balances recorded for it."""
+    opening balances recorded for it; its standings keep results and the day rated (a family
+    with a state of its own adds it: `FideRater`)."""
 
     system = ""
     rules = ""
+    state_columns: ClassVar[Mapping[str, type]] = GAMES_STATE
+    rating_columns: ClassVar[Mapping[str, type]] = {}
+
+    @classmethod
+    def columns(cls, standing: Standing[Any]) -> tuple[Any, ...]:
+        return (standing.wins, standing.draws, standing.losses, standing.rated_on)
+
+    @classmethod
+    def standing_of(cls, values: Sequence[Any]) -> Standing[Any]:
+        rating, games, wins, draws, losses, rated_on = values
+        return Standing(rating, games, wins, draws, losses, rated_on)
+
+    @classmethod
+    def rating_fields(cls, system: str, standing: Standing[Any]) -> dict[str, Any]:
+        return {}
 
     def __init__(self, lookup: Lookup, profiles: Mapping[str, PlayerRegistered]) -> None:
         self.lookup = lookup
@@ -85,22 +103,23 @@ class GamesRater(ABC):
         if item.kind == "opening" and item.event.system == self.system:
             p = item.event
             before = self.standing(p.member_id)
-            after = Standing(
+            after: Standing[Any] = Standing(
                 rating=float(p.rating),
                 games=p.games,
                 rated_on=item.end,
-                extra=self.opening_extra(p),
+                state=self.opening_state(p),
             )
-            return [
-                change(item, p.member_id, self.system, self.rules, None, before, after, "opening")
-            ]
+            state = self.columns(after)
+            system, rules = self.system, self.rules
+            return [change(item, p.member_id, system, rules, None, before, after, state, "opening")]
         if not rateable(item):
             return []
         games = rated_games(item)
         ids = dict.fromkeys(x for g in games for x in g[:2])
         return self.rate_games(item, games, {pid: self.standing(pid) for pid in ids})
 
-    def opening_extra(self, opening: OpeningBalanceRecorded) -> str | None:
+    def opening_state(self, opening: OpeningBalanceRecorded) -> Any:
+        """The family's own state after an opening balance (None: it keeps none)."""
         return None
 
     @abstractmethod

@@ -53,7 +53,9 @@ class IcuRater(GamesRater):
                 continue
             before = pre[o.player]
             rating = float(o.official) if version.carries_published else o.post
-            after = Standing(rating=rating, games=before.games + o.games, rated_on=item.end)
+            after: Standing[None] = Standing(
+                rating=rating, games=before.games + o.games, rated_on=item.end
+            )
             changes.append(
                 change(
                     item,
@@ -63,6 +65,7 @@ class IcuRater(GamesRater):
                     None,
                     before,
                     after,
+                    self.columns(after),
                     "performance" if o.performance is not None else "continuous",
                     m=o.games,
                     score=o.score,

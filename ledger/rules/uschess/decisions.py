@@ -11,11 +11,12 @@ from ledger.rules.uschess.fide_adjustment import (
     adjust_for_fide_event,
 )
 from ledger.rules.uschess.overrides import apply_override
+from ledger.rules.uschess.state import UsChessState, history_after, standing, updated, us
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.versions import Rules
 from projections.change import Change
 from projections.items import Item
-from projections.standing import Standing, history_after
+from projections.standing import Standing
 
 
 class DecisionItems:
@@ -39,14 +40,8 @@ class DecisionItems:
             director_floor=p.director_floor,
             ceiling=p.ceiling,
         )
-        after = Standing(
-            rating=float(p.rating),
-            games=p.games,
-            losses=p.losses or 0,
-            history=p.history or "mixed",
-            rated_on=item.end,
-            floors=fl,
-        )
+        state = UsChessState(history=p.history or "mixed", floors=fl)
+        after = standing(float(p.rating), p.games, p.losses or 0, item.end, state)
         return [self._row(item, p.member_id, system, rules, before, after, "opening")]
 
     def _money(self, item: Item) -> list[Change]:
@@ -54,8 +49,8 @@ class DecisionItems:
         system = System(p.system)
         rules = self.rules(item.start)
         before = self.lookup(p.member_id, system)
-        fl = floors.with_prize(before.floors, p.amount, p.limit, rules.version)
-        after = before._replace(floors=fl)
+        fl = floors.with_prize(us(before).floors, p.amount, p.limit, rules.version)
+        after = updated(before, floors=fl)
         bound = None
         if after.rating is not None:
             rating, bound = floors.apply_floor_and_ceiling(after.rating, fl, system, rules.version)
@@ -83,9 +78,10 @@ class DecisionItems:
         rules = self.rules(item.start)
         before = self.lookup(p.member_id, system)
         rating, fl, pending, rated_now = apply_override(
-            p.action, p.value, before.rating, before.floors, before.pending_request
+            p.action, p.value, before.rating, us(before).floors, us(before).pending_request
         )
-        after = before._replace(
+        after = updated(
+            before,
             rating=rating,
             floors=fl,
             pending_request=pending,
@@ -139,19 +135,20 @@ class DecisionItems:
                 )
             ]
         rating, bound = floors.apply_floor_and_ceiling(
-            result.rating, before.floors, system, rules.version
+            result.rating, us(before).floors, system, rules.version
         )
         wins = sum(1 for g in games if g.opponent_fide is not None and g.score == 1.0)
         draws = sum(1 for g in games if g.opponent_fide is not None and g.score == 0.5)
         losses = result.m - wins - draws
-        after = before._replace(
+        after = updated(
+            before,
             rating=rating,
             games=result.games_after,
             losses=before.losses + losses,
             history=history_after(before, result.m, wins, losses),
             rated_on=item.end,
             floors=floors.after_section(
-                before.floors,
+                us(before).floors,
                 pre_rating=before.rating,
                 pre_games=before.games,
                 post_rating=rating,
@@ -188,7 +185,7 @@ def _ceiling_below_floor(
     """A ceiling imposed below the player's floor: both are kept and the ceiling binds (§7)."""
     if action != "impose_ceiling" or value is None:
         return None
-    floor = floors.effective_floor(before.floors, system, rules.version)[0]
+    floor = floors.effective_floor(us(before).floors, system, rules.version)[0]
     if value >= floor:
         return None
     return f"the ceiling {value:g} is below the floor {floor}: both are recorded, the ceiling binds"

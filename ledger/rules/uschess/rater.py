@@ -6,13 +6,14 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict
 from datetime import date
-from typing import Any
+from typing import Any, ClassVar
 
 from ledger.events import ForeignRecord, PlayerRegistered, encode_value
 from ledger.results import RATED_RESULTS
 from ledger.rules.rounding import round_half_up
 from ledger.rules.time_controls import known_time_control, parse_time_control
 from ledger.rules.uschess import floors
+from ledger.rules.uschess import state as us_state
 from ledger.rules.uschess.decisions import DecisionItems
 from ledger.rules.uschess.effective_games import n_star
 from ledger.rules.uschess.initialization import (
@@ -34,13 +35,14 @@ from ledger.rules.uschess.section import (
     rate_event_columns,
     rate_section,
 )
+from ledger.rules.uschess.state import UsChessState, history_after, standing, updated, us
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.time_controls import rated_systems
 from ledger.rules.uschess.versions import Amendment, Rules, RuleVersion, resolve
 from projections.change import Change, change
 from projections.items import Item
 from projections.rating import AmendmentRow
-from projections.standing import Standing, history_after
+from projections.standing import Standing
 from projections.what_if import WhatIf
 
 Lookup = Callable[[str, System], Standing]
@@ -68,7 +70,23 @@ class Rater(DecisionItems):
     """Rates items given each player's standing before it (`lookup`), profiles and amendments.
 
     `rate` dispatches on the item's kind through `KINDS` (below the class): one method each.
+    Its standings carry `UsChessState` (ledger/rules/uschess/state.py).
     """
+
+    state_columns: ClassVar[Mapping[str, type]] = us_state.STATE_COLUMNS
+    rating_columns: ClassVar[Mapping[str, type]] = us_state.RATING_COLUMNS
+
+    @classmethod
+    def columns(cls, standing: Standing[Any]) -> tuple[Any, ...]:
+        return us_state.columns(standing)
+
+    @classmethod
+    def standing_of(cls, values: Sequence[Any]) -> Standing[Any]:
+        return us_state.standing_of(values)
+
+    @classmethod
+    def rating_fields(cls, system: str, standing: Standing[Any]) -> dict[str, Any]:
+        return us_state.rating_fields(system, standing)
 
     def __init__(
         self,
@@ -129,7 +147,16 @@ class Rater(DecisionItems):
         **values: Any,
     ) -> Change:
         return change(
-            item, player, system, rules.name, rules.bonus_multiplier, pre, post, formula, **values
+            item,
+            player,
+            system,
+            rules.name,
+            rules.bonus_multiplier,
+            pre,
+            post,
+            us_state.columns(post),
+            formula,
+            **values,
         )
 
     def _background(self, player: str, system: System, on: str) -> PlayerBackground:
@@ -217,8 +244,8 @@ class Rater(DecisionItems):
             pid: MatchPlayer(
                 s.rating,
                 s.games,
-                floors.effective_floor(s.floors, system, version)[0],
-                tuple((date.fromisoformat(d), c) for d, c in s.match_changes),
+                floors.effective_floor(us(s).floors, system, version)[0],
+                tuple((date.fromisoformat(d), c) for d, c in us(s).match_changes),
             )
             for pid, s in pre.items()
         }
@@ -248,14 +275,15 @@ class Rater(DecisionItems):
             )
             draws = sum(1 for g in p.games if RATED_RESULTS.get(g.result) == 0.5)
             request = r.floor_request
-            after = before._replace(
+            after = updated(
+                before,
                 rating=r.rating,
                 games=r.games_after,
                 losses=before.losses + (m - wins - draws),
                 history=history_after(before, m, wins, m - wins - draws),
                 rated_on=p.end_date,
                 floors=floors.after_section(
-                    before.floors,
+                    us(before).floors,
                     pre_rating=before.rating,
                     pre_games=before.games,
                     post_rating=r.rating,
@@ -263,7 +291,7 @@ class Rater(DecisionItems):
                     wins=wins,
                     draws=draws,
                 ),
-                match_changes=(*before.match_changes, (p.end_date, r.change)),
+                match_changes=(*us(before).match_changes, (p.end_date, r.change)),
                 pending_request=None
                 if request is None
                 else (request.new_floor, request.rating_if_granted),
@@ -306,7 +334,7 @@ class Rater(DecisionItems):
         pre = [lookup(player, system) for player in players]
         end = item.end
         codes = HISTORY_CODES
-        history = [codes[s.history] for s in pre]
+        history = [codes[us(s).history] for s in pre]
 
         def background(n: int) -> PlayerBackground:
             return self._background(players[n], system, end)
@@ -352,6 +380,7 @@ class Rater(DecisionItems):
         bound_rating, after_section = floors.bound_rating, floors.after_section
         olm_title_date = floors.olm_title_date
         formulas = (STANDARD, SPECIAL)
+        state_of = us_state.columns
         # the row's columns S, N', K, E, bonus and Steps 3–5, as the kernel gives them
         steps = zip(
             c.score, c.n_eff, c.k, c.expected, c.bonus, c.step3, c.step4, c.step5, strict=True
@@ -361,18 +390,21 @@ class Rater(DecisionItems):
         ):
             losses = m - wins - draws
             # every player here has played (`playing`), so Step 5 gave a rating
-            rating, bound = bound_rating(values[-1], before.floors, personal, olm)
-            fl = after_section(before.floors, before.rating, before.games, rating, m, wins, draws)
-            after = Standing(
+            was = us(before)
+            rating, bound = bound_rating(values[-1], was.floors, personal, olm)
+            fl = after_section(was.floors, before.rating, before.games, rating, m, wins, draws)
+            after = standing(
                 rating,
                 before.games + m,
                 before.losses + losses,
-                history_after(before, m, wins, losses),
                 end,
-                olm_title_date(before.olm_title_date, fl, end),
-                fl,
-                before.match_changes,
-                before.pending_request,
+                UsChessState(
+                    history_after(before, m, wins, losses),
+                    olm_title_date(was.olm_title_date, fl, end),
+                    fl,
+                    was.match_changes,
+                    was.pending_request,
+                ),
             )
             init = inits.get(n) if inits else None
             detail = "{}"
@@ -410,7 +442,7 @@ class Rater(DecisionItems):
                 *values,
                 None if bound is None else bound.value,
                 detail,
-                *after.columns(),
+                *state_of(after),
             )
             changes.append(Change(player, system, after, row))
         return changes
@@ -431,7 +463,7 @@ class Rater(DecisionItems):
         opponents = [
             players[g.black if g.white == n else g.white] for g in games if n in (g.white, g.black)
         ]
-        floor, kind = floors.effective_floor(before.floors, system, version)
+        floor, kind = floors.effective_floor(us(before).floors, system, version)
         return {
             "entrant": {
                 "rating": e.rating,
@@ -457,7 +489,7 @@ class Rater(DecisionItems):
             },
             "floor_components": {
                 str(b): level
-                for b, level in floors.floor_components(before.floors, system, version).items()
+                for b, level in floors.floor_components(us(before).floors, system, version).items()
             },
             "floor_before": floor,
             "floor_kind": str(kind),
