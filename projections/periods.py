@@ -164,7 +164,7 @@ class _Period:
 class ListLookup:
     """The rater's lookup: each player's standing on the last list, and the FIDE uplifts
     applied so far (a player the model does not hold yet enters at his profile's rating,
-    raised by those: `ledger.rules.fide.uplift.raised_profile_rating`)."""
+    raised by those: the family's rater reads them, FIDE's `raised_profile_rating`)."""
 
     def __init__(self) -> None:
         self.on_list: dict[Key, Standing] = {}

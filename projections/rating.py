@@ -56,6 +56,20 @@ class Rater(Protocol):
         ...
 
     @classmethod
+    def explain_rules(cls, row: dict[str, Any], start: str) -> dict[str, Any]:
+        """What `explain` says of the rules a history row was rated under, beyond its
+        version's name (`start`: the item's start date)."""
+        ...
+
+    @classmethod
+    def explain_steps(
+        cls, kind: str, row: dict[str, Any], detail: dict[str, Any]
+    ) -> dict[str, Any] | None:
+        """A row's steps as `explain` shows them, from the detail of its item rated again
+        (None: the family shows its values instead)."""
+        ...
+
+    @classmethod
     def open(
         cls,
         lookup: Lookup,

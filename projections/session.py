@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 from ledger.log import LedgerEntry, read_verified_entries
 from ledger.reading import Readable, open_ledger
+from ledger.rules.families import DEFAULT
 from projections import binding, queries
 from projections.items import to_item
 from projections.projector import CatchUp, View
@@ -90,7 +91,7 @@ class ReadSession:
         cls,
         store: str | None,
         path: str | Path,
-        family: str = "uschess",
+        family: str = DEFAULT,
         busy_ms: int | None = None,
         progress: Progress | None = None,
     ) -> ReadSession:
@@ -111,7 +112,7 @@ class ReadSession:
         return session
 
     @classmethod
-    def beside(cls, ledger: Readable, path: str | Path, family: str = "uschess") -> ReadSession:
+    def beside(cls, ledger: Readable, path: str | Path, family: str = DEFAULT) -> ReadSession:
         """The read model at `path` read beside a ledger already open (a write's), which
         stays open when the session closes."""
         return cls(ledger, View(path, family), owns_ledger=False)

@@ -35,3 +35,11 @@ def reads_time_control(rules: str) -> bool:
     time control the ledger reads (`Family.reads_time_control`)."""
     named = (f for f in every() if rules == f.name or rules in f.versions)
     return any(f.reads_time_control for f in named)
+
+
+def parse_amendment(parameter: str, value: object) -> object:
+    """A `RulesAmended` entry's value, validated: amendments set US Chess's §8 parameters,
+    whatever family a read model rates under (a ValueError if it is not one)."""
+    from ledger.rules.uschess.parameters import parse_parameter_value
+
+    return parse_parameter_value(parameter, value)

@@ -4,7 +4,7 @@ instead of comparing its name. Each family's package defines its `FAMILY`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -40,6 +40,7 @@ class PeriodRules:
     version: Callable[[date], Any]  # the version in force on a list's as-of date
     by_name: Mapping[str, Any]  # each version by its name (an explanation's row names it)
     result: Callable[..., Any]  # (version, Ro, changes, per game) → Rn, official, K, detail
+    change_sum: Callable[[Iterable[float]], float]  # ΣΔR of a period's changes (10.65)
     first_rating: Callable[..., Any]  # (version, state, as of) → (official, detail) or None
     joined: Callable[[Any, Any], Any]  # (the period's state, a section's) → the period's after
     listed: Callable[[Any, int, bool], Any]  # (state, official, shown unrated) → after a list

@@ -17,7 +17,7 @@ def systems_of(view: ReadModel, player_id: str) -> list[str]:
     rows = view.db.execute(
         "select distinct system from history where player = ?", [player_id]
     ).fetchall()
-    return sorted((r[0] for r in rows), key=system_order)
+    return sorted((r[0] for r in rows), key=system_order(view))
 
 
 def history(view: ReadModel, player_id: str, system: str) -> list[dict[str, Any]]:

@@ -6,7 +6,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from ledger.rules.rounding import round_half_up
-from projections.queries.common import system_order
+from projections.queries.common import _family, system_order
 from projections.queries.players import card
 
 if TYPE_CHECKING:
@@ -73,8 +73,9 @@ def published_and_pending(
     """Under FIDE periods: the rating published on the last list in force on `day` (before
     any list: the rating he came with), and the change of his sections ended by `day` that
     no list in force yet rates (ΣΔR, 10.65), or his Ru results waiting for a first rating."""
-    from ledger.rules.fide.rated import period_sum
-
+    rules = _family(view).periods
+    if rules is None:
+        return None
     lists = {x.name: x for x in published_lists(view, view.family)}
     rows = view.db.execute(
         "select kind, pre_rating, post_rating, official_rating, item_key, detail, games_after "
@@ -105,7 +106,7 @@ def published_and_pending(
         "system": system,
         "as_of": day,
         "published": published,
-        "pending_change": period_sum(changes),
+        "pending_change": rules.change_sum(changes),
         "pending_sections": len(changes),
         "pending_results": results,
         "games": rows[-1][6],
@@ -163,7 +164,7 @@ def list_systems(view: ReadModel, list_name: str) -> list[str]:
         "select distinct system from history where sort_key <= ? and post_rating is not null",
         [found.sort_key],
     ).fetchall()
-    return sorted((r[0] for r in rows), key=system_order)
+    return sorted((r[0] for r in rows), key=system_order(view))
 
 
 def list_entries(view: ReadModel, system: str, list_name: str) -> list[dict[str, Any]]:

@@ -144,9 +144,8 @@ def current_ratings(view: ReadModel, ids: Sequence[str]) -> dict[str, dict[str, 
         list(ids),
     ).fetchall()
     out: dict[str, dict[str, Any]] = {}
-    for pid, system, rating, official, games in sorted(
-        rows, key=lambda r: (r[0], system_order(r[1]))
-    ):
+    order = system_order(view)
+    for pid, system, rating, official, games in sorted(rows, key=lambda r: (r[0], order(r[1]))):
         out.setdefault(pid, {})[system] = {
             "rating": rating,
             "official_rating": official,

@@ -317,7 +317,7 @@ def crosstable(
                 k,
                 found.get("performance"),
             )
-    shown = tuple(systems or sorted(changes, key=system_order))
+    shown = tuple(systems or sorted(changes, key=system_order(view)))
     ids = [p["id"] for p in payload["players"]]
     pair = {pid: n for n, pid in enumerate(ids, start=1)}
     rounds = max(x["round"] for x in (*payload["games"], *payload.get("byes", [])))

@@ -7,6 +7,7 @@ from ledger.rules.family import Family, PeriodRules, Words
 from ledger.rules.fide import rate_of_play
 from ledger.rules.fide.lists import first_list_rating, list_version, period_result
 from ledger.rules.fide.rate_of_play import STANDARD, SYSTEMS
+from ledger.rules.fide.rated import period_sum
 from ledger.rules.fide.state import FideState
 from ledger.rules.fide.tables import performance
 from ledger.rules.fide.uplift import uplifted_official
@@ -55,6 +56,7 @@ PERIODS = PeriodRules(
     version=list_version,
     by_name=BY_NAME,
     result=period_result,
+    change_sum=period_sum,
     first_rating=first_list_rating,
     joined=lambda state, own: (state or FideState()).joined(own),
     listed=lambda state, official, dropped: (state or FideState()).listed(official, dropped),

@@ -79,6 +79,16 @@ class GamesRater(ABC):
     def rating_fields(cls, system: str, standing: Standing[Any]) -> dict[str, Any]:
         return {}
 
+    @classmethod
+    def explain_rules(cls, row: dict[str, Any], start: str) -> dict[str, Any]:
+        return {}
+
+    @classmethod
+    def explain_steps(
+        cls, kind: str, row: dict[str, Any], detail: dict[str, Any]
+    ) -> dict[str, Any] | None:
+        return None
+
     def __init__(self, lookup: Lookup, profiles: Mapping[str, PlayerRegistered]) -> None:
         self.lookup = lookup
         self.profiles = profiles

@@ -12,7 +12,7 @@ from ledger.events import ForeignRecord, PlayerRegistered, encode_value
 from ledger.results import RATED_RESULTS
 from ledger.rules.rounding import round_half_up
 from ledger.rules.time_controls import known_time_control, parse_time_control
-from ledger.rules.uschess import floors
+from ledger.rules.uschess import explain, floors
 from ledger.rules.uschess import state as us_state
 from ledger.rules.uschess.decisions import DecisionItems
 from ledger.rules.uschess.effective_games import n_star
@@ -87,6 +87,16 @@ class Rater(DecisionItems):
     @classmethod
     def rating_fields(cls, system: str, standing: Standing[Any]) -> dict[str, Any]:
         return us_state.rating_fields(system, standing)
+
+    @classmethod
+    def explain_rules(cls, row: dict[str, Any], start: str) -> dict[str, Any]:
+        return explain.explain_rules(row, start)
+
+    @classmethod
+    def explain_steps(
+        cls, kind: str, row: dict[str, Any], detail: dict[str, Any]
+    ) -> dict[str, Any] | None:
+        return explain.explain_steps(kind, row, detail)
 
     def __init__(
         self,
