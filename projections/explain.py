@@ -9,7 +9,7 @@ from ledger.plausibility import shown
 from ledger.results import RATED_RESULTS, white_score
 from ledger.rules.expectancy import winning_expectancy
 from ledger.rules.families import family as rules_family
-from projections import period_explain, queries, unrated
+from projections import period_explain, periods, queries, unrated
 from projections.merges import renamed
 from projections.projector import View
 from projections.rating import rater_class
@@ -67,7 +67,7 @@ def explain(
         return period_explain.explain_uplift(view, item, row, stored, _fed_by)
     family = rules_family(view.family)
     reader = rater_class(view.family)
-    by_period = family.periods is not None and item.kind in ("section", "match")
+    by_period = periods.rates_from_previous_list(view.family) and item.kind in ("section", "match")
     bound = period_explain.period_bound(view, stored) if by_period else None
     again = view.rerate(item) if bound is None else view.rerate(item, *bound)
     change = next(c for c in again if c.player == player and str(c.system) == system)

@@ -67,10 +67,9 @@ class Family:
     list_months: tuple[int, ...] | None = None  # the months it publishes lists in; None: any
     late_items: LateItems | None = None  # how its published lists place late items; None: no lists
     periods: PeriodRules | None = None  # each period rated from the previous list: ΔR waits
-    floors: bool = False  # US Chess §5 floors, OLM and "established" in a ratings row
-    olm_games: int | None = None  # the games an OLM floor asks (US Chess §5): "N/300" on a page
+    # the fields a player page adds to a ratings row (US Chess §5: the OLM games, "N/300")
+    page_fields: Callable[[Mapping[str, Any]], dict[str, Any]] = lambda row: {}
     provisional: bool = False  # a rating shows P and N until established (US Chess §1)
-    last_k: bool = False  # a ratings row shows the K of his last change (FIDE 10.641, ICU)
     explain_sections: Mapping[str, str] = field(default_factory=dict)  # item kind → its text
     explain_versions: Mapping[str, str] = field(default_factory=dict)  # version → its articles
     # a section it rates must give a time control the ledger reads (US Chess footnote 1);

@@ -25,12 +25,12 @@ def player(view: ReadModel, player_id: str) -> dict[str, Any] | None:
     for r in rows:
         system = r.pop("system")
         # A family's own columns (`Rater.rating_columns`): a row with US Chess floors says
-        # whether it is established; only a row without asks its family (and loads it) for
-        # FIDE 10.641 / 8.3.3, ICU: the K of his last change.
+        # whether it is established; only a row without asks its family (and loads it) whether
+        # its page shows K, FIDE 10.641 / 8.3.3 and the ICU's: the K of his last change.
         if "established" in r:
             r["established"] = bool(r["established"])
             r["pending_floor_request"] = json.loads(r["pending_floor_request"] or "null")
-        elif _family(view).last_k:
+        elif "k" in dict(_family(view).words.ratings):
             r["k"] = _last_k(view, player_id, system)
         ratings[system] = {k: v for k, v in r.items() if k != "player"}
     out: dict[str, Any] = {"id": player_id}

@@ -13,6 +13,7 @@ from ledger.rules.families import family as rules_family
 from ledger.rules.rounding import round_half_up
 from ledger.rules.uschess.systems import is_established
 from projections import list_filters, queries, unrated
+from projections.periods import rates_from_previous_list
 from projections.projector import View
 from projections.queries.common import system_order
 
@@ -301,7 +302,7 @@ def crosstable(
     if payload is None:
         return None
     changes: dict[str, dict[str, RatingChange]] = {}
-    periods = rules_family(view.family).periods  # ΔR waits for the list (FIDE 10.65)
+    periods = rates_from_previous_list(view.family)  # ΔR waits for the list (FIDE 10.65)
     for player, system, pre, post, official, before, after, k, detail in queries.section_changes(
         view, section_id
     ):

@@ -49,10 +49,9 @@ def player_data(view: View, player: str, when: When) -> dict[str, Any]:
     out["ratings"] = {s: out["ratings"][s] for s in sorted(out["ratings"], key=system_order(view))}
     out["as_of"] = when.as_of
     out["position"] = when.position
-    olm = rules_family(view.family).olm_games
+    fields = rules_family(view.family).page_fields
     for r in out["ratings"].values():
-        if olm is not None:
-            r["olm_progress"] = f"{r['olm_games']}/{olm}"
+        r |= fields(r)
     return out
 
 

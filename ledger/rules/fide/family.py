@@ -79,7 +79,6 @@ FAMILY = Family(
     view_suffix=".fide.view.db",
     late_items="next_period",  # late reports are rated in the next period (docs/decisions.md)
     periods=PERIODS,
-    last_k=True,
     explain_versions=EXPLAIN_VERSIONS,
     not_rated=lambda total, online, day: rate_of_play.section_not_rated(
         total, online, resolve(day)

@@ -64,7 +64,6 @@ FAMILY = Family(
     # icu-2005 rated a late tournament "in the earliest available slot after the published
     # list" (docs/decisions.md)
     late_items="next_period",
-    last_k=True,
     explain_sections=EXPLAIN_SECTIONS,
     not_rated=lambda total, online, day: section_not_rated(total, online),
 )
