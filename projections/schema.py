@@ -275,7 +275,7 @@ def rating_row(family: str, player: str, system: str, s: Standing[Any]) -> dict[
         "player": player,
         "system": str(system),
         "rating": s.rating,
-        "official_rating": round_half_up(s.rating),
+        "official_rating": None if s.rating is None else round_half_up(s.rating),
         "games": s.games,
         "wins": s.wins,
         "draws": s.draws,

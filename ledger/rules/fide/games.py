@@ -106,7 +106,7 @@ class GamesRater(ABC):
         do not apply; its history rows carry every value already)."""
         return cls(lookup, profiles)
 
-    def standing(self, player: str, system: str | None = None) -> Standing:
+    def standing(self, player: str, system: str | None = None) -> Standing[Any]:
         return self.lookup(player, system or self.system)
 
     def rate(self, item: Item) -> list[Change]:
@@ -133,7 +133,7 @@ class GamesRater(ABC):
         return None
 
     @abstractmethod
-    def rate_games(self, item: Item, games: Games, pre: dict[str, Standing]) -> list[Change]:
+    def rate_games(self, item: Item, games: Games, pre: dict[str, Standing[Any]]) -> list[Change]:
         """Rate a section's or match's rated games, given each player's standing before."""
 
 

@@ -55,7 +55,7 @@ class FideRater(GamesRater):
         state = None if extra is None else FideState.from_json(extra)
         return super().standing_of(games)._replace(state=state)
 
-    def standing(self, player: str, system: str = STANDARD) -> Standing:
+    def standing(self, player: str, system: str = STANDARD) -> Standing[Any]:
         """The player's FIDE standing; first seen, the profile's published FIDE rating (rapid
         and blitz: his standard rating, B.02 rapid and blitz 7.2.1)."""
         found = self.lookup(player, system)
@@ -108,7 +108,7 @@ class FideRater(GamesRater):
         self,
         item: Item,
         games: Games,
-        pre: dict[str, Standing],
+        pre: dict[str, Standing[Any]],
         version: FideVersion | None = None,
         system: str = STANDARD,
     ) -> list[Change]:
@@ -153,7 +153,7 @@ class FideRater(GamesRater):
         self,
         item: Item,
         o: PlayerOutcome,
-        before: Standing,
+        before: Standing[Any],
         state: FideState,
         outcome: SectionOutcome,
         system: str,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import date
+from typing import Any
 
 from ledger.rules.fide.games import (
     Games,
@@ -25,7 +26,7 @@ class IcuRater(GamesRater):
     system = SYSTEM
     rules = icu.RULES
 
-    def rate_games(self, item: Item, games: Games, pre: dict[str, Standing]) -> list[Change]:
+    def rate_games(self, item: Item, games: Games, pre: dict[str, Standing[Any]]) -> list[Change]:
         ids = list(pre)
         version = icu_version(date.fromisoformat(item.start))
         fixed = {p.id: p.fixed_rating for p in item.event.players if p.fixed_rating is not None}

@@ -3,6 +3,8 @@ floors (§5), director overrides (§7) and FIDE adjustments (§6); mixed into `R
 
 from __future__ import annotations
 
+from typing import Any
+
 from ledger.rules.uschess import floors
 from ledger.rules.uschess.fide_adjustment import (
     FideGame,
@@ -180,7 +182,7 @@ class DecisionItems:
 
 
 def _ceiling_below_floor(
-    action: str, value: float | None, before: Standing, system: System, rules: Rules
+    action: str, value: float | None, before: Standing[Any], system: System, rules: Rules
 ) -> str | None:
     """A ceiling imposed below the player's floor: both are kept and the ceiling binds (§7)."""
     if action != "impose_ceiling" or value is None:

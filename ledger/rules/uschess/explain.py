@@ -13,7 +13,7 @@ def explain_rules(row: dict[str, Any], start: str) -> dict[str, Any]:
     """The version's bonus multiplier and whether an amendment set it (§8)."""
     if row["rules"] not in VERSIONS:
         return {}
-    base = timelines().get("bonus_multiplier").at(date.fromisoformat(start))
+    base = timelines()["bonus_multiplier"].at(date.fromisoformat(start))
     amended = row["bonus_multiplier"] != base
     return {
         "bonus_multiplier": row["bonus_multiplier"],

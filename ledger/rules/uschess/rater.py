@@ -45,7 +45,7 @@ from projections.rating import AmendmentRow
 from projections.standing import Standing
 from projections.what_if import WhatIf
 
-Lookup = Callable[[str, System], Standing]
+Lookup = Callable[[str, System], Standing[Any]]
 
 
 def parse_amendments(entries: Sequence[Mapping[str, Any]]) -> tuple[Amendment, ...]:
@@ -131,7 +131,7 @@ class Rater(DecisionItems):
         extra = parse_amendments(list(what_if.amendments))
         return cls(lookup, profiles, recorded + extra, explain, what_if.rules)
 
-    def standing(self, player: str, system: str) -> Standing:
+    def standing(self, player: str, system: str) -> Standing[Any]:
         return self.lookup(player, System(system))
 
     def rules(self, start: str, version: str | None = None) -> Rules:
@@ -151,8 +151,8 @@ class Rater(DecisionItems):
         player: str,
         system: System,
         rules: Rules,
-        pre: Standing,
-        post: Standing,
+        pre: Standing[Any],
+        post: Standing[Any],
         formula: str,
         **values: Any,
     ) -> Change:
@@ -461,7 +461,7 @@ class Rater(DecisionItems):
         self,
         e: Entrant,
         r: Rated,
-        before: Standing,
+        before: Standing[Any],
         system: System,
         version: RuleVersion,
         dual: bool,
