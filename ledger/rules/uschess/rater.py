@@ -12,9 +12,8 @@ from ledger.events import ForeignRecord, PlayerRegistered, encode_value
 from ledger.results import RATED_RESULTS
 from ledger.rules.rounding import round_half_up
 from ledger.rules.time_controls import known_time_control, parse_time_control
-from ledger.rules.uschess import explain, floors
+from ledger.rules.uschess import decisions, explain, floors
 from ledger.rules.uschess import state as us_state
-from ledger.rules.uschess.decisions import DecisionItems
 from ledger.rules.uschess.effective_games import n_star
 from ledger.rules.uschess.initialization import (
     SYSTEMS,
@@ -35,11 +34,18 @@ from ledger.rules.uschess.section import (
     rate_event_columns,
     rate_section,
 )
-from ledger.rules.uschess.state import UsChessState, history_after, standing, updated, us
+from ledger.rules.uschess.state import (
+    UsChessState,
+    change_row,
+    history_after,
+    standing,
+    updated,
+    us,
+)
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.time_controls import rated_systems
 from ledger.rules.uschess.versions import Amendment, Rules, RuleVersion, resolve
-from projections.change import Change, change
+from projections.change import Change
 from projections.items import Item
 from projections.rating import AmendmentRow
 from projections.standing import Standing
@@ -66,7 +72,7 @@ def parse_amendments(entries: Sequence[Mapping[str, Any]]) -> tuple[Amendment, .
 KERNEL_VARIABLE = "RATINGS_LEDGER_KERNEL"
 
 
-class Rater(DecisionItems):
+class Rater:
     """Rates items given each player's standing before it (`lookup`), profiles and amendments.
 
     `rate` dispatches on the item's kind through `KINDS` (below the class): one method each.
@@ -144,30 +150,6 @@ class Rater(DecisionItems):
 
     def rate(self, item: Item) -> list[Change]:
         return KINDS[item.kind](self, item)
-
-    def _row(
-        self,
-        item: Item,
-        player: str,
-        system: System,
-        rules: Rules,
-        pre: Standing[Any],
-        post: Standing[Any],
-        formula: str,
-        **values: Any,
-    ) -> Change:
-        return change(
-            item,
-            player,
-            system,
-            rules.name,
-            rules.bonus_multiplier,
-            pre,
-            post,
-            us_state.columns(post),
-            formula,
-            **values,
-        )
 
     def _background(self, player: str, system: System, on: str) -> PlayerBackground:
         profile = self.profiles.get(player)
@@ -271,7 +253,7 @@ class Rater(DecisionItems):
         )
         if isinstance(result, NotRateable):
             return [
-                self._row(item, pid, system, rules, s, s, "match_not_rated", reason=result.reason)
+                change_row(item, pid, system, rules, s, s, "match_not_rated", reason=result.reason)
                 for pid, s in pre.items()
             ]
         changes = []
@@ -307,7 +289,7 @@ class Rater(DecisionItems):
                 else (request.new_floor, request.rating_if_granted),
             )
             changes.append(
-                self._row(
+                change_row(
                     item,
                     pid,
                     system,
@@ -513,10 +495,10 @@ class Rater(DecisionItems):
 KINDS: dict[str, Callable[[Rater, Item], list[Change]]] = {
     "section": Rater._section,
     "match": Rater._match,
-    "opening": Rater._opening,
-    "money": Rater._money,
-    "override": Rater._override,
-    "fide": Rater._fide,
+    "opening": decisions.opening,
+    "money": decisions.money,
+    "override": decisions.override,
+    "fide": decisions.fide,
     "uplift": lambda rater, item: [],  # FIDE's uplift of a FIDE list: no US Chess rating
 }
 

@@ -14,7 +14,9 @@ from ledger.rules.uschess import floors
 from ledger.rules.uschess.floors import FloorState
 from ledger.rules.uschess.history import history_after as rules_history_after
 from ledger.rules.uschess.systems import System, is_established
-from ledger.rules.uschess.versions import RuleVersion, resolve
+from ledger.rules.uschess.versions import Rules, RuleVersion, resolve
+from projections.change import Change, change
+from projections.items import Item
 from projections.standing import Standing
 
 NO_FLOORS = FloorState()
@@ -208,4 +210,22 @@ def history_after(pre: Standing[Any], m: int, wins: int, losses: int) -> str:
     """§4.1's "all wins / all losses" status after m more games (ledger/rules/uschess/history)."""
     return rules_history_after(
         pre.rating is not None and pre.games > 0, us(pre).history, m, wins, losses
+    )
+
+
+def change_row(
+    item: Item,
+    player: str,
+    system: str,
+    rules: Rules,
+    pre: Standing[Any],
+    post: Standing[Any],
+    formula: str,
+    **values: Any,
+) -> Change:
+    """A US Chess change and its history row: the rules version's name and bonus multiplier
+    (§8), the state columns of `post`."""
+    name, multiplier = rules.name, rules.bonus_multiplier
+    return change(
+        item, player, system, name, multiplier, pre, post, columns(post), formula, **values
     )
