@@ -67,7 +67,12 @@ def problems(view: ReadModel) -> list[dict[str, Any]]:
 
 def awaiting_admin(view: ReadModel) -> list[dict[str, Any]]:
     """What awaits the office: pending floor-lowering requests (§7) and ceilings set below the
-    floor, with the player's name, in player and system order."""
+    floor, with the player's name, in player and system order (none in a family whose ratings
+    have no floor columns: `Rater.rating_columns`)."""
+    from projections.schema import rating_columns
+
+    if "pending_floor_request" not in rating_columns(view.family):
+        return []
     rows = view.db.execute(
         "select r.player, json_extract(p.profile, '$.name'), r.system, r.official_rating, "
         "r.floor, r.ceiling, r.pending_floor_request from ratings r "
