@@ -5,7 +5,7 @@ it is written: its key and figures go to `history_rows`, the standing after it (
 `s_*` state columns, `Rater.state_columns`) to `history_standing` only if any of them has a
 value, and its `detail` JSON to `history_detail` only if it is not "{}"; the three are keyed
 by the row's `id`. The view `history` joins them back into the rater's rows, so every reader,
-and the digest (schema.CONTENT), sees the same rows as before the split (docs/decisions.md,
+and the digest (schema.content), sees the same rows as before the split (docs/decisions.md,
 "Narrow history rows"). A family's `Layout` holds its statements.
 """
 

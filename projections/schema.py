@@ -6,6 +6,7 @@ import functools
 import operator
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ledger.rules.families import NAMES
 from ledger.rules.rounding import round_half_up
 from projections import SCHEMA_VERSION
 from projections.history_store import NARROW_COLUMNS
@@ -132,9 +133,10 @@ def ratings_table(family: str) -> RatingsTable:
 
 
 # The read model's logical content, whatever its layout: each table as a query answers it, in
-# key order, its columns named. `View.digest` hashes these, so a layout change (a table split,
-# an index, another version) that loses or changes no value keeps the digest (docs/decisions.md,
-# "A digest of the content"). The layout's version (meta `schema`) is not content.
+# key order, its columns named (`{history}` and `{ratings}`: the family's, `content`).
+# `View.digest` hashes these, so a layout change (a table split, an index, another version) that
+# loses or changes no value keeps the digest (docs/decisions.md, "A digest of the content").
+# The layout's version (meta `schema`) is not content.
 CONTENT = {
     "amendments": "select position, parameter, value, effective, until, reason from amendments "
     "order by position",
@@ -164,12 +166,12 @@ def content(family: str) -> dict[str, str]:
 
 
 def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> bool:
-    """Every table of an empty read model (nothing if complete; a half-made one, or one of
-    another schema version, starts again: a read model is rebuilt from the ledger); whether
-    it made them."""
+    """Every table of an empty read model (nothing if complete; a half-made one, one of
+    another schema version, or one without its family's columns starts again: a read model
+    is rebuilt from the ledger); whether it made them."""
     names = db.table_names()
-    if "ratings" in names and _schema(db) == SCHEMA_VERSION:  # created last: complete
-        return False
+    if "ratings" in names and _schema(db) == SCHEMA_VERSION and _family_columns(db):
+        return False  # the ratings table is created last: complete
     for index in [r[0] for r in db.execute("select name from sqlite_master where type = 'index'")]:
         if not index.startswith("sqlite_"):
             db.execute(f"drop index if exists [{index}]")
@@ -259,6 +261,16 @@ def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> bool:
         for index in INDEXES.values():
             db.execute(index)
     return True
+
+
+def _family_columns(db: sqlite_utils.Database) -> bool:
+    """Whether the model's ratings have its family's columns: a FIDE or ICU model made before
+    issue 29 has US Chess's (`SCHEMA_VERSION` stays, US Chess's layout being unchanged)."""
+    row = db.execute("select value from meta where key = 'rules_family'").fetchone()
+    if row is None or row[0] not in NAMES:
+        return True  # not a family's model: the view refuses it by its name
+    stored = [r[1] for r in db.execute("pragma table_info(ratings)")]
+    return stored == list(rating_columns(row[0]))
 
 
 def _schema(db: sqlite_utils.Database) -> str | None:

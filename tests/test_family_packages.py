@@ -6,7 +6,11 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from projection_helpers import Ledger, round_robin
+
+from ledger.application import RatingsLedger
 from ledger.rules.families import NAMES
+from projections.projector import View
 
 ROOT = Path(__file__).resolve().parent.parent
 FAMILY_PACKAGES = tuple(f"ledger.rules.{name}" for name in NAMES)
@@ -94,3 +98,22 @@ def test_a_family_package_s_rule_modules_import_no_read_side():
             if any(n == "projections" or n.startswith("projections.") for n in names):
                 found.add(module_name(path))
     assert found == READERS
+
+
+def test_a_fide_read_model_made_with_us_chess_columns_is_built_again(tmp_path):
+    # "A FIDE or ICU read model no longer has US Chess's columns" (issue 29): one made before,
+    # with them, starts again when opened, as a model of another layout does.
+    ledger = Ledger(RatingsLedger(f"sqlite:///{tmp_path / 'ledger.db'}"))
+    ledger.register("20000001", "20000002", "20000003", adult=True)
+    ledger.submit(round_robin("JAN", ["20000001", "20000002", "20000003"], "2024-01-06"))
+    view = View(tmp_path / "fide.db", "fide")
+    ledger.catch_up(view)
+    assert view.last_position > 0
+    view.db.execute("alter table ratings add column established INTEGER")
+    view.db.conn.commit()
+    view.close()
+    reopened = View(tmp_path / "fide.db", "fide")
+    assert reopened.last_position == 0
+    assert "established" not in {r[1] for r in reopened.db.execute("pragma table_info(ratings)")}
+    reopened.close()
+    ledger.app.close()
