@@ -91,7 +91,7 @@ class Cascade:
             if s is None:
                 s = queries.standing_before(self, player, system, current[0])
             else:
-                s = layout.standing_of(_state(s))
+                s = layout.standing_of_row(s)
             stored[key] = s
             return s
 
@@ -326,8 +326,3 @@ def _moved_on(before: tuple[Any, ...], row: tuple[Any, ...]) -> bool:
         or before[GAMES_AFTER] != row[GAMES_AFTER]
         or before[STATE] != row[STATE]
     )
-
-
-def _state(row: tuple[Any, ...]) -> tuple[Any, ...]:
-    """A history row's standing after it: the rating, N and the state columns."""
-    return (row[POST_RATING], row[GAMES_AFTER], *row[STATE])

@@ -118,7 +118,7 @@ def explain(
         out["values"] = {
             k: row[k]
             for k in ("m", "score", "n_eff", "k", "expected", "bonus", "floor_bound")
-            if row[k] is not None
+            if row.get(k) is not None  # n_eff, bonus, floor_bound: US Chess's figures
         } | {k: v for k, v in detail.items()}
     return out
 

@@ -18,7 +18,8 @@ from typing import Any
 from projections.standing import UNRATED, Standing
 from projections.writer import LocalWriter, Part, Writer, parts
 
-# The rater's row: the narrow part, then `detail`, then the family's state columns.
+# The rater's row: the narrow part every family has, then `detail`, then the family's own: its
+# figures (`Rater.figure_columns`) and its state columns (`Rater.state_columns`).
 NARROW_COLUMNS = (
     "item_key",
     "player",
@@ -29,7 +30,6 @@ NARROW_COLUMNS = (
     "position",
     "revision",
     "rules",
-    "bonus_multiplier",
     "formula",
     "pre_rating",
     "post_rating",
@@ -38,15 +38,11 @@ NARROW_COLUMNS = (
     "games_after",
     "m",
     "score",
-    "n_eff",
     "k",
     "expected",
-    "bonus",
-    "step3",
-    "step4",
-    "step5",
-    "floor_bound",
 )
+POST = NARROW_COLUMNS.index("post_rating")
+GAMES = NARROW_COLUMNS.index("games_after")
 TABLES = ("history_rows", "history_standing", "history_detail")
 DETAIL = len(NARROW_COLUMNS)  # the index of `detail` in a rater's row
 NO_DETAIL = "{}"
@@ -60,9 +56,9 @@ ROWS_INSERT = f"insert into history_rows values ({_marks(1 + len(NARROW_COLUMNS)
 ROWS_UPDATE = (
     f"update history_rows set {', '.join(f'[{c}] = ?' for c in NARROW_COLUMNS)} where id = ?"
 )
-# A stored row's figures (all but its key: item, player, system, sort key), its indexes kept.
+# A stored row's narrow values but its key (item, player, system, sort key), its indexes kept.
 KEYS = 4
-FIGURES_UPDATE = (
+NARROW_UPDATE = (
     f"update history_rows set {', '.join(f'[{c}] = ?' for c in NARROW_COLUMNS[KEYS:])} where id = ?"
 )
 DETAIL_INSERT = "insert or replace into history_detail values (?, ?)"
@@ -73,31 +69,37 @@ DETAIL_OR_NONE = f"case when d.id is null then '{NO_DETAIL}' else d.detail end"
 
 
 class Layout:
-    """The history of one family: `history_standing` holds its state columns (`Rater`'s
-    `state_columns`), read back into standings by its `standing_of`."""
+    """The history of one family: `history_standing` holds its own columns, its figures and
+    its state (`Rater.figure_columns`, `Rater.state_columns`), the state read back into
+    standings by its `standing_of`."""
 
     def __init__(
-        self, state_columns: Sequence[str], standing_of: Callable[[Sequence[Any]], Standing[Any]]
+        self,
+        figure_columns: Sequence[str],
+        state_columns: Sequence[str],
+        standing_of: Callable[[Sequence[Any]], Standing[Any]],
     ) -> None:
         self.state_columns = tuple(state_columns)
+        self.own_columns = (*figure_columns, *self.state_columns)
         self.standing_of = standing_of
-        self.no_standing: tuple[None, ...] = (None,) * len(self.state_columns)
+        self.state_start = DETAIL + 1 + len(figure_columns)  # a row's state columns start here
+        self.no_standing: tuple[None, ...] = (None,) * len(self.own_columns)
         self.standing_insert = (
-            "insert or replace into history_standing values "
-            f"({_marks(1 + len(self.state_columns))})"
+            f"insert or replace into history_standing values ({_marks(1 + len(self.own_columns))})"
         )
+        own = ", ".join(f"s.[{c}]" for c in self.own_columns)
         state = ", ".join(f"s.[{c}]" for c in self.state_columns)
         narrow = ", ".join(f"h.[{c}]" for c in NARROW_COLUMNS)
         # The rows as the raters make them: what every reader and the digest read.
         self.view = (
-            f"create view history as select {narrow}, {DETAIL_OR_NONE} as detail, {state} "
+            f"create view history as select {narrow}, {DETAIL_OR_NONE} as detail, {own} "
             "from history_rows h left join history_standing s on s.id = h.id "
             "left join history_detail d on d.id = h.id"
         )
         # The stored rows of the items in a range of sort keys, each with its `id` first: a
         # catch-up reads them once a chunk of items, and compares them with the new ones.
         self.rows_of_items_query = (
-            f"select h.id, {narrow}, {DETAIL_OR_NONE}, {state} "
+            f"select h.id, {narrow}, {DETAIL_OR_NONE}, {own} "
             "from items i join history_rows h on h.item_key = i.key "
             "left join history_standing s on s.id = h.id "
             "left join history_detail d on d.id = h.id "
@@ -120,7 +122,7 @@ class Layout:
             (
                 self.standing_insert,
                 DETAIL + 1,
-                DETAIL + 1 + len(self.state_columns),
+                DETAIL + 1 + len(self.own_columns),
                 self.no_standing,
             ),
             (DETAIL_INSERT, DETAIL, DETAIL + 1, (NO_DETAIL,)),
@@ -135,7 +137,7 @@ class Layout:
         )
         conn.execute(
             "create table history_standing (id INTEGER PRIMARY KEY, "
-            + ", ".join(f"[{c}] {types[c]}" for c in self.state_columns)
+            + ", ".join(f"[{c}] {types[c]}" for c in self.own_columns)
             + ")"
         )
         conn.execute("create table history_detail (id INTEGER PRIMARY KEY, detail TEXT)")
@@ -169,6 +171,10 @@ class Layout:
             conn.executemany(f"delete from {table} where id = ?", gone)
         conn.executemany(self.standing_insert, standing)
         conn.executemany(DETAIL_INSERT, detail)
+
+    def standing_of_row(self, row: Sequence[Any]) -> Standing[Any]:
+        """The standing after a rater's row: its rating, N and state columns."""
+        return self.standing_of((row[POST], row[GAMES], *row[self.state_start :]))
 
     def rows_of_items(
         self, conn: Any, first: str, last: str
@@ -215,7 +221,7 @@ class Layout:
                     no_detail.append((rid,))
                 else:
                     detail.append((rid, new[DETAIL]))
-        conn.executemany(FIGURES_UPDATE, rows)
+        conn.executemany(NARROW_UPDATE, rows)
         conn.executemany(STANDING_DELETE, no_standing)
         conn.executemany(self.standing_insert, standing)
         conn.executemany(DETAIL_DELETE, no_detail)

@@ -25,7 +25,7 @@ from ledger.rules.rounding import round_half_up
 from projections.change import Change
 from projections.items import Item, sort_key
 from projections.rating import rater_class, rater_for
-from projections.schema import LIST_COLUMNS, ROW_COLUMNS, STATE
+from projections.schema import LIST_COLUMNS, ROW_COLUMNS
 from projections.standing import UNRATED, Standing
 
 Key = tuple[str, str]  # (player, system)
@@ -185,7 +185,10 @@ class _Periods:
     ):
         self.lists = lists
         self.rules = rules_family(lists[0].family).periods
-        self.columns = rater_class(lists[0].family).columns
+        reader = rater_class(lists[0].family)
+        self.columns = reader.columns
+        # a row's columns but its state's: a list's row has no figures of the family's own
+        self.row_columns = (*ROW_COLUMNS, *reader.figure_columns)
         self.uplifts = sorted(uplifts, key=lambda i: i.sort_key)
         self.live: dict[Key, Standing[Any]] = {}
         self.lookup = ListLookup()
@@ -297,7 +300,7 @@ class _Periods:
                 "k": period.k if k_used is None else k_used,
                 "detail": json.dumps(detail, sort_keys=True),
             }
-            self.rows.append(tuple(values.get(c) for c in ROW_COLUMNS) + self.columns(after))
+            self.rows.append(tuple(values.get(c) for c in self.row_columns) + self.columns(after))
         self.period.clear()
         self.lookup.on_list = dict(self.live)
         while self.uplifts and self.uplifts[0].end <= rating_list.as_of:
@@ -335,7 +338,7 @@ class _Periods:
                 "m": 0,
                 "detail": json.dumps(detail, sort_keys=True),
             }
-            self.rows.append(tuple(values.get(c) for c in ROW_COLUMNS) + self.columns(after))
+            self.rows.append(tuple(values.get(c) for c in self.row_columns) + self.columns(after))
 
 
 def _with(row: tuple[Any, ...], state: tuple[Any, ...] | None = None, **values: Any) -> tuple:
@@ -344,5 +347,5 @@ def _with(row: tuple[Any, ...], state: tuple[Any, ...] | None = None, **values: 
     for name, value in values.items():
         out[ROW_COLUMNS.index(name)] = value
     if state is not None:
-        out[STATE] = state
+        out[len(out) - len(state) :] = state
     return tuple(out)

@@ -34,8 +34,12 @@ class Rater(Protocol):
     """A family's reader: how its standings are stored and shown (class-level), and, opened
     on a read model, how it rates one item at a time."""
 
+    # the values a history row adds, after its `detail` (US Chess: Steps 3–5, the bonus…)
+    figure_columns: ClassVar[Mapping[str, type]]
     # the `history` state columns after a row (its standing but the rating and N), in order
     state_columns: ClassVar[Mapping[str, type]]
+    # the order the digest reads the history's columns in (None: as a row has them)
+    history_order: ClassVar[tuple[str, ...] | None]
     # the columns it adds to `ratings` (after the results, before `rated_on`), in order
     rating_columns: ClassVar[Mapping[str, type]]
 
@@ -115,4 +119,4 @@ def rater_for(
 def history_layout(name: str) -> Layout:
     """How family `name`'s history rows are stored (its state columns)."""
     reader = rater_class(name)
-    return Layout(tuple(reader.state_columns), reader.standing_of)
+    return Layout(tuple(reader.figure_columns), tuple(reader.state_columns), reader.standing_of)

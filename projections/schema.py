@@ -16,10 +16,11 @@ from projections.standing import Standing
 if TYPE_CHECKING:
     import sqlite_utils
 
-# A rater's history row (projections/change.py): these, then its family's state columns
-# (`Rater.state_columns`); stored split (projections/history_store).
+# A rater's history row (projections/change.py): these, then its family's own columns, its
+# figures and its state (`Rater.figure_columns`, `Rater.state_columns`); stored split
+# (projections/history_store).
 ROW_COLUMNS = (*NARROW_COLUMNS, "detail")
-STATE = slice(len(ROW_COLUMNS), None)  # a history row's state columns, whatever the family's
+STATE = slice(len(ROW_COLUMNS), None)  # a history row's own columns, whatever the family's
 POST_RATING = ROW_COLUMNS.index("post_rating")
 PRE_RATING = ROW_COLUMNS.index("pre_rating")
 GAMES_AFTER = ROW_COLUMNS.index("games_after")
@@ -27,7 +28,6 @@ GAMES_AFTER = ROW_COLUMNS.index("games_after")
 ROW_TYPES = {
     "position": int,
     "revision": int,
-    "bonus_multiplier": float,
     "pre_rating": float,
     "post_rating": float,
     "official_rating": int,
@@ -35,13 +35,8 @@ ROW_TYPES = {
     "games_after": int,
     "m": int,
     "score": float,
-    "n_eff": float,
     "k": float,
     "expected": float,
-    "bonus": float,
-    "step3": float,
-    "step4": float,
-    "step5": float,
 }
 # The `ratings` columns of every family: its own (`Rater.rating_columns`) come between these
 # and `rated_on`.
@@ -60,8 +55,9 @@ RATING_TAIL = {"rated_on": str}
 
 @functools.cache
 def history_columns(family: str) -> tuple[str, ...]:
-    """A history row's columns in family `family`'s read model."""
-    return (*ROW_COLUMNS, *rater_class(family).state_columns)
+    """A history row's columns in family `family`'s read model, as its rater makes it."""
+    reader = rater_class(family)
+    return (*ROW_COLUMNS, *reader.figure_columns, *reader.state_columns)
 
 
 def state_select(family: str) -> str:
@@ -158,7 +154,7 @@ CONTENT = {
 @functools.cache
 def content(family: str) -> dict[str, str]:
     """`CONTENT` of family `family`'s read model: its history and ratings columns named."""
-    history = ", ".join(history_columns(family))
+    history = ", ".join(rater_class(family).history_order or history_columns(family))
     ratings = ", ".join(rating_columns(family))
     return {
         t: q.replace("{history}", history).replace("{ratings}", ratings) for t, q in CONTENT.items()
@@ -244,7 +240,8 @@ def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> bool:
         )
         # Narrow rows, their standings and details apart (projections/history_store.py).
         types = {int: "INTEGER", float: "FLOAT", str: "TEXT"}
-        column_types = {**ROW_TYPES, **rater_class(family).state_columns}
+        reader = rater_class(family)
+        column_types = {**ROW_TYPES, **reader.figure_columns, **reader.state_columns}
         history_layout(family).create(
             db.conn, {c: types[column_types.get(c, str)] for c in history_columns(family)}
         )
@@ -264,13 +261,17 @@ def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> bool:
 
 
 def _family_columns(db: sqlite_utils.Database) -> bool:
-    """Whether the model's ratings have its family's columns: a FIDE or ICU model made before
-    issue 29 has US Chess's (`SCHEMA_VERSION` stays, US Chess's layout being unchanged)."""
+    """Whether the model's tables have its family's columns: one made before issue 29 has US
+    Chess's in every family, its figures among the narrow rows (`SCHEMA_VERSION` stays: a
+    model's content, and so its digest, is the same)."""
     row = db.execute("select value from meta where key = 'rules_family'").fetchone()
     if row is None or row[0] not in NAMES:
         return True  # not a family's model: the view refuses it by its name
-    stored = [r[1] for r in db.execute("pragma table_info(ratings)")]
-    return stored == list(rating_columns(row[0]))
+    ratings = [r[1] for r in db.execute("pragma table_info(ratings)")]
+    own = [r[1] for r in db.execute("pragma table_info(history_standing)")][1:]
+    return ratings == list(rating_columns(row[0])) and own == list(
+        history_layout(row[0]).own_columns
+    )
 
 
 def _schema(db: sqlite_utils.Database) -> str | None:

@@ -22,11 +22,38 @@ from pathlib import Path
 from ledger.application import RatingsLedger
 from ledger.log import read_entries
 from projections.projector import View
-from projections.schema import ROW_COLUMNS, content
+from projections.schema import content
 
-# The state and ratings columns every read model had at b365532, and the value each held in a
-# family that does not keep it (US Chess keeps them all): SQL literals.
-LEGACY_STATE = {
+# The history and ratings columns every read model had at b365532, and the value each held in
+# a family that does not keep it (US Chess keeps them all): SQL literals.
+LEGACY_HISTORY = {
+    "item_key": None,
+    "player": None,
+    "system": None,
+    "sort_key": None,
+    "kind": None,
+    "end_date": None,
+    "position": None,
+    "revision": None,
+    "rules": None,
+    "bonus_multiplier": "null",
+    "formula": None,
+    "pre_rating": None,
+    "post_rating": None,
+    "official_rating": None,
+    "games_before": None,
+    "games_after": None,
+    "m": None,
+    "score": None,
+    "n_eff": "null",
+    "k": None,
+    "expected": None,
+    "bonus": "null",
+    "step3": "null",
+    "step4": "null",
+    "step5": "null",
+    "floor_bound": "null",
+    "detail": None,
     "s_wins": None,
     "s_draws": None,
     "s_losses": None,
@@ -81,7 +108,7 @@ def _legacy_select(view: View, table: str, columns: dict[str, str | None]) -> st
 def legacy_digest(view: View) -> str:
     """The digest as defined at b365532 (see the module's docstring)."""
     queries = dict(content(view.family))
-    history = _legacy_select(view, "history", {**dict.fromkeys(ROW_COLUMNS), **LEGACY_STATE})
+    history = _legacy_select(view, "history", LEGACY_HISTORY)
     ratings = _legacy_select(view, "ratings", LEGACY_RATINGS)
     queries["history"] = f"select {history} from history order by player, system, sort_key"
     queries["ratings"] = f"select {ratings} from ratings order by player, system"

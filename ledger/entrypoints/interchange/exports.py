@@ -232,7 +232,7 @@ def fide_txt(rows: Sequence[Mapping[str, Any]], system: str, day: str) -> list[s
 def history_export(view: View, player: str, system: str) -> list[dict[str, Any]]:
     """A player's history rows in one system, in rating order, as flat export rows."""
     return [
-        {c: r[c] for c in HISTORY_EXPORT_COLUMNS} for r in queries.history(view, player, system)
+        {c: r.get(c) for c in HISTORY_EXPORT_COLUMNS} for r in queries.history(view, player, system)
     ]
 
 

@@ -63,7 +63,9 @@ class GamesRater(ABC):
 
     system = ""
     rules = ""
+    figure_columns: ClassVar[Mapping[str, type]] = {}
     state_columns: ClassVar[Mapping[str, type]] = GAMES_STATE
+    history_order: ClassVar[tuple[str, ...] | None] = None
     rating_columns: ClassVar[Mapping[str, type]] = {}
 
     @classmethod
@@ -121,7 +123,7 @@ class GamesRater(ABC):
             )
             state = self.columns(after)
             system, rules = self.system, self.rules
-            return [change(item, p.member_id, system, rules, None, before, after, state, "opening")]
+            return [change(item, p.member_id, system, rules, before, after, (), state, "opening")]
         if not rateable(item):
             return []
         games = rated_games(item)

@@ -79,7 +79,9 @@ class Rater:
     Its standings carry `UsChessState` (ledger/rules/uschess/state.py).
     """
 
+    figure_columns: ClassVar[Mapping[str, type]] = us_state.FIGURE_COLUMNS
     state_columns: ClassVar[Mapping[str, type]] = us_state.STATE_COLUMNS
+    history_order: ClassVar[tuple[str, ...] | None] = us_state.HISTORY_ORDER
     rating_columns: ClassVar[Mapping[str, type]] = us_state.RATING_COLUMNS
 
     @classmethod
@@ -365,25 +367,24 @@ class Rater:
         changes = []
         name = str(system)
         # The history row's columns that are the same for every player of the item
-        head = (item.sort_key, item.kind, end, item.position, item.revision)
-        head += (rules.name, rules.bonus_multiplier)
+        head = (item.sort_key, item.kind, end, item.position, item.revision, rules.name)
+        multiplier = rules.bonus_multiplier
         key = item.key
         personal, olm = floors.floor_systems(system, version)
         bound_rating, after_section = floors.bound_rating, floors.after_section
         olm_title_date = floors.olm_title_date
         formulas = (STANDARD, SPECIAL)
         state_of = us_state.columns
-        # the row's columns S, N', K, E, bonus and Steps 3–5, as the kernel gives them
-        steps = zip(
-            c.score, c.n_eff, c.k, c.expected, c.bonus, c.step3, c.step4, c.step5, strict=True
-        )
-        for n, (player, before, m, wins, draws, special, values) in enumerate(
-            zip(players, pre, c.m, c.wins, c.draws, c.special, steps, strict=True)
+        # the row's S, K and E, then N', the bonus and Steps 3–5, as the kernel gives them
+        shared = zip(c.score, c.k, c.expected, strict=True)
+        steps = zip(c.n_eff, c.bonus, c.step3, c.step4, c.step5, strict=True)
+        for n, (player, before, m, wins, draws, special, values, own) in enumerate(
+            zip(players, pre, c.m, c.wins, c.draws, c.special, shared, steps, strict=True)
         ):
             losses = m - wins - draws
             # every player here has played (`playing`), so Step 5 gave a rating
             was = us(before)
-            rating, bound = bound_rating(values[-1], was.floors, personal, olm)
+            rating, bound = bound_rating(own[-1], was.floors, personal, olm)
             fl = after_section(was.floors, before.rating, before.games, rating, m, wins, draws)
             after = standing(
                 rating,
@@ -432,8 +433,10 @@ class Rater:
                 after.games,
                 m,
                 *values,
-                None if bound is None else bound.value,
                 detail,
+                multiplier,
+                *own,
+                None if bound is None else bound.value,
                 *state_of(after),
             )
             changes.append(Change(player, system, after, row))

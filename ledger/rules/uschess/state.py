@@ -36,6 +36,17 @@ class UsChessState(NamedTuple):
 NO_STATE = UsChessState()
 UsStanding = Standing[UsChessState]
 
+# The values a history row adds (§1 Steps 3–5, §3 N', the §8 bonus and its multiplier, the
+# §5 bound that held the rating), after its `detail`.
+FIGURE_COLUMNS: dict[str, type] = {
+    "bonus_multiplier": float,
+    "n_eff": float,
+    "bonus": float,
+    "step3": float,
+    "step4": float,
+    "step5": float,
+    "floor_bound": str,
+}
 # The history table's state columns, in the order they were stored before issue 29 (its
 # digests unchanged); `s_extra` held another family's state and is always NULL here.
 STATE_COLUMNS: dict[str, type] = {
@@ -56,6 +67,37 @@ STATE_COLUMNS: dict[str, type] = {
     "s_pending_request": str,
     "s_extra": str,
 }
+# The history's columns in the order the digest has read them since before issue 29.
+HISTORY_ORDER = (
+    "item_key",
+    "player",
+    "system",
+    "sort_key",
+    "kind",
+    "end_date",
+    "position",
+    "revision",
+    "rules",
+    "bonus_multiplier",
+    "formula",
+    "pre_rating",
+    "post_rating",
+    "official_rating",
+    "games_before",
+    "games_after",
+    "m",
+    "score",
+    "n_eff",
+    "k",
+    "expected",
+    "bonus",
+    "step3",
+    "step4",
+    "step5",
+    "floor_bound",
+    "detail",
+    *STATE_COLUMNS,
+)
 RATING_COLUMNS: dict[str, type] = {
     "established": int,
     "history": str,
@@ -223,9 +265,13 @@ def change_row(
     formula: str,
     **values: Any,
 ) -> Change:
-    """A US Chess change and its history row: the rules version's name and bonus multiplier
-    (§8), the state columns of `post`."""
-    name, multiplier = rules.name, rules.bonus_multiplier
-    return change(
-        item, player, system, name, multiplier, pre, post, columns(post), formula, **values
+    """A US Chess change and its history row: the rules version's name, its figures (the §8
+    bonus multiplier, N', the bonus, Steps 3–5, the floor bound) and the state columns of
+    `post`."""
+    figures = (
+        rules.bonus_multiplier,
+        *(values.pop(c, None) for c in ("n_eff", "bonus", "step3", "step4", "step5")),
+        values.pop("floor_bound", None),
     )
+    state = columns(post)
+    return change(item, player, system, rules.name, pre, post, figures, state, formula, **values)
