@@ -1,12 +1,18 @@
 """How US Chess explains a history row (`explain`): the §8 rules version and bonus multiplier
-it was rated under, and a section's Steps 1–5 and floors (§1–§5) from its explain detail."""
+it was rated under, a section's detail when rated again to explain it, and its Steps 1–5 and
+floors (§1–§5) from that detail."""
 
 from __future__ import annotations
 
 from datetime import date
 from typing import Any
 
-from ledger.rules.uschess.versions import VERSIONS, timelines
+from ledger.rules.uschess import floors
+from ledger.rules.uschess.effective_games import n_star
+from ledger.rules.uschess.floors import FloorState
+from ledger.rules.uschess.section import Entrant, Game, Rated
+from ledger.rules.uschess.systems import System
+from ledger.rules.uschess.versions import VERSIONS, RuleVersion, timelines
 
 
 def explain_rules(row: dict[str, Any], start: str) -> dict[str, Any]:
@@ -86,3 +92,54 @@ def explain_steps(kind: str, row: dict[str, Any], d: dict[str, Any]) -> dict[str
         "bound": row["floor_bound"],
     }
     return steps
+
+
+def section_detail(
+    e: Entrant,
+    r: Rated,
+    fl: FloorState,
+    system: System,
+    version: RuleVersion,
+    dual: bool,
+    games: list[Game],
+    n: int,
+    players: list[str],
+) -> dict[str, Any]:
+    """Everything behind one player's result in a section (`fl`: his floor state before it),
+    for `explain` (not stored in rows): what `explain_steps` reads."""
+    opponents = [
+        players[g.black if g.white == n else g.white] for g in games if n in (g.white, g.black)
+    ]
+    floor, kind = floors.effective_floor(fl, system, version)
+    return {
+        "entrant": {
+            "rating": e.rating,
+            "games": e.games,
+            "unrated": e.unrated,
+            "history": e.history,
+        },
+        "n_star": n_star(e.rating),
+        "dual_rated_k": dual,
+        "bonus_eligible": r.bonus_eligible,
+        "opponents": opponents,
+        "opponents_step4": r.opponents_step4,
+        "opponents_step5": r.opponents_step5,
+        "special": {
+            f"step{k}": {
+                "path": [list(p) for p in sp.path],
+                "adjusted_prior": sp.adjusted_prior,
+                "adjusted_score": sp.adjusted_score,
+                "p": sp.p,
+            }
+            for k, sp in ((3, r.special_step3), (4, r.special_step4), (5, r.special_step5))
+            if sp is not None
+        },
+        "floor_components": {
+            str(b): level for b, level in floors.floor_components(fl, system, version).items()
+        },
+        "floor_before": floor,
+        "floor_kind": str(kind),
+        "wins": r.wins,
+        "draws": r.draws,
+        "losses": r.losses,
+    }

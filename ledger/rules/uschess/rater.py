@@ -14,7 +14,6 @@ from ledger.rules.rounding import round_half_up
 from ledger.rules.time_controls import known_time_control, parse_time_control
 from ledger.rules.uschess import decisions, explain, floors
 from ledger.rules.uschess import state as us_state
-from ledger.rules.uschess.effective_games import n_star
 from ledger.rules.uschess.initialization import (
     SYSTEMS,
     ForeignRating,
@@ -29,7 +28,6 @@ from ledger.rules.uschess.section import (
     STANDARD,
     Entrant,
     Game,
-    Rated,
     dual_rated_k,
     rate_event_columns,
     rate_section,
@@ -44,7 +42,7 @@ from ledger.rules.uschess.state import (
 )
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.time_controls import rated_systems
-from ledger.rules.uschess.versions import Amendment, Rules, RuleVersion, resolve
+from ledger.rules.uschess.versions import Amendment, Rules, resolve
 from projections.change import Change
 from projections.items import Item
 from projections.rating import AmendmentRow
@@ -407,10 +405,10 @@ class Rater:
                     extra["initialization"] = initialization_detail(init)
                 if explained is not None:
                     extra.update(
-                        self._explained(
+                        explain.section_detail(
                             entrants[n],
                             explained[n],
-                            before,
+                            us(before).floors,
                             system,
                             version,
                             dual,
@@ -441,57 +439,6 @@ class Rater:
             )
             changes.append(Change(player, system, after, row))
         return changes
-
-    def _explained(
-        self,
-        e: Entrant,
-        r: Rated,
-        before: Standing[Any],
-        system: System,
-        version: RuleVersion,
-        dual: bool,
-        games: list[Game],
-        n: int,
-        players: list[str],
-    ) -> dict[str, Any]:
-        """Everything behind one player's result, for `explain` (not stored in rows)."""
-        opponents = [
-            players[g.black if g.white == n else g.white] for g in games if n in (g.white, g.black)
-        ]
-        floor, kind = floors.effective_floor(us(before).floors, system, version)
-        return {
-            "entrant": {
-                "rating": e.rating,
-                "games": e.games,
-                "unrated": e.unrated,
-                "history": e.history,
-            },
-            "n_star": n_star(e.rating),
-            "dual_rated_k": dual,
-            "bonus_eligible": r.bonus_eligible,
-            "opponents": opponents,
-            "opponents_step4": r.opponents_step4,
-            "opponents_step5": r.opponents_step5,
-            "special": {
-                f"step{k}": {
-                    "path": [list(p) for p in sp.path],
-                    "adjusted_prior": sp.adjusted_prior,
-                    "adjusted_score": sp.adjusted_score,
-                    "p": sp.p,
-                }
-                for k, sp in ((3, r.special_step3), (4, r.special_step4), (5, r.special_step5))
-                if sp is not None
-            },
-            "floor_components": {
-                str(b): level
-                for b, level in floors.floor_components(us(before).floors, system, version).items()
-            },
-            "floor_before": floor,
-            "floor_kind": str(kind),
-            "wins": r.wins,
-            "draws": r.draws,
-            "losses": r.losses,
-        }
 
 
 # item kind → the method that rates it (projections/items.py KIND_FACTS lists the kinds)
