@@ -14,6 +14,7 @@ from ledger.rules.rounding import round_half_up
 from ledger.rules.time_controls import known_time_control, parse_time_control
 from ledger.rules.uschess import decisions, explain, floors
 from ledger.rules.uschess import state as us_state
+from ledger.rules.uschess.floors import FloorState
 from ledger.rules.uschess.initialization import (
     SYSTEMS,
     ForeignRating,
@@ -22,7 +23,7 @@ from ledger.rules.uschess.initialization import (
     initialization_detail,
 )
 from ledger.rules.uschess.kernel import HISTORIES, HISTORY_CODES
-from ledger.rules.uschess.matches import MatchPlayer, NotRateable, rate_match
+from ledger.rules.uschess.matches import MatchPlayer, MatchPlayerResult, NotRateable, rate_match
 from ledger.rules.uschess.section import (
     SPECIAL,
     STANDARD,
@@ -267,27 +268,7 @@ class Rater:
             )
             draws = sum(1 for g in p.games if RATED_RESULTS.get(g.result) == 0.5)
             request = r.floor_request
-            after = updated(
-                before,
-                rating=r.rating,
-                games=r.games_after,
-                losses=before.losses + (m - wins - draws),
-                history=history_after(before, m, wins, m - wins - draws),
-                rated_on=p.end_date,
-                floors=floors.after_section(
-                    us(before).floors,
-                    pre_rating=before.rating,
-                    pre_games=before.games,
-                    post_rating=r.rating,
-                    games=m,
-                    wins=wins,
-                    draws=draws,
-                ),
-                match_changes=(*us(before).match_changes, (p.end_date, r.change)),
-                pending_request=None
-                if request is None
-                else (request.new_floor, request.rating_if_granted),
-            )
+            after = _after_match(before, r, m, wins, draws, p.end_date)
             changes.append(
                 change_row(
                     item,
@@ -320,13 +301,11 @@ class Rater:
         score: list[float],
         dual: bool,
     ) -> list[Change]:
-        """Every player of rated games (`players`, indexed by `white` and `black`) in `system`."""
-        version = rules.version
-        lookup = self.lookup
-        pre = [lookup(player, system) for player in players]
+        """Every player of rated games (`players`, indexed by `white` and `black`) in `system`:
+        the kernel's Steps 1–5 (and, to explain, the section rated again with every value)."""
+        pre = [self.lookup(player, system) for player in players]
         end = item.end
-        codes = HISTORY_CODES
-        history = [codes[us(s).history] for s in pre]
+        history = [HISTORY_CODES[us(s).history] for s in pre]
 
         def background(n: int) -> PlayerBackground:
             return self._background(players[n], system, end)
@@ -345,7 +324,7 @@ class Rater:
             dual,
             self.compiled,
         )
-        explained = None
+        explained: Callable[[int, FloorState], dict[str, Any]] | None = None
         if self.explain:
             entrants = [
                 Entrant(player, r, g, u, HISTORIES[0 if s.rating is None else h])
@@ -353,24 +332,47 @@ class Rater:
                     players, pre, prior.rating, prior.games, prior.unrated, history, strict=True
                 )
             ]
-            local_games = [Game(*g) for g in zip(white, black, score, strict=True)]
-            explained = rate_section(
+            games = [Game(*g) for g in zip(white, black, score, strict=True)]
+            version = rules.version
+            rated = rate_section(
                 entrants,
-                local_games,
+                games,
                 rules.bonus_multiplier,
                 version.bonus_needs_distinct_opponents_at_three,
                 dual,
                 explain=True,
             )
+
+            def detail_of(n: int, fl: FloorState) -> dict[str, Any]:
+                ex = explain.section_detail
+                return ex(entrants[n], rated[n], fl, system, version, dual, games, n, players)
+
+            explained = detail_of
+
+        return self._section_rows(item, rules, system, players, pre, c, inits, explained)
+
+    def _section_rows(
+        self,
+        item: Item,
+        rules: Rules,
+        system: System,
+        players: list[str],
+        pre: list[Standing[Any]],
+        c: Any,
+        inits: Any,
+        explained: Callable[[int, FloorState], dict[str, Any]] | None,
+    ) -> list[Change]:
+        """Each player's standing and history row from the kernel's columns (`c`), with the
+        initializations of the unrated (`inits`) and, to explain, every value (`explained`)."""
         changes = []
         name = str(system)
+        end = item.end
         # The history row's columns that are the same for every player of the item
         head = (item.sort_key, item.kind, end, item.position, item.revision, rules.name)
         multiplier = rules.bonus_multiplier
         key = item.key
-        personal, olm = floors.floor_systems(system, version)
-        bound_rating, after_section = floors.bound_rating, floors.after_section
-        olm_title_date = floors.olm_title_date
+        personal, olm = floors.floor_systems(system, rules.version)
+        bound_rating = floors.bound_rating
         formulas = (STANDARD, SPECIAL)
         state_of = us_state.columns
         # the row's S, K and E, then N', the bonus and Steps 3–5, as the kernel gives them
@@ -379,44 +381,17 @@ class Rater:
         for n, (player, before, m, wins, draws, special, values, own) in enumerate(
             zip(players, pre, c.m, c.wins, c.draws, c.special, shared, steps, strict=True)
         ):
-            losses = m - wins - draws
             # every player here has played (`playing`), so Step 5 gave a rating
-            was = us(before)
-            rating, bound = bound_rating(own[-1], was.floors, personal, olm)
-            fl = after_section(was.floors, before.rating, before.games, rating, m, wins, draws)
-            after = standing(
-                rating,
-                before.games + m,
-                before.losses + losses,
-                end,
-                UsChessState(
-                    history_after(before, m, wins, losses),
-                    olm_title_date(was.olm_title_date, fl, end),
-                    fl,
-                    was.match_changes,
-                    was.pending_request,
-                ),
-            )
-            init = inits.get(n) if inits else None
+            rating, bound = bound_rating(own[-1], us(before).floors, personal, olm)
+            after = _after_games(before, rating, m, wins, draws, end)
             detail = "{}"
+            init = inits.get(n) if inits else None
             if init is not None or explained is not None:
                 extra: dict[str, Any] = {}
                 if init is not None:
                     extra["initialization"] = initialization_detail(init)
                 if explained is not None:
-                    extra.update(
-                        explain.section_detail(
-                            entrants[n],
-                            explained[n],
-                            us(before).floors,
-                            system,
-                            version,
-                            dual,
-                            local_games,
-                            n,
-                            players,
-                        )
-                    )
+                    extra |= explained(n, us(before).floors)
                 detail = encode_value(extra).decode()
             row = (
                 key,
@@ -451,6 +426,52 @@ KINDS: dict[str, Callable[[Rater, Item], list[Change]]] = {
     "fide": decisions.fide,
     "uplift": lambda rater, item: [],  # FIDE's uplift of a FIDE list: no US Chess rating
 }
+
+
+def _after_games(
+    before: Standing[Any], rating: float, m: int, wins: int, draws: int, end: str
+) -> Standing[UsChessState]:
+    """A player's standing after m rated games of a section ending on `end`, rated `rating`:
+    N, results, §4.1 history, §5 floor state and OLM title date."""
+    was = us(before)
+    losses = m - wins - draws
+    fl = floors.after_section(was.floors, before.rating, before.games, rating, m, wins, draws)
+    state = UsChessState(
+        history_after(before, m, wins, losses),
+        floors.olm_title_date(was.olm_title_date, fl, end),
+        fl,
+        was.match_changes,
+        was.pending_request,
+    )
+    return standing(rating, before.games + m, before.losses + losses, end, state)
+
+
+def _after_match(
+    before: Standing[Any], r: MatchPlayerResult, m: int, wins: int, draws: int, end: str
+) -> Standing[UsChessState]:
+    """A player's standing after a rated match of m games ending on `end` (`r`: his side of
+    `rate_match`'s result): its change joins his §7 match changes, a floor request waits."""
+    request = r.floor_request
+    fl = floors.after_section(
+        us(before).floors,
+        pre_rating=before.rating,
+        pre_games=before.games,
+        post_rating=r.rating,
+        games=m,
+        wins=wins,
+        draws=draws,
+    )
+    return updated(
+        before,
+        rating=r.rating,
+        games=r.games_after,
+        losses=before.losses + (m - wins - draws),
+        history=history_after(before, m, wins, m - wins - draws),
+        rated_on=end,
+        floors=fl,
+        match_changes=(*us(before).match_changes, (end, r.change)),
+        pending_request=None if request is None else (request.new_floor, request.rating_if_granted),
+    )
 
 
 def _uschess(rules: str | None) -> bool:
