@@ -16,7 +16,7 @@ class Change(NamedTuple):
 
     player: str
     system: str
-    standing: Standing[Any]
+    standing: Standing[object]
     row: tuple[Any, ...]
 
 
@@ -25,8 +25,8 @@ def change(
     player: str,
     system: str,
     rules: str,
-    pre: Standing[Any],
-    post: Standing[Any],
+    pre: Standing[object],
+    post: Standing[object],
     figures: tuple[Any, ...],
     state: tuple[Any, ...],
     formula: str,

@@ -77,7 +77,7 @@ class Layout:
         self,
         figure_columns: Sequence[str],
         state_columns: Sequence[str],
-        standing_of: Callable[[Sequence[Any]], Standing[Any]],
+        standing_of: Callable[[Sequence[Any]], Standing[object]],
     ) -> None:
         self.state_columns = tuple(state_columns)
         self.own_columns = (*figure_columns, *self.state_columns)
@@ -172,7 +172,7 @@ class Layout:
         conn.executemany(self.standing_insert, standing)
         conn.executemany(DETAIL_INSERT, detail)
 
-    def standing_of_row(self, row: Sequence[Any]) -> Standing[Any]:
+    def standing_of_row(self, row: Sequence[Any]) -> Standing[object]:
         """The standing after a rater's row: its rating, N and state columns."""
         return self.standing_of((row[POST], row[GAMES], *row[self.state_start :]))
 
@@ -188,11 +188,11 @@ class Layout:
 
     def standings_before(
         self, conn: Any, pairs: Sequence[tuple[str, str]], sort_key: str
-    ) -> dict[tuple[str, str], Standing[Any]]:
+    ) -> dict[tuple[str, str], Standing[object]]:
         """Each (player, system)'s standing just before the item at `sort_key` (UNRATED if he
         has no row before it), read in one query a system: what `queries.standing_before`
         gives."""
-        found: dict[tuple[str, str], Standing[Any]] = dict.fromkeys(pairs, UNRATED)
+        found: dict[tuple[str, str], Standing[object]] = dict.fromkeys(pairs, UNRATED)
         by_system: dict[str, list[str]] = {}
         for player, system in pairs:
             by_system.setdefault(system, []).append(player)

@@ -29,13 +29,13 @@ from projections.schema import LIST_COLUMNS, ROW_COLUMNS
 from projections.standing import UNRATED, Standing
 
 Key = tuple[str, str]  # (player, system)
-Lookup = Callable[[str, str], Standing[Any]]
+Lookup = Callable[[str, str], Standing[object]]
 
 
 class ItemRater(Protocol):
     def rate(self, item: Item) -> list[Change]: ...
 
-    def standing(self, player: str, *system: str) -> Standing[Any]: ...
+    def standing(self, player: str, *system: str) -> Standing[object]: ...
 
 
 @dataclass(frozen=True)
@@ -83,11 +83,11 @@ def recompute(
     family: str,
     listed: PublishedList,
     items: Sequence[Item],
-    on_list: dict[Key, Standing[Any]],
+    on_list: dict[Key, Standing[object]],
     profiles: Any,
     uplifts: tuple[PublishedList, Sequence[Item], Sequence[Item]] | None = None,
     merged: Any = None,
-) -> dict[Key, tuple[int | None, Standing[Any]]]:
+) -> dict[Key, tuple[int | None, Standing[object]]]:
     """The rows list `listed` publishes for the players of `items` (its period's), rated from
     `on_list` (the previous list's standings) as the read model does: (official, standing)
     after the last history row of each (an unrated player's may be a section's). `uplifts`:
@@ -134,14 +134,14 @@ def rate(
     lists: Sequence[PublishedList],
     rater_for: Callable[[Lookup], ItemRater],
     uplift: bool = True,
-) -> tuple[list[tuple[Any, ...]], dict[Key, Standing[Any]]]:
+) -> tuple[list[tuple[Any, ...]], dict[Key, Standing[object]]]:
     """Every item (in rating order) rated by the lists of one family: history rows and each
     player's standing after them (`uplift` False: a what-if without FIDE's uplifts)."""
     if rates_from_previous_list(lists[0].family):
         uplifts = [i for i in items if i.kind == "uplift"] if uplift else []
         others = [i for i in items if i.kind != "uplift"]
         return _Periods(lists, rater_for, uplifts).run(placed(others, lists))
-    live: dict[Key, Standing[Any]] = {}
+    live: dict[Key, Standing[object]] = {}
     rater = rater_for(lambda p, s: live.get((p, s), UNRATED))
     rows = []
     for key, _, item in placed(items, lists):
@@ -155,7 +155,7 @@ def rate(
 class _Period:
     """A player's period so far: his standing on the list, and each section's ΔR and K."""
 
-    on_list: Standing[Any]
+    on_list: Standing[object]
     changes: list[float] = field(default_factory=list)
     k: float | None = None
     per_game: list[tuple[int, int, int]] = field(default_factory=list)  # (ΣΔR×100, K, n)
@@ -167,10 +167,10 @@ class ListLookup:
     raised by those: the family's rater reads them, FIDE's `raised_profile_rating`)."""
 
     def __init__(self) -> None:
-        self.on_list: dict[Key, Standing[Any]] = {}
+        self.on_list: dict[Key, Standing[object]] = {}
         self.uplifts: list[tuple[str, int, float]] = []
 
-    def __call__(self, player: str, system: str) -> Standing[Any]:
+    def __call__(self, player: str, system: str) -> Standing[object]:
         return self.on_list.get((player, system), UNRATED)
 
 
@@ -190,7 +190,7 @@ class _Periods:
         # a row's columns but its state's: a list's row has no figures of the family's own
         self.row_columns = (*ROW_COLUMNS, *reader.figure_columns)
         self.uplifts = sorted(uplifts, key=lambda i: i.sort_key)
-        self.live: dict[Key, Standing[Any]] = {}
+        self.live: dict[Key, Standing[object]] = {}
         self.lookup = ListLookup()
         self.period: dict[Key, _Period] = {}
         self.rows: list[tuple[Any, ...]] = []
@@ -198,7 +198,7 @@ class _Periods:
 
     def run(
         self, items: Sequence[tuple[str, int, Item]]
-    ) -> tuple[list[tuple[Any, ...]], dict[Key, Standing[Any]]]:
+    ) -> tuple[list[tuple[Any, ...]], dict[Key, Standing[object]]]:
         published = 0
         for key, period, item in items:
             for number in range(published, period):

@@ -394,7 +394,7 @@ def _check_row(row: dict[str, Any], root: tuple[str, int], name: str) -> None:
 
 def _previous_rows(
     rows: dict[str, Any], root: tuple[str, int], name: str, system: str, family: str
-) -> dict[str, Standing[Any]]:
+) -> dict[str, Standing[object]]:
     """Each player's standing on the previous list, proved (absent: proved not there)."""
     found = {}
     for pid, proof in rows.items():

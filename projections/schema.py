@@ -281,7 +281,7 @@ def _schema(db: sqlite_utils.Database) -> str | None:
     return None if row is None else row[0]
 
 
-def rating_row(family: str, player: str, system: str, s: Standing[Any]) -> dict[str, Any]:
+def rating_row(family: str, player: str, system: str, s: Standing[object]) -> dict[str, Any]:
     """The `ratings` row of a standing in family `family`'s read model: rating, N, results,
     the family's own columns (`Rater.rating_fields`), the day last rated."""
     return {

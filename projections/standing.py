@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Generic, NamedTuple, TypeVar
+from typing import Generic, NamedTuple, Never, TypeVar
 
-S = TypeVar("S")
+S = TypeVar("S", covariant=True)  # a standing is read, never written into: covariant
 
 
 class Standing(NamedTuple, Generic[S]):
@@ -24,4 +24,4 @@ class Standing(NamedTuple, Generic[S]):
     state: S | None = None
 
 
-UNRATED: Standing[None] = Standing()
+UNRATED: Standing[Never] = Standing()  # every family's standing of a player it has not met

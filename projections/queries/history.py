@@ -53,7 +53,7 @@ def previous_change(
 
 def standing_before(
     view: ReadModel, player_id: str, system: str, sort_key: str, kind: str | None = None
-) -> Standing[Any]:
+) -> Standing[object]:
     """A player's standing just before the item at `sort_key`, from the history rows (of one
     `kind` only, if given)."""
     from projections.rating import rater_class

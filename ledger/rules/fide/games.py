@@ -21,7 +21,7 @@ from projections.what_if import WhatIf
 
 REGULAR_FROM = 30  # mm + ss: the slowest range of the US Chess footnote 1, "Regular"
 
-Lookup = Callable[[str, str], Standing[Any]]
+Lookup = Callable[[str, str], Standing[object]]
 # The state columns of every family rating games in its own list: results and the day rated.
 GAMES_STATE: dict[str, type] = {"s_wins": int, "s_draws": int, "s_losses": int, "s_rated_on": str}
 
@@ -69,16 +69,16 @@ class GamesRater(ABC):
     rating_columns: ClassVar[Mapping[str, type]] = {}
 
     @classmethod
-    def columns(cls, standing: Standing[Any]) -> tuple[Any, ...]:
+    def columns(cls, standing: Standing[object]) -> tuple[Any, ...]:
         return (standing.wins, standing.draws, standing.losses, standing.rated_on)
 
     @classmethod
-    def standing_of(cls, values: Sequence[Any]) -> Standing[Any]:
+    def standing_of(cls, values: Sequence[Any]) -> Standing[object]:
         rating, games, wins, draws, losses, rated_on = values
         return Standing(rating, games, wins, draws, losses, rated_on)
 
     @classmethod
-    def rating_fields(cls, system: str, standing: Standing[Any]) -> dict[str, Any]:
+    def rating_fields(cls, system: str, standing: Standing[object]) -> dict[str, Any]:
         return {}
 
     @classmethod
@@ -108,14 +108,14 @@ class GamesRater(ABC):
         do not apply; its history rows carry every value already)."""
         return cls(lookup, profiles)
 
-    def standing(self, player: str, system: str | None = None) -> Standing[Any]:
+    def standing(self, player: str, system: str | None = None) -> Standing[object]:
         return self.lookup(player, system or self.system)
 
     def rate(self, item: Item) -> list[Change]:
         if item.kind == "opening" and item.event.system == self.system:
             p = item.event
             before = self.standing(p.member_id)
-            after: Standing[Any] = Standing(
+            after: Standing[object] = Standing(
                 rating=float(p.rating),
                 games=p.games,
                 rated_on=item.end,
@@ -135,7 +135,9 @@ class GamesRater(ABC):
         return None
 
     @abstractmethod
-    def rate_games(self, item: Item, games: Games, pre: dict[str, Standing[Any]]) -> list[Change]:
+    def rate_games(
+        self, item: Item, games: Games, pre: dict[str, Standing[object]]
+    ) -> list[Change]:
         """Rate a section's or match's rated games, given each player's standing before."""
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import date
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from ledger.events import OpeningBalanceRecorded
 from ledger.rules.fide import section as fide
@@ -45,17 +45,17 @@ class FideRater(GamesRater):
     state_columns: ClassVar[Mapping[str, type]] = {**GAMES_STATE, "s_extra": str}
 
     @classmethod
-    def columns(cls, standing: Standing[Any]) -> tuple[Any, ...]:
-        state: FideState | None = standing.state
+    def columns(cls, standing: Standing[object]) -> tuple[Any, ...]:
+        state = _fide_state(standing)
         return (*super().columns(standing), None if state is None else state.to_json())
 
     @classmethod
-    def standing_of(cls, values: Sequence[Any]) -> Standing[Any]:
+    def standing_of(cls, values: Sequence[Any]) -> Standing[object]:
         *games, extra = values
         state = None if extra is None else FideState.from_json(extra)
         return super().standing_of(games)._replace(state=state)
 
-    def standing(self, player: str, system: str = STANDARD) -> Standing[Any]:
+    def standing(self, player: str, system: str = STANDARD) -> Standing[object]:
         """The player's FIDE standing; first seen, the profile's published FIDE rating (rapid
         and blitz: his standard rating, B.02 rapid and blitz 7.2.1)."""
         found = self.lookup(player, system)
@@ -108,13 +108,13 @@ class FideRater(GamesRater):
         self,
         item: Item,
         games: Games,
-        pre: dict[str, Standing[Any]],
+        pre: dict[str, Standing[object]],
         version: FideVersion | None = None,
         system: str = STANDARD,
     ) -> list[Change]:
         version = version or fide_version(date.fromisoformat(item.end))
         ids = [pid for pid in pre if any(pid in g[:2] for g in games)]
-        states: dict[str, FideState] = {pid: s.state or FideState() for pid, s in pre.items()}
+        states = {pid: _fide_state(s) or FideState() for pid, s in pre.items()}
         rounds = max((g.round or 0 for g in item.event.games), default=0) or None
         section = fide.Section(
             section_format(item, games),
@@ -153,7 +153,7 @@ class FideRater(GamesRater):
         self,
         item: Item,
         o: PlayerOutcome,
-        before: Standing[Any],
+        before: Standing[object],
         state: FideState,
         outcome: SectionOutcome,
         system: str,
@@ -202,6 +202,11 @@ class FideRater(GamesRater):
             official=official,
             **detail(o, outcome),
         )
+
+
+def _fide_state(standing: Standing[object]) -> FideState | None:
+    """A FIDE standing's own state (the read core keeps a family's state opaque)."""
+    return cast(FideState | None, standing.state)
 
 
 def _counted_results(section: fide.Section, outcome: SectionOutcome) -> dict[str, list[float]]:

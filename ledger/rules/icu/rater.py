@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import date
-from typing import Any
 
 from ledger.rules.fide.games import (
     Games,
@@ -26,7 +25,9 @@ class IcuRater(GamesRater):
     system = SYSTEM
     rules = icu.RULES
 
-    def rate_games(self, item: Item, games: Games, pre: dict[str, Standing[Any]]) -> list[Change]:
+    def rate_games(
+        self, item: Item, games: Games, pre: dict[str, Standing[object]]
+    ) -> list[Change]:
         ids = list(pre)
         version = icu_version(date.fromisoformat(item.start))
         fixed = {p.id: p.fixed_rating for p in item.event.players if p.fixed_rating is not None}
@@ -54,7 +55,7 @@ class IcuRater(GamesRater):
                 continue
             before = pre[o.player]
             rating = float(o.official) if version.carries_published else o.post
-            after: Standing[None] = Standing(
+            after: Standing[object] = Standing(
                 rating=rating, games=before.games + o.games, rated_on=item.end
             )
             changes.append(

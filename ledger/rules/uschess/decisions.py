@@ -5,7 +5,7 @@ through these (its `KINDS`)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from typing import Protocol
 
 from ledger.events import PlayerRegistered
 from ledger.rules.uschess import floors
@@ -30,7 +30,7 @@ from projections.change import Change
 from projections.items import Item
 from projections.standing import Standing
 
-Lookup = Callable[[str, System], Standing[Any]]
+Lookup = Callable[[str, System], Standing[UsChessState]]
 
 
 class Decider(Protocol):
@@ -203,7 +203,7 @@ def fide(rater: Decider, item: Item) -> list[Change]:
 
 
 def _ceiling_below_floor(
-    action: str, value: float | None, before: Standing[Any], system: System, rules: Rules
+    action: str, value: float | None, before: Standing[UsChessState], system: System, rules: Rules
 ) -> str | None:
     """A ceiling imposed below the player's floor: both are kept and the ceiling binds (§7)."""
     if action != "impose_ceiling" or value is None:

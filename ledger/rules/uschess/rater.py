@@ -50,7 +50,7 @@ from projections.rating import AmendmentRow
 from projections.standing import Standing
 from projections.what_if import WhatIf
 
-Lookup = Callable[[str, System], Standing[Any]]
+Lookup = Callable[[str, System], Standing[UsChessState]]
 
 
 def parse_amendments(entries: Sequence[Mapping[str, Any]]) -> tuple[Amendment, ...]:
@@ -84,15 +84,15 @@ class Rater:
     rating_columns: ClassVar[Mapping[str, type]] = us_state.RATING_COLUMNS
 
     @classmethod
-    def columns(cls, standing: Standing[Any]) -> tuple[Any, ...]:
+    def columns(cls, standing: Standing[UsChessState]) -> tuple[Any, ...]:
         return us_state.columns(standing)
 
     @classmethod
-    def standing_of(cls, values: Sequence[Any]) -> Standing[Any]:
+    def standing_of(cls, values: Sequence[Any]) -> Standing[UsChessState]:
         return us_state.standing_of(values)
 
     @classmethod
-    def rating_fields(cls, system: str, standing: Standing[Any]) -> dict[str, Any]:
+    def rating_fields(cls, system: str, standing: Standing[UsChessState]) -> dict[str, Any]:
         return us_state.rating_fields(system, standing)
 
     @classmethod
@@ -138,7 +138,7 @@ class Rater:
         extra = parse_amendments(list(what_if.amendments))
         return cls(lookup, profiles, recorded + extra, explain, what_if.rules)
 
-    def standing(self, player: str, system: str) -> Standing[Any]:
+    def standing(self, player: str, system: str) -> Standing[UsChessState]:
         return self.lookup(player, System(system))
 
     def rules(self, start: str, version: str | None = None) -> Rules:
@@ -357,7 +357,7 @@ class Rater:
         rules: Rules,
         system: System,
         players: list[str],
-        pre: list[Standing[Any]],
+        pre: list[Standing[UsChessState]],
         c: Any,
         inits: Any,
         explained: Callable[[int, FloorState], dict[str, Any]] | None,
@@ -429,7 +429,7 @@ KINDS: dict[str, Callable[[Rater, Item], list[Change]]] = {
 
 
 def _after_games(
-    before: Standing[Any], rating: float, m: int, wins: int, draws: int, end: str
+    before: Standing[UsChessState], rating: float, m: int, wins: int, draws: int, end: str
 ) -> Standing[UsChessState]:
     """A player's standing after m rated games of a section ending on `end`, rated `rating`:
     N, results, §4.1 history, §5 floor state and OLM title date."""
@@ -447,7 +447,7 @@ def _after_games(
 
 
 def _after_match(
-    before: Standing[Any], r: MatchPlayerResult, m: int, wins: int, draws: int, end: str
+    before: Standing[UsChessState], r: MatchPlayerResult, m: int, wins: int, draws: int, end: str
 ) -> Standing[UsChessState]:
     """A player's standing after a rated match of m games ending on `end` (`r`: his side of
     `rate_match`'s result): its change joins his §7 match changes, a floor request waits."""

@@ -118,7 +118,7 @@ RATING_COLUMNS: dict[str, type] = {
 }
 
 
-def us(s: Standing[Any]) -> UsChessState:
+def us(s: Standing[UsChessState]) -> UsChessState:
     """A standing's US Chess state (that of an unrated player: none yet)."""
     state: UsChessState | None = s.state
     return NO_STATE if state is None else state
@@ -132,7 +132,7 @@ def standing(
     return Standing(rating, games, f.wins, f.draws, losses, rated_on, state)
 
 
-def updated(s: Standing[Any], **changes: Any) -> UsStanding:
+def updated(s: Standing[UsChessState], **changes: Any) -> UsStanding:
     """`s` with some of its fields (`Standing`'s or `UsChessState`'s) replaced."""
     own = {k: changes.pop(k) for k in UsChessState._fields if k in changes}
     state = us(s)._replace(**own)
@@ -145,7 +145,7 @@ def updated(s: Standing[Any], **changes: Any) -> UsStanding:
     )
 
 
-def columns(s: Standing[Any]) -> tuple[Any, ...]:
+def columns(s: Standing[UsChessState]) -> tuple[Any, ...]:
     """The standing as its state columns (STATE_COLUMNS order); the rating and N are the
     row's own `post_rating` and `games_after`."""
     state = us(s)
@@ -216,7 +216,7 @@ def _floor_systems(day: str, system: str) -> tuple[bool, bool]:
     return floors.floor_systems(System(system), _version_on(day))
 
 
-def rating_fields(system: str, s: Standing[Any]) -> dict[str, Any]:
+def rating_fields(system: str, s: Standing[UsChessState]) -> dict[str, Any]:
     """The `ratings` row's US Chess columns (RATING_COLUMNS): each floor component, whether
     established, the OLM and the office's values."""
     state = us(s)
@@ -248,7 +248,7 @@ def rating_fields(system: str, s: Standing[Any]) -> dict[str, Any]:
     }
 
 
-def history_after(pre: Standing[Any], m: int, wins: int, losses: int) -> str:
+def history_after(pre: Standing[UsChessState], m: int, wins: int, losses: int) -> str:
     """§4.1's "all wins / all losses" status after m more games (ledger/rules/uschess/history)."""
     return rules_history_after(
         pre.rating is not None and pre.games > 0, us(pre).history, m, wins, losses
@@ -260,8 +260,8 @@ def change_row(
     player: str,
     system: str,
     rules: Rules,
-    pre: Standing[Any],
-    post: Standing[Any],
+    pre: Standing[UsChessState],
+    post: Standing[UsChessState],
     formula: str,
     **values: Any,
 ) -> Change:
