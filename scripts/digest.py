@@ -21,6 +21,7 @@ from pathlib import Path
 
 from ledger.application import RatingsLedger
 from ledger.log import read_entries
+from ledger.rules.families import DEFAULT
 from projections.projector import View
 from projections.schema import content
 
@@ -134,7 +135,7 @@ def tables_digest(view: View) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("stores", nargs="+")
-    parser.add_argument("--family", default="uschess")
+    parser.add_argument("--family", default=DEFAULT)
     args = parser.parse_args()
     out = []
     for store in args.stores:
