@@ -23,10 +23,12 @@ from ledger.application import RatingsLedger
 from ledger.log import read_entries
 from ledger.rules.families import DEFAULT
 from projections.projector import View
+from projections.proofs import LEAF_STATE
 from projections.schema import content
 
 # The history and ratings columns every read model had at b365532, and the value each held in
-# a family that does not keep it (US Chess keeps them all): SQL literals.
+# a family that does not keep it (US Chess keeps them all): SQL literals (the state's are those
+# of a committed list row's leaf, `proofs.LEAF_STATE`).
 LEGACY_HISTORY = {
     "item_key": None,
     "player": None,
@@ -55,22 +57,7 @@ LEGACY_HISTORY = {
     "step5": "null",
     "floor_bound": "null",
     "detail": None,
-    "s_wins": None,
-    "s_draws": None,
-    "s_losses": None,
-    "s_history": "'mixed'",
-    "s_rated_on": None,
-    "s_sections_of_three": "0",
-    "s_peak": "null",
-    "s_olm_games": "0",
-    "s_olm_title_date": "null",
-    "s_money_floor": "null",
-    "s_director_floor": "null",
-    "s_ceiling": "null",
-    "s_floor_lowerings": "0",
-    "s_match_changes": "null",
-    "s_pending_request": "null",
-    "s_extra": "null",
+    **LEAF_STATE,
 }
 LEGACY_RATINGS = {
     "player": None,
