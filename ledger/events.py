@@ -75,7 +75,7 @@ _dates: Callable[[Any], tuple[str, str]] = attrgetter("start_date", "end_date")
 class Makes(NamedTuple):
     """The item a fact makes on the rating timeline (projections/items.py)."""
 
-    kind: str  # the item's kind; its rating method is the family's rater's (projections/raters/)
+    kind: str  # the item's kind; the family's rater rates it (ledger/rules/<family>/rater.py)
     key: Callable[[Any, int], str]  # the item's key, from the fact and its ledger position
     dates: Callable[[Any], tuple[str, str]] | None  # (start, end); None: it withdraws the item
     revises: bool = False  # it replaces an item another kind submitted (rated as that kind)

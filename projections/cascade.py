@@ -8,13 +8,14 @@ import operator
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ledger.rules.uschess.systems import System
 from projections import history_store, periods, queries
 from projections.batch import Incremental, decode_item
 from projections.catchup import CatchUp
+from projections.change import Change
+from projections.history_store import Layout
 from projections.items import Item
 from projections.profiles import ProfilesOnDemand
-from projections.raters.change import Change
+from projections.rating import history_layout
 from projections.rating_step import RatingStep
 from projections.ratings_writer import RatingsWriter
 from projections.schema import (
@@ -71,7 +72,9 @@ class Cascade:
             stats.history_changed[key] = stats.history_changed.get(key, 0) + 1
             stats.players.add(key[0])
         history_store.delete_keys(model.db.conn, gone)
-        history_store.replace(model.db.conn, sorted(changed, key=operator.itemgetter(1, 2, 3)))
+        history_layout(model.family).replace(
+            model.db.conn, sorted(changed, key=operator.itemgetter(1, 2, 3))
+        )
         for player, system in model.db.execute("select player, system from ratings").fetchall():
             live.setdefault((player, system), UNRATED)
         self.ratings.write_changes(live, stats, model.db.conn)
@@ -110,15 +113,16 @@ class _Standings:
 
     def __init__(self, model: ReadModel, start: str) -> None:
         self.model = model
+        self.layout = history_layout(model.family)  # its history: its state columns
         self.current = start  # the sort key of the item being rated
-        self.live: dict[tuple[str, System], Standing] = {}
+        self.live: dict[tuple[str, str], Standing] = {}
         self.stored: dict[tuple[str, str], Any] = {}
         # The followed standings that differ from the one after the stored row the cascade
         # passed last for them (or that have none): those whose ratings row may differ.
         self.apart: set[tuple[str, str]] = set()
         self.systems: set[str] = set()  # the systems of the rows the cascade has read
 
-    def lookup(self, player: str, system: System) -> Standing:
+    def lookup(self, player: str, system: str) -> Standing:
         """The player's standing before the current item (the rater's `lookup`)."""
         key = (player, system)
         s = self.live.get(key)
@@ -130,7 +134,7 @@ class _Standings:
         if s is None:
             s = queries.standing_before(self.model, player, system, self.current)
         else:
-            s = Standing.from_columns(_state(s))
+            s = self.layout.standing_of_row(s)
         self.stored[key] = s
         return s
 
@@ -150,7 +154,7 @@ class _Standings:
                     wanted.add((player, system))
         if wanted:
             stored.update(
-                history_store.standings_before(self.model.db.conn, sorted(wanted), sort_key)
+                self.layout.standings_before(self.model.db.conn, sorted(wanted), sort_key)
             )
 
     def passed(self, rows: Stored) -> None:
@@ -158,11 +162,11 @@ class _Standings:
         for _, r in rows:
             self.stored[(r[1], r[2])] = r
 
-    def unseat(self, player: str, system: System, standing: Standing) -> None:
+    def unseat(self, player: str, system: str, standing: Standing) -> None:
         """A player followed from the cascade's start, on `standing` (his rows are gone)."""
         self.live.setdefault((player, system), standing)
 
-    def back(self, player: str, system: System) -> None:
+    def back(self, player: str, system: str) -> None:
         """A followed standing put back to the one before the item (its row is gone)."""
         self.live[(player, system)] = self.lookup(player, system)
         self.apart.add((player, system))
@@ -185,7 +189,7 @@ class _Standings:
             else:
                 self.stored[key] = c.standing
 
-    def to_write(self, forced: set[tuple[str, str]]) -> dict[tuple[str, System], Standing]:
+    def to_write(self, forced: set[tuple[str, str]]) -> dict[tuple[str, str], Standing]:
         """The followed standings whose ratings rows may differ: a standing the stored rows
         end on already has its ratings row (the same as a replay's)."""
         return {k: v for k, v in self.live.items() if k in forced or k in self.apart}
@@ -222,12 +226,12 @@ class _Rewrites:
         else:
             self.rewritten.append((rid, before, row))
 
-    def write(self, conn: Any, stats: CatchUp) -> None:
+    def write(self, conn: Any, layout: Layout, stats: CatchUp) -> None:
         """Rows keep their keys (player, system, the item's sort key): replaced in place."""
         history_store.delete_ids(conn, self.stale)
-        history_store.rewrite(conn, self.rewritten)
+        layout.rewrite(conn, self.rewritten)
         self.added.sort(key=operator.itemgetter(1, 2, 3))
-        history_store.replace(conn, self.added)
+        layout.replace(conn, self.added)
         stats.rows += len(self.rewritten) + len(self.added)
 
 
@@ -261,7 +265,7 @@ class _Rerating:
         ).fetchall()
         for at in range(0, len(items), CASCADE_CHUNK):
             chunk = items[at : at + CASCADE_CHUNK]
-            rows_of = history_store.rows_of_items(conn, chunk[0][6], chunk[-1][6])
+            rows_of = self.standings.layout.rows_of_items(conn, chunk[0][6], chunk[-1][6])
             self.standings.read_ahead([r for rows in rows_of.values() for r in rows], chunk[0][6])
             for row in chunk:
                 key = row[0]
@@ -270,7 +274,7 @@ class _Rerating:
                     self.standings.passed(old_rows)  # they stand
                     continue
                 self._rerate(row, old_rows)
-        self.rows.write(conn, self.stats)
+        self.rows.write(conn, self.standings.layout, self.stats)
         self.ratings.write_changes(self.standings.to_write(self.forced), self.stats, conn)
 
     def _count(self, key: tuple[str, str]) -> None:
@@ -363,8 +367,3 @@ def _moved_on(before: Row, row: Row) -> bool:
         or before[GAMES_AFTER] != row[GAMES_AFTER]
         or before[STATE] != row[STATE]
     )
-
-
-def _state(row: Row) -> tuple[Any, ...]:
-    """A history row's standing after it: the rating, N and the state columns."""
-    return (row[POST_RATING], row[GAMES_AFTER], *row[STATE])

@@ -34,8 +34,9 @@ def consequences(
     changed = []
     for player, system in keys:
         before, after = stats.changes.get((player, system), (None, None))
-        b = {f: before[f] for f in FIELDS} if before else None
-        a = {f: after[f] for f in FIELDS} if after else None
+        # floor and ceiling are US Chess's columns: None in a family without them
+        b = {f: before.get(f) for f in FIELDS} if before else None
+        a = {f: after.get(f) for f in FIELDS} if after else None
         if b == a and not stats.history_changed.get((player, system)):
             continue
         changed.append(

@@ -3,21 +3,20 @@
 from __future__ import annotations
 
 import json
-from datetime import date
 from typing import Any
 
 from ledger.results import RATED_RESULTS, white_score
 from ledger.rules.expectancy import winning_expectancy
 from ledger.rules.families import family as rules_family
-from ledger.rules.uschess.versions import VERSIONS, timelines
 from ledger.text import shown
-from projections import period_explain, queries, unrated
+from projections import period_explain, periods, queries, unrated
 from projections.merges import renamed
 from projections.projector import View
-from projections.schema import HISTORY_COLUMNS
+from projections.rating import rater_class
+from projections.schema import ROW_COLUMNS
 
-DETAIL = HISTORY_COLUMNS.index("detail")
-POST = HISTORY_COLUMNS.index("post_rating")
+DETAIL = ROW_COLUMNS.index("detail")
+POST = ROW_COLUMNS.index("post_rating")
 
 
 class NotFound(LookupError):
@@ -67,7 +66,8 @@ def explain(
     if item.kind == "uplift":
         return period_explain.explain_uplift(view, item, row, stored, _fed_by)
     family = rules_family(view.family)
-    by_period = family.periods is not None and item.kind in ("section", "match")
+    reader = rater_class(view.family)
+    by_period = periods.rates_from_previous_list(view.family) and item.kind in ("section", "match")
     bound = period_explain.period_bound(view, stored) if by_period else None
     again = view.rerate(item) if bound is None else view.rerate(item, *bound)
     change = next(c for c in again if c.player == player and str(c.system) == system)
@@ -75,7 +75,7 @@ def explain(
     recomputed = change.row[POST]
     recomputes = recomputed == row["post_rating"]
     if bound is not None:  # 10.65 / 7.1: the section keeps Ro; its ΔR goes on the list
-        pre = HISTORY_COLUMNS.index("pre_rating")
+        pre = ROW_COLUMNS.index("pre_rating")
         recomputes = period_explain.same(stored, detail, row, (change.row[pre],))
         recomputed = row["post_rating"] if recomputes else recomputed
     previous = queries.previous_change(view, player, system, item.sort_key)
@@ -96,7 +96,7 @@ def explain(
             _fed_by(view, item, previous, detail, player, system) + _merges(merged, cited),
             key=lambda f: f["position"],
         ),
-        "rules": _rules(view, row, item),
+        "rules": {"version": row["rules"], **reader.explain_rules(row, item.start)},
         "result": {
             "pre_rating": row["pre_rating"],
             "post_rating": row["post_rating"],
@@ -108,16 +108,17 @@ def explain(
             "recomputes": recomputes,
         },
     }
+    steps = None if by_period else reader.explain_steps(item.kind, row, detail)
     if by_period:  # the period's part keeps its key, "fide", in the JSON
         out["fide"] = period_explain.explain_section(view, item, row, stored, detail)
-    elif item.kind == "section" and "entrant" in detail:
+    elif steps is not None:
         out["games"] = _games(view, item.payload, player, detail)
-        out["steps"] = _steps(row, detail, view.family)
+        out["steps"] = steps
     else:
         out["values"] = {
             k: row[k]
             for k in ("m", "score", "n_eff", "k", "expected", "bonus", "floor_bound")
-            if row[k] is not None
+            if row.get(k) is not None  # n_eff, bonus, floor_bound: US Chess's figures
         } | {k: v for k, v in detail.items()}
     return out
 
@@ -195,82 +196,6 @@ def _merges(merged: Any, cited: list[str]) -> list[dict[str, Any]]:
             }
         )
     return out
-
-
-def _rules(view: View, row: dict[str, Any], item: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {"version": row["rules"]}
-    if row["rules"] in VERSIONS:
-        start = date.fromisoformat(item.start)
-        base = timelines().get("bonus_multiplier").at(start)
-        amended = row["bonus_multiplier"] != base
-        out |= {
-            "bonus_multiplier": row["bonus_multiplier"],
-            "bonus_multiplier_from": "a RulesAmended entry" if amended else "§8 timeline",
-            "selected_by": f"section start date {item.start} (§8)",
-        }
-    return out
-
-
-def _steps(row: dict[str, Any], d: dict[str, Any], family: str) -> dict[str, Any]:
-    e = d["entrant"]
-    steps: dict[str, Any] = {}
-    if e["unrated"]:
-        steps["step1"] = {
-            "follows": "§1 Step 1, §2 (initialization)",
-            "rating": e["rating"],
-            "games": e["games"],
-            "initialization": d.get("initialization"),
-        }
-    else:
-        steps["step1"] = {
-            "follows": "§1 Step 1 (rated players keep their pre-event rating)",
-            "rating": e["rating"],
-            "games": e["games"],
-            "history": e["history"],
-        }
-    steps["step2"] = {
-        "follows": "§3: N' = min(N, N*)",
-        "N": e["games"],
-        "N*": d["n_star"],
-        "N'": row["n_eff"],
-    }
-    if row["step3"] is not None:
-        steps["step3"] = {
-            "follows": "§1 Step 3: special formula with N' = 1 (§4.1)",
-            "rating": row["step3"],
-            "knots": d["special"].get("step3"),
-        }
-    standard = row["formula"] == "standard"
-    formula = "standard formula §4.2" if standard else "special formula §4.1"
-    for n, opponents in ((4, d["opponents_step4"]), (5, d["opponents_step5"])):
-        steps[f"step{n}"] = {
-            "follows": f"§1 Step {n}: {formula}",
-            "rating": row[f"step{n}"],
-            "opponents": dict(zip(d["opponents"], opponents, strict=False))
-            if len(set(d["opponents"])) == len(d["opponents"])
-            else list(zip(d["opponents"], opponents, strict=False)),
-            "knots": d["special"].get(f"step{n}"),
-        }
-    if standard:
-        dual = d["dual_rated_k"] and e["rating"] > 2200
-        steps["standard"] = {
-            "follows": "§4.2",
-            "K": row["k"],
-            "K_rule": "dual-rated OTBR K for R > 2200" if dual else "K = 800/(N' + m)",
-            "m": row["m"],
-            "S": row["score"],
-            "E": row["expected"],
-            "bonus": row["bonus"],
-            "bonus_eligible": d["bonus_eligible"],
-            "bonus_rule": "max(0, K(S − E) − B√max(m, 4)) when eligible",
-        }
-    steps["floors"] = {
-        "follows": "§5",
-        "components": d["floor_components"],
-        "floor": d["floor_before"],
-        "bound": row["floor_bound"],
-    }
-    return steps
 
 
 def render(x: dict[str, Any]) -> str:

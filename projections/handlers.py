@@ -15,7 +15,7 @@ from typing import Any
 from ledger import bounds, events
 from ledger.events import Fact, Undecodable
 from ledger.log import LedgerEntry
-from ledger.rules.uschess.parameters import parse_parameter_value
+from ledger.rules.families import parse_parameter
 from ledger.submissions import out_of_order
 from projections.batch import Batch, Revision
 from projections.catchup import CatchUp
@@ -65,7 +65,7 @@ def _refold_profile(b: Batch, member_id: str, revisions: list[Revision]) -> None
 
 def on_amendment(b: Batch, position: int, fact: events.RulesAmended) -> None:
     try:
-        parse_parameter_value(fact.parameter, fact.value)
+        parse_parameter(fact.parameter, fact.value)
         if not bounds.plausible_parameter(fact.value, fact.parameter):
             raise ValueError(f"a value of {fact.value!r} is out of range")
     except ValueError as exc:

@@ -1,25 +1,25 @@
 """The history's stored layout: narrow rows, and a row's standing and detail apart.
 
-A rater's history row (`HISTORY_COLUMNS` order, projections/raters/change.py) is split when it
-is written: its key and figures go to `history_rows`, the standing after it (the `s_*` state
-columns) to `history_standing` only if any of them has a value, and its `detail` JSON to
-`history_detail` only if it is not "{}"; the three are keyed by the row's `id`. The view
-`history` joins them back into the rater's rows, so every reader, and the digest
-(schema.CONTENT), sees the same rows as before the split (docs/decisions.md, "Narrow history
-rows").
+A rater's history row (`schema.history_columns` order, projections/change.py) is split when
+it is written: its key and figures go to `history_rows`, the standing after it (the family's
+`s_*` state columns, `Rater.state_columns`) to `history_standing` only if any of them has a
+value, and its `detail` JSON to `history_detail` only if it is not "{}"; the three are keyed
+by the row's `id`. The view `history` joins them back into the rater's rows, so every reader,
+and the digest (schema.content), sees the same rows as before the split (docs/decisions.md,
+"Narrow history rows"). A family's `Layout` holds its statements.
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from projections.standing import STATE_COLUMNS, UNRATED, Standing
+from projections.standing import UNRATED, Standing
 from projections.writer import LocalWriter, Part, Writer, parts
 
-# The rater's row: the narrow part, then `detail`, then the standing (schema.HISTORY_COLUMNS).
+# The rater's row: the narrow part every family has, then `detail`, then the family's own: its
+# figures (`Rater.figure_columns`) and its state columns (`Rater.state_columns`).
 NARROW_COLUMNS = (
     "item_key",
     "player",
@@ -30,7 +30,6 @@ NARROW_COLUMNS = (
     "position",
     "revision",
     "rules",
-    "bonus_multiplier",
     "formula",
     "pre_rating",
     "post_rating",
@@ -39,19 +38,14 @@ NARROW_COLUMNS = (
     "games_after",
     "m",
     "score",
-    "n_eff",
     "k",
     "expected",
-    "bonus",
-    "step3",
-    "step4",
-    "step5",
-    "floor_bound",
 )
+POST = NARROW_COLUMNS.index("post_rating")
+GAMES = NARROW_COLUMNS.index("games_after")
 TABLES = ("history_rows", "history_standing", "history_detail")
 DETAIL = len(NARROW_COLUMNS)  # the index of `detail` in a rater's row
 NO_DETAIL = "{}"
-NO_STANDING = (None,) * len(STATE_COLUMNS)
 
 
 def _marks(n: int) -> str:
@@ -62,181 +56,196 @@ ROWS_INSERT = f"insert into history_rows values ({_marks(1 + len(NARROW_COLUMNS)
 ROWS_UPDATE = (
     f"update history_rows set {', '.join(f'[{c}] = ?' for c in NARROW_COLUMNS)} where id = ?"
 )
-# A stored row's figures (all but its key: item, player, system, sort key), its indexes kept.
+# A stored row's narrow values but its key (item, player, system, sort key), its indexes kept.
 KEYS = 4
-FIGURES_UPDATE = (
+NARROW_UPDATE = (
     f"update history_rows set {', '.join(f'[{c}] = ?' for c in NARROW_COLUMNS[KEYS:])} where id = ?"
-)
-STANDING_INSERT = (
-    f"insert or replace into history_standing values ({_marks(1 + len(STATE_COLUMNS))})"
 )
 DETAIL_INSERT = "insert or replace into history_detail values (?, ?)"
 ID_OF_KEY = "select id from history_rows where player = ? and system = ? and sort_key = ?"
 STANDING_DELETE = "delete from history_standing where id = ?"
 DETAIL_DELETE = "delete from history_detail where id = ?"
-
-# The rows as the raters make them: what every reader and the digest read.
-VIEW = (
-    "create view history as select "
-    + ", ".join(f"h.[{c}]" for c in NARROW_COLUMNS)
-    + f", case when d.id is null then '{NO_DETAIL}' else d.detail end as detail, "
-    + ", ".join(f"s.[{c}]" for c in STATE_COLUMNS)
-    + " from history_rows h left join history_standing s on s.id = h.id "
-    "left join history_detail d on d.id = h.id"
-)
+DETAIL_OR_NONE = f"case when d.id is null then '{NO_DETAIL}' else d.detail end"
 
 
-# The stored rows of the items in a range of sort keys, each with its `id` first: a catch-up
-# reads them once a chunk of items, and compares them with the new ones.
-ROWS_OF_ITEMS = (
-    "select h.id, "
-    + ", ".join(f"h.[{c}]" for c in NARROW_COLUMNS)
-    + f", case when d.id is null then '{NO_DETAIL}' else d.detail end, "
-    + ", ".join(f"s.[{c}]" for c in STATE_COLUMNS)
-    + " from items i join history_rows h on h.item_key = i.key "
-    "left join history_standing s on s.id = h.id left join history_detail d on d.id = h.id "
-    "where i.sort_key >= ? and i.sort_key <= ?"
-)
-# The state after each player's last row in one system before a sort key (rating, N, then
-# the STATE_COLUMNS), for players given as a JSON list, each answered by his place in it: many
-# players, one query (a plain list: json_each parses it once).
-STATES_BEFORE = (
-    "select w.key, h.post_rating, h.games_after, "
-    + ", ".join(f"s.[{c}]" for c in STATE_COLUMNS)
-    + " from json_each(?) w join history_rows h on h.id = (select x.id from history_rows x "
-    "where x.player = w.value and x.system = ? and x.sort_key < ? "
-    "order by x.sort_key desc limit 1) left join history_standing s on s.id = h.id"
-)
+class Layout:
+    """The history of one family: `history_standing` holds its own columns, its figures and
+    its state (`Rater.figure_columns`, `Rater.state_columns`), the state read back into
+    standings by its `standing_of`."""
 
+    def __init__(
+        self,
+        figure_columns: Sequence[str],
+        state_columns: Sequence[str],
+        standing_of: Callable[[Sequence[Any]], Standing[object]],
+    ) -> None:
+        self.state_columns = tuple(state_columns)
+        self.own_columns = (*figure_columns, *self.state_columns)
+        self.standing_of = standing_of
+        self.state_start = DETAIL + 1 + len(figure_columns)  # a row's state columns start here
+        self.no_standing: tuple[None, ...] = (None,) * len(self.own_columns)
+        self.standing_insert = (
+            f"insert or replace into history_standing values ({_marks(1 + len(self.own_columns))})"
+        )
+        own = ", ".join(f"s.[{c}]" for c in self.own_columns)
+        state = ", ".join(f"s.[{c}]" for c in self.state_columns)
+        narrow = ", ".join(f"h.[{c}]" for c in NARROW_COLUMNS)
+        # The rows as the raters make them: what every reader and the digest read.
+        self.view = (
+            f"create view history as select {narrow}, {DETAIL_OR_NONE} as detail, {own} "
+            "from history_rows h left join history_standing s on s.id = h.id "
+            "left join history_detail d on d.id = h.id"
+        )
+        # The stored rows of the items in a range of sort keys, each with its `id` first: a
+        # catch-up reads them once a chunk of items, and compares them with the new ones.
+        self.rows_of_items_query = (
+            f"select h.id, {narrow}, {DETAIL_OR_NONE}, {own} "
+            "from items i join history_rows h on h.item_key = i.key "
+            "left join history_standing s on s.id = h.id "
+            "left join history_detail d on d.id = h.id "
+            "where i.sort_key >= ? and i.sort_key <= ?"
+        )
+        # The state after each player's last row in one system before a sort key (rating, N,
+        # then the state columns), for players given as a JSON list, each answered by his
+        # place in it: many players, one query (a plain list: json_each parses it once).
+        self.states_before = (
+            f"select w.key, h.post_rating, h.games_after, {state} "
+            "from json_each(?) w join history_rows h on h.id = (select x.id from history_rows x "
+            "where x.player = w.value and x.system = ? and x.sort_key < ? "
+            "order by x.sort_key desc limit 1) left join history_standing s on s.id = h.id"
+        )
+        # The rater's row split: where each table's columns lie in it, and the values of a row
+        # without a standing or a detail (projections/writer.py runs it, in a writer process
+        # too).
+        self.split: list[Part] = [
+            (ROWS_INSERT, 0, DETAIL, None),
+            (
+                self.standing_insert,
+                DETAIL + 1,
+                DETAIL + 1 + len(self.own_columns),
+                self.no_standing,
+            ),
+            (DETAIL_INSERT, DETAIL, DETAIL + 1, (NO_DETAIL,)),
+        ]
 
-def create(conn: sqlite3.Connection, types: dict[str, str]) -> None:
-    """The three tables and the view (`types`: each column's SQL type)."""
-    conn.execute(
-        "create table history_rows (id INTEGER PRIMARY KEY, "
-        + ", ".join(f"[{c}] {types[c]}" for c in NARROW_COLUMNS)
-        + ")"
-    )
-    conn.execute(
-        "create table history_standing (id INTEGER PRIMARY KEY, "
-        + ", ".join(f"[{c}] {types[c]}" for c in STATE_COLUMNS)
-        + ")"
-    )
-    conn.execute("create table history_detail (id INTEGER PRIMARY KEY, detail TEXT)")
-    conn.execute(VIEW)
+    def create(self, conn: Any, types: dict[str, str]) -> None:
+        """The three tables and the view (`types`: each column's SQL type)."""
+        conn.execute(
+            "create table history_rows (id INTEGER PRIMARY KEY, "
+            + ", ".join(f"[{c}] {types[c]}" for c in NARROW_COLUMNS)
+            + ")"
+        )
+        conn.execute(
+            "create table history_standing (id INTEGER PRIMARY KEY, "
+            + ", ".join(f"[{c}] {types[c]}" for c in self.own_columns)
+            + ")"
+        )
+        conn.execute("create table history_detail (id INTEGER PRIMARY KEY, detail TEXT)")
+        conn.execute(self.view)
 
+    def append(self, conn: Writer | LocalWriter, rows: list[Sequence[Any]], first: int) -> int:
+        """Bulk-load rater's rows into an empty history (a rebuild), numbered from `first`, in
+        the order they come (each table appended to), split by the writer; the next number."""
+        conn.split(rows, first, self.split)
+        return first + len(rows)
 
-# The rater's row split: where each table's columns lie in it, and the values of a row
-# without a standing or a detail (projections/writer.py runs it, in a writer process too).
-SPLIT: list[Part] = [
-    (ROWS_INSERT, 0, DETAIL, None),
-    (STANDING_INSERT, DETAIL + 1, DETAIL + 1 + len(STATE_COLUMNS), NO_STANDING),
-    (DETAIL_INSERT, DETAIL, DETAIL + 1, (NO_DETAIL,)),
-]
-
-
-def append(conn: Writer | LocalWriter, rows: list[Sequence[object]], first: int) -> int:
-    """Bulk-load rater's rows into an empty history (a rebuild), numbered from `first`, in
-    the order they come (each table appended to), split by the writer; the next number."""
-    conn.split(rows, first, SPLIT)
-    return first + len(rows)
-
-
-def replace(conn: sqlite3.Connection, rows: Iterable[Sequence[object]]) -> None:
-    """Store rater's rows in place of the rows with their keys (player, system, sort key), or
-    as new rows numbered after the last (a catch-up)."""
-    stored, added = [], []
-    for row in rows:
-        found = conn.execute(ID_OF_KEY, row[1:4]).fetchone()
-        if found is None:
-            added.append(row)
-        else:
-            stored.append((found[0], row))
-    last = conn.execute("select coalesce(max(id), 0) from history_rows").fetchone()[0]
-    narrow, standing, detail = parts([*stored, *enumerate(added, last + 1)], SPLIT)
-    kept = len(stored)
-    conn.executemany(ROWS_UPDATE, [(*r[1:], r[0]) for r in narrow[:kept]])
-    conn.executemany(ROWS_INSERT, narrow[kept:])
-    # A stored row's standing or detail it no longer has goes; the others are replaced.
-    has = {r[0] for r in standing}, {r[0] for r in detail}
-    for table, ids in zip(("history_standing", "history_detail"), has, strict=True):
-        gone = [(rid,) for rid, _ in stored if rid not in ids]
-        conn.executemany(f"delete from {table} where id = ?", gone)
-    conn.executemany(STANDING_INSERT, standing)
-    conn.executemany(DETAIL_INSERT, detail)
-
-
-def rows_of_items(
-    conn: sqlite3.Connection, first: str, last: str
-) -> dict[str, list[tuple[int, tuple[Any, ...]]]]:
-    """The stored rows of the items with sort keys from `first` to `last`, by item key: each
-    as (id, the rater's row)."""
-    found: dict[str, list[tuple[int, tuple[Any, ...]]]] = {}
-    for row in conn.execute(ROWS_OF_ITEMS, [first, last]):
-        found.setdefault(row[1], []).append((row[0], row[1:]))  # by its item_key
-    return found
-
-
-def standings_before(
-    conn: sqlite3.Connection, pairs: Sequence[tuple[str, str]], sort_key: str
-) -> dict[tuple[str, str], Standing]:
-    """Each (player, system)'s standing just before the item at `sort_key` (UNRATED if he has
-    no row before it), read in one query a system: what `queries.standing_before` gives."""
-    found = dict.fromkeys(pairs, UNRATED)
-    by_system: dict[str, list[str]] = {}
-    for player, system in pairs:
-        by_system.setdefault(system, []).append(player)
-    for system, players in by_system.items():
-        for at, *state in conn.execute(STATES_BEFORE, [json.dumps(players), system, sort_key]):
-            found[(players[at], system)] = Standing.from_columns(state)
-    return found
-
-
-def rewrite(
-    conn: sqlite3.Connection, stored: list[tuple[int, Sequence[object], Sequence[object]]]
-) -> None:
-    """Stored rows given again with the same key: (id, the row as stored, the new row); of
-    each only the parts that differ are written (its figures, its standing, its detail), in a
-    few statements."""
-    rows, standing, detail, no_standing, no_detail = [], [], [], [], []
-    for rid, old, new in stored:
-        if old[KEYS:DETAIL] != new[KEYS:DETAIL]:
-            rows.append((*new[KEYS:DETAIL], rid))
-        state = tuple(new[DETAIL + 1 :])
-        if tuple(old[DETAIL + 1 :]) != state:
-            if state == NO_STANDING:
-                no_standing.append((rid,))
+    def replace(self, conn: Any, rows: Iterable[Sequence[Any]]) -> None:
+        """Store rater's rows in place of the rows with their keys (player, system, sort key),
+        or as new rows numbered after the last (a catch-up)."""
+        stored, added = [], []
+        for row in rows:
+            found = conn.execute(ID_OF_KEY, row[1:4]).fetchone()
+            if found is None:
+                added.append(row)
             else:
-                standing.append((rid, *state))
-        if old[DETAIL] != new[DETAIL]:
-            if new[DETAIL] == NO_DETAIL:
-                no_detail.append((rid,))
-            else:
-                detail.append((rid, new[DETAIL]))
-    conn.executemany(FIGURES_UPDATE, rows)
-    conn.executemany(STANDING_DELETE, no_standing)
-    conn.executemany(STANDING_INSERT, standing)
-    conn.executemany(DETAIL_DELETE, no_detail)
-    conn.executemany(DETAIL_INSERT, detail)
+                stored.append((found[0], row))
+        last = conn.execute("select coalesce(max(id), 0) from history_rows").fetchone()[0]
+        narrow, standing, detail = parts([*stored, *enumerate(added, last + 1)], self.split)
+        kept = len(stored)
+        conn.executemany(ROWS_UPDATE, [(*r[1:], r[0]) for r in narrow[:kept]])
+        conn.executemany(ROWS_INSERT, narrow[kept:])
+        # A stored row's standing or detail it no longer has goes; the others are replaced.
+        has = {r[0] for r in standing}, {r[0] for r in detail}
+        for table, ids in zip(("history_standing", "history_detail"), has, strict=True):
+            gone = [(rid,) for rid, _ in stored if rid not in ids]
+            conn.executemany(f"delete from {table} where id = ?", gone)
+        conn.executemany(self.standing_insert, standing)
+        conn.executemany(DETAIL_INSERT, detail)
+
+    def standing_of_row(self, row: Sequence[Any]) -> Standing[object]:
+        """The standing after a rater's row: its rating, N and state columns."""
+        return self.standing_of((row[POST], row[GAMES], *row[self.state_start :]))
+
+    def rows_of_items(
+        self, conn: Any, first: str, last: str
+    ) -> dict[str, list[tuple[int, tuple[Any, ...]]]]:
+        """The stored rows of the items with sort keys from `first` to `last`, by item key:
+        each as (id, the rater's row)."""
+        found: dict[str, list[tuple[int, tuple[Any, ...]]]] = {}
+        for row in conn.execute(self.rows_of_items_query, [first, last]):
+            found.setdefault(row[1], []).append((row[0], row[1:]))  # by its item_key
+        return found
+
+    def standings_before(
+        self, conn: Any, pairs: Sequence[tuple[str, str]], sort_key: str
+    ) -> dict[tuple[str, str], Standing[object]]:
+        """Each (player, system)'s standing just before the item at `sort_key` (UNRATED if he
+        has no row before it), read in one query a system: what `queries.standing_before`
+        gives."""
+        found: dict[tuple[str, str], Standing[object]] = dict.fromkeys(pairs, UNRATED)
+        by_system: dict[str, list[str]] = {}
+        for player, system in pairs:
+            by_system.setdefault(system, []).append(player)
+        query = self.states_before
+        for system, players in by_system.items():
+            for at, *state in conn.execute(query, [json.dumps(players), system, sort_key]):
+                found[(players[at], system)] = self.standing_of(state)
+        return found
+
+    def rewrite(self, conn: Any, stored: list[tuple[int, Sequence[Any], Sequence[Any]]]) -> None:
+        """Stored rows given again with the same key: (id, the row as stored, the new row); of
+        each only the parts that differ are written (its figures, its standing, its detail),
+        in a few statements."""
+        rows, standing, detail, no_standing, no_detail = [], [], [], [], []
+        for rid, old, new in stored:
+            if old[KEYS:DETAIL] != new[KEYS:DETAIL]:
+                rows.append((*new[KEYS:DETAIL], rid))
+            state = tuple(new[DETAIL + 1 :])
+            if tuple(old[DETAIL + 1 :]) != state:
+                if state == self.no_standing:
+                    no_standing.append((rid,))
+                else:
+                    standing.append((rid, *state))
+            if old[DETAIL] != new[DETAIL]:
+                if new[DETAIL] == NO_DETAIL:
+                    no_detail.append((rid,))
+                else:
+                    detail.append((rid, new[DETAIL]))
+        conn.executemany(NARROW_UPDATE, rows)
+        conn.executemany(STANDING_DELETE, no_standing)
+        conn.executemany(self.standing_insert, standing)
+        conn.executemany(DETAIL_DELETE, no_detail)
+        conn.executemany(DETAIL_INSERT, detail)
 
 
-def delete_ids(conn: sqlite3.Connection, ids: Iterable[int]) -> None:
+def delete_ids(conn: Any, ids: Iterable[int]) -> None:
     """The rows of these ids (from every table)."""
     args = [(i,) for i in ids]
     for table in ("history_detail", "history_standing", "history_rows"):
         conn.executemany(f"delete from {table} where id = ?", args)
 
 
-def delete_item(conn: sqlite3.Connection, item_key: str) -> None:
+def delete_item(conn: Any, item_key: str) -> None:
     """Every row of one item."""
     _delete(conn, "select id from history_rows where item_key = ?", [[item_key]])
 
 
-def delete_keys(conn: sqlite3.Connection, keys: Iterable[Sequence[object]]) -> None:
+def delete_keys(conn: Any, keys: Iterable[Sequence[Any]]) -> None:
     """The rows of (player, system, sort key) keys."""
     _delete(conn, ID_OF_KEY, keys)
 
 
-def _delete(conn: sqlite3.Connection, select: str, args: Iterable[Sequence[object]]) -> None:
+def _delete(conn: Any, select: str, args: Iterable[Sequence[Any]]) -> None:
     ids = [(r[0],) for a in args for r in conn.execute(select, a).fetchall()]
     for table in ("history_detail", "history_standing", "history_rows"):
         conn.executemany(f"delete from {table} where id = ?", ids)

@@ -22,20 +22,20 @@ from ledger.rules.families import family as rules_family
 from ledger.rules.families import known
 from ledger.rules.rating_lists import RatingList, list_for
 from ledger.rules.rounding import round_half_up
-from projections import raters
+from projections.change import Change
 from projections.items import Item, sort_key
-from projections.raters.change import Change
-from projections.schema import HISTORY_COLUMNS, LIST_COLUMNS, STATE
+from projections.rating import rater_class, rater_for
+from projections.schema import LIST_COLUMNS, ROW_COLUMNS
 from projections.standing import UNRATED, Standing
 
 Key = tuple[str, str]  # (player, system)
-Lookup = Callable[[str, str], Standing]
+Lookup = Callable[[str, str], Standing[object]]
 
 
 class ItemRater(Protocol):
     def rate(self, item: Item) -> list[Change]: ...
 
-    def standing(self, player: str, *system: str) -> Standing: ...
+    def standing(self, player: str, *system: str) -> Standing[object]: ...
 
 
 @dataclass(frozen=True)
@@ -83,11 +83,11 @@ def recompute(
     family: str,
     listed: PublishedList,
     items: Sequence[Item],
-    on_list: dict[Key, Standing],
+    on_list: dict[Key, Standing[object]],
     profiles: Any,
     uplifts: tuple[PublishedList, Sequence[Item], Sequence[Item]] | None = None,
     merged: Any = None,
-) -> dict[Key, tuple[int | None, Standing]]:
+) -> dict[Key, tuple[int | None, Standing[object]]]:
     """The rows list `listed` publishes for the players of `items` (its period's), rated from
     `on_list` (the previous list's standings) as the read model does: (official, standing)
     after the last history row of each (an unrated player's may be a section's). `uplifts`:
@@ -99,7 +99,7 @@ def recompute(
     if merged:
         profiles = merges.profiles(profiles, merged)
         items = [merges.renamed(i, merged) for i in items]
-    run = _Periods([listed], lambda lookup: raters.rater_for(family, lookup, profiles))
+    run = _Periods([listed], lambda lookup: rater_for(family, lookup, profiles))
     run.lookup.on_list, run.live = dict(on_list), dict(on_list)
     if uplifts is not None:
         previous, earlier, raised = uplifts
@@ -107,8 +107,8 @@ def recompute(
         for item in raised:
             run.uplift(previous, item)
     rows, live = run.run(sorted(((i.sort_key, 0, i) for i in items), key=lambda x: x[0]))
-    player, system = HISTORY_COLUMNS.index("player"), HISTORY_COLUMNS.index("system")
-    official = HISTORY_COLUMNS.index("official_rating")
+    player, system = ROW_COLUMNS.index("player"), ROW_COLUMNS.index("system")
+    official = ROW_COLUMNS.index("official_rating")
     last = {(r[player], r[system]): r[official] for r in rows}  # rows are in rating order
     return {k: (said, live[k]) for k, said in last.items()}
 
@@ -134,14 +134,14 @@ def rate(
     lists: Sequence[PublishedList],
     rater_for: Callable[[Lookup], ItemRater],
     uplift: bool = True,
-) -> tuple[list[tuple[Any, ...]], dict[Key, Standing]]:
+) -> tuple[list[tuple[Any, ...]], dict[Key, Standing[object]]]:
     """Every item (in rating order) rated by the lists of one family: history rows and each
     player's standing after them (`uplift` False: a what-if without FIDE's uplifts)."""
     if rates_from_previous_list(lists[0].family):
         uplifts = [i for i in items if i.kind == "uplift"] if uplift else []
         others = [i for i in items if i.kind != "uplift"]
         return _Periods(lists, rater_for, uplifts).run(placed(others, lists))
-    live: dict[Key, Standing] = {}
+    live: dict[Key, Standing[object]] = {}
     rater = rater_for(lambda p, s: live.get((p, s), UNRATED))
     rows = []
     for key, _, item in placed(items, lists):
@@ -155,7 +155,7 @@ def rate(
 class _Period:
     """A player's period so far: his standing on the list, and each section's ΔR and K."""
 
-    on_list: Standing
+    on_list: Standing[object]
     changes: list[float] = field(default_factory=list)
     k: float | None = None
     per_game: list[tuple[int, int, int]] = field(default_factory=list)  # (ΣΔR×100, K, n)
@@ -164,13 +164,13 @@ class _Period:
 class ListLookup:
     """The rater's lookup: each player's standing on the last list, and the FIDE uplifts
     applied so far (a player the model does not hold yet enters at his profile's rating,
-    raised by those: `ledger.rules.fide.uplift.raised_profile_rating`)."""
+    raised by those: the family's rater reads them, FIDE's `raised_profile_rating`)."""
 
     def __init__(self) -> None:
-        self.on_list: dict[Key, Standing] = {}
+        self.on_list: dict[Key, Standing[object]] = {}
         self.uplifts: list[tuple[str, int, float]] = []
 
-    def __call__(self, player: str, system: str) -> Standing:
+    def __call__(self, player: str, system: str) -> Standing[object]:
         return self.on_list.get((player, system), UNRATED)
 
 
@@ -185,8 +185,12 @@ class _Periods:
     ):
         self.lists = lists
         self.rules = rules_family(lists[0].family).periods
+        reader = rater_class(lists[0].family)
+        self.columns = reader.columns
+        # a row's columns but its state's: a list's row has no figures of the family's own
+        self.row_columns = (*ROW_COLUMNS, *reader.figure_columns)
         self.uplifts = sorted(uplifts, key=lambda i: i.sort_key)
-        self.live: dict[Key, Standing] = {}
+        self.live: dict[Key, Standing[object]] = {}
         self.lookup = ListLookup()
         self.period: dict[Key, _Period] = {}
         self.rows: list[tuple[Any, ...]] = []
@@ -194,7 +198,7 @@ class _Periods:
 
     def run(
         self, items: Sequence[tuple[str, int, Item]]
-    ) -> tuple[list[tuple[Any, ...]], dict[Key, Standing]]:
+    ) -> tuple[list[tuple[Any, ...]], dict[Key, Standing[object]]]:
         published = 0
         for key, period, item in items:
             for number in range(published, period):
@@ -217,32 +221,25 @@ class _Periods:
             return
         pre = self.rater.standing(c.player, c.system)
         now = self.live.get(k, pre)
-        games = now.games + c.row[HISTORY_COLUMNS.index("m")]
-        detail = json.loads(c.row[HISTORY_COLUMNS.index("detail")])
+        games = now.games + c.row[ROW_COLUMNS.index("m")]
+        detail = json.loads(c.row[ROW_COLUMNS.index("detail")])
         results = {  # this section's W/D/L, added to what the period has so far
+            "wins": now.wins + c.standing.wins - pre.wins,
+            "draws": now.draws + c.standing.draws - pre.draws,
             "losses": now.losses + c.standing.losses - pre.losses,
-            "floors": now.floors._replace(
-                wins=now.wins + c.standing.wins - pre.wins,
-                draws=now.draws + c.standing.draws - pre.draws,
-            ),
         }
         if pre.rating is not None:
             after = now._replace(games=games, rated_on=item.end, **results)
             period = self.period.setdefault(k, _Period(pre))
-            period.k = c.row[HISTORY_COLUMNS.index("k")]
+            period.k = c.row[ROW_COLUMNS.index("k")]
             if "hundredths" in detail:  # 8.3: ΣΔR and n, for K × n over the period
                 n = len(detail["games"])
                 period.per_game.append((detail["hundredths"], detail["k_base"], n))
             else:
                 period.changes.append(detail.get("rating_change", 0.0))  # 0.0 is left out
         else:  # 10.3 / 8.2: his results join those of earlier periods
-            own = json.loads(c.standing.extra or "{}")
-            extra = json.loads(now.extra or "{}")
-            for name in ("prior", "pool"):
-                if name in own:
-                    extra[name] = [*extra.get(name, ()), own[name][-1]]
-            extra_json = json.dumps(extra, sort_keys=True)
-            after = now._replace(games=games, rated_on=item.end, extra=extra_json, **results)
+            state = self.rules.joined(now.state, c.standing.state)
+            after = now._replace(games=games, rated_on=item.end, state=state, **results)
             self.period.setdefault(k, _Period(pre))
         self.live[k] = after
         self.rows.append(
@@ -254,7 +251,7 @@ class _Periods:
                 games_before=now.games,
                 games_after=after.games,
                 detail=json.dumps({**detail, "list": list_name}, sort_keys=True),
-                state=after.columns(),
+                state=self.columns(after),
             )
         )
 
@@ -264,27 +261,24 @@ class _Periods:
         version = self.rules.version(rating_list.as_of)
         for k, period in self.period.items():
             now, ro = self.live[k], period.on_list
-            extra = json.loads(now.extra or "{}")
             detail: dict[str, Any] = {"list": rating_list.name}
             if ro.rating is not None:
                 value = self.rules.result(version, ro.rating, period.changes, period.per_game)
                 rating, official, formula, k_used = value.rating, value.official, "period", value.k
                 detail |= value.detail
             else:
-                first = self.rules.first_rating(version, extra, rating_list.as_of)
+                first = self.rules.first_rating(version, now.state, rating_list.as_of)
                 if first is None:
                     continue
                 rating, official, formula, k_used = float(first[0]), first[0], "first_rating", None
                 detail |= first[1]
-            extra["reached_2400"] = extra.get("reached_2400", False) or official >= 2400
-            if ro.rating is not None and version.per_game and official < version.floor:
-                # 7.2.1: "Players whose ratings drop below 1400 are shown as unrated on the next
-                # list. Thereafter they are treated in the same manner as any other unrated
-                # player."
+            # 7.2.1: "Players whose ratings drop below 1400 are shown as unrated on the next
+            # list. Thereafter they are treated in the same manner as any other unrated player."
+            dropped = ro.rating is not None and version.per_game and official < version.floor
+            if dropped:
                 rating, formula = None, "below_floor"
-                extra = {"reached_2400": extra["reached_2400"], "pool": []}
-            extra_json = json.dumps(extra, sort_keys=True)
-            after = now._replace(rating=rating, rated_on=rating_list.as_of, extra=extra_json)
+            state = self.rules.listed(now.state, official, dropped)
+            after = now._replace(rating=rating, rated_on=rating_list.as_of, state=state)
             self.live[k] = after
             values = {
                 "item_key": f"list:{rating_list.family}:{rating_list.number}",
@@ -306,9 +300,7 @@ class _Periods:
                 "k": period.k if k_used is None else k_used,
                 "detail": json.dumps(detail, sort_keys=True),
             }
-            self.rows.append(
-                tuple(values.get(c) for c in HISTORY_COLUMNS[: STATE.start]) + after.columns()
-            )
+            self.rows.append(tuple(values.get(c) for c in self.row_columns) + self.columns(after))
         self.period.clear()
         self.lookup.on_list = dict(self.live)
         while self.uplifts and self.uplifts[0].end <= rating_list.as_of:
@@ -346,18 +338,16 @@ class _Periods:
                 "m": 0,
                 "detail": json.dumps(detail, sort_keys=True),
             }
-            self.rows.append(
-                tuple(values.get(c) for c in HISTORY_COLUMNS[: STATE.start]) + after.columns()
-            )
+            self.rows.append(tuple(values.get(c) for c in self.row_columns) + self.columns(after))
 
 
 def _with(
     row: tuple[Any, ...], state: tuple[Any, ...] | None = None, **values: Any
 ) -> tuple[Any, ...]:
-    """A history row with some columns replaced (`state`: the STATE_COLUMNS)."""
+    """A history row with some columns replaced (`state`: its state columns)."""
     out = list(row)
     for name, value in values.items():
-        out[HISTORY_COLUMNS.index(name)] = value
+        out[ROW_COLUMNS.index(name)] = value
     if state is not None:
-        out[STATE] = state
+        out[len(out) - len(state) :] = state
     return tuple(out)

@@ -36,15 +36,15 @@ from projections import merges, modelfile, queries
 from projections.batch import Incremental
 from projections.cascade import Cascade
 from projections.catchup import CatchUp
+from projections.change import Change
 from projections.handlers import apply_entries
 from projections.items import Item
 from projections.lock import BUSY_TIMEOUT_SECONDS, exclusive
 from projections.profiles import ProfilesOnDemand
-from projections.raters.change import Change
 from projections.rating_step import RatingStep
 from projections.ratings_writer import RatingsWriter
 from projections.rebuild import Rebuild
-from projections.schema import CONTENT, create
+from projections.schema import content, create
 from projections.what_if import WhatIf
 
 if TYPE_CHECKING:
@@ -242,10 +242,10 @@ class View:
             return self._catch_up(entries, dry_run=False, fresh=True)
 
     def digest(self) -> str:
-        """SHA-256 over the read model's content (`schema.CONTENT`: every table's rows in key
+        """SHA-256 over the read model's content (`schema.content`: every table's rows in key
         order, whatever the layout stores them as): rebuild identity, `verify --view`."""
         h = hashlib.sha256()
-        for table, query in CONTENT.items():
+        for table, query in content(self.family).items():
             h.update(table.encode())
             for row in self.db.execute(query):
                 h.update(json.dumps(row, default=str).encode())

@@ -31,7 +31,8 @@ from projections import periods, proof_facts, queries
 from projections.items import Item, fact_item
 from projections.merges import renamed
 from projections.proof_facts import Facts
-from projections.schema import STATE_SELECT, ReadModel
+from projections.rating import rater_class
+from projections.schema import ReadModel
 from projections.standing import Standing
 
 P = ParamSpec("P")
@@ -47,12 +48,50 @@ class BundleError(LedgerError):
 
 # A list's rows and their tree
 
+# A committed row's state, after its rating and N: the leaf format of issue 28, fixed (a list
+# committed before is verified by it), the state columns every read model had then; a column
+# a family does not keep is the value it always held there (SQL literals, None: its own).
+LEAF_STATE = {
+    "s_wins": None,
+    "s_draws": None,
+    "s_losses": None,
+    "s_history": "'mixed'",
+    "s_rated_on": None,
+    "s_sections_of_three": "0",
+    "s_peak": "null",
+    "s_olm_games": "0",
+    "s_olm_title_date": "null",
+    "s_money_floor": "null",
+    "s_director_floor": "null",
+    "s_ceiling": "null",
+    "s_floor_lowerings": "0",
+    "s_match_changes": "null",
+    "s_pending_request": "null",
+    "s_extra": "null",
+}
+
+
+def _leaf_state(family: str) -> str:
+    own = rater_class(family).state_columns
+    state = (f"h.{c}" if c in own else f"{v} as {c}" for c, v in LEAF_STATE.items())
+    return ", ".join(("h.post_rating", "h.games_after", *state))
+
+
+def _leaf_standing(family: str, state: Sequence[Any]) -> Standing[object]:
+    """The standing a leaf's state says (its rating, N and state columns)."""
+    values = dict(zip(("post_rating", "games_after", *LEAF_STATE), state, strict=True))
+    reader = rater_class(family)
+    return reader.standing_of(
+        [values[c] for c in ("post_rating", "games_after", *reader.state_columns)]
+    )
+
 
 def list_rows(view: ReadModel, found: periods.PublishedList) -> list[bytes]:
     """The leaves of a list: each (system, player)'s standing after the list, `view` being the
     read model as known at the list (projections.timetravel.list_view)."""
     rows = view.db.execute(
-        f"select h.system, h.player, h.official_rating, {STATE_SELECT} from history h "
+        f"select h.system, h.player, h.official_rating, {_leaf_state(view.family)} "
+        "from history h "
         "join (select player, system, max(sort_key) as sort_key from history "
         "where sort_key <= ? group by player, system) latest "
         "on latest.player = h.player and latest.system = h.system "
@@ -307,7 +346,7 @@ def _verify(bundle: dict[str, Any], held: Checkpoint) -> dict[str, Any]:
         )
         return out
     previous, old_root = _list(facts, bundle["previous"], family)
-    lookup = _previous_rows(bundle["previous"]["rows"], old_root, previous.name, system)
+    lookup = _previous_rows(bundle["previous"]["rows"], old_root, previous.name, system, family)
     profiles = {}
     for pid, position in bundle["profiles"].items():
         fact = facts[int(position)]
@@ -345,7 +384,7 @@ def _verify(bundle: dict[str, Any], held: Checkpoint) -> dict[str, Any]:
     if got is None:  # no item of his in the period: his row stands as on the previous list
         before = lookup.get(player)
         got = (None, before)
-    if got[1] != Standing.from_columns(state) or (got[0] is not None and got[0] != official):
+    if got[1] != _leaf_standing(family, state) or (got[0] is not None and got[0] != official):
         raise BundleError(
             f"recomputed from the bundle, {player}'s {system} row on {listed.name!r} would be "
             f"{got[0]} (N={getattr(got[1], 'games', None)}), not the {official} "
@@ -405,8 +444,8 @@ def _check_row(row: dict[str, Any], root: tuple[str, int], name: str) -> None:
 
 
 def _previous_rows(
-    rows: dict[str, Any], root: tuple[str, int], name: str, system: str
-) -> dict[str, Standing]:
+    rows: dict[str, Any], root: tuple[str, int], name: str, system: str, family: str
+) -> dict[str, Standing[object]]:
     """Each player's standing on the previous list, proved (absent: proved not there)."""
     found = {}
     for pid, proof in rows.items():
@@ -415,7 +454,8 @@ def _previous_rows(
             if _key(proof["leaf"]) != key:
                 raise BundleError(f"the previous list's row given for {pid} is another's")
             _check_row(proof, root, name)
-            found[pid] = Standing.from_columns(json.loads(proof["leaf"])["state"])
+            state = json.loads(proof["leaf"])["state"]
+            found[pid] = _leaf_standing(family, state)
             continue
         sides = proof["absent"]
         for side in sides:

@@ -5,18 +5,17 @@ rather than raised."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ledger import bounds, events
-from ledger.rules.uschess.versions import Amendment
 from projections import merges
 from projections.batch import Batch
+from projections.change import Change
 from projections.handlers import short
 from projections.items import Item
 from projections.merges import Merges
-from projections.raters import rater_for
-from projections.raters.change import Change
+from projections.rating import AmendmentRow, Rater, rater_for
 from projections.schema import GAMES_AFTER, POST_RATING
 from projections.standing import Standing
 from projections.what_if import WhatIf
@@ -45,10 +44,10 @@ class RatingStep:
         self,
         lookup: Callable[[str, str], Standing],
         profiles: dict[str, events.PlayerRegistered],
-        amendments: tuple[Amendment, ...],
+        amendments: Sequence[AmendmentRow],
         explain: bool = False,
         merged: Merges | None = None,
-    ) -> Any:
+    ) -> Rater:
         """The family's rater; with `merged`, it sees merged-away records as their survivors'
         (projections/merges.py)."""
         if not merged:

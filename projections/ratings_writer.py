@@ -8,10 +8,8 @@ import operator
 import sqlite3
 from typing import Any
 
-from ledger.rules.families import family as rules_family
-from ledger.rules.uschess.systems import System
 from projections.catchup import CatchUp
-from projections.schema import RATING_COLUMNS, RATINGS_INSERT, rating_row
+from projections.schema import RatingsTable, rating_row, ratings_table
 from projections.standing import Standing
 from projections.writer import LocalWriter, Writer
 
@@ -26,36 +24,36 @@ class RatingsWriter:
     def __init__(self, family: str) -> None:
         self.family = family
 
-    def write_all(
-        self, live: dict[tuple[str, System], Standing], conn: Writer | LocalWriter
-    ) -> None:
+    def write_all(self, live: dict[tuple[str, str], Standing], conn: Writer | LocalWriter) -> None:
         """A rebuild's rows, into an empty table: in key order (each b-tree appended to), a
         chunk at a time."""
-        floors = rules_family(self.family).floors
+        table = ratings_table(self.family)
         rated = sorted(k for k, st in live.items() if st.rating is not None)
         for start in range(0, len(rated), RATINGS_CHUNK):
             chunk = rated[start : start + RATINGS_CHUNK]
-            rows = [_RATING_VALUES(rating_row(p, s, live[(p, s)], floors)) for p, s in chunk]
-            conn.executemany(RATINGS_INSERT, rows)
+            rows = [table.values(rating_row(self.family, p, s, live[(p, s)])) for p, s in chunk]
+            conn.executemany(table.insert, rows)
 
     def write_changes(
-        self, live: dict[tuple[str, System], Standing], stats: CatchUp, conn: sqlite3.Connection
+        self, live: dict[tuple[str, str], Standing], stats: CatchUp, conn: sqlite3.Connection
     ) -> None:
         """A catch-up's rows: only those that differ from the stored ones are written, and each
         is noted in `stats.changes` as (before, after)."""
-        floors = rules_family(self.family).floors
+        table = ratings_table(self.family)
         gone = [(p, str(s)) for (p, s), st in live.items() if st.rating is None]
         rows = [
-            rating_row(p, s, st, floors) for (p, s), st in live.items() if st.rating is not None
+            rating_row(self.family, p, s, st)
+            for (p, s), st in live.items()
+            if st.rating is not None
         ]
         keys = [*gone, *((r["player"], r["system"]) for r in rows)]
-        before = _stored(conn, keys)
+        before = _stored(conn, table, keys)
         gone = [k for k in gone if k in before]
         for key in gone:
-            stats.changes[key] = (_rating_dict(before[key]), None)
+            stats.changes[key] = (table.as_dict(before[key]), None)
         written, kept = [], []  # new rows; rows that were there (updated in place)
         for r in rows:
-            key, values = _RATING_KEY(r), _RATING_VALUES(r)
+            key, values = _RATING_KEY(r), table.values(r)
             was = before.get(key)
             if was is None:
                 written.append(r)
@@ -63,34 +61,19 @@ class RatingsWriter:
                 kept.append((*values[2:], *key))
             else:
                 continue
-            stats.changes[key] = (_rating_dict(was), r)
-        conn.executemany(RATINGS_UPDATE, kept)
+            stats.changes[key] = (table.as_dict(was), r)
+        conn.executemany(table.update, kept)
         conn.executemany("delete from ratings where player = ? and system = ?", gone)
-        conn.executemany(RATINGS_INSERT, list(map(_RATING_VALUES, written)))
+        conn.executemany(table.insert, list(map(table.values, written)))
 
 
 def _stored(
-    conn: sqlite3.Connection, keys: list[tuple[str, str]]
+    conn: sqlite3.Connection, table: RatingsTable, keys: list[tuple[str, str]]
 ) -> dict[tuple[str, str], tuple[Any, ...]]:
-    """The `ratings` rows of (player, system) keys (their values, RATING_COLUMNS order), in one
-    query."""
-    found = conn.execute(RATINGS_OF_KEYS, [json.dumps(keys)])
+    """The `ratings` rows of (player, system) keys (their values, in the table's column order),
+    in one query."""
+    found = conn.execute(table.of_keys, [json.dumps(keys)])
     return {(row[0], row[1]): row for row in found}
 
 
-_RATING_VALUES = operator.itemgetter(*RATING_COLUMNS)  # a `ratings` row's values, in order
 _RATING_KEY = operator.itemgetter("player", "system")
-RATINGS_UPDATE = (
-    f"update ratings set {', '.join(f'{c} = ?' for c in list(RATING_COLUMNS)[2:])} "
-    "where player = ? and system = ?"
-)
-# The `ratings` rows of (player, system) keys given as JSON ([[player, system], ...]).
-RATINGS_OF_KEYS = (
-    f"select {', '.join(RATING_COLUMNS)} from ratings where (player, system) in "
-    "(select json_extract(value, '$[0]'), json_extract(value, '$[1]') from json_each(?))"
-)
-
-
-def _rating_dict(values: tuple[Any, ...] | None) -> dict[str, Any] | None:
-    """A `ratings` row's values as its dict (None: no row)."""
-    return None if values is None else dict(zip(RATING_COLUMNS, values, strict=True))

@@ -19,12 +19,11 @@ from typing import Any
 import sqlite_utils
 
 from ledger.log import LedgerEntry
-from ledger.rules.uschess.systems import System
-from projections import history_store, modelfile, periods
+from projections import modelfile, periods
 from projections.batch import ITEMS_CHUNK, Fresh
 from projections.catchup import CatchUp
 from projections.handlers import apply_entries
-from projections.raters.uschess import parse_amendments
+from projections.rating import history_layout
 from projections.rating_step import RatingStep
 from projections.ratings_writer import RatingsWriter
 from projections.schema import AFTER_RATING, BEFORE_RATING, INDEXES, create
@@ -118,7 +117,7 @@ class Rebuild:
 
     def _by_lists(
         self, batch: Fresh, own: list[periods.PublishedList], stats: CatchUp, conn: Conn
-    ) -> dict[tuple[str, System], Standing]:
+    ) -> dict[tuple[str, str], Standing]:
         """Every item by the family's lists (projections.periods); the standings after them."""
         ordered = list(batch.ordered())
         rows, live = periods.rate(
@@ -127,22 +126,20 @@ class Rebuild:
         stats.players.update(p for p, _ in live)
         stats.items_rated = len(ordered)
         stats.rows = len(rows)
-        history_store.append(conn, rows, 1)
+        history_layout(self.family).append(conn, rows, 1)
         return live
 
     def _by_items(
         self, batch: Fresh, items: Iterator[None], stats: CatchUp, conn: Conn
-    ) -> dict[tuple[str, System], Standing]:
+    ) -> dict[tuple[str, str], Standing]:
         """Every item rated after the one before, the standings in memory, and a chunk of the
         items' rows written every ITEMS_PACE items; the standings after them."""
-        live: dict[tuple[str, System], Standing] = {}
+        live: dict[tuple[str, str], Standing] = {}
         get = live.get
-        amendments = parse_amendments(
-            [
-                {"parameter": a[0], "value": json.loads(a[1]), "effective": a[2], "until": a[3]}
-                for a in batch.amendments.values()
-            ]
-        )
+        amendments = [
+            {"parameter": a[0], "value": json.loads(a[1]), "effective": a[2], "until": a[3]}
+            for a in batch.amendments.values()
+        ]
         rater = self.step.rater(
             lambda player, system: get((player, system), UNRATED),
             batch.facts,
@@ -150,6 +147,7 @@ class Rebuild:
             merged=batch.merges(),
         )
         rate = rater.rate
+        history = history_layout(self.family)  # its history: its state columns
         rows: list[tuple[Any, ...]] = []
         append = rows.append
         players = stats.players
@@ -168,11 +166,11 @@ class Rebuild:
                 players.add(c.player)
             if len(rows) >= HISTORY_CHUNK:
                 stats.rows += len(rows)
-                next_id = history_store.append(conn, rows, next_id)
+                next_id = history.append(conn, rows, next_id)
                 rows = []
                 append = rows.append
         stats.rows += len(rows)
-        history_store.append(conn, rows, next_id)
+        history.append(conn, rows, next_id)
         return live
 
 

@@ -3,43 +3,31 @@
 from __future__ import annotations
 
 import functools
-import json
-from datetime import date
+import operator
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ledger.rules.families import NAMES
 from ledger.rules.rounding import round_half_up
-from ledger.rules.uschess import floors
-from ledger.rules.uschess.systems import System, is_established
-from ledger.rules.uschess.versions import RuleVersion, resolve
-from projections import SCHEMA_VERSION, history_store
+from projections import SCHEMA_VERSION
 from projections.history_store import NARROW_COLUMNS
-from projections.standing import STATE_COLUMNS, Standing
+from projections.rating import history_layout, rater_class
+from projections.standing import Standing
 
 if TYPE_CHECKING:
     import sqlite_utils
 
-# A rater's history row (projections/raters/change.py); stored split (projections/history_store).
-HISTORY_COLUMNS = (*NARROW_COLUMNS, "detail", *STATE_COLUMNS)
-STATE = slice(len(HISTORY_COLUMNS) - len(STATE_COLUMNS), len(HISTORY_COLUMNS))
-POST_RATING = HISTORY_COLUMNS.index("post_rating")
-PRE_RATING = HISTORY_COLUMNS.index("pre_rating")
-GAMES_AFTER = HISTORY_COLUMNS.index("games_after")
-STATE_SELECT = ", ".join(("post_rating", "games_after", *STATE_COLUMNS))
+# A rater's history row (projections/change.py): these, then its family's own columns, its
+# figures and its state (`Rater.figure_columns`, `Rater.state_columns`); stored split
+# (projections/history_store).
+ROW_COLUMNS = (*NARROW_COLUMNS, "detail")
+STATE = slice(len(ROW_COLUMNS), None)  # a history row's own columns, whatever the family's
+POST_RATING = ROW_COLUMNS.index("post_rating")
+PRE_RATING = ROW_COLUMNS.index("pre_rating")
+GAMES_AFTER = ROW_COLUMNS.index("games_after")
 
-HISTORY_TYPES = {
-    "s_wins": int,
-    "s_draws": int,
-    "s_losses": int,
-    "s_sections_of_three": int,
-    "s_peak": float,
-    "s_olm_games": int,
-    "s_money_floor": int,
-    "s_director_floor": int,
-    "s_ceiling": float,
-    "s_floor_lowerings": int,
+ROW_TYPES = {
     "position": int,
     "revision": int,
-    "bonus_multiplier": float,
     "pre_rating": float,
     "post_rating": float,
     "official_rating": int,
@@ -47,15 +35,12 @@ HISTORY_TYPES = {
     "games_after": int,
     "m": int,
     "score": float,
-    "n_eff": float,
     "k": float,
     "expected": float,
-    "bonus": float,
-    "step3": float,
-    "step4": float,
-    "step5": float,
 }
-RATING_COLUMNS = {
+# The `ratings` columns of every family: its own (`Rater.rating_columns`) come between these
+# and `rated_on`.
+RATING_HEAD = {
     "player": str,
     "system": str,
     "rating": float,
@@ -64,24 +49,26 @@ RATING_COLUMNS = {
     "wins": int,
     "draws": int,
     "losses": int,
-    "established": int,
-    "history": str,
-    "sections_of_three": int,
-    "peak": float,
-    "olm_games": int,
-    "olm_title_date": str,
-    "floor": int,
-    "floor_bound": str,
-    "floor_absolute": int,
-    "floor_peak": int,
-    "floor_olm": int,
-    "floor_money": int,
-    "floor_director": int,
-    "floor_lowerings": int,
-    "ceiling": float,
-    "pending_floor_request": str,
-    "rated_on": str,
 }
+RATING_TAIL = {"rated_on": str}
+
+
+@functools.cache
+def history_columns(family: str) -> tuple[str, ...]:
+    """A history row's columns in family `family`'s read model, as its rater makes it."""
+    reader = rater_class(family)
+    return (*ROW_COLUMNS, *reader.figure_columns, *reader.state_columns)
+
+
+def state_select(family: str) -> str:
+    """The columns a standing is read from (`Rater.standing_of`): rating, N, state."""
+    return ", ".join(("post_rating", "games_after", *rater_class(family).state_columns))
+
+
+@functools.cache
+def rating_columns(family: str) -> dict[str, type]:
+    """The `ratings` columns of family `family`'s read model, in order."""
+    return {**RATING_HEAD, **rater_class(family).rating_columns, **RATING_TAIL}
 
 
 SECTION_COLUMNS = (
@@ -108,22 +95,49 @@ INDEXES = {
 # writer builds them while the items are rated; the others once every row is in.
 BEFORE_RATING = ("idx_items_sort_key", "idx_item_players_player")
 AFTER_RATING = tuple(name for name in INDEXES if name not in BEFORE_RATING)
-RATINGS_INSERT = (
-    f"insert or replace into ratings ({', '.join(RATING_COLUMNS)}) "
-    f"values ({', '.join('?' for _ in RATING_COLUMNS)})"
-)
+
+
+class RatingsTable:
+    """The `ratings` table of one family's read model: its columns and statements."""
+
+    def __init__(self, columns: dict[str, type]) -> None:
+        self.columns = columns
+        names = list(columns)
+        self.values = operator.itemgetter(*names)  # a row's values, in column order
+        self.insert = (
+            f"insert or replace into ratings ({', '.join(names)}) "
+            f"values ({', '.join('?' for _ in names)})"
+        )
+        self.update = (
+            f"update ratings set {', '.join(f'{c} = ?' for c in names[2:])} "
+            "where player = ? and system = ?"
+        )
+        # The rows of (player, system) keys given as JSON ([[player, system], ...]).
+        self.of_keys = (
+            f"select {', '.join(names)} from ratings where (player, system) in "
+            "(select json_extract(value, '$[0]'), json_extract(value, '$[1]') from json_each(?))"
+        )
+
+    def as_dict(self, values: tuple[Any, ...] | None) -> dict[str, Any] | None:
+        """A row's values as its dict (None: no row)."""
+        return None if values is None else dict(zip(self.columns, values, strict=True))
+
+
+@functools.cache
+def ratings_table(family: str) -> RatingsTable:
+    return RatingsTable(rating_columns(family))
 
 
 # The read model's logical content, whatever its layout: each table as a query answers it, in
-# key order, its columns named. `View.digest` hashes these, so a layout change (a table split,
-# an index, another version) that loses or changes no value keeps the digest (docs/decisions.md,
-# "A digest of the content"). The layout's version (meta `schema`) is not content.
+# key order, its columns named (`{history}` and `{ratings}`: the family's, `content`).
+# `View.digest` hashes these, so a layout change (a table split, an index, another version) that
+# loses or changes no value keeps the digest (docs/decisions.md, "A digest of the content").
+# The layout's version (meta `schema`) is not content.
 CONTENT = {
     "amendments": "select position, parameter, value, effective, until, reason from amendments "
     "order by position",
     "entries": "select position, key from entries order by position",
-    "history": f"select {', '.join(HISTORY_COLUMNS)} from history "
-    "order by player, system, sort_key",
+    "history": "select {history} from history order by player, system, sort_key",
     "item_players": "select item_key, player from item_players order by item_key, player",
     "items": "select key, kind, sort_key, start, end, position, revision, payload from items "
     "order by key",
@@ -131,19 +145,29 @@ CONTENT = {
     "meta": "select key, value from meta where key != 'schema' order by key",
     "players": "select id, profile, position from players order by id",
     "problems": "select position, item_key, kind, reason from problems order by position, item_key",
-    "ratings": f"select {', '.join(RATING_COLUMNS)} from ratings order by player, system",
+    "ratings": "select {ratings} from ratings order by player, system",
     "revisions": "select key, revisions from revisions order by key",
     "sections": f"select {', '.join(SECTION_COLUMNS)} from sections order by section_id",
 }
 
 
+@functools.cache
+def content(family: str) -> dict[str, str]:
+    """`CONTENT` of family `family`'s read model: its history and ratings columns named."""
+    history = ", ".join(rater_class(family).history_order or history_columns(family))
+    ratings = ", ".join(rating_columns(family))
+    return {
+        t: q.replace("{history}", history).replace("{ratings}", ratings) for t, q in CONTENT.items()
+    }
+
+
 def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> bool:
-    """Every table of an empty read model (nothing if complete; a half-made one, or one of
-    another schema version, starts again: a read model is rebuilt from the ledger); whether
-    it made them."""
+    """Every table of an empty read model (nothing if complete; a half-made one, one of
+    another schema version, or one without its family's columns starts again: a read model
+    is rebuilt from the ledger); whether it made them."""
     names = db.table_names()
-    if "ratings" in names and _schema(db) == SCHEMA_VERSION:  # created last: complete
-        return False
+    if "ratings" in names and _schema(db) == SCHEMA_VERSION and _family_columns(db):
+        return False  # the ratings table is created last: complete
     for index in [r[0] for r in db.execute("select name from sqlite_master where type = 'index'")]:
         if not index.startswith("sqlite_"):
             db.execute(f"drop index if exists [{index}]")
@@ -216,8 +240,10 @@ def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> bool:
         )
         # Narrow rows, their standings and details apart (projections/history_store.py).
         types = {int: "INTEGER", float: "FLOAT", str: "TEXT"}
-        history_store.create(
-            db.conn, {c: types[HISTORY_TYPES.get(c, str)] for c in HISTORY_COLUMNS}
+        reader = rater_class(family)
+        column_types = {**ROW_TYPES, **reader.figure_columns, **reader.state_columns}
+        history_layout(family).create(
+            db.conn, {c: types[column_types.get(c, str)] for c in history_columns(family)}
         )
         # Entries the projection could not use: "not rated: reason" (issue 10).
         db.execute(
@@ -228,10 +254,24 @@ def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> bool:
         # revision of a record changed more than once: what a void (EntryVoided) takes back.
         db["entries"].create({"position": int, "key": str}, pk="position")
         db["revisions"].create({"key": str, "revisions": str}, pk="key")
-        db["ratings"].create(RATING_COLUMNS, pk=("player", "system"))
+        db["ratings"].create(rating_columns(family), pk=("player", "system"))
         for index in INDEXES.values():
             db.execute(index)
     return True
+
+
+def _family_columns(db: sqlite_utils.Database) -> bool:
+    """Whether the model's tables have its family's columns: one made before issue 29 has US
+    Chess's in every family, its figures among the narrow rows (`SCHEMA_VERSION` stays: a
+    model's content, and so its digest, is the same)."""
+    row = db.execute("select value from meta where key = 'rules_family'").fetchone()
+    if row is None or row[0] not in NAMES:
+        return True  # not a family's model: the view refuses it by its name
+    ratings = [r[1] for r in db.execute("pragma table_info(ratings)")]
+    own = [r[1] for r in db.execute("pragma table_info(history_standing)")][1:]
+    return ratings == list(rating_columns(row[0])) and own == list(
+        history_layout(row[0]).own_columns
+    )
 
 
 def _schema(db: sqlite_utils.Database) -> str | None:
@@ -241,60 +281,19 @@ def _schema(db: sqlite_utils.Database) -> str | None:
     return None if row is None else row[0]
 
 
-@functools.lru_cache(maxsize=4096)
-def _version_on(day: str) -> RuleVersion:
-    return resolve(date.fromisoformat(day)).version
-
-
-@functools.lru_cache(maxsize=4096)
-def _floor_systems(day: str, system: str) -> tuple[bool, bool]:
-    """floors.floor_systems of `system` under the rules version in force on `day`."""
-    return floors.floor_systems(System(system), _version_on(day))
-
-
-def rating_row(player: str, system: str, s: Standing, with_floors: bool = True) -> dict[str, Any]:
-    """The `ratings` row for a standing: rating, N, results, ceiling; with US Chess floors
-    (`with_floors`, `Family.floors`) each floor component and whether established."""
-    f = s.floors
-    floor = bound = absolute = peak = olm_level = money = director = None
-    if with_floors:
-        personal, olm = _floor_systems(s.rated_on, system)
-        floor, kind = floors.floor_of(f, personal, olm)
-        bound = str(kind)
-        # each component (floors.components_of), without the dictionary
-        absolute = floors.personal_absolute_floor(f, personal)
-        peak = floors.peak_floor(f.peak)
-        olm_level = floors.olm_floor_of(f, olm)
-        money, director = f.money_floor, f.director_floor
+def rating_row(family: str, player: str, system: str, s: Standing[object]) -> dict[str, Any]:
+    """The `ratings` row of a standing in family `family`'s read model: rating, N, results,
+    the family's own columns (`Rater.rating_fields`), the day last rated."""
     return {
         "player": player,
         "system": str(system),
         "rating": s.rating,
-        "official_rating": round_half_up(s.rating),
+        "official_rating": None if s.rating is None else round_half_up(s.rating),
         "games": s.games,
-        "wins": f.wins,
-        "draws": f.draws,
+        "wins": s.wins,
+        "draws": s.draws,
         "losses": s.losses,
-        "established": int(is_established(s.games)) if with_floors else None,
-        "history": s.history,
-        "sections_of_three": f.sections_of_three,
-        "peak": f.peak,
-        "olm_games": f.olm_games,
-        "olm_title_date": s.olm_title_date,
-        "floor": floor,
-        "floor_bound": bound,
-        "floor_absolute": absolute,
-        "floor_peak": peak,
-        "floor_olm": olm_level,
-        "floor_money": money,
-        "floor_director": director,
-        "floor_lowerings": s.floors.floor_lowerings,
-        "ceiling": s.floors.ceiling,
-        "pending_floor_request": None
-        if s.pending_request is None
-        else json.dumps(
-            {"new_floor": s.pending_request[0], "rating_if_granted": s.pending_request[1]}
-        ),
+        **rater_class(family).rating_fields(system, s),
         "rated_on": s.rated_on,
     }
 

@@ -15,11 +15,12 @@ from typing import NamedTuple
 from ledger.evidence import read_verified_entries
 from ledger.log import LedgerEntry
 from ledger.reading import Readable, open_ledger
+from ledger.rules.families import DEFAULT
 from projections import binding, queries
 from projections.catchup import CatchUp
 from projections.items import to_item
 from projections.projector import View
-from projections.schema import HISTORY_COLUMNS
+from projections.schema import ROW_COLUMNS
 from projections.seals import Seals
 from projections.timetravel import list_view, position_at, view_at
 
@@ -92,7 +93,7 @@ class ReadSession:
         cls,
         store: str | None,
         path: str | Path,
-        family: str = "uschess",
+        family: str = DEFAULT,
         busy_ms: int | None = None,
         progress: Progress | None = None,
     ) -> ReadSession:
@@ -113,7 +114,7 @@ class ReadSession:
         return session
 
     @classmethod
-    def beside(cls, ledger: Readable, path: str | Path, family: str = "uschess") -> ReadSession:
+    def beside(cls, ledger: Readable, path: str | Path, family: str = DEFAULT) -> ReadSession:
         """The read model at `path` read beside a ledger already open (a write's), which
         stays open when the session closes."""
         return cls(ledger, View(path, family), owns_ledger=False)
@@ -191,7 +192,7 @@ class ReadSession:
         stats = self.view.catch_up(entries, dry_run=dry_run)
         if not dry_run:
             binding.record(self.view, self.ledger)
-        detail = HISTORY_COLUMNS.index("detail")
+        detail = ROW_COLUMNS.index("detail")
         rerated = [
             Rerated(c.player, str(c.system), c.row[0], c.row[detail])
             for e in rerate

@@ -32,9 +32,9 @@ from ledger.commands import SubmitSection, parse
 from ledger.evidence import Keyring
 from ledger.evidence.signing import KEYRING_VARIABLE
 from ledger.log import read_entries
+from ledger.rules.uschess.rater import KERNEL_VARIABLE
 from projections import queries, timetravel
 from projections.projector import View
-from projections.raters.uschess import KERNEL_VARIABLE
 from projections.seals import Seals
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # scripts/benchmarks/, however loaded

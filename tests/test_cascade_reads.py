@@ -8,8 +8,9 @@ import pytest
 
 from ledger.application import RatingsLedger
 from ledger.log import LedgerEntry, read_entries
-from projections import batch, cascade, history_store, queries, ratings_writer, rebuild
+from projections import batch, cascade, queries, ratings_writer, rebuild
 from projections.projector import View
+from projections.rating import history_layout
 from projections.standing import UNRATED
 from tests.test_projection_identity import generator, with_merges
 
@@ -49,7 +50,7 @@ def test_a_cascade_reading_its_stored_rows_a_few_items_at_a_time_equals_a_full_r
 
 
 def test_standings_read_many_at_a_time_are_those_read_one_by_one(entries, tmp_path):
-    # `history_store.standings_before` answers, in one query, what `queries.standing_before`
+    # `Layout.standings_before` answers, in one query, what `queries.standing_before`
     # answers for each (player, system) pair: his standing after his last row before the
     # sort key, or UNRATED if he has none (a pair with no rows at all included).
     view = View(tmp_path / "view.db")
@@ -59,7 +60,7 @@ def test_standings_read_many_at_a_time_are_those_read_one_by_one(entries, tmp_pa
     systems = [s for (s,) in view.db.execute("select distinct system from history")]
     pairs = [(p, s) for p in players for s in systems] + [("nobody", systems[0])]
     for sort_key in (keys[0], keys[len(keys) // 2], keys[-1] + "~"):
-        found = history_store.standings_before(view.db.conn, pairs, sort_key)
+        found = history_layout(view.family).standings_before(view.db.conn, pairs, sort_key)
         assert found == {(p, s): queries.standing_before(view, p, s, sort_key) for p, s in pairs}
         assert found[("nobody", systems[0])] is UNRATED
     assert any(v is not UNRATED for v in found.values())

@@ -17,7 +17,7 @@ from ledger.rules.uschess.systems import System
 from ledger.store import view_path
 from projections.explain import explain
 from projections.projector import View
-from projections.raters import rater_class
+from projections.rating import rater_class
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPARES_A_NAME = re.compile(r"(==|!=)\s*[\"'](" + "|".join(NAMES) + r")[\"']")
@@ -38,8 +38,8 @@ def test_each_dated_version_of_a_family_resolves_to_itself_by_name(name, version
 
 @pytest.mark.parametrize("name", NAMES)
 def test_each_family_rates_through_a_rater_module_of_its_own(name):
-    """ "The facts it rates and how": the rater its Family names, in projections/raters/."""
-    assert rater_class(name).__module__ == f"projections.raters.{name}"
+    """ "The facts it rates and how": the rater its Family names, in its own package."""
+    assert rater_class(name).__module__ == f"ledger.rules.{name}.rater"
 
 
 @pytest.mark.parametrize("name", NAMES)

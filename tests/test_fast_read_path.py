@@ -24,7 +24,7 @@ RULES = (
     "ledger.rules.uschess.floors",
     "ledger.rules.uschess.kernel",
     "ledger.rules.uschess.section",
-    "projections.raters.uschess",
+    "ledger.rules.uschess.rater",
 )
 
 

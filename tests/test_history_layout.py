@@ -12,13 +12,25 @@ from projection_helpers import Ledger, round_robin
 from ledger.application import RatingsLedger
 from ledger.commands import PublishList, parse
 from ledger.log import read_entries
+from ledger.rules.families import DEFAULT
 from projections import SCHEMA_VERSION, history_store, timetravel
 from projections.projector import View
-from projections.schema import CONTENT, HISTORY_COLUMNS, HISTORY_TYPES
+from projections.rating import history_layout, rater_class
+from projections.schema import ROW_TYPES, history_columns
+from projections.schema import content as family_content
 from projections.seals import Seals
 from projections.writer import parts
 
 A, B, C, D, E = "20000001", "20000002", "20000003", "20000004", "20000005"
+# The default family's layout (issue 29: each family's history keeps its own state columns).
+CONTENT = family_content(DEFAULT)
+HISTORY_COLUMNS = history_columns(DEFAULT)
+HISTORY_TYPES = {
+    **ROW_TYPES,
+    **rater_class(DEFAULT).figure_columns,
+    **rater_class(DEFAULT).state_columns,
+}
+LAYOUT = history_layout(DEFAULT)
 
 
 @pytest.fixture
@@ -63,12 +75,12 @@ def test_a_history_row_keeps_its_standing_apart_and_only_with_a_value():
     # "the per-row standing snapshot ... only where they exist": a rater's row is split into
     # a narrow row, a standing only if some state column has a value, a detail only if any.
     narrow = (0,) * len(history_store.NARROW_COLUMNS)
-    with_all = (*narrow, '{"init": 1}', *range(len(history_store.NO_STANDING)))
-    bare = (*narrow, "{}", *history_store.NO_STANDING)
-    rows, standing, detail = parts([(7, with_all), (8, bare)], history_store.SPLIT)
+    with_all = (*narrow, '{"init": 1}', *range(len(LAYOUT.no_standing)))
+    bare = (*narrow, "{}", *LAYOUT.no_standing)
+    rows, standing, detail = parts([(7, with_all), (8, bare)], LAYOUT.split)
     assert [r[0] for r in rows] == [7, 8]
     assert rows[1] == (8, *narrow)
-    assert standing == [(7, *range(len(history_store.NO_STANDING)))]
+    assert standing == [(7, *range(len(LAYOUT.no_standing)))]
     assert detail == [(7, '{"init": 1}')]
 
 
@@ -87,13 +99,13 @@ def test_the_history_content_is_the_same_as_in_the_layout_before(ledger, tmp_pat
     # made, stored in the layout before this one (schema version 2), read by the digest's
     # content query give what the split layout gives.
     made = []
-    append = history_store.append
+    append = history_store.Layout.append
 
-    def keep(conn, rows, first):
+    def keep(self, conn, rows, first):
         made.extend(rows)
-        return append(conn, rows, first)
+        return append(self, conn, rows, first)
 
-    monkeypatch.setattr(history_store, "append", keep)
+    monkeypatch.setattr(history_store.Layout, "append", keep)
     view = ledger.rebuilt(tmp_path / "view.db")
     old = sqlite3.connect(tmp_path / "old.db")
     old.execute(OLD_LAYOUT)
@@ -159,7 +171,8 @@ def test_a_read_model_of_the_layout_before_is_rebuilt_when_opened(ledger, tmp_pa
     path = tmp_path / "view.db"
     view = ledger.rebuilt(path)
     digest = view.digest()
-    rows = view.db.execute(CONTENT["history"]).fetchall()
+    # the rows in the layout's column order (issue 29: the digest reads US Chess's in its own)
+    rows = view.db.execute(f"select {', '.join(HISTORY_COLUMNS)} from history").fetchall()
     db = view.db.conn
     db.execute("drop view history")
     for table in history_store.TABLES:
@@ -197,16 +210,16 @@ def test_a_catch_up_by_lists_rewrites_only_the_rows_that_changed(tmp_path):
     ledger.submit(round_robin("MAR", [X, Y], "2024-03-10", "2024-03-11"))
     view = View(tmp_path / "fide.db", "fide")
     ledger.catch_up(view)
-    history = {tuple(r[1:4]): r for r in view.db.execute(CONTENT["history"])}
-    ratings = {r[:2]: r for r in view.db.execute(CONTENT["ratings"])}
+    history = {tuple(r[1:4]): r for r in view.db.execute(family_content("fide")["history"])}
+    ratings = {r[:2]: r for r in view.db.execute(family_content("fide")["ratings"])}
     log = written(view)
     ledger.correct(round_robin("MAR", [X, Y], "2024-03-10", "2024-03-11", results={(X, Y): "0-1"}))
     ledger.catch_up(view)
-    after = {tuple(r[1:4]): r for r in view.db.execute(CONTENT["history"])}
+    after = {tuple(r[1:4]): r for r in view.db.execute(family_content("fide")["history"])}
     changed = sorted(f"{k[0]} {r[0]}" for k, r in after.items() if history.get(k) != r)
     assert changed and len(changed) < len(after)
     assert sorted(w for t, w in log() if t == "history_rows") == changed
-    new = {r[:2]: r for r in view.db.execute(CONTENT["ratings"])}
+    new = {r[:2]: r for r in view.db.execute(family_content("fide")["ratings"])}
     differ = sorted(k[0] for k, r in new.items() if ratings.get(k) != r)
     assert differ and len(differ) < len(new)
     assert sorted({w for t, w in log() if t == "ratings"}) == differ  # (replace: delete, insert)

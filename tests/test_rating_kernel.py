@@ -172,8 +172,8 @@ def test_a_replay_by_the_compiled_kernel_has_the_pure_replays_digest(tmp_path, m
 
     from ledger.application import RatingsLedger
     from ledger.log import read_entries
+    from ledger.rules.uschess.rater import KERNEL_VARIABLE
     from projections.projector import View
-    from projections.raters.uschess import KERNEL_VARIABLE
 
     ledger = Ledger(RatingsLedger(f"sqlite:///{tmp_path / 'ledger.db'}"))
     ids = [f"2000{n:04d}" for n in range(1, 9)]

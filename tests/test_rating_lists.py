@@ -331,7 +331,7 @@ def test_a_section_that_cannot_be_rated_in_a_period_is_a_problem_row_and_the_res
 ):
     # Issue 10: "A projection that cannot rate an item records a visible 'not rated: reason'
     # row ... and goes on" — under FIDE periods too; the round robin still gives 10.68's list.
-    from projections.raters.fide import FideRater
+    from ledger.rules.fide.rater import FideRater
 
     rate_games = FideRater.rate_games
 

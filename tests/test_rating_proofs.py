@@ -448,3 +448,13 @@ def test_a_merge_recorded_after_the_previous_list_is_named_when_the_row_cannot_b
     assert "was rated from history re-rated after '2003-04'" in result.stderr
     with pytest.raises(BundleError, match=f"the merge at {position} was recorded after"):
         verify_bundle(json.loads(result.stdout), held(store))
+
+
+def test_a_list_rows_leaf_keeps_the_format_its_commitments_were_made_in(ledger_with_lists):
+    # "Structure first, behaviour unchanged" (issue 29): a FIDE read model no longer stores US
+    # Chess's state columns, but a committed row's leaf keeps issue 28's format (rating, N and
+    # the sixteen state columns of then), so a list committed before still proves.
+    bundle = bundle_of(ledger_with_lists, "A", "2003-07")
+    state = json.loads(bundle["row"]["leaf"])["state"]
+    assert len(state) == 2 + 16
+    assert (state[2 + 3], state[2 + 5], state[2 + 6]) == ("mixed", 0, None)  # history, S3, peak

@@ -8,11 +8,13 @@ from projection_helpers import Ledger, round_robin
 
 from ledger.application import RatingsLedger
 from ledger.log import read_entries
+from ledger.rules.families import DEFAULT
 from projections import history_store
 from projections.projector import View
-from projections.schema import CONTENT
+from projections.schema import content
 
 A, B, C = "20000001", "20000002", "20000003"
+CONTENT = content(DEFAULT)  # the default family's (issue 29: each family's own columns)
 
 
 @pytest.fixture

@@ -40,14 +40,15 @@ def _card_line(player_id: str, name: str | None, card: dict[str, Any]) -> str:
 
 def _rating_line(system: str, r: dict[str, Any]) -> str:
     """One system's line of `player`; a family with US Chess floors says whether a rating is
-    established (`queries.rating_row`), the others leave it None."""
-    flag = f"  (P{r['games']})" if r["established"] is False else ""
+    established (its `ratings` columns), the others have no such column."""
+    established = r.get("established")
+    flag = f"  (P{r['games']})" if established is False else ""
     # US Chess: floor and ceiling (§5, §7); FIDE and ICU: K (10.641, 8.3.3) and the date
     # of the last change (a FIDE list's date once lists are published).
     tail = (
         f"  floor={r['floor']} ({r['floor_bound']})"
         + (f"  ceiling={r['ceiling']}" if r["ceiling"] is not None else "")
-        if r["established"] is not None
+        if established is not None
         else f"  K={_k(r.get('k'))}  rated on {r['rated_on']}"
     )
     official = "unrated" if r["official_rating"] is None else r["official_rating"]

@@ -4,7 +4,7 @@ instead of comparing its name. Each family's package defines its `FAMILY`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -40,7 +40,10 @@ class PeriodRules:
     version: Callable[[date], Any]  # the version in force on a list's as-of date
     by_name: Mapping[str, Any]  # each version by its name (an explanation's row names it)
     result: Callable[..., Any]  # (version, Ro, changes, per game) → Rn, official, K, detail
-    first_rating: Callable[..., Any]  # (version, extra, as of) → (official, detail) or None
+    change_sum: Callable[[Iterable[float]], float]  # ΣΔR of a period's changes (10.65)
+    first_rating: Callable[..., Any]  # (version, state, as of) → (official, detail) or None
+    joined: Callable[[Any, Any], Any]  # (the period's state, a section's) → the period's after
+    listed: Callable[[Any, int, bool], Any]  # (state, official, shown unrated) → after a list
     uplifted: Callable[[int, int, float], int]  # (official, ceiling, share) → uplifted official
     uplift_system: str  # the system an uplift raises
     uplift_text: str  # what an uplift's explanation follows
@@ -64,10 +67,9 @@ class Family:
     list_months: tuple[int, ...] | None = None  # the months it publishes lists in; None: any
     late_items: LateItems | None = None  # how its published lists place late items; None: no lists
     periods: PeriodRules | None = None  # each period rated from the previous list: ΔR waits
-    floors: bool = False  # US Chess §5 floors, OLM and "established" in a ratings row
-    olm_games: int | None = None  # the games an OLM floor asks (US Chess §5): "N/300" on a page
+    # the fields a player page adds to a ratings row (US Chess §5: the OLM games, "N/300")
+    page_fields: Callable[[Mapping[str, Any]], dict[str, Any]] = lambda row: {}
     provisional: bool = False  # a rating shows P and N until established (US Chess §1)
-    last_k: bool = False  # a ratings row shows the K of his last change (FIDE 10.641, ICU)
     explain_sections: Mapping[str, str] = field(default_factory=dict)  # item kind → its text
     explain_versions: Mapping[str, str] = field(default_factory=dict)  # version → its articles
     # a section it rates must give a time control the ledger reads (US Chess footnote 1);

@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
-
-from ledger.rules.uschess.systems import System
 
 if TYPE_CHECKING:
     from ledger.rules.family import Family
     from projections.schema import ReadModel
 
 
-def system_order(system: str) -> tuple[int, str]:
-    """US Chess systems in their usual order (OTBR, OTBQ, …), then any other by name."""
-    order = [str(s) for s in System]
-    return (order.index(system), "") if system in order else (len(order), system)
+def system_order(view: ReadModel) -> Callable[[str], tuple[int, str]]:
+    """The sort key of the view's family's systems in their usual order (`Family.systems`),
+    then any other by name."""
+    order = _family(view).systems
+
+    def key(system: str) -> tuple[int, str]:
+        return (order.index(system), "") if system in order else (len(order), system)
+
+    return key
 
 
 def _family(view: ReadModel) -> Family:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from projections.queries.common import _family, system_order
+from projections.queries.common import system_order
 
 if TYPE_CHECKING:
     from projections.schema import ReadModel
@@ -17,7 +17,7 @@ def systems_of(view: ReadModel, player_id: str) -> list[str]:
     rows = view.db.execute(
         "select distinct system from history where player = ?", [player_id]
     ).fetchall()
-    return sorted((r[0] for r in rows), key=system_order)
+    return sorted((r[0] for r in rows), key=system_order(view))
 
 
 def history(view: ReadModel, player_id: str, system: str) -> list[dict[str, Any]]:
@@ -53,19 +53,20 @@ def previous_change(
 
 def standing_before(
     view: ReadModel, player_id: str, system: str, sort_key: str, kind: str | None = None
-) -> Standing:
+) -> Standing[object]:
     """A player's standing just before the item at `sort_key`, from the history rows (of one
     `kind` only, if given)."""
-    from projections.schema import STATE_SELECT
-    from projections.standing import UNRATED, Standing
+    from projections.rating import rater_class
+    from projections.schema import state_select
+    from projections.standing import UNRATED
 
     row = view.db.execute(
-        f"select {STATE_SELECT} from history where player = ? and system = ? "
+        f"select {state_select(view.family)} from history where player = ? and system = ? "
         + ("and kind = ? " if kind else "")
         + "and sort_key < ? order by sort_key desc limit 1",
         [player_id, str(system), *([kind] if kind else []), sort_key],
     ).fetchone()
-    return UNRATED if row is None else Standing.from_columns(row)
+    return UNRATED if row is None else rater_class(view.family).standing_of(row)
 
 
 def row_as_of(view: ReadModel, player_id: str, system: str, day: str) -> dict[str, Any] | None:
@@ -99,12 +100,12 @@ def rating_as_of(view: ReadModel, player_id: str, system: str, day: str) -> dict
 
 def ratings_as_of(view: ReadModel, player_id: str, day: str) -> dict[str, dict[str, Any]]:
     """Each system's ratings row after every item that ended on or before `day`."""
-    from projections.schema import rating_row
-    from projections.standing import STATE_COLUMNS, Standing
+    from projections.rating import rater_class
+    from projections.schema import rating_row, state_select
 
     out = {}
-    columns = ", ".join(("post_rating", "games_after", *STATE_COLUMNS))
-    floors = _family(view).floors
+    columns = state_select(view.family)
+    standing_of = rater_class(view.family).standing_of
     for system in systems_of(view, player_id):
         row = view.db.execute(
             f"select {columns} from history where player = ? and system = ? and end_date <= ? "
@@ -113,9 +114,10 @@ def ratings_as_of(view: ReadModel, player_id: str, day: str) -> dict[str, dict[s
         ).fetchone()
         if row is None:
             continue
-        r = rating_row(player_id, system, Standing.from_columns(row), floors)
-        r["established"] = None if r["established"] is None else bool(r["established"])
-        r["pending_floor_request"] = json.loads(r["pending_floor_request"] or "null")
+        r = rating_row(view.family, player_id, system, standing_of(row))
+        if "established" in r:  # the US Chess columns (`Rater.rating_columns`)
+            r["established"] = bool(r["established"])
+            r["pending_floor_request"] = json.loads(r["pending_floor_request"] or "null")
         out[system] = {k: v for k, v in r.items() if k not in ("player", "system")}
     return out
 

@@ -73,8 +73,9 @@ def published_and_pending(
     """Under FIDE periods: the rating published on the last list in force on `day` (before
     any list: the rating he came with), and the change of his sections ended by `day` that
     no list in force yet rates (ΣΔR, 10.65), or his Ru results waiting for a first rating."""
-    from ledger.rules.fide.rated import period_sum
-
+    rules = _family(view).periods
+    if rules is None:
+        return None
     lists = {x.name: x for x in published_lists(view, view.family)}
     rows = view.db.execute(
         "select kind, pre_rating, post_rating, official_rating, item_key, detail, games_after "
@@ -105,7 +106,7 @@ def published_and_pending(
         "system": system,
         "as_of": day,
         "published": published,
-        "pending_change": period_sum(changes),
+        "pending_change": rules.change_sum(changes),
         "pending_sections": len(changes),
         "pending_results": results,
         "games": rows[-1][6],
@@ -130,10 +131,10 @@ def list_supplement(
 def _supplement(
     view: ReadModel, system: str, until: str, value: str
 ) -> list[tuple[str, dict, str | None]]:
-    from projections.schema import rating_row
-    from projections.standing import STATE_COLUMNS, Standing
+    from projections.rating import rater_class
+    from projections.schema import rating_row, state_select
 
-    columns = ", ".join(f"h.{c}" for c in ("post_rating", "games_after", *STATE_COLUMNS))
+    columns = ", ".join(f"h.{c}" for c in state_select(view.family).split(", "))
     rows = view.db.execute(
         f"select h.player, p.profile, {columns} from history h "
         "join (select player, max(sort_key) as sort_key from history "
@@ -144,12 +145,12 @@ def _supplement(
         [system, value, system],
     ).fetchall()
     out = []
-    floors = _family(view).floors
+    standing_of = rater_class(view.family).standing_of
     for player_id, profile, *state in rows:
         if state[0] is None:
             continue
-        standing = Standing.from_columns(state)
-        out.append((player_id, rating_row(player_id, system, standing, floors), profile))
+        row = rating_row(view.family, player_id, system, standing_of(state))
+        out.append((player_id, row, profile))
     return out
 
 
@@ -163,7 +164,7 @@ def list_systems(view: ReadModel, list_name: str) -> list[str]:
         "select distinct system from history where sort_key <= ? and post_rating is not null",
         [found.sort_key],
     ).fetchall()
-    return sorted((r[0] for r in rows), key=system_order)
+    return sorted((r[0] for r in rows), key=system_order(view))
 
 
 def list_entries(view: ReadModel, system: str, list_name: str) -> list[dict[str, Any]]:
@@ -179,7 +180,8 @@ def list_entries(view: ReadModel, system: str, list_name: str) -> list[dict[str,
 def _list_values(row: dict[str, Any]) -> dict[str, Any]:
     """The rating as published, the exact one, the games and (US Chess §1, where the family
     says) whether it is established: a provisional one is printed `1234P12`."""
-    established = None if row["established"] is None else bool(row["established"])
+    established = row.get("established")  # a US Chess column (`Rater.rating_columns`)
+    established = None if established is None else bool(established)
     return {
         "rating": row["official_rating"],
         "exact": row["rating"],

@@ -24,11 +24,13 @@ def player(view: ReadModel, player_id: str) -> dict[str, Any] | None:
     ratings = {}
     for r in rows:
         system = r.pop("system")
-        r["established"] = None if r["established"] is None else bool(r["established"])
-        r["pending_floor_request"] = json.loads(r["pending_floor_request"] or "null")
-        # FIDE 10.641 / 8.3.3, ICU: the K of his last change. A row with US Chess floors says
-        # whether it is established, so only a row without asks its family (and loads it).
-        if r["established"] is None and _family(view).last_k:
+        # A family's own columns (`Rater.rating_columns`): a row with US Chess floors says
+        # whether it is established; only a row without asks its family (and loads it) whether
+        # its page shows K, FIDE 10.641 / 8.3.3 and the ICU's: the K of his last change.
+        if "established" in r:
+            r["established"] = bool(r["established"])
+            r["pending_floor_request"] = json.loads(r["pending_floor_request"] or "null")
+        elif "k" in dict(_family(view).words.ratings):
             r["k"] = _last_k(view, player_id, system)
         ratings[system] = {k: v for k, v in r.items() if k != "player"}
     out: dict[str, Any] = {"id": player_id}
@@ -142,9 +144,8 @@ def current_ratings(view: ReadModel, ids: Sequence[str]) -> dict[str, dict[str, 
         list(ids),
     ).fetchall()
     out: dict[str, dict[str, Any]] = {}
-    for pid, system, rating, official, games in sorted(
-        rows, key=lambda r: (r[0], system_order(r[1]))
-    ):
+    order = system_order(view)
+    for pid, system, rating, official, games in sorted(rows, key=lambda r: (r[0], order(r[1]))):
         out.setdefault(pid, {})[system] = {
             "rating": rating,
             "official_rating": official,

@@ -6,8 +6,8 @@ import json
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ledger.rules.uschess.versions import Amendment
     from projections.items import Item
+    from projections.rating import AmendmentRow
     from projections.schema import ReadModel
 
 
@@ -40,21 +40,18 @@ def amendment_rows(view: ReadModel) -> list[dict[str, Any]]:
     return list(view.db["amendments"].rows_where(order_by="position"))
 
 
-def amendments(view: ReadModel) -> tuple[Amendment, ...]:
-    """Every recorded rules amendment, parsed, in ledger order."""
-    from projections.raters.uschess import parse_amendments
-
-    return parse_amendments(
-        [
-            {
-                "parameter": r["parameter"],
-                "value": json.loads(r["value"]),
-                "effective": r["effective"],
-                "until": r["until"],
-            }
-            for r in amendment_rows(view)
-        ]
-    )
+def amendments(view: ReadModel) -> list[AmendmentRow]:
+    """Every recorded rules amendment, its value decoded, in ledger order (the family's
+    rater parses those it takes, `Rater.open`)."""
+    return [
+        {
+            "parameter": r["parameter"],
+            "value": json.loads(r["value"]),
+            "effective": r["effective"],
+            "until": r["until"],
+        }
+        for r in amendment_rows(view)
+    ]
 
 
 def problems(view: ReadModel) -> list[dict[str, Any]]:
@@ -70,7 +67,12 @@ def problems(view: ReadModel) -> list[dict[str, Any]]:
 
 def awaiting_admin(view: ReadModel) -> list[dict[str, Any]]:
     """What awaits the office: pending floor-lowering requests (§7) and ceilings set below the
-    floor, with the player's name, in player and system order."""
+    floor, with the player's name, in player and system order (none in a family whose ratings
+    have no floor columns: `Rater.rating_columns`)."""
+    from projections.schema import rating_columns
+
+    if "pending_floor_request" not in rating_columns(view.family):
+        return []
     rows = view.db.execute(
         "select r.player, json_extract(p.profile, '$.name'), r.system, r.official_rating, "
         "r.floor, r.ceiling, r.pending_floor_request from ratings r "

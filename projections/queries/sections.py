@@ -95,6 +95,7 @@ def player_sections(view: ReadModel, player_id: str) -> list[dict[str, Any]]:
     ).fetchall()
     out = []
     ids = person(view, player_id)  # a record merged into his plays as him
+    order = system_order(view)
     for key, first, last, payload in rows:
         report = json.loads(payload)
         score, games = 0.0, 0
@@ -122,7 +123,7 @@ def player_sections(view: ReadModel, player_id: str) -> list[dict[str, Any]]:
                 "ratings": {
                     system: _played_rating(pre, post, official, detail)
                     for system, pre, post, official, detail in sorted(
-                        changes, key=lambda c: system_order(c[0])
+                        changes, key=lambda c: order(c[0])
                     )
                 },
             }

@@ -59,7 +59,7 @@ def rating_list(
 
     def table() -> None:
         for r in rows:
-            provisional = r["established"] is False
+            provisional = r["established"] is False  # None where the family has none
             rating = f"{r['official_rating']}" + (f"P{r['games']}" if provisional else "")
             typer.echo(
                 f"{r['id']:<12} {r['name'] or '':<32} {rating:>9}  N {r['games']:<5} "

@@ -26,7 +26,6 @@ from ledger.entrypoints.cli.output import AsCsv, AsNl, AsTsv, chosen, emit
 from ledger.entrypoints.cli.reading import KnownAt, ListName, Position, _session, caught_up
 from ledger.entrypoints.cli.whatif import diff, replay
 from ledger.rules.families import DEFAULT
-from ledger.rules.families import family as rules_family
 from ledger.store import DEFAULT_STORE
 
 
@@ -206,6 +205,7 @@ def rating(
     """The rating in effect on a date (after every item that ended on or before it), or on a
     published list; under FIDE periods, the published rating and the pending change."""
     from projections import queries
+    from projections.periods import rates_from_previous_list
 
     fmt = chosen(as_json, as_csv, as_tsv, as_nl)
     if list_name is not None:
@@ -221,13 +221,13 @@ def rating(
         merged_note(player_id, into)
         player_id = into
         by_lists = queries.rates_by_lists(v)
-        if by_lists and rules_family(family).periods:
+        if by_lists and rates_from_previous_list(family):
             out = queries.published_and_pending(v, player_id, system, day)
         else:
             out = queries.rating_as_of(v, player_id, system, day)
     if out is None:
         missing(f"{player_id!r} had no {system} rating on {day}")
-    if rules_family(family).periods and not by_lists:
+    if rates_from_previous_list(family) and not by_lists:
         out["note"] = NO_LIST
 
     def table() -> None:

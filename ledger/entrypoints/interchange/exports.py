@@ -13,6 +13,7 @@ from ledger.rules.families import DEFAULT
 from ledger.rules.families import family as rules_family
 from ledger.rules.rounding import round_half_up
 from projections import list_filters, queries, unrated
+from projections.periods import rates_from_previous_list
 from projections.projector import View
 from projections.queries.common import system_order
 
@@ -82,8 +83,9 @@ def rating_supplement(
                 "rating": r["rating"],
                 "official_rating": r["official_rating"],
                 "games": r["games"],
-                "established": None if r["established"] is None else bool(r["established"]),
-                "floor": r["floor"],
+                # US Chess's columns (`Rater.rating_columns`); None where the family has none
+                "established": None if r.get("established") is None else bool(r["established"]),
+                "floor": r.get("floor"),
                 "rated_on": r["rated_on"],
             }
         )
@@ -154,7 +156,7 @@ def supplement_mark(rating: Mapping[str, Any] | None) -> str:
     """`1523`, or `1234P12` for a provisional US Chess rating (§1: established after 25 games)."""
     if rating is None:
         return ""
-    provisional = rating["established"] is False
+    provisional = rating.get("established") is False
     return f"{rating['official_rating']}" + (f"P{rating['games']}" if provisional else "")
 
 
@@ -233,7 +235,7 @@ def fide_txt(rows: Sequence[Mapping[str, Any]], system: str, day: str) -> list[s
 def history_export(view: View, player: str, system: str) -> list[dict[str, Any]]:
     """A player's history rows in one system, in rating order, as flat export rows."""
     return [
-        {c: r[c] for c in HISTORY_EXPORT_COLUMNS} for r in queries.history(view, player, system)
+        {c: r.get(c) for c in HISTORY_EXPORT_COLUMNS} for r in queries.history(view, player, system)
     ]
 
 
@@ -303,7 +305,7 @@ def crosstable(
     if payload is None:
         return None
     changes: dict[str, dict[str, RatingChange]] = {}
-    periods = rules_family(view.family).periods  # ΔR waits for the list (FIDE 10.65)
+    periods = rates_from_previous_list(view.family)  # ΔR waits for the list (FIDE 10.65)
     for player, system, pre, post, official, before, after, k, detail in queries.section_changes(
         view, section_id
     ):
@@ -319,7 +321,7 @@ def crosstable(
                 k,
                 found.get("performance"),
             )
-    shown = tuple(systems or sorted(changes, key=system_order))
+    shown = tuple(systems or sorted(changes, key=system_order(view)))
     ids = [p["id"] for p in payload["players"]]
     pair = {pid: n for n, pid in enumerate(ids, start=1)}
     rounds = max(x["round"] for x in (*payload["games"], *payload.get("byes", [])))

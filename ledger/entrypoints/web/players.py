@@ -46,13 +46,12 @@ def player_data(view: View, player: str, when: When) -> dict[str, Any]:
         raise HttpError("404 Not Found", f"player {player!r} is not in the ledger")
     if when.as_of is not None:
         out["ratings"] = queries.ratings_as_of(view, player, when.as_of)
-    out["ratings"] = {s: out["ratings"][s] for s in sorted(out["ratings"], key=system_order)}
+    out["ratings"] = {s: out["ratings"][s] for s in sorted(out["ratings"], key=system_order(view))}
     out["as_of"] = when.as_of
     out["position"] = when.position
-    olm = rules_family(view.family).olm_games
+    fields = rules_family(view.family).page_fields
     for r in out["ratings"].values():
-        if olm is not None:
-            r["olm_progress"] = f"{r['olm_games']}/{olm}"
+        r |= fields(r)
     return out
 
 

@@ -9,7 +9,9 @@ from ledger.rules.family import Family, PeriodRules, Words
 from ledger.rules.fide import rate_of_play
 from ledger.rules.fide.lists import first_list_rating, list_version, period_result
 from ledger.rules.fide.rate_of_play import STANDARD, SYSTEMS
+from ledger.rules.fide.rated import period_sum
 from ledger.rules.fide.section import Format
+from ledger.rules.fide.state import FideState
 from ledger.rules.fide.tables import performance
 from ledger.rules.fide.uplift import uplifted_official
 from ledger.rules.fide.versions import BY_NAME, NAMES, resolve
@@ -59,7 +61,10 @@ PERIODS = PeriodRules(
     version=list_version,  # type: ignore[arg-type]
     by_name=BY_NAME,
     result=period_result,
+    change_sum=period_sum,
     first_rating=first_list_rating,
+    joined=lambda state, own: (state or FideState()).joined(own),
+    listed=lambda state, official, dropped: (state or FideState()).listed(official, dropped),
     uplifted=uplifted_official,
     uplift_system=STANDARD,
     uplift_text="FIDE Council, 15 December 2023: ratings below 2000 on the 1 March 2024 list "
@@ -71,7 +76,7 @@ FAMILY = Family(
     name="fide",
     versions=NAMES,
     resolve=resolve,
-    rater="projections.raters.fide:FideRater",
+    rater="ledger.rules.fide.rater:FideRater",
     estimator="ledger.rules.fide.estimator:estimate",
     systems=SYSTEMS,
     list_system=STANDARD,
@@ -79,7 +84,6 @@ FAMILY = Family(
     view_suffix=".fide.view.db",
     late_items="next_period",  # late reports are rated in the next period (docs/decisions.md)
     periods=PERIODS,
-    last_k=True,
     explain_versions=EXPLAIN_VERSIONS,
     not_rated=lambda total, online, day: rate_of_play.section_not_rated(
         total, online, resolve(day)

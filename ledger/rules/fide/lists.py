@@ -14,6 +14,7 @@ from ledger.rules.fide.k_factor import limited_k
 from ledger.rules.fide.per_game import rating_change, round_change
 from ledger.rules.fide.periods import first_rating
 from ledger.rules.fide.rated import period_rating, period_sum
+from ledger.rules.fide.state import FideState
 from ledger.rules.fide.unrated import Performance
 from ledger.rules.fide.versions import FideVersion, resolve
 from ledger.rules.rounding import round_half_up
@@ -65,18 +66,19 @@ def period_result(
 
 
 def first_list_rating(
-    version: FideVersion, extra: dict[str, Any], as_of: str
+    version: FideVersion, state: FideState | None, as_of: str
 ) -> tuple[int, dict[str, Any]] | None:
-    """The first rating a list publishes for an unrated player, and its values; None: his
-    results carry on to the next list."""
+    """The first rating a list publishes for an unrated player (his `state` before it), and
+    its values; None: his results carry on to the next list."""
+    state = state or FideState()
     if version.initial == "10.2":
-        first = first_rating([Performance(r, n) for r, n in extra.get("prior", ())])
+        first = first_rating([Performance(r, n) for r, n in state.prior or ()])
         if first.published is None:
             return None
         return first.published, {"rn": first.rating, "counted": len(first.counted)}
     events = [
         PoolEvent(date.fromisoformat(end), tuple((r, s) for r, s in results))
-        for end, results in extra.get("pool", ())
+        for end, results in state.pool or ()
     ]
     init = initial_rating(version, events, date.fromisoformat(as_of))
     if init.published is None:

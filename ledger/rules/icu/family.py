@@ -54,7 +54,7 @@ FAMILY = Family(
     name="icu",
     versions=tuple(VERSIONS),
     resolve=resolve,
-    rater="projections.raters.icu:IcuRater",
+    rater="ledger.rules.icu.rater:IcuRater",
     estimator="ledger.rules.icu.estimator:estimate",
     systems=(SYSTEM,),
     list_system=SYSTEM,
@@ -64,7 +64,6 @@ FAMILY = Family(
     # icu-2005 rated a late tournament "in the earliest available slot after the published
     # list" (docs/decisions.md)
     late_items="next_period",
-    last_k=True,
     explain_sections=EXPLAIN_SECTIONS,
     not_rated=lambda total, online, day: section_not_rated(total, online),
 )

@@ -2,25 +2,14 @@
 
 from __future__ import annotations
 
-import json
+from collections.abc import Mapping, Sequence
 from datetime import date
-from typing import Any
+from typing import Any, ClassVar, cast
 
 from ledger.events import OpeningBalanceRecorded
 from ledger.rules.fide import section as fide
-from ledger.rules.fide.initial import PoolEvent
-from ledger.rules.fide.modern import rate as rate_by_version
-from ledger.rules.fide.rate_of_play import STANDARD, list_for_time, standard_minimum
-from ledger.rules.fide.rated import reaches_k_10
-from ledger.rules.fide.section import PlayerOutcome, SectionOutcome
-from ledger.rules.fide.unrated import Performance
-from ledger.rules.fide.uplift import raised_profile_rating
-from ledger.rules.fide.versions import FideVersion
-from ledger.rules.fide.versions import resolve as fide_version
-from ledger.rules.time_controls import known_time_control
-from projections.items import Item
-from projections.raters.change import Change, change
-from projections.raters.games import (
+from ledger.rules.fide.games import (
+    GAMES_STATE,
     Games,
     GamesRater,
     detail,
@@ -29,6 +18,19 @@ from projections.raters.games import (
     section_format,
     to_date,
 )
+from ledger.rules.fide.initial import PoolEvent
+from ledger.rules.fide.modern import rate as rate_by_version
+from ledger.rules.fide.rate_of_play import STANDARD, list_for_time, standard_minimum
+from ledger.rules.fide.rated import reaches_k_10
+from ledger.rules.fide.section import PlayerOutcome, SectionOutcome
+from ledger.rules.fide.state import FideState
+from ledger.rules.fide.unrated import Performance
+from ledger.rules.fide.uplift import raised_profile_rating
+from ledger.rules.fide.versions import FideVersion
+from ledger.rules.fide.versions import resolve as fide_version
+from ledger.rules.time_controls import known_time_control
+from projections.change import Change, change
+from projections.items import Item
 from projections.standing import Standing
 
 SEED_GAMES = 30  # a published FIDE rating without a game count: past 10.64's first 30 games
@@ -36,25 +38,38 @@ SEED_GAMES = 30  # a published FIDE rating without a game count: past 10.64's fi
 
 class FideRater(GamesRater):
     """FIDE by date (`ledger.rules.fide.versions`): the standard list (`FIDE`) and, from 2022,
-    the rapid and blitz lists; rated players' ΔR and unrated players' results."""
+    the rapid and blitz lists; rated players' ΔR and unrated players' results. Its standings
+    carry `FideState`, stored as the JSON of `s_extra`."""
 
     system = STANDARD
+    state_columns: ClassVar[Mapping[str, type]] = {**GAMES_STATE, "s_extra": str}
 
-    def standing(self, player: str, system: str = STANDARD) -> Standing:
+    @classmethod
+    def columns(cls, standing: Standing[object]) -> tuple[Any, ...]:
+        state = _fide_state(standing)
+        return (*super().columns(standing), None if state is None else state.to_json())
+
+    @classmethod
+    def standing_of(cls, values: Sequence[Any]) -> Standing[object]:
+        *games, extra = values
+        state = None if extra is None else FideState.from_json(extra)
+        return super().standing_of(games)._replace(state=state)
+
+    def standing(self, player: str, system: str = STANDARD) -> Standing[object]:
         """The player's FIDE standing; first seen, the profile's published FIDE rating (rapid
         and blitz: his standard rating, B.02 rapid and blitz 7.2.1)."""
         found = self.lookup(player, system)
         if system != STANDARD:
-            if found.rating is not None or found.extra is not None:
+            if found.rating is not None or found.state is not None:
                 return found
             standard = self.standing(player)
             if standard.rating is None:
                 return found
-            extra = json.dumps({"reached_2400": reaches_k_10(standard.rating)})
-            return Standing(rating=standard.rating, rated_on=standard.rated_on, extra=extra)
+            state = FideState(reached_2400=reaches_k_10(standard.rating))
+            return Standing(rating=standard.rating, rated_on=standard.rated_on, state=state)
         profile = self.profiles.get(player)
         profile_fide = None if profile is None else profile.fide
-        if found.rating is not None or found.extra is not None or profile_fide is None:
+        if found.rating is not None or found.state is not None or profile_fide is None:
             return found
         in_force = getattr(self.lookup, "uplifts", ())  # periods.ListLookup: uplifts applied
         rating = float(raised_profile_rating(profile_fide.rating, profile_fide.date, in_force))
@@ -63,11 +78,11 @@ class FideRater(GamesRater):
             rating=rating,
             games=SEED_GAMES if games is None else games,
             rated_on=profile_fide.date,
-            extra=json.dumps({"reached_2400": reaches_k_10(rating)}),
+            state=FideState(reached_2400=reaches_k_10(rating)),
         )
 
-    def opening_extra(self, opening: OpeningBalanceRecorded) -> str | None:
-        return json.dumps({"reached_2400": reaches_k_10(float(opening.rating))})
+    def opening_state(self, opening: OpeningBalanceRecorded) -> FideState:
+        return FideState(reached_2400=reaches_k_10(float(opening.rating)))
 
     def rate(self, item: Item) -> list[Change]:
         if item.kind == "opening" or item.kind not in ("section", "match") or item.event.online:
@@ -93,13 +108,13 @@ class FideRater(GamesRater):
         self,
         item: Item,
         games: Games,
-        pre: dict[str, Standing],
+        pre: dict[str, Standing[object]],
         version: FideVersion | None = None,
         system: str = STANDARD,
     ) -> list[Change]:
         version = version or fide_version(date.fromisoformat(item.end))
         ids = [pid for pid in pre if any(pid in g[:2] for g in games)]
-        extra = {pid: json.loads(s.extra or "{}") for pid, s in pre.items()}
+        states = {pid: _fide_state(s) or FideState() for pid, s in pre.items()}
         rounds = max((g.round or 0 for g in item.event.games), default=0) or None
         section = fide.Section(
             section_format(item, games),
@@ -110,12 +125,12 @@ class FideRater(GamesRater):
                     pid,
                     pre[pid].rating,
                     pre[pid].games,
-                    extra[pid].get("reached_2400", False),
-                    tuple(Performance(r, n) for r, n in extra[pid].get("prior", ())),
+                    states[pid].reached,
+                    tuple(Performance(r, n) for r, n in states[pid].prior or ()),
                     birth=to_date(profile_field(self.profiles, pid, "birth_date")),
                     pool=tuple(
                         PoolEvent(date.fromisoformat(end), tuple(map(tuple, results)))
-                        for end, results in extra[pid].get("pool", ())
+                        for end, results in states[pid].pool or ()
                     ),
                 )
                 for pid in ids
@@ -129,7 +144,7 @@ class FideRater(GamesRater):
             return []
         counted = _counted_results(section, outcome)
         return [
-            self._change(item, o, pre[o.player], extra[o.player], outcome, system, counted)
+            self._change(item, o, pre[o.player], states[o.player], outcome, system, counted)
             for o in outcome.players
             if o.games
         ]
@@ -138,8 +153,8 @@ class FideRater(GamesRater):
         self,
         item: Item,
         o: PlayerOutcome,
-        before: Standing,
-        extra: dict[str, Any],
+        before: Standing[object],
+        state: FideState,
         outcome: SectionOutcome,
         system: str,
         counted: dict[str, list[float]],
@@ -147,16 +162,16 @@ class FideRater(GamesRater):
         if before.rating is not None:
             rating, official = o.post, o.official
             # 10.641 / 8.3.3: K = 10 "once a player's published rating has reached 2400"
-            reached = extra.get("reached_2400", False) or reaches_k_10(official)
-            extra = {**extra, "reached_2400": reached}
+            reached = state.reached or reaches_k_10(official)
+            state = state._replace(reached_2400=reached)
         elif outcome.rules != fide.RULES:  # 8.2/7.1.4: his games join the pool
             results = [list(r) for r in o.results]
-            extra = {**extra, "pool": [*extra.get("pool", ()), [item.end, results]]}
+            state = state._replace(pool=(*(state.pool or ()), (item.end, results)))
             rating = None if o.published_rating is None else float(o.published_rating)
             official = o.published_rating
         else:
-            prior = [*extra.get("prior", ()), [o.performance, o.games]]
-            extra = {**extra, "prior": prior}
+            prior = (*(state.prior or ()), (o.performance, o.games))
+            state = state._replace(prior=prior)
             rating = None if o.published_rating is None else float(o.published_rating)
             official = o.published_rating
         scores = counted.get(o.player, [])
@@ -164,18 +179,21 @@ class FideRater(GamesRater):
         after = Standing(
             rating=rating,
             games=before.games + o.games,
+            wins=before.wins + wins,
+            draws=before.draws + draws,
             losses=before.losses + len(scores) - wins - draws,
             rated_on=item.end,
-            extra=json.dumps(extra, sort_keys=True),
-        ).with_floors(wins=before.wins + wins, draws=before.draws + draws)
+            state=state,
+        )
         return change(
             item,
             o.player,
             system,
             outcome.rules,
-            None,
             before,
             after,
+            (),
+            self.columns(after),
             "continuous" if before.rating is not None else "performance",
             m=o.games,
             score=o.score,
@@ -184,6 +202,11 @@ class FideRater(GamesRater):
             official=official,
             **detail(o, outcome),
         )
+
+
+def _fide_state(standing: Standing[object]) -> FideState | None:
+    """A FIDE standing's own state (the read core keeps a family's state opaque)."""
+    return cast(FideState | None, standing.state)
 
 
 def _counted_results(section: fide.Section, outcome: SectionOutcome) -> dict[str, list[float]]:

@@ -11,11 +11,12 @@ from projections.standing import Standing
 
 
 class Change(NamedTuple):
-    """One player's new standing in one system and its history row (in HISTORY_COLUMNS order)."""
+    """One player's new standing in one system and its history row (`schema.history_columns`
+    order: the row's columns, then the family's figures and state columns)."""
 
     player: str
     system: str
-    standing: Standing
+    standing: Standing[object]
     row: tuple[Any, ...]
 
 
@@ -24,24 +25,21 @@ def change(
     player: str,
     system: str,
     rules: str,
-    bonus_multiplier: float | None,
-    pre: Standing,
-    post: Standing,
+    pre: Standing[object],
+    post: Standing[object],
+    figures: tuple[Any, ...],
+    state: tuple[Any, ...],
     formula: str,
     m: int = 0,
     score: float | None = None,
-    n_eff: float | None = None,
     k: float | None = None,
     expected: float | None = None,
-    bonus: float | None = None,
-    step3: float | None = None,
-    step4: float | None = None,
-    step5: float | None = None,
-    floor_bound: str | None = None,
     official: int | None = None,
     **detail: Any,
 ) -> Change:
-    """A player's new standing after `item` and its history row (HISTORY_COLUMNS order)."""
+    """A player's new standing after `item` and its history row; `figures`: the row's values of
+    the family's `Rater.figure_columns`, `state`: the new standing's state columns (its
+    `Rater.columns`)."""
     if official is None and post.rating is not None:
         official = round_half_up(post.rating)
     row = (
@@ -54,7 +52,6 @@ def change(
         item.position,
         item.revision,
         rules,
-        bonus_multiplier,
         formula,
         pre.rating,
         post.rating,
@@ -63,15 +60,10 @@ def change(
         post.games,
         m,
         score,
-        n_eff,
         k,
         expected,
-        bonus,
-        step3,
-        step4,
-        step5,
-        floor_bound,
         encode_value(detail).decode() if detail else "{}",
-        *post.columns(),
+        *figures,
+        *state,
     )
     return Change(player, system, post, row)

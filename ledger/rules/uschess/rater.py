@@ -6,14 +6,15 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict
 from datetime import date
-from typing import Any
+from typing import Any, ClassVar
 
 from ledger.events import ForeignRecord, PlayerRegistered, encode_value
 from ledger.results import RATED_RESULTS
 from ledger.rules.rounding import round_half_up
 from ledger.rules.time_controls import known_time_control, parse_time_control
-from ledger.rules.uschess import floors
-from ledger.rules.uschess.effective_games import n_star
+from ledger.rules.uschess import decisions, explain, floors
+from ledger.rules.uschess import state as us_state
+from ledger.rules.uschess.floors import FloorState
 from ledger.rules.uschess.initialization import (
     SYSTEMS,
     ForeignRating,
@@ -22,26 +23,34 @@ from ledger.rules.uschess.initialization import (
     initialization_detail,
 )
 from ledger.rules.uschess.kernel import HISTORIES, HISTORY_CODES
-from ledger.rules.uschess.matches import MatchPlayer, NotRateable, rate_match
+from ledger.rules.uschess.matches import MatchPlayer, MatchPlayerResult, NotRateable, rate_match
 from ledger.rules.uschess.section import (
     SPECIAL,
     STANDARD,
     Entrant,
     Game,
-    Rated,
     dual_rated_k,
     rate_event_columns,
     rate_section,
 )
+from ledger.rules.uschess.state import (
+    UsChessState,
+    change_row,
+    history_after,
+    standing,
+    updated,
+    us,
+)
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.time_controls import rated_systems
-from ledger.rules.uschess.versions import Amendment, Rules, RuleVersion, resolve
+from ledger.rules.uschess.versions import Amendment, Rules, resolve
+from projections.change import Change
 from projections.items import Item
-from projections.raters.change import Change, change
-from projections.raters.uschess_decisions import DecisionItems
-from projections.standing import Standing, history_after
+from projections.rating import AmendmentRow
+from projections.standing import Standing
+from projections.what_if import WhatIf
 
-Lookup = Callable[[str, System], Standing]
+Lookup = Callable[[str, System], Standing[UsChessState]]
 
 
 def parse_amendments(entries: Sequence[Mapping[str, Any]]) -> tuple[Amendment, ...]:
@@ -62,11 +71,39 @@ def parse_amendments(entries: Sequence[Mapping[str, Any]]) -> tuple[Amendment, .
 KERNEL_VARIABLE = "RATINGS_LEDGER_KERNEL"
 
 
-class Rater(DecisionItems):
+class Rater:
     """Rates items given each player's standing before it (`lookup`), profiles and amendments.
 
     `rate` dispatches on the item's kind through `KINDS` (below the class): one method each.
+    Its standings carry `UsChessState` (ledger/rules/uschess/state.py).
     """
+
+    figure_columns: ClassVar[Mapping[str, type]] = us_state.FIGURE_COLUMNS
+    state_columns: ClassVar[Mapping[str, type]] = us_state.STATE_COLUMNS
+    history_order: ClassVar[tuple[str, ...] | None] = us_state.HISTORY_ORDER
+    rating_columns: ClassVar[Mapping[str, type]] = us_state.RATING_COLUMNS
+
+    @classmethod
+    def columns(cls, standing: Standing[UsChessState]) -> tuple[Any, ...]:
+        return us_state.columns(standing)
+
+    @classmethod
+    def standing_of(cls, values: Sequence[Any]) -> Standing[UsChessState]:
+        return us_state.standing_of(values)
+
+    @classmethod
+    def rating_fields(cls, system: str, standing: Standing[UsChessState]) -> dict[str, Any]:
+        return us_state.rating_fields(system, standing)
+
+    @classmethod
+    def explain_rules(cls, row: dict[str, Any], start: str) -> dict[str, Any]:
+        return explain.explain_rules(row, start)
+
+    @classmethod
+    def explain_steps(
+        cls, kind: str, row: dict[str, Any], detail: dict[str, Any]
+    ) -> dict[str, Any] | None:
+        return explain.explain_steps(kind, row, detail)
 
     def __init__(
         self,
@@ -89,16 +126,20 @@ class Rater(DecisionItems):
         cls,
         lookup: Lookup,
         profiles: Mapping[str, PlayerRegistered],
-        amendments: tuple[Amendment, ...],
+        amendments: Sequence[AmendmentRow],
         explain: bool,
-        what_if: Any,
+        what_if: WhatIf | None,
     ) -> Rater:
         """The rater of a read model: under a what-if, its amendments after the recorded ones
         and its rules version for every section."""
+        recorded = parse_amendments(amendments)
         if what_if is None:
-            return cls(lookup, profiles, amendments, explain)
+            return cls(lookup, profiles, recorded, explain)
         extra = parse_amendments(list(what_if.amendments))
-        return cls(lookup, profiles, amendments + extra, explain, what_if.rules)
+        return cls(lookup, profiles, recorded + extra, explain, what_if.rules)
+
+    def standing(self, player: str, system: str) -> Standing[UsChessState]:
+        return self.lookup(player, System(system))
 
     def rules(self, start: str, version: str | None = None) -> Rules:
         key = (start, version)
@@ -110,21 +151,6 @@ class Rater(DecisionItems):
 
     def rate(self, item: Item) -> list[Change]:
         return KINDS[item.kind](self, item)
-
-    def _row(
-        self,
-        item: Item,
-        player: str,
-        system: System,
-        rules: Rules,
-        pre: Standing,
-        post: Standing,
-        formula: str,
-        **values: Any,
-    ) -> Change:
-        return change(
-            item, player, system, rules.name, rules.bonus_multiplier, pre, post, formula, **values
-        )
 
     def _background(self, player: str, system: System, on: str) -> PlayerBackground:
         profile = self.profiles.get(player)
@@ -211,8 +237,8 @@ class Rater(DecisionItems):
             pid: MatchPlayer(
                 s.rating,
                 s.games,
-                floors.effective_floor(s.floors, system, version)[0],
-                tuple((date.fromisoformat(d), c) for d, c in s.match_changes),
+                floors.effective_floor(us(s).floors, system, version)[0],
+                tuple((date.fromisoformat(d), c) for d, c in us(s).match_changes),
             )
             for pid, s in pre.items()
         }
@@ -228,7 +254,7 @@ class Rater(DecisionItems):
         )
         if isinstance(result, NotRateable):
             return [
-                self._row(item, pid, system, rules, s, s, "match_not_rated", reason=result.reason)
+                change_row(item, pid, system, rules, s, s, "match_not_rated", reason=result.reason)
                 for pid, s in pre.items()
             ]
         changes = []
@@ -242,28 +268,9 @@ class Rater(DecisionItems):
             )
             draws = sum(1 for g in p.games if RATED_RESULTS.get(g.result) == 0.5)
             request = r.floor_request
-            after = before._replace(
-                rating=r.rating,
-                games=r.games_after,
-                losses=before.losses + (m - wins - draws),
-                history=history_after(before, m, wins, m - wins - draws),
-                rated_on=p.end_date,
-                floors=floors.after_section(
-                    before.floors,
-                    pre_rating=before.rating,
-                    pre_games=before.games,
-                    post_rating=r.rating,
-                    games=m,
-                    wins=wins,
-                    draws=draws,
-                ),
-                match_changes=(*before.match_changes, (p.end_date, r.change)),
-                pending_request=None
-                if request is None
-                else (request.new_floor, request.rating_if_granted),
-            )
+            after = _after_match(before, r, m, wins, draws, p.end_date)
             changes.append(
-                self._row(
+                change_row(
                     item,
                     pid,
                     system,
@@ -294,13 +301,11 @@ class Rater(DecisionItems):
         score: list[float],
         dual: bool,
     ) -> list[Change]:
-        """Every player of rated games (`players`, indexed by `white` and `black`) in `system`."""
-        version = rules.version
-        lookup = self.lookup
-        pre = [lookup(player, system) for player in players]
+        """Every player of rated games (`players`, indexed by `white` and `black`) in `system`:
+        the kernel's Steps 1–5 (and, to explain, the section rated again with every value)."""
+        pre = [self.lookup(player, system) for player in players]
         end = item.end
-        codes = HISTORY_CODES
-        history = [codes[s.history] for s in pre]
+        history = [HISTORY_CODES[us(s).history] for s in pre]
 
         def background(n: int) -> PlayerBackground:
             return self._background(players[n], system, end)
@@ -319,7 +324,7 @@ class Rater(DecisionItems):
             dual,
             self.compiled,
         )
-        explained = None
+        explained: Callable[[int, FloorState], dict[str, Any]] | None = None
         if self.explain:
             entrants = [
                 Entrant(player, r, g, u, HISTORIES[0 if s.rating is None else h])
@@ -327,67 +332,66 @@ class Rater(DecisionItems):
                     players, pre, prior.rating, prior.games, prior.unrated, history, strict=True
                 )
             ]
-            local_games = [Game(*g) for g in zip(white, black, score, strict=True)]
-            explained = rate_section(
+            games = [Game(*g) for g in zip(white, black, score, strict=True)]
+            version = rules.version
+            rated = rate_section(
                 entrants,
-                local_games,
+                games,
                 rules.bonus_multiplier,
                 version.bonus_needs_distinct_opponents_at_three,
                 dual,
                 explain=True,
             )
+
+            def detail_of(n: int, fl: FloorState) -> dict[str, Any]:
+                ex = explain.section_detail
+                return ex(entrants[n], rated[n], fl, system, version, dual, games, n, players)
+
+            explained = detail_of
+
+        return self._section_rows(item, rules, system, players, pre, c, inits, explained)
+
+    def _section_rows(
+        self,
+        item: Item,
+        rules: Rules,
+        system: System,
+        players: list[str],
+        pre: list[Standing[UsChessState]],
+        c: Any,
+        inits: Any,
+        explained: Callable[[int, FloorState], dict[str, Any]] | None,
+    ) -> list[Change]:
+        """Each player's standing and history row from the kernel's columns (`c`), with the
+        initializations of the unrated (`inits`) and, to explain, every value (`explained`)."""
         changes = []
         name = str(system)
+        end = item.end
         # The history row's columns that are the same for every player of the item
-        head = (item.sort_key, item.kind, end, item.position, item.revision)
-        head += (rules.name, rules.bonus_multiplier)
+        head = (item.sort_key, item.kind, end, item.position, item.revision, rules.name)
+        multiplier = rules.bonus_multiplier
         key = item.key
-        personal, olm = floors.floor_systems(system, version)
-        bound_rating, after_section = floors.bound_rating, floors.after_section
-        olm_title_date = floors.olm_title_date
+        personal, olm = floors.floor_systems(system, rules.version)
+        bound_rating = floors.bound_rating
         formulas = (STANDARD, SPECIAL)
-        # the row's columns S, N', K, E, bonus and Steps 3–5, as the kernel gives them
-        steps = zip(
-            c.score, c.n_eff, c.k, c.expected, c.bonus, c.step3, c.step4, c.step5, strict=True
-        )
-        for n, (player, before, m, wins, draws, special, values) in enumerate(
-            zip(players, pre, c.m, c.wins, c.draws, c.special, steps, strict=True)
+        state_of = us_state.columns
+        # the row's S, K and E, then N', the bonus and Steps 3–5, as the kernel gives them
+        shared = zip(c.score, c.k, c.expected, strict=True)
+        steps = zip(c.n_eff, c.bonus, c.step3, c.step4, c.step5, strict=True)
+        for n, (player, before, m, wins, draws, special, values, own) in enumerate(
+            zip(players, pre, c.m, c.wins, c.draws, c.special, shared, steps, strict=True)
         ):
-            losses = m - wins - draws
             # every player here has played (`playing`), so Step 5 gave a rating
-            rating, bound = bound_rating(values[-1], before.floors, personal, olm)
-            fl = after_section(before.floors, before.rating, before.games, rating, m, wins, draws)
-            after = Standing(
-                rating,
-                before.games + m,
-                before.losses + losses,
-                history_after(before, m, wins, losses),
-                end,
-                olm_title_date(before.olm_title_date, fl, end),
-                fl,
-                before.match_changes,
-                before.pending_request,
-            )
-            init = inits.get(n) if inits else None
+            rating, bound = bound_rating(own[-1], us(before).floors, personal, olm)
+            after = _after_games(before, rating, m, wins, draws, end)
             detail = "{}"
+            init = inits.get(n) if inits else None
             if init is not None or explained is not None:
                 extra: dict[str, Any] = {}
                 if init is not None:
                     extra["initialization"] = initialization_detail(init)
                 if explained is not None:
-                    extra.update(
-                        self._explained(
-                            entrants[n],
-                            explained[n],
-                            before,
-                            system,
-                            version,
-                            dual,
-                            local_games,
-                            n,
-                            players,
-                        )
-                    )
+                    extra |= explained(n, us(before).floors)
                 detail = encode_value(extra).decode()
             row = (
                 key,
@@ -402,75 +406,72 @@ class Rater(DecisionItems):
                 after.games,
                 m,
                 *values,
-                None if bound is None else bound.value,
                 detail,
-                *after.columns(),
+                multiplier,
+                *own,
+                None if bound is None else bound.value,
+                *state_of(after),
             )
             changes.append(Change(player, system, after, row))
         return changes
-
-    def _explained(
-        self,
-        e: Entrant,
-        r: Rated,
-        before: Standing,
-        system: System,
-        version: RuleVersion,
-        dual: bool,
-        games: list[Game],
-        n: int,
-        players: list[str],
-    ) -> dict[str, Any]:
-        """Everything behind one player's result, for `explain` (not stored in rows)."""
-        opponents = [
-            players[g.black if g.white == n else g.white] for g in games if n in (g.white, g.black)
-        ]
-        floor, kind = floors.effective_floor(before.floors, system, version)
-        return {
-            "entrant": {
-                "rating": e.rating,
-                "games": e.games,
-                "unrated": e.unrated,
-                "history": e.history,
-            },
-            "n_star": n_star(e.rating),
-            "dual_rated_k": dual,
-            "bonus_eligible": r.bonus_eligible,
-            "opponents": opponents,
-            "opponents_step4": r.opponents_step4,
-            "opponents_step5": r.opponents_step5,
-            "special": {
-                f"step{k}": {
-                    "path": [list(p) for p in sp.path],
-                    "adjusted_prior": sp.adjusted_prior,
-                    "adjusted_score": sp.adjusted_score,
-                    "p": sp.p,
-                }
-                for k, sp in ((3, r.special_step3), (4, r.special_step4), (5, r.special_step5))
-                if sp is not None
-            },
-            "floor_components": {
-                str(b): level
-                for b, level in floors.floor_components(before.floors, system, version).items()
-            },
-            "floor_before": floor,
-            "floor_kind": str(kind),
-            "wins": r.wins,
-            "draws": r.draws,
-            "losses": r.losses,
-        }
 
 
 # item kind → the method that rates it (projections/items.py KIND_FACTS lists the kinds)
 KINDS: dict[str, Callable[[Rater, Item], list[Change]]] = {
     "section": Rater._section,
     "match": Rater._match,
-    "opening": Rater._opening,
-    "money": Rater._money,
-    "override": Rater._override,
-    "fide": Rater._fide,
+    "opening": decisions.opening,
+    "money": decisions.money,
+    "override": decisions.override,
+    "fide": decisions.fide,
     "uplift": lambda rater, item: [],  # FIDE's uplift of a FIDE list: no US Chess rating
 }
+
+
+def _after_games(
+    before: Standing[UsChessState], rating: float, m: int, wins: int, draws: int, end: str
+) -> Standing[UsChessState]:
+    """A player's standing after m rated games of a section ending on `end`, rated `rating`:
+    N, results, §4.1 history, §5 floor state and OLM title date."""
+    was = us(before)
+    losses = m - wins - draws
+    fl = floors.after_section(was.floors, before.rating, before.games, rating, m, wins, draws)
+    state = UsChessState(
+        history_after(before, m, wins, losses),
+        floors.olm_title_date(was.olm_title_date, fl, end),
+        fl,
+        was.match_changes,
+        was.pending_request,
+    )
+    return standing(rating, before.games + m, before.losses + losses, end, state)
+
+
+def _after_match(
+    before: Standing[UsChessState], r: MatchPlayerResult, m: int, wins: int, draws: int, end: str
+) -> Standing[UsChessState]:
+    """A player's standing after a rated match of m games ending on `end` (`r`: his side of
+    `rate_match`'s result): its change joins his §7 match changes, a floor request waits."""
+    request = r.floor_request
+    fl = floors.after_section(
+        us(before).floors,
+        pre_rating=before.rating,
+        pre_games=before.games,
+        post_rating=r.rating,
+        games=m,
+        wins=wins,
+        draws=draws,
+    )
+    return updated(
+        before,
+        rating=r.rating,
+        games=r.games_after,
+        losses=before.losses + (m - wins - draws),
+        history=history_after(before, m, wins, m - wins - draws),
+        rated_on=end,
+        floors=fl,
+        match_changes=(*us(before).match_changes, (end, r.change)),
+        pending_request=None if request is None else (request.new_floor, request.rating_if_granted),
+    )
 
 
 def _uschess(rules: str | None) -> bool:

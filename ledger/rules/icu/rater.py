@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from datetime import date
 
-from ledger.rules.icu import section as icu
-from ledger.rules.icu.family import SYSTEM
-from ledger.rules.icu.versions import resolve as icu_version
-from projections.items import Item
-from projections.raters.change import Change, change
-from projections.raters.games import (
+from ledger.rules.fide.games import (
     Games,
     GamesRater,
     detail,
     profile_field,
     to_date,
 )
+from ledger.rules.icu import section as icu
+from ledger.rules.icu.family import SYSTEM
+from ledger.rules.icu.versions import resolve as icu_version
+from projections.change import Change, change
+from projections.items import Item
 from projections.standing import Standing
 
 
@@ -25,7 +25,9 @@ class IcuRater(GamesRater):
     system = SYSTEM
     rules = icu.RULES
 
-    def rate_games(self, item: Item, games: Games, pre: dict[str, Standing]) -> list[Change]:
+    def rate_games(
+        self, item: Item, games: Games, pre: dict[str, Standing[object]]
+    ) -> list[Change]:
         ids = list(pre)
         version = icu_version(date.fromisoformat(item.start))
         fixed = {p.id: p.fixed_rating for p in item.event.players if p.fixed_rating is not None}
@@ -53,16 +55,19 @@ class IcuRater(GamesRater):
                 continue
             before = pre[o.player]
             rating = float(o.official) if version.carries_published else o.post
-            after = Standing(rating=rating, games=before.games + o.games, rated_on=item.end)
+            after: Standing[object] = Standing(
+                rating=rating, games=before.games + o.games, rated_on=item.end
+            )
             changes.append(
                 change(
                     item,
                     o.player,
                     self.system,
                     outcome.rules,
-                    None,
                     before,
                     after,
+                    (),
+                    self.columns(after),
                     "performance" if o.performance is not None else "continuous",
                     m=o.games,
                     score=o.score,

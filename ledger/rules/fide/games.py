@@ -5,21 +5,25 @@ from __future__ import annotations
 
 import itertools
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date
-from typing import Any
+from typing import Any, ClassVar, Self
 
 from ledger.events import OpeningBalanceRecorded, PlayerRegistered
 from ledger.results import RATED_RESULTS
 from ledger.rules.fide.section import PlayerOutcome, SectionOutcome
 from ledger.rules.time_controls import known_time_control
+from projections.change import Change, change
 from projections.items import Item
-from projections.raters.change import Change, change
+from projections.rating import AmendmentRow
 from projections.standing import Standing
+from projections.what_if import WhatIf
 
 REGULAR_FROM = 30  # mm + ss: the slowest range of the US Chess footnote 1, "Regular"
 
-Lookup = Callable[[str, str], Standing]
+Lookup = Callable[[str, str], Standing[object]]
+# The state columns of every family rating games in its own list: results and the day rated.
+GAMES_STATE: dict[str, type] = {"s_wins": int, "s_draws": int, "s_losses": int, "s_rated_on": str}
 
 
 def rateable(item: Item) -> bool:
@@ -54,10 +58,38 @@ def section_format(item: Item, games: Games) -> str:
 
 class GamesRater(ABC):
     """A family rating the games of sections and matches in its own list (`system`), with
-    opening balances recorded for it."""
+    opening balances recorded for it; its standings keep results and the day rated (a family
+    with a state of its own adds it: `FideRater`)."""
 
     system = ""
     rules = ""
+    figure_columns: ClassVar[Mapping[str, type]] = {}
+    state_columns: ClassVar[Mapping[str, type]] = GAMES_STATE
+    history_order: ClassVar[tuple[str, ...] | None] = None
+    rating_columns: ClassVar[Mapping[str, type]] = {}
+
+    @classmethod
+    def columns(cls, standing: Standing[object]) -> tuple[Any, ...]:
+        return (standing.wins, standing.draws, standing.losses, standing.rated_on)
+
+    @classmethod
+    def standing_of(cls, values: Sequence[Any]) -> Standing[object]:
+        rating, games, wins, draws, losses, rated_on = values
+        return Standing(rating, games, wins, draws, losses, rated_on)
+
+    @classmethod
+    def rating_fields(cls, system: str, standing: Standing[object]) -> dict[str, Any]:
+        return {}
+
+    @classmethod
+    def explain_rules(cls, row: dict[str, Any], start: str) -> dict[str, Any]:
+        return {}
+
+    @classmethod
+    def explain_steps(
+        cls, kind: str, row: dict[str, Any], detail: dict[str, Any]
+    ) -> dict[str, Any] | None:
+        return None
 
     def __init__(self, lookup: Lookup, profiles: Mapping[str, PlayerRegistered]) -> None:
         self.lookup = lookup
@@ -68,41 +100,44 @@ class GamesRater(ABC):
         cls,
         lookup: Lookup,
         profiles: Mapping[str, PlayerRegistered],
-        amendments: tuple[Any, ...],
+        amendments: Sequence[AmendmentRow],
         explain: bool,
-        what_if: Any,
-    ) -> GamesRater:
+        what_if: WhatIf | None,
+    ) -> Self:
         """The rater of a read model (US Chess rules amendments and a what-if's rules version
         do not apply; its history rows carry every value already)."""
         return cls(lookup, profiles)
 
-    def standing(self, player: str) -> Standing:
-        return self.lookup(player, self.system)
+    def standing(self, player: str, system: str | None = None) -> Standing[object]:
+        return self.lookup(player, system or self.system)
 
     def rate(self, item: Item) -> list[Change]:
         if item.kind == "opening" and item.event.system == self.system:
             p = item.event
             before = self.standing(p.member_id)
-            after = Standing(
+            after: Standing[object] = Standing(
                 rating=float(p.rating),
                 games=p.games,
                 rated_on=item.end,
-                extra=self.opening_extra(p),
+                state=self.opening_state(p),
             )
-            return [
-                change(item, p.member_id, self.system, self.rules, None, before, after, "opening")
-            ]
+            state = self.columns(after)
+            system, rules = self.system, self.rules
+            return [change(item, p.member_id, system, rules, before, after, (), state, "opening")]
         if not rateable(item):
             return []
         games = rated_games(item)
         ids = dict.fromkeys(x for g in games for x in g[:2])
         return self.rate_games(item, games, {pid: self.standing(pid) for pid in ids})
 
-    def opening_extra(self, opening: OpeningBalanceRecorded) -> str | None:
+    def opening_state(self, opening: OpeningBalanceRecorded) -> Any:
+        """The family's own state after an opening balance (None: it keeps none)."""
         return None
 
     @abstractmethod
-    def rate_games(self, item: Item, games: Games, pre: dict[str, Standing]) -> list[Change]:
+    def rate_games(
+        self, item: Item, games: Games, pre: dict[str, Standing[object]]
+    ) -> list[Change]:
         """Rate a section's or match's rated games, given each player's standing before."""
 
 

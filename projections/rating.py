@@ -1,0 +1,122 @@
+"""What the read core asks of a rule family's reader (issue 29): a typed protocol.
+
+Each family implements it in its own package (`ledger/rules/<family>/rater.py`); its `Family`
+names the class (`Family.rater`, "module:Class"), and `ledger.rules.families`, the registry,
+is the one place that names the families. The read core (projector, cascade, rebuild, schema,
+handlers, queries) asks only this protocol and imports no family package.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, Self
+
+from ledger.rules.families import family
+from projections.history_store import Layout
+
+if TYPE_CHECKING:
+    from ledger.events import PlayerRegistered
+    from projections.change import Change
+    from projections.items import Item
+    from projections.standing import Standing
+    from projections.what_if import WhatIf
+
+# Each player's standing in one system before the item being rated: (player, system) → standing
+Lookup = Callable[[str, str], "Standing[Any]"]
+# A recorded rules amendment as the read model keeps it: parameter, value (decoded), effective,
+# until. A family that takes amendments parses them when it opens; the others ignore them.
+AmendmentRow = Mapping[str, Any]
+
+
+class Rater(Protocol):
+    """A family's reader: how its standings are stored and shown (class-level), and, opened
+    on a read model, how it rates one item at a time."""
+
+    # the values a history row adds, after its `detail` (US Chess: Steps 3–5, the bonus…)
+    figure_columns: ClassVar[Mapping[str, type]]
+    # the `history` state columns after a row (its standing but the rating and N), in order
+    state_columns: ClassVar[Mapping[str, type]]
+    # the order the digest reads the history's columns in (None: as a row has them)
+    history_order: ClassVar[tuple[str, ...] | None]
+    # the columns it adds to `ratings` (after the results, before `rated_on`), in order
+    rating_columns: ClassVar[Mapping[str, type]]
+
+    @classmethod
+    def columns(cls, standing: Standing[Any]) -> tuple[Any, ...]:
+        """A standing as its state columns (`state_columns` order)."""
+        ...
+
+    @classmethod
+    def standing_of(cls, values: Sequence[Any]) -> Standing[Any]:
+        """The standing a history row keeps: its `post_rating`, `games_after`, then its state
+        columns."""
+        ...
+
+    @classmethod
+    def rating_fields(cls, system: str, standing: Standing[Any]) -> dict[str, Any]:
+        """A standing's values of the family's `rating_columns`."""
+        ...
+
+    @classmethod
+    def explain_rules(cls, row: dict[str, Any], start: str) -> dict[str, Any]:
+        """What `explain` says of the rules a history row was rated under, beyond its
+        version's name (`start`: the item's start date)."""
+        ...
+
+    @classmethod
+    def explain_steps(
+        cls, kind: str, row: dict[str, Any], detail: dict[str, Any]
+    ) -> dict[str, Any] | None:
+        """A row's steps as `explain` shows them, from the detail of its item rated again
+        (None: the family shows its values instead)."""
+        ...
+
+    @classmethod
+    def open(
+        cls,
+        lookup: Lookup,
+        profiles: Mapping[str, PlayerRegistered],
+        amendments: Sequence[AmendmentRow],
+        explain: bool,
+        what_if: WhatIf | None,
+    ) -> Self:
+        """The rater over `lookup` and the profiles, with the recorded rules amendments,
+        explain detail (rows not stored) and a what-if replay's rules."""
+        ...
+
+    def rate(self, item: Item) -> list[Change]:
+        """Each player's new standing after `item` and its history row."""
+        ...
+
+    def standing(self, player: str, system: str) -> Standing[Any]:
+        """The player's standing in `system` before the item being rated."""
+        ...
+
+
+@functools.cache
+def rater_class(name: str) -> type[Rater]:
+    """The rater class family `name` names (`Family.rater`)."""
+    module, _, cls = family(name).rater.partition(":")
+    found: type[Rater] = getattr(importlib.import_module(module), cls)
+    return found
+
+
+def rater_for(
+    name: str,
+    lookup: Lookup,
+    profiles: Mapping[str, PlayerRegistered],
+    amendments: Sequence[AmendmentRow] = (),
+    explain: bool = False,
+    what_if: WhatIf | None = None,
+) -> Rater:
+    """Family `name`'s rater opened on a read model (`Rater.open`)."""
+    return rater_class(name).open(lookup, profiles, amendments, explain, what_if)
+
+
+@functools.cache
+def history_layout(name: str) -> Layout:
+    """How family `name`'s history rows are stored (its state columns)."""
+    reader = rater_class(name)
+    return Layout(tuple(reader.figure_columns), tuple(reader.state_columns), reader.standing_of)
