@@ -15,9 +15,9 @@ import sqlite3
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from sqlite_utils import Database
-
 if TYPE_CHECKING:  # imported when used: a `player` query reads merges (queries.merges)
+    from sqlite_utils import Database
+
     from ledger import events
     from projections.items import Item
 
