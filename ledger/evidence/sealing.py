@@ -15,7 +15,7 @@ from ledger.evidence.appending import Authority, HeldKeys, checked
 from ledger.evidence.chain import GENESIS, Head, link
 from ledger.evidence.checkpoints import Checkpoint
 from ledger.evidence.tables import links_in
-from ledger.evidence.tree import TREE_TABLE, Cached, TreeRows, seal_write
+from ledger.evidence.tree import TREE_TABLE, Cached, Row, TreeRows, seal_write
 from ledger.store import CHAIN_TABLE
 
 Signer = Callable[[bytes], bytes]
@@ -115,7 +115,7 @@ class SealingSQLiteRecorder(SQLiteApplicationRecorder):
             with sealing():
                 extends = checked(self.held, links_in(c, self), ids, stored_events, authority)
 
-                def run(sql: str, params: Sequence[Any]) -> list[tuple]:
+                def run(sql: str, params: Sequence[Any]) -> list[Row]:
                     c.execute(sql, params)
                     return [tuple(r) for r in c.fetchall()]
 
