@@ -16,7 +16,7 @@ import os
 import sqlite3
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import quote
 
 from ledger.entrypoints.player_text import player_lines
@@ -29,6 +29,9 @@ from ledger.store import (
     view_path,
 )
 from projections import SCHEMA_VERSION
+
+if TYPE_CHECKING:
+    from projections.schema import ReadModel
 
 OPTIONS = {"--store": "store", "--view": "view", "--rules-family": "family"}
 VIEW_VARIABLE = "RATINGS_LEDGER_VIEW"
@@ -121,10 +124,12 @@ def _player(player_id: str, store: str, view: Path | None, family: str) -> dict[
             return None
         from projections import queries
 
-        model = _ReadModel(db, family)
-        out = queries.player(model, player_id)
+        # `player` and `player_card` use only the connection's `execute`, which sqlite3's has
+        # as sqlite_utils' Database does (importing it would cost the fast path its speed)
+        read = cast("ReadModel", _ReadModel(db, family))
+        out = queries.player(read, player_id)
         if out is not None:
-            out["card"] = queries.player_card(model, player_id)
+            out["card"] = queries.player_card(read, player_id)
         return out
 
 
