@@ -65,7 +65,7 @@ def _parsed(argv: list[str]) -> tuple[str, str, Path | None, str, bool] | None:
     """(player, store, view, family, --json) of a plain `player` query; None otherwise."""
     if not argv or argv[0] != "player":
         return None
-    found: dict[str, Any] = {
+    found: dict[str, str | None] = {
         "store": _env(STORE_VARIABLE, DEFAULT_STORE),
         "view": _env(VIEW_VARIABLE, None),
         "family": DEFAULT,
@@ -85,10 +85,10 @@ def _parsed(argv: list[str]) -> tuple[str, str, Path | None, str, bool] | None:
             return None  # --help, --as-known-at, --position…: the full command
         else:
             ids.append(arg)
-    store, view = found["store"], found["view"]
-    if len(ids) != 1 or store is None or not store.startswith("sqlite:///"):
+    store, view, family = found["store"], found["view"], found["family"]
+    if len(ids) != 1 or store is None or family is None or not store.startswith("sqlite:///"):
         return None
-    return ids[0], store, None if view is None else Path(view), found["family"], as_json
+    return ids[0], store, None if view is None else Path(view), family, as_json
 
 
 def _env(name: str, default: str | None) -> str | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 from eventsourcing.persistence import Notification, PersistenceError, StoredEvent
 from eventsourcing.sqlite import SQLiteApplicationRecorder
@@ -17,6 +17,8 @@ from ledger.evidence.checkpoints import Checkpoint
 from ledger.evidence.tables import links_in
 from ledger.evidence.tree import TREE_TABLE, Cached, Row, TreeRows, seal_write
 from ledger.store import CHAIN_TABLE
+
+E = TypeVar("E", bound=StoredEvent)  # a stored event, or a notification (its subclass)
 
 Signer = Callable[[bytes], bytes]
 
@@ -133,7 +135,7 @@ class SealingSQLiteRecorder(SQLiteApplicationRecorder):
         return ids
 
 
-def _as_bytes(stored: Any) -> Any:
+def _as_bytes(stored: E) -> E:
     """A notification or stored event whose state SQLite returned as text, with it as bytes."""
     if isinstance(stored.state, str):
         return dataclasses.replace(stored, state=stored.state.encode())

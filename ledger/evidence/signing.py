@@ -185,7 +185,9 @@ class Verifier:
         self.signs_checkpoints = False
         self.signs_positions = False
         self._loaded: dict[str, Ed25519PublicKey] = {}
-        self._committed: dict[tuple[Any, Any], int] = {}  # each list's commitment: its position
+        self._committed: dict[
+            tuple[object, object], int
+        ] = {}  # each list's commitment: its position
         self._pending: list[tuple[Signed, dict[str, Any] | None]] = []  # None: set aside
         self.set_aside: Collection[int] = frozenset()  # positions a director set aside
         self.skipped: list[int] = []  # the set-aside positions passed so far
@@ -208,7 +210,7 @@ class Verifier:
             self.check_one(e, payload)
         self.finish()
 
-    def check_one(self, e: Signed, payload: Any) -> bool:
+    def check_one(self, e: Signed, payload: object) -> bool:
         """Take one entry, its stored state parsed already (`payload`); True when it ends a
         write whose signature checks (every entry taken so far is checked). SignatureError
         at the first position of a write that does not check."""
@@ -337,7 +339,7 @@ class Verifier:
         if checkpoint is not None:
             self.checkpoint = checkpoint.with_signature(str(named.get("actor")), raw)
 
-    def _authorize(self, s: Signed, actor: Any, founding_grant: bool) -> None:
+    def _authorize(self, s: Signed, actor: object, founding_grant: bool) -> None:
         """Refuse an entry its signer had no role to record there (the ledger's founding write
         alone may set the ledger up and make its signer the first director)."""
         kind = _kind(s.topic)

@@ -223,7 +223,7 @@ def links_of(recorder: ApplicationRecorder | Links) -> Iterator[Links]:
         raise
 
 
-def _check_table(found: Any) -> None:
+def _check_table(found: object) -> None:
     if not found:
         raise StoreError(
             f"the chain table {CHAIN_TABLE} is missing: the ledger's seals were dropped"

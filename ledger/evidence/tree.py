@@ -229,5 +229,5 @@ def _actor(state: bytes) -> str:
     return found if isinstance(found, str) else "?"
 
 
-def as_bytes(state: Any) -> bytes:
+def as_bytes(state: str | bytes | memoryview) -> bytes:
     return state.encode() if isinstance(state, str) else bytes(state)
