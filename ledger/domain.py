@@ -37,6 +37,7 @@ def fact(kind: type[events.Fact]) -> Callable[[F], F]:
             absent = {name: None for name in kind.later if name not in fields}  # older entries
             method(self, **fields, **absent)
 
+        # what `inspect.signature` (and eventsourcing) read; a function's type does not declare it
         recorded.__signature__ = signature(kind)  # type: ignore[attr-defined]
         name = kind.__name__
         # eventsourcing's `event` types its result loosely; it is the method, recording a fact
