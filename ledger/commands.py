@@ -30,6 +30,7 @@ from ledger.door import (
 )
 from ledger.errors import InvalidCommand, field_path
 from ledger.rules import families
+from ledger.rules.conversion import Conversion
 from ledger.rules.families import reads_time_control
 from ledger.rules.time_controls import NOT_GIVEN, parse_time_control
 
@@ -38,14 +39,17 @@ MAX_PROBLEMS = 10  # problems listed in one error line; more are only counted
 
 M = TypeVar("M", bound=BaseModel)
 
+# Each command's base is made at import from its fact kind's declaration (`door`), which mypy
+# cannot follow: each class says `type: ignore[misc]`, and mypy reads its fields as Any.
 
-class RegisterPlayer(door(events.PlayerRegistered)):
+
+class RegisterPlayer(door(events.PlayerRegistered)):  # type: ignore[misc]
     """A player file item; fields left out keep their registered value on re-registration."""
 
     def profile(self, base: dict[str, Any] | None = None) -> dict[str, Any]:
         """The full profile: `base` with the fields this item gives replaced (the fields added
         in issue 20 only when given, so that profiles without them keep their bytes)."""
-        fields = self.event_fields()
+        fields: dict[str, Any] = self.event_fields()
         del fields["member_id"]
         for name in events.LATER_PROFILE_FIELDS:
             if fields.get(name) is None:
@@ -56,7 +60,7 @@ class RegisterPlayer(door(events.PlayerRegistered)):
         return {**base, **given}
 
 
-class RecordOpeningBalance(door(events.OpeningBalanceRecorded)):
+class RecordOpeningBalance(door(events.OpeningBalanceRecorded)):  # type: ignore[misc]
     """A player's record in one system when the federation moves onto the ledger."""
 
     @model_validator(mode="after")
@@ -137,7 +141,7 @@ def _check_time_control(text: str) -> None:
         raise FieldError(("time_control",), str(exc)) from None
 
 
-class SubmitSection(door(events.SectionSubmitted)):
+class SubmitSection(door(events.SectionSubmitted)):  # type: ignore[misc]
     """A section file: one section's players, games by round and byes."""
 
     @model_validator(mode="after")
@@ -153,7 +157,7 @@ class SubmitSection(door(events.SectionSubmitted)):
         return self
 
 
-class SubmitMatch(door(events.MatchResultSubmitted)):
+class SubmitMatch(door(events.MatchResultSubmitted)):  # type: ignore[misc]
     """A match file: two players and the games between them (`round` numbers the games)."""
 
     @model_validator(mode="after")
@@ -170,20 +174,20 @@ class SubmitMatch(door(events.MatchResultSubmitted)):
         return self
 
 
-class SubmitFideAdjustment(door(events.FideAdjustmentSubmitted)):
+class SubmitFideAdjustment(door(events.FideAdjustmentSubmitted)):  # type: ignore[misc]
     """A player's games against FIDE-rated opponents counted in one FIDE rating list (§6)."""
 
 
-class RecordFideUplift(door(events.FideUpliftRecorded)):
+class RecordFideUplift(door(events.FideUpliftRecorded)):  # type: ignore[misc]
     """FIDE's one-time uplift: every rating below `ceiling` on the list of `effective` raised by
     `share` × (ceiling − R) (FIDE, 1 March 2024: 0.4 × (2000 − R))."""
 
 
-class AwardMoneyFloor(door(events.MoneyFloorAwarded)):
+class AwardMoneyFloor(door(events.MoneyFloorAwarded)):  # type: ignore[misc]
     """A prize of `amount` won in a section or prize for players rated under `limit` (§5)."""
 
 
-class DirectorOverride(door(events.DirectorOverride)):
+class DirectorOverride(door(events.DirectorOverride)):  # type: ignore[misc]
     """An Executive Director decision about one player's rating in one system (§7)."""
 
     @model_validator(mode="after")
@@ -195,7 +199,7 @@ class DirectorOverride(door(events.DirectorOverride)):
         return self
 
 
-class AmendRules(door(events.RulesAmended)):
+class AmendRules(door(events.RulesAmended)):  # type: ignore[misc]
     """A rules parameter's value from `effective` (until `until`, exclusive)."""
 
     @model_validator(mode="after")
@@ -214,25 +218,25 @@ class AmendRules(door(events.RulesAmended)):
         return self
 
     def event_fields(self) -> dict[str, Any]:
-        fields = super().event_fields()
+        fields: dict[str, Any] = super().event_fields()
         parsed = families.parse_parameter(self.parameter, self.value)
-        if isinstance(parsed, float):
-            fields["value"] = parsed
-        else:
+        if isinstance(parsed, Conversion):
             fields["value"] = {
                 "split": parsed.split,
                 "low": list(parsed.low),
                 "high": list(parsed.high),
             }
+        else:
+            fields["value"] = parsed
         return fields
 
 
-class PublishList(door(events.ListPublished)):
+class PublishList(door(events.ListPublished)):  # type: ignore[misc]
     """A federation published a rating list: its family, name, as-of date and the ledger
     position up to which it takes items (None: the ledger's last position when recorded)."""
 
 
-class MergePlayers(door(events.PlayersMerged)):
+class MergePlayers(door(events.PlayersMerged)):  # type: ignore[misc]
     """Two records of one person joined: `player` merged away into `into`, with the reason;
     `force` records it over a profile conflict (`into`'s own fields stand)."""
 
@@ -243,11 +247,11 @@ class MergePlayers(door(events.PlayersMerged)):
         return self
 
 
-class VoidEntry(door(events.EntryVoided)):
+class VoidEntry(door(events.EntryVoided)):  # type: ignore[misc]
     """Take back one entry's effect on ratings (not a section's: withdraw or correct it)."""
 
 
-class SetAside(door(events.EntrySetAside)):
+class SetAside(door(events.EntrySetAside)):  # type: ignore[misc]
     """Set aside entries that fail verification (directors only; issue 28)."""
 
 

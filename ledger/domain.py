@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 from uuid import UUID, uuid5
 
 from eventsourcing.domain import Aggregate, event
@@ -37,9 +37,11 @@ def fact(kind: type[events.Fact]) -> Callable[[F], F]:
             absent = {name: None for name in kind.later if name not in fields}  # older entries
             method(self, **fields, **absent)
 
+        # what `inspect.signature` (and eventsourcing) read; a function's type does not declare it
         recorded.__signature__ = signature(kind)  # type: ignore[attr-defined]
         name = kind.__name__
-        return event(name, topic=TOPIC_PREFIX + name)(recorded)  # type: ignore[no-any-return]
+        # eventsourcing's `event` types its result loosely; it is the method, recording a fact
+        return cast(F, event(name, topic=TOPIC_PREFIX + name)(recorded))
 
     return decorate
 
@@ -113,12 +115,12 @@ class Player(Aggregate):
             )
 
     @fact(events.PlayersMerged)
-    def merge_into(self, into: str, **_: Any) -> None:
+    def merge_into(self, into: str, **_: object) -> None:
         """This record merged away into `into` (a void of the entry takes it back)."""
         self.merged_into = into
 
     @fact(events.OpeningBalanceRecorded)
-    def record_opening_balance(self, system: str, **_: Any) -> None:
+    def record_opening_balance(self, system: str, **_: object) -> None:
         self.opening_balances.add(system)
 
 
@@ -147,11 +149,11 @@ class Section(Aggregate):
         self.report = _without(report, "reason", "actor")
 
     @fact(events.SectionWithdrawn)
-    def withdraw(self, **_: Any) -> None:
+    def withdraw(self, **_: object) -> None:
         self.withdrawn = True
 
     @fact(events.SectionReinstated)
-    def reinstate(self, **_: Any) -> None:
+    def reinstate(self, **_: object) -> None:
         """A withdrawn section rated again with its last report (repeated here, as a fact)."""
         self.withdrawn = False
 
@@ -164,7 +166,7 @@ class Match(Aggregate):
         return match_key(match_id)
 
     @fact(events.MatchResultSubmitted)
-    def __init__(self, match_id: str, **_: Any) -> None:
+    def __init__(self, match_id: str, **_: object) -> None:
         self.match_id = match_id
 
 
@@ -176,7 +178,7 @@ class FideAdjustment(Aggregate):
         return fide_adjustment_key(member_id, rating_list)
 
     @fact(events.FideAdjustmentSubmitted)
-    def __init__(self, member_id: str, **_: Any) -> None:
+    def __init__(self, member_id: str, **_: object) -> None:
         self.member_id = member_id
 
 
@@ -189,7 +191,7 @@ class FideUplift(Aggregate):
         return fide_uplift_key(effective)
 
     @fact(events.FideUpliftRecorded)
-    def __init__(self, effective: str, **_: Any) -> None:
+    def __init__(self, effective: str, **_: object) -> None:
         self.effective = effective
 
 
@@ -197,7 +199,7 @@ class MoneyFloorAward(Aggregate):
     """A large cash prize won under a rating limit (§5)."""
 
     @fact(events.MoneyFloorAwarded)
-    def __init__(self, member_id: str, **_: Any) -> None:
+    def __init__(self, member_id: str, **_: object) -> None:
         self.member_id = member_id
 
 
@@ -205,12 +207,12 @@ class Override(Aggregate):
     """A decision of the Executive Director about one player's rating (§7)."""
 
     @fact(events.DirectorOverride)
-    def __init__(self, member_id: str, **_: Any) -> None:
+    def __init__(self, member_id: str, **_: object) -> None:
         self.member_id = member_id
         self.revoked = False
 
     @fact(events.OverrideRevoked)
-    def revoke(self, **_: Any) -> None:
+    def revoke(self, **_: object) -> None:
         """The decision at ledger `position` no longer applies (undone as a new fact)."""
         self.revoked = True
 
@@ -219,7 +221,7 @@ class RulesAmendment(Aggregate):
     """A rules parameter taking a value from a date, recorded at any time after (§8)."""
 
     @fact(events.RulesAmended)
-    def __init__(self, parameter: str, **_: Any) -> None:
+    def __init__(self, parameter: str, **_: object) -> None:
         self.parameter = parameter
 
 
@@ -232,7 +234,7 @@ class PublishedList(Aggregate):
 
     @fact(events.ListPublished)
     def __init__(
-        self, family: str, list_name: str, as_of: str, cutoff_position: int, **_: Any
+        self, family: str, list_name: str, as_of: str, cutoff_position: int, **_: object
     ) -> None:
         self.family = family
         self.list_name = list_name
@@ -241,7 +243,7 @@ class PublishedList(Aggregate):
         self.ratings_root: str | None = None
 
     @fact(events.ListRatingsCommitted)
-    def commit_ratings(self, ratings_root: str, **_: Any) -> None:
+    def commit_ratings(self, ratings_root: str, **_: object) -> None:
         """The list's ratings, committed: the Merkle root over its `rows` rows
         (projections/proofs.py), so anyone can check one player's row against it."""
         self.ratings_root = ratings_root
@@ -259,7 +261,7 @@ class Void(Aggregate):
         return void_key(position)
 
     @fact(events.EntryVoided)
-    def __init__(self, position: int, **_: Any) -> None:
+    def __init__(self, position: int, **_: object) -> None:
         self.position = position
 
 
@@ -269,7 +271,7 @@ class SetAside(Aggregate):
     predictable one can block it; two racing directors may both record one, to one effect)."""
 
     @fact(events.EntrySetAside)
-    def __init__(self, positions: tuple[int, ...] | list[int], **_: Any) -> None:
+    def __init__(self, positions: tuple[int, ...] | list[int], **_: object) -> None:
         self.positions = tuple(positions)
 
 
@@ -288,13 +290,13 @@ class Roles(Aggregate):
         self.keys: dict[str, str] = {actor: public_key} if public_key else {}
 
     @fact(events.RoleGranted)
-    def grant(self, holder: str, role: str, public_key: str | None, **_: Any) -> None:
+    def grant(self, holder: str, role: str, public_key: str | None, **_: object) -> None:
         self.held.setdefault(holder, set()).add(role)
         if public_key:
             self.keys[holder] = public_key
 
     @fact(events.RoleRevoked)
-    def revoke(self, holder: str, role: str, **_: Any) -> None:
+    def revoke(self, holder: str, role: str, **_: object) -> None:
         self.held.setdefault(holder, set()).discard(role)  # a forged revocation never crashes
         if not self.held[holder]:
             self.keys.pop(holder, None)
@@ -319,7 +321,7 @@ def _register_topics(*aggregates: type[Aggregate]) -> None:
     for aggregate in aggregates:
         for value in vars(aggregate).values():
             if isinstance(value, type) and "TOPIC" in vars(value):
-                register_topic(value.TOPIC, value)
+                register_topic(vars(value)["TOPIC"], value)
 
 
 _register_topics(

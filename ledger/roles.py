@@ -153,10 +153,11 @@ def authorize(held: Collection[str], actor: str, verb: Verb) -> None:
 
 def parse_role(value: object) -> Role:
     """A role named in a grant or revocation."""
-    try:
-        return Role(value)
-    except ValueError:
-        pass
+    if isinstance(value, str):
+        try:
+            return Role(value)
+        except ValueError:
+            pass
     raise InvalidCommand(("role",), f"{value!r} is not one of {', '.join(Role)}")
 
 

@@ -28,7 +28,7 @@ from ledger.reading import Readable
 from ledger.rules.families import family as rules_family
 from ledger.rules.rating_lists import list_for
 from projections import periods, proof_facts, queries
-from projections.items import Item, fact_item
+from projections.items import ITEM_FACTS, Item, fact_item
 from projections.merges import renamed
 from projections.proof_facts import Facts
 from projections.rating import rater_class
@@ -356,15 +356,20 @@ def _verify(bundle: dict[str, Any], held: Checkpoint) -> dict[str, Any]:
             raise BundleError(f"{pid}'s profile at {position} is after the list's cutoff")
         profiles[pid] = fact
     context = _checked(proof_facts.Context.read, bundle, facts, listed, previous)
+    late_items = rules_family(family).late_items
+    if late_items is None:
+        raise BundleError(f"the {family} family publishes no rating lists")
     items = []
     for first, revision in bundle["items"]:
         fact = facts[int(revision)]
+        if fact is None or type(fact) not in ITEM_FACTS:  # None: a kind the read side ignores
+            raise BundleError(f"the entry at {revision} is not a rated item")
         item = fact_item(fact, int(revision), int(first))
         period = list_for(
             date.fromisoformat(item.end),
             item.position,
             [previous.rating_list, listed.rating_list],
-            rules_family(family).late_items,
+            late_items,
         )
         if period != 1:
             raise BundleError(f"the item at {revision} is not in the period of {listed.name!r}")
@@ -379,7 +384,7 @@ def _verify(bundle: dict[str, Any], held: Checkpoint) -> dict[str, Any]:
         uplifts=(previous, context.before, context.raised),
         merged=context.merges,
     )
-    got: tuple[int | None, Standing | None] | None = recomputed.get((player, system))
+    got: tuple[int | None, Standing[object] | None] | None = recomputed.get((player, system))
     state, official = said["state"], said["official_rating"]
     if got is None:  # no item of his in the period: his row stands as on the previous list
         before = lookup.get(player)

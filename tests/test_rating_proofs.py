@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from ledger.application import RatingsLedger
 from ledger.entrypoints.cli import app
+from ledger.evidence import transparency
 from ledger.evidence.checkpoints import Checkpoint
 from projections.proofs import BundleError, MemoryTree, verify_bundle
 
@@ -458,3 +459,20 @@ def test_a_list_rows_leaf_keeps_the_format_its_commitments_were_made_in(ledger_w
     state = json.loads(bundle["row"]["leaf"])["state"]
     assert len(state) == 2 + 16
     assert (state[2 + 3], state[2 + 5], state[2 + 6]) == ("mixed", 0, None)  # history, S3, peak
+
+
+def test_a_bundle_item_filed_at_an_entry_the_read_side_ignores_is_a_one_line_bundle_error(
+    ledger_with_lists,
+):
+    # issue 29, "Where mypy finds a real bug, fix it": an item filed at an entry of a kind the
+    # read side does not decode (the ledger's founding entry, proved included) reached
+    # `fact_item` as None: a KeyError on `NoneType`, not what is wrong with the bundle
+    bundle, checkpoint = bundle_of(ledger_with_lists, "G", "2003-07"), held(ledger_with_lists)
+    led = RatingsLedger(ledger_with_lists)
+    try:
+        bundle["entries"]["1"] = transparency.inclusion(led, 1, checkpoint.size)
+    finally:
+        led.close()
+    bundle["items"][0][1] = 1
+    with pytest.raises(BundleError, match="^the entry at 1 is not a rated item$"):
+        verify_bundle(bundle, checkpoint)

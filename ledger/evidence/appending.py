@@ -36,7 +36,14 @@ from ledger.evidence.merkle import Frontier
 from ledger.evidence.reads import verifier_at
 from ledger.evidence.signing import KEY_EVENTS, SignatureError, Signed, Verifier
 from ledger.evidence.tables import LastWrite, Links, as_signed
-from ledger.evidence.tree import Cached, TreeMismatch, TreeRows, frontier_before, hashed_before
+from ledger.evidence.tree import (
+    Cached,
+    Node,
+    TreeMismatch,
+    TreeRows,
+    frontier_before,
+    hashed_before,
+)
 from ledger.log import entry_type
 from ledger.roles import lacks_authority, may_change_rating_fields
 
@@ -184,7 +191,7 @@ def _lost(links: Links, actor: str, head: int, why: str | None) -> str:
 
 def extended(
     links: Links, held: Held, rows: TreeRows, position: int, cached: Cached | None, past: bool
-) -> tuple[Cached, list]:
+) -> tuple[Cached, list[Node]]:
     """The tree before the entry at `position` that a write signs over, and the rows the store
     lacks for it: the last signed checkpoint, checked (`_anchor`), extended by the leaves of
     the entries after it hashed from their stored bytes (`_extend`). `past` (a set-aside): the
@@ -233,8 +240,9 @@ def _anchor(
     `cached`), checks with the key its signer held, and that frontier. `write`: the position,
     the entries before it and `cached` of the write being sealed. Else TreeRefused."""
     position, before, cached = write
-    last = w = held.last
+    last = held.last
     assert last is not None
+    w = last
     bound = held.checkpoint.position if held.checkpoint is not None else None
     while w.position:
         size = before if w.position == position - 1 else rows.entries_before(w.position + 1)
@@ -273,11 +281,11 @@ def _signed_over(held: Held, write: LastWrite, ledger: str, frontier: Frontier) 
     return key is not None and checkpoint.signed_by(key, write.signature[1:].hex())
 
 
-def _extend(rows: TreeRows, state: Cached, end: int, position: int) -> tuple[Cached, list]:
+def _extend(rows: TreeRows, state: Cached, end: int, position: int) -> tuple[Cached, list[Node]]:
     """`state` (the tree up to the signed write ending at `end`) extended by the leaves of the
     entries after it, before `position`, hashed from their stored bytes; the rows the store
     lacks for them. A stored row that is not the one computed refuses (TreeRefused)."""
-    frontier, made = state.frontier.copy(), []
+    frontier, made = state.frontier.copy(), list[Node]()
     for p, leaf in rows.earlier(position, end) if end < position - 1 else ():
         for level, index, h in frontier.append(leaf):
             try:
@@ -357,7 +365,7 @@ def checked(
     ids: Sequence[int],
     stored: Sequence[StoredEvent],
     authority: Authority,
-) -> Callable[[TreeRows, int, Cached | None], tuple[Cached, list]]:
+) -> Callable[[TreeRows, int, Cached | None], tuple[Cached, list[Node]]]:
     """Check a write just inserted at `ids` against the head before it (its authority, read
     through `links`, the write's own transaction); the verified frontier it extends, for
     `ledger.evidence.tree.seal_write` (a set-aside extends the last checkpoint that checks)."""

@@ -71,7 +71,7 @@ def parsed(state: bytes) -> Any:
         return {"unparsable": state.hex()}
 
 
-def canonical(notification: Notification, state: Any = None) -> bytes:
+def canonical(notification: Notification, state: object = None) -> bytes:
     """One entry's canonical encoding: position, aggregate, version, topic and the payload as
     sorted, compact JSON (so re-serializing the same facts never breaks the chain); `state`:
     the payload parsed already."""
@@ -91,7 +91,7 @@ def canonical(notification: Notification, state: Any = None) -> bytes:
     ).encode()
 
 
-def link(previous: str, notification: Notification, signature: bytes, state: Any = None) -> str:
+def link(previous: str, notification: Notification, signature: bytes, state: object = None) -> str:
     """The chain's link at `notification`: SHA-256 over the previous link, the entry and its
     signature."""
     body = bytes.fromhex(previous) + canonical(notification, state) + signature

@@ -19,7 +19,7 @@ from ledger.evidence.appending import Authority, HeldKeys, checked
 from ledger.evidence.chain import Head
 from ledger.evidence.sealing import Signer, receipt, sealed_rows, sealing
 from ledger.evidence.tables import links_in
-from ledger.evidence.tree import TREE_TABLE, Cached, TreeRows, seal_write
+from ledger.evidence.tree import TREE_TABLE, Cached, Row, TreeRows, seal_write
 from ledger.store import CHAIN_TABLE
 
 
@@ -91,7 +91,7 @@ class SealingPostgresRecorder(PostgresApplicationRecorder):
                 schema = Identifier(self.datastore.schema or "public")
                 events = SQL("{}.{}").format(schema, Identifier(self.events_table_name))
 
-                def run(sql: str, params: Sequence[Any]) -> list[tuple]:
+                def run(sql: str, params: Sequence[Any]) -> list[Row]:
                     curs.execute(sql.replace("?", "%s"), params)
                     return [tuple(r.values()) for r in curs.fetchall()]
 

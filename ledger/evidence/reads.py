@@ -52,7 +52,9 @@ def verifier_at(
     hold nothing else); a key-event write that does not verify is ignored (`asides.keys_at`).
     `verifier`: one that knows them up to `after` (a write's end), taught only the key events
     after it; `Links`: read in that transaction (a write's, `tables.links_in`)."""
-    recorder = recorder_of(app_or_recorder)
+    recorder = (
+        app_or_recorder if isinstance(app_or_recorder, Links) else recorder_of(app_or_recorder)
+    )
     in_write = isinstance(recorder, Links)
     with links_of(recorder) as links:
         tree = links.tree_rows()

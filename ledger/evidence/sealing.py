@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 from eventsourcing.persistence import Notification, PersistenceError, StoredEvent
 from eventsourcing.sqlite import SQLiteApplicationRecorder
@@ -15,8 +15,10 @@ from ledger.evidence.appending import Authority, HeldKeys, checked
 from ledger.evidence.chain import GENESIS, Head, link
 from ledger.evidence.checkpoints import Checkpoint
 from ledger.evidence.tables import links_in
-from ledger.evidence.tree import TREE_TABLE, Cached, TreeRows, seal_write
+from ledger.evidence.tree import TREE_TABLE, Cached, Row, TreeRows, seal_write
 from ledger.store import CHAIN_TABLE
+
+E = TypeVar("E", bound=StoredEvent)  # a stored event, or a notification (its subclass)
 
 Signer = Callable[[bytes], bytes]
 
@@ -115,7 +117,7 @@ class SealingSQLiteRecorder(SQLiteApplicationRecorder):
             with sealing():
                 extends = checked(self.held, links_in(c, self), ids, stored_events, authority)
 
-                def run(sql: str, params: Sequence[Any]) -> list[tuple]:
+                def run(sql: str, params: Sequence[Any]) -> list[Row]:
                     c.execute(sql, params)
                     return [tuple(r) for r in c.fetchall()]
 
@@ -133,7 +135,7 @@ class SealingSQLiteRecorder(SQLiteApplicationRecorder):
         return ids
 
 
-def _as_bytes(stored: Any) -> Any:
+def _as_bytes(stored: E) -> E:
     """A notification or stored event whose state SQLite returned as text, with it as bytes."""
     if isinstance(stored.state, str):
         return dataclasses.replace(stored, state=stored.state.encode())

@@ -185,7 +185,9 @@ class Verifier:
         self.signs_checkpoints = False
         self.signs_positions = False
         self._loaded: dict[str, Ed25519PublicKey] = {}
-        self._committed: dict[tuple[Any, Any], int] = {}  # each list's commitment: its position
+        self._committed: dict[
+            tuple[object, object], int
+        ] = {}  # each list's commitment: its position
         self._pending: list[tuple[Signed, dict[str, Any] | None]] = []  # None: set aside
         self.set_aside: Collection[int] = frozenset()  # positions a director set aside
         self.skipped: list[int] = []  # the set-aside positions passed so far
@@ -208,7 +210,7 @@ class Verifier:
             self.check_one(e, payload)
         self.finish()
 
-    def check_one(self, e: Signed, payload: Any) -> bool:
+    def check_one(self, e: Signed, payload: object) -> bool:
         """Take one entry, its stored state parsed already (`payload`); True when it ends a
         write whose signature checks (every entry taken so far is checked). SignatureError
         at the first position of a write that does not check."""
@@ -283,14 +285,15 @@ class Verifier:
         newer way, the older ones are refused (they would leave its positions unsigned). A
         set-aside entry among its entries (data None) is a leaf in its place, and no more."""
         messages = [message(s.aggregate_id, s.version, s.topic, s.state) for s, _ in write]
-        first = next(s for s, data in write if data is not None)
+        first, named = next((s, data) for s, data in write if data is not None)
         last = write[-1][0]
         if self.ledger is None and self.frontier is not None and self.frontier.size == 0:
             self.ledger = identity(first.position, first.aggregate_id, first.topic, first.state)
         leaves = [leaf_hash(m) for m in messages]
         after = self.frontier.copy() if self.frontier is not None else None
-        for leaf in leaves if after is not None else ():
-            after.append(leaf)
+        if after is not None:
+            for leaf in leaves:
+                after.append(leaf)
         tag = signature[:1] if len(signature) == 65 else b""
         if tag in (V2, V3):
             if after is None:
@@ -328,15 +331,15 @@ class Verifier:
                 if first.position != last.position
                 else "the"
             )
-            actor = next(data for _, data in write if data is not None).get("actor")
             raise SignatureError(
-                first.position, f"{whose} signature is not {actor!r}'s (forged or altered)"
+                first.position,
+                f"{whose} signature is not {named.get('actor')!r}'s (forged or altered)",
             ) from None
         self.frontier = after
         if checkpoint is not None:
-            self.checkpoint = checkpoint.with_signature(str(write[0][1].get("actor")), raw)
+            self.checkpoint = checkpoint.with_signature(str(named.get("actor")), raw)
 
-    def _authorize(self, s: Signed, actor: Any, founding_grant: bool) -> None:
+    def _authorize(self, s: Signed, actor: object, founding_grant: bool) -> None:
         """Refuse an entry its signer had no role to record there (the ledger's founding write
         alone may set the ledger up and make its signer the first director)."""
         kind = _kind(s.topic)

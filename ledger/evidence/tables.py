@@ -44,7 +44,9 @@ def as_signed(notification: Notification, signature: bytes | None) -> Signed:
 
 
 def recorder_of(app_or_recorder: HasRecorder | ApplicationRecorder) -> ApplicationRecorder:
-    return getattr(app_or_recorder, "recorder", app_or_recorder)
+    if isinstance(app_or_recorder, ApplicationRecorder):
+        return app_or_recorder
+    return app_or_recorder.recorder
 
 
 class Links:
@@ -111,7 +113,7 @@ class Links:
         upto: int | None = None,
     ) -> list[tuple[Notification, bytes | None]]:
         """Stored events after position `after` (of `kinds`, up to `upto`), with signatures."""
-        where, params = ["e.{p} > ?"], [after]
+        where, params = ["e.{p} > ?"], list[int | str]([after])
         if kinds:
             where.append(f"e.topic IN ({', '.join('?' * len(kinds))})")
             params += [f"ratings-ledger:{k}" for k in kinds]
@@ -221,7 +223,7 @@ def links_of(recorder: ApplicationRecorder | Links) -> Iterator[Links]:
         raise
 
 
-def _check_table(found: Any) -> None:
+def _check_table(found: object) -> None:
     if not found:
         raise StoreError(
             f"the chain table {CHAIN_TABLE} is missing: the ledger's seals were dropped"

@@ -22,6 +22,9 @@ from ledger.evidence.signing import as_uuid, message
 TREE_TABLE = "ratingsledger_tree"
 
 Signer = Callable[[bytes], bytes]
+Row = tuple[Any, ...]  # a row as a store's cursor returns it (the driver's own column types)
+Run = Callable[[str, Sequence[Any]], list[Row]]  # a query and its parameters: the rows
+Node = tuple[int, int, bytes, int | None]  # a tree row to store: level, index, hash, position
 
 
 class TreeMismatch(Exception):
@@ -41,7 +44,7 @@ class TreeRows:
 
     def __init__(
         self,
-        run: Callable[[str, Sequence[Any]], list[tuple]],
+        run: Run,
         events: str,
         pos: str,
         tree: str | None = TREE_TABLE,
@@ -129,7 +132,9 @@ class TreeRows:
         ]
 
 
-def frontier_before(rows: TreeRows, position: int, cached: Cached | None) -> tuple[Cached, list]:
+def frontier_before(
+    rows: TreeRows, position: int, cached: Cached | None
+) -> tuple[Cached, list[Node]]:
     """The ledger's id and tree frontier just before the entry at `position`, and the rows to
     store for entries the tree does not hold yet (a ledger written before trees)."""
     before = rows.entries_before(position)
@@ -148,10 +153,10 @@ def frontier_before(rows: TreeRows, position: int, cached: Cached | None) -> tup
     return Cached(ledger or "", frontier), made
 
 
-def hashed_before(rows: TreeRows, position: int) -> tuple[merkle.Frontier, list]:
+def hashed_before(rows: TreeRows, position: int) -> tuple[merkle.Frontier, list[Node]]:
     """The frontier of the entries before `position` hashed from their stored bytes (never
     from the stored rows), and the rows it makes: (level, index, hash, leaf's position)."""
-    frontier, made = merkle.Frontier(), []
+    frontier, made = merkle.Frontier(), list[Node]()
     for p, leaf in rows.earlier(position):
         made += [(lv, ix, h, p if lv == 0 else None) for lv, ix, h in frontier.append(leaf)]
     return frontier, made
@@ -163,8 +168,8 @@ def seal_write(
     stored_events: Sequence[StoredEvent],
     signer: Signer,
     cached: Cached | None,
-    extends: Callable[[TreeRows, int, Cached | None], tuple[Cached, list]],
-) -> tuple[list[bytes], list[tuple], Checkpoint, Cached]:
+    extends: Callable[[TreeRows, int, Cached | None], tuple[Cached, list[Node]]],
+) -> tuple[list[bytes], list[tuple[int, int, str, int | None]], Checkpoint, Cached]:
     """Add the write's entries to the tree, sign the checkpoint they make: the signatures to
     store (the write's on its last entry), the tree rows to insert, the signed checkpoint.
     `extends` gives the verified frontier before the write and the rows the tree lacks before
@@ -224,5 +229,5 @@ def _actor(state: bytes) -> str:
     return found if isinstance(found, str) else "?"
 
 
-def as_bytes(state: Any) -> bytes:
+def as_bytes(state: str | bytes | memoryview) -> bytes:
     return state.encode() if isinstance(state, str) else bytes(state)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TypeVar
 
 from ledger.errors import InvalidCommand
 
+T = TypeVar("T")
 
-def unique(items: Sequence[Any], key: Callable[[Any], str], path: tuple[str, ...]) -> None:
+
+def unique(items: Sequence[T], key: Callable[[T], str], path: tuple[str, ...]) -> None:
     """Reject a batch that gives the same record twice."""
     seen: dict[str, int] = {}
     for i, item in enumerate(items):

@@ -25,6 +25,7 @@ from ledger.domain import (
     void_key,
 )
 from ledger.errors import InvalidCommand
+from ledger.evidence.signing import as_uuid
 from ledger.log import LedgerEntry, entry_type, to_entry
 from ledger.roles import Verb
 from ledger.writes.batches import at_item, unique
@@ -115,7 +116,7 @@ class DecisionWrites:
                 raise InvalidCommand(
                     ("position",), f"{position} is not the position of a director's decision"
                 )
-            decision = self.records.get(Override, found[0].originator_id)
+            decision = self.records.get(Override, as_uuid(found[0].originator_id))
             if decision.revoked:
                 raise InvalidCommand(
                     ("position",), f"the decision at position {position} is already revoked"

@@ -23,7 +23,9 @@ A = TypeVar("A", bound=Aggregate)
 class Records:
     """The ledger's records as a write decides from them (ledger/writes/)."""
 
-    def __init__(self, repository: Repository, recorder: ApplicationRecorder, store: str) -> None:
+    def __init__(
+        self, repository: Repository[UUID], recorder: ApplicationRecorder, store: str
+    ) -> None:
         self.repository, self.recorder, self.store = repository, recorder, store
 
     def get(self, cls: type[A], key: UUID) -> A:
