@@ -69,7 +69,6 @@ class Family:
     periods: PeriodRules | None = None  # each period rated from the previous list: ΔR waits
     # the fields a player page adds to a ratings row (US Chess §5: the OLM games, "N/300")
     page_fields: Callable[[Mapping[str, Any]], dict[str, Any]] = lambda row: {}
-    provisional: bool = False  # a rating shows P and N until established (US Chess §1)
     explain_sections: Mapping[str, str] = field(default_factory=dict)  # item kind → its text
     explain_versions: Mapping[str, str] = field(default_factory=dict)  # version → its articles
     # a section it rates must give a time control the ledger reads (US Chess footnote 1);

@@ -17,9 +17,6 @@ from projections.periods import rates_from_previous_list
 from projections.projector import View
 from projections.queries.common import system_order
 
-# Whether a rating on N games is established: the default family's is the one whose ratings
-# show P and N until then (its `Family.provisional`; US Chess §1).
-ESTABLISHED = rules_family(DEFAULT).established
 SUPPLEMENT_COLUMNS = (
     "id",
     "name",
@@ -252,9 +249,10 @@ class RatingChange:
     k: float | None = None  # FIDE: K
     performance: float | None = None  # FIDE: an unrated player's Ru
 
-    def text(self, provisional: bool = True) -> str:
-        """`1500P10 -> 1520P13`: with `provisional` (US Chess), P and N while a rating is not
-        established (§1: "established if it is based upon more than 25 games"). FIDE: `Ro 2615
+    def text(self, family: str = DEFAULT) -> str:
+        """`1500P10 -> 1520P13`: P and N while `family` does not hold a rating established
+        (`Family.established`; US Chess §1: "established if it is based upon more than 25
+        games"; FIDE and the ICU never write P). FIDE: `Ro 2615
         ΔR -2.80 K 10` (its list sums the period's ΔR), or an unrated player's Ru."""
         if self.change is not None and self.pre is not None:
             return f"Ro {_number(self.pre)} ΔR {self.change:+.2f} K {_number(self.k)}"
@@ -266,8 +264,8 @@ class RatingChange:
             return "unrated"
         pre = "unrated"
         if self.pre is not None:
-            pre = _rating(round_half_up(self.pre), self.games_before, provisional)
-        return f"{pre} -> {_rating(self.official, self.games_after, provisional)}"
+            pre = _rating(round_half_up(self.pre), self.games_before, family)
+        return f"{pre} -> {_rating(self.official, self.games_after, family)}"
 
 
 @dataclass(frozen=True)
@@ -288,7 +286,7 @@ class Crosstable:
     end_date: str
     time_control: str
     status: str
-    provisional: bool
+    family: str  # the family it is rated under: how its ratings are written
     systems: tuple[str, ...]
     rows: tuple[CrosstableRow, ...]
     not_rated: str | None = None  # why the section has no rating under the view's family
@@ -349,7 +347,7 @@ def crosstable(
         payload["end_date"],
         payload["time_control"],
         status,
-        rules_family(view.family).provisional,
+        view.family,
         shown,
         tuple(rows),
         why.section if why else None,
@@ -364,7 +362,7 @@ def crosstable_lines(table: Crosstable) -> list[str]:
     cell = max(4, *(len(c) for r in table.rows for c in r.cells))
     rounds = len(table.rows[0].cells)
     texts = {
-        s: [r.ratings[s].text(table.provisional) if s in r.ratings else "-" for r in table.rows]
+        s: [r.ratings[s].text(table.family) if s in r.ratings else "-" for r in table.rows]
         for s in table.systems
     }
     system_width = {s: max(len(s), *(len(t) for t in texts[s])) for s in table.systems}
@@ -411,5 +409,5 @@ def _name(profile: str | None) -> str | None:
     return None if profile is None else json.loads(profile).get("name")
 
 
-def _rating(rating: int, games: int, provisional: bool) -> str:
-    return f"{rating}P{games}" if provisional and not ESTABLISHED(games) else f"{rating}"
+def _rating(rating: int, games: int, family: str) -> str:
+    return f"{rating}" if rules_family(family).established(games) else f"{rating}P{games}"

@@ -85,7 +85,6 @@ FAMILY = Family(
     words=WORDS,
     view_suffix=".view.db",
     page_fields=lambda row: {"olm_progress": f"{row['olm_games']}/{OLM_GAMES}"},
-    provisional=True,
     reads_time_control=True,
     explain_sections=KIND_SECTIONS,
     not_rated=section_not_rated,
