@@ -132,3 +132,21 @@ def test_icu_rates_new_players_by_performance_against_an_opening_list(ledger, tm
     us = View(tmp_path / "us.db")
     led.catch_up(us)
     assert "ICU" not in queries.player(us, Q)["ratings"]
+
+
+def test_an_opening_balance_whose_peak_reached_2400_rates_him_with_k_10(ledger, tmp_path):
+    # Issue 30: "K 10 for a player who once reached 2400 cannot be recorded ... an opening
+    # balance's `peak` of 2400 or more is ignored". B.02 (2024) 8.3.3: K = 10 "once a player's
+    # published rating has reached 2400 and remains at that level subsequently". Rated 2343
+    # with a peak of 2405, P's win against a 2343 (D = 0, PD .50) is ΔR = 10 × .50 = 5.
+    led = Ledger(ledger)
+    led.register(P, Q, adult=True)
+    led.opening(P, "FIDE", 2343.0, 100, peak=2405.0)
+    led.opening(Q, "FIDE", 2343.0, 100)
+    section = round_robin("K10", [P, Q], "2024-06-01")
+    section["games"] = [{"round": 1, "white": P, "black": Q, "result": "1-0"}]
+    led.submit(section)
+    view = View(tmp_path / "fide.db", "fide")
+    led.catch_up(view)
+    assert queries.history(view, P, "FIDE")[-1]["k"] == 10
+    assert queries.history(view, Q, "FIDE")[-1]["k"] == 20  # 8.3.3: under 2400, 30+ games

@@ -82,7 +82,9 @@ class FideRater(GamesRater):
         )
 
     def opening_state(self, opening: OpeningBalanceRecorded) -> FideState:
-        return FideState(reached_2400=reaches_k_10(float(opening.rating)))
+        """10.641 / B.02 8.3.3: his rating, or the peak the balance records, reached 2400."""
+        best = max(opening.rating, opening.peak or opening.rating)
+        return FideState(reached_2400=reaches_k_10(float(best)))
 
     def rate(self, item: Item) -> list[Change]:
         if item.kind == "opening" or item.kind not in ("section", "match") or item.event.online:
