@@ -15,22 +15,6 @@ from projections.projector import View
 ROOT = Path(__file__).resolve().parent.parent
 FAMILY_PACKAGES = tuple(f"ledger.rules.{name}" for name in NAMES)
 REGISTRY = "ledger.rules.families"
-# Write-side modules the `writeside` branch of issue 29 moves off the family packages (door,
-# commands, estimate, plausibility, estimators, `what-if`, the interchange imports): emptied
-# when that branch is merged.
-PENDING = {
-    "ledger.door",
-    "ledger.commands",
-    "ledger.estimate",
-    "ledger.plausibility",
-    "ledger.estimators.fide",
-    "ledger.estimators.icu",
-    "ledger.estimators.games",
-    "ledger.estimators.uschess",
-    "ledger.entrypoints.cli.whatif",
-    "ledger.entrypoints.interchange.exports",
-    "ledger.entrypoints.interchange.trf_players",
-}
 
 
 def module_name(path: Path) -> str:
@@ -69,7 +53,7 @@ def importers_of_family_packages() -> set[str]:
 def test_no_module_outside_a_family_package_and_the_registry_imports_a_family_package():
     # "The generic read core (projector, cascade, rebuild, schema, handlers, queries) imports
     # no family package; the registry is the one place that names them."
-    assert importers_of_family_packages() <= PENDING
+    assert importers_of_family_packages() == set()
 
 
 def test_the_read_side_imports_no_family_package():
