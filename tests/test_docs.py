@@ -1,0 +1,91 @@
+"""The docs cannot drift from the code (issue 29, "Decisions you can find": each decision
+stating the question, the choice, the reason and its test; the layout the docs describe is the
+one in the repository)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DECISIONS = ROOT / "docs" / "decisions.md"
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+CITING = ("ledger", "projections", "tests", "scripts")
+TOP = ("ledger", "projections", "scripts", "tests", "docs", "examples")
+FAMILIES = ("uschess", "fide", "icu")
+
+
+def norm(text: str) -> str:
+    """A heading or a quoted one, compared without code marks, ellipses and punctuation."""
+    text = text.replace("`", "").replace("’", "'").replace("…", "").replace("...", "")
+    return re.sub(r"\s+", " ", text).strip(" ,.;:").casefold()
+
+
+def decision_names() -> list[str]:
+    """Every heading and every bold lead of a bullet in docs/decisions.md."""
+    text = DECISIONS.read_text(encoding="utf-8")
+    names = [line.lstrip("#").strip() for line in text.splitlines() if line.startswith("#")]
+    names += re.findall(r"^\s*- \*\*(.+?)\*\*", text, re.M)
+    return [norm(name) for name in names]
+
+
+def citations() -> list[tuple[str, str]]:
+    """Each heading the code, tests and scripts quote after naming the decisions file:
+    (file, quote).
+
+    A comment's continuation lines are joined first, so a quote broken over lines reads whole.
+    """
+    found = []
+    for folder in CITING:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            text = path.read_text(encoding="utf-8")
+            flat = re.sub(r"\n[ \t]*(#[ \t]*)?", " ", text)
+            for match in re.finditer(r"decisions\.md", flat):
+                tail = flat[match.end() : match.end() + 200]
+                quoted = re.match(r'(?:\)?,|\s*\(|\s)\s*((?:"[^"]+"(?:\s*(?:and|,)\s*)?)+)', tail)
+                for quote in re.findall(r'"([^"]+)"', quoted.group(1)) if quoted else []:
+                    found.append((str(path.relative_to(ROOT)), quote))
+    return found
+
+
+def written_paths(text: str) -> set[str]:
+    """Every repository path a document writes: `ledger/…/x.py`, `projections/x.py`,
+    `scripts/x`, a folder (`ledger/writes/`), a glob (`trf*.py`) or a family placeholder."""
+    top = "|".join(TOP)
+    pattern = rf"(?<![\w/.-])((?:{top})/[\w./*<>…-]*)"
+    return {m.rstrip(".,;:…") for m in re.findall(pattern, text)}
+
+
+def exists(path: str) -> bool:
+    """Whether a written path names something in the repository (`…` ends at its folder)."""
+    path = path.split("…")[0]
+    if "<family>" in path:
+        return any(exists(path.replace("<family>", name)) for name in FAMILIES)
+    if "*" in path:
+        return any(ROOT.glob(path.rstrip("/")))
+    return (ROOT / path).exists()
+
+
+def test_every_decision_the_code_cites_is_a_heading_or_bold_lead_of_the_decisions():
+    # "Decisions you can find": a heading quoted after the decisions file's name is there.
+    names = decision_names()
+    missing = [(f, q) for f, q in citations() if not any(norm(q) in name for name in names)]
+    assert not missing
+    assert len(citations()) > 30  # the citations are found at all
+
+
+def test_every_path_the_architecture_page_writes_exists():
+    # "Decisions you can find" and "a layout that shows the layers": the page that says where
+    # things are names only paths that are there.
+    paths = written_paths(ARCHITECTURE.read_text(encoding="utf-8"))
+    assert not sorted(p for p in paths if not exists(p))
+    assert len(paths) > 50  # the paths are found at all
+
+
+def test_the_decisions_contents_list_every_section():
+    # "its contents list 16 of 41 sections": now every section's heading is in the contents.
+    text = DECISIONS.read_text(encoding="utf-8")
+    contents = text.split("## Contents", 1)[1].split("\n## ", 1)[0]
+    listed = {norm(t) for t in re.findall(r"\[(.+?)\]\(#", contents)}
+    headings = [norm(h) for h in re.findall(r"^#{2,4} (.+)$", text, re.M)]
+    assert not [h for h in headings if h not in listed and h != "contents"]
