@@ -89,3 +89,15 @@ def test_the_decisions_contents_list_every_section():
     listed = {norm(t) for t in re.findall(r"\[(.+?)\]\(#", contents)}
     headings = [norm(h) for h in re.findall(r"^#{2,4} (.+)$", text, re.M)]
     assert not [h for h in headings if h not in listed and h != "contents"]
+
+
+def test_every_test_a_decision_names_exists():
+    # "each decision stating the question, the choice, the reason and its test": the test it
+    # names (a file under tests/, or a test function) is there to run.
+    text = DECISIONS.read_text(encoding="utf-8")
+    files = {p.rstrip(".") for p in re.findall(r"tests/[\w./*]+\.py", text)}
+    sources = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "tests").rglob("*.py"))
+    functions = set(re.findall(r"\b(test_\w+[a-z0-9])\b", text)) - {Path(f).stem for f in files}
+    assert not sorted(f for f in files if not any(ROOT.glob(f)))
+    assert not sorted(f for f in functions if f"def {f}(" not in sources)
+    assert len(files) > 20 and len(functions) > 20  # the tests are found at all
