@@ -101,11 +101,14 @@ def import_trf(
     and byes."""
     from ledger.application import RatingsLedger
     from ledger.entrypoints.interchange import trf, validated
+    from ledger.entrypoints.interchange.trf_map import read_map
+    from ledger.entrypoints.interchange.trf_players import match, rating_kind
+    from ledger.entrypoints.interchange.trf_players import profile as trf_profile
 
     with reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
         report = trf.read_trf(file)
-        mapping = None if id_map is None else trf.read_map(id_map)
-        matches = trf.match(report, mapping, _registered(ledger))
+        mapping = None if id_map is None else read_map(id_map)
+        matches = match(report, mapping, _registered(ledger))
         imported = trf.to_section(
             report,
             section_id=section_id,
@@ -121,10 +124,10 @@ def import_trf(
         section = validated(imported)
         reserved = {p.start for p in trf.reserves(report, _last_round(section))}
         players = {matches[p.start].member: p for p in report.players if p.start not in reserved}
-        kind = trf.rating_kind(section.online, section.time_control, section.start_date)
+        kind = rating_kind(section.online, section.time_control, section.start_date)
 
         def profile(member: str) -> dict[str, Any]:
-            return trf.profile(players[member], member, section.start_date, kind)
+            return trf_profile(players[member], member, section.start_date, kind)
 
         if correct:
             return _correct(ledger, store, section, reason, actor, dry_run, as_json)
