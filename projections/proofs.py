@@ -260,30 +260,8 @@ def verify_bundle(bundle: dict[str, Any], held: Checkpoint) -> dict[str, Any]:
 
 
 def _verify(bundle: dict[str, Any], held: Checkpoint) -> dict[str, Any]:
-    if bundle.get("bundle") != BUNDLE:
-        raise BundleError(f"not a rating proof bundle (expected {BUNDLE!r})")
-    own = Checkpoint.parse(bundle["checkpoint"])
-    if own.ledger != held.ledger:
-        raise BundleError("the bundle is proved against another ledger's checkpoint")
-    if own.size == held.size and own.root != held.root:
-        raise BundleError(
-            f"the bundle's checkpoint of size {own.size} has another root than the one you "
-            "hold: the ledger was rewritten or forked since"
-        )
-    if own.size != held.size:
-        raise BundleError(
-            f"the bundle is proved against the checkpoint of size {own.size}, not the one you "
-            f"hold (size {held.size}): ask for a bundle at yours, or a consistency proof"
-        )
-    facts: Facts = {}
-    for position, proof in bundle["entries"].items():
-        if proof["position"] != int(position):
-            raise BundleError(f"the proof filed under position {position} is another's")
-        try:
-            transparency.verify_inclusion(proof, held)
-        except CheckpointError as exc:
-            raise BundleError(str(exc)) from None
-        facts[int(position)] = _fact(proof["leaf"])
+    _check_checkpoint(bundle, held)
+    facts = _proved_facts(bundle, held)
     player, system, family = bundle["player"], bundle["system"], bundle["family"]
     listed, root = _list(facts, bundle["list"], family)
     row = bundle["row"]
@@ -306,31 +284,57 @@ def _verify(bundle: dict[str, Any], held: Checkpoint) -> dict[str, Any]:
             else f"{family} rates item by item, not a period from the previous list"
         )
         return out
+    items = _recompute(bundle, facts, listed, said)
+    out["recomputed"] = True
+    out["items"] = items
+    return out
+
+
+def _check_checkpoint(bundle: dict[str, Any], held: Checkpoint) -> None:
+    """A rating proof bundle, proved against the very checkpoint the verifier holds."""
+    if bundle.get("bundle") != BUNDLE:
+        raise BundleError(f"not a rating proof bundle (expected {BUNDLE!r})")
+    own = Checkpoint.parse(bundle["checkpoint"])
+    if own.ledger != held.ledger:
+        raise BundleError("the bundle is proved against another ledger's checkpoint")
+    if own.size == held.size and own.root != held.root:
+        raise BundleError(
+            f"the bundle's checkpoint of size {own.size} has another root than the one you "
+            "hold: the ledger was rewritten or forked since"
+        )
+    if own.size != held.size:
+        raise BundleError(
+            f"the bundle is proved against the checkpoint of size {own.size}, not the one you "
+            f"hold (size {held.size}): ask for a bundle at yours, or a consistency proof"
+        )
+
+
+def _proved_facts(bundle: dict[str, Any], held: Checkpoint) -> Facts:
+    """The bundle's entries by position, each proved included under `held`."""
+    facts: Facts = {}
+    for position, proof in bundle["entries"].items():
+        if proof["position"] != int(position):
+            raise BundleError(f"the proof filed under position {position} is another's")
+        try:
+            transparency.verify_inclusion(proof, held)
+        except CheckpointError as exc:
+            raise BundleError(str(exc)) from None
+        facts[int(position)] = _fact(proof["leaf"])
+    return facts
+
+
+def _recompute(
+    bundle: dict[str, Any], facts: Facts, listed: periods.PublishedList, said: dict[str, Any]
+) -> int:
+    """P's row rated again from the previous list's rows and the period's items, through the
+    family's rater and period code, compared with the row the list committed (`said`); the
+    number of items."""
+    player, system, family = bundle["player"], bundle["system"], bundle["family"]
     previous, old_root = _list(facts, bundle["previous"], family)
     lookup = _previous_rows(bundle["previous"]["rows"], old_root, previous.name, system)
-    profiles = {}
-    for pid, position in bundle["profiles"].items():
-        fact = facts[int(position)]
-        if not isinstance(fact, events.PlayerRegistered) or fact.member_id != pid:
-            raise BundleError(f"the entry at {position} is not {pid}'s profile")
-        if int(position) > listed.cutoff_position:
-            raise BundleError(f"{pid}'s profile at {position} is after the list's cutoff")
-        profiles[pid] = fact
+    profiles = _profiles(bundle, facts, listed)
     context = _checked(proof_facts.Context.read, bundle, facts, listed, previous)
-    items = []
-    for first, revision in bundle["items"]:
-        fact = facts[int(revision)]
-        item = fact_item(fact, int(revision), int(first))
-        period = list_for(
-            date.fromisoformat(item.end),
-            item.position,
-            [previous.rating_list, listed.rating_list],
-            rules_family(family).late_items,
-        )
-        if period != 1:
-            raise BundleError(f"the item at {revision} is not in the period of {listed.name!r}")
-        _checked(context.names_its_players, item, player, bundle["previous"]["rows"])
-        items.append(item)
+    items = _period_items(bundle, facts, previous, listed, context)
     recomputed = periods.recompute(
         family,
         listed,
@@ -351,9 +355,49 @@ def _verify(bundle: dict[str, Any], held: Checkpoint) -> dict[str, Any]:
             f"{got[0]} (N={getattr(got[1], 'games', None)}), not the {official} "
             f"(N={state[1]}) the list committed{context.late(previous)}"
         )
-    out["recomputed"] = True
-    out["items"] = len(items)
-    return out
+    return len(items)
+
+
+def _profiles(
+    bundle: dict[str, Any], facts: Facts, listed: periods.PublishedList
+) -> dict[str, events.PlayerRegistered]:
+    """The profiles the bundle gives, each its player's and entered by the list's cutoff."""
+    profiles = {}
+    for pid, position in bundle["profiles"].items():
+        fact = facts[int(position)]
+        if not isinstance(fact, events.PlayerRegistered) or fact.member_id != pid:
+            raise BundleError(f"the entry at {position} is not {pid}'s profile")
+        if int(position) > listed.cutoff_position:
+            raise BundleError(f"{pid}'s profile at {position} is after the list's cutoff")
+        profiles[pid] = fact
+    return profiles
+
+
+def _period_items(
+    bundle: dict[str, Any],
+    facts: Facts,
+    previous: periods.PublishedList,
+    listed: periods.PublishedList,
+    context: proof_facts.Context,
+) -> list[Item]:
+    """The bundle's items, each in the list's period and naming P and his opponents as the
+    previous list's rows do."""
+    player, family = bundle["player"], bundle["family"]
+    items = []
+    for first, revision in bundle["items"]:
+        fact = facts[int(revision)]
+        item = fact_item(fact, int(revision), int(first))
+        period = list_for(
+            date.fromisoformat(item.end),
+            item.position,
+            [previous.rating_list, listed.rating_list],
+            rules_family(family).late_items,
+        )
+        if period != 1:
+            raise BundleError(f"the item at {revision} is not in the period of {listed.name!r}")
+        _checked(context.names_its_players, item, player, bundle["previous"]["rows"])
+        items.append(item)
+    return items
 
 
 def _checked(check: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
