@@ -152,40 +152,56 @@ def make_bundle(
     number = next(i for i, x in enumerate(lists) if x.name == name)
     if before is not None and number > 0 and lists[number - 1].name in committed:
         previous = lists[number - 1]
-        old = commitment(before, previous)
-        positions |= {previous.position, committed[previous.name][0]}
-        items = _items_in_period(at_list, player, system, name)
-        context = proof_facts.gather(ledger, at_list, found, previous)
-        context.carry(p for item in items for p in item.players)
-        seen = [renamed(item, context.in_force) for item in items]
-        players = {player} | {o for item in seen for o in proof_facts.opponents(item, player)}
-        rows = {}
-        for pid in sorted(players):
-            at = _index(old, (system, pid))
-            rows[pid] = old.proof(at) if at is not None else _absent(old, (system, pid))
-            if at is None or pid == player:  # a profile, and those of records merged into it
-                # (an absent player enters at its rating; the player's birth date sets his K)
-                context.carry(context.in_force.absorbed(pid))
-                for record in [pid, *context.in_force.absorbed(pid)]:
-                    if (where := queries.profile_position(at_list, record)) is not None:
-                        bundle["profiles"][record] = where
-                        positions.add(where)
-        bundle["previous"] = {
-            "published": previous.position,
-            "committed": committed[previous.name][0],
-            "rows": rows,
-            "earlier": context.earlier,
-        }
-        recomputed = periods.rates_from_previous_list(at_list.family)
-        if recomputed and (rerated := _rerated(at_list, previous, old, system, players)):
-            bundle["previous"]["rerated"] = rerated
-        bundle["items"] = [[item.position, item.revision] for item in items]
-        bundle |= {"uplifts": context.uplifts, "merges": context.merges, "voids": context.voids}
-        positions |= {item.revision for item in items} | context.positions()
+        positions |= _add_period(bundle, ledger, at_list, found, before, previous, committed)
     bundle["entries"] = {
         str(p): transparency.inclusion(ledger, p, checkpoint.size) for p in sorted(positions)
     }
     return bundle
+
+
+def _add_period(
+    bundle: dict[str, Any],
+    ledger: Readable,
+    at_list: ReadModel,
+    found: periods.PublishedList,
+    before: ReadModel,
+    previous: periods.PublishedList,
+    committed: dict[str, tuple[int, str]],
+) -> set[int]:
+    """What recomputing P's row takes, added to `bundle`: the previous list's rows of P and
+    his opponents (or proofs they are absent), the items of the list's period, the profiles
+    and the uplifts, merges and voids in force; the positions of the entries they need."""
+    player, system, name = bundle["player"], bundle["system"], found.name
+    old = commitment(before, previous)
+    positions = {previous.position, committed[previous.name][0]}
+    items = _items_in_period(at_list, player, system, name)
+    context = proof_facts.gather(ledger, at_list, found, previous)
+    context.carry(p for item in items for p in item.players)
+    seen = [renamed(item, context.in_force) for item in items]
+    players = {player} | {o for item in seen for o in proof_facts.opponents(item, player)}
+    rows = {}
+    for pid in sorted(players):
+        at = _index(old, (system, pid))
+        rows[pid] = old.proof(at) if at is not None else _absent(old, (system, pid))
+        if at is None or pid == player:  # a profile, and those of records merged into it
+            # (an absent player enters at its rating; the player's birth date sets his K)
+            context.carry(context.in_force.absorbed(pid))
+            for record in [pid, *context.in_force.absorbed(pid)]:
+                if (where := queries.profile_position(at_list, record)) is not None:
+                    bundle["profiles"][record] = where
+                    positions.add(where)
+    bundle["previous"] = {
+        "published": previous.position,
+        "committed": committed[previous.name][0],
+        "rows": rows,
+        "earlier": context.earlier,
+    }
+    recomputed = periods.rates_from_previous_list(at_list.family)
+    if recomputed and (rerated := _rerated(at_list, previous, old, system, players)):
+        bundle["previous"]["rerated"] = rerated
+    bundle["items"] = [[item.position, item.revision] for item in items]
+    bundle |= {"uplifts": context.uplifts, "merges": context.merges, "voids": context.voids}
+    return positions | {item.revision for item in items} | context.positions()
 
 
 def _rerated(
