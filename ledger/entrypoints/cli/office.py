@@ -210,7 +210,7 @@ def _check_supplement(
 def _supplement_systems(family: str, system: list[str] | None, fmt: str) -> list[str]:
     """The systems asked for, else the family's list system (or all its systems); a FIDE TXT
     list has one."""
-    rated = known(family) or rules_family(DEFAULT)  # an unknown family is refused below
+    rated = known(family) or rules_family(DEFAULT)  # caught_up refuses an unknown family
     default = [rated.list_system] if rated.list_system else list(rated.systems)
     systems = system or (default[:1] if fmt == "fide-txt" else default)
     if fmt == "fide-txt" and len(systems) != 1:
