@@ -8,29 +8,24 @@ list L holds L's and the previous list's entries, P's row on L, the rows of P an
 on the previous list (or the two neighbouring leaves that show a player is not on it), the
 entries of P's items in L's period, P's profile and those of players the previous list does
 not hold, and the FIDE uplifts and merges the rating depends on (projections/proof_facts.py);
-`verify_bundle` checks every inclusion, then, where the family rates a period from the
-previous list (FIDE 10.65), rates those items again through the family's own rater and period
-code, uplifted and renamed as the read model does, and compares P's row. Its work is
-proportional to P's games, not to the ledger's length.
+`verify_bundle` (projections/proof_check.py) checks every inclusion, then, where the family
+rates a period from the previous list (FIDE 10.65), rates those items again through the
+family's own rater and period code, uplifted and renamed as the read model does, and compares
+P's row. Its work is proportional to P's games, not to the ledger's length.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
-from datetime import date
+from collections.abc import Sequence
 from typing import Any, ParamSpec, TypeVar
 
-from ledger import events
 from ledger.errors import LedgerError
-from ledger.evidence import Checkpoint, CheckpointError, merkle, transparency
+from ledger.evidence import merkle, transparency
 from ledger.reading import Readable
-from ledger.rules.families import family as rules_family
-from ledger.rules.rating_lists import list_for
 from projections import periods, proof_facts, queries
-from projections.items import ITEM_FACTS, Item, fact_item
+from projections.items import Item
 from projections.merges import renamed
-from projections.proof_facts import Facts
 from projections.rating import rater_class
 from projections.schema import ReadModel
 from projections.standing import Standing
@@ -77,7 +72,7 @@ def _leaf_state(family: str) -> str:
     return ", ".join(("h.post_rating", "h.games_after", *state))
 
 
-def _leaf_standing(family: str, state: Sequence[Any]) -> Standing[object]:
+def leaf_standing(family: str, state: Sequence[Any]) -> Standing[object]:
     """The standing a leaf's state says (its rating, N and state columns)."""
     values = dict(zip(("post_rating", "games_after", *LEAF_STATE), state, strict=True))
     reader = rater_class(family)
@@ -137,7 +132,7 @@ class MemoryTree:
         }
 
 
-def _key(leaf: bytes | str) -> tuple[str, str]:
+def leaf_key(leaf: bytes | str) -> tuple[str, str]:
     row = json.loads(leaf)
     return row["system"], row["player"]
 
@@ -191,40 +186,56 @@ def make_bundle(
     number = next(i for i, x in enumerate(lists) if x.name == name)
     if before is not None and number > 0 and lists[number - 1].name in committed:
         previous = lists[number - 1]
-        old = commitment(before, previous)
-        positions |= {previous.position, committed[previous.name][0]}
-        items = _items_in_period(at_list, player, system, name)
-        context = proof_facts.gather(ledger, at_list, found, previous)
-        context.carry(p for item in items for p in item.players)
-        seen = [renamed(item, context.in_force) for item in items]
-        players = {player} | {o for item in seen for o in proof_facts.opponents(item, player)}
-        rows = {}
-        for pid in sorted(players):
-            at = _index(old, (system, pid))
-            rows[pid] = old.proof(at) if at is not None else _absent(old, (system, pid))
-            if at is None or pid == player:  # a profile, and those of records merged into it
-                # (an absent player enters at its rating; the player's birth date sets his K)
-                context.carry(context.in_force.absorbed(pid))
-                for record in [pid, *context.in_force.absorbed(pid)]:
-                    if (where := queries.profile_position(at_list, record)) is not None:
-                        bundle["profiles"][record] = where
-                        positions.add(where)
-        bundle["previous"] = {
-            "published": previous.position,
-            "committed": committed[previous.name][0],
-            "rows": rows,
-            "earlier": context.earlier,
-        }
-        recomputed = periods.rates_from_previous_list(at_list.family)
-        if recomputed and (rerated := _rerated(at_list, previous, old, system, players)):
-            bundle["previous"]["rerated"] = rerated
-        bundle["items"] = [[item.position, item.revision] for item in items]
-        bundle |= {"uplifts": context.uplifts, "merges": context.merges, "voids": context.voids}
-        positions |= {item.revision for item in items} | context.positions()
+        positions |= _add_period(bundle, ledger, at_list, found, before, previous, committed)
     bundle["entries"] = {
         str(p): transparency.inclusion(ledger, p, checkpoint.size) for p in sorted(positions)
     }
     return bundle
+
+
+def _add_period(
+    bundle: dict[str, Any],
+    ledger: Readable,
+    at_list: ReadModel,
+    found: periods.PublishedList,
+    before: ReadModel,
+    previous: periods.PublishedList,
+    committed: dict[str, tuple[int, str]],
+) -> set[int]:
+    """What recomputing P's row takes, added to `bundle`: the previous list's rows of P and
+    his opponents (or proofs they are absent), the items of the list's period, the profiles
+    and the uplifts, merges and voids in force; the positions of the entries they need."""
+    player, system, name = bundle["player"], bundle["system"], found.name
+    old = commitment(before, previous)
+    positions = {previous.position, committed[previous.name][0]}
+    items = _items_in_period(at_list, player, system, name)
+    context = proof_facts.gather(ledger, at_list, found, previous)
+    context.carry(p for item in items for p in item.players)
+    seen = [renamed(item, context.in_force) for item in items]
+    players = {player} | {o for item in seen for o in proof_facts.opponents(item, player)}
+    rows = {}
+    for pid in sorted(players):
+        at = _index(old, (system, pid))
+        rows[pid] = old.proof(at) if at is not None else _absent(old, (system, pid))
+        if at is None or pid == player:  # a profile, and those of records merged into it
+            # (an absent player enters at its rating; the player's birth date sets his K)
+            context.carry(context.in_force.absorbed(pid))
+            for record in [pid, *context.in_force.absorbed(pid)]:
+                if (where := queries.profile_position(at_list, record)) is not None:
+                    bundle["profiles"][record] = where
+                    positions.add(where)
+    bundle["previous"] = {
+        "published": previous.position,
+        "committed": committed[previous.name][0],
+        "rows": rows,
+        "earlier": context.earlier,
+    }
+    recomputed = periods.rates_from_previous_list(at_list.family)
+    if recomputed and (rerated := _rerated(at_list, previous, old, system, players)):
+        bundle["previous"]["rerated"] = rerated
+    bundle["items"] = [[item.position, item.revision] for item in items]
+    bundle |= {"uplifts": context.uplifts, "merges": context.merges, "voids": context.voids}
+    return positions | {item.revision for item in items} | context.positions()
 
 
 def _rerated(
@@ -237,8 +248,8 @@ def _rerated(
     """The players whose standing on the previous list, as the list `at_list` knew it, is not
     the one that list committed: history re-rated after it (a merge, correction or void known
     only since), which a bundle cannot recompute from the committed rows."""
-    committed = {_key(x): x for x in old.leaves}
-    known = {_key(x): x for x in list_rows(at_list, previous)}
+    committed = {leaf_key(x): x for x in old.leaves}
+    known = {leaf_key(x): x for x in list_rows(at_list, previous)}
     return sorted(p for p in players if committed.get((system, p)) != known.get((system, p)))
 
 
@@ -255,7 +266,7 @@ def _commit_positions(ledger: Readable, family: str) -> dict[str, tuple[int, str
 
 
 def _index(tree: MemoryTree, key: tuple[str, str]) -> int | None:
-    keys = [_key(x) for x in tree.leaves]
+    keys = [leaf_key(x) for x in tree.leaves]
     lo, hi = 0, len(keys)
     while lo < hi:
         mid = (lo + hi) // 2
@@ -268,7 +279,7 @@ def _index(tree: MemoryTree, key: tuple[str, str]) -> int | None:
 
 def _absent(tree: MemoryTree, key: tuple[str, str]) -> dict[str, Any]:
     """The neighbouring leaves that show `key` is not a row (an empty tree: none needed)."""
-    keys = [_key(x) for x in tree.leaves]
+    keys = [leaf_key(x) for x in tree.leaves]
     after = next((i for i, k in enumerate(keys) if k > key), len(keys))
     return {"absent": [tree.proof(i) for i in (after - 1, after) if 0 <= i < len(keys)]}
 
@@ -282,197 +293,3 @@ def _items_in_period(view: ReadModel, player: str, system: str, name: str) -> li
     ).fetchall()
     keys = [k for k, detail in rows if json.loads(detail).get("list") == name]
     return [item for k in keys if (item := queries.item(view, k)) is not None]
-
-
-# Checking a bundle, offline
-
-
-def verify_bundle(bundle: dict[str, Any], held: Checkpoint) -> dict[str, Any]:
-    """Check `bundle` against the checkpoint `held` (no database): every entry included, P's
-    row under the list's committed root, and (where the family rates a period from the
-    previous list) P's row recomputed from the items and the previous list's rows. Returns
-    what was checked; BundleError at the first thing that does not hold."""
-    try:
-        return _verify(bundle, held)
-    except (KeyError, TypeError, ValueError, IndexError) as exc:
-        raise BundleError(f"the bundle is malformed ({type(exc).__name__}: {exc})") from None
-
-
-def _verify(bundle: dict[str, Any], held: Checkpoint) -> dict[str, Any]:
-    if bundle.get("bundle") != BUNDLE:
-        raise BundleError(f"not a rating proof bundle (expected {BUNDLE!r})")
-    own = Checkpoint.parse(bundle["checkpoint"])
-    if own.ledger != held.ledger:
-        raise BundleError("the bundle is proved against another ledger's checkpoint")
-    if own.size == held.size and own.root != held.root:
-        raise BundleError(
-            f"the bundle's checkpoint of size {own.size} has another root than the one you "
-            "hold: the ledger was rewritten or forked since"
-        )
-    if own.size != held.size:
-        raise BundleError(
-            f"the bundle is proved against the checkpoint of size {own.size}, not the one you "
-            f"hold (size {held.size}): ask for a bundle at yours, or a consistency proof"
-        )
-    facts: Facts = {}
-    for position, proof in bundle["entries"].items():
-        if proof["position"] != int(position):
-            raise BundleError(f"the proof filed under position {position} is another's")
-        try:
-            transparency.verify_inclusion(proof, held)
-        except CheckpointError as exc:
-            raise BundleError(str(exc)) from None
-        facts[int(position)] = _fact(proof["leaf"])
-    player, system, family = bundle["player"], bundle["system"], bundle["family"]
-    listed, root = _list(facts, bundle["list"], family)
-    row = bundle["row"]
-    if _key(row["leaf"]) != (system, player):
-        raise BundleError(f"the row proved is not {player}'s {system} row")
-    _check_row(row, root, listed.name)
-    said = json.loads(row["leaf"])
-    out = {
-        "player": player,
-        "system": system,
-        "list": listed.name,
-        "official_rating": said["official_rating"],
-        "checkpoint_size": held.size,
-        "recomputed": False,
-    }
-    if bundle.get("previous") is None or not periods.rates_from_previous_list(family):
-        out["why_not_recomputed"] = (
-            "the first committed list of the family"
-            if bundle.get("previous") is None
-            else f"{family} rates item by item, not a period from the previous list"
-        )
-        return out
-    previous, old_root = _list(facts, bundle["previous"], family)
-    lookup = _previous_rows(bundle["previous"]["rows"], old_root, previous.name, system, family)
-    profiles = {}
-    for pid, position in bundle["profiles"].items():
-        fact = facts[int(position)]
-        if not isinstance(fact, events.PlayerRegistered) or fact.member_id != pid:
-            raise BundleError(f"the entry at {position} is not {pid}'s profile")
-        if int(position) > listed.cutoff_position:
-            raise BundleError(f"{pid}'s profile at {position} is after the list's cutoff")
-        profiles[pid] = fact
-    context = _checked(proof_facts.Context.read, bundle, facts, listed, previous)
-    late_items = rules_family(family).late_items
-    if late_items is None:
-        raise BundleError(f"the {family} family publishes no rating lists")
-    items = []
-    for first, revision in bundle["items"]:
-        fact = facts[int(revision)]
-        if fact is None or type(fact) not in ITEM_FACTS:  # None: a kind the read side ignores
-            raise BundleError(f"the entry at {revision} is not a rated item")
-        item = fact_item(fact, int(revision), int(first))
-        period = list_for(
-            date.fromisoformat(item.end),
-            item.position,
-            [previous.rating_list, listed.rating_list],
-            late_items,
-        )
-        if period != 1:
-            raise BundleError(f"the item at {revision} is not in the period of {listed.name!r}")
-        _checked(context.names_its_players, item, player, bundle["previous"]["rows"])
-        items.append(item)
-    recomputed = periods.recompute(
-        family,
-        listed,
-        items,
-        {(pid, system): s for pid, s in lookup.items()},
-        profiles,
-        uplifts=(previous, context.before, context.raised),
-        merged=context.merges,
-    )
-    got: tuple[int | None, Standing[object] | None] | None = recomputed.get((player, system))
-    state, official = said["state"], said["official_rating"]
-    if got is None:  # no item of his in the period: his row stands as on the previous list
-        before = lookup.get(player)
-        got = (None, before)
-    if got[1] != _leaf_standing(family, state) or (got[0] is not None and got[0] != official):
-        raise BundleError(
-            f"recomputed from the bundle, {player}'s {system} row on {listed.name!r} would be "
-            f"{got[0]} (N={getattr(got[1], 'games', None)}), not the {official} "
-            f"(N={state[1]}) the list committed{context.late(previous)}"
-        )
-    out["recomputed"] = True
-    out["items"] = len(items)
-    return out
-
-
-def _checked(check: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
-    """`check(*args)`: a bundle's uplift, merge or void that is not what it is filed as is a
-    BundleError."""
-    try:
-        return check(*args, **kwargs)
-    except proof_facts.ContextError as exc:
-        raise BundleError(str(exc)) from None
-
-
-def _fact(leaf: str) -> events.Fact | None:
-    """The typed fact of an entry from its leaf (its signed message: a header line, then the
-    stored JSON), or None for a kind the read side does not decode."""
-    head, _, state = leaf.partition("\n")
-    topic = json.loads(head)[2]
-    return events.decode(topic.rpartition(":")[2], state.encode())
-
-
-def _list(
-    facts: Facts, where: dict[str, Any], family: str
-) -> tuple[periods.PublishedList, tuple[str, int]]:
-    """The published list and its committed root, from their proved entries."""
-    published, committed = facts[int(where["published"])], facts[int(where["committed"])]
-    if not isinstance(published, events.ListPublished) or published.family != family:
-        raise BundleError(f"the entry at {where['published']} is not a {family} list")
-    if (
-        not isinstance(committed, events.ListRatingsCommitted)
-        or committed.family != family
-        or committed.list_name != published.list_name
-    ):
-        raise BundleError(f"the entry at {where['committed']} does not commit that list")
-    listed = periods.PublishedList(
-        family,
-        published.number,
-        published.list_name,
-        published.as_of,
-        published.cutoff_position,
-        int(where["published"]),
-    )
-    return listed, (committed.ratings_root, committed.rows)
-
-
-def _check_row(row: dict[str, Any], root: tuple[str, int], name: str) -> None:
-    path = [bytes.fromhex(p) for p in row["proof"]]
-    leaf = merkle.leaf_hash(row["leaf"].encode())
-    if not merkle.verify_inclusion(leaf, int(row["index"]), root[1], path, bytes.fromhex(root[0])):
-        raise BundleError(f"a row is not under the committed root of list {name!r}")
-
-
-def _previous_rows(
-    rows: dict[str, Any], root: tuple[str, int], name: str, system: str, family: str
-) -> dict[str, Standing[object]]:
-    """Each player's standing on the previous list, proved (absent: proved not there)."""
-    found = {}
-    for pid, proof in rows.items():
-        key = (system, pid)
-        if "absent" not in proof:
-            if _key(proof["leaf"]) != key:
-                raise BundleError(f"the previous list's row given for {pid} is another's")
-            _check_row(proof, root, name)
-            state = json.loads(proof["leaf"])["state"]
-            found[pid] = _leaf_standing(family, state)
-            continue
-        sides = proof["absent"]
-        for side in sides:
-            _check_row(side, root, name)
-        indexes = [int(s["index"]) for s in sides]
-        keys = [_key(s["leaf"]) for s in sides]
-        fits = (
-            (len(sides) == 2 and indexes[1] == indexes[0] + 1 and keys[0] < key < keys[1])
-            or (len(sides) == 1 and indexes[0] == 0 and key < keys[0])
-            or (len(sides) == 1 and indexes[0] == root[1] - 1 and keys[0] < key)
-            or (not sides and root[1] == 0)
-        )
-        if not fits:
-            raise BundleError(f"the bundle does not show that {pid} is absent from {name!r}")
-    return found

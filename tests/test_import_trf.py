@@ -26,7 +26,7 @@ from ledger.commands import RegisterPlayer, parse
 from ledger.entrypoints.cli import app as main_app
 from ledger.entrypoints.cli.importing import register
 from ledger.entrypoints.cli.writes import register as register_ledger
-from ledger.entrypoints.interchange import trf
+from ledger.entrypoints.interchange import trf, trf_map, trf_players
 from ledger.errors import InvalidCommand
 from ledger.log import read_entries
 from ledger.results import RATED_RESULTS
@@ -81,9 +81,9 @@ def section_of(text: str, **options: Any) -> dict[str, Any]:
     return trf.to_section(trf.parse_trf(text, "game.trf"), **options).data
 
 
-def members(text: str, id_map: trf.IdMap | None = None, **registered: str | None) -> list[str]:
+def members(text: str, id_map: trf_map.IdMap | None = None, **registered: str | None) -> list[str]:
     """Each player's member id, matched against members registered with those FIDE ids."""
-    matches = trf.match(trf.parse_trf(text, "game.trf"), id_map, registered)
+    matches = trf_players.match(trf.parse_trf(text, "game.trf"), id_map, registered)
     return [matches[n].member for n in sorted(matches)]
 
 
@@ -381,12 +381,12 @@ def test_a_map_gives_starting_ranks_or_fide_ids_their_member_ids(
     path = tmp_path / name
     path.write_text(content)
     text = trf_text([(2, "w", "1")], [(1, "b", "0")])
-    assert members(text, trf.read_map(path)) == ["12345678", "30000001"]
+    assert members(text, trf_map.read_map(path)) == ["12345678", "30000001"]
 
 
 def test_the_map_wins_over_a_member_with_the_fide_id() -> None:
     text = trf_text([(2, "w", "1")], [(1, "b", "0")])
-    id_map = trf.IdMap({2: "30000001"}, {})
+    id_map = trf_map.IdMap({2: "30000001"}, {})
     assert members(text, id_map, m9=FIDE_IDS[1]) == [FIDE_IDS[0], "30000001"]
 
 
@@ -409,7 +409,7 @@ def test_a_bad_map_is_refused_naming_its_line(
     path = tmp_path / name
     path.write_text(content)
     with pytest.raises(InvalidCommand) as caught:
-        trf.read_map(path)
+        trf_map.read_map(path)
     assert caught.value.message.startswith(f"{tmp_path}/{message}")
 
 
@@ -417,7 +417,7 @@ def test_a_player_is_the_member_whose_profile_has_the_fide_id() -> None:
     # Issue 11: "by FIDE id when a registered member has that FIDE id".
     text = trf_text([(2, "w", "1")], [(1, "b", "0")])
     assert members(text, m12345678=FIDE_IDS[0]) == ["m12345678", FIDE_IDS[1]]
-    matches = trf.match(trf.parse_trf(text, "game.trf"), None, {"u1": FIDE_IDS[0]})
+    matches = trf_players.match(trf.parse_trf(text, "game.trf"), None, {"u1": FIDE_IDS[0]})
     assert [m.how for m in matches.values()] == ["fide_id", "new"]
 
 
@@ -439,7 +439,7 @@ def test_a_player_is_the_member_whose_profile_has_the_fide_id() -> None:
 def test_an_ambiguous_fide_id_is_refused(registered: dict[str, str], message: str) -> None:
     text = trf_text([(2, "w", "1")], [(1, "b", "0")])
     with pytest.raises(InvalidCommand) as caught:
-        trf.match(trf.parse_trf(text, "game.trf"), None, registered)
+        trf_players.match(trf.parse_trf(text, "game.trf"), None, registered)
     assert caught.value.message == message
 
 
@@ -459,7 +459,7 @@ def test_a_player_without_fide_id_gets_a_member_id_the_ledger_assigns(fide_id: s
     key = "player, no1|2000|USA"  # name 'Player, No1', born 2000/01/01, federation USA
     assert assigned == "X" + hashlib.sha256(key.encode()).hexdigest()[:8].upper()
     assert fide == "2000002"
-    assert members(text, trf.IdMap({1: "30000001"}, {})) == ["30000001", "2000002"]
+    assert members(text, trf_map.IdMap({1: "30000001"}, {})) == ["30000001", "2000002"]
 
 
 def test_two_lines_of_one_name_without_fide_id_get_two_member_ids() -> None:
@@ -483,7 +483,7 @@ def test_every_field_of_the_player_line_goes_into_the_profile() -> None:
     # federation, FIDE id, birth date) into the profile".
     report = trf.read_trf(LAKESIDE)
     start = date(2024, 9, 14)
-    profiles = [trf.profile(p, p.fide_id or "", start, "FIDE") for p in report.players]
+    profiles = [trf_players.profile(p, p.fide_id or "", start, "FIDE") for p in report.players]
     assert profiles[0] == {
         "id": "14700011",
         "name": "Sokolov, Ivan",

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from ledger.entrypoints.cli import app as main_app
-from ledger.entrypoints.interchange import trf, trf_header
+from ledger.entrypoints.interchange import trf, trf_header, trf_players
 from ledger.entrypoints.interchange.section_diff import diff
 from ledger.entrypoints.interchange.trf_export import to_trf
 
@@ -87,9 +87,9 @@ def test_a_file_s_rating_is_recorded_with_its_event_s_kind(
     # Issue 20: "a file's ratings recorded as what they are (a rating the file reports, with
     # the event's kind), never as a FIDE rating unless the event is FIDE-rated".
     start = date(2024, 9, 14)
-    assert trf.rating_kind(online, time_control, start) == kind
+    assert trf_players.rating_kind(online, time_control, start) == kind
     sokolov = trf.read_trf(LAKESIDE).players[0]
-    profile = trf.profile(sokolov, "14700011", start, kind)
+    profile = trf_players.profile(sokolov, "14700011", start, kind)
     if kind == "FIDE":
         assert profile["fide"]["rating"] == 2615 and "reported_rating" not in profile
     else:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ledger.entrypoints.interchange import Imported, trf, validated
+from ledger.entrypoints.interchange import Imported, trf, trf_players, trf_records, validated
 from ledger.entrypoints.interchange.time_controls import ledger_time_control
 from ledger.errors import InvalidCommand
 from ledger.rules.time_controls import NOT_GIVEN, parse_time_control
@@ -77,18 +77,18 @@ ENCODED = {
 }
 
 
-def fixture_with(line_122: str) -> trf.TrfReport:
+def fixture_with(line_122: str) -> trf_records.TrfReport:
     text = FIXTURE.read_text()
     assert LINE_122 in text
     return trf.parse_trf(text.replace(LINE_122, line_122), "lakeside.trf")
 
 
-def imported(report: trf.TrfReport, **options: str) -> Imported:
-    members = {n: m.member for n, m in trf.match(report, None, {}).items()}
+def imported(report: trf_records.TrfReport, **options: str) -> Imported:
+    members = {n: m.member for n, m in trf_players.match(report, None, {}).items()}
     return trf.to_section(report, members=members, **options)
 
 
-def section(report: trf.TrfReport, **options: str) -> dict[str, object]:
+def section(report: trf_records.TrfReport, **options: str) -> dict[str, object]:
     return imported(report, **options).data
 
 

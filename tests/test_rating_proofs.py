@@ -18,7 +18,8 @@ from ledger.application import RatingsLedger
 from ledger.entrypoints.cli import app
 from ledger.evidence import transparency
 from ledger.evidence.checkpoints import Checkpoint
-from projections.proofs import BundleError, MemoryTree, verify_bundle
+from projections.proof_check import verify_bundle
+from projections.proofs import BundleError, MemoryTree
 
 runner = CliRunner()
 

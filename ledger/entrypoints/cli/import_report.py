@@ -12,7 +12,7 @@ from ledger.entrypoints.cli.common import print_entries, print_json
 
 if TYPE_CHECKING:
     from ledger.commands import SubmitSection
-    from ledger.entrypoints.interchange.trf import TrfReport
+    from ledger.entrypoints.interchange.trf_records import TrfReport
     from ledger.log import LedgerEntry
 
 
@@ -55,6 +55,7 @@ def trf_notes(report: TrfReport, section: SubmitSection, partial: bool) -> list[
     """What the import decided about the file beyond its lines: online, in progress, the
     time control it did not give, the member ids the ledger assigned."""
     from ledger.entrypoints.interchange import trf, trf_header
+    from ledger.entrypoints.interchange.trf_players import assigned_ids
     from ledger.rules.time_controls import NOT_GIVEN
 
     notes = []
@@ -74,7 +75,7 @@ def trf_notes(report: TrfReport, section: SubmitSection, partial: bool) -> list[
             + ", ".join(str(p.line) for p in left_out)
         )
     kept = {p.id for p in section.players}
-    assigned = [m for m in trf.assigned_ids(report).values() if m in kept]
+    assigned = [m for m in assigned_ids(report).values() if m in kept]
     if assigned:
         notes.append(
             f"{report.source}: {len(assigned)} players without a FIDE id get the member ids "

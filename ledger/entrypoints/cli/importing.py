@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import closing
 from datetime import date
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -20,6 +21,8 @@ if TYPE_CHECKING:
     from ledger.application import RatingsLedger
     from ledger.commands import RegisterPlayer, SubmitSection
     from ledger.entrypoints.interchange import Imported
+    from ledger.entrypoints.interchange.trf_players import Match
+    from ledger.entrypoints.interchange.trf_records import TrfPlayer, TrfReport
     from ledger.log import LedgerEntry
 
 DryRun = Annotated[
@@ -101,11 +104,13 @@ def import_trf(
     and byes."""
     from ledger.application import RatingsLedger
     from ledger.entrypoints.interchange import trf, validated
+    from ledger.entrypoints.interchange.trf_map import read_map
+    from ledger.entrypoints.interchange.trf_players import match
 
     with reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
         report = trf.read_trf(file)
-        mapping = None if id_map is None else trf.read_map(id_map)
-        matches = trf.match(report, mapping, _registered(ledger))
+        mapping = None if id_map is None else read_map(id_map)
+        matches = match(report, mapping, _registered(ledger))
         imported = trf.to_section(
             report,
             section_id=section_id,
@@ -120,12 +125,7 @@ def import_trf(
         )
         section = validated(imported)
         reserved = {p.start for p in trf.reserves(report, _last_round(section))}
-        players = {matches[p.start].member: p for p in report.players if p.start not in reserved}
-        kind = trf.rating_kind(section.online, section.time_control, section.start_date)
-
-        def profile(member: str) -> dict[str, Any]:
-            return trf.profile(players[member], member, section.start_date, kind)
-
+        profile = _trf_profiles(report, matches, reserved, section)
         if correct:
             return _correct(ledger, store, section, reason, actor, dry_run, as_json)
         files = [{"file": str(file), "records": len(report.players)}]
@@ -133,19 +133,53 @@ def import_trf(
         summary, entries = _submit(
             ledger, [imported], [section], actor, register, profile, files, warnings
         )
-        summary["matched"] = [
-            {"start": n, "member": m.member, "by": m.how, "name": report_names[n]}
-            for n, m in sorted(matches.items())
-            if n not in reserved
-            for report_names in [{p.start: p.name for p in report.players}]
-        ]
-        summary["sections"][0] |= section_notes(section)
-        team = trf.team_report(report)
-        if team is not None:
-            summary["sections"][0]["team"] = team
-            summary["warnings"] += [f"{file}: {d}" for d in team["points_disagree"]]
+        _add_trf_summary(summary, file, report, matches, reserved, section)
     summary |= receipt_fields(ledger.receipt)
     _report(summary, entries, [section], dry_run, as_json, listed=False)
+
+
+def _trf_profiles(
+    report: TrfReport, matches: Mapping[int, Match], reserved: set[int], section: SubmitSection
+) -> Callable[[str], dict[str, Any]]:
+    """Each member's `register` item from its `001` line (the players fielded, by member id)."""
+    from ledger.entrypoints.interchange.trf_players import rating_kind
+
+    players = {matches[p.start].member: p for p in report.players if p.start not in reserved}
+    kind = rating_kind(section.online, section.time_control, section.start_date)
+    return partial(_trf_profile, players, section.start_date, kind)
+
+
+def _trf_profile(
+    players: Mapping[str, TrfPlayer], start: date, kind: str, member: str
+) -> dict[str, Any]:
+    from ledger.entrypoints.interchange.trf_players import profile
+
+    return profile(players[member], member, start, kind)
+
+
+def _add_trf_summary(
+    summary: dict[str, Any],
+    file: Path,
+    report: TrfReport,
+    matches: Mapping[int, Match],
+    reserved: set[int],
+    section: SubmitSection,
+) -> None:
+    """What the summary says of a TRF beyond the submission: whom each line matched, the
+    section's notes and a team file's teams (and where its team points disagree)."""
+    from ledger.entrypoints.interchange import trf
+
+    names = {p.start: p.name for p in report.players}
+    summary["matched"] = [
+        {"start": n, "member": m.member, "by": m.how, "name": names[n]}
+        for n, m in sorted(matches.items())
+        if n not in reserved
+    ]
+    summary["sections"][0] |= section_notes(section)
+    team = trf.team_report(report)
+    if team is not None:
+        summary["sections"][0]["team"] = team
+        summary["warnings"] += [f"{file}: {d}" for d in team["points_disagree"]]
 
 
 def import_uschess_dbf(

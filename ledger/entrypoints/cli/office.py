@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated, Any
 
 import typer
@@ -173,23 +174,13 @@ def supplement(
     sex, age group, club); a table (US Chess layout), or --fide-txt, --json, --csv, --tsv,
     --nl."""
     from ledger.entrypoints.interchange import exports
-    from projections import list_filters, queries
+    from projections import queries
 
     fmt = _supplement_format(legacy, fide_txt, as_json, as_csv, as_tsv, as_nl)
     asked = {"federation": federation, "sex": sex, "age": age, "club": club}
-    why = list_filters.refused(asked)
-    if why is not None:
-        usage(f"--{why}")
-    if sort not in ("id", "name", "rating"):
-        usage(f"--sort: {sort!r} is not one of id, name, rating")
-    if (as_of is None) == (list_name is None):
-        usage("give exactly one of --as-of and --list")
+    _check_supplement(asked, sort, as_of, list_name)
     day = iso_day("--as-of", as_of)
-    rated = known(family) or rules_family(DEFAULT)  # an unknown family is refused below
-    default = [rated.list_system] if rated.list_system else list(rated.systems)
-    systems = system or (default[:1] if fmt == "fide-txt" else default)
-    if fmt == "fide-txt" and len(systems) != 1:
-        usage("--fide-txt: give one --system (a FIDE list has one rating column)")
+    systems = _supplement_systems(family, system, fmt)
     with caught_up(store, view, family, list_name=list_name) as v:
         if list_name is not None:
             listed = queries.published_list(v, list_name)
@@ -197,6 +188,43 @@ def supplement(
             day = listed.as_of
         assert day is not None  # --as-of gave it, or the list did
         rows = exports.supplement(v, day, systems, min_games, sort, list_name, asked)
+    _print_supplement(fmt, rows, systems, day, list_name)
+
+
+def _check_supplement(
+    asked: dict[str, str | None], sort: str, as_of: str | None, list_name: str | None
+) -> None:
+    """Refuse (usage) a filter the list pages refuse, an unknown sort key, and a supplement
+    dated both or neither by --as-of and --list."""
+    from projections import list_filters
+
+    why = list_filters.refused(asked)
+    if why is not None:
+        usage(f"--{why}")
+    if sort not in ("id", "name", "rating"):
+        usage(f"--sort: {sort!r} is not one of id, name, rating")
+    if (as_of is None) == (list_name is None):
+        usage("give exactly one of --as-of and --list")
+
+
+def _supplement_systems(family: str, system: list[str] | None, fmt: str) -> list[str]:
+    """The systems asked for, else the family's list system (or all its systems); a FIDE TXT
+    list has one."""
+    rated = known(family) or rules_family(DEFAULT)  # caught_up refuses an unknown family
+    default = [rated.list_system] if rated.list_system else list(rated.systems)
+    systems = system or (default[:1] if fmt == "fide-txt" else default)
+    if fmt == "fide-txt" and len(systems) != 1:
+        usage("--fide-txt: give one --system (a FIDE list has one rating column)")
+    return systems
+
+
+def _print_supplement(
+    fmt: str, rows: list[dict[str, Any]], systems: list[str], day: str, list_name: str | None
+) -> None:
+    """The supplement in the format asked for: FIDE's TXT, a table (US Chess layout) or the
+    records of the output convention."""
+    from ledger.entrypoints.interchange import exports
+
     if fmt == "fide-txt":
         for line in exports.fide_txt(rows, systems[0], day):
             typer.echo(line)
@@ -204,12 +232,14 @@ def supplement(
     columns, flat = exports.supplement_records(rows, systems)
     document = {"as_of": day, "list": list_name, "systems": systems, "players": rows}
     records = rows if fmt == "nl" else flat
+    emit(fmt, records, columns, partial(_supplement_table, rows, systems), document)
 
-    def table() -> None:
-        for line in exports.supplement_lines(rows, systems):
-            typer.echo(line)
 
-    emit(fmt, records, columns, table, document)
+def _supplement_table(rows: list[dict[str, Any]], systems: list[str]) -> None:
+    from ledger.entrypoints.interchange import exports
+
+    for line in exports.supplement_lines(rows, systems):
+        typer.echo(line)
 
 
 def _supplement_format(legacy: str | None, fide_txt: bool, *flags: bool) -> str:

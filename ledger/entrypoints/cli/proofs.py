@@ -165,7 +165,8 @@ def verify_rating(
     checkpoint signed by a writer whose key you trust (--trusted/--key), the entries in the
     ledger, the row under the list's committed root, and the rating recomputed from the games
     and the previous list's rows."""
-    from projections.proofs import BundleError, verify_bundle
+    from projections.proof_check import verify_bundle
+    from projections.proofs import BundleError
 
     with reported():
         trust = trust_of(trusted, key, witness)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -28,17 +28,9 @@ from ledger.entrypoints.interchange import (
 from ledger.entrypoints.interchange import trf_header as header
 from ledger.entrypoints.interchange.time_controls import ledger_time_control
 from ledger.entrypoints.interchange.trf_export import COMMENT
-from ledger.entrypoints.interchange.trf_map import IdMap, read_map
-from ledger.entrypoints.interchange.trf_players import (
-    Match,
-    assigned_ids,
-    match,
-    profile,
-    rating_kind,
-)
+from ledger.entrypoints.interchange.trf_players import assigned_ids
+from ledger.entrypoints.interchange.trf_records import TrfPlayer, TrfReport
 from ledger.errors import InvalidCommand
-
-__all__ = ["IdMap", "Match", "assigned_ids", "match", "profile", "rating_kind", "read_map"]
 from ledger.rules.families import reads_time_control
 from ledger.rules.time_controls import NOT_GIVEN
 from ledger.text import digits
@@ -89,75 +81,6 @@ TITLES = {"g": "GM", "m": "IM", "wg": "WGM", "f": "FM", "wm": "WIM", "c": "CM", 
 TITLES |= {"wc": "WCM"} | {
     t.lower(): t for t in ("GM", "IM", "WGM", "FM", "WIM", "CM", "WFM", "WCM")
 }
-
-
-@dataclass(frozen=True)
-class TrfPlayer:
-    """A `001` line: what TRF16 says about the player, and the rounds."""
-
-    start: int
-    name: str
-    fide_id: str | None
-    line: int
-    rounds: tuple[Entry, ...]
-    sex: str | None = None
-    title: str | None = None
-    rating: int | None = None
-    federation: str | None = None
-    birth_date: date | None = None
-    birth_year: int | None = None
-
-
-@dataclass(frozen=True)
-class TrfReport:
-    """A parsed file: the tournament tags (tag → line number, text) and the player lines."""
-
-    source: str
-    tags: Mapping[str, tuple[int, str]]
-    players: tuple[TrfPlayer, ...]
-    skipped: tuple[str, ...] = ()
-    round_dates: tuple[date, ...] = ()  # the 132 lines' dates of the rounds
-    embedded: Mapping[str, list[str]] = field(default_factory=dict)  # `### ratings-ledger` lines
-    team_lines: Mapping[str, list[tuple[int, str]]] = field(default_factory=dict)  # TEAM_RECORDS
-
-    def embedded_one(self, key: str) -> str | None:
-        return self.embedded[key][0] if self.embedded.get(key) else None
-
-    def embedded_map(self) -> IdMap | None:
-        """The member ids an export wrote (`### ratings-ledger member START ID`), if any."""
-        pairs = [m.split() for m in self.embedded.get("member", [])]
-        found = {int(p[0]): p[1] for p in pairs if len(p) == 2 and digits(p[0])}
-        return IdMap(found, {}) if found else None
-
-    def where(self, player: TrfPlayer) -> str:
-        return f"{self.source} line {player.line} (player {player.start})"
-
-    @property
-    def warnings(self) -> list[str]:
-        """What the reading skipped (the bye's own line)."""
-        return list(self.skipped)
-
-    @property
-    def header(self) -> dict[str, tuple[str, str]]:
-        """Each tournament line's text and place (`file line 4`), by tag."""
-        return {t: (text, f"{self.source} line {n}") for t, (n, text) in self.tags.items()}
-
-    @property
-    def team(self) -> bool:
-        """A team tournament's file (TRF-2026 013/310 team lines, 082, a team 092/192)."""
-        return header.is_team_file(self.header, "013" in self.tags or "310" in self.tags)
-
-    @property
-    def rounds_played(self) -> int:
-        """The last round with a game in it (byes entered ahead of a round do not count)."""
-        return max((e.round for p in self.players for e in p.rounds if e.opponent), default=0)
-
-    def tag(self, tag: str) -> tuple[str, str] | None:
-        """The text of a tournament tag and where it is, if the file has it."""
-        if tag not in self.tags:
-            return None
-        line, text = self.tags[tag]
-        return text, f"{self.source} line {line}"
 
 
 def read_trf(path: Path) -> TrfReport:

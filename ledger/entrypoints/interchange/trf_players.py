@@ -9,15 +9,13 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ledger.entrypoints.interchange.trf_map import IdMap
+from ledger.entrypoints.interchange.trf_records import TrfPlayer, TrfReport
 from ledger.errors import InvalidCommand
 from ledger.rules.families import family
 from ledger.rules.time_controls import known_time_control
-
-if TYPE_CHECKING:
-    from ledger.entrypoints.interchange.trf import TrfPlayer, TrfReport
-    from ledger.entrypoints.interchange.trf_map import IdMap
 
 FIDE = "fide"  # a TRF is FIDE's report: the ratings it gives are on FIDE's lists
 

@@ -11,6 +11,7 @@ installed (docs/decisions.md, "the columnar rating kernel").
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from ledger.rules.uschess.columns import MINIMUM_RATING, SPECIAL_UP_TO, Columns
 from ledger.rules.uschess.effective_games import effective_games
@@ -110,7 +111,41 @@ def rate_python(
     dual_rated_k: bool,
 ) -> Columns:
     """§1 Steps 2–5 in pure Python (the arguments as `rate_columns`')."""
-    size = len(prior)
+    opponents, results = _games_of(len(prior), white, black, score)
+    special = [n <= SPECIAL_UP_TO or h != 0 for n, h in zip(games, history, strict=True)]
+    two = _step_two(prior, games, special, opponents, results, distinct_at_three, dual_rated_k)
+    # Step 3: unrated players with N = 0, N' = 1, against opponents' pre-event or Step 1 ratings.
+    step3: list[float | None] = [None] * len(prior)
+    step4_opponent = list(prior)
+    for i in two.played:
+        if unrated[i] and games[i] == 0:
+            s3 = special_value(prior[i], 1.0, [prior[j] for j in opponents[i]], two.total[i])
+            step3[i] = step4_opponent[i] = max(s3, MINIMUM_RATING)
+    # Step 4 with those opponent ratings, then Step 5 with the Step 4 results.
+    step4, _, _ = _rated(prior, history, opponents, two, bonus_multiplier, step4_opponent)
+    after4 = [r if new is None else new for r, new in zip(step4_opponent, step4, strict=True)]
+    step5, expected, bonus = _rated(prior, history, opponents, two, bonus_multiplier, after4)
+    return Columns(
+        special,
+        two.m,
+        two.total,
+        two.wins,
+        two.draws,
+        two.n_eff,
+        two.k,
+        two.eligible,
+        step3,
+        step4,
+        step5,
+        expected,
+        bonus,
+    )
+
+
+def _games_of(
+    size: int, white: Sequence[int], black: Sequence[int], score: Sequence[float]
+) -> tuple[list[list[int]], list[list[float]]]:
+    """Each player's opponents and results, in the section's order of games."""
     opponents: list[list[int]] = [[] for _ in range(size)]
     results: list[list[float]] = [[] for _ in range(size)]
     for w, b, s in zip(white, black, score, strict=True):
@@ -118,7 +153,35 @@ def rate_python(
         results[w].append(s)
         opponents[b].append(w)
         results[b].append(1.0 - s)
-    special = [n <= SPECIAL_UP_TO or h != 0 for n, h in zip(games, history, strict=True)]
+    return opponents, results
+
+
+@dataclass(frozen=True)
+class _StepTwo:
+    """What Steps 4 and 5 need of each player: the players with games, m, the score, wins and
+    draws, N' (Step 2, §3), and for the standard formula K and bonus eligibility (§4.2)."""
+
+    played: list[int]
+    m: list[int]
+    total: list[float]
+    wins: list[int]
+    draws: list[int]
+    n_eff: list[float]
+    k: list[float | None]
+    eligible: list[bool]
+
+
+def _step_two(
+    prior: Sequence[float],
+    games: Sequence[float],
+    special: list[bool],
+    opponents: list[list[int]],
+    results: list[list[float]],
+    distinct_at_three: bool,
+    dual_rated_k: bool,
+) -> _StepTwo:
+    """Step 2 (§3) and what the section's games give each player (§4.2's K and bonus)."""
+    size = len(prior)
     m_of = [len(r) for r in results]
     total, wins, draws = [0.0] * size, [0] * size, [0] * size
     n_eff_of, eligible = [0.0] * size, [False] * size
@@ -136,55 +199,32 @@ def rate_python(
             distinct = set(met)
             most = 1 if len(distinct) == m else max(map(met.count, distinct))
             eligible[i] = bonus_eligible(m, most, distinct_at_three)
+    return _StepTwo(played, m_of, total, wins, draws, n_eff_of, k_of, eligible)
 
-    # Step 3: unrated players with N = 0, N' = 1, against opponents' pre-event or Step 1 ratings.
-    step3: list[float | None] = [None] * size
-    step4_opponent = list(prior)
-    for i in played:
-        if unrated[i] and games[i] == 0:
-            s3 = special_value(prior[i], 1.0, [prior[j] for j in opponents[i]], total[i])
-            step3[i] = step4_opponent[i] = max(s3, MINIMUM_RATING)
 
-    # Step 4 with those opponent ratings, then Step 5 with the Step 4 results.
-    step4: list[float | None] = [None] * size
-    step5: list[float | None] = [None] * size
+def _rated(
+    prior: Sequence[float],
+    history: Sequence[int],
+    opponents: list[list[int]],
+    two: _StepTwo,
+    bonus_multiplier: float,
+    against: list[float],
+) -> tuple[list[float | None], list[float | None], list[float | None]]:
+    """Step 4 or 5 (§1): each player's new rating against the opponents' ratings `against`,
+    and for the standard formula its expected score and bonus (§4.2)."""
+    size = len(prior)
+    new_of: list[float | None] = [None] * size
     expected: list[float | None] = [None] * size
     bonus: list[float | None] = [None] * size
-    after4 = list(step4_opponent)
-    for i in played:
-        k = k_of[i]
-        opp = [step4_opponent[j] for j in opponents[i]]
+    for i in two.played:
+        k = two.k[i]
+        opp = [against[j] for j in opponents[i]]
         if k is None:
-            new = special_value(prior[i], n_eff_of[i], opp, total[i], HISTORIES[history[i]])
+            new = special_value(prior[i], two.n_eff[i], opp, two.total[i], HISTORIES[history[i]])
         else:
-            multiplier = bonus_multiplier if eligible[i] else None
-            new = standard_values(prior[i], opp, total[i], k, multiplier)[0]
+            multiplier = bonus_multiplier if two.eligible[i] else None
+            new, expected[i], bonus[i] = standard_values(prior[i], opp, two.total[i], k, multiplier)
         if new < MINIMUM_RATING:
             new = MINIMUM_RATING
-        step4[i] = after4[i] = new
-    for i in played:
-        k = k_of[i]
-        opp = [after4[j] for j in opponents[i]]
-        if k is None:
-            new = special_value(prior[i], n_eff_of[i], opp, total[i], HISTORIES[history[i]])
-        else:
-            multiplier = bonus_multiplier if eligible[i] else None
-            new, expected[i], bonus[i] = standard_values(prior[i], opp, total[i], k, multiplier)
-        if new < MINIMUM_RATING:
-            new = MINIMUM_RATING
-        step5[i] = new
-    return Columns(
-        special,
-        m_of,
-        total,
-        wins,
-        draws,
-        n_eff_of,
-        k_of,
-        eligible,
-        step3,
-        step4,
-        step5,
-        expected,
-        bonus,
-    )
+        new_of[i] = new
+    return new_of, expected, bonus

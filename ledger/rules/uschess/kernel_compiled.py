@@ -23,6 +23,24 @@ NAN = math.nan
 Floats = npt.NDArray[np.float64]
 Ints = npt.NDArray[np.int64]
 Bools = npt.NDArray[np.bool_]
+# _rate's columns: special, m, score, wins, draws, N', N' is N, K, bonus eligible, Steps 3-5,
+# expected score and bonus
+Rated = tuple[
+    Bools,
+    Ints,
+    Floats,
+    Ints,
+    Ints,
+    Floats,
+    Bools,
+    Floats,
+    Bools,
+    Floats,
+    Floats,
+    Floats,
+    Floats,
+    Floats,
+]
 
 
 @njit(cache=True)
@@ -134,23 +152,69 @@ def _rate(
     distinct_at_three: bool,
     dual: bool,
     two: float,
-) -> tuple[
-    Bools,
-    Ints,
-    Floats,
-    Ints,
-    Ints,
-    Floats,
-    Bools,
-    Floats,
-    Bools,
-    Floats,
-    Floats,
-    Floats,
-    Floats,
-    Floats,
-]:  # pragma: no cover - compiled
-    size = prior.size
+) -> Rated:  # pragma: no cover - compiled
+    m, start, opponents, results = _games_of(prior.size, white, black, score)
+    special_of, total, wins, draws, n_eff, n_is_games, k, eligible = _step_two(
+        prior, games, history, m, start, opponents, results, distinct_at_three, dual, two
+    )
+    step3, against = _step_three(prior, games, unrated, m, start, opponents, total)
+    # Steps 4 and 5 (kernel.rate_python): Step 4's expected score and bonus are not kept
+    step4, _, _ = _step(
+        prior,
+        history,
+        m,
+        start,
+        opponents,
+        special_of,
+        total,
+        n_eff,
+        k,
+        eligible,
+        multiplier,
+        against,
+    )
+    after4 = against.copy()
+    for i in range(prior.size):
+        if m[i]:
+            after4[i] = step4[i]
+    step5, expected, bonus = _step(
+        prior,
+        history,
+        m,
+        start,
+        opponents,
+        special_of,
+        total,
+        n_eff,
+        k,
+        eligible,
+        multiplier,
+        after4,
+    )
+    return (
+        special_of,
+        m,
+        total,
+        wins,
+        draws,
+        n_eff,
+        n_is_games,
+        k,
+        eligible,
+        step3,
+        step4,
+        step5,
+        expected,
+        bonus,
+    )
+
+
+@njit(cache=True)
+def _games_of(
+    size: int, white: Ints, black: Ints, score: Floats
+) -> tuple[Ints, Ints, Ints, Floats]:  # pragma: no cover - compiled
+    """Each player's games m, and his opponents and results in the section's order: player
+    i's are at start[i]:start[i + 1]."""
     m = np.zeros(size, np.int64)
     for g in range(white.size):
         m[white[g]] += 1
@@ -167,7 +231,25 @@ def _rate(
         fill[w] += 1
         opponents[fill[b]], results[fill[b]] = w, 1.0 - s
         fill[b] += 1
+    return m, start, opponents, results
 
+
+@njit(cache=True)
+def _step_two(
+    prior: Floats,
+    games: Floats,
+    history: Ints,
+    m: Ints,
+    start: Ints,
+    opponents: Ints,
+    results: Floats,
+    distinct_at_three: bool,
+    dual: bool,
+    two: float,
+) -> tuple[Bools, Floats, Ints, Ints, Floats, Bools, Floats, Bools]:  # pragma: no cover
+    """Step 2 (§3) and what the games give each player: special or not, score, wins, draws,
+    N' (and whether it is N), and for the standard formula K and bonus eligibility (§4.2)."""
+    size = prior.size
     special_of = np.empty(size, np.bool_)
     total, wins, draws = np.zeros(size), np.zeros(size, np.int64), np.zeros(size, np.int64)
     n_eff, n_is_games = np.zeros(size), np.zeros(size, np.bool_)
@@ -208,8 +290,22 @@ def _rate(
                     met += 1
             most = max(most, met)
         eligible[i] = not (mi < 3 or most > 2 or (distinct_at_three and mi == 3 and most > 1))
+    return special_of, total, wins, draws, n_eff, n_is_games, k, eligible
 
-    # Step 3, then Steps 4 and 5 (kernel.rate_python)
+
+@njit(cache=True)
+def _step_three(
+    prior: Floats,
+    games: Floats,
+    unrated: Bools,
+    m: Ints,
+    start: Ints,
+    opponents: Ints,
+    total: Floats,
+) -> tuple[Floats, Floats]:  # pragma: no cover - compiled
+    """Step 3: unrated players with N = 0, N' = 1, against the pre-event (or Step 1) ratings;
+    their ratings, and the opponent ratings of Step 4."""
+    size = prior.size
     step3 = np.full(size, NAN)
     against = prior.copy()
     for i in range(size):
@@ -219,57 +315,55 @@ def _rate(
                 opp[t - start[i]] = prior[opponents[t]]
             s3 = special(prior[i], 1.0, opp, total[i], 0)
             step3[i] = against[i] = s3 if s3 >= MINIMUM_RATING else MINIMUM_RATING
-    step4, step5 = np.full(size, NAN), np.full(size, NAN)
-    expected, bonus = np.full(size, NAN), np.full(size, NAN)
-    after4 = against.copy()
-    for step in (4, 5):
-        source = against if step == 4 else after4
-        for i in range(size):
-            if m[i] == 0:
-                continue
-            opp = np.empty(m[i])
-            for t in range(start[i], start[i + 1]):
-                opp[t - start[i]] = source[opponents[t]]
-            r0 = prior[i]
-            if special_of[i]:
-                new = special(r0, n_eff[i], opp, total[i], history[i])
-            else:
-                # §4.2: Rs = R0 + K(S − E) [+ max(0, K(S − E) − B√m')]
-                e = 0.0
-                for t in range(opp.size):
-                    e += 1.0 / (1.0 + 10.0 ** ((opp[t] - r0) / 400.0))
-                change = k[i] * (total[i] - e)
-                extra = 0.0
-                if eligible[i]:
-                    mi = opp.size
-                    extra = change - multiplier * math.sqrt(mi if mi > 4 else 4)
-                    if extra < 0.0:
-                        extra = 0.0
-                new = r0 + change + extra
-                if step == 5:
-                    expected[i], bonus[i] = e, extra
-            if new < MINIMUM_RATING:
-                new = MINIMUM_RATING
-            if step == 4:
-                step4[i] = after4[i] = new
-            else:
-                step5[i] = new
-    return (
-        special_of,
-        m,
-        total,
-        wins,
-        draws,
-        n_eff,
-        n_is_games,
-        k,
-        eligible,
-        step3,
-        step4,
-        step5,
-        expected,
-        bonus,
-    )
+    return step3, against
+
+
+@njit(cache=True)
+def _step(
+    prior: Floats,
+    history: Ints,
+    m: Ints,
+    start: Ints,
+    opponents: Ints,
+    special_of: Bools,
+    total: Floats,
+    n_eff: Floats,
+    k: Floats,
+    eligible: Bools,
+    multiplier: float,
+    source: Floats,
+) -> tuple[Floats, Floats, Floats]:  # pragma: no cover - compiled
+    """Step 4 or 5: each player's new rating against the opponents' ratings `source`, and for
+    the standard formula its expected score and bonus (§4.2)."""
+    size = prior.size
+    new_of, expected, bonus = np.full(size, NAN), np.full(size, NAN), np.full(size, NAN)
+    for i in range(size):
+        if m[i] == 0:
+            continue
+        opp = np.empty(m[i])
+        for t in range(start[i], start[i + 1]):
+            opp[t - start[i]] = source[opponents[t]]
+        r0 = prior[i]
+        if special_of[i]:
+            new = special(r0, n_eff[i], opp, total[i], history[i])
+        else:
+            # §4.2: Rs = R0 + K(S − E) [+ max(0, K(S − E) − B√m')]
+            e = 0.0
+            for t in range(opp.size):
+                e += 1.0 / (1.0 + 10.0 ** ((opp[t] - r0) / 400.0))
+            change = k[i] * (total[i] - e)
+            extra = 0.0
+            if eligible[i]:
+                mi = opp.size
+                extra = change - multiplier * math.sqrt(mi if mi > 4 else 4)
+                if extra < 0.0:
+                    extra = 0.0
+            new = r0 + change + extra
+            expected[i], bonus[i] = e, extra
+        if new < MINIMUM_RATING:
+            new = MINIMUM_RATING
+        new_of[i] = new
+    return new_of, expected, bonus
 
 
 def _maybe(values: Floats) -> list[float | None]:

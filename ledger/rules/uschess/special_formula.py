@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from typing import NamedTuple
 
 EPSILON = 1e-7  # §4.1: "Let ε = 10^−7 be a tolerance to detect values different from zero"
@@ -81,30 +82,48 @@ def _search(
 ) -> tuple[float, int]:
     """§4.1 steps 1–4 and the cap from R'_0 and S': M and p, each step's M added to `path`
     (when given) with its label."""
-    low, high = prior - 400.0, prior + 400.0
-    lows = [ri - 400.0 for ri in opponents]
-    highs = [ri + 400.0 for ri in opponents]
     # The knots R_i ± 400 in order (a knot listed twice finds the same neighbours).
-    knots = lows + highs
-    knots.append(low)
-    knots.append(high)
+    knots = [ri - 400.0 for ri in opponents] + [ri + 400.0 for ri in opponents]
+    knots.append(prior - 400.0)
+    knots.append(prior + 400.0)
     knots.sort()
+    searched = _root(partial(_curve, prior, n_eff, opponents, target), prior, knots, path)
+    big_m, p = step_four(searched, r0, prior, opponents, knots)
+    if path is not None and big_m != searched:
+        path.append(("4b", big_m))
+    if big_m > SPECIAL_CAP:
+        big_m = SPECIAL_CAP
+        if path is not None:
+            path.append(("cap", big_m))
+    return big_m, p
 
-    def f(r: float) -> float:
-        # §4.1: f(R) = N'·PWe(R, R'_0) + Σ PWe(R, R_i) − S', PWe judged against the same knots
-        # (each opponent's weight is 1, so its term is PWe itself).
-        total = -target
-        if r >= high:
-            total += n_eff
-        elif r > low:
-            total += n_eff * (0.5 + (r - prior) / 800.0)
-        for ri in opponents:
-            if r >= ri + 400.0:
-                total += 1.0
-            elif r > ri - 400.0:
-                total += 0.5 + (r - ri) / 800.0
-        return total
 
+def _curve(
+    prior: float, n_eff: float, opponents: Sequence[float], target: float, r: float
+) -> float:
+    """§4.1: f(R) = N'·PWe(R, R'_0) + Σ PWe(R, R_i) − S', PWe judged against the same knots
+    (each opponent's weight is 1, so its term is PWe itself)."""
+    total = -target
+    if r >= prior + 400.0:
+        total += n_eff
+    elif r > prior - 400.0:
+        total += n_eff * (0.5 + (r - prior) / 800.0)
+    for ri in opponents:
+        if r >= ri + 400.0:
+            total += 1.0
+        elif r > ri - 400.0:
+            total += 0.5 + (r - ri) / 800.0
+    return total
+
+
+def _root(
+    f: Callable[[float], float],
+    prior: float,
+    knots: list[float],
+    path: list[tuple[str, float]] | None,
+) -> float:
+    """§4.1 steps 1–3: from M = R'_0, knot by knot (or by the secant within one piece) to an M
+    with |f(M)| ≤ ε, or to the last knot."""
     # §4.1 step 1: "in the actual implemented rating program, M is set to R'_0"
     big_m = prior
     if path is not None:
@@ -115,7 +134,7 @@ def _search(
             # §4.1 step 2: move down towards z_a, the largest knot below M.
             i = bisect.bisect_left(knots, big_m) - 1
             if i < 0:
-                break
+                return big_m
             z_a = knots[i]
             f_a = f(z_a)
             if abs(f_m - f_a) < EPSILON:
@@ -125,13 +144,12 @@ def _search(
                 if m_star < z_a:
                     big_m, label, f_m = z_a, "2b:knot", f_a
                 else:
-                    big_m, label = m_star, "2b:secant"
-                    f_m = f(big_m)
+                    big_m, label, f_m = m_star, "2b:secant", f(m_star)
         elif f_m < -EPSILON:
             # §4.1 step 3: move up towards z_b, the smallest knot above M.
             j = bisect.bisect_right(knots, big_m)
             if j >= len(knots):
-                break
+                return big_m
             z_b = knots[j]
             f_b = f(z_b)
             if abs(f_b - f_m) < EPSILON:
@@ -141,24 +159,12 @@ def _search(
                 if m_star > z_b:
                     big_m, label, f_m = z_b, "3b:knot", f_b
                 else:
-                    big_m, label = m_star, "3b:secant"
-                    f_m = f(big_m)
+                    big_m, label, f_m = m_star, "3b:secant", f(m_star)
         else:
-            break
+            return big_m
         if path is not None:
             path.append((label, big_m))
-    else:
-        raise ArithmeticError("special formula did not converge")
-
-    searched = big_m
-    big_m, p = step_four(big_m, r0, prior, opponents, knots)
-    if path is not None and big_m != searched:
-        path.append(("4b", big_m))
-    if big_m > SPECIAL_CAP:
-        big_m = SPECIAL_CAP
-        if path is not None:
-            path.append(("cap", big_m))
-    return big_m, p
+    raise ArithmeticError("special formula did not converge")
 
 
 def step_four(
