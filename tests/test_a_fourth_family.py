@@ -8,8 +8,10 @@ other module is changed or patched."""
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Iterator
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,7 @@ from ledger.rules import families
 from ledger.rules.family import Family
 from projections import queries, schema
 from projections.projector import View
+from projections.queries.common import system_order
 from projections.rating import history_layout, rater_class
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "fourth_family"
@@ -140,4 +143,47 @@ def test_the_player_page_and_the_history_show_a_fourth_familys_system(toyelo, le
     assert list(page["ratings"]) == ["ELO"] and page["ratings"]["ELO"]["rating"] == 1510.0
     assert queries.systems_of(view, B) == ["ELO"]
     assert [r["post_rating"] for r in queries.history(view, B, "ELO")] == [1500.0, 1490.0]
+    view.close()
+
+
+# A fifth system: which systems a family keeps is its `Family.systems`, and which one a
+# section is rated in its `list_for` (FIDE's by rate of play; US Chess's by the time control
+# ranges of its package). Here the toy family's package alone gains `BLITZ`.
+BLITZ = "BLITZ"
+
+
+def blitz_or_elo(minutes: int, day: date) -> str:
+    return BLITZ if minutes <= 10 else "ELO"
+
+
+@pytest.fixture
+def with_blitz(toyelo: Family, monkeypatch: pytest.MonkeyPatch) -> Family:
+    """The family package's `FAMILY` with a second system, its lists showing both."""
+    own = dataclasses.replace(
+        toyelo, systems=("ELO", BLITZ), list_system=None, list_for=blitz_or_elo
+    )
+    monkeypatch.setattr(sys.modules[f"{PACKAGE}.family"], "FAMILY", own)
+    families.family.cache_clear()
+    return families.family(NAME)
+
+
+def test_a_fifth_system_is_opened_rated_ordered_and_shown_from_its_family_alone(
+    with_blitz, led, tmp_path
+):
+    # "capability flags become behaviour of the protocol … `system_order` hard-codes US
+    # Chess's order though `Family.systems` exists": the door takes an opening in it, the
+    # rater rates a G/5 section in it, and the read core orders it by `Family.systems`
+    # (ELO before BLITZ, against the alphabet) on the player page and in his systems.
+    led.register(A, B, adult=True)
+    for player in (A, B):
+        led.opening(player, "ELO", 1500, 30)
+        led.opening(player, BLITZ, 1500, 30)
+    led.submit(round_robin("JAN", [A, B], "2024-01-06"))
+    led.submit(round_robin("FEB", [B, A], "2024-02-03", time_control="G/5"))
+    view = rated(led, tmp_path / "toyelo.db")
+    page = player_data(view, A, When())
+    assert {s: r["rating"] for s, r in page["ratings"].items()} == {"ELO": 1510.0, BLITZ: 1490.0}
+    assert list(page["ratings"]) == ["ELO", BLITZ]
+    assert queries.systems_of(view, A) == ["ELO", BLITZ]
+    assert sorted([BLITZ, "ELO", "OTHER"], key=system_order(view)) == ["ELO", BLITZ, "OTHER"]
     view.close()
