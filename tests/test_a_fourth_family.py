@@ -24,7 +24,7 @@ from ledger.entrypoints.web.players import player_data
 from ledger.log import read_entries
 from ledger.rules import families
 from ledger.rules.family import Family
-from projections import queries, schema
+from projections import explain, queries, schema
 from projections.projector import View
 from projections.queries.common import system_order
 from projections.rating import history_layout, rater_class
@@ -143,6 +143,22 @@ def test_the_player_page_and_the_history_show_a_fourth_familys_system(toyelo, le
     assert list(page["ratings"]) == ["ELO"] and page["ratings"]["ELO"]["rating"] == 1510.0
     assert queries.systems_of(view, B) == ["ELO"]
     assert [r["post_rating"] for r in queries.history(view, B, "ELO")] == [1500.0, 1490.0]
+    view.close()
+
+
+def test_explain_recomputes_a_fourth_familys_row_and_says_why_one_is_unrated(toyelo, led, tmp_path):
+    # "a typed rater protocol … how it … rates an item, explains a row": `explain` rates the
+    # item again through the family's rater and finds the stored rating.
+    led.register(A, B, C, adult=True)
+    led.opening(A, "ELO", 1600, 30)
+    led.opening(B, "ELO", 1400, 30)
+    led.submit(round_robin("JAN", [A, B, C], "2024-01-06"))
+    view = rated(led, tmp_path / "toyelo.db")
+    x = explain.explain(view, A, "ELO", "JAN")
+    assert x["rules"] == {"version": "toyelo-k20"}
+    assert x["item"]["follows"].startswith("plain Elo")
+    assert x["result"]["recomputes"] is True
+    assert "not_rated" in explain.explain(view, C, "ELO", "JAN")
     view.close()
 
 
