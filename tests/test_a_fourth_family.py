@@ -9,6 +9,7 @@ other module is changed or patched."""
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import sys
 from collections.abc import Iterator
 from datetime import date
@@ -21,6 +22,7 @@ import ledger.rules
 from ledger.application import RatingsLedger
 from ledger.entrypoints.web.params import When
 from ledger.entrypoints.web.players import player_data
+from ledger.estimate import load_section
 from ledger.log import read_entries
 from ledger.rules import families
 from ledger.rules.family import Family
@@ -160,6 +162,31 @@ def test_explain_recomputes_a_fourth_familys_row_and_says_why_one_is_unrated(toy
     assert x["result"]["recomputes"] is True
     assert "not_rated" in explain.explain(view, C, "ELO", "JAN")
     view.close()
+
+
+def test_a_fourth_familys_estimator_rates_the_contracts_section(toyelo):
+    # "each fact kind is declared once": `estimate` finds a family's estimator by its
+    # `Family.estimator` ("module:function"), here the toy family's own.
+    section = load_section(
+        {
+            "start_date": "2024-05-01",
+            "end_date": "2024-05-01",
+            "players": [
+                {"id": "a", "rating": 1500, "games": 40},
+                {"id": "b", "rating": 1500, "games": 40},
+                {"id": "c", "unrated": True, "games": 0},
+            ],
+            "games": [
+                {"white": "a", "black": "b", "result": "1-0"},
+                {"white": "c", "black": "a", "result": "1-0"},
+            ],
+        }
+    )
+    module, _, function = toyelo.estimator.partition(":")
+    out = getattr(importlib.import_module(module), function)(section, None, False)
+    assert out["rules"] == "toyelo-k20"
+    assert [p["post_rating"] for p in out["players"]] == [1510.0, 1490.0, None]
+    assert [p["games_after"] for p in out["players"]] == [41, 41, 0]
 
 
 # A fifth system: which systems a family keeps is its `Family.systems`, and which one a
