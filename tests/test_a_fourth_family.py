@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import json
 import sys
 from collections.abc import Iterator
 from datetime import date
@@ -17,9 +18,11 @@ from pathlib import Path
 
 import pytest
 from projection_helpers import Ledger, round_robin
+from typer.testing import CliRunner
 
 import ledger.rules
 from ledger.application import RatingsLedger
+from ledger.entrypoints.cli import app
 from ledger.entrypoints.web.params import When
 from ledger.entrypoints.web.players import player_data
 from ledger.estimate import load_section
@@ -146,6 +149,24 @@ def test_the_player_page_and_the_history_show_a_fourth_familys_system(toyelo, le
     assert queries.systems_of(view, B) == ["ELO"]
     assert [r["post_rating"] for r in queries.history(view, B, "ELO")] == [1500.0, 1490.0]
     view.close()
+
+
+def test_the_command_line_reads_a_fourth_familys_own_read_model(toyelo, tmp_path):
+    # "reads go through one door": `player` and `history --rules-family toyelo` make its read
+    # model beside the store (`Family.view_suffix`) and show its rows.
+    store = f"sqlite:///{tmp_path / 'ledger.db'}"
+    led = Ledger(RatingsLedger(store))
+    led.register(A, B, adult=True)
+    led.opening(A, "ELO", 1500, 30)
+    led.opening(B, "ELO", 1500, 30)
+    led.submit(round_robin("JAN", [A, B], "2024-01-06"))
+    led.app.close()
+    runner, family = CliRunner(), ["--rules-family", NAME, "--store", store]
+    shown = json.loads(runner.invoke(app, ["player", A, "--json", *family]).stdout)
+    assert shown["ratings"]["ELO"]["rating"] == 1510.0
+    lines = runner.invoke(app, ["history", B, "--system", "elo", *family]).stdout.splitlines()
+    assert [line.split()[4] for line in lines] == ["1500.00", "1490.00"]  # after each
+    assert (tmp_path / "ledger.toyelo.view.db").exists()
 
 
 def test_explain_recomputes_a_fourth_familys_row_and_says_why_one_is_unrated(toyelo, led, tmp_path):
