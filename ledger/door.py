@@ -102,23 +102,18 @@ def _system(value: object) -> object:
     raise ValueError(f"{value!r} is not one of {', '.join(DEFAULT_FAMILY.systems)}")
 
 
-def _other_lists() -> tuple[str, ...]:
-    """The rating lists of the families whose list is not a system of the default family
-    (`Family.list_system`): an opening balance may also be recorded in one of them."""
-    lists = (f.list_system for f in families.every())
-    return tuple(name for name in lists if name and name not in DEFAULT_FAMILY.systems)
+def _opening_lists() -> tuple[str, ...]:
+    """The systems an opening balance may be recorded in: each family's list
+    (`Family.list_system`), or every system of a family whose lists show them all."""
+    shown = ((f.list_system,) if f.list_system else f.systems for f in families.every())
+    return tuple(dict.fromkeys(s for systems in shown for s in systems))
 
 
 def _opening_list(value: object) -> object:
-    others = _other_lists()
-    if isinstance(value, str) and value in others:
+    lists = _opening_lists()
+    if isinstance(value, str) and value in lists:
         return value
-    try:
-        return _system(value)
-    except ValueError:
-        raise ValueError(
-            f"{value!r} is not one of {', '.join([*DEFAULT_FAMILY.systems, *others])}"
-        ) from None
+    raise ValueError(f"{value!r} is not one of {', '.join(lists)}")
 
 
 def _at_most(limit: int, what: str, name: str) -> BeforeValidator:
