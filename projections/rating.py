@@ -30,6 +30,21 @@ Lookup = Callable[[str, str], "Standing[Any]"]
 AmendmentRow = Mapping[str, Any]
 
 
+class Profiles(Protocol):
+    """The players' profiles a rater reads (a dict, or read from the model when asked for)."""
+
+    def get(self, member_id: str, /) -> PlayerRegistered | None: ...
+
+
+class ItemRater(Protocol):
+    """An opened rater as the read core drives it: an item rated, a player's standing before
+    it (a family's `Rater`, or one wrapping it: merged records renamed, problem rows kept)."""
+
+    def rate(self, item: Item) -> list[Change]: ...
+
+    def standing(self, player: str, system: str) -> Standing[object]: ...
+
+
 class Rater(Protocol):
     """A family's reader: how its standings are stored and shown (class-level), and, opened
     on a read model, how it rates one item at a time."""
@@ -77,7 +92,7 @@ class Rater(Protocol):
     def open(
         cls,
         lookup: Lookup,
-        profiles: Mapping[str, PlayerRegistered],
+        profiles: Profiles,
         amendments: Sequence[AmendmentRow],
         explain: bool,
         what_if: WhatIf | None,
@@ -106,7 +121,7 @@ def rater_class(name: str) -> type[Rater]:
 def rater_for(
     name: str,
     lookup: Lookup,
-    profiles: Mapping[str, PlayerRegistered],
+    profiles: Profiles,
     amendments: Sequence[AmendmentRow] = (),
     explain: bool = False,
     what_if: WhatIf | None = None,

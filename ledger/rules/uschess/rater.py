@@ -6,9 +6,14 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict
 from datetime import date
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
-from ledger.events import ForeignRecord, PlayerRegistered, encode_value
+from ledger.events import (
+    ForeignRecord,
+    MatchResultSubmitted,
+    SectionSubmitted,
+    encode_value,
+)
 from ledger.results import RATED_RESULTS
 from ledger.rules.rounding import round_half_up
 from ledger.rules.time_controls import known_time_control, parse_time_control
@@ -46,7 +51,7 @@ from ledger.rules.uschess.time_controls import rated_systems
 from ledger.rules.uschess.versions import Amendment, Rules, resolve
 from projections.change import Change
 from projections.items import Item
-from projections.rating import AmendmentRow
+from projections.rating import AmendmentRow, Profiles
 from projections.standing import Standing
 from projections.what_if import WhatIf
 
@@ -108,7 +113,7 @@ class Rater:
     def __init__(
         self,
         lookup: Lookup,
-        profiles: Mapping[str, PlayerRegistered],
+        profiles: Profiles,
         amendments: tuple[Amendment, ...] = (),
         explain: bool = False,
         version: str | None = None,
@@ -125,7 +130,7 @@ class Rater:
     def open(
         cls,
         lookup: Lookup,
-        profiles: Mapping[str, PlayerRegistered],
+        profiles: Profiles,
         amendments: Sequence[AmendmentRow],
         explain: bool,
         what_if: WhatIf | None,
@@ -180,7 +185,7 @@ class Rater:
         )
 
     def _section(self, item: Item) -> list[Change]:
-        p = item.event
+        p = item.fact_as(SectionSubmitted)
         rules = self.rules(p.start_date, p.rules if _uschess(p.rules) else None)
         version = rules.version
         known = known_time_control(p.time_control)
@@ -213,7 +218,7 @@ class Rater:
         return changes
 
     def _match(self, item: Item) -> list[Change]:
-        p = item.event
+        p = item.fact_as(MatchResultSubmitted)
         rules = self.rules(p.start_date)
         version = rules.version
         total = parse_time_control(p.time_control).total
@@ -235,7 +240,7 @@ class Rater:
         on = date.fromisoformat(p.end_date)
         players = {
             pid: MatchPlayer(
-                s.rating,
+                cast(float, s.rating),  # both rated: checked above
                 s.games,
                 floors.effective_floor(us(s).floors, system, version)[0],
                 tuple((date.fromisoformat(d), c) for d, c in us(s).match_changes),
@@ -475,7 +480,7 @@ def _after_match(
 
 
 def _uschess(rules: str | None) -> bool:
-    return bool(rules) and rules.startswith("uschess-")
+    return rules is not None and rules.startswith("uschess-")
 
 
 def _match_system(total: int, online: bool, version: Any) -> System:
