@@ -20,7 +20,7 @@ import sqlite_utils
 
 from ledger import events
 from ledger.events import Fact
-from projections.items import KIND_FACTS, Item
+from projections.items import Item, stored_fact
 from projections.merges import KEY as MERGE_KEY
 from projections.merges import Merges, records
 from projections.periods import PublishedList
@@ -79,7 +79,9 @@ class Batch:
     def merges_changed(self) -> None:
         self._merges = None
 
-    def _merge_records(self) -> Iterable[tuple[str, Any]]: ...
+    def _merge_records(self) -> Iterable[tuple[str, Any]]:
+        raise NotImplementedError
+
     def realias(self, players: set[str]) -> None:
         """Items naming `players` (as `item_players` holds them) stored again and touched: the
         records they count as changed (a rebuild's batch names them when it writes)."""
@@ -100,7 +102,9 @@ class Batch:
     def put_amendment(self, position: int, row: tuple[Any, ...] | None) -> None: ...
     def entry_key(self, position: int) -> str | None: ...
     def put_entry_key(self, position: int, key: str) -> None: ...
-    def revisions(self, key: str) -> list[Revision]: ...
+    def revisions(self, key: str) -> list[Revision]:
+        raise NotImplementedError
+
     def put_revisions(self, key: str, revisions: list[Revision]) -> None: ...
     def add_problem(self, position: int, key: str, kind: str, reason: str) -> None: ...
     def add_list(self, published: PublishedList) -> None: ...
@@ -176,7 +180,7 @@ class Fresh(Batch):
         return data[: s.length].decode(), msgspec.json.decode(data[s.length :])
 
     def _item(self, s: Stored) -> Item:
-        fact = events.decode(KIND_FACTS[s.kind].__name__, self._fact(s))
+        fact = stored_fact(s.kind, self._fact(s))
         return Item(s.key, s.kind, s.start, s.end, s.position, s.revision, fact)
 
     def ordered(self) -> Iterator[Item]:
@@ -331,7 +335,10 @@ class Incremental(Batch):
             "select key, kind, start, end, position, revision, payload from items where key = ?",
             [key],
         )
-        return None if row is None else Item(*row[:6], decode_item(row[1], row[6]))
+        if row is None:
+            return None
+        key, kind, start, end, position, revision, payload = row
+        return Item(key, kind, start, end, position, revision, decode_item(kind, payload))
 
     def put_item(self, key: str, item: Item | None) -> None:
         self.conn.execute("delete from item_players where item_key = ?", [key])
@@ -472,10 +479,12 @@ def revisions_json(revisions: list[Revision]) -> str:
 
 
 def profile_fact(member_id: str, profile: str) -> events.PlayerRegistered:
-    return events.decode(
+    fact = events.decode(
         "PlayerRegistered", payload={"member_id": member_id, **json.loads(profile)}
     )
+    assert isinstance(fact, events.PlayerRegistered)  # decoded as its type
+    return fact
 
 
 def decode_item(kind: str, payload: str) -> Fact:
-    return events.decode(KIND_FACTS[kind].__name__, payload.encode())
+    return stored_fact(kind, payload.encode())

@@ -176,8 +176,8 @@ def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> bool:
     for table in names:  # a creation killed half-way, or an older layout: start again
         db[table].drop()
     with db.conn:
-        db["meta"].create({"key": str, "value": str}, pk="key")
-        db["meta"].insert_all(
+        db.table("meta").create({"key": str, "value": str}, pk="key")
+        db.table("meta").insert_all(
             [
                 {"key": "schema", "value": SCHEMA_VERSION},
                 {"key": "last_position", "value": "0"},
@@ -185,8 +185,8 @@ def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> bool:
             ]
             + ([{"key": "what_if", "value": what_if}] if what_if else [])
         )
-        db["players"].create({"id": str, "profile": str, "position": int}, pk="id")
-        db["items"].create(
+        db.table("players").create({"id": str, "profile": str, "position": int}, pk="id")
+        db.table("items").create(
             {
                 "key": str,
                 "kind": str,
@@ -203,7 +203,7 @@ def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> bool:
             "create table item_players (item_key TEXT, player TEXT, "
             "primary key (item_key, player)) without rowid"
         )
-        db["sections"].create(
+        db.table("sections").create(
             {
                 "section_id": str,
                 "event_name": str,
@@ -216,7 +216,7 @@ def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> bool:
             },
             pk="section_id",
         )
-        db["amendments"].create(
+        db.table("amendments").create(
             {
                 "position": int,
                 "parameter": str,
@@ -227,7 +227,7 @@ def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> bool:
             },
             pk="position",
         )
-        db["lists"].create(
+        db.table("lists").create(
             {
                 "family": str,
                 "number": int,
@@ -252,9 +252,9 @@ def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> bool:
         )
         # Which record (item key, `player:ID`, `amendment:POS`) each entry changed, and every
         # revision of a record changed more than once: what a void (EntryVoided) takes back.
-        db["entries"].create({"position": int, "key": str}, pk="position")
-        db["revisions"].create({"key": str, "revisions": str}, pk="key")
-        db["ratings"].create(rating_columns(family), pk=("player", "system"))
+        db.table("entries").create({"position": int, "key": str}, pk="position")
+        db.table("revisions").create({"key": str, "revisions": str}, pk="key")
+        db.table("ratings").create(rating_columns(family), pk=("player", "system"))
         for index in INDEXES.values():
             db.execute(index)
     return True
