@@ -32,6 +32,7 @@ from ledger.rules.fide.versions import resolve as fide_version
 from ledger.rules.time_controls import known_time_control
 from projections.change import Change, change
 from projections.items import Item
+from projections.rating import Rater
 from projections.standing import Standing
 
 SEED_GAMES = 30  # a published FIDE rating without a game count: past 10.64's first 30 games
@@ -229,3 +230,7 @@ def _counted_results(section: fide.Section, outcome: SectionOutcome) -> dict[str
         if every or by_id[white].counts_as_rated:
             out.setdefault(black, []).append(1.0 - score)
     return out
+
+
+# the read core's protocol, which mypy checks the class against (the registry imports it by name)
+READER: type[Rater[object]] = FideRater

@@ -17,6 +17,7 @@ from ledger.rules.icu.family import SYSTEM
 from ledger.rules.icu.versions import resolve as icu_version
 from projections.change import Change, change
 from projections.items import Item
+from projections.rating import Rater
 from projections.standing import Standing
 
 
@@ -82,3 +83,7 @@ class IcuRater(GamesRater):
                 )
             )
         return changes
+
+
+# the read core's protocol, which mypy checks the class against (the registry imports it by name)
+READER: type[Rater[object]] = IcuRater

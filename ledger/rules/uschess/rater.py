@@ -49,6 +49,7 @@ from ledger.rules.uschess.state import (
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.time_controls import rated_systems
 from ledger.rules.uschess.versions import Amendment, Rules, resolve
+from projections import rating
 from projections.change import Change
 from projections.items import Item
 from projections.rating import AmendmentRow, Profiles
@@ -431,6 +432,8 @@ KINDS: dict[str, Callable[[Rater, Item], list[Change]]] = {
     "fide": decisions.fide,
     "uplift": lambda rater, item: [],  # FIDE's uplift of a FIDE list: no US Chess rating
 }
+# the read core's protocol, which mypy checks the class against (the registry imports it by name)
+READER: type[rating.Rater[UsChessState]] = Rater
 
 
 def _after_games(
