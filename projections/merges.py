@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # imported when used: a `player` query reads merges (queries.
     from projections.change import Change
     from projections.items import Item
     from projections.rating import ItemRater, Profiles
+    from projections.schema import Executes
     from projections.standing import Standing
 
 KEY = "merge:"  # a merge record's key: KEY + the record merged away
@@ -84,7 +85,7 @@ class Merges:
         return {"id": self.resolve(member_id), "position": position, "reason": reason}
 
 
-def records(conn: sqlite3.Connection | Database) -> list[tuple[str, str]]:
+def records(conn: Executes) -> list[tuple[str, str]]:
     """The merge records a read model (its connection) holds: (key, revisions JSON)."""
     rows: list[tuple[str, str]] = conn.execute(_RANGE).fetchall()
     return rows

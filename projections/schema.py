@@ -14,6 +14,9 @@ from projections.rating import history_layout, rater_class
 from projections.standing import Standing
 
 if TYPE_CHECKING:
+    import sqlite3
+    from collections.abc import Sequence
+
     import sqlite_utils
 
 # A rater's history row (projections/change.py): these, then its family's own columns, its
@@ -303,3 +306,20 @@ class ReadModel(Protocol):
 
     db: sqlite_utils.Database
     family: str
+
+
+class Executes(Protocol):
+    """A connection as a query that only runs SQL uses it: sqlite3's or sqlite_utils'."""
+
+    def execute(self, sql: str, parameters: Sequence[Any] = ..., /) -> sqlite3.Cursor: ...
+
+
+class SqlModel(Protocol):
+    """What a query that only runs SQL needs of a read model: the fast read path
+    (ledger/entrypoints/quick.py) gives it a sqlite3 connection, without sqlite_utils."""
+
+    @property
+    def db(self) -> Executes: ...
+
+    @property
+    def family(self) -> str: ...
