@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from operator import itemgetter
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 import msgspec
 import sqlite_utils
@@ -30,6 +30,8 @@ from projections.schema import LIST_COLUMNS, SECTION_COLUMNS
 Profile = tuple[events.PlayerRegistered, str, int]
 # One revision of a record changed more than once: [position, entry type, payload].
 Revision = list[Any]
+K = TypeVar("K")  # a kept table's key and value (`_put`)
+V = TypeVar("V")
 
 
 class Stored(NamedTuple):
@@ -282,7 +284,9 @@ class Fresh(Batch):
         order = sorted(self.items.values(), key=itemgetter(1), reverse=True)
         return self._write_items(conn, order, self.merges().resolve)
 
-    def _write_items(self, conn: Any, order: list[Stored], resolve: Any) -> Iterator[None]:
+    def _write_items(
+        self, conn: Any, order: list[Stored], resolve: Callable[[str], str]
+    ) -> Iterator[None]:
         while order:
             chunk = [(s, *self._spooled(s)) for s in order[-ITEMS_CHUNK:][::-1]]
             del order[-ITEMS_CHUNK:]
@@ -454,7 +458,7 @@ def _insert(conn: Any, sql: str, rows: Iterable[tuple[Any, ...]]) -> None:
         conn.executemany(sql, chunk)
 
 
-def _put(table: dict[Any, Any], key: Any, value: Any) -> None:
+def _put(table: dict[K, V], key: K, value: V | None) -> None:
     if value is None:
         table.pop(key, None)
     else:

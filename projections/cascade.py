@@ -23,6 +23,7 @@ from projections.schema import (
     POST_RATING,
     PRE_RATING,
     STATE,
+    Executes,
     ReadModel,
 )
 from projections.standing import UNRATED, Standing
@@ -347,7 +348,7 @@ class _Rerating:
         return same
 
 
-def _named(db: Any, start: str) -> dict[str, set[str]]:
+def _named(db: Executes, start: str) -> dict[str, set[str]]:
     """Which players each item from `start` names (item_players): an item is read and decoded
     only if it is re-rated."""
     named: dict[str, set[str]] = {}

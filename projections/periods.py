@@ -16,7 +16,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ledger.events import FideUpliftRecorded
 from ledger.rules.families import family as rules_family
@@ -25,9 +25,12 @@ from ledger.rules.rating_lists import RatingList, list_for
 from ledger.rules.rounding import round_half_up
 from projections.change import Change
 from projections.items import Item, sort_key
-from projections.rating import ItemRater, rater_class, rater_for
+from projections.rating import ItemRater, Profiles, rater_class, rater_for
 from projections.schema import LIST_COLUMNS, ROW_COLUMNS
 from projections.standing import UNRATED, Standing
+
+if TYPE_CHECKING:
+    from projections.merges import Merges
 
 Key = tuple[str, str]  # (player, system)
 Lookup = Callable[[str, str], Standing[object]]
@@ -79,9 +82,9 @@ def recompute(
     listed: PublishedList,
     items: Sequence[Item],
     on_list: dict[Key, Standing[object]],
-    profiles: Any,
+    profiles: Profiles,
     uplifts: tuple[PublishedList, Sequence[Item], Sequence[Item]] | None = None,
-    merged: Any = None,
+    merged: Merges | None = None,
 ) -> dict[Key, tuple[int | None, Standing[object]]]:
     """The rows list `listed` publishes for the players of `items` (its period's), rated from
     `on_list` (the previous list's standings) as the read model does: (official, standing)

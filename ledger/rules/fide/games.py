@@ -143,7 +143,7 @@ class GamesRater(ABC):
         ids = dict.fromkeys(x for g in games for x in g[:2])
         return self.rate_games(item, games, {pid: self.standing(pid) for pid in ids})
 
-    def opening_state(self, opening: OpeningBalanceRecorded) -> Any:
+    def opening_state(self, opening: OpeningBalanceRecorded) -> object:
         """The family's own state after an opening balance (None: it keeps none)."""
         return None
 

@@ -19,10 +19,12 @@ from ledger.rules.rounding import round_half_up
 from ledger.rules.time_controls import known_time_control, parse_time_control
 from ledger.rules.uschess import decisions, explain, floors
 from ledger.rules.uschess import state as us_state
+from ledger.rules.uschess.columns import Columns
 from ledger.rules.uschess.floors import FloorState
 from ledger.rules.uschess.initialization import (
     SYSTEMS,
     ForeignRating,
+    Initialization,
     PlayerBackground,
     SourceRating,
     initialization_detail,
@@ -48,7 +50,7 @@ from ledger.rules.uschess.state import (
 )
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.time_controls import rated_systems
-from ledger.rules.uschess.versions import Amendment, Rules, resolve
+from ledger.rules.uschess.versions import Amendment, Rules, RuleVersion, resolve
 from projections import rating
 from projections.change import Change
 from projections.items import Item
@@ -364,8 +366,8 @@ class Rater:
         system: System,
         players: list[str],
         pre: list[Standing[UsChessState]],
-        c: Any,
-        inits: Any,
+        c: Columns,
+        inits: dict[int, Initialization],
         explained: Callable[[int, FloorState], dict[str, Any]] | None,
     ) -> list[Change]:
         """Each player's standing and history row from the kernel's columns (`c`), with the
@@ -486,7 +488,7 @@ def _uschess(rules: str | None) -> bool:
     return rules is not None and rules.startswith("uschess-")
 
 
-def _match_system(total: int, online: bool, version: Any) -> System:
+def _match_system(total: int, online: bool, version: RuleVersion) -> System:
     systems = rated_systems(total, online, version)
     regular = System.OLR if online else System.OTBR
     return regular if regular in systems else sorted(systems)[0]
