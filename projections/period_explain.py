@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from ledger.events import FideUpliftRecorded
@@ -16,6 +17,12 @@ from ledger.rules.rounding import round_half_up
 from projections import queries
 from projections.items import Item
 from projections.projector import View
+
+# what fed a history row, as `explain` lists it: (view, item, previous change, detail, player,
+# system) → [{position, what}] (projections/explain.py)
+FedBy = Callable[
+    [View, Item, tuple[str, int, int] | None, dict[str, Any], str, str], list[dict[str, Any]]
+]
 
 
 def _period_rules(family: str) -> PeriodRules:
@@ -137,7 +144,7 @@ def _period(view: View, player: str, system: str, name: str | None) -> dict[str,
 
 
 def explain_uplift(
-    view: View, item: Item, row: dict[str, Any], stored: dict[str, Any], fed_by: Any
+    view: View, item: Item, row: dict[str, Any], stored: dict[str, Any], fed_by: FedBy
 ) -> dict[str, Any]:
     """A one-time uplift of a list (FIDE's): R + share × (ceiling − R) below the ceiling."""
     fact = item.fact_as(FideUpliftRecorded)
