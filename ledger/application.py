@@ -88,6 +88,7 @@ class RatingsLedger(Application):
         concurrent `CREATE ... IF NOT EXISTS` of the same objects fails there."""
         if self.read_only or self.env.get("PERSISTENCE_MODULE") != "eventsourcing.postgres":
             return super().construct_recorder()
+        # the library types its factory without `datastore`, which its PostgreSQL one has
         datastore = self.factory.datastore  # type: ignore[attr-defined]
         with datastore.get_connection() as conn:
             conn.execute("SELECT pg_advisory_lock(%s)", (CREATE_TABLES_LOCK,))
@@ -157,6 +158,8 @@ class RatingsLedger(Application):
         if checked is not None and checked[0] == head:
             return checked[1]  # the same attempt asks twice (its role, then its key)
         with chain_links(self.recorder) as links:
+            # the recorder is the sealing one (ledger/evidence: its `held` keys), which the
+            # library's ApplicationRecorder type does not declare
             held = self.recorder.held.at(links, head)  # type: ignore[attr-defined]
         self._checked = (head, held)
         return held

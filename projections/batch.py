@@ -10,17 +10,17 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from operator import itemgetter
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 import msgspec
 import sqlite_utils
 
 from ledger import events
 from ledger.events import Fact
-from projections.items import KIND_FACTS, Item
+from projections.items import Item, stored_fact
 from projections.merges import KEY as MERGE_KEY
 from projections.merges import Merges, records
 from projections.periods import PublishedList
@@ -30,6 +30,8 @@ from projections.schema import LIST_COLUMNS, SECTION_COLUMNS
 Profile = tuple[events.PlayerRegistered, str, int]
 # One revision of a record changed more than once: [position, entry type, payload].
 Revision = list[Any]
+K = TypeVar("K")  # a kept table's key and value (`_put`)
+V = TypeVar("V")
 
 
 class Stored(NamedTuple):
@@ -79,7 +81,9 @@ class Batch:
     def merges_changed(self) -> None:
         self._merges = None
 
-    def _merge_records(self) -> Iterable[tuple[str, Any]]: ...
+    def _merge_records(self) -> Iterable[tuple[str, Any]]:
+        raise NotImplementedError
+
     def realias(self, players: set[str]) -> None:
         """Items naming `players` (as `item_players` holds them) stored again and touched: the
         records they count as changed (a rebuild's batch names them when it writes)."""
@@ -100,7 +104,9 @@ class Batch:
     def put_amendment(self, position: int, row: tuple[Any, ...] | None) -> None: ...
     def entry_key(self, position: int) -> str | None: ...
     def put_entry_key(self, position: int, key: str) -> None: ...
-    def revisions(self, key: str) -> list[Revision]: ...
+    def revisions(self, key: str) -> list[Revision]:
+        raise NotImplementedError
+
     def put_revisions(self, key: str, revisions: list[Revision]) -> None: ...
     def add_problem(self, position: int, key: str, kind: str, reason: str) -> None: ...
     def add_list(self, published: PublishedList) -> None: ...
@@ -176,7 +182,7 @@ class Fresh(Batch):
         return data[: s.length].decode(), msgspec.json.decode(data[s.length :])
 
     def _item(self, s: Stored) -> Item:
-        fact = events.decode(KIND_FACTS[s.kind].__name__, self._fact(s))
+        fact = stored_fact(s.kind, self._fact(s))
         return Item(s.key, s.kind, s.start, s.end, s.position, s.revision, fact)
 
     def ordered(self) -> Iterator[Item]:
@@ -278,7 +284,9 @@ class Fresh(Batch):
         order = sorted(self.items.values(), key=itemgetter(1), reverse=True)
         return self._write_items(conn, order, self.merges().resolve)
 
-    def _write_items(self, conn: Any, order: list[Stored], resolve: Any) -> Iterator[None]:
+    def _write_items(
+        self, conn: Any, order: list[Stored], resolve: Callable[[str], str]
+    ) -> Iterator[None]:
         while order:
             chunk = [(s, *self._spooled(s)) for s in order[-ITEMS_CHUNK:][::-1]]
             del order[-ITEMS_CHUNK:]
@@ -331,7 +339,10 @@ class Incremental(Batch):
             "select key, kind, start, end, position, revision, payload from items where key = ?",
             [key],
         )
-        return None if row is None else Item(*row[:6], decode_item(row[1], row[6]))
+        if row is None:
+            return None
+        key, kind, start, end, position, revision, payload = row
+        return Item(key, kind, start, end, position, revision, decode_item(kind, payload))
 
     def put_item(self, key: str, item: Item | None) -> None:
         self.conn.execute("delete from item_players where item_key = ?", [key])
@@ -447,7 +458,7 @@ def _insert(conn: Any, sql: str, rows: Iterable[tuple[Any, ...]]) -> None:
         conn.executemany(sql, chunk)
 
 
-def _put(table: dict[Any, Any], key: Any, value: Any) -> None:
+def _put(table: dict[K, V], key: K, value: V | None) -> None:
     if value is None:
         table.pop(key, None)
     else:
@@ -472,10 +483,12 @@ def revisions_json(revisions: list[Revision]) -> str:
 
 
 def profile_fact(member_id: str, profile: str) -> events.PlayerRegistered:
-    return events.decode(
+    fact = events.decode(
         "PlayerRegistered", payload={"member_id": member_id, **json.loads(profile)}
     )
+    assert isinstance(fact, events.PlayerRegistered)  # decoded as its type
+    return fact
 
 
 def decode_item(kind: str, payload: str) -> Fact:
-    return events.decode(KIND_FACTS[kind].__name__, payload.encode())
+    return stored_fact(kind, payload.encode())

@@ -23,6 +23,7 @@ from projections.schema import (
     POST_RATING,
     PRE_RATING,
     STATE,
+    Executes,
     ReadModel,
 )
 from projections.standing import UNRATED, Standing
@@ -115,14 +116,14 @@ class _Standings:
         self.model = model
         self.layout = history_layout(model.family)  # its history: its state columns
         self.current = start  # the sort key of the item being rated
-        self.live: dict[tuple[str, str], Standing] = {}
+        self.live: dict[tuple[str, str], Standing[object]] = {}
         self.stored: dict[tuple[str, str], Any] = {}
         # The followed standings that differ from the one after the stored row the cascade
         # passed last for them (or that have none): those whose ratings row may differ.
         self.apart: set[tuple[str, str]] = set()
         self.systems: set[str] = set()  # the systems of the rows the cascade has read
 
-    def lookup(self, player: str, system: str) -> Standing:
+    def lookup(self, player: str, system: str) -> Standing[object]:
         """The player's standing before the current item (the rater's `lookup`)."""
         key = (player, system)
         s = self.live.get(key)
@@ -162,7 +163,7 @@ class _Standings:
         for _, r in rows:
             self.stored[(r[1], r[2])] = r
 
-    def unseat(self, player: str, system: str, standing: Standing) -> None:
+    def unseat(self, player: str, system: str, standing: Standing[object]) -> None:
         """A player followed from the cascade's start, on `standing` (his rows are gone)."""
         self.live.setdefault((player, system), standing)
 
@@ -189,7 +190,7 @@ class _Standings:
             else:
                 self.stored[key] = c.standing
 
-    def to_write(self, forced: set[tuple[str, str]]) -> dict[tuple[str, str], Standing]:
+    def to_write(self, forced: set[tuple[str, str]]) -> dict[tuple[str, str], Standing[object]]:
         """The followed standings whose ratings rows may differ: a standing the stored rows
         end on already has its ratings row (the same as a replay's)."""
         return {k: v for k, v in self.live.items() if k in forced or k in self.apart}
@@ -224,6 +225,7 @@ class _Rewrites:
         if rid is None:
             self.added.append(row)
         else:
+            assert before is not None  # a stored row's id comes with the row (`old`)
             self.rewritten.append((rid, before, row))
 
     def write(self, conn: Any, layout: Layout, stats: CatchUp) -> None:
@@ -346,7 +348,7 @@ class _Rerating:
         return same
 
 
-def _named(db: Any, start: str) -> dict[str, set[str]]:
+def _named(db: Executes, start: str) -> dict[str, set[str]]:
     """Which players each item from `start` names (item_players): an item is read and decoded
     only if it is re-rated."""
     named: dict[str, set[str]] = {}

@@ -10,6 +10,7 @@ from ledger.rules.expectancy import winning_expectancy
 from ledger.rules.families import family as rules_family
 from ledger.text import shown
 from projections import period_explain, periods, queries, unrated
+from projections.items import Item
 from projections.merges import renamed
 from projections.projector import View
 from projections.rating import rater_class
@@ -159,9 +160,16 @@ def _games(
 
 
 def _fed_by(
-    view: View, item: Any, previous: Any, detail: dict[str, Any], player: str, system: str
+    view: View,
+    item: Item,
+    previous: tuple[str, int, int] | None,
+    detail: dict[str, Any],
+    player: str,
+    system: str,
 ) -> list[dict[str, Any]]:
-    fed = [{"position": item.position, "what": f"{item.kind} {item.key} submitted"}]
+    fed: list[dict[str, Any]] = [
+        {"position": item.position, "what": f"{item.kind} {item.key} submitted"}
+    ]
     if item.revision != item.position:
         fed.append({"position": item.revision, "what": f"{item.key} corrected (rated as now)"})
     if previous is not None:

@@ -60,7 +60,9 @@ def _refold_profile(b: Batch, member_id: str, revisions: list[Revision]) -> None
         b.put_profile(member_id, None)
         return
     position, type_, payload = revisions[-1]
-    _set_profile(b, member_id, events.decode(type_, payload=payload), position)
+    fact = events.decode(type_, payload=payload)
+    assert isinstance(fact, events.PlayerRegistered)  # a profile's revisions are profiles
+    _set_profile(b, member_id, fact, position)
 
 
 def on_amendment(b: Batch, position: int, fact: events.RulesAmended) -> None:
@@ -143,7 +145,9 @@ def _refold_item(b: Batch, key: str, revisions: list[Revision]) -> None:
     if section_id is not None:
         b.put_section(section_id, None)
     for position, type_, payload in revisions:
-        _step(b, key, position, events.decode(type_, payload=payload))
+        fact = events.decode(type_, payload=payload)
+        assert fact is not None  # revisions are kept of the facts the read side reads
+        _step(b, key, position, fact)
 
 
 def _revised(b: Batch, key: str, position: int, type_: str, fact: Fact) -> list[Revision] | None:
@@ -236,10 +240,15 @@ def on_void(b: Batch, position: int, fact: events.EntryVoided) -> None:
         _refold_item(b, key, remaining)
 
 
-STATUS = {events.SectionCorrected: "corrected", events.SectionReinstated: "reinstated"}
+STATUS: dict[type[Fact], str] = {
+    events.SectionCorrected: "corrected",
+    events.SectionReinstated: "reinstated",
+}
 
 
-def _section_record(row: dict[str, Any], position: int, fact: Fact) -> dict[str, Any]:
+def _section_record(
+    row: dict[str, Any], position: int, fact: events.SectionSubmitted | events.SectionWithdrawn
+) -> dict[str, Any]:
     """The `sections` row after a SectionSubmitted, SectionCorrected, SectionWithdrawn or
     SectionReinstated."""
     row = dict(row)
@@ -335,8 +344,9 @@ def _guess_key(entry: LedgerEntry) -> str:
         for prefix, name in (("section", "section_id"), ("match", "match_id")):
             if isinstance(p.get(name), str):
                 return f"{prefix}:{p[name]}"
-        if entry.type in PROFILE_TYPES and isinstance(p.get("member_id"), str):
-            return "player:" + p["member_id"]
+        member_id = p.get("member_id")
+        if entry.type in PROFILE_TYPES and isinstance(member_id, str):
+            return "player:" + member_id
     except Exception:  # noqa: BLE001 - a payload that cannot even be read as JSON
         pass
     return f"entry:{entry.position}"

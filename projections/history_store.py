@@ -143,7 +143,7 @@ class Layout:
         conn.execute("create table history_detail (id INTEGER PRIMARY KEY, detail TEXT)")
         conn.execute(self.view)
 
-    def append(self, conn: Writer | LocalWriter, rows: list[Sequence[Any]], first: int) -> int:
+    def append(self, conn: Writer | LocalWriter, rows: Sequence[Sequence[Any]], first: int) -> int:
         """Bulk-load rater's rows into an empty history (a rebuild), numbered from `first`, in
         the order they come (each table appended to), split by the writer; the next number."""
         conn.split(rows, first, self.split)
@@ -202,7 +202,9 @@ class Layout:
                 found[(players[at], system)] = self.standing_of(state)
         return found
 
-    def rewrite(self, conn: Any, stored: list[tuple[int, Sequence[Any], Sequence[Any]]]) -> None:
+    def rewrite(
+        self, conn: Any, stored: Sequence[tuple[int, Sequence[Any], Sequence[Any]]]
+    ) -> None:
         """Stored rows given again with the same key: (id, the row as stored, the new row); of
         each only the parts that differ are written (its figures, its standing, its detail),
         in a few statements."""

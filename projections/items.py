@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from ledger import events
 from ledger.log import LedgerEntry
@@ -26,6 +26,7 @@ KIND_FACTS: dict[str, type[events.Fact]] = {
 }
 WITHDRAWALS = tuple(kind for kind, (_, _, dates) in ITEM_FACTS.items() if dates is None)
 _PLAYERS = {kind: cls.item.players for kind, cls in KIND_FACTS.items() if cls.item is not None}
+F = TypeVar("F", bound=events.Fact)
 
 
 class Item:
@@ -56,6 +57,12 @@ class Item:
             payload = _decoded(KIND_FACTS[kind].__name__, None, payload)
         self.event = payload
         self.sort_key = sort_key(end, start, position)
+
+    def fact_as(self, kind: type[F]) -> F:
+        """The item's fact as `kind`, the class its kind holds (a TypeError for another)."""
+        if not isinstance(self.event, kind):
+            raise TypeError(f"a {self.kind} item holds no {kind.__name__}")
+        return self.event
 
     @property
     def payload(self) -> dict[str, Any]:
@@ -106,6 +113,11 @@ def _decoded(type_: str, state: bytes | None, payload: object) -> events.Fact:
     if fact is None or type(fact) not in ITEM_FACTS:
         raise ValueError(f"{type_} is not a rated item")
     return fact
+
+
+def stored_fact(kind: str, state: bytes) -> events.Fact:
+    """The fact of an item of `kind` as the read model stores it (its JSON)."""
+    return _decoded(KIND_FACTS[kind].__name__, state, None)
 
 
 def _fact(entry: LedgerEntry) -> events.Fact:

@@ -19,7 +19,11 @@ if TYPE_CHECKING:  # imported when used: a `player` query reads merges (queries.
     from sqlite_utils import Database
 
     from ledger import events
+    from projections.change import Change
     from projections.items import Item
+    from projections.rating import ItemRater, Profiles
+    from projections.schema import Executes
+    from projections.standing import Standing
 
 KEY = "merge:"  # a merge record's key: KEY + the record merged away
 _RANGE = "select key, revisions from revisions where key >= 'merge:' and key < 'merge;'"
@@ -81,7 +85,7 @@ class Merges:
         return {"id": self.resolve(member_id), "position": position, "reason": reason}
 
 
-def records(conn: sqlite3.Connection | Database) -> list[tuple[str, str]]:
+def records(conn: Executes) -> list[tuple[str, str]]:
     """The merge records a read model (its connection) holds: (key, revisions JSON)."""
     rows: list[tuple[str, str]] = conn.execute(_RANGE).fetchall()
     return rows
@@ -136,23 +140,23 @@ def renamed_report(report: dict[str, Any], merges: Merges) -> dict[str, Any]:
 
 
 class Renaming:
-    """A family's rater that rates each item `renamed` (everything else is the rater's)."""
+    """A family's rater that rates each item `renamed` (a standing is the rater's)."""
 
-    def __init__(self, rater: Any, merges: Merges) -> None:
+    def __init__(self, rater: ItemRater, merges: Merges) -> None:
         self.rater, self.merges = rater, merges
 
-    def rate(self, item: Item) -> Any:
+    def rate(self, item: Item) -> list[Change]:
         return self.rater.rate(renamed(item, self.merges))
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.rater, name)
+    def standing(self, player: str, system: str) -> Standing[object]:
+        return self.rater.standing(player, system)
 
 
 class MergedProfiles:
     """The raters' profiles: a surviving record's own, with each field it lacks taken from the
     records merged into it (in the order merged)."""
 
-    def __init__(self, profiles: Any, merges: Merges) -> None:
+    def __init__(self, profiles: Profiles, merges: Merges) -> None:
         self.profiles, self.merges = profiles, merges
 
     def get(
@@ -187,6 +191,6 @@ def combined(member_id: str, profiles: list[events.PlayerRegistered]) -> events.
     return msgspec.structs.replace(profiles[0], **changes)
 
 
-def profiles(found: Any, merges: Merges) -> Any:
+def profiles(found: Profiles, merges: Merges) -> Profiles:
     """The raters' profiles `found`, merged when any record was merged away."""
     return MergedProfiles(found, merges) if merges else found

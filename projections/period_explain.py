@@ -6,14 +6,30 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
+from ledger.events import FideUpliftRecorded
 from ledger.results import RATED_RESULTS
 from ledger.rules.families import family as rules_family
+from ledger.rules.family import PeriodRules
 from ledger.rules.rounding import round_half_up
 from projections import queries
 from projections.items import Item
 from projections.projector import View
+
+# what fed a history row, as `explain` lists it: (view, item, previous change, detail, player,
+# system) → [{position, what}] (projections/explain.py)
+FedBy = Callable[
+    [View, Item, tuple[str, int, int] | None, dict[str, Any], str, str], list[dict[str, Any]]
+]
+
+
+def _period_rules(family: str) -> PeriodRules:
+    """The period rules of the family explained (one rating in list periods: FIDE 10.65)."""
+    found = rules_family(family).periods
+    assert found is not None  # explained by periods only under such a family (explain.py)
+    return found
 
 
 def period_bound(view: View, detail: dict[str, Any]) -> tuple[str, str | None] | None:
@@ -33,7 +49,7 @@ def explain_section(
     view: View, item: Item, row: dict[str, Any], stored: dict[str, Any], found: dict[str, Any]
 ) -> dict[str, Any]:
     """The period part of an explanation: games, K, ΔR (or Ru), and the list that sums them."""
-    rules = rules_family(view.family).periods
+    rules = _period_rules(view.family)
     version = rules.by_name.get(row["rules"])
     names = queries.names(view, [g[0] for g in found.get("games", ()) if isinstance(g[0], str)])
     games = []
@@ -128,11 +144,11 @@ def _period(view: View, player: str, system: str, name: str | None) -> dict[str,
 
 
 def explain_uplift(
-    view: View, item: Item, row: dict[str, Any], stored: dict[str, Any], fed_by: Any
+    view: View, item: Item, row: dict[str, Any], stored: dict[str, Any], fed_by: FedBy
 ) -> dict[str, Any]:
     """A one-time uplift of a list (FIDE's): R + share × (ceiling − R) below the ceiling."""
-    fact = item.event
-    rules = rules_family(view.family).periods
+    fact = item.fact_as(FideUpliftRecorded)
+    rules = _period_rules(view.family)
     again = rules.uplifted(round_half_up(row["pre_rating"]), fact.ceiling, fact.share)
     return {
         "player": row["player"],
@@ -167,7 +183,9 @@ def explain_uplift(
     }
 
 
-def same(stored: dict[str, Any], found: dict[str, Any], row: dict, again: tuple) -> bool:
+def same(
+    stored: dict[str, Any], found: dict[str, Any], row: dict[str, Any], again: tuple[Any, ...]
+) -> bool:
     """Whether the recomputation gives the stored values of a section rated in a period: the
     same Ro and ΔR (rated), or the same Ru (unrated)."""
     keys = ("rating_change", "performance", "hundredths", "published_rating")

@@ -16,26 +16,24 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
+from ledger.events import FideUpliftRecorded
 from ledger.rules.families import family as rules_family
 from ledger.rules.families import known
 from ledger.rules.rating_lists import RatingList, list_for
 from ledger.rules.rounding import round_half_up
 from projections.change import Change
 from projections.items import Item, sort_key
-from projections.rating import rater_class, rater_for
+from projections.rating import ItemRater, Profiles, rater_class, rater_for
 from projections.schema import LIST_COLUMNS, ROW_COLUMNS
 from projections.standing import UNRATED, Standing
 
+if TYPE_CHECKING:
+    from projections.merges import Merges
+
 Key = tuple[str, str]  # (player, system)
 Lookup = Callable[[str, str], Standing[object]]
-
-
-class ItemRater(Protocol):
-    def rate(self, item: Item) -> list[Change]: ...
-
-    def standing(self, player: str, *system: str) -> Standing[object]: ...
 
 
 @dataclass(frozen=True)
@@ -84,9 +82,9 @@ def recompute(
     listed: PublishedList,
     items: Sequence[Item],
     on_list: dict[Key, Standing[object]],
-    profiles: Any,
+    profiles: Profiles,
     uplifts: tuple[PublishedList, Sequence[Item], Sequence[Item]] | None = None,
-    merged: Any = None,
+    merged: Merges | None = None,
 ) -> dict[Key, tuple[int | None, Standing[object]]]:
     """The rows list `listed` publishes for the players of `items` (its period's), rated from
     `on_list` (the previous list's standings) as the read model does: (official, standing)
@@ -103,7 +101,8 @@ def recompute(
     run.lookup.on_list, run.live = dict(on_list), dict(on_list)
     if uplifts is not None:
         previous, earlier, raised = uplifts
-        run.lookup.uplifts = [(i.event.effective, i.event.ceiling, i.event.share) for i in earlier]
+        facts = [i.fact_as(FideUpliftRecorded) for i in earlier]
+        run.lookup.uplifts = [(f.effective, f.ceiling, f.share) for f in facts]
         for item in raised:
             run.uplift(previous, item)
     rows, live = run.run(sorted(((i.sort_key, 0, i) for i in items), key=lambda x: x[0]))
@@ -117,6 +116,7 @@ def placed(items: Sequence[Item], lists: Sequence[PublishedList]) -> list[tuple[
     """(history sort key, period, item) in the order the family rates them; period i is the
     i-th list's, len(lists) the items no list has yet (pending)."""
     late = rules_family(lists[0].family).late_items
+    assert late is not None  # a family with lists places their late items (in_periods)
     ratings = [x.rating_list for x in lists]
     out = []
     for item in items:
@@ -184,7 +184,9 @@ class _Periods:
         uplifts: Sequence[Item] = (),
     ):
         self.lists = lists
-        self.rules = rules_family(lists[0].family).periods
+        rules = rules_family(lists[0].family).periods
+        assert rules is not None  # a family rating from the previous list (FIDE 10.65)
+        self.rules = rules
         reader = rater_class(lists[0].family)
         self.columns = reader.columns
         # a row's columns but its state's: a list's row has no figures of the family's own
@@ -309,7 +311,7 @@ class _Periods:
     def uplift(self, rating_list: PublishedList, item: Item) -> None:
         """FIDE's one-time uplift of this list (the first on or after its date): every standard
         rating below the ceiling raised by share × (ceiling − R), in force from the list."""
-        fact = item.event
+        fact = item.fact_as(FideUpliftRecorded)
         version = self.rules.version(rating_list.as_of)
         self.lookup.uplifts.append((fact.effective, fact.ceiling, fact.share))
         for k, now in sorted(self.live.items()):

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ledger import events
 from projections.batch import profile_fact
+
+if TYPE_CHECKING:
+    from projections.schema import ReadModel
 
 
 class ProfilesOnDemand:
     """The raters' `profiles` mapping for a read model: a player's typed profile read when
     first asked for (a catch-up rarely needs more than the players it re-rates)."""
 
-    def __init__(self, view: Any) -> None:
+    def __init__(self, view: ReadModel) -> None:
         self.conn = view.db.conn
         self.found: dict[str, events.PlayerRegistered | None] = {}
 

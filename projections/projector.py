@@ -79,7 +79,7 @@ class View:
                 # A model started again (another layout): its checkpoints are of the old one,
                 # and an as-known-at read must not catch one of them up (timetravel).
                 shutil.rmtree(self.checkpoints_dir, ignore_errors=True)
-        self.family = self.db["meta"].get("rules_family")["value"]
+        self.family = self.db.table("meta").get("rules_family")["value"]
         found = [r["value"] for r in self.db["meta"].rows_where("key = 'what_if'")]
         self.what_if = WhatIf.from_json(found[0]) if found else None
         if self.family != family or (what_if is not None and what_if != self.what_if):
@@ -128,7 +128,7 @@ class View:
 
     @property
     def last_position(self) -> int:
-        return int(self.db["meta"].get("last_position")["value"])
+        return int(self.db.table("meta").get("last_position")["value"])
 
     def catch_up(self, entries: Iterable[LedgerEntry], dry_run: bool = False) -> CatchUp:
         """Apply every entry after the last processed position in one transaction (rolled
@@ -192,7 +192,9 @@ class View:
                 conn.rollback()
                 return None
             self._cascade.run(batch, stats)
-            self.db["meta"].upsert({"key": "last_position", "value": str(stats.last_position)})
+            self.db.table("meta").upsert(
+                {"key": "last_position", "value": str(stats.last_position)}
+            )
         except BaseException:
             conn.rollback()
             raise

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import importlib
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, Self, TypeVar
 
 from ledger.rules.families import family
 from projections.history_store import Layout
@@ -23,14 +23,30 @@ if TYPE_CHECKING:
     from projections.standing import Standing
     from projections.what_if import WhatIf
 
+S = TypeVar("S")  # a family's own state in its standings (US Chess: UsChessState, FIDE: FideState)
 # Each player's standing in one system before the item being rated: (player, system) → standing
-Lookup = Callable[[str, str], "Standing[Any]"]
+Lookup = Callable[[str, str], "Standing[object]"]
 # A recorded rules amendment as the read model keeps it: parameter, value (decoded), effective,
 # until. A family that takes amendments parses them when it opens; the others ignore them.
 AmendmentRow = Mapping[str, Any]
 
 
-class Rater(Protocol):
+class Profiles(Protocol):
+    """The players' profiles a rater reads (a dict, or read from the model when asked for)."""
+
+    def get(self, member_id: str, /) -> PlayerRegistered | None: ...
+
+
+class ItemRater(Protocol):
+    """An opened rater as the read core drives it: an item rated, a player's standing before
+    it (a family's `Rater`, or one wrapping it: merged records renamed, problem rows kept)."""
+
+    def rate(self, item: Item) -> list[Change]: ...
+
+    def standing(self, player: str, system: str) -> Standing[object]: ...
+
+
+class Rater(Protocol[S]):
     """A family's reader: how its standings are stored and shown (class-level), and, opened
     on a read model, how it rates one item at a time."""
 
@@ -44,18 +60,18 @@ class Rater(Protocol):
     rating_columns: ClassVar[Mapping[str, type]]
 
     @classmethod
-    def columns(cls, standing: Standing[Any]) -> tuple[Any, ...]:
+    def columns(cls, standing: Standing[S]) -> tuple[Any, ...]:
         """A standing as its state columns (`state_columns` order)."""
         ...
 
     @classmethod
-    def standing_of(cls, values: Sequence[Any]) -> Standing[Any]:
+    def standing_of(cls, values: Sequence[Any]) -> Standing[S]:
         """The standing a history row keeps: its `post_rating`, `games_after`, then its state
         columns."""
         ...
 
     @classmethod
-    def rating_fields(cls, system: str, standing: Standing[Any]) -> dict[str, Any]:
+    def rating_fields(cls, system: str, standing: Standing[S]) -> dict[str, Any]:
         """A standing's values of the family's `rating_columns`."""
         ...
 
@@ -76,8 +92,8 @@ class Rater(Protocol):
     @classmethod
     def open(
         cls,
-        lookup: Lookup,
-        profiles: Mapping[str, PlayerRegistered],
+        lookup: Callable[[str, str], Standing[S]],
+        profiles: Profiles,
         amendments: Sequence[AmendmentRow],
         explain: bool,
         what_if: WhatIf | None,
@@ -90,27 +106,28 @@ class Rater(Protocol):
         """Each player's new standing after `item` and its history row."""
         ...
 
-    def standing(self, player: str, system: str) -> Standing[Any]:
+    def standing(self, player: str, system: str) -> Standing[S]:
         """The player's standing in `system` before the item being rated."""
         ...
 
 
 @functools.cache
-def rater_class(name: str) -> type[Rater]:
-    """The rater class family `name` names (`Family.rater`)."""
+def rater_class(name: str) -> type[Rater[Any]]:
+    """The rater class family `name` names (`Family.rater`; its state type is its own: Any
+    here, where every family is one)."""
     module, _, cls = family(name).rater.partition(":")
-    found: type[Rater] = getattr(importlib.import_module(module), cls)
+    found: type[Rater[Any]] = getattr(importlib.import_module(module), cls)
     return found
 
 
 def rater_for(
     name: str,
     lookup: Lookup,
-    profiles: Mapping[str, PlayerRegistered],
+    profiles: Profiles,
     amendments: Sequence[AmendmentRow] = (),
     explain: bool = False,
     what_if: WhatIf | None = None,
-) -> Rater:
+) -> Rater[Any]:
     """Family `name`'s rater opened on a read model (`Rater.open`)."""
     return rater_class(name).open(lookup, profiles, amendments, explain, what_if)
 

@@ -6,16 +6,15 @@ rather than raised."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
-from ledger import bounds, events
+from ledger import bounds
 from projections import merges
 from projections.batch import Batch
 from projections.change import Change
 from projections.handlers import short
 from projections.items import Item
 from projections.merges import Merges
-from projections.rating import AmendmentRow, Rater, rater_for
+from projections.rating import AmendmentRow, ItemRater, Lookup, Profiles, rater_for
 from projections.schema import GAMES_AFTER, POST_RATING
 from projections.standing import Standing
 from projections.what_if import WhatIf
@@ -42,12 +41,12 @@ class RatingStep:
 
     def rater(
         self,
-        lookup: Callable[[str, str], Standing],
-        profiles: dict[str, events.PlayerRegistered],
+        lookup: Lookup,
+        profiles: Profiles,
         amendments: Sequence[AmendmentRow],
         explain: bool = False,
         merged: Merges | None = None,
-    ) -> Rater:
+    ) -> ItemRater:
         """The family's rater; with `merged`, it sees merged-away records as their survivors'
         (projections/merges.py)."""
         if not merged:
@@ -75,11 +74,11 @@ class RatingStep:
         batch.add_problem(item.revision, item.key, item.kind, "not rated: " + reason)
         return None
 
-    def for_periods(self, profiles: Any, batch: Batch) -> Callable[[Callable], Any]:
+    def for_periods(self, profiles: Profiles, batch: Batch) -> Callable[[Lookup], ItemRater]:
         """The rater factory for projections.periods, each item rated through `rate` (an item
         that cannot be rated becomes a problem row, as on the other paths)."""
 
-        def rater_for(lookup: Callable) -> Any:
+        def rater_for(lookup: Lookup) -> ItemRater:
             rater = self.rater(lookup, profiles, (), merged=batch.merges())
             return _Guarded(self, rater, batch)
 
@@ -89,11 +88,11 @@ class RatingStep:
 class _Guarded:
     """A family's rater whose items are rated through `RatingStep.rate` (problem rows)."""
 
-    def __init__(self, step: RatingStep, rater: Any, batch: Batch) -> None:
+    def __init__(self, step: RatingStep, rater: ItemRater, batch: Batch) -> None:
         self.step, self.rater, self.batch = step, rater, batch
 
     def rate(self, item: Item) -> list[Change]:
         return self.step.rate(item, self.rater.rate, self.batch) or []
 
-    def standing(self, player: str, *system: str) -> Standing:
-        return self.rater.standing(player, *system)
+    def standing(self, player: str, system: str) -> Standing[object]:
+        return self.rater.standing(player, system)

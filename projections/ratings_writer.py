@@ -24,7 +24,9 @@ class RatingsWriter:
     def __init__(self, family: str) -> None:
         self.family = family
 
-    def write_all(self, live: dict[tuple[str, str], Standing], conn: Writer | LocalWriter) -> None:
+    def write_all(
+        self, live: dict[tuple[str, str], Standing[object]], conn: Writer | LocalWriter
+    ) -> None:
         """A rebuild's rows, into an empty table: in key order (each b-tree appended to), a
         chunk at a time."""
         table = ratings_table(self.family)
@@ -35,7 +37,10 @@ class RatingsWriter:
             conn.executemany(table.insert, rows)
 
     def write_changes(
-        self, live: dict[tuple[str, str], Standing], stats: CatchUp, conn: sqlite3.Connection
+        self,
+        live: dict[tuple[str, str], Standing[object]],
+        stats: CatchUp,
+        conn: sqlite3.Connection,
     ) -> None:
         """A catch-up's rows: only those that differ from the stored ones are written, and each
         is noted in `stats.changes` as (before, after)."""

@@ -117,7 +117,7 @@ class Rebuild:
 
     def _by_lists(
         self, batch: Fresh, own: list[periods.PublishedList], stats: CatchUp, conn: Conn
-    ) -> dict[tuple[str, str], Standing]:
+    ) -> dict[tuple[str, str], Standing[object]]:
         """Every item by the family's lists (projections.periods); the standings after them."""
         ordered = list(batch.ordered())
         rows, live = periods.rate(
@@ -131,10 +131,10 @@ class Rebuild:
 
     def _by_items(
         self, batch: Fresh, items: Iterator[None], stats: CatchUp, conn: Conn
-    ) -> dict[tuple[str, str], Standing]:
+    ) -> dict[tuple[str, str], Standing[object]]:
         """Every item rated after the one before, the standings in memory, and a chunk of the
         items' rows written every ITEMS_PACE items; the standings after them."""
-        live: dict[tuple[str, str], Standing] = {}
+        live: dict[tuple[str, str], Standing[object]] = {}
         get = live.get
         amendments = [
             {"parameter": a[0], "value": json.loads(a[1]), "effective": a[2], "until": a[3]}

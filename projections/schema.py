@@ -14,6 +14,9 @@ from projections.rating import history_layout, rater_class
 from projections.standing import Standing
 
 if TYPE_CHECKING:
+    import sqlite3
+    from collections.abc import Sequence
+
     import sqlite_utils
 
 # A rater's history row (projections/change.py): these, then its family's own columns, its
@@ -176,8 +179,8 @@ def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> bool:
     for table in names:  # a creation killed half-way, or an older layout: start again
         db[table].drop()
     with db.conn:
-        db["meta"].create({"key": str, "value": str}, pk="key")
-        db["meta"].insert_all(
+        db.table("meta").create({"key": str, "value": str}, pk="key")
+        db.table("meta").insert_all(
             [
                 {"key": "schema", "value": SCHEMA_VERSION},
                 {"key": "last_position", "value": "0"},
@@ -185,8 +188,8 @@ def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> bool:
             ]
             + ([{"key": "what_if", "value": what_if}] if what_if else [])
         )
-        db["players"].create({"id": str, "profile": str, "position": int}, pk="id")
-        db["items"].create(
+        db.table("players").create({"id": str, "profile": str, "position": int}, pk="id")
+        db.table("items").create(
             {
                 "key": str,
                 "kind": str,
@@ -203,7 +206,7 @@ def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> bool:
             "create table item_players (item_key TEXT, player TEXT, "
             "primary key (item_key, player)) without rowid"
         )
-        db["sections"].create(
+        db.table("sections").create(
             {
                 "section_id": str,
                 "event_name": str,
@@ -216,7 +219,7 @@ def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> bool:
             },
             pk="section_id",
         )
-        db["amendments"].create(
+        db.table("amendments").create(
             {
                 "position": int,
                 "parameter": str,
@@ -227,7 +230,7 @@ def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> bool:
             },
             pk="position",
         )
-        db["lists"].create(
+        db.table("lists").create(
             {
                 "family": str,
                 "number": int,
@@ -252,9 +255,9 @@ def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> bool:
         )
         # Which record (item key, `player:ID`, `amendment:POS`) each entry changed, and every
         # revision of a record changed more than once: what a void (EntryVoided) takes back.
-        db["entries"].create({"position": int, "key": str}, pk="position")
-        db["revisions"].create({"key": str, "revisions": str}, pk="key")
-        db["ratings"].create(rating_columns(family), pk=("player", "system"))
+        db.table("entries").create({"position": int, "key": str}, pk="position")
+        db.table("revisions").create({"key": str, "revisions": str}, pk="key")
+        db.table("ratings").create(rating_columns(family), pk=("player", "system"))
         for index in INDEXES.values():
             db.execute(index)
     return True
@@ -303,3 +306,20 @@ class ReadModel(Protocol):
 
     db: sqlite_utils.Database
     family: str
+
+
+class Executes(Protocol):
+    """A connection as a query that only runs SQL uses it: sqlite3's or sqlite_utils'."""
+
+    def execute(self, sql: str, parameters: Sequence[Any] = ..., /) -> sqlite3.Cursor: ...
+
+
+class SqlModel(Protocol):
+    """What a query that only runs SQL needs of a read model: the fast read path
+    (ledger/entrypoints/quick.py) gives it a sqlite3 connection, without sqlite_utils."""
+
+    @property
+    def db(self) -> Executes: ...
+
+    @property
+    def family(self) -> str: ...

@@ -67,7 +67,7 @@ def parts(
 
 
 def _split(
-    conn: sqlite3.Connection, rows: list[Sequence[object]], first: int, spec: list[Part]
+    conn: sqlite3.Connection, rows: Sequence[Sequence[object]], first: int, spec: list[Part]
 ) -> None:
     """Rows numbered from `first` into each part's table."""
     for (sql, *_), found in zip(spec, parts(enumerate(rows, first), spec), strict=True):
@@ -142,7 +142,7 @@ class Writer:
     def executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> None:
         _send(self.to, (sql, rows if isinstance(rows, list) else list(rows), True))
 
-    def split(self, rows: list[Sequence[object]], first: int, spec: list[Part]) -> None:
+    def split(self, rows: Sequence[Sequence[object]], first: int, spec: list[Part]) -> None:
         """Rows numbered from `first`, split there into the tables of `spec`."""
         _send(self.to, (None, rows, [first, spec]))
 
@@ -179,7 +179,7 @@ class LocalWriter:
     def executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> None:
         self.conn.executemany(sql, rows)
 
-    def split(self, rows: list[Sequence[object]], first: int, spec: list[Part]) -> None:
+    def split(self, rows: Sequence[Sequence[object]], first: int, spec: list[Part]) -> None:
         """Rows numbered from `first`, split into the tables of `spec`."""
         _split(self.conn, rows, first, spec)
 

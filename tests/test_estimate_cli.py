@@ -68,6 +68,18 @@ def test_a_floor_holds_the_final_rating(run):
     assert out["players"][0]["post_rating"] == 1900.0
 
 
+def test_an_unrated_player_without_a_rating_is_initialized_by_step_1(run):
+    # issue 29: "A type checker in `./scripts/test` … strict on `ledger/rules`": mypy found the
+    # estimator handing Step 1 a background where it calls for one
+    section = copy.deepcopy(SECTION)
+    section["players"][1] = {"id": "30000001", "unrated": True, "birth_date": "2010-01-01"}
+    result = run(section)
+    assert result.exit_code == 0, result.output
+    unrated = json.loads(result.stdout)["players"][1]
+    assert unrated["pre_rating"] is not None  # §2's initial rating from the birth date
+    assert unrated["games_after"] == 1
+
+
 def test_explain_adds_every_intermediate_value(run):
     out = json.loads(run(SECTION, "--explain").stdout)
     std, unrated, _ = out["players"]

@@ -16,7 +16,7 @@ import os
 import sqlite3
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any
 from urllib.parse import quote
 
 from ledger.entrypoints.player_text import player_lines
@@ -30,15 +30,13 @@ from ledger.store import (
 )
 from projections import SCHEMA_VERSION
 
-if TYPE_CHECKING:
-    from projections.schema import ReadModel
-
 OPTIONS = {"--store": "store", "--view": "view", "--rules-family": "family"}
 VIEW_VARIABLE = "RATINGS_LEDGER_VIEW"
 
 
 class _ReadModel:
-    """What `projections.queries` needs of a read model: its connection and its family."""
+    """What `queries.player` needs of a read model (`projections.schema.SqlModel`): its
+    connection and its family."""
 
     def __init__(self, db: sqlite3.Connection, family: str) -> None:
         self.db, self.family = db, family
@@ -124,9 +122,10 @@ def _player(player_id: str, store: str, view: Path | None, family: str) -> dict[
             return None
         from projections import queries
 
-        # `player` and `player_card` use only the connection's `execute`, which sqlite3's has
-        # as sqlite_utils' Database does (importing it would cost the fast path its speed)
-        read = cast("ReadModel", _ReadModel(db, family))
+        # `player` and `player_card` use only the connection's `execute` (`SqlModel`), which
+        # sqlite3's has as sqlite_utils' Database does (importing it would cost the fast path
+        # its speed)
+        read = _ReadModel(db, family)
         out = queries.player(read, player_id)
         if out is not None:
             out["card"] = queries.player_card(read, player_id)

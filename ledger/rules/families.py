@@ -17,7 +17,8 @@ def family(name: str) -> Family:
     """The family called `name`; an unknown name is a ValueError naming the known ones."""
     if name not in NAMES:
         raise ValueError(f"unknown rules family {name!r}; known: {', '.join(NAMES)}")
-    return importlib.import_module(f"ledger.rules.{name}.family").FAMILY
+    found: Family = importlib.import_module(f"ledger.rules.{name}.family").FAMILY
+    return found
 
 
 def known(name: str) -> Family | None:

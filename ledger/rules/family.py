@@ -13,8 +13,10 @@ from ledger.rules.rating_lists import LateItems
 from ledger.rules.time_controls import known_time_control
 
 Fields = tuple[tuple[str, str], ...]
-MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August")
-MONTH_NAMES += ("September", "October", "November", "December")
+MONTH_NAMES = (
+    *("January", "February", "March", "April", "May", "June", "July", "August"),
+    *("September", "October", "November", "December"),
+)
 
 
 @dataclass(frozen=True)
@@ -37,7 +39,7 @@ class PeriodRules:
     period: the version by a list's date, the list's result, a first rating, a one-time uplift,
     and what its explanations quote."""
 
-    version: Callable[[date], Any]  # the version in force on a list's as-of date
+    version: Callable[[str], Any]  # the version in force on a list's as-of date (ISO)
     by_name: Mapping[str, Any]  # each version by its name (an explanation's row names it)
     result: Callable[..., Any]  # (version, Ro, changes, per game) → Rn, official, K, detail
     change_sum: Callable[[Iterable[float]], float]  # ΣΔR of a period's changes (10.65)

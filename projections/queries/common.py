@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ledger.rules.family import Family
-    from projections.schema import ReadModel
+    from projections.schema import ReadModel, SqlModel
 
 
 def system_order(view: ReadModel) -> Callable[[str], tuple[int, str]]:
@@ -21,7 +21,7 @@ def system_order(view: ReadModel) -> Callable[[str], tuple[int, str]]:
     return key
 
 
-def _family(view: ReadModel) -> Family:
+def _family(view: SqlModel) -> Family:
     """The view's rules family, imported when first asked for."""
     from ledger.rules.families import family
 

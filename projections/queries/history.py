@@ -30,7 +30,9 @@ def history(view: ReadModel, player_id: str, system: str) -> list[dict[str, Any]
     ]
 
 
-def history_row(view: ReadModel, player_id: str, system: str, item_key: str) -> dict | None:
+def history_row(
+    view: ReadModel, player_id: str, system: str, item_key: str
+) -> dict[str, Any] | None:
     """The history row one item wrote for a player in one system."""
     rows = list(
         view.db["history"].rows_where(
@@ -44,11 +46,12 @@ def previous_change(
     view: ReadModel, player_id: str, system: str, sort_key: str
 ) -> tuple[str, int, int] | None:
     """(item key, position, revision) of the last change before `sort_key`."""
-    return view.db.execute(
+    found: tuple[str, int, int] | None = view.db.execute(
         "select item_key, position, revision from history where player = ? and system = ? "
         "and sort_key < ? order by sort_key desc limit 1",
         [player_id, system, sort_key],
     ).fetchone()
+    return found
 
 
 def standing_before(

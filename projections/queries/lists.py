@@ -113,7 +113,9 @@ def published_and_pending(
     }
 
 
-def supplement(view: ReadModel, system: str, day: str) -> list[tuple[str, dict, str | None]]:
+def supplement(
+    view: ReadModel, system: str, day: str
+) -> list[tuple[str, dict[str, Any], str | None]]:
     """(member id, ratings row, profile JSON) of every player rated in `system` on `day`,
     after every item that ended on or before it, in member-id order."""
     return _supplement(view, system, "end_date <= ?", day)
@@ -121,7 +123,7 @@ def supplement(view: ReadModel, system: str, day: str) -> list[tuple[str, dict, 
 
 def list_supplement(
     view: ReadModel, system: str, list_name: str
-) -> list[tuple[str, dict, str | None]]:
+) -> list[tuple[str, dict[str, Any], str | None]]:
     """`supplement` as the list `list_name` of the view's family said it, `view` being the
     read model as known at the list (projections.timetravel.list_view)."""
     found = published_list(view, list_name)
@@ -130,7 +132,7 @@ def list_supplement(
 
 def _supplement(
     view: ReadModel, system: str, until: str, value: str
-) -> list[tuple[str, dict, str | None]]:
+) -> list[tuple[str, dict[str, Any], str | None]]:
     from projections.rating import rater_class
     from projections.schema import rating_row, state_select
 

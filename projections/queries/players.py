@@ -10,10 +10,10 @@ from projections.queries.common import _family, system_order
 
 if TYPE_CHECKING:
     from projections.merges import Merges
-    from projections.schema import ReadModel
+    from projections.schema import ReadModel, SqlModel
 
 
-def player(view: ReadModel, player_id: str) -> dict[str, Any] | None:
+def player(view: SqlModel, player_id: str) -> dict[str, Any] | None:
     """A player's name and current ratings row in every system; None if unknown."""
     cursor = view.db.execute("select * from ratings where player = ? order by system", [player_id])
     names = [d[0] for d in cursor.description]
@@ -45,7 +45,7 @@ def player(view: ReadModel, player_id: str) -> dict[str, Any] | None:
     return out
 
 
-def merges(view: ReadModel) -> Merges | None:
+def merges(view: SqlModel) -> Merges | None:
     """The merges in force (projections/merges.py); None when no record was merged away (a
     `player` query then imports nothing more)."""
     from projections.merges import Merges, records
@@ -67,7 +67,7 @@ def person(view: ReadModel, player_id: str) -> set[str]:
     return {player_id} if found is None else {player_id, *found.absorbed(player_id)}
 
 
-def player_card(view: ReadModel, player_id: str) -> dict[str, Any] | None:
+def player_card(view: SqlModel, player_id: str) -> dict[str, Any] | None:
     """What a federation prints at the head of a player's page, from his latest profile:
     name, title, federation (his FIDE record's flag), FIDE id, sex, birth year and club; a field
     the ledger does not hold is None. None for a player with no profile."""
@@ -104,7 +104,7 @@ def card(profile: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _last_k(view: ReadModel, player_id: str, system: str) -> float | None:
+def _last_k(view: SqlModel, player_id: str, system: str) -> float | None:
     found = view.db.execute(
         "select k from history where player = ? and system = ? and k is not null "
         "order by sort_key desc limit 1",
@@ -124,14 +124,14 @@ def profile_position(view: ReadModel, player_id: str) -> int | None:
     return None if row is None else row[0]
 
 
-def names(view: ReadModel, ids: Sequence[str]) -> dict[str, str]:
+def names(view: SqlModel, ids: Sequence[str]) -> dict[str, str]:
     """The names of those of `ids` that have one."""
     marks = ", ".join("?" for _ in ids)
     rows = view.db.execute(f"select id, profile from players where id in ({marks})", list(ids))
     return {pid: name for pid, profile in rows if (name := _name(profile))}
 
 
-def _name_of(view: ReadModel, player_id: str) -> str | None:
+def _name_of(view: SqlModel, player_id: str) -> str | None:
     return names(view, [player_id]).get(player_id)
 
 

@@ -18,13 +18,14 @@ def items_in_order(view: ReadModel) -> list[Item]:
     rows = view.db.execute(
         "select key, kind, start, end, position, revision, payload from items order by sort_key"
     ).fetchall()
-    return [Item(*r[:6], json.loads(r[6])) for r in rows]
+    return [
+        Item(key, kind, s, e, at, rev, json.loads(fact)) for key, kind, s, e, at, rev, fact in rows
+    ]
 
 
 def item(view: ReadModel, key: str) -> Item | None:
     """A rated item as it stands now (its latest revision)."""
-    from ledger import events
-    from projections.items import KIND_FACTS, Item
+    from projections.items import Item, stored_fact
 
     row = view.db.execute(
         "select key, kind, start, end, position, revision, payload from items where key = ?",
@@ -32,7 +33,8 @@ def item(view: ReadModel, key: str) -> Item | None:
     ).fetchone()
     if row is None:
         return None
-    return Item(*row[:6], events.decode(KIND_FACTS[row[1]].__name__, row[6].encode()))
+    key, kind, start, end, position, revision, payload = row
+    return Item(key, kind, start, end, position, revision, stored_fact(kind, payload.encode()))
 
 
 def amendment_rows(view: ReadModel) -> list[dict[str, Any]]:

@@ -159,7 +159,8 @@ def section_report(view: ReadModel, section_id: str) -> dict[str, Any] | None:
         return None
     merged = merges(view)
     if merged is None:
-        return json.loads(found[0])
+        report: dict[str, Any] = json.loads(found[0])
+        return report
     from projections.merges import renamed_report
 
     return renamed_report(json.loads(found[0]), merged)

@@ -66,11 +66,11 @@ def rating_supplement(
     projections.timetravel.list_view): rating, N, and under the US Chess rules established
     (§1: N > 25) and the floor then; in member-id order."""
     out = []
-    found = (
-        queries.supplement(view, system, day)
-        if list_name is None
-        else queries.list_supplement(view, system, list_name)
-    )
+    if list_name is None:
+        assert day is not None  # its callers give a day or a list
+        found = queries.supplement(view, system, day)
+    else:
+        found = queries.list_supplement(view, system, list_name)
     for player, r, profile in found:
         out.append(
             {

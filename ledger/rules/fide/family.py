@@ -56,9 +56,7 @@ EXPLAIN_VERSIONS = {
 
 # 10.65 / 8.3.4: each period rated from the previous list, the list summing it.
 PERIODS = PeriodRules(
-    # PeriodRules.version says it takes a date; the read side passes the list's ISO date, as
-    # list_version reads it (ledger/rules/family.py's annotation is the one to correct)
-    version=list_version,  # type: ignore[arg-type]
+    version=list_version,
     by_name=BY_NAME,
     result=period_result,
     change_sum=period_sum,

@@ -9,13 +9,17 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 from typing import Any, ClassVar, Self
 
-from ledger.events import OpeningBalanceRecorded, PlayerRegistered
+from ledger.events import (
+    MatchResultSubmitted,
+    OpeningBalanceRecorded,
+    SectionSubmitted,
+)
 from ledger.results import RATED_RESULTS
-from ledger.rules.fide.section import PlayerOutcome, SectionOutcome
+from ledger.rules.fide.section import Format, PlayerOutcome, SectionOutcome
 from ledger.rules.time_controls import known_time_control
 from projections.change import Change, change
 from projections.items import Item
-from projections.rating import AmendmentRow
+from projections.rating import AmendmentRow, Profiles
 from projections.standing import Standing
 from projections.what_if import WhatIf
 
@@ -28,24 +32,33 @@ GAMES_STATE: dict[str, type] = {"s_wins": int, "s_draws": int, "s_losses": int, 
 
 def rateable(item: Item) -> bool:
     """Over-the-board sections and matches at a regular time control (docs/decisions.md)."""
-    if item.kind not in ("section", "match") or item.event.online:
+    fact = item.event
+    if not isinstance(fact, SectionSubmitted | MatchResultSubmitted) or fact.online:
         return False
-    known = known_time_control(item.event.time_control)
+    known = known_time_control(fact.time_control)
     return known is not None and known.total >= REGULAR_FROM
 
 
 Games = tuple[tuple[str, str, float], ...]
 
 
+def played(item: Item) -> SectionSubmitted | MatchResultSubmitted:
+    """The fact of a section or match (a TypeError for another item)."""
+    fact = item.event
+    if not isinstance(fact, SectionSubmitted | MatchResultSubmitted):
+        raise TypeError(f"a {item.kind} item has no games")
+    return fact
+
+
 def rated_games(item: Item) -> Games:
     return tuple(
         (g.white, g.black, RATED_RESULTS[g.result])
-        for g in item.event.games
+        for g in played(item).games
         if g.result in RATED_RESULTS
     )
 
 
-def section_format(item: Item, games: Games) -> str:
+def section_format(item: Item, games: Games) -> Format:
     """A match, a round robin (every pair met exactly once, three or more players), or Swiss."""
     if item.kind == "match":
         return "match"
@@ -91,7 +104,7 @@ class GamesRater(ABC):
     ) -> dict[str, Any] | None:
         return None
 
-    def __init__(self, lookup: Lookup, profiles: Mapping[str, PlayerRegistered]) -> None:
+    def __init__(self, lookup: Lookup, profiles: Profiles) -> None:
         self.lookup = lookup
         self.profiles = profiles
 
@@ -99,7 +112,7 @@ class GamesRater(ABC):
     def open(
         cls,
         lookup: Lookup,
-        profiles: Mapping[str, PlayerRegistered],
+        profiles: Profiles,
         amendments: Sequence[AmendmentRow],
         explain: bool,
         what_if: WhatIf | None,
@@ -112,8 +125,8 @@ class GamesRater(ABC):
         return self.lookup(player, system or self.system)
 
     def rate(self, item: Item) -> list[Change]:
-        if item.kind == "opening" and item.event.system == self.system:
-            p = item.event
+        p = item.event
+        if isinstance(p, OpeningBalanceRecorded) and p.system == self.system:
             before = self.standing(p.member_id)
             after: Standing[object] = Standing(
                 rating=float(p.rating),
@@ -130,7 +143,7 @@ class GamesRater(ABC):
         ids = dict.fromkeys(x for g in games for x in g[:2])
         return self.rate_games(item, games, {pid: self.standing(pid) for pid in ids})
 
-    def opening_state(self, opening: OpeningBalanceRecorded) -> Any:
+    def opening_state(self, opening: OpeningBalanceRecorded) -> object:
         """The family's own state after an opening balance (None: it keeps none)."""
         return None
 
@@ -172,7 +185,7 @@ def detail(o: PlayerOutcome, outcome: SectionOutcome) -> dict[str, Any]:
     return detail
 
 
-def profile_field(profiles: Mapping[str, PlayerRegistered], player: str, name: str) -> Any:
+def profile_field(profiles: Profiles, player: str, name: str) -> Any:
     profile = profiles.get(player)
     return None if profile is None else getattr(profile, name)
 

@@ -6,13 +6,14 @@ from collections.abc import Mapping, Sequence
 from datetime import date
 from typing import Any, ClassVar, cast
 
-from ledger.events import OpeningBalanceRecorded
+from ledger.events import MatchResultSubmitted, OpeningBalanceRecorded, SectionSubmitted
 from ledger.rules.fide import section as fide
 from ledger.rules.fide.games import (
     GAMES_STATE,
     Games,
     GamesRater,
     detail,
+    played,
     profile_field,
     rated_games,
     section_format,
@@ -31,6 +32,7 @@ from ledger.rules.fide.versions import resolve as fide_version
 from ledger.rules.time_controls import known_time_control
 from projections.change import Change, change
 from projections.items import Item
+from projections.rating import Rater
 from projections.standing import Standing
 
 SEED_GAMES = 30  # a published FIDE rating without a game count: past 10.64's first 30 games
@@ -55,9 +57,11 @@ class FideRater(GamesRater):
         state = None if extra is None else FideState.from_json(extra)
         return super().standing_of(games)._replace(state=state)
 
-    def standing(self, player: str, system: str = STANDARD) -> Standing[object]:
-        """The player's FIDE standing; first seen, the profile's published FIDE rating (rapid
-        and blitz: his standard rating, B.02 rapid and blitz 7.2.1)."""
+    def standing(self, player: str, system: str | None = None) -> Standing[object]:
+        """The player's FIDE standing (by default, the standard list's); first seen, the
+        profile's published FIDE rating (rapid and blitz: his standard rating, B.02 rapid and
+        blitz 7.2.1)."""
+        system = system or STANDARD
         found = self.lookup(player, system)
         if system != STANDARD:
             if found.rating is not None or found.state is not None:
@@ -87,10 +91,13 @@ class FideRater(GamesRater):
         return FideState(reached_2400=reaches_k_10(float(best)))
 
     def rate(self, item: Item) -> list[Change]:
-        if item.kind == "opening" or item.kind not in ("section", "match") or item.event.online:
-            return super().rate(item) if item.kind == "opening" else []
+        fact = item.event
+        if isinstance(fact, OpeningBalanceRecorded):
+            return super().rate(item)
+        if not isinstance(fact, SectionSubmitted | MatchResultSubmitted) or fact.online:
+            return []
         version = fide_version(date.fromisoformat(item.end))
-        known = known_time_control(item.event.time_control)
+        known = known_time_control(fact.time_control)
         if known is None:
             return []
         minutes = known.total
@@ -106,7 +113,7 @@ class FideRater(GamesRater):
             )
         return self.rate_games(item, games, pre, version, system)
 
-    def rate_games(  # type: ignore[override]
+    def rate_games(
         self,
         item: Item,
         games: Games,
@@ -117,7 +124,7 @@ class FideRater(GamesRater):
         version = version or fide_version(date.fromisoformat(item.end))
         ids = [pid for pid in pre if any(pid in g[:2] for g in games)]
         states = {pid: _fide_state(s) or FideState() for pid, s in pre.items()}
-        rounds = max((g.round or 0 for g in item.event.games), default=0) or None
+        rounds = max((g.round or 0 for g in played(item).games), default=0) or None
         section = fide.Section(
             section_format(item, games),
             date.fromisoformat(item.start),
@@ -164,6 +171,7 @@ class FideRater(GamesRater):
         if before.rating is not None:
             rating, official = o.post, o.official
             # 10.641 / 8.3.3: K = 10 "once a player's published rating has reached 2400"
+            assert official is not None  # a rated player's outcome has his official rating
             reached = state.reached or reaches_k_10(official)
             state = state._replace(reached_2400=reached)
         elif outcome.rules != fide.RULES:  # 8.2/7.1.4: his games join the pool
@@ -172,6 +180,7 @@ class FideRater(GamesRater):
             rating = None if o.published_rating is None else float(o.published_rating)
             official = o.published_rating
         else:
+            assert o.performance is not None  # 10.3: an unrated player's result is his Ru
             prior = (*(state.prior or ()), (o.performance, o.games))
             state = state._replace(prior=prior)
             rating = None if o.published_rating is None else float(o.published_rating)
@@ -223,3 +232,7 @@ def _counted_results(section: fide.Section, outcome: SectionOutcome) -> dict[str
         if every or by_id[white].counts_as_rated:
             out.setdefault(black, []).append(1.0 - score)
     return out
+
+
+# the read core's protocol, which mypy checks the class against (the registry imports it by name)
+READER: type[Rater[object]] = FideRater

@@ -22,14 +22,14 @@ def uplifted(rating: float, ceiling: int = CEILING, share: float = SHARE) -> flo
     return rating + share * (ceiling - rating)
 
 
-def uplifted_official(rating: int, ceiling: int = CEILING, share: float = SHARE) -> int:
+def uplifted_official(rating: float, ceiling: int = CEILING, share: float = SHARE) -> int:
     """The list's whole-number rating after the uplift (rounded half up: 1001 → 1400.6 → 1401)."""
     return round_half_up(uplifted(rating, ceiling, share))
 
 
 def raised_profile_rating(
-    rating: int, rated_on: str | None, in_force: Sequence[tuple[str, int, float]]
-) -> int:
+    rating: float, rated_on: str | None, in_force: Sequence[tuple[str, int, float]]
+) -> float:
     """The FIDE rating a player enters with when the read model does not hold him yet: his
     profile's, raised by each uplift in force (effective date, ceiling, share) dated after it
     (it was on a list before the uplift). Undated: taken as the rating in force, not raised."""

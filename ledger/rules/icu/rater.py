@@ -8,6 +8,7 @@ from ledger.rules.fide.games import (
     Games,
     GamesRater,
     detail,
+    played,
     profile_field,
     to_date,
 )
@@ -16,6 +17,7 @@ from ledger.rules.icu.family import SYSTEM
 from ledger.rules.icu.versions import resolve as icu_version
 from projections.change import Change, change
 from projections.items import Item
+from projections.rating import Rater
 from projections.standing import Standing
 
 
@@ -30,7 +32,7 @@ class IcuRater(GamesRater):
     ) -> list[Change]:
         ids = list(pre)
         version = icu_version(date.fromisoformat(item.start))
-        fixed = {p.id: p.fixed_rating for p in item.event.players if p.fixed_rating is not None}
+        fixed = {p.id: p.fixed_rating for p in played(item).players if p.fixed_rating is not None}
         outcome = version.rate(
             icu.Section(
                 date.fromisoformat(item.start),
@@ -54,7 +56,10 @@ class IcuRater(GamesRater):
             if not o.games:
                 continue
             before = pre[o.player]
-            rating = float(o.official) if version.carries_published else o.post
+            rating = o.post
+            if version.carries_published:
+                assert o.official is not None  # a player with games has his official rating
+                rating = float(o.official)
             after: Standing[object] = Standing(
                 rating=rating, games=before.games + o.games, rated_on=item.end
             )
@@ -78,3 +83,7 @@ class IcuRater(GamesRater):
                 )
             )
         return changes
+
+
+# the read core's protocol, which mypy checks the class against (the registry imports it by name)
+READER: type[Rater[object]] = IcuRater

@@ -4,10 +4,15 @@ through these (its `KINDS`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Protocol
 
-from ledger.events import PlayerRegistered
+from ledger.events import (
+    DirectorOverride,
+    FideAdjustmentSubmitted,
+    MoneyFloorAwarded,
+    OpeningBalanceRecorded,
+)
 from ledger.rules.uschess import floors
 from ledger.rules.uschess.fide_adjustment import (
     FideGame,
@@ -28,6 +33,7 @@ from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.versions import Rules
 from projections.change import Change
 from projections.items import Item
+from projections.rating import Profiles
 from projections.standing import Standing
 
 Lookup = Callable[[str, System], Standing[UsChessState]]
@@ -38,13 +44,13 @@ class Decider(Protocol):
     the profiles and the rules in force on a day."""
 
     lookup: Lookup
-    profiles: Mapping[str, PlayerRegistered]
+    profiles: Profiles
 
     def rules(self, start: str, version: str | None = None) -> Rules: ...
 
 
 def opening(rater: Decider, item: Item) -> list[Change]:
-    p = item.event
+    p = item.fact_as(OpeningBalanceRecorded)
     if p.system not in System.__members__:
         return []  # a FIDE or ICU list's opening balance, for those families' read models
     system = System(p.system)
@@ -66,7 +72,7 @@ def opening(rater: Decider, item: Item) -> list[Change]:
 
 
 def money(rater: Decider, item: Item) -> list[Change]:
-    p = item.event
+    p = item.fact_as(MoneyFloorAwarded)
     system = System(p.system)
     rules = rater.rules(item.start)
     before = rater.lookup(p.member_id, system)
@@ -95,7 +101,7 @@ def money(rater: Decider, item: Item) -> list[Change]:
 
 
 def override(rater: Decider, item: Item) -> list[Change]:
-    p = item.event
+    p = item.fact_as(DirectorOverride)
     system = System(p.system)
     rules = rater.rules(item.start)
     before = rater.lookup(p.member_id, system)
@@ -126,7 +132,7 @@ def override(rater: Decider, item: Item) -> list[Change]:
 
 
 def fide(rater: Decider, item: Item) -> list[Change]:
-    p = item.event
+    p = item.fact_as(FideAdjustmentSubmitted)
     system = System.OTBR
     rules = rater.rules(item.start)
     member = p.member_id

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from ledger.errors import InputError
@@ -29,7 +30,7 @@ from ledger.rules.uschess.time_controls import rated_systems
 from ledger.rules.uschess.versions import resolve
 
 
-def estimate(section: EstimateSection, name: str | None, explain: bool) -> dict:
+def estimate(section: EstimateSection, name: str | None, explain: bool) -> dict[str, Any]:
     """US Chess (§1–§5): Step 1 for the unrated, then the five steps, under the version named
     or in force on the start date."""
     rules = resolve(section.start_date, name)
@@ -62,9 +63,8 @@ def estimate(section: EstimateSection, name: str | None, explain: bool) -> dict:
     for i, p in enumerate(section.players):
         if p.rating is None and not p.unrated:
             raise InputError(f"players[{i}].rating", "required for a rated player")
-        starts.append(
-            Start(p.id, p.rating, p.games or 0, p.unrated, p.history, background=_background(p))
-        )
+        background = partial(_background, p)  # called only if Step 1 initializes him
+        starts.append(Start(p.id, p.rating, p.games or 0, p.unrated, p.history, background))
     games = [Game(index[g.white], index[g.black], white_score(g.result)) for g in section.games]
     try:
         rated, by_index = rate_event(
@@ -86,7 +86,9 @@ def estimate(section: EstimateSection, name: str | None, explain: bool) -> dict:
     return out
 
 
-def _player_output(p: EstimatePlayer, r: Rated, init: Initialization | None, explain: bool) -> dict:
+def _player_output(
+    p: EstimatePlayer, r: Rated, init: Initialization | None, explain: bool
+) -> dict[str, Any]:
     post = r.post_rating
     floor_applied = False
     if post is not None and p.floor is not None and post < p.floor:

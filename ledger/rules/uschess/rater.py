@@ -6,18 +6,25 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict
 from datetime import date
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
-from ledger.events import ForeignRecord, PlayerRegistered, encode_value
+from ledger.events import (
+    ForeignRecord,
+    MatchResultSubmitted,
+    SectionSubmitted,
+    encode_value,
+)
 from ledger.results import RATED_RESULTS
 from ledger.rules.rounding import round_half_up
 from ledger.rules.time_controls import known_time_control, parse_time_control
 from ledger.rules.uschess import decisions, explain, floors
 from ledger.rules.uschess import state as us_state
+from ledger.rules.uschess.columns import Columns
 from ledger.rules.uschess.floors import FloorState
 from ledger.rules.uschess.initialization import (
     SYSTEMS,
     ForeignRating,
+    Initialization,
     PlayerBackground,
     SourceRating,
     initialization_detail,
@@ -43,10 +50,11 @@ from ledger.rules.uschess.state import (
 )
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.time_controls import rated_systems
-from ledger.rules.uschess.versions import Amendment, Rules, resolve
+from ledger.rules.uschess.versions import Amendment, Rules, RuleVersion, resolve
+from projections import rating
 from projections.change import Change
 from projections.items import Item
-from projections.rating import AmendmentRow
+from projections.rating import AmendmentRow, Profiles
 from projections.standing import Standing
 from projections.what_if import WhatIf
 
@@ -108,7 +116,7 @@ class Rater:
     def __init__(
         self,
         lookup: Lookup,
-        profiles: Mapping[str, PlayerRegistered],
+        profiles: Profiles,
         amendments: tuple[Amendment, ...] = (),
         explain: bool = False,
         version: str | None = None,
@@ -125,7 +133,7 @@ class Rater:
     def open(
         cls,
         lookup: Lookup,
-        profiles: Mapping[str, PlayerRegistered],
+        profiles: Profiles,
         amendments: Sequence[AmendmentRow],
         explain: bool,
         what_if: WhatIf | None,
@@ -180,7 +188,7 @@ class Rater:
         )
 
     def _section(self, item: Item) -> list[Change]:
-        p = item.event
+        p = item.fact_as(SectionSubmitted)
         rules = self.rules(p.start_date, p.rules if _uschess(p.rules) else None)
         version = rules.version
         known = known_time_control(p.time_control)
@@ -213,7 +221,7 @@ class Rater:
         return changes
 
     def _match(self, item: Item) -> list[Change]:
-        p = item.event
+        p = item.fact_as(MatchResultSubmitted)
         rules = self.rules(p.start_date)
         version = rules.version
         total = parse_time_control(p.time_control).total
@@ -235,7 +243,7 @@ class Rater:
         on = date.fromisoformat(p.end_date)
         players = {
             pid: MatchPlayer(
-                s.rating,
+                cast(float, s.rating),  # both rated: checked above
                 s.games,
                 floors.effective_floor(us(s).floors, system, version)[0],
                 tuple((date.fromisoformat(d), c) for d, c in us(s).match_changes),
@@ -358,8 +366,8 @@ class Rater:
         system: System,
         players: list[str],
         pre: list[Standing[UsChessState]],
-        c: Any,
-        inits: Any,
+        c: Columns,
+        inits: dict[int, Initialization],
         explained: Callable[[int, FloorState], dict[str, Any]] | None,
     ) -> list[Change]:
         """Each player's standing and history row from the kernel's columns (`c`), with the
@@ -426,6 +434,8 @@ KINDS: dict[str, Callable[[Rater, Item], list[Change]]] = {
     "fide": decisions.fide,
     "uplift": lambda rater, item: [],  # FIDE's uplift of a FIDE list: no US Chess rating
 }
+# the read core's protocol, which mypy checks the class against (the registry imports it by name)
+READER: type[rating.Rater[UsChessState]] = Rater
 
 
 def _after_games(
@@ -475,10 +485,10 @@ def _after_match(
 
 
 def _uschess(rules: str | None) -> bool:
-    return bool(rules) and rules.startswith("uschess-")
+    return rules is not None and rules.startswith("uschess-")
 
 
-def _match_system(total: int, online: bool, version: Any) -> System:
+def _match_system(total: int, online: bool, version: RuleVersion) -> System:
     systems = rated_systems(total, online, version)
     regular = System.OLR if online else System.OTBR
     return regular if regular in systems else sorted(systems)[0]
