@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
+from uuid import UUID
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from eventsourcing.application import Application
@@ -39,7 +40,7 @@ BACKOFF_SECONDS = 0.005  # up to 5, 10, 20, … ms (random) before deciding agai
 CREATE_TABLES_LOCK = 0x7261_7469_6E67_73  # a PostgreSQL advisory lock key ("ratings")
 
 
-class RatingsLedger(Application):
+class RatingsLedger(Application[UUID]):
     """The write side of the ledger; read it in order with `ledger.log.read_entries`.
 
     Its write verbs are its collaborators, one a concern (ledger/writes/), each given this
@@ -66,6 +67,7 @@ class RatingsLedger(Application):
         self.keyring = keyring or Keyring()
         self.read_only = read_only
         self.receipt: Head | None = None  # the chain's link after the last write, DIGEST@POS
+        self._checked: tuple[int, Held] | None = None  # the keys and roles read at a head
         try:
             super().__init__(env=store_env(self.store, self.name, read_only))
         except (PersistenceError, OSError) as exc:
@@ -154,13 +156,13 @@ class RatingsLedger(Application):
         write by write (never the roles record: a row inserted behind the ledger's back is not
         trusted), read in one read transaction; the recorder's cache is taught only what is new."""
         head = self.recorder.max_notification_id() or 0
-        checked = getattr(self, "_checked", None)
+        checked = self._checked
         if checked is not None and checked[0] == head:
             return checked[1]  # the same attempt asks twice (its role, then its key)
         with chain_links(self.recorder) as links:
             # the recorder is the sealing one (ledger/evidence: its `held` keys), which the
             # library's ApplicationRecorder type does not declare
-            held = self.recorder.held.at(links, head)  # type: ignore[attr-defined]
+            held: Held = self.recorder.held.at(links, head)  # type: ignore[attr-defined]
         self._checked = (head, held)
         return held
 

@@ -207,7 +207,7 @@ class SectionPlayer(Command):
 
     @model_serializer(mode="wrap")
     def _given_only(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        fields = handler(self)
+        fields: dict[str, Any] = handler(self)
         if fields.get("fixed_rating") is None:
             fields.pop("fixed_rating", None)
         return fields

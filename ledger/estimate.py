@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from collections.abc import Callable
 from dataclasses import asdict
 from datetime import date
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -170,7 +171,7 @@ def unknown_fields(section: EstimateSection) -> list[str]:
 
 def estimate(
     section: EstimateSection, rules_name: str | None = None, explain: bool = False
-) -> dict:
+) -> dict[str, Any]:
     """Rate the section under the rules named (or in force) and return the contract's output."""
     name = rules_name or section.rules
     if name is not None and name not in RULES_NAMES:
@@ -179,7 +180,10 @@ def estimate(
     found = owner or families.family(families.DEFAULT)
     module, function = found.estimator.split(":")
     version = None if name == found.name else name  # a family's name: the version in force
-    return getattr(importlib.import_module(module), function)(section, version, explain)
+    rate: Callable[[EstimateSection, str | None, bool], dict[str, Any]] = getattr(
+        importlib.import_module(module), function
+    )
+    return rate(section, version, explain)
 
 
 def scores(section: EstimateSection) -> tuple[tuple[str, str, float], ...]:
@@ -187,7 +191,7 @@ def scores(section: EstimateSection) -> tuple[tuple[str, str, float], ...]:
     return tuple((g.white, g.black, white_score(g.result)) for g in section.games)
 
 
-def output(section: EstimateSection, outcome: DataclassInstance, explain: bool) -> dict:
+def output(section: EstimateSection, outcome: DataclassInstance, explain: bool) -> dict[str, Any]:
     """A section outcome of a family rating by its games (FIDE's, the ICU's: its rules, its
     players' pre, post, official, rating_change, performance …) in the contract:
     rating_change, performance, published_rating."""
