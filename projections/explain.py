@@ -47,14 +47,9 @@ def explain(
     section who has no row, why he is not rated (`not_rated`)."""
     if section is not None and section.removeprefix("section:").count(":") == 0:
         section = section.removeprefix("section:")
-        why = unrated.reasons(view, section)
-        if why is not None and player in why.players:
-            return {
-                "player": player,
-                "system": system,
-                "section": section,
-                "not_rated": why.players[player],
-            }
+        not_rated = _not_rated(view, player, system, section)
+        if not_rated is not None:
+            return not_rated
     row = find_row(view, player, system, section, as_of)
     item = queries.item(view, row["item_key"])
     if item is None:
@@ -109,19 +104,40 @@ def explain(
             "recomputes": recomputes,
         },
     }
-    steps = None if by_period else reader.explain_steps(item.kind, row, detail)
     if by_period:  # the period's part keeps its key, "fide", in the JSON
         out["fide"] = period_explain.explain_section(view, item, row, stored, detail)
-    elif steps is not None:
-        out["games"] = _games(view, item.payload, player, detail)
-        out["steps"] = steps
     else:
-        out["values"] = {
-            k: row[k]
-            for k in ("m", "score", "n_eff", "k", "expected", "bonus", "floor_bound")
-            if row.get(k) is not None  # n_eff, bonus, floor_bound: US Chess's figures
-        } | {k: v for k, v in detail.items()}
+        out |= _how(view, item, row, detail, player)
     return out
+
+
+def _not_rated(view: View, player: str, system: str, section: str) -> dict[str, Any] | None:
+    """Why `player` of `section` has no row in it (None: he is rated there)."""
+    why = unrated.reasons(view, section)
+    if why is None or player not in why.players:
+        return None
+    return {
+        "player": player,
+        "system": system,
+        "section": section,
+        "not_rated": why.players[player],
+    }
+
+
+def _how(
+    view: View, item: Item, row: dict[str, Any], detail: dict[str, Any], player: str
+) -> dict[str, Any]:
+    """How an item rated the row: its games and the family's steps, or, for a family that
+    shows none, the row's values and the rater's detail."""
+    steps = rater_class(view.family).explain_steps(item.kind, row, detail)
+    if steps is not None:
+        return {"games": _games(view, item.payload, player, detail), "steps": steps}
+    values = {
+        k: row[k]
+        for k in ("m", "score", "n_eff", "k", "expected", "bonus", "floor_bound")
+        if row.get(k) is not None  # n_eff, bonus, floor_bound: US Chess's figures
+    }
+    return {"values": values | dict(detail)}
 
 
 def _games(

@@ -164,6 +164,66 @@ def content(family: str) -> dict[str, str]:
     }
 
 
+# The tables of the ledger's records (the rated tables follow the family: `_create_rated`):
+# each one's columns and primary key, in the order they are made.
+RECORD_TABLES: dict[str, tuple[dict[str, type], str | tuple[str, ...]]] = {
+    "meta": ({"key": str, "value": str}, "key"),
+    "players": ({"id": str, "profile": str, "position": int}, "id"),
+    "items": (
+        {
+            "key": str,
+            "kind": str,
+            "sort_key": str,
+            "start": str,
+            "end": str,
+            "position": int,
+            "revision": int,
+            "payload": str,
+        },
+        "key",
+    ),
+    "sections": (
+        {
+            "section_id": str,
+            "event_name": str,
+            "status": str,
+            "start_date": str,
+            "end_date": str,
+            "submitted_position": int,
+            "latest_position": int,
+            "reason": str,
+        },
+        "section_id",
+    ),
+    "amendments": (
+        {
+            "position": int,
+            "parameter": str,
+            "value": str,
+            "effective": str,
+            "until": str,
+            "reason": str,
+        },
+        "position",
+    ),
+    "lists": (
+        {
+            "family": str,
+            "number": int,
+            "name": str,
+            "as_of": str,
+            "cutoff_position": int,
+            "position": int,
+        },
+        ("family", "number"),
+    ),
+    # Which record (item key, `player:ID`, `amendment:POS`) each entry changed, and every
+    # revision of a record changed more than once: what a void (EntryVoided) takes back.
+    "entries": ({"position": int, "key": str}, "position"),
+    "revisions": ({"key": str, "revisions": str}, "key"),
+}
+
+
 def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> bool:
     """Every table of an empty read model (nothing if complete; a half-made one, one of
     another schema version, or one without its family's columns starts again: a read model
@@ -171,96 +231,49 @@ def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> bool:
     names = db.table_names()
     if "ratings" in names and _schema(db) == SCHEMA_VERSION and _family_columns(db):
         return False  # the ratings table is created last: complete
+    _clear(db, names)
+    with db.conn:
+        for name, (columns, pk) in RECORD_TABLES.items():
+            db.table(name).create(columns, pk=pk)
+        meta = {"schema": SCHEMA_VERSION, "last_position": "0", "rules_family": family}
+        meta |= {"what_if": what_if} if what_if else {}
+        db.table("meta").insert_all([{"key": k, "value": v} for k, v in meta.items()])
+        db.execute(
+            "create table item_players (item_key TEXT, player TEXT, "
+            "primary key (item_key, player)) without rowid"
+        )
+        _create_rated(db, family)
+        for index in INDEXES.values():
+            db.execute(index)
+    return True
+
+
+def _clear(db: sqlite_utils.Database, names: list[str]) -> None:
+    """A creation killed half-way, or an older layout: every index, view and table goes."""
     for index in [r[0] for r in db.execute("select name from sqlite_master where type = 'index'")]:
         if not index.startswith("sqlite_"):
             db.execute(f"drop index if exists [{index}]")
     for view in db.view_names():
         db.execute(f"drop view [{view}]")
-    for table in names:  # a creation killed half-way, or an older layout: start again
+    for table in names:
         db[table].drop()
-    with db.conn:
-        db.table("meta").create({"key": str, "value": str}, pk="key")
-        db.table("meta").insert_all(
-            [
-                {"key": "schema", "value": SCHEMA_VERSION},
-                {"key": "last_position", "value": "0"},
-                {"key": "rules_family", "value": family},
-            ]
-            + ([{"key": "what_if", "value": what_if}] if what_if else [])
-        )
-        db.table("players").create({"id": str, "profile": str, "position": int}, pk="id")
-        db.table("items").create(
-            {
-                "key": str,
-                "kind": str,
-                "sort_key": str,
-                "start": str,
-                "end": str,
-                "position": int,
-                "revision": int,
-                "payload": str,
-            },
-            pk="key",
-        )
-        db.execute(
-            "create table item_players (item_key TEXT, player TEXT, "
-            "primary key (item_key, player)) without rowid"
-        )
-        db.table("sections").create(
-            {
-                "section_id": str,
-                "event_name": str,
-                "status": str,
-                "start_date": str,
-                "end_date": str,
-                "submitted_position": int,
-                "latest_position": int,
-                "reason": str,
-            },
-            pk="section_id",
-        )
-        db.table("amendments").create(
-            {
-                "position": int,
-                "parameter": str,
-                "value": str,
-                "effective": str,
-                "until": str,
-                "reason": str,
-            },
-            pk="position",
-        )
-        db.table("lists").create(
-            {
-                "family": str,
-                "number": int,
-                "name": str,
-                "as_of": str,
-                "cutoff_position": int,
-                "position": int,
-            },
-            pk=("family", "number"),
-        )
-        # Narrow rows, their standings and details apart (projections/history_store.py).
-        types = {int: "INTEGER", float: "FLOAT", str: "TEXT"}
-        reader = rater_class(family)
-        column_types = {**ROW_TYPES, **reader.figure_columns, **reader.state_columns}
-        history_layout(family).create(
-            db.conn, {c: types[column_types.get(c, str)] for c in history_columns(family)}
-        )
-        # Entries the projection could not use: "not rated: reason" (issue 10).
-        db.execute(
-            "create table problems (position INTEGER, item_key TEXT, kind TEXT, reason TEXT, "
-            "primary key (position, item_key))"
-        )
-        # Which record (item key, `player:ID`, `amendment:POS`) each entry changed, and every
-        # revision of a record changed more than once: what a void (EntryVoided) takes back.
-        db.table("entries").create({"position": int, "key": str}, pk="position")
-        db.table("revisions").create({"key": str, "revisions": str}, pk="key")
-        db.table("ratings").create(rating_columns(family), pk=("player", "system"))
-        for index in INDEXES.values():
-            db.execute(index)
-    return True
+
+
+def _create_rated(db: sqlite_utils.Database, family: str) -> None:
+    """The tables of what the family's rater makes: the history (narrow rows, standings and
+    details apart, projections/history_store.py), the problems and, last, the ratings."""
+    types = {int: "INTEGER", float: "FLOAT", str: "TEXT"}
+    reader = rater_class(family)
+    column_types = {**ROW_TYPES, **reader.figure_columns, **reader.state_columns}
+    history_layout(family).create(
+        db.conn, {c: types[column_types.get(c, str)] for c in history_columns(family)}
+    )
+    # Entries the projection could not use: "not rated: reason" (issue 10).
+    db.execute(
+        "create table problems (position INTEGER, item_key TEXT, kind TEXT, reason TEXT, "
+        "primary key (position, item_key))"
+    )
+    db.table("ratings").create(rating_columns(family), pk=("player", "system"))
 
 
 def _family_columns(db: sqlite_utils.Database) -> bool:
