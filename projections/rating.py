@@ -1,7 +1,7 @@
 """What the read core asks of a rule family's reader (issue 29): a typed protocol.
 
 Each family implements it in its own package (`ledger/rules/<family>/rater.py`); its `Family`
-names the class (`Family.rater`, "module:Class"), and `ledger.rules.families`, the registry,
+names it (`Family.rater`, "module:READER"), and `ledger.rules.families`, the registry,
 is the one place that names the families. The read core (projector, cascade, rebuild, schema,
 handlers, queries) asks only this protocol and imports no family package.
 """

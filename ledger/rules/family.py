@@ -60,7 +60,7 @@ class Family:
     name: str  # `--rules-family`, the read model's `rules_family`
     versions: tuple[str, ...]  # its dated versions' names, oldest first
     resolve: Callable[..., Any]  # (date, name=None) → the version in force (or named)
-    rater: str  # "module:Class" of its rater on the read side, imported when a model rates
+    rater: str  # "module:NAME" of its reader (a class the read side's Rater protocol types)
     estimator: str  # "module:function" rating an `estimate` section (its `estimator.py`)
     systems: tuple[str, ...]  # the rating systems it keeps, in their usual order
     list_system: str | None  # the one system its lists and supplements show; None: every one

@@ -234,5 +234,6 @@ def _counted_results(section: fide.Section, outcome: SectionOutcome) -> dict[str
     return out
 
 
-# the read core's protocol, which mypy checks the class against (the registry imports it by name)
+# the family's reader as the read core's protocol types it (mypy checks the class against
+# it): what `Family.rater` names
 READER: type[Rater[object]] = FideRater

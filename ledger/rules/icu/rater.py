@@ -85,5 +85,6 @@ class IcuRater(GamesRater):
         return changes
 
 
-# the read core's protocol, which mypy checks the class against (the registry imports it by name)
+# the family's reader as the read core's protocol types it (mypy checks the class against
+# it): what `Family.rater` names
 READER: type[Rater[object]] = IcuRater

@@ -434,7 +434,8 @@ KINDS: dict[str, Callable[[Rater, Item], list[Change]]] = {
     "fide": decisions.fide,
     "uplift": lambda rater, item: [],  # FIDE's uplift of a FIDE list: no US Chess rating
 }
-# the read core's protocol, which mypy checks the class against (the registry imports it by name)
+# the family's reader as the read core's protocol types it (mypy checks the class against
+# it): what `Family.rater` names
 READER: type[rating.Rater[UsChessState]] = Rater
 
 
