@@ -46,7 +46,8 @@ Family = Annotated[
     str,
     typer.Option(
         "--rules-family",
-        help="Rate under uschess (default), fide (FIDE, by date) or icu; one read model each",
+        help=f"Rate under {', '.join(families.NAMES)} (default {families.DEFAULT}), each by "
+        "date; one read model each",
     ),
 ]
 

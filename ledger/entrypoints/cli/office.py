@@ -87,13 +87,14 @@ def requests(
     as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
+    family: Family = DEFAULT,
 ) -> None:
     """What awaits an admin: pending floor-lowering requests (§7; grant with `override --action
-    grant_floor_lowering`) and ceilings set below the floor."""
+    grant_floor_lowering`) and ceilings set below the floor (none in a family without floors)."""
     from projections import queries
 
     fmt = chosen(as_json, as_csv, as_tsv, as_nl)
-    with caught_up(store, view, "uschess") as v:
+    with caught_up(store, view, family) as v:
         rows = queries.awaiting_admin(v)
 
     def table() -> None:
