@@ -5,6 +5,7 @@ rows written only where they differ (projections/ratings_writer.py)."""
 from __future__ import annotations
 
 import operator
+import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -228,7 +229,7 @@ class _Rewrites:
             assert before is not None  # a stored row's id comes with the row (`old`)
             self.rewritten.append((rid, before, row))
 
-    def write(self, conn: Any, layout: Layout, stats: CatchUp) -> None:
+    def write(self, conn: sqlite3.Connection, layout: Layout, stats: CatchUp) -> None:
         """Rows keep their keys (player, system, the item's sort key): replaced in place."""
         history_store.delete_ids(conn, self.stale)
         layout.rewrite(conn, self.rewritten)
