@@ -344,7 +344,7 @@ class _Periods:
 
 
 def _with(
-    row: tuple[Any, ...], state: tuple[Any, ...] | None = None, **values: Any
+    row: tuple[Any, ...], state: tuple[Any, ...] | None = None, **values: object
 ) -> tuple[Any, ...]:
     """A history row with some columns replaced (`state`: its state columns)."""
     out = list(row)
