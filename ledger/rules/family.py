@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
+from typing import Any, Protocol
 
 from ledger.rules.rating_lists import LateItems
 from ledger.rules.time_controls import known_time_control
@@ -31,6 +31,19 @@ class Words:
     change: str  # the crosstable's heading of a system's rating cell
     performance: Callable[[Sequence[float], float], float] | None  # None: the text has none
     bounds: Mapping[str, str] = field(default_factory=dict)  # a floor bound's name in its text
+
+
+class Version(Protocol):
+    """A family's dated rules version, as the registry knows it: by its name."""
+
+    @property
+    def name(self) -> str: ...
+
+
+class Resolves(Protocol):
+    """A family's `resolve`: the version in force on a date, or the one named."""
+
+    def __call__(self, on: date, name: str | None = None, /) -> Version: ...
 
 
 @dataclass(frozen=True)
@@ -59,7 +72,7 @@ class Family:
 
     name: str  # `--rules-family`, the read model's `rules_family`
     versions: tuple[str, ...]  # its dated versions' names, oldest first
-    resolve: Callable[..., Any]  # (date, name=None) → the version in force (or named)
+    resolve: Resolves  # the version in force on a date (or the one named)
     rater: str  # "module:Class" of its rater on the read side, imported when a model rates
     estimator: str  # "module:function" rating an `estimate` section (its `estimator.py`)
     systems: tuple[str, ...]  # the rating systems it keeps, in their usual order
