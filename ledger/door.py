@@ -316,11 +316,12 @@ def door(kind: type[events.Fact]) -> type[Command]:
     return model
 
 
-def _door(hint: Any) -> tuple[Door | None, bool]:
+def _door(hint: object) -> tuple[Door | None, bool]:
     """The door in a field's type, and whether the stored type allows null."""
     if get_origin(hint) is Annotated:
-        found, nullable = _door(hint.__origin__)
-        return next((m for m in hint.__metadata__ if isinstance(m, Door)), found), nullable
+        inner, *metadata = get_args(hint)
+        found, nullable = _door(inner)
+        return next((m for m in metadata if isinstance(m, Door)), found), nullable
     if get_origin(hint) in (Union, UnionType):
         doors = [d for arg in get_args(hint) if (d := _door(arg)[0]) is not None]
         return (doors[0] if doors else None), type(None) in get_args(hint)

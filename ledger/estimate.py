@@ -134,7 +134,7 @@ class EstimateSection(BaseModel):
         return value
 
 
-def load_section(data: Any) -> EstimateSection:
+def load_section(data: object) -> EstimateSection:
     """Validate fully; raise InputError naming the first bad field."""
     try:
         section = EstimateSection.model_validate(data)

@@ -11,10 +11,10 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 from uuid import UUID
 
-from eventsourcing.persistence import ApplicationRecorder
+from eventsourcing.persistence import ApplicationRecorder, Notification
 
 from ledger.domain import TOPIC_PREFIX
-from ledger.log import to_entry
+from ledger.log import LedgerEntry, to_entry
 
 PAGE = 5000  # notifications read at a time
 REPORTS = ("SectionSubmitted", "SectionCorrected", "SectionReinstated", "MatchResultSubmitted")
@@ -22,7 +22,7 @@ REPORTS = ("SectionSubmitted", "SectionCorrected", "SectionReinstated", "MatchRe
 ONE_VALUE = ("fide_id", "birth_date", "birth_year", "sex")
 
 
-def _of(recorder: ApplicationRecorder, kinds: tuple[str, ...]) -> Iterator[Any]:
+def _of(recorder: ApplicationRecorder, kinds: tuple[str, ...]) -> Iterator[Notification]:
     """The notifications of `kinds`, in ledger order."""
     topics = [TOPIC_PREFIX + k for k in kinds]
     start = 1
@@ -59,7 +59,7 @@ def played_together(
     """A section or match (its kind and id) whose latest report names someone of `one` and
     someone of `other` (each a person's records), if any."""
     quoted = [[f'"{m}"'.encode() for m in ids] for ids in (one, other)]
-    latest: dict[UUID, tuple[str, str] | None] = {}
+    latest: dict[UUID | str, tuple[str, str] | None] = {}
     for n in _of(recorder, REPORTS):
         state = bytes(n.state)
         both = all(any(q in state for q in ids) for ids in quoted)  # a quick test, then exactly
@@ -67,11 +67,11 @@ def played_together(
     return next((x for x in latest.values() if x is not None), None)
 
 
-def _both(entry: Any, one: set[str], other: set[str]) -> tuple[str, str] | None:
+def _both(entry: LedgerEntry, one: set[str], other: set[str]) -> tuple[str, str] | None:
     ids = {p["id"] for p in entry.payload.get("players", ())}
     if ids & one and ids & other:
         kind = "match" if entry.type == "MatchResultSubmitted" else "section"
-        return kind, entry.payload.get("match_id") or entry.payload.get("section_id")
+        return kind, entry.payload.get("match_id") or entry.payload["section_id"]
     return None
 
 

@@ -40,7 +40,7 @@ class Submissions:
         self.first: dict[str, int] = {}
         self.lists: dict[str, list[str]] = {}
 
-    def second(self, kind: str, position: int, payload: Any) -> str | None:
+    def second(self, kind: str, position: int, payload: object) -> str | None:
         """Why the entry at `position` is a second submission of its item, or a list out of
         order (None: it is neither)."""
         if kind == LISTS and isinstance(payload, dict):

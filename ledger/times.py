@@ -7,7 +7,6 @@ names either (docs/decisions.md, "Times going backwards")."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from ledger.bounds import MAX_CLOCK_SKEW_SECONDS
 
@@ -21,8 +20,11 @@ class Times:
         self.now = now or datetime.now(UTC)
         self.latest: tuple[datetime, int] | None = None
 
-    def misdated(self, position: int, payload: Any) -> str | None:
-        """Why the entry at `position` is misdated (None: it is not, or it has no time)."""
+    def misdated(self, position: int, payload: object) -> str | None:
+        """Why the entry at `position` (its JSON) is misdated (None: it is not, or it has no
+        time)."""
+        if not isinstance(payload, dict):
+            return None  # no time to check: the read side reports what it cannot read
         try:
             at = datetime.fromisoformat(payload["timestamp"]["_data_"])
         except (TypeError, KeyError, ValueError):

@@ -25,6 +25,7 @@ from projections.merges import KEY as MERGE_KEY
 from projections.merges import Merges, records
 from projections.periods import PublishedList
 from projections.schema import LIST_COLUMNS, SECTION_COLUMNS
+from projections.writer import LocalWriter, Writer
 
 # A player's profile as the read model keeps it: the fact, its stored JSON, its position.
 Profile = tuple[events.PlayerRegistered, str, int]
@@ -238,7 +239,7 @@ class Fresh(Batch):
         for found in [k for k in self.problems if position in (None, k[0]) and key in (None, k[1])]:
             del self.problems[found]
 
-    def write(self, conn: Any) -> None:
+    def write(self, conn: Writer | LocalWriter) -> None:
         """Every record but the history rows, the ratings and the problems, in bulk (before
         rating: a writer in another process stores them while the items are rated). Each
         table's rows go in its key's order: its b-trees are only appended to (issue 21).
@@ -277,7 +278,7 @@ class Fresh(Batch):
             ((k, revisions_json(v)) for k, v in sorted(self.revised.items())),
         )
 
-    def item_writes(self, conn: Any) -> Iterator[None]:
+    def item_writes(self, conn: Writer | LocalWriter) -> Iterator[None]:
         """The items' and their players' rows, `ITEMS_CHUNK` items a step (a million games'
         pairs at once were 100 MiB), each step when the rebuild asks: spread over its rating,
         the writer stores them as items are rated (issue 21). Made before rating."""
@@ -285,7 +286,7 @@ class Fresh(Batch):
         return self._write_items(conn, order, self.merges().resolve)
 
     def _write_items(
-        self, conn: Any, order: list[Stored], resolve: Callable[[str], str]
+        self, conn: Writer | LocalWriter, order: list[Stored], resolve: Callable[[str], str]
     ) -> Iterator[None]:
         while order:
             chunk = [(s, *self._spooled(s)) for s in order[-ITEMS_CHUNK:][::-1]]
@@ -300,7 +301,7 @@ class Fresh(Batch):
             )
             yield
 
-    def write_problems(self, conn: Any) -> None:
+    def write_problems(self, conn: Writer | LocalWriter) -> None:
         """The problem rows (after rating: it adds the items it could not rate)."""
         conn.executemany(
             "insert into problems values (?, ?, ?, ?)",
@@ -449,7 +450,7 @@ class Incremental(Batch):
             )
 
 
-def _insert(conn: Any, sql: str, rows: Iterable[tuple[Any, ...]]) -> None:
+def _insert(conn: Writer | LocalWriter, sql: str, rows: Iterable[tuple[Any, ...]]) -> None:
     """`rows` handed to the writer `WRITE_CHUNK` at a time: each statement's rows are held
     whole in both processes (20,000 profiles or 42,000 entries at once were the peak of a
     writer otherwise flat)."""

@@ -5,6 +5,7 @@ rows written only where they differ (projections/ratings_writer.py)."""
 from __future__ import annotations
 
 import operator
+import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -117,7 +118,8 @@ class _Standings:
         self.layout = history_layout(model.family)  # its history: its state columns
         self.current = start  # the sort key of the item being rated
         self.live: dict[tuple[str, str], Standing[object]] = {}
-        self.stored: dict[tuple[str, str], Any] = {}
+        # a standing met, or the stored row it is read from when it is asked for (`lookup`)
+        self.stored: dict[tuple[str, str], Standing[object] | Row] = {}
         # The followed standings that differ from the one after the stored row the cascade
         # passed last for them (or that have none): those whose ratings row may differ.
         self.apart: set[tuple[str, str]] = set()
@@ -129,13 +131,13 @@ class _Standings:
         s = self.live.get(key)
         if s is not None:
             return s
-        s = self.stored.get(key)
-        if type(s) is Standing:
-            return s
-        if s is None:
+        found = self.stored.get(key)
+        if type(found) is Standing:
+            return found
+        if found is None:
             s = queries.standing_before(self.model, player, system, self.current)
         else:
-            s = self.layout.standing_of_row(s)
+            s = self.layout.standing_of_row(found)
         self.stored[key] = s
         return s
 
@@ -228,7 +230,7 @@ class _Rewrites:
             assert before is not None  # a stored row's id comes with the row (`old`)
             self.rewritten.append((rid, before, row))
 
-    def write(self, conn: Any, layout: Layout, stats: CatchUp) -> None:
+    def write(self, conn: sqlite3.Connection, layout: Layout, stats: CatchUp) -> None:
         """Rows keep their keys (player, system, the item's sort key): replaced in place."""
         history_store.delete_ids(conn, self.stale)
         layout.rewrite(conn, self.rewritten)

@@ -9,6 +9,7 @@ from typing import Any
 
 from ledger import events
 from ledger.log import LedgerEntry
+from ledger.reading import Readable
 from projections.session import ReadSession
 
 FIELDS = ("rating", "official_rating", "games", "floor", "ceiling")
@@ -16,7 +17,7 @@ NEW_ITEMS = {name for name, kind in events.KINDS.items() if kind.item and kind.i
 
 
 def consequences(
-    ledger: Any, view_path: Path, entries: list[LedgerEntry], dry_run: bool
+    ledger: Readable, view_path: Path, entries: list[LedgerEntry], dry_run: bool
 ) -> dict[str, Any]:
     """Catch the read model up with `entries` (rolled back when `dry_run`) and report every
     player and system whose rating, N, floor or history changed, before → after."""

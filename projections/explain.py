@@ -11,7 +11,7 @@ from ledger.rules.families import family as rules_family
 from ledger.text import shown
 from projections import period_explain, periods, queries, unrated
 from projections.items import Item
-from projections.merges import renamed
+from projections.merges import Merges, renamed
 from projections.projector import View
 from projections.rating import rater_class
 from projections.schema import ROW_COLUMNS
@@ -207,11 +207,15 @@ def _fed_by(
     return sorted(fed, key=lambda f: f["position"])
 
 
-def _merges(merged: Any, cited: list[str]) -> list[dict[str, Any]]:
-    """The merges that name a record of the item as the one it joined (issue 20)."""
+def _merges(merged: Merges | None, cited: list[str]) -> list[dict[str, Any]]:
+    """The merges that name a record of the item as the one it joined (issue 20); `cited`
+    names records merged away (none without merges)."""
+    if merged is None:
+        return []
     out = []
     for m in cited:
         joined = merged.merged_into(m)
+        assert joined is not None  # a cited record was merged away
         out.append(
             {
                 "position": joined["position"],

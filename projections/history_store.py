@@ -12,6 +12,7 @@ and the digest (schema.content), sees the same rows as before the split (docs/de
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -128,7 +129,7 @@ class Layout:
             (DETAIL_INSERT, DETAIL, DETAIL + 1, (NO_DETAIL,)),
         ]
 
-    def create(self, conn: Any, types: dict[str, str]) -> None:
+    def create(self, conn: sqlite3.Connection, types: dict[str, str]) -> None:
         """The three tables and the view (`types`: each column's SQL type)."""
         conn.execute(
             "create table history_rows (id INTEGER PRIMARY KEY, "
@@ -149,7 +150,7 @@ class Layout:
         conn.split(rows, first, self.split)
         return first + len(rows)
 
-    def replace(self, conn: Any, rows: Iterable[Sequence[Any]]) -> None:
+    def replace(self, conn: sqlite3.Connection, rows: Iterable[Sequence[Any]]) -> None:
         """Store rater's rows in place of the rows with their keys (player, system, sort key),
         or as new rows numbered after the last (a catch-up)."""
         stored, added = [], []
@@ -177,7 +178,7 @@ class Layout:
         return self.standing_of((row[POST], row[GAMES], *row[self.state_start :]))
 
     def rows_of_items(
-        self, conn: Any, first: str, last: str
+        self, conn: sqlite3.Connection, first: str, last: str
     ) -> dict[str, list[tuple[int, tuple[Any, ...]]]]:
         """The stored rows of the items with sort keys from `first` to `last`, by item key:
         each as (id, the rater's row)."""
@@ -187,7 +188,7 @@ class Layout:
         return found
 
     def standings_before(
-        self, conn: Any, pairs: Sequence[tuple[str, str]], sort_key: str
+        self, conn: sqlite3.Connection, pairs: Sequence[tuple[str, str]], sort_key: str
     ) -> dict[tuple[str, str], Standing[object]]:
         """Each (player, system)'s standing just before the item at `sort_key` (UNRATED if he
         has no row before it), read in one query a system: what `queries.standing_before`
@@ -203,7 +204,7 @@ class Layout:
         return found
 
     def rewrite(
-        self, conn: Any, stored: Sequence[tuple[int, Sequence[Any], Sequence[Any]]]
+        self, conn: sqlite3.Connection, stored: Sequence[tuple[int, Sequence[Any], Sequence[Any]]]
     ) -> None:
         """Stored rows given again with the same key: (id, the row as stored, the new row); of
         each only the parts that differ are written (its figures, its standing, its detail),
@@ -230,24 +231,24 @@ class Layout:
         conn.executemany(DETAIL_INSERT, detail)
 
 
-def delete_ids(conn: Any, ids: Iterable[int]) -> None:
+def delete_ids(conn: sqlite3.Connection, ids: Iterable[int]) -> None:
     """The rows of these ids (from every table)."""
     args = [(i,) for i in ids]
     for table in ("history_detail", "history_standing", "history_rows"):
         conn.executemany(f"delete from {table} where id = ?", args)
 
 
-def delete_item(conn: Any, item_key: str) -> None:
+def delete_item(conn: sqlite3.Connection, item_key: str) -> None:
     """Every row of one item."""
     _delete(conn, "select id from history_rows where item_key = ?", [[item_key]])
 
 
-def delete_keys(conn: Any, keys: Iterable[Sequence[Any]]) -> None:
+def delete_keys(conn: sqlite3.Connection, keys: Iterable[Sequence[Any]]) -> None:
     """The rows of (player, system, sort key) keys."""
     _delete(conn, ID_OF_KEY, keys)
 
 
-def _delete(conn: Any, select: str, args: Iterable[Sequence[Any]]) -> None:
+def _delete(conn: sqlite3.Connection, select: str, args: Iterable[Sequence[Any]]) -> None:
     ids = [(r[0],) for a in args for r in conn.execute(select, a).fetchall()]
     for table in ("history_detail", "history_standing", "history_rows"):
         conn.executemany(f"delete from {table} where id = ?", ids)

@@ -12,7 +12,7 @@ from typing import Any
 from ledger.events import FideUpliftRecorded
 from ledger.results import RATED_RESULTS
 from ledger.rules.families import family as rules_family
-from ledger.rules.family import PeriodRules
+from ledger.rules.family import PeriodRules, PeriodVersion
 from ledger.rules.rounding import round_half_up
 from projections import queries
 from projections.items import Item
@@ -25,7 +25,7 @@ FedBy = Callable[
 ]
 
 
-def _period_rules(family: str) -> PeriodRules:
+def _period_rules(family: str) -> PeriodRules[PeriodVersion, object]:
     """The period rules of the family explained (one rating in list periods: FIDE 10.65)."""
     found = rules_family(family).periods
     assert found is not None  # explained by periods only under such a family (explain.py)

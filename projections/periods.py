@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ledger.events import FideUpliftRecorded
 from ledger.rules.families import family as rules_family
 from ledger.rules.families import known
+from ledger.rules.family import PeriodRules, PeriodVersion
 from ledger.rules.rating_lists import RatingList, list_for
 from ledger.rules.rounding import round_half_up
 from projections.change import Change
@@ -186,7 +187,7 @@ class _Periods:
         self.lists = lists
         rules = rules_family(lists[0].family).periods
         assert rules is not None  # a family rating from the previous list (FIDE 10.65)
-        self.rules = rules
+        self.rules: PeriodRules[PeriodVersion, object] = rules
         reader = rater_class(lists[0].family)
         self.columns = reader.columns
         # a row's columns but its state's: a list's row has no figures of the family's own
@@ -264,6 +265,7 @@ class _Periods:
         for k, period in self.period.items():
             now, ro = self.live[k], period.on_list
             detail: dict[str, Any] = {"list": rating_list.name}
+            rating: float | None
             if ro.rating is not None:
                 value = self.rules.result(version, ro.rating, period.changes, period.per_game)
                 rating, official, formula, k_used = value.rating, value.official, "period", value.k
@@ -344,7 +346,7 @@ class _Periods:
 
 
 def _with(
-    row: tuple[Any, ...], state: tuple[Any, ...] | None = None, **values: Any
+    row: tuple[Any, ...], state: tuple[Any, ...] | None = None, **values: object
 ) -> tuple[Any, ...]:
     """A history row with some columns replaced (`state`: its state columns)."""
     out = list(row)

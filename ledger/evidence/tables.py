@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 from uuid import UUID
 
 from eventsourcing.persistence import ApplicationRecorder, Notification, PersistenceError
@@ -49,10 +49,25 @@ def recorder_of(app_or_recorder: HasRecorder | ApplicationRecorder) -> Applicati
     return app_or_recorder.recorder
 
 
-class Links:
-    """The chain table and the events table, read in one transaction."""
+class Cursor(Protocol):
+    """A cursor the tables are read through: eventsourcing's SQLite cursor or psycopg's."""
 
-    def __init__(self, cursor: Any, tables: tuple[str, str, str, str], mark: str, ids: Any) -> None:
+    def execute(self, sql: str, params: Sequence[Any], /) -> object: ...
+
+    def fetchall(self) -> Sequence[Any]: ...
+
+
+class Links:
+    """The chain table and the events table, read in one transaction (`ids`: an event's
+    originator id as its store gives it back)."""
+
+    def __init__(
+        self,
+        cursor: Cursor,
+        tables: tuple[str, str, str, str],
+        mark: str,
+        ids: Callable[[str], UUID | str],
+    ) -> None:
         self.cursor, self.mark, self.to_id = cursor, mark, ids
         self.table, self.events, self.position, self.tree = tables
 
@@ -184,7 +199,7 @@ def unhex(text: str | None) -> bytes | None:
         return b"?"  # an overwritten signature: it cannot check
 
 
-def links_in(cursor: Any, recorder: ApplicationRecorder) -> Links:
+def links_in(cursor: Cursor, recorder: ApplicationRecorder) -> Links:
     """The chain and events tables read through `cursor`, a transaction the caller holds open
     on `recorder`'s store (a write's, to check it against the head it is appended to)."""
     events: str = getattr(recorder, "events_table_name", "")

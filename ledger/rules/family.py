@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from ledger.rules.rating_lists import LateItems
 from ledger.rules.time_controls import known_time_control
@@ -33,19 +33,67 @@ class Words:
     bounds: Mapping[str, str] = field(default_factory=dict)  # a floor bound's name in its text
 
 
+class Version(Protocol):
+    """A family's dated rules version, as the registry knows it: by its name."""
+
+    @property
+    def name(self) -> str: ...
+
+
+class Resolves(Protocol):
+    """A family's `resolve`: the version in force on a date, or the one named."""
+
+    def __call__(self, on: date, name: str | None = None, /) -> Version: ...
+
+
+class PeriodVersion(Protocol):
+    """A version a list is computed under, as the period core reads it."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def per_game(self) -> bool: ...  # ΔR per game (FIDE 8.3.1) rather than per section
+
+    @property
+    def floor(self) -> int: ...  # the lowest rating a list publishes
+
+
+class ListResult(Protocol):
+    """A rated player's list: his rating, the whole number published, the K used, and why."""
+
+    @property
+    def rating(self) -> float: ...
+
+    @property
+    def official(self) -> int: ...
+
+    @property
+    def k(self) -> int | None: ...
+
+    @property
+    def detail(self) -> dict[str, Any]: ...
+
+
+V = TypeVar("V", bound=PeriodVersion)  # the family's version type
+S = TypeVar("S")  # the family's state type (`Standing.state`)
+
+
 @dataclass(frozen=True)
-class PeriodRules:
+class PeriodRules(Generic[V, S]):
     """How a family that rates each list period from the previous list (FIDE 10.65) closes a
     period: the version by a list's date, the list's result, a first rating, a one-time uplift,
     and what its explanations quote."""
 
-    version: Callable[[str], Any]  # the version in force on a list's as-of date (ISO)
-    by_name: Mapping[str, Any]  # each version by its name (an explanation's row names it)
-    result: Callable[..., Any]  # (version, Ro, changes, per game) → Rn, official, K, detail
+    version: Callable[[str], V]  # the version in force on a list's as-of date (ISO)
+    by_name: Mapping[str, V]  # each version by its name (an explanation's row names it)
+    # (version, Ro, the period's changes, its per-game sums) → the list's result
+    result: Callable[[V, float, Sequence[float], Sequence[tuple[int, int, int]]], ListResult]
     change_sum: Callable[[Iterable[float]], float]  # ΣΔR of a period's changes (10.65)
-    first_rating: Callable[..., Any]  # (version, state, as of) → (official, detail) or None
-    joined: Callable[[Any, Any], Any]  # (the period's state, a section's) → the period's after
-    listed: Callable[[Any, int, bool], Any]  # (state, official, shown unrated) → after a list
+    # (version, state, as of) → (official, detail) or None
+    first_rating: Callable[[V, S | None, str], tuple[int, dict[str, Any]] | None]
+    joined: Callable[[S | None, S | None], S]  # (the period's state, a section's) → after
+    listed: Callable[[S | None, int, bool], S]  # (state, official, shown unrated) → after
     uplifted: Callable[[int, int, float], int]  # (official, ceiling, share) → uplifted official
     uplift_system: str  # the system an uplift raises
     uplift_text: str  # what an uplift's explanation follows
@@ -59,7 +107,7 @@ class Family:
 
     name: str  # `--rules-family`, the read model's `rules_family`
     versions: tuple[str, ...]  # its dated versions' names, oldest first
-    resolve: Callable[..., Any]  # (date, name=None) → the version in force (or named)
+    resolve: Resolves  # the version in force on a date (or the one named)
     rater: str  # "module:NAME" of its reader (a class the read side's Rater protocol types)
     estimator: str  # "module:function" rating an `estimate` section (its `estimator.py`)
     systems: tuple[str, ...]  # the rating systems it keeps, in their usual order
@@ -68,7 +116,9 @@ class Family:
     view_suffix: str  # `ledger.db` → `ledger<view_suffix>`: its read model beside a store
     list_months: tuple[int, ...] | None = None  # the months it publishes lists in; None: any
     late_items: LateItems | None = None  # how its published lists place late items; None: no lists
-    periods: PeriodRules | None = None  # each period rated from the previous list: ΔR waits
+    # each period rated from the previous list, ΔR waiting for it (Any: one Family type holds
+    # every family's, so it cannot name their version and state types)
+    periods: PeriodRules[Any, Any] | None = None
     # the fields a player page adds to a ratings row (US Chess §5: the OLM games, "N/300")
     page_fields: Callable[[Mapping[str, Any]], dict[str, Any]] = lambda row: {}
     explain_sections: Mapping[str, str] = field(default_factory=dict)  # item kind → its text

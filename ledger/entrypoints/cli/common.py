@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn, overload
+from typing import TYPE_CHECKING, Annotated, NoReturn, overload
 
 import typer
 
@@ -52,7 +52,15 @@ Family = Annotated[
 ]
 
 
-def system_name(value: str | list[str] | None) -> Any:
+@overload
+def system_name(value: str) -> str: ...
+@overload
+def system_name(value: list[str]) -> list[str]: ...
+@overload
+def system_name(value: None) -> None: ...
+
+
+def system_name(value: str | list[str] | None) -> str | list[str] | None:
     """A --system value (or several) matched case-insensitively; an unknown one is refused."""
     if value is None:
         return None

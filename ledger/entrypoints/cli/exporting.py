@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -22,6 +22,9 @@ from ledger.entrypoints.cli.output import AsCsv, AsNl, AsTsv, chosen, emit
 from ledger.entrypoints.cli.reading import ListName, caught_up
 from ledger.rules.families import DEFAULT
 from ledger.store import DEFAULT_STORE
+
+if TYPE_CHECKING:
+    from ledger.entrypoints.interchange.exports import Crosstable
 
 
 def register(app: typer.Typer) -> None:
@@ -169,7 +172,7 @@ CROSSTABLE_COLUMNS = (
 )
 
 
-def _crosstable_records(table: Any) -> list[dict[str, Any]]:
+def _crosstable_records(table: Crosstable) -> list[dict[str, Any]]:
     """One record a player and rating system (a player rated in none: one record)."""
     out = []
     for row in table.rows:

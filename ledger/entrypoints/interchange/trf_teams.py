@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ledger.entrypoints.interchange import Entry
 from ledger.text import digits
 
 # A player's points for a round's TRF result code (a board not fielded scores nothing).
@@ -97,8 +98,8 @@ def forfeits(lines: Sequence[tuple[int, str]]) -> list[tuple[int, int, int]]:
 
 def summary(
     teams: Sequence[Team],
-    rounds: Mapping[int, Sequence[Any]],
-    stated: Mapping[Any, Any],
+    rounds: Mapping[int, Sequence[Entry]],
+    stated: Mapping[tuple[int, int], tuple[str, float]],
     forfeited: Sequence[tuple[int, int, int]] = (),
 ) -> dict[str, Any]:
     """Teams, boards and team matches of the file, and where its 802 points disagree.

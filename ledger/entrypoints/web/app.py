@@ -12,12 +12,13 @@ from __future__ import annotations
 import sqlite3
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import ExitStack, closing, contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
+from wsgiref.types import StartResponse
 
 import msgspec
 
@@ -65,7 +66,7 @@ class Site:
         self.static = {p.name: p for p in STATIC.iterdir() if p.suffix in STATIC_TYPES}
 
     def __call__(
-        self, environ: Mapping[str, Any], start_response: Callable[..., Any]
+        self, environ: Mapping[str, Any], start_response: StartResponse
     ) -> Iterable[bytes]:
         method = environ.get("REQUEST_METHOD", "GET")
         path = environ.get("PATH_INFO", "/").encode("latin-1").decode("utf-8", "replace")
@@ -96,6 +97,7 @@ class Site:
                 if api:
                     ctype, body = "application/json", _json(answer)
                 else:
+                    assert isinstance(answer, str)  # a page's HTML (`_answer`)
                     ctype, body = "text/html; charset=utf-8", answer.encode()
         except Exception as raised:
             exc = raised if isinstance(raised, HttpError) else _unexpected(raised)
@@ -123,7 +125,7 @@ class Site:
             raise HttpError("404 Not Found", f"no static file {name!r}")
         return STATIC_TYPES[found.suffix], found.read_bytes()
 
-    def _locked_retry(self, route: str, query: dict[str, str], api: bool) -> Any:
+    def _locked_retry(self, route: str, query: dict[str, str], api: bool) -> object:
         """The answer; a read model locked by another writer is tried again briefly, then
         answered 503 with Retry-After."""
         for attempt in range(LOCKED_ATTEMPTS):
@@ -140,7 +142,7 @@ class Site:
             [("Retry-After", str(RETRY_AFTER_SECONDS))],
         )
 
-    def _answer(self, route: str, query: dict[str, str], api: bool) -> Any:
+    def _answer(self, route: str, query: dict[str, str], api: bool) -> object:
         """The JSON twin's data (`api`), else the page's HTML: only the one asked for is made
         (a page's data may be a function, called only for its twin), while the read model
         is open."""

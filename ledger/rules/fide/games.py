@@ -185,9 +185,11 @@ def detail(o: PlayerOutcome, outcome: SectionOutcome) -> dict[str, Any]:
     return detail
 
 
-def profile_field(profiles: Profiles, player: str, name: str) -> Any:
+def profile_field(profiles: Profiles, player: str, name: str) -> str | None:
+    """A date of the player's profile (`birth_date`, `playing_since`); None without one."""
     profile = profiles.get(player)
-    return None if profile is None else getattr(profile, name)
+    found: str | None = None if profile is None else getattr(profile, name)
+    return found
 
 
 def to_date(value: str | None) -> date | None:
