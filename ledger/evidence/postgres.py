@@ -13,7 +13,7 @@ from eventsourcing.persistence import (
 )
 from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.utils import retry
-from psycopg.sql import SQL, Identifier
+from psycopg.sql import SQL, Composed, Identifier
 
 from ledger.evidence.appending import Authority, HeldKeys, checked
 from ledger.evidence.chain import Head
@@ -32,18 +32,14 @@ class SealingPostgresRecorder(PostgresApplicationRecorder):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.held = HeldKeys()  # the log's keys and roles, taught each write's new key events
-        self.chain_table = SQL("{}.{}").format(
-            Identifier(self.datastore.schema or "public"), Identifier(CHAIN_TABLE)
-        )
+        self.chain_table = self.table(CHAIN_TABLE)
         self.sql_create_statements.append(
             SQL(
                 "CREATE TABLE IF NOT EXISTS {} "
                 "(position BIGINT PRIMARY KEY, hash TEXT NOT NULL, signature TEXT NOT NULL)"
             ).format(self.chain_table)
         )
-        self.tree_table = SQL("{}.{}").format(
-            Identifier(self.datastore.schema or "public"), Identifier(TREE_TABLE)
-        )
+        self.tree_table = self.table(TREE_TABLE)
         self.sql_create_statements.append(
             SQL(
                 "CREATE TABLE IF NOT EXISTS {} (level INTEGER NOT NULL, idx BIGINT NOT NULL, "
@@ -57,12 +53,15 @@ class SealingPostgresRecorder(PostgresApplicationRecorder):
         )
         # a checked read finds the key events and commitments by kind (reads.py)
         self.sql_create_statements.append(
-            SQL("CREATE INDEX IF NOT EXISTS {} ON {}.{} (topic)").format(
+            SQL("CREATE INDEX IF NOT EXISTS {} ON {} (topic)").format(
                 Identifier(self.events_table_name + "_topic"),
-                Identifier(self.datastore.schema or "public"),
-                Identifier(self.events_table_name),
+                self.table(self.events_table_name),
             )
         )
+
+    def table(self, name: str) -> Composed:
+        """Table `name` in the store's schema."""
+        return SQL("{}.{}").format(Identifier(self.datastore.schema or "public"), Identifier(name))
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def insert_events(
@@ -88,8 +87,7 @@ class SealingPostgresRecorder(PostgresApplicationRecorder):
             ids = [row["notification_id"] for row in curs.fetchall()]
             with sealing():
                 extends = checked(self.held, links_in(curs, self), ids, stored_events, authority)
-                schema = Identifier(self.datastore.schema or "public")
-                events = SQL("{}.{}").format(schema, Identifier(self.events_table_name))
+                events = self.table(self.events_table_name)
 
                 def run(sql: str, params: Sequence[Any]) -> list[Row]:
                     curs.execute(sql.replace("?", "%s"), params)
