@@ -15,11 +15,11 @@ from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.utils import retry
 from psycopg.sql import SQL, Composed, Identifier
 
-from ledger.evidence.appending import Authority, HeldKeys, checked
+from ledger.evidence.appending import Authority, HeldKeys
 from ledger.evidence.chain import Head
-from ledger.evidence.sealing import Signer, receipt, sealed_rows, sealing
+from ledger.evidence.sealing import Signer, WriteTables, receipt, seal
 from ledger.evidence.tables import links_in
-from ledger.evidence.tree import TREE_TABLE, Cached, Row, TreeRows, seal_write
+from ledger.evidence.tree import TREE_TABLE, Cached, Row, TreeRows
 from ledger.store import CHAIN_TABLE
 
 
@@ -85,34 +85,20 @@ class SealingPostgresRecorder(PostgresApplicationRecorder):
         ):
             self._insert_stored_events(curs, stored_events)  # locks the table, then inserts
             ids = [row["notification_id"] for row in curs.fetchall()]
-            with sealing():
-                extends = checked(self.held, links_in(curs, self), ids, stored_events, authority)
-                events = self.table(self.events_table_name)
 
-                def run(sql: str, params: Sequence[Any]) -> list[Row]:
-                    curs.execute(sql.replace("?", "%s"), params)
-                    return [tuple(r.values()) for r in curs.fetchall()]
+            def run(sql: str, params: Sequence[Any]) -> list[Row]:
+                curs.execute(sql.replace("?", "%s"), params)
+                return [tuple(r.values()) for r in curs.fetchall()]
 
-                tree = TreeRows(
-                    run,
-                    events.as_string(conn),
-                    "notification_id",
-                    self.tree_table.as_string(conn),
-                )
-                signatures, tree_rows, checkpoint, cached = seal_write(
-                    tree, ids, stored_events, signer, self.cached, extends
-                )
-                last = SQL("SELECT hash FROM {} ORDER BY position DESC LIMIT 1")
-                curs.execute(last.format(self.chain_table))
-                row = curs.fetchone()
-                rows = sealed_rows(row["hash"] if row else None, ids, stored_events, signatures)
-                curs.executemany(
-                    SQL("INSERT INTO {} VALUES (%s, %s, %s)").format(self.chain_table), rows
-                )
-                curs.executemany(
-                    SQL("INSERT INTO {} VALUES (%s, %s, %s, %s)").format(self.tree_table),
-                    tree_rows,
-                )
+            def many(sql: str, rows: Sequence[Sequence[Any]]) -> None:
+                curs.executemany(sql.replace("?", "%s"), rows)
+
+            events = self.table(self.events_table_name).as_string(conn)
+            tree = TreeRows(run, events, "notification_id", self.tree_table.as_string(conn))
+            tables = WriteTables(links_in(curs, self), tree, self.chain_table.as_string(conn), many)
+            rows, checkpoint, cached = seal(
+                self.held, self.cached, tables, ids, stored_events, signer, authority
+            )
         self.cached = cached
         receipt(sealed, rows, checkpoint)
         return ids

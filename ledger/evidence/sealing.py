@@ -14,13 +14,14 @@ from ledger.errors import LedgerError
 from ledger.evidence.appending import Authority, HeldKeys, checked
 from ledger.evidence.chain import GENESIS, Head, link
 from ledger.evidence.checkpoints import Checkpoint
-from ledger.evidence.tables import links_in
+from ledger.evidence.tables import Links, links_in
 from ledger.evidence.tree import TREE_TABLE, Cached, Row, TreeRows, seal_write
 from ledger.store import CHAIN_TABLE
 
 E = TypeVar("E", bound=StoredEvent)  # a stored event, or a notification (its subclass)
 
 Signer = Callable[[bytes], bytes]
+ChainRow = tuple[int, str, str]  # position, link, signature
 
 
 class SealError(PersistenceError):
@@ -32,7 +33,7 @@ def sealed_rows(
     ids: Sequence[int],
     stored_events: Sequence[StoredEvent],
     signatures: list[bytes],
-) -> list[tuple[int, str, str]]:
+) -> list[ChainRow]:
     """The chain rows (position, link, signature) of entries just inserted after link `last`."""
     previous, rows = last or GENESIS, []
     for position, s, signature in zip(ids, stored_events, signatures, strict=True):
@@ -48,12 +49,48 @@ def sealed_rows(
     return rows
 
 
-def receipt(
-    sealed: list[Head] | None, rows: list[tuple[int, str, str]], checkpoint: Checkpoint
-) -> None:
+def receipt(sealed: list[Head] | None, rows: list[ChainRow], checkpoint: Checkpoint) -> None:
     """Hand the write's new head, and the checkpoint it signed, to its caller."""
     if sealed is not None and rows:
         sealed.append(Head(rows[-1][1], rows[-1][0], checkpoint))
+
+
+@dataclasses.dataclass(frozen=True)
+class WriteTables:
+    """A write's transaction in its store's SQL (SQLite here, postgres.py): the chain and
+    events tables it is checked against, the tree, the chain table's name, and `many`, which
+    inserts rows (`?` marks a parameter in every statement)."""
+
+    links: Links
+    tree: TreeRows
+    chain: str
+    many: Callable[[str, Sequence[Sequence[Any]]], None]
+
+
+def seal(
+    held: HeldKeys,
+    cached: Cached | None,
+    tables: WriteTables,
+    ids: Sequence[int],
+    stored_events: Sequence[StoredEvent],
+    signer: Signer,
+    authority: Authority,
+) -> tuple[list[ChainRow], Checkpoint, Cached]:
+    """Check the actor's authority and the tree at the head the inserted entries are appended
+    to, sign the checkpoint and store the chain and tree rows in the write's transaction: the
+    chain rows, the checkpoint and the frontier to keep once it commits."""
+    with sealing():
+        extends = checked(held, tables.links, ids, stored_events, authority)
+        signatures, tree_rows, checkpoint, after = seal_write(
+            tables.tree, ids, stored_events, signer, cached, extends
+        )
+        last = tables.tree.run(
+            f"SELECT hash FROM {tables.chain} ORDER BY position DESC LIMIT 1", ()
+        )
+        rows = sealed_rows(last[0][0] if last else None, ids, stored_events, signatures)
+        tables.many(f"INSERT INTO {tables.chain} VALUES (?, ?, ?)", rows)
+        tables.many(f"INSERT INTO {tables.tree.tree} VALUES (?, ?, ?, ?)", tree_rows)
+    return rows, checkpoint, after
 
 
 @contextmanager
@@ -114,22 +151,16 @@ class SealingSQLiteRecorder(SQLiteApplicationRecorder):
             raise PersistenceError("an unsigned write: every write must be signed by its actor")
         with self.datastore.transaction(commit=True) as c:
             ids = self._insert_events(c, stored_events, **kwargs) or []
-            with sealing():
-                extends = checked(self.held, links_in(c, self), ids, stored_events, authority)
 
-                def run(sql: str, params: Sequence[Any]) -> list[Row]:
-                    c.execute(sql, params)
-                    return [tuple(r) for r in c.fetchall()]
+            def run(sql: str, params: Sequence[Any]) -> list[Row]:
+                c.execute(sql, params)
+                return [tuple(r) for r in c.fetchall()]
 
-                tree = TreeRows(run, self.events_table_name, "rowid")
-                signatures, tree_rows, checkpoint, cached = seal_write(
-                    tree, ids, stored_events, signer, self.cached, extends
-                )
-                c.execute(f"SELECT hash FROM {CHAIN_TABLE} ORDER BY position DESC LIMIT 1")
-                row = c.fetchone()
-                rows = sealed_rows(row[0] if row else None, ids, stored_events, signatures)
-                c.executemany(f"INSERT INTO {CHAIN_TABLE} VALUES (?, ?, ?)", rows)
-                c.executemany(f"INSERT INTO {TREE_TABLE} VALUES (?, ?, ?, ?)", tree_rows)
+            tree = TreeRows(run, self.events_table_name, "rowid")
+            tables = WriteTables(links_in(c, self), tree, CHAIN_TABLE, c.executemany)
+            rows, checkpoint, cached = seal(
+                self.held, self.cached, tables, ids, stored_events, signer, authority
+            )
         self.cached = cached
         receipt(sealed, rows, checkpoint)
         return ids
