@@ -147,6 +147,36 @@ class GamesRater(ABC):
         """The family's own state after an opening balance (None: it keeps none)."""
         return None
 
+    def played_change(
+        self,
+        item: Item,
+        o: PlayerOutcome,
+        outcome: SectionOutcome,
+        system: str,
+        before: Standing[object],
+        after: Standing[object],
+        formula: str,
+        official: int | None,
+    ) -> Change:
+        """Player `o`'s change after a rated section: his outcome's figures and detail."""
+        return change(
+            item,
+            o.player,
+            system,
+            outcome.rules,
+            before,
+            after,
+            (),
+            self.columns(after),
+            formula,
+            m=o.games,
+            score=o.score,
+            k=o.k,
+            expected=o.expected,
+            official=official,
+            **detail(o, outcome),
+        )
+
     @abstractmethod
     def rate_games(
         self, item: Item, games: Games, pre: dict[str, Standing[object]]

@@ -12,7 +12,6 @@ from ledger.rules.fide.games import (
     GAMES_STATE,
     Games,
     GamesRater,
-    detail,
     played,
     profile_field,
     rated_games,
@@ -30,7 +29,7 @@ from ledger.rules.fide.uplift import raised_profile_rating
 from ledger.rules.fide.versions import FideVersion
 from ledger.rules.fide.versions import resolve as fide_version
 from ledger.rules.time_controls import known_time_control
-from projections.change import Change, change
+from projections.change import Change
 from projections.items import Item
 from projections.rating import Rater
 from projections.standing import Standing
@@ -196,23 +195,8 @@ class FideRater(GamesRater):
             rated_on=item.end,
             state=state,
         )
-        return change(
-            item,
-            o.player,
-            system,
-            outcome.rules,
-            before,
-            after,
-            (),
-            self.columns(after),
-            "continuous" if before.rating is not None else "performance",
-            m=o.games,
-            score=o.score,
-            k=o.k,
-            expected=o.expected,
-            official=official,
-            **detail(o, outcome),
-        )
+        formula = "continuous" if before.rating is not None else "performance"
+        return self.played_change(item, o, outcome, system, before, after, formula, official)
 
 
 def _fide_state(standing: Standing[object]) -> FideState | None:

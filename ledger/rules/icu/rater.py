@@ -7,7 +7,6 @@ from datetime import date
 from ledger.rules.fide.games import (
     Games,
     GamesRater,
-    detail,
     played,
     profile_field,
     to_date,
@@ -15,7 +14,7 @@ from ledger.rules.fide.games import (
 from ledger.rules.icu import section as icu
 from ledger.rules.icu.family import SYSTEM
 from ledger.rules.icu.versions import resolve as icu_version
-from projections.change import Change, change
+from projections.change import Change
 from projections.items import Item
 from projections.rating import Rater
 from projections.standing import Standing
@@ -63,23 +62,10 @@ class IcuRater(GamesRater):
             after: Standing[object] = Standing(
                 rating=rating, games=before.games + o.games, rated_on=item.end
             )
+            formula = "performance" if o.performance is not None else "continuous"
             changes.append(
-                change(
-                    item,
-                    o.player,
-                    self.system,
-                    outcome.rules,
-                    before,
-                    after,
-                    (),
-                    self.columns(after),
-                    "performance" if o.performance is not None else "continuous",
-                    m=o.games,
-                    score=o.score,
-                    k=o.k,
-                    expected=o.expected,
-                    official=o.official,
-                    **detail(o, outcome),
+                self.played_change(
+                    item, o, outcome, self.system, before, after, formula, o.official
                 )
             )
         return changes
