@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from ledger.rules.families import family as rules_family
 from ledger.rules.rounding import round_half_up
-from projections.queries.common import _family, system_order
+from projections.queries.common import system_order
 from projections.queries.players import card
 
 if TYPE_CHECKING:
@@ -73,7 +74,7 @@ def published_and_pending(
     """Under FIDE periods: the rating published on the last list in force on `day` (before
     any list: the rating he came with), and the change of his sections ended by `day` that
     no list in force yet rates (ΣΔR, 10.65), or his Ru results waiting for a first rating."""
-    rules = _family(view).periods
+    rules = rules_family(view.family).periods
     if rules is None:
         return None
     lists = {x.name: x for x in published_lists(view, view.family)}

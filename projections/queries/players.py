@@ -6,7 +6,8 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from projections.queries.common import _family, system_order
+from ledger.rules.families import family as rules_family
+from projections.queries.common import system_order
 
 if TYPE_CHECKING:
     from projections.merges import Merges
@@ -30,7 +31,7 @@ def player(view: SqlModel, player_id: str) -> dict[str, Any] | None:
         if "established" in r:
             r["established"] = bool(r["established"])
             r["pending_floor_request"] = json.loads(r["pending_floor_request"] or "null")
-        elif "k" in dict(_family(view).words.ratings):
+        elif "k" in dict(rules_family(view.family).words.ratings):
             r["k"] = _last_k(view, player_id, system)
         ratings[system] = {k: v for k, v in r.items() if k != "player"}
     out: dict[str, Any] = {"id": player_id}
