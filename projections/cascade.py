@@ -71,7 +71,7 @@ class Cascade:
         changed = [r for k, r in new.items() if stored.get(k) != r]
         gone = [k for k in stored if k not in new]
         for key in {(k[0], k[1]) for k in [*(r[1:4] for r in changed), *gone]}:
-            stats.history_changed[key] = stats.history_changed.get(key, 0) + 1
+            stats.row_changed(*key)
             stats.players.add(key[0])
         history_store.delete_keys(model.db.conn, gone)
         history_layout(model.family).replace(
@@ -281,10 +281,6 @@ class _Rerating:
         self.rows.write(conn, self.standings.layout, self.stats)
         self.ratings.write_changes(self.standings.to_write(self.forced), self.stats, conn)
 
-    def _count(self, key: tuple[str, str]) -> None:
-        changed = self.stats.history_changed
-        changed[key] = changed.get(key, 0) + 1
-
     def _unseat(self) -> None:
         """Rows of items no longer rated (withdrawn, voided) or rated elsewhere in the order (a
         correction with other dates) go first: their players' later rows may all change, so
@@ -304,7 +300,7 @@ class _Rerating:
                 self.forced.add((player, system))
                 self.affected.add(player)
                 if now is None:
-                    self._count((player, system))
+                    self.stats.row_changed(player, system)
             history_store.delete_item(db.conn, key)
 
     def _rerate(self, row: Row, old_rows: Stored) -> None:
@@ -324,7 +320,7 @@ class _Rerating:
                 self.rows.drop(rid)
             self.standings.back(player, system)
             self.affected.add(player)
-            self._count((player, str(system)))
+            self.stats.row_changed(player, str(system))
         self.standings.follow(changes, same, self.affected, self.stats)
 
     def _compare(
@@ -344,7 +340,7 @@ class _Rerating:
             if before is None or _moved_on(before, row):
                 same.append(False)
                 self.affected.add(c.player)
-                self._count(pair)
+                self.stats.row_changed(*pair)
             else:
                 same.append(True)
         return same

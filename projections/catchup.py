@@ -20,3 +20,8 @@ class CatchUp:
         default_factory=dict
     )
     history_changed: dict[tuple[str, str], int] = field(default_factory=dict)
+
+    def row_changed(self, player: str, system: str) -> None:
+        """One more of the player's history rows in `system` changed (or gone)."""
+        key = (player, system)
+        self.history_changed[key] = self.history_changed.get(key, 0) + 1
