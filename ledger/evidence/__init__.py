@@ -5,15 +5,16 @@ signed log gives at the head it is appended to, and sealed into a SHA-256 hash c
 Merkle tree in the transaction that appends it (the recorders of `sealing` and `postgres`).
 `verify` recomputes both and names the first entry that no longer matches (`Verification`,
 its `Head`); a write whose signature does not check stops every checked read there
-(`read_verified_entries`, `SignatureError`) until a director sets it aside (`asides`). Each
-signature covers a `Checkpoint` (ledger, size, root), so inclusion and consistency proofs
-(`transparency`) are checked offline against keys the verifier already trusts (`trust`), and
-witnesses cosign only checkpoints that extend the last they saw (`witness`).
+(`read_verified_entries`; `signing.SignatureError`) until a director sets it aside
+(`asides`). Each signature covers a `Checkpoint` (ledger, size, root), so inclusion and
+consistency proofs (`transparency`) are checked offline against keys the verifier already
+trusts (`trust`), and witnesses cosign only checkpoints that extend the last they saw
+(`witness`).
 """
 
 from ledger.evidence.chain import Head, Verification, verify
 from ledger.evidence.checkpoints import Checkpoint, CheckpointError
-from ledger.evidence.signing import Keyring, SignatureError
+from ledger.evidence.signing import Keyring
 from ledger.evidence.verified import read_verified_entries
 
 __all__ = [
@@ -21,7 +22,6 @@ __all__ = [
     "CheckpointError",
     "Head",
     "Keyring",
-    "SignatureError",
     "Verification",
     "read_verified_entries",
     "verify",
