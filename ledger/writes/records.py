@@ -4,7 +4,8 @@ InvalidCommand or UnknownRecord its caller sees."""
 
 from __future__ import annotations
 
-from collections.abc import Set
+from collections.abc import Iterator, Set
+from contextlib import contextmanager
 from typing import TypeVar, cast
 from uuid import UUID
 
@@ -28,26 +29,28 @@ class Records:
     ) -> None:
         self.repository, self.recorder, self.store = repository, recorder, store
 
-    def get(self, cls: type[A], key: UUID) -> A:
-        """The record at `key`; AggregateNotFoundError if there is none."""
+    @contextmanager
+    def _reading(self) -> Iterator[None]:
+        """A store's failure as the StoreError naming the store (its password redacted)."""
         try:
-            return cast(A, self.repository.get(key))
+            yield
         except PersistenceError as exc:
             raise StoreError(f"store {redacted(self.store)}: {exc}") from None
+
+    def get(self, cls: type[A], key: UUID) -> A:
+        """The record at `key`; AggregateNotFoundError if there is none."""
+        with self._reading():
+            return cast(A, self.repository.get(key))
 
     def exists(self, key: UUID) -> bool:
         """Whether a record has an event at `key`."""
-        try:
+        with self._reading():
             return bool(self.recorder.select_events(key, limit=1))
-        except PersistenceError as exc:
-            raise StoreError(f"store {redacted(self.store)}: {exc}") from None
 
     def entry_at(self, position: int, field: str) -> Notification:
         """The stored entry at `position`; InvalidCommand naming `field` if there is none."""
-        try:
+        with self._reading():
             found = self.recorder.select_notifications(position, 1)
-        except PersistenceError as exc:
-            raise StoreError(f"store {redacted(self.store)}: {exc}") from None
         if not found or found[0].id != position:
             raise InvalidCommand((field,), f"the ledger has no entry at {position}")
         return found[0]
