@@ -83,11 +83,13 @@ def _search(
     """§4.1 steps 1–4 and the cap from R'_0 and S': M and p, each step's M added to `path`
     (when given) with its label."""
     # The knots R_i ± 400 in order (a knot listed twice finds the same neighbours).
+    low, high = prior - 400.0, prior + 400.0
     knots = [ri - 400.0 for ri in opponents] + [ri + 400.0 for ri in opponents]
-    knots.append(prior - 400.0)
-    knots.append(prior + 400.0)
+    knots.append(low)
+    knots.append(high)
     knots.sort()
-    searched = _root(partial(_curve, prior, n_eff, opponents, target), prior, knots, path)
+    f = partial(_curve, prior, low, high, n_eff, opponents, target)
+    searched = _root(f, prior, knots, path)
     big_m, p = step_four(searched, r0, prior, opponents, knots)
     if path is not None and big_m != searched:
         path.append(("4b", big_m))
@@ -99,14 +101,21 @@ def _search(
 
 
 def _curve(
-    prior: float, n_eff: float, opponents: Sequence[float], target: float, r: float
+    prior: float,
+    low: float,
+    high: float,
+    n_eff: float,
+    opponents: Sequence[float],
+    target: float,
+    r: float,
 ) -> float:
     """§4.1: f(R) = N'·PWe(R, R'_0) + Σ PWe(R, R_i) − S', PWe judged against the same knots
-    (each opponent's weight is 1, so its term is PWe itself)."""
+    (each opponent's weight is 1, so its term is PWe itself); `low` and `high` are R'_0 ∓ 400,
+    computed once per search."""
     total = -target
-    if r >= prior + 400.0:
+    if r >= high:
         total += n_eff
-    elif r > prior - 400.0:
+    elif r > low:
         total += n_eff * (0.5 + (r - prior) / 800.0)
     for ri in opponents:
         if r >= ri + 400.0:
