@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Sequence
-from functools import partial
 from typing import NamedTuple
 
 EPSILON = 1e-7  # §4.1: "Let ε = 10^−7 be a tolerance to detect values different from zero"
@@ -83,13 +82,11 @@ def _search(
     """§4.1 steps 1–4 and the cap from R'_0 and S': M and p, each step's M added to `path`
     (when given) with its label."""
     # The knots R_i ± 400 in order (a knot listed twice finds the same neighbours).
-    low, high = prior - 400.0, prior + 400.0
     knots = [ri - 400.0 for ri in opponents] + [ri + 400.0 for ri in opponents]
-    knots.append(low)
-    knots.append(high)
+    knots.append(prior - 400.0)
+    knots.append(prior + 400.0)
     knots.sort()
-    f = partial(_curve, prior, low, high, n_eff, opponents, target)
-    searched = _root(f, prior, knots, path)
+    searched = _root(_curve(prior, n_eff, opponents, target), prior, knots, path)
     big_m, p = step_four(searched, r0, prior, opponents, knots)
     if path is not None and big_m != searched:
         path.append(("4b", big_m))
@@ -101,28 +98,27 @@ def _search(
 
 
 def _curve(
-    prior: float,
-    low: float,
-    high: float,
-    n_eff: float,
-    opponents: Sequence[float],
-    target: float,
-    r: float,
-) -> float:
+    prior: float, n_eff: float, opponents: Sequence[float], target: float
+) -> Callable[[float], float]:
     """§4.1: f(R) = N'·PWe(R, R'_0) + Σ PWe(R, R_i) − S', PWe judged against the same knots
-    (each opponent's weight is 1, so its term is PWe itself); `low` and `high` are R'_0 ∓ 400,
-    computed once per search."""
-    total = -target
-    if r >= high:
-        total += n_eff
-    elif r > low:
-        total += n_eff * (0.5 + (r - prior) / 800.0)
-    for ri in opponents:
-        if r >= ri + 400.0:
-            total += 1.0
-        elif r > ri - 400.0:
-            total += 0.5 + (r - ri) / 800.0
-    return total
+    (each opponent's weight is 1, so its term is PWe itself)."""
+    # a closure, R'_0 ∓ 400 computed once: f runs about four times per search
+    low, high = prior - 400.0, prior + 400.0
+
+    def f(r: float) -> float:
+        total = -target
+        if r >= high:
+            total += n_eff
+        elif r > low:
+            total += n_eff * (0.5 + (r - prior) / 800.0)
+        for ri in opponents:
+            if r >= ri + 400.0:
+                total += 1.0
+            elif r > ri - 400.0:
+                total += 0.5 + (r - ri) / 800.0
+        return total
+
+    return f
 
 
 def _root(
