@@ -312,7 +312,7 @@ class Rater:
         """Every player of rated games (`players`, indexed by `white` and `black`) in `system`:
         the kernel's Steps 1–5 (and, to explain, the section rated again with every value)."""
         pre = [self.lookup(player, system) for player in players]
-        states = [us(s) for s in pre]
+        states = us_state.states(pre)
         end = item.end
         history = [HISTORY_CODES[s.history] for s in states]
 
