@@ -160,10 +160,10 @@ class Rebuild:
             stats.items_rated += 1
             if changes is None:
                 continue
-            for c in changes:
-                live[(c.player, c.system)] = c.standing
-                append(c.row)
-                players.add(c.player)
+            for player, system, standing, row in changes:
+                live[(player, system)] = standing
+                append(row)
+                players.add(player)
             if len(rows) >= HISTORY_CHUNK:
                 stats.rows += len(rows)
                 next_id = history.append(conn, rows, next_id)

@@ -46,7 +46,8 @@ def parameters() -> tuple[str, ...]:
 def parse_parameter(name: str, value: object) -> object:
     """An amended parameter's value parsed by the family whose rules have it; ValueError for a
     value it refuses or a parameter no family has (naming the known ones)."""
-    for f in every():
+    # family by family, so a replay of US Chess's amendments imports no other family
+    for f in map(family, NAMES):
         if name in f.parameters and f.parse_parameter is not None:
             return f.parse_parameter(name, value)
     raise ValueError(f"unknown rules parameter {name!r}; known: {', '.join(parameters())}")

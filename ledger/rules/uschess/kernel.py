@@ -216,14 +216,16 @@ def _rated(
     new_of: list[float | None] = [None] * size
     expected: list[float | None] = [None] * size
     bonus: list[float | None] = [None] * size
+    # the step's columns as locals: this loop runs twice per section for every player
+    k_of, n_eff, total, eligible = two.k, two.n_eff, two.total, two.eligible
     for i in two.played:
-        k = two.k[i]
+        k = k_of[i]
         opp = [against[j] for j in opponents[i]]
         if k is None:
-            new = special_value(prior[i], two.n_eff[i], opp, two.total[i], HISTORIES[history[i]])
+            new = special_value(prior[i], n_eff[i], opp, total[i], HISTORIES[history[i]])
         else:
-            multiplier = bonus_multiplier if two.eligible[i] else None
-            new, expected[i], bonus[i] = standard_values(prior[i], opp, two.total[i], k, multiplier)
+            multiplier = bonus_multiplier if eligible[i] else None
+            new, expected[i], bonus[i] = standard_values(prior[i], opp, total[i], k, multiplier)
         if new < MINIMUM_RATING:
             new = MINIMUM_RATING
         new_of[i] = new

@@ -21,6 +21,7 @@ from ledger.rules.uschess import decisions, explain, floors
 from ledger.rules.uschess import state as us_state
 from ledger.rules.uschess.columns import Columns
 from ledger.rules.uschess.floors import FloorState
+from ledger.rules.uschess.history import history_after as rules_history_after
 from ledger.rules.uschess.initialization import (
     SYSTEMS,
     ForeignRating,
@@ -44,7 +45,6 @@ from ledger.rules.uschess.state import (
     UsChessState,
     change_row,
     history_after,
-    standing,
     updated,
     us,
 )
@@ -312,8 +312,9 @@ class Rater:
         """Every player of rated games (`players`, indexed by `white` and `black`) in `system`:
         the kernel's Steps 1–5 (and, to explain, the section rated again with every value)."""
         pre = [self.lookup(player, system) for player in players]
+        states = us_state.states(pre)
         end = item.end
-        history = [HISTORY_CODES[us(s).history] for s in pre]
+        history = [HISTORY_CODES[s.history] for s in states]
 
         def background(n: int) -> PlayerBackground:
             return self._background(players[n], system, end)
@@ -357,7 +358,7 @@ class Rater:
 
             explained = detail_of
 
-        return self._section_rows(item, rules, system, players, pre, c, inits, explained)
+        return self._section_rows(item, rules, system, players, pre, states, c, inits, explained)
 
     def _section_rows(
         self,
@@ -366,12 +367,14 @@ class Rater:
         system: System,
         players: list[str],
         pre: list[Standing[UsChessState]],
+        states: list[UsChessState],
         c: Columns,
         inits: dict[int, Initialization],
         explained: Callable[[int, FloorState], dict[str, Any]] | None,
     ) -> list[Change]:
-        """Each player's standing and history row from the kernel's columns (`c`), with the
-        initializations of the unrated (`inits`) and, to explain, every value (`explained`)."""
+        """Each player's standing (`pre`, its state in `states`) and history row from the
+        kernel's columns (`c`), with the initializations of the unrated (`inits`) and, to
+        explain, every value (`explained`)."""
         changes = []
         name = str(system)
         end = item.end
@@ -386,12 +389,13 @@ class Rater:
         # the row's S, K and E, then N', the bonus and Steps 3–5, as the kernel gives them
         shared = zip(c.score, c.k, c.expected, strict=True)
         steps = zip(c.n_eff, c.bonus, c.step3, c.step4, c.step5, strict=True)
-        for n, (player, before, m, wins, draws, special, values, own) in enumerate(
-            zip(players, pre, c.m, c.wins, c.draws, c.special, shared, steps, strict=True)
-        ):
+        per_player = zip(
+            players, pre, states, c.m, c.wins, c.draws, c.special, shared, steps, strict=True
+        )
+        for n, (player, before, was, m, wins, draws, special, values, own) in enumerate(per_player):
             # every player here has played (`playing`), so Step 5 gave a rating
-            rating, bound = bound_rating(own[-1], us(before).floors, personal, olm)
-            after = _after_games(before, rating, m, wins, draws, end)
+            rating, bound = bound_rating(own[-1], was.floors, personal, olm)
+            after = _after_games(before, was, rating, m, wins, draws, end)
             detail = "{}"
             init = inits.get(n) if inits else None
             if init is not None or explained is not None:
@@ -399,7 +403,7 @@ class Rater:
                 if init is not None:
                     extra["initialization"] = initialization_detail(init)
                 if explained is not None:
-                    extra |= explained(n, us(before).floors)
+                    extra |= explained(n, was.floors)
                 detail = encode_value(extra).decode()
             row = (
                 key,
@@ -420,7 +424,7 @@ class Rater:
                 None if bound is None else bound.value,
                 *state_of(after),
             )
-            changes.append(Change(player, system, after, row))
+            changes.append(tuple.__new__(Change, (player, system, after, row)))  # as _after_games
         return changes
 
 
@@ -440,21 +444,34 @@ READER: type[rating.Rater[UsChessState]] = Rater
 
 
 def _after_games(
-    before: Standing[UsChessState], rating: float, m: int, wins: int, draws: int, end: str
+    before: Standing[UsChessState],
+    was: UsChessState,
+    rating: float,
+    m: int,
+    wins: int,
+    draws: int,
+    end: str,
 ) -> Standing[UsChessState]:
-    """A player's standing after m rated games of a section ending on `end`, rated `rating`:
-    N, results, §4.1 history, §5 floor state and OLM title date."""
-    was = us(before)
+    """A player's standing (`before`, its state `was`) after m rated games of a section ending
+    on `end`, rated `rating`: N, results, §4.1 history, §5 floor state and OLM title date."""
+    pre_rating, pre_games = before.rating, before.games
     losses = m - wins - draws
-    fl = floors.after_section(was.floors, before.rating, before.games, rating, m, wins, draws)
-    state = UsChessState(
-        history_after(before, m, wins, losses),
-        floors.olm_title_date(was.olm_title_date, fl, end),
-        fl,
-        was.match_changes,
-        was.pending_request,
+    fl = floors.after_section(was.floors, pre_rating, pre_games, rating, m, wins, draws)
+    rated = pre_rating is not None and pre_games > 0
+    history = rules_history_after(rated, was.history, m, wins, losses)
+    # tuple.__new__: a NamedTuple's own __new__ costs a Python call, here once per player and item
+    state = tuple.__new__(
+        UsChessState,
+        (
+            history,
+            floors.olm_title_date(was.olm_title_date, fl, end),
+            fl,
+            was.match_changes,
+            was.pending_request,
+        ),
     )
-    return standing(rating, before.games + m, before.losses + losses, end, state)
+    values = (rating, pre_games + m, fl.wins, fl.draws, before.losses + losses, end, state)
+    return tuple.__new__(Standing, values)
 
 
 def _after_match(

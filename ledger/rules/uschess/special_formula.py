@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Sequence
-from functools import partial
 from typing import NamedTuple
 
 EPSILON = 1e-7  # §4.1: "Let ε = 10^−7 be a tolerance to detect values different from zero"
@@ -87,7 +86,7 @@ def _search(
     knots.append(prior - 400.0)
     knots.append(prior + 400.0)
     knots.sort()
-    searched = _root(partial(_curve, prior, n_eff, opponents, target), prior, knots, path)
+    searched = _root(_curve(prior, n_eff, opponents, target), prior, knots, path)
     big_m, p = step_four(searched, r0, prior, opponents, knots)
     if path is not None and big_m != searched:
         path.append(("4b", big_m))
@@ -99,21 +98,27 @@ def _search(
 
 
 def _curve(
-    prior: float, n_eff: float, opponents: Sequence[float], target: float, r: float
-) -> float:
+    prior: float, n_eff: float, opponents: Sequence[float], target: float
+) -> Callable[[float], float]:
     """§4.1: f(R) = N'·PWe(R, R'_0) + Σ PWe(R, R_i) − S', PWe judged against the same knots
     (each opponent's weight is 1, so its term is PWe itself)."""
-    total = -target
-    if r >= prior + 400.0:
-        total += n_eff
-    elif r > prior - 400.0:
-        total += n_eff * (0.5 + (r - prior) / 800.0)
-    for ri in opponents:
-        if r >= ri + 400.0:
-            total += 1.0
-        elif r > ri - 400.0:
-            total += 0.5 + (r - ri) / 800.0
-    return total
+    # a closure, R'_0 ∓ 400 computed once: f runs about four times per search
+    low, high = prior - 400.0, prior + 400.0
+
+    def f(r: float) -> float:
+        total = -target
+        if r >= high:
+            total += n_eff
+        elif r > low:
+            total += n_eff * (0.5 + (r - prior) / 800.0)
+        for ri in opponents:
+            if r >= ri + 400.0:
+                total += 1.0
+            elif r > ri - 400.0:
+                total += 0.5 + (r - ri) / 800.0
+        return total
+
+    return f
 
 
 def _root(

@@ -124,6 +124,11 @@ def us(s: Standing[UsChessState]) -> UsChessState:
     return NO_STATE if state is None else state
 
 
+def states(standings: Sequence[Standing[UsChessState]]) -> list[UsChessState]:
+    """Each standing's `us` state: a section's players at once (one call per item)."""
+    return [NO_STATE if s.state is None else s.state for s in standings]
+
+
 def standing(
     rating: float | None, games: int, losses: int, rated_on: str | None, state: UsChessState
 ) -> UsStanding:
@@ -148,7 +153,9 @@ def updated(s: Standing[UsChessState], **changes: Any) -> UsStanding:
 def columns(s: Standing[UsChessState]) -> tuple[Any, ...]:
     """The standing as its state columns (STATE_COLUMNS order); the rating and N are the
     row's own `post_rating` and `games_after`."""
-    state = us(s)
+    state = s.state
+    if state is None:  # `us` inlined: a row's state columns are built once per player
+        state = NO_STATE
     f = state.floors
     return (
         f.wins,
