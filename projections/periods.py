@@ -278,9 +278,11 @@ class _Periods:
                 detail |= first[1]
             # 7.2.1: "Players whose ratings drop below 1400 are shown as unrated on the next
             # list. Thereafter they are treated in the same manner as any other unrated player."
-            dropped = ro.rating is not None and version.per_game and official < version.floor
-            if dropped:
+            # Every version has its floor (9.21: 1801; 1200, 1000, 1400): every list drops.
+            dropped = ro.rating is not None and official < version.delisted_below
+            if dropped:  # the page says "unrated (below 1400)": the floor of this list
                 rating, formula = None, "below_floor"
+                detail["below"] = version.delisted_below
             state = self.rules.listed(now.state, official, dropped)
             after = now._replace(rating=rating, rated_on=rating_list.as_of, state=state)
             self.live[k] = after

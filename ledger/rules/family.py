@@ -56,7 +56,7 @@ class PeriodVersion(Protocol):
     def per_game(self) -> bool: ...  # ΔR per game (FIDE 8.3.1) rather than per section
 
     @property
-    def floor(self) -> int: ...  # the lowest rating a list publishes
+    def delisted_below(self) -> int: ...  # a rated player below it is shown unrated (7.2.1)
 
 
 class ListResult(Protocol):

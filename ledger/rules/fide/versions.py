@@ -55,7 +55,8 @@ class FideVersion:
     k_times_n: int | None  # 8.3.3: "K x n does not exceed 700"
     minimum_games: int  # 9.14b (9) / 7.1.4 (5): games against rated opponents
     pool_months: int | None  # 7.1.4: "consecutive rating periods of not more than 26 months"
-    floor: int  # 10.32 (Rn ≥ 2005) / 7.1.4 and 7.2.1 (1000, then 1400)
+    floor: int  # 10.32 (Rn ≥ 2005) / 7.1.4 (1000, then 1400): a first rating's minimum
+    delisted_below: int  # 9.21 ("drop below 1801") / 7.2.1: a rated player's list minimum
     max_initial: int | None  # 8.2.3 (2024): "The maximum initial rating is 2200."
     above_half: float | None  # 8.2 before 2024: Ru = Ra + this "for each half point" over 50 %
     rounding: Rounding  # 10.66 (Rn to the nearest 1) / 8.3.4 (the change, 0.5 away from 0)
@@ -69,7 +70,7 @@ VERSIONS: tuple[FideVersion, ...] = (
         cap="350-rc", no_cap_from=None, no_cap_rating=None, k_new=25, k_mid=15, k_top=10,
         k_junior=None, junior_until=None, junior_below=None, new_first=True, k_times_n=None,
         minimum_games=9, pool_months=None, floor=2005, max_initial=None, above_half=None,
-        rounding="rating-half-up", rapid_blitz=False, list_months=3,
+        rounding="rating-half-up", rapid_blitz=False, list_months=3, delisted_below=1801,
     ),
     FideVersion(
         "fide-2009", date(2009, 7, 1), date(2011, 6, 30), per_game=True, initial="8.2-2022",
@@ -77,6 +78,7 @@ VERSIONS: tuple[FideVersion, ...] = (
         k_top=10, k_junior=None, junior_until=None, junior_below=None, new_first=True,
         k_times_n=None, minimum_games=9, pool_months=None, floor=1200, max_initial=None,
         above_half=12.5, rounding="change-half-away", rapid_blitz=False, list_months=2,
+        delisted_below=1200,
     ),
     FideVersion(
         "fide-2011", date(2011, 7, 1), date(2012, 6, 30), per_game=True, initial="8.2-2022",
@@ -84,6 +86,7 @@ VERSIONS: tuple[FideVersion, ...] = (
         k_top=10, k_junior=None, junior_until=None, junior_below=None, new_first=False,
         k_times_n=None, minimum_games=9, pool_months=None, floor=1200, max_initial=None,
         above_half=15, rounding="change-half-away", rapid_blitz=False, list_months=2,
+        delisted_below=1200,
     ),
     FideVersion(
         "fide-2012", date(2012, 7, 1), date(2014, 6, 30), per_game=True, initial="8.2-2022",
@@ -91,6 +94,7 @@ VERSIONS: tuple[FideVersion, ...] = (
         k_top=10, k_junior=None, junior_until=None, junior_below=None, new_first=False,
         k_times_n=None, minimum_games=9, pool_months=None, floor=1000, max_initial=None,
         above_half=15, rounding="change-half-away", rapid_blitz=False, list_months=1,
+        delisted_below=1000,
     ),
     FideVersion(
         "fide-2014", date(2014, 7, 1), date(2021, 12, 31), per_game=True, initial="8.2-2022",
@@ -98,6 +102,7 @@ VERSIONS: tuple[FideVersion, ...] = (
         k_top=10, k_junior=40, junior_until="18th-birthday", junior_below=2300, new_first=False,
         k_times_n=None, minimum_games=5, pool_months=26, floor=1000, max_initial=None,
         above_half=20, rounding="change-half-away", rapid_blitz=False, list_months=1,
+        delisted_below=1000,
     ),
     FideVersion(
         "fide-2022", date(2022, 1, 1), date(2024, 2, 29), per_game=True, initial="8.2-2022",
@@ -105,7 +110,7 @@ VERSIONS: tuple[FideVersion, ...] = (
         k_top=10, k_junior=40, junior_until="year-of-18th-birthday", junior_below=2300,
         new_first=False, k_times_n=700, minimum_games=5, pool_months=26, floor=1000,
         max_initial=None, above_half=20, rounding="change-half-away", rapid_blitz=True,
-        list_months=1,
+        list_months=1, delisted_below=1000,
     ),
     FideVersion(
         "fide-2024", date(2024, 3, 1), None, per_game=True, initial="8.2-2024",
@@ -113,7 +118,7 @@ VERSIONS: tuple[FideVersion, ...] = (
         k_mid=20, k_top=10, k_junior=40, junior_until="year-of-18th-birthday",
         junior_below=2300, new_first=False, k_times_n=700, minimum_games=5, pool_months=26,
         floor=1400, max_initial=2200, above_half=None, rounding="change-half-away",
-        rapid_blitz=True, list_months=1,
+        rapid_blitz=True, list_months=1, delisted_below=1400,
     ),
 )  # fmt: skip
 BY_NAME = {v.name: v for v in VERSIONS}
