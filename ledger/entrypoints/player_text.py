@@ -27,7 +27,8 @@ def player_lines(out: dict[str, Any], as_json: bool) -> list[str]:
         )
     if out.get("merged"):
         lines.append(shown(f"  merged into this record: {', '.join(out['merged'])}"))
-    return lines + [_rating_line(system, r) for system, r in out["ratings"].items()]
+    lines += [_rating_line(system, r) for system, r in out["ratings"].items()]
+    return lines + [f"  {system:<5} {shown}" for system, shown in out.get("unrated", {}).items()]
 
 
 def _card_line(player_id: str, name: str | None, card: dict[str, Any]) -> str:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ledger.rules.families import family as rules_family
 from ledger.rules.rounding import round_half_up
 from projections.queries.common import system_order
-from projections.queries.players import card
+from projections.queries.players import card, unrated_below
 
 if TYPE_CHECKING:
     from projections.periods import PublishedList
@@ -178,6 +178,28 @@ def list_entries(view: ReadModel, system: str, list_name: str) -> list[dict[str,
         for pid, r, profile in list_supplement(view, system, list_name)
     ]
     return sorted(rows, key=lambda r: (-(r["rating"] or 0), r["id"]))
+
+
+def list_unrated(view: ReadModel, system: str, list_name: str) -> list[dict[str, Any]]:
+    """The players the list `list_name` shows as unrated in `system` for falling below its
+    floor (FIDE 7.2.1), in member-id order: id, card fields and "unrated (below 1400)"."""
+    found = published_list(view, list_name)
+    if found is None:
+        return []
+    rows = view.db.execute(
+        "select h.player, p.profile, h.detail from history h "
+        "left join players p on p.id = h.player "
+        "where h.system = ? and h.sort_key = ? and h.formula = 'below_floor' order by h.player",
+        [system, found.sort_key],
+    ).fetchall()
+    return [
+        {
+            "id": pid,
+            **card(json.loads(profile) if profile else {}),
+            "shown": unrated_below(json.loads(detail)["below"]),
+        }
+        for pid, profile, detail in rows
+    ]
 
 
 def _list_values(row: dict[str, Any]) -> dict[str, Any]:

@@ -38,12 +38,36 @@ def player(view: SqlModel, player_id: str) -> dict[str, Any] | None:
     if profile is not None:
         out["name"] = json.loads(profile[0]).get("name")
     out["ratings"] = ratings
+    if dropped := below_floor(view, player_id, set(ratings)):
+        out["unrated"] = dropped
     found = merges(view)
     if found is not None and (joined := found.merged_into(player_id)) is not None:
         out["merged_into"] = joined | {"name": _name_of(view, joined["id"])}
     if found is not None and (absorbed := found.absorbed(player_id)):
         out["merged"] = absorbed
     return out
+
+
+def below_floor(view: SqlModel, player_id: str, rated: set[str]) -> dict[str, str]:
+    """System → "unrated (below 1400)" where the last list that rated the player showed him
+    unrated for falling below its floor (FIDE 7.2.1) and he has no rating since."""
+    rows = view.db.execute(
+        "select h.system, h.formula, h.detail from history h join (select system, "
+        "max(sort_key) as sort_key from history where player = ? and kind = 'list' "
+        "group by system) last on last.system = h.system and last.sort_key = h.sort_key "
+        "where h.player = ? order by h.system",
+        [player_id, player_id],
+    ).fetchall()
+    return {
+        system: unrated_below(json.loads(detail)["below"])
+        for system, formula, detail in rows
+        if formula == "below_floor" and system not in rated
+    }
+
+
+def unrated_below(floor: int) -> str:
+    """How a page shows a player a list dropped below its floor (FIDE 7.2.1)."""
+    return f"unrated (below {floor})"
 
 
 def merges(view: SqlModel) -> Merges | None:

@@ -47,6 +47,7 @@ def one(
             if system is not None and system not in systems:
                 raise HttpError("404 Not Found", f"the list {name!r} rates no one in {system}")
             rows = [] if system is None else queries.list_entries(past, system, name)
+            dropped = [] if system is None else queries.list_unrated(past, system, name)
     except NoSuchList as exc:
         raise HttpError("404 Not Found", str(exc)) from None
     year = date.fromisoformat(published.as_of).year
@@ -58,6 +59,7 @@ def one(
         "filters": {k: v for k, v in asked.items() if v},
         "total": len(rows),
         "rows": shown,
+        "unrated": dropped,
     }
     page = html(
         "list.html",
@@ -70,6 +72,7 @@ def one(
         asked=asked,
         rows=shown,
         total=len(rows),
+        unrated=dropped,
         federations=sorted({r["federation"] for r in rows if r["federation"]}),
         clubs=sorted({r["club"] for r in rows if r["club"]}),
         age_groups=list(AGE_GROUPS),

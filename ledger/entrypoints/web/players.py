@@ -46,6 +46,7 @@ def player_data(view: View, player: str, when: When) -> dict[str, Any]:
         raise HttpError("404 Not Found", f"player {player!r} is not in the ledger")
     if when.as_of is not None:
         out["ratings"] = queries.ratings_as_of(view, player, when.as_of)
+        out.pop("unrated", None)  # said of the last list, not of `as_of`'s
     out["ratings"] = {s: out["ratings"][s] for s in sorted(out["ratings"], key=system_order(view))}
     out["as_of"] = when.as_of
     out["position"] = when.position
