@@ -41,6 +41,7 @@ from projections.handlers import apply_entries
 from projections.items import Item
 from projections.lock import BUSY_TIMEOUT_SECONDS, exclusive
 from projections.profiles import ProfilesOnDemand
+from projections.rating import NotRated
 from projections.rating_step import RatingStep
 from projections.ratings_writer import RatingsWriter
 from projections.rebuild import Rebuild
@@ -121,7 +122,10 @@ class View:
             explain=True,
             merged=merges.Merges.stored(self.db.conn),
         )
-        return rater.rate(item)
+        try:
+            return rater.rate(item)
+        except NotRated:  # it rates none of the item's games: its problem row says why
+            return []
 
     def close(self) -> None:
         self.db.close()

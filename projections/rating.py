@@ -31,6 +31,11 @@ Lookup = Callable[[str, str], "Standing[object]"]
 AmendmentRow = Mapping[str, Any]
 
 
+class NotRated(Exception):
+    """A family's reason for rating none of an item's games (issue 30: "never silent"): the
+    read model records it as the item's problem row."""
+
+
 class Profiles(Protocol):
     """The players' profiles a rater reads (a dict, or read from the model when asked for)."""
 

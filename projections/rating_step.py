@@ -14,7 +14,7 @@ from projections.change import Change
 from projections.handlers import short
 from projections.items import Item
 from projections.merges import Merges
-from projections.rating import AmendmentRow, ItemRater, Lookup, Profiles, rater_for
+from projections.rating import AmendmentRow, ItemRater, Lookup, NotRated, Profiles, rater_for
 from projections.schema import GAMES_AFTER, POST_RATING
 from projections.standing import Standing
 from projections.what_if import WhatIf
@@ -67,6 +67,8 @@ class RatingStep:
         try:
             changes = rate(item)
             reason = plausible(changes)
+        except NotRated as exc:  # the family's own reason, as it words it
+            reason = str(exc)
         except Exception as exc:  # noqa: BLE001 - any failure of one item is that item's
             reason = f"{type(exc).__name__}: {short(exc)}"
         if reason is None:

@@ -12,6 +12,7 @@ from typing import Any
 from ledger.results import RATED_RESULTS
 from ledger.rules.families import family as rules_family
 from projections import queries
+from projections.queries.records import item_problem
 from projections.schema import ReadModel
 
 WITHDRAWN = "withdrawn: the federation took the section out of rating"
@@ -44,6 +45,9 @@ def reasons(view: ReadModel, section_id: str) -> Unrated | None:
     why = rules_family(view.family).section_not_rated(
         payload["time_control"], payload["online"], day
     )
+    if why is None and not rated:  # issue 30: a section its family dropped says why
+        problem = item_problem(view, "section:" + section_id)
+        why = None if problem is None else problem.removeprefix("not rated: ")
     if why is None and not rated and queries.rates_by_lists(view):
         why = WAITING
     if why is None and not rated:

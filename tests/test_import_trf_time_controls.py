@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from ledger.entrypoints.interchange import Imported, trf, trf_players, trf_records, validated
-from ledger.entrypoints.interchange.time_controls import ledger_time_control
 from ledger.errors import InvalidCommand
 from ledger.rules.time_controls import NOT_GIVEN, parse_time_control
+from ledger.rules.time_notation import ledger_time_control
 
 FIXTURE = Path(__file__).parent / "fixtures" / "lakeside-fide-open-2024.trf"
 LINE_122 = "122 90'/40+30'+30''"

@@ -10,7 +10,7 @@ from datetime import date
 from typing import Any, Generic, Protocol, TypeVar
 
 from ledger.rules.rating_lists import LateItems
-from ledger.rules.time_controls import known_time_control
+from ledger.rules.time_controls import TimeControl, known_time_control
 
 Fields = tuple[tuple[str, str], ...]
 MONTH_NAMES = (
@@ -129,6 +129,8 @@ class Family:
     # why it rates none of a section's games: (minutes mm + ss or None when the time control is
     # not read, online, the section's start) → a reason, or None when it rates them
     not_rated: Callable[[float | None, bool, date], str | None] = lambda total, online, day: None
+    # how it reads a section's time control (FIDE: as FIDE writes it, `90/40+30`); None: not
+    time_control: Callable[[str], TimeControl | None] = known_time_control
     # What the write side and the entry points ask of it (issue 29: they import no family):
     online_systems: frozenset[str] = frozenset()  # its systems of online play (a write's `online`)
     parameters: tuple[str, ...] = ()  # the rules parameters an amendment may change (US Chess §8)
@@ -142,7 +144,7 @@ class Family:
 
     def section_not_rated(self, time_control: str, online: bool, day: date) -> str | None:
         """Its reason for rating none of a section's games (None: it rates them)."""
-        known = known_time_control(time_control)
+        known = self.time_control(time_control)
         return self.not_rated(None if known is None else known.total, online, day)
 
     def off_schedule(self, as_of: date) -> str | None:

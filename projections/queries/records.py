@@ -67,6 +67,14 @@ def problems(view: ReadModel) -> list[dict[str, Any]]:
     ]
 
 
+def item_problem(view: ReadModel, key: str) -> str | None:
+    """Why the read model could not use the item `key` (its problem row's reason), or None."""
+    row = view.db.execute(
+        "select reason from problems where item_key = ? order by position desc limit 1", [key]
+    ).fetchone()
+    return None if row is None else str(row[0])
+
+
 def awaiting_admin(view: ReadModel) -> list[dict[str, Any]]:
     """What awaits the office: pending floor-lowering requests (§7) and ceilings set below the
     floor, with the player's name, in player and system order (none in a family whose ratings

@@ -327,8 +327,8 @@ def _registered(ledger: RatingsLedger) -> dict[str, str | None]:
 
 def _time_control_option(text: str) -> str:
     """`--time-control` in any notation a TRF's 122 line may use, in the ledger's."""
-    from ledger.entrypoints.interchange.time_controls import ledger_time_control
     from ledger.errors import InvalidCommand
+    from ledger.rules.time_notation import ledger_time_control
 
     try:
         return ledger_time_control(text)

@@ -26,13 +26,13 @@ from ledger.entrypoints.interchange import (
     trf_teams,
 )
 from ledger.entrypoints.interchange import trf_header as header
-from ledger.entrypoints.interchange.time_controls import ledger_time_control
 from ledger.entrypoints.interchange.trf_export import COMMENT
 from ledger.entrypoints.interchange.trf_players import assigned_ids
 from ledger.entrypoints.interchange.trf_records import TrfPlayer, TrfReport
 from ledger.errors import InvalidCommand
 from ledger.rules.families import reads_time_control
 from ledger.rules.time_controls import NOT_GIVEN
+from ledger.rules.time_notation import ledger_time_control
 from ledger.text import digits
 
 ROUND_COLUMN = 92  # TRF16: "round 1 starting at position 92; round 2 at 102 …"

@@ -10,7 +10,7 @@ import re
 from collections.abc import Mapping
 from datetime import date
 
-from ledger.entrypoints.interchange.time_controls import ledger_time_control
+from ledger.rules.time_notation import ledger_time_control
 from ledger.text import digits
 
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")

@@ -86,6 +86,7 @@ FAMILY = Family(
     not_rated=lambda total, online, day: rate_of_play.section_not_rated(
         total, online, resolve(day)
     ),
+    time_control=rate_of_play.fide_time_control,
     formats=get_args(Format),
     list_for=lambda minutes, day: rate_of_play.list_for_time(resolve(day), minutes),
 )

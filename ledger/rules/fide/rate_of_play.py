@@ -8,12 +8,23 @@ The minutes for a game of 60 moves are the main time plus 60 × the increment (i
 from __future__ import annotations
 
 from ledger.rules.fide.versions import FideVersion
+from ledger.rules.time_controls import TimeControl, parse_time_control
+from ledger.rules.time_notation import ledger_time_control
 
 STANDARD, RAPID, BLITZ = "FIDE", "FIDE_RAPID", "FIDE_BLITZ"
 SYSTEMS = (STANDARD, RAPID, BLITZ)
 REGULAR_FROM = 30  # fide-2003: the slowest US Chess range, "Regular" (docs/decisions.md)
 BLITZ_UP_TO = 10  # rapid and blitz 1.2: "10 minutes or less for each player" is blitz
 STANDARD_FROM = 60  # 1.1: "each player must have a minimum of 60 minutes" (both under 1800)
+
+
+def fide_time_control(text: str) -> TimeControl | None:
+    """The time control as FIDE and its pairing programs write it (`90/40+30`: 90 minutes for
+    40 moves, then 30; `90'/40m+30'+30"`; `G/90+30`), None when not given or not read."""
+    try:
+        return parse_time_control(ledger_time_control(text))
+    except ValueError:
+        return None
 
 
 def list_for_time(version: FideVersion, minutes_for_60_moves: int) -> str | None:
@@ -30,6 +41,14 @@ def standard_minimum(white: float | None, black: float | None) -> int:
     90 where one is rated 1800 or higher, 60 where both are rated below 1800."""
     top = max((r for r in (white, black) if r is not None), default=0.0)
     return 120 if top >= 2400 else 90 if top >= 1800 else 60
+
+
+def below_minimum(minutes: int, games: int) -> str:
+    """Why none of a section's `games` is rated when each falls below 1.1's minimum."""
+    return (
+        f"{minutes} minutes for 60 moves: under 1.1's minimum for the players of each of "
+        f"its {games} games (60, 90 or 120 minutes by their ratings)"
+    )
 
 
 def section_not_rated(total: float | None, online: bool, version: FideVersion) -> str | None:

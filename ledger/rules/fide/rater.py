@@ -20,7 +20,14 @@ from ledger.rules.fide.games import (
 )
 from ledger.rules.fide.initial import PoolEvent
 from ledger.rules.fide.modern import rate as rate_by_version
-from ledger.rules.fide.rate_of_play import STANDARD, list_for_time, standard_minimum
+from ledger.rules.fide.rate_of_play import (
+    STANDARD,
+    below_minimum,
+    fide_time_control,
+    list_for_time,
+    section_not_rated,
+    standard_minimum,
+)
 from ledger.rules.fide.rated import reaches_k_10
 from ledger.rules.fide.section import PlayerOutcome, SectionOutcome
 from ledger.rules.fide.state import FideState
@@ -28,10 +35,10 @@ from ledger.rules.fide.unrated import Performance
 from ledger.rules.fide.uplift import raised_profile_rating
 from ledger.rules.fide.versions import FideVersion
 from ledger.rules.fide.versions import resolve as fide_version
-from ledger.rules.time_controls import known_time_control
+from ledger.rules.time_controls import NOT_GIVEN
 from projections.change import Change
 from projections.items import Item
-from projections.rating import Rater
+from projections.rating import NotRated, Rater
 from projections.standing import Standing
 
 SEED_GAMES = 30  # a published FIDE rating without a game count: past 10.64's first 30 games
@@ -96,20 +103,27 @@ class FideRater(GamesRater):
         if not isinstance(fact, SectionSubmitted | MatchResultSubmitted) or fact.online:
             return []
         version = fide_version(date.fromisoformat(item.end))
-        known = known_time_control(fact.time_control)
-        if known is None:
-            return []
-        minutes = known.total
-        system = list_for_time(version, minutes)
-        if system is None:
-            return []
+        known = fide_time_control(fact.time_control)
         games = rated_games(item)
+        system = None if known is None else list_for_time(version, known.total)
+        if known is None or system is None:  # issue 30: a section dropped is never silent
+            why = section_not_rated(None if known is None else known.total, False, version)
+            if known is None and fact.time_control != NOT_GIVEN:
+                why = f"time control {fact.time_control!r} is not one FIDE's lists read"
+            if games and why is not None:
+                raise NotRated(why)
+            return []
         ids = dict.fromkeys(x for g in games for x in g[:2])
         pre = {pid: self.standing(pid, system) for pid in ids}
         if version.per_game and system == STANDARD:  # 1.1: the minimum for the two players
-            games = tuple(
-                g for g in games if minutes >= standard_minimum(pre[g[0]].rating, pre[g[1]].rating)
+            kept = tuple(
+                g
+                for g in games
+                if known.total >= standard_minimum(pre[g[0]].rating, pre[g[1]].rating)
             )
+            if games and not kept:
+                raise NotRated(below_minimum(known.total, len(games)))
+            games = kept
         return self.rate_games(item, games, pre, version, system)
 
     def rate_games(

@@ -1,4 +1,4 @@
-"""Time controls as pairing programs write them, in the ledger's notation.
+"""Time controls as pairing programs and FIDE write them, in the ledger's notation.
 
 Swiss-Manager and Vega write `90+30`, `90'+30''`, `90 min + 30 s/move`, `90'/40+30'+30''`,
 `120/40+60`, `15 minutes plus 10 sec per move` (`plus` is a `+`); the ledger writes
