@@ -3,10 +3,114 @@
 import json
 
 import pytest
+from projection_helpers import Ledger, round_robin
 from typer.testing import CliRunner
 
 from ledger import estimate as est
+from ledger.application import RatingsLedger
+from ledger.commands import PublishList, parse
 from ledger.entrypoints.cli import app
+from ledger.log import read_entries
+from projections.projector import View
+from projections.what_if import WhatIf
+
+PLAYERS = [f"6100000{i}" for i in range(1, 6)]
+
+
+@pytest.fixture
+def store(tmp_path):
+    """FIDE-rated players in a 2024 round robin at a standard rate of play, and a list."""
+    url = f"sqlite:///{tmp_path / 'ledger.db'}"
+    led = Ledger(RatingsLedger(url))
+    led.register(*PLAYERS, adult=True)
+    for p, r in zip(PLAYERS, (1900, 2000, 2100, 2200, 2300), strict=True):
+        led.opening(p, "FIDE", float(r), 60)
+        led.opening(p, "ICU", float(r), 60)
+    led.submit(round_robin("Y24", PLAYERS, "2024-06-01", time_control="G/120"))
+    listed = {"family": "fide", "name": "2024-07", "as_of": "2024-07-01"}
+    led.app.lists.publish(parse(PublishList, listed), actor="director")
+    led.app.close()
+    return url
+
+
+def rules_of_rows(store, path, what_if, family="fide"):
+    ledger = RatingsLedger(store)
+    view = View(path, family, what_if)
+    view.rebuild(read_entries(ledger))
+    ledger.close()
+    rows = view.db.execute("select kind, rules from history where formula != 'opening'")
+    found = rows.fetchall()
+    assert "section" in {r[0] for r in found}
+    return {r[1] for r in found}
+
+
+def test_a_fide_what_if_rates_every_section_and_list_under_the_version_it_names(store, tmp_path):
+    # Issue 30: "`replay --rules` takes every family's versions" (the FIDE reader rates by it).
+    assert rules_of_rows(store, tmp_path / "real.db", None) == {"fide-2024"}
+    assert rules_of_rows(store, tmp_path / "w.db", WhatIf("fide-2022")) == {"fide-2022"}
+    listed = View(tmp_path / "w.db", "fide").db.execute(
+        "select rules from history where kind = 'list'"
+    )
+    assert {r[0] for r in listed.fetchall()} == {"fide-2022"}  # the list closed under it too
+
+
+def test_an_icu_what_if_rates_every_section_under_the_version_it_names(store, tmp_path):
+    # Issue 30: "`replay --rules` takes every family's versions".
+    rules = rules_of_rows(store, tmp_path / "w.db", WhatIf("icu-2005"), "icu")
+    assert rules == {"icu-2005"}
+
+
+def test_replay_with_rules_family_fide_takes_a_fide_version(store, tmp_path):
+    # Issue 30: "`replay --rules-family fide --rules fide-2024` says 'unknown version …
+    # known: uschess-2015, uschess-2020, uschess-2024'".
+    runner = CliRunner()
+    args = ["replay", "--to", str(tmp_path / "r.db"), "--store", store, "--rules-family", "fide"]
+    out = runner.invoke(app, [*args, "--rules", "fide-2024"])
+    assert out.exit_code == 0, out.output
+    wrong = runner.invoke(
+        app,
+        [
+            "replay",
+            "--to",
+            str(tmp_path / "u.db"),
+            "--store",
+            store,
+            "--rules-family",
+            "fide",
+            "--rules",
+            "uschess-2024",
+        ],
+    )
+    assert wrong.exit_code == 2
+    assert "unknown fide version 'uschess-2024'; known: fide-" in wrong.stderr
+
+
+def test_a_replay_refuses_an_amendment_the_family_has_no_parameter_for(store, tmp_path):
+    # Issue 30: "reasons are true": a US Chess parameter is not silently ignored under FIDE.
+    out = CliRunner().invoke(
+        app,
+        [
+            "replay",
+            "--to",
+            str(tmp_path / "a.db"),
+            "--store",
+            store,
+            "--rules-family",
+            "fide",
+            "--amend",
+            "bonus_multiplier=10@2024-01-01",
+        ],
+    )
+    assert out.exit_code == 2
+    assert "'bonus_multiplier' is not a rules parameter of fide" in out.stderr
+
+
+def test_a_replay_without_the_uplift_is_refused_for_a_family_without_one(store, tmp_path):
+    # Issue 30: "reasons are true": US Chess and the ICU record no FIDE uplift to leave out.
+    args = ["replay", "--to", str(tmp_path / "w.db"), "--store", store, "--without-uplift"]
+    out = CliRunner().invoke(app, [*args, "--rules-family", "icu"])
+    assert out.exit_code == 2
+    assert "--without-uplift: the icu family has no uplift to leave out" in out.stderr
 
 
 def section(result="1-0", system="OTBR"):

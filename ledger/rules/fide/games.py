@@ -104,9 +104,10 @@ class GamesRater(ABC):
     ) -> dict[str, Any] | None:
         return None
 
-    def __init__(self, lookup: Lookup, profiles: Profiles) -> None:
+    def __init__(self, lookup: Lookup, profiles: Profiles, named: str | None = None) -> None:
         self.lookup = lookup
         self.profiles = profiles
+        self.named = named  # a what-if's version, rating every section (None: by date)
 
     @classmethod
     def open(
@@ -117,9 +118,9 @@ class GamesRater(ABC):
         explain: bool,
         what_if: WhatIf | None,
     ) -> Self:
-        """The rater of a read model (US Chess rules amendments and a what-if's rules version
-        do not apply; its history rows carry every value already)."""
-        return cls(lookup, profiles)
+        """The rater of a read model, under a what-if's rules version if it names one (rules
+        amendments are US Chess's parameters: the replay command refuses them here)."""
+        return cls(lookup, profiles, None if what_if is None else what_if.rules)
 
     def standing(self, player: str, system: str | None = None) -> Standing[object]:
         return self.lookup(player, system or self.system)

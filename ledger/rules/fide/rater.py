@@ -95,7 +95,7 @@ class FideRater(GamesRater):
             return super().rate(item)
         if not isinstance(fact, SectionSubmitted | MatchResultSubmitted) or fact.online:
             return []
-        version = fide_version(date.fromisoformat(item.end))
+        version = fide_version(date.fromisoformat(item.end), self.named)
         known = known_time_control(fact.time_control)
         if known is None:
             return []
@@ -120,7 +120,7 @@ class FideRater(GamesRater):
         version: FideVersion | None = None,
         system: str = STANDARD,
     ) -> list[Change]:
-        version = version or fide_version(date.fromisoformat(item.end))
+        version = version or fide_version(date.fromisoformat(item.end), self.named)
         ids = [pid for pid in pre if any(pid in g[:2] for g in games)]
         states = {pid: _fide_state(s) or FideState() for pid, s in pre.items()}
         rounds = max((g.round or 0 for g in played(item).games), default=0) or None

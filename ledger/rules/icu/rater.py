@@ -30,7 +30,7 @@ class IcuRater(GamesRater):
         self, item: Item, games: Games, pre: dict[str, Standing[object]]
     ) -> list[Change]:
         ids = list(pre)
-        version = icu_version(date.fromisoformat(item.start))
+        version = icu_version(date.fromisoformat(item.start), self.named)
         fixed = {p.id: p.fixed_rating for p in played(item).players if p.fixed_rating is not None}
         outcome = version.rate(
             icu.Section(
