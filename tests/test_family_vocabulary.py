@@ -60,6 +60,21 @@ def test_an_icu_what_if_rates_every_section_under_the_version_it_names(store, tm
     assert rules == {"icu-2005"}
 
 
+def test_a_section_may_name_a_fide_version_and_the_fide_reader_rates_by_it(tmp_path):
+    # Issue 30: "one family vocabulary in every command": the door took only US Chess's
+    # versions as a section's `rules`; a FIDE version is now taken and honoured under FIDE.
+    url = f"sqlite:///{tmp_path / 'hinted.db'}"
+    led = Ledger(RatingsLedger(url))
+    led.register(*PLAYERS, adult=True)
+    for p, r in zip(PLAYERS, (1900, 2000, 2100, 2200, 2300), strict=True):
+        led.opening(p, "FIDE", float(r), 60)
+    led.submit(
+        {**round_robin("H24", PLAYERS, "2024-06-01", time_control="G/120"), "rules": "fide-2022"}
+    )
+    led.app.close()
+    assert rules_of_rows(url, tmp_path / "real.db", None) == {"fide-2022"}
+
+
 def test_replay_with_rules_family_fide_takes_a_fide_version(store, tmp_path):
     # Issue 30: "`replay --rules-family fide --rules fide-2024` says 'unknown version …
     # known: uschess-2015, uschess-2020, uschess-2024'".

@@ -80,6 +80,7 @@ class GamesRater(ABC):
     state_columns: ClassVar[Mapping[str, type]] = GAMES_STATE
     history_order: ClassVar[tuple[str, ...] | None] = None
     rating_columns: ClassVar[Mapping[str, type]] = {}
+    versions: ClassVar[tuple[str, ...]] = ()  # its family's versions a section's hint may name
 
     @classmethod
     def columns(cls, standing: Standing[object]) -> tuple[Any, ...]:
@@ -124,6 +125,13 @@ class GamesRater(ABC):
 
     def standing(self, player: str, system: str | None = None) -> Standing[object]:
         return self.lookup(player, system or self.system)
+
+    def version_named(self, item: Item) -> str | None:
+        """The version rating `item`: a what-if's, else its section's `rules` hint naming one
+        of this family's versions; None: the one in force on its dates."""
+        fact = item.event
+        hint = fact.rules if isinstance(fact, SectionSubmitted) else None
+        return self.named or (hint if hint in self.versions else None)
 
     def rate(self, item: Item) -> list[Change]:
         p = item.event

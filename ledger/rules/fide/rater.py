@@ -26,7 +26,7 @@ from ledger.rules.fide.section import PlayerOutcome, SectionOutcome
 from ledger.rules.fide.state import FideState
 from ledger.rules.fide.unrated import Performance
 from ledger.rules.fide.uplift import raised_profile_rating
-from ledger.rules.fide.versions import FideVersion
+from ledger.rules.fide.versions import NAMES, FideVersion
 from ledger.rules.fide.versions import resolve as fide_version
 from ledger.rules.time_controls import known_time_control
 from projections.change import Change
@@ -43,6 +43,7 @@ class FideRater(GamesRater):
     carry `FideState`, stored as the JSON of `s_extra`."""
 
     system = STANDARD
+    versions = NAMES
     state_columns: ClassVar[Mapping[str, type]] = {**GAMES_STATE, "s_extra": str}
 
     @classmethod
@@ -95,7 +96,7 @@ class FideRater(GamesRater):
             return super().rate(item)
         if not isinstance(fact, SectionSubmitted | MatchResultSubmitted) or fact.online:
             return []
-        version = fide_version(date.fromisoformat(item.end), self.named)
+        version = fide_version(date.fromisoformat(item.end), self.version_named(item))
         known = known_time_control(fact.time_control)
         if known is None:
             return []
@@ -120,7 +121,7 @@ class FideRater(GamesRater):
         version: FideVersion | None = None,
         system: str = STANDARD,
     ) -> list[Change]:
-        version = version or fide_version(date.fromisoformat(item.end), self.named)
+        version = version or fide_version(date.fromisoformat(item.end), self.version_named(item))
         ids = [pid for pid in pre if any(pid in g[:2] for g in games)]
         states = {pid: _fide_state(s) or FideState() for pid, s in pre.items()}
         rounds = max((g.round or 0 for g in played(item).games), default=0) or None
