@@ -44,10 +44,10 @@ NORMALIZED_RESULTS = {"½-½": "1/2-1/2"}
 FORFEITS = ("1F-0F", "0F-1F")
 RESULTS = {r: NORMALIZED_RESULTS.get(r, r) for r in (*RATED_RESULTS, *FORFEITS)}
 RESULT_CHOICES = ", ".join(dict.fromkeys(RESULTS.values()))
-# A write's `system` names a system of the default family, and a section's `rules` hint one
-# of its versions (or a family).
+# A write's `system` names a system of the default family; a section's `rules` hint names a
+# family or one of any family's versions (each family's reader honours its own).
 DEFAULT_FAMILY = families.family(families.DEFAULT)
-RULES_HINTS = (*RULES_FAMILIES, *DEFAULT_FAMILY.versions)
+RULES_HINTS = (*RULES_FAMILIES, *(v for f in families.every() for v in f.versions))
 
 
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")

@@ -191,10 +191,12 @@ def scores(section: EstimateSection) -> tuple[tuple[str, str, float], ...]:
     return tuple((g.white, g.black, white_score(g.result)) for g in section.games)
 
 
-def output(section: EstimateSection, outcome: DataclassInstance, explain: bool) -> dict[str, Any]:
+def output(
+    section: EstimateSection, outcome: DataclassInstance, explain: bool, system: str
+) -> dict[str, Any]:
     """A section outcome of a family rating by its games (FIDE's, the ICU's: its rules, its
     players' pre, post, official, rating_change, performance …) in the contract:
-    rating_change, performance, published_rating."""
+    rating_change, performance, published_rating; `system` is the family's own list."""
     found = asdict(outcome)
     players = []
     for p, o in zip(section.players, found["players"], strict=True):
@@ -218,7 +220,7 @@ def output(section: EstimateSection, outcome: DataclassInstance, explain: bool) 
         players.append(out)
     result: dict[str, Any] = {
         "rules": found["rules"],
-        "system": section.system or "standard",
+        "system": system,
         "rated": found["rated"],
         "players": players,
     }

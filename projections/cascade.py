@@ -63,7 +63,11 @@ class Cascade:
         for item in items:
             batch.drop_problems(item.revision, item.key)  # rated again below
         rows, live = periods.rate(
-            items, lists, self.step.for_periods(ProfilesOnDemand(model), batch), self.step.uplift
+            items,
+            lists,
+            self.step.for_periods(ProfilesOnDemand(model), batch),
+            self.step.uplift,
+            self.step.named,
         )
         stored = {tuple(r[1:4]): tuple(r) for r in model.db.execute("select * from history")}
         new = {tuple(r[1:4]): tuple(r) for r in rows}

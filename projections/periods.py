@@ -135,13 +135,15 @@ def rate(
     lists: Sequence[PublishedList],
     rater_for: Callable[[Lookup], ItemRater],
     uplift: bool = True,
+    named: str | None = None,
 ) -> tuple[list[tuple[Any, ...]], dict[Key, Standing[object]]]:
     """Every item (in rating order) rated by the lists of one family: history rows and each
-    player's standing after them (`uplift` False: a what-if without FIDE's uplifts)."""
+    player's standing after them (`uplift` False: a what-if without FIDE's uplifts; `named`:
+    a what-if's version, closing every list)."""
     if rates_from_previous_list(lists[0].family):
         uplifts = [i for i in items if i.kind == "uplift"] if uplift else []
         others = [i for i in items if i.kind != "uplift"]
-        return _Periods(lists, rater_for, uplifts).run(placed(others, lists))
+        return _Periods(lists, rater_for, uplifts, named).run(placed(others, lists))
     live: dict[Key, Standing[object]] = {}
     rater = rater_for(lambda p, s: live.get((p, s), UNRATED))
     rows = []
@@ -183,8 +185,10 @@ class _Periods:
         lists: Sequence[PublishedList],
         rater_for: Callable[[Lookup], ItemRater],
         uplifts: Sequence[Item] = (),
+        named: str | None = None,
     ):
         self.lists = lists
+        self.named = named  # a what-if's version (None: the one in force on a list's date)
         rules = rules_family(lists[0].family).periods
         assert rules is not None  # a family rating from the previous list (FIDE 10.65)
         self.rules: PeriodRules[PeriodVersion, object] = rules
@@ -198,6 +202,10 @@ class _Periods:
         self.period: dict[Key, _Period] = {}
         self.rows: list[tuple[Any, ...]] = []
         self.rater = rater_for(self.lookup)
+
+    def _version(self, as_of: str) -> PeriodVersion:
+        """The version closing a list: a what-if's, else the one in force on its date."""
+        return self.rules.by_name[self.named] if self.named else self.rules.version(as_of)
 
     def run(
         self, items: Sequence[tuple[str, int, Item]]
@@ -261,7 +269,7 @@ class _Periods:
     def publish(self, rating_list: PublishedList) -> None:
         """The list: Rn = Ro + ΣΔR (10.65, 10.66; 8.3.2–8.3.4) or a first rating (10.3; 8.2 and
         7.1.4), in force from it, under the version in force on the period's last day."""
-        version = self.rules.version(rating_list.as_of)
+        version = self._version(rating_list.as_of)
         for k, period in self.period.items():
             now, ro = self.live[k], period.on_list
             detail: dict[str, Any] = {"list": rating_list.name}
@@ -316,7 +324,7 @@ class _Periods:
         """FIDE's one-time uplift of this list (the first on or after its date): every standard
         rating below the ceiling raised by share × (ceiling − R), in force from the list."""
         fact = item.fact_as(FideUpliftRecorded)
-        version = self.rules.version(rating_list.as_of)
+        version = self._version(rating_list.as_of)
         self.lookup.uplifts.append((fact.effective, fact.ceiling, fact.share))
         for k, now in sorted(self.live.items()):
             if k[1] != self.rules.uplift_system or now.rating is None or now.rating >= fact.ceiling:

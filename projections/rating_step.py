@@ -60,6 +60,11 @@ class RatingStep:
         """Whether FIDE lists take the recorded uplift (not in a what-if without it)."""
         return self.what_if is None or self.what_if.uplift
 
+    @property
+    def named(self) -> str | None:
+        """A what-if's rules version rating every item and list (None: by date)."""
+        return None if self.what_if is None else self.what_if.rules
+
     def rate(
         self, item: Item, rate: Callable[[Item], list[Change]], batch: Batch
     ) -> list[Change] | None:

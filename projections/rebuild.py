@@ -121,7 +121,11 @@ class Rebuild:
         """Every item by the family's lists (projections.periods); the standings after them."""
         ordered = list(batch.ordered())
         rows, live = periods.rate(
-            ordered, own, self.step.for_periods(batch.facts, batch), self.step.uplift
+            ordered,
+            own,
+            self.step.for_periods(batch.facts, batch),
+            self.step.uplift,
+            self.step.named,
         )
         stats.players.update(p for p, _ in live)
         stats.items_rated = len(ordered)

@@ -29,7 +29,8 @@ def read_json(path: Path) -> object:
 def estimate(
     section_file: Annotated[Path, typer.Argument(help="Section JSON with pre-event states")],
     rules: Annotated[
-        str | None, typer.Option(help="Rules version (default: by the section's start date)")
+        str | None,
+        typer.Option(help="Rules version or family (default: in force on the section's dates)"),
     ] = None,
     explain: Annotated[bool, typer.Option(help="Add every intermediate value")] = False,
 ) -> None:

@@ -96,10 +96,16 @@ def replay(
     from projections.projector import View
     from projections.what_if import WhatIf
 
-    versions = families.family(families.DEFAULT).versions  # a version of the default family
-    if rules is not None and rules not in versions:
-        usage(f"--rules: unknown version {rules!r}; known: {', '.join(versions)}")
-    what_if = WhatIf(rules, tuple(parse_amend(a) for a in amend or ()), without_uplift)
+    found = families.family(family)
+    if rules is not None and rules not in found.versions:
+        usage(f"--rules: unknown {family} version {rules!r}; known: {', '.join(found.versions)}")
+    amendments = tuple(parse_amend(a) for a in amend or ())
+    for a in amendments:
+        if a["parameter"] not in found.parameters:
+            usage(f"--amend: {a['parameter']!r} is not a rules parameter of {family}")
+    if without_uplift and found.periods is None:
+        usage(f"--without-uplift: the {family} family has no uplift to leave out")
+    what_if = WhatIf(rules, amendments, without_uplift)
     if to.exists():
         usage(f"--to: {to} exists; a what-if replay writes a new read model")
     with (

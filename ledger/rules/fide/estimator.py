@@ -9,6 +9,10 @@ from ledger.estimate import EstimateSection, output, scores
 from ledger.rules.fide import section as fide
 from ledger.rules.fide import versions
 from ledger.rules.fide.modern import rate
+from ledger.rules.fide.rate_of_play import BLITZ, RAPID, STANDARD
+
+# a section's `system` naming FIDE's rapid or blitz list (B.02 rapid and blitz regulations)
+LISTS = {"rapid": RAPID, RAPID: RAPID, "blitz": BLITZ, BLITZ: BLITZ}
 
 
 def estimate(section: EstimateSection, name: str | None, explain: bool) -> dict[str, Any]:
@@ -17,6 +21,7 @@ def estimate(section: EstimateSection, name: str | None, explain: bool) -> dict[
         version = versions.resolve(section.end_date, name)
     except ValueError as exc:
         raise InputError("rules", str(exc)) from None
+    system = LISTS.get(section.system or "", STANDARD)
     players = tuple(
         fide.Player(
             p.id,
@@ -36,10 +41,10 @@ def estimate(section: EstimateSection, name: str | None, explain: bool) -> dict[
                 players,
                 scores(section),
                 rounds=section.rounds,
-                rapid_blitz=section.system in ("rapid", "blitz"),
+                rapid_blitz=system != STANDARD,
             ),
             version,
         )
     except ValueError as exc:
         raise InputError("section", str(exc)) from None
-    return output(section, outcome, explain)
+    return output(section, outcome, explain, system)

@@ -80,6 +80,7 @@ class GamesRater(ABC):
     state_columns: ClassVar[Mapping[str, type]] = GAMES_STATE
     history_order: ClassVar[tuple[str, ...] | None] = None
     rating_columns: ClassVar[Mapping[str, type]] = {}
+    versions: ClassVar[tuple[str, ...]] = ()  # its family's versions a section's hint may name
 
     @classmethod
     def columns(cls, standing: Standing[object]) -> tuple[Any, ...]:
@@ -104,9 +105,10 @@ class GamesRater(ABC):
     ) -> dict[str, Any] | None:
         return None
 
-    def __init__(self, lookup: Lookup, profiles: Profiles) -> None:
+    def __init__(self, lookup: Lookup, profiles: Profiles, named: str | None = None) -> None:
         self.lookup = lookup
         self.profiles = profiles
+        self.named = named  # a what-if's version, rating every section (None: by date)
 
     @classmethod
     def open(
@@ -117,12 +119,19 @@ class GamesRater(ABC):
         explain: bool,
         what_if: WhatIf | None,
     ) -> Self:
-        """The rater of a read model (US Chess rules amendments and a what-if's rules version
-        do not apply; its history rows carry every value already)."""
-        return cls(lookup, profiles)
+        """The rater of a read model, under a what-if's rules version if it names one (rules
+        amendments are US Chess's parameters: the replay command refuses them here)."""
+        return cls(lookup, profiles, None if what_if is None else what_if.rules)
 
     def standing(self, player: str, system: str | None = None) -> Standing[object]:
         return self.lookup(player, system or self.system)
+
+    def version_named(self, item: Item) -> str | None:
+        """The version rating `item`: a what-if's, else its section's `rules` hint naming one
+        of this family's versions; None: the one in force on its dates."""
+        fact = item.event
+        hint = fact.rules if isinstance(fact, SectionSubmitted) else None
+        return self.named or (hint if hint in self.versions else None)
 
     def rate(self, item: Item) -> list[Change]:
         p = item.event

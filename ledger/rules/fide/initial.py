@@ -72,6 +72,17 @@ def pooled(
     return kept
 
 
+def none_pooled(version: FideVersion, events: Sequence[PoolEvent]) -> str:
+    """Why no game is pooled: none against a rated opponent, 8.2.1's disregarded first event,
+    or 7.1.4's window."""
+    played = [e for e in events if e.results]
+    if not played:
+        return "no games against rated opponents"
+    if len(played) == 1:
+        return "8.2.1: a score of zero in the first event is disregarded"
+    return f"7.1.4: no games against rated opponents within {version.pool_months} months"
+
+
 def initial_rating(
     version: FideVersion, events: Sequence[PoolEvent], as_of: date | None = None
 ) -> InitialRating:
@@ -80,8 +91,7 @@ def initial_rating(
     n = len(results)
     score = sum(s for _, s in results)
     if n == 0:
-        empty = "no games against rated opponents"
-        return InitialRating(0, 0.0, None, None, None, None, None, empty)
+        return InitialRating(0, 0.0, None, None, None, None, None, none_pooled(version, events))
     total = sum(r for r, _ in results)
     if version.initial == "8.2-2024":
         ra = (total + HYPOTHETICAL * HYPOTHETICAL_GAMES) / (n + HYPOTHETICAL_GAMES)  # 8.2.2

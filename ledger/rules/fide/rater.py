@@ -33,7 +33,7 @@ from ledger.rules.fide.section import PlayerOutcome, SectionOutcome
 from ledger.rules.fide.state import FideState
 from ledger.rules.fide.unrated import Performance
 from ledger.rules.fide.uplift import raised_profile_rating
-from ledger.rules.fide.versions import FideVersion
+from ledger.rules.fide.versions import NAMES, FideVersion
 from ledger.rules.fide.versions import resolve as fide_version
 from ledger.rules.time_controls import NOT_GIVEN
 from projections.change import Change
@@ -50,6 +50,7 @@ class FideRater(GamesRater):
     carry `FideState`, stored as the JSON of `s_extra`."""
 
     system = STANDARD
+    versions = NAMES
     state_columns: ClassVar[Mapping[str, type]] = {**GAMES_STATE, "s_extra": str}
 
     @classmethod
@@ -102,7 +103,7 @@ class FideRater(GamesRater):
             return super().rate(item)
         if not isinstance(fact, SectionSubmitted | MatchResultSubmitted) or fact.online:
             return []
-        version = fide_version(date.fromisoformat(item.end))
+        version = fide_version(date.fromisoformat(item.end), self.version_named(item))
         known = fide_time_control(fact.time_control)
         games = rated_games(item)
         system = None if known is None else list_for_time(version, known.total)
@@ -134,7 +135,7 @@ class FideRater(GamesRater):
         version: FideVersion | None = None,
         system: str = STANDARD,
     ) -> list[Change]:
-        version = version or fide_version(date.fromisoformat(item.end))
+        version = version or fide_version(date.fromisoformat(item.end), self.version_named(item))
         ids = [pid for pid in pre if any(pid in g[:2] for g in games)]
         states = {pid: _fide_state(s) or FideState() for pid, s in pre.items()}
         rounds = max((g.round or 0 for g in played(item).games), default=0) or None

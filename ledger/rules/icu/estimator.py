@@ -8,6 +8,7 @@ from ledger.errors import InputError
 from ledger.estimate import EstimateSection, output, scores
 from ledger.rules.icu import section as icu
 from ledger.rules.icu import versions
+from ledger.rules.icu.family import SYSTEM
 
 
 def estimate(section: EstimateSection, name: str | None, explain: bool) -> dict[str, Any]:
@@ -22,4 +23,4 @@ def estimate(section: EstimateSection, name: str | None, explain: bool) -> dict[
         )
     except ValueError as exc:
         raise InputError("section", str(exc)) from None
-    return output(section, outcome, explain)
+    return output(section, outcome, explain, SYSTEM)

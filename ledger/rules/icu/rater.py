@@ -13,6 +13,7 @@ from ledger.rules.fide.games import (
 )
 from ledger.rules.icu import section as icu
 from ledger.rules.icu.family import SYSTEM
+from ledger.rules.icu.versions import NAMES
 from ledger.rules.icu.versions import resolve as icu_version
 from projections.change import Change
 from projections.items import Item
@@ -25,12 +26,13 @@ class IcuRater(GamesRater):
 
     system = SYSTEM
     rules = icu.RULES
+    versions = NAMES
 
     def rate_games(
         self, item: Item, games: Games, pre: dict[str, Standing[object]]
     ) -> list[Change]:
         ids = list(pre)
-        version = icu_version(date.fromisoformat(item.start))
+        version = icu_version(date.fromisoformat(item.start), self.version_named(item))
         fixed = {p.id: p.fixed_rating for p in played(item).players if p.fixed_rating is not None}
         outcome = version.rate(
             icu.Section(
