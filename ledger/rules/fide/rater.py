@@ -165,9 +165,9 @@ class FideRater(GamesRater):
         outcome = rate_by_version(section, version)
         if not outcome.rated:
             return []
-        counted = _counted_results(section, outcome)
+        scored = _results(section)
         return [
-            self._change(item, o, pre[o.player], states[o.player], outcome, system, counted)
+            self._change(item, o, pre[o.player], states[o.player], outcome, system, scored)
             for o in outcome.players
             if o.games
         ]
@@ -180,7 +180,7 @@ class FideRater(GamesRater):
         state: FideState,
         outcome: SectionOutcome,
         system: str,
-        counted: dict[str, list[float]],
+        scored: dict[str, list[float]],
     ) -> Change:
         if before.rating is not None:
             rating, official = o.post, o.official
@@ -199,7 +199,7 @@ class FideRater(GamesRater):
             state = state._replace(prior=prior)
             rating = None if o.published_rating is None else float(o.published_rating)
             official = o.published_rating
-        scores = counted.get(o.player, [])
+        scores = scored.get(o.player, [])
         wins, draws = scores.count(1.0), scores.count(0.5)
         after = Standing(
             rating=rating,
@@ -219,17 +219,13 @@ def _fide_state(standing: Standing[object]) -> FideState | None:
     return cast(FideState | None, standing.state)
 
 
-def _counted_results(section: fide.Section, outcome: SectionOutcome) -> dict[str, list[float]]:
-    """Each player's scores in the games his rating counted: against rated opponents (a round
-    robin under 10.0: every game, 10.21b)."""
-    by_id = {p.id: p for p in section.players}
-    every = outcome.rules == fide.RULES and section.format == "round_robin"
+def _results(section: fide.Section) -> dict[str, list[float]]:
+    """Each player's scores in the section's rated games: his results, whether or not the
+    opponent's rating let the game count in his rating (issue 30: W/D/L are the results)."""
     out: dict[str, list[float]] = {}
     for white, black, score in section.games:
-        if every or by_id[black].counts_as_rated:
-            out.setdefault(white, []).append(score)
-        if every or by_id[white].counts_as_rated:
-            out.setdefault(black, []).append(1.0 - score)
+        out.setdefault(white, []).append(score)
+        out.setdefault(black, []).append(1.0 - score)
     return out
 
 
