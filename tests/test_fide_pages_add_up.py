@@ -11,6 +11,7 @@ from ledger.entrypoints.cli import app
 
 LAKESIDE = Path(__file__).parent / "fixtures" / "lakeside-fide-open-2024.trf"
 SOKOLOV = "14700011"
+SECTION = "2024-09-14-lakeside-fide-open-2024"
 
 
 @pytest.fixture
@@ -42,3 +43,19 @@ def test_w_d_l_are_the_players_results_not_only_the_games_against_rated_opponent
     # Issue 30: "W/D/L are the results". Sokolov beat Chen, beat the unrated Kim and drew Park:
     # 2/1/0, though his rating counts only the two games against rated opponents (8.3.1).
     assert "W/D/L=2/1/0" in cli("player", SOKOLOV)
+
+
+def test_n_counts_the_games_rated_not_thirty_invented_for_a_rating_published_without_a_count(
+    cli,
+):
+    # Issue 30: "N and Games count games rated" ('N 30 → 37' invented 30 earlier games).
+    # Sokolov's profile gives his published 2615 without a game count; the ledger rated two
+    # of his games (8.3.1: not the one against the unrated Kim).
+    assert "N=2 " in cli("player", SOKOLOV)
+    assert "N 0 -> 2" in cli("explain", SOKOLOV, "--system", "FIDE", "--section", SECTION)
+
+
+def test_k_still_counts_a_rating_published_without_a_count_as_past_thirty_games(cli):
+    # 8.3.3: K = 40 "until they have completed events with at least 30 games"; Park (2310,
+    # born 1995, published without a game count) keeps K = 20 as before issue 30.
+    assert "Ro 2310 ΔR +8.20 K 20" in cli("crosstable", SECTION)

@@ -41,7 +41,8 @@ from projections.items import Item
 from projections.rating import NotRated, Rater
 from projections.standing import Standing
 
-SEED_GAMES = 30  # a published FIDE rating without a game count: past 10.64's first 30 games
+# a published FIDE rating without a game count: K counts him past 8.3.3's first 30 games
+SEED_GAMES = 30
 
 
 class FideRater(GamesRater):
@@ -87,9 +88,9 @@ class FideRater(GamesRater):
         games = profile_fide.games
         return Standing(
             rating=rating,
-            games=SEED_GAMES if games is None else games,
+            games=0 if games is None else games,
             rated_on=profile_fide.date,
-            state=FideState(reached_2400=reaches_k_10(rating)),
+            state=FideState(reached_2400=reaches_k_10(rating), prior_unknown=games is None or None),
         )
 
     def opening_state(self, opening: OpeningBalanceRecorded) -> FideState:
@@ -147,7 +148,7 @@ class FideRater(GamesRater):
                 fide.Player(
                     pid,
                     pre[pid].rating,
-                    pre[pid].games,
+                    pre[pid].games + (SEED_GAMES if states[pid].prior_unknown else 0),
                     states[pid].reached,
                     tuple(Performance(r, n) for r, n in states[pid].prior or ()),
                     birth=to_date(profile_field(self.profiles, pid, "birth_date")),

@@ -18,6 +18,9 @@ class FideState(NamedTuple):
     reached_2400: bool | None = None
     prior: tuple[tuple[float, int], ...] | None = None  # 10.3: [performance, games] each
     pool: tuple[PoolEntry, ...] | None = None  # 8.2/7.1.4: his games join the pool
+    # a published rating that came without a game count: his games before the ledger are
+    # unknown; 8.3.3's K treats him as past his first 30 (decisions: "N without a count")
+    prior_unknown: bool | None = None
 
     def to_json(self) -> str:
         return json.dumps(
@@ -32,6 +35,7 @@ class FideState(NamedTuple):
             data.get("reached_2400"),
             None if prior is None else tuple((r, n) for r, n in prior),
             None if pool is None else tuple((end, results) for end, results in pool),
+            data.get("prior_unknown"),
         )
 
     @property
@@ -52,5 +56,5 @@ class FideState(NamedTuple):
         (7.2.1), his pool starting afresh."""
         reached = self.reached or official >= 2400
         if dropped:
-            return FideState(reached, None, ())
+            return FideState(reached, None, (), self.prior_unknown)
         return self._replace(reached_2400=reached)
