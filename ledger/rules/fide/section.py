@@ -181,21 +181,22 @@ def _by_opponents(section: Section) -> SectionOutcome:
     outcomes = []
     for player in section.players:
         counted = [
-            (rating, s)
+            (o, rating, s)
             for o, s in results[player.id]
             if (rating := by_id[o].rating_counted) is not None
         ]
         if not counted:
             outcomes.append(not_rated(player.id, player.rating))
             continue
-        opponents = [rating for rating, _ in counted]
-        score = sum(s for _, s in counted)
+        opponents = [rating for _, rating, _ in counted]
+        score = sum(s for _, _, s in counted)
         average = sum(opponents) / len(opponents)  # 10.21a/10.61: average of the opponents
         if player.rating is not None:
-            outcomes.append(_rated(player, player.rating, average, opponents, score))
+            outcome = _rated(player, player.rating, average, opponents, score)
         else:
             own_scores = [s for _, s in results[player.id]]
-            outcomes.append(_unrated(player, average, opponents, score, None, section, own_scores))
+            outcome = _unrated(player, average, opponents, score, None, section, own_scores)
+        outcomes.append(_with_games(outcome, counted))
     return SectionOutcome(RULES, True, tuple(outcomes))
 
 
@@ -238,8 +239,17 @@ def _round_robin(section: Section) -> SectionOutcome:
                 outcome = replace(outcome, performance_before_cap=counted_as[player.id])
         else:
             outcome = _unrated(player, ra, opponents, scores[player.id], n, section, own_scores)
-        outcomes.append(outcome)
+        games = [(o, r, s) for (o, s), r in zip(results[player.id], opponents, strict=True)]
+        outcomes.append(_with_games(outcome, games))
     return SectionOutcome(RULES, True, tuple(outcomes), rar=rar, dpa=dpa, ra=ra)
+
+
+def _with_games(outcome: PlayerOutcome, games: list[tuple[str, float, float]]) -> PlayerOutcome:
+    """The outcome with the games its Rc counted, as (opponent, his rating as counted, score):
+    what `explain` lists as counted (issue 30: a game is listed as counted exactly when it is
+    in the sums)."""
+    opponents = tuple(o for o, _, _ in games)
+    return replace(outcome, opponents=opponents, results=tuple((r, s) for _, r, s in games))
 
 
 def _rated(
