@@ -119,3 +119,23 @@ def test_a_proof_of_that_period_says_why_it_is_not_recomputed(tmp_path):
     said = verify_bundle(bundle, Checkpoint.parse(cli("checkpoint")))
     assert said["recomputed"] is False
     assert "section:LATE started on 2023-01-28" in said["why_not_recomputed"]
+
+
+def test_a_late_report_is_rated_from_the_list_in_force_when_it_started(ledger, tmp_path):
+    # A section of 20–21 January reported after the February list's cutoff is rated in the
+    # next period (late items) and, having started under the January list, from its ratings.
+    def publish(led: Ledger, name: str) -> Ledger:
+        command = {"family": "fide", "name": name, "as_of": f"{name}-01"}
+        led.app.lists.publish(parse(PublishList, command), actor="director")
+        if name == "2023-02":
+            led.submit(round_robin("REPORTED_LATE", [X, Y, Z], "2023-01-20", "2023-01-21"))
+        return led
+
+    led = entered(Ledger(ledger), publish)
+    view = View(tmp_path / "fide.db", "fide")
+    led.catch_up(view)
+    for player in (X, Z):
+        late = row(view, player, "section:REPORTED_LATE")
+        assert late["detail"]["list"] == "2023-03"
+        assert late["detail"]["ro_list"] == "2023-01"
+        assert late["pre_rating"] == row(view, player, "list:fide:1")["post_rating"]
