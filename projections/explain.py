@@ -65,7 +65,8 @@ def explain(
     reader = rater_class(view.family)
     by_period = periods.rates_from_previous_list(view.family) and item.kind in ("section", "match")
     bound = period_explain.period_bound(view, stored) if by_period else None
-    again = view.rerate(item) if bound is None else view.rerate(item, *bound)
+    earlier = period_explain.earlier_bound(view, stored) if by_period else None
+    again = view.rerate(item) if bound is None else view.rerate(item, *bound, earlier)
     change = next(c for c in again if c.player == player and str(c.system) == system)
     detail = json.loads(change.row[DETAIL])
     recomputed = change.row[POST]
@@ -237,7 +238,9 @@ def render(x: dict[str, Any]) -> str:
     period = (x.get("fide") or {}).get("period")
     if x.get("fide") and res["pre_rating"] is not None and period is not None:
         change = x["fide"].get("ΔR", 0.0)
-        head = f"Ro {_r(res['pre_rating'])}, ΔR {change:+.2f} (K {x['fide'].get('K')})"
+        ro_list = x["fide"].get("Ro_list")
+        ro = _r(res["pre_rating"]) + ("" if ro_list is None else f" (list {ro_list})")
+        head = f"Ro {ro}, ΔR {change:+.2f} (K {x['fide'].get('K')})"
         if period.get("published") is not None:
             head += f", on list {period['list']}: {period['published']}"
     lines = [

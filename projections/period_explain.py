@@ -45,6 +45,14 @@ def period_bound(view: View, detail: dict[str, Any]) -> tuple[str, str | None] |
     return lists[at - 1].sort_key + "|", None
 
 
+def earlier_bound(view: View, detail: dict[str, Any]) -> str | None:
+    """The bound of the older list a section that started under it was rated from (its
+    `ro_list`, projections/periods.py); None for one rated from its period's opening list."""
+    lists = {x.name: x for x in queries.published_lists(view, view.family)}
+    found = lists.get(detail.get("ro_list") or "")
+    return None if found is None else found.sort_key + "|"
+
+
 def explain_section(
     view: View, item: Item, row: dict[str, Any], stored: dict[str, Any], found: dict[str, Any]
 ) -> dict[str, Any]:
@@ -69,6 +77,7 @@ def explain_section(
         "games": games,
         "not_counted": _not_counted(view, item, row["player"], games) or None,
         "Ro": row["pre_rating"],
+        "Ro_list": stored.get("ro_list"),  # a section that started under an older list
         "K": found.get("k", row["k"]),
         "K_before_limit": found.get("k_base"),
         "ΣΔR": found.get("sum_delta"),

@@ -7,7 +7,10 @@ before the list closing the previous period (a late item, or one ending on that 
 date) is placed just after that list, so the history's sort keys are the order items are rated
 in. Under FIDE every section of a period is rated from the standings on the previous list, K
 fixed for the period, and the list's own history row sums the changes (10.65) or publishes a
-first rating (10.3). The ICU rates in the same order, one item after another.
+first rating (10.3). A section that started before its period's opening list was published
+takes each player's Ro from the list in force on its start date (FIDE 2002 9.11; Title
+Regulations 1.4.6a; docs/decisions.md), its ΔR still summed on its own period's list. The ICU
+rates in the same order, one item after another.
 """
 
 from __future__ import annotations
@@ -35,6 +38,10 @@ if TYPE_CHECKING:
 
 Key = tuple[str, str]  # (player, system)
 Lookup = Callable[[str, str], Standing[object]]
+
+
+class EarlierList(Exception):  # noqa: N818 (a reason a proof is not recomputed, not a fault)
+    """An item started under a list older than the standings given to rate it from."""
 
 
 @dataclass(frozen=True)
@@ -92,7 +99,9 @@ def recompute(
     after the last history row of each (an unrated player's may be a section's). `uplifts`:
     the previous list, FIDE's uplifts in force before it and those applied at it (raising
     `on_list`, as `_Periods.publish` does after its rows); `merged`: the merges in force
-    (projections.merges.Merges), each record merged away named as its survivor."""
+    (projections.merges.Merges), each record merged away named as its survivor. Raises
+    `EarlierList` for an item that started before the previous list (its Ro is an older
+    list's, which `on_list` does not hold)."""
     from projections import merges
 
     if merged:
@@ -102,6 +111,8 @@ def recompute(
     run.lookup.on_list, run.live = dict(on_list), dict(on_list)
     if uplifts is not None:
         previous, earlier, raised = uplifts
+        # `on_list` is the previous list's: a section that started before it is not held
+        run.in_force = [(previous.as_of, previous.name, run.lookup.on_list)]
         facts = [i.fact_as(FideUpliftRecorded) for i in earlier]
         run.lookup.uplifts = [(f.effective, f.ceiling, f.share) for f in facts]
         for item in raised:
@@ -167,14 +178,28 @@ class _Period:
 class ListLookup:
     """The rater's lookup: each player's standing on the last list, and the FIDE uplifts
     applied so far (a player the model does not hold yet enters at his profile's rating,
-    raised by those: the family's rater reads them, FIDE's `raised_profile_rating`)."""
+    raised by those: the family's rater reads them, FIDE's `raised_profile_rating`).
+
+    `earlier`, while a section that started under an older list is rated: that list's
+    standings, which a player rated on both lists is rated from (Ro, and K as of it)."""
 
     def __init__(self) -> None:
         self.on_list: dict[Key, Standing[object]] = {}
         self.uplifts: list[tuple[str, int, float]] = []
+        self.earlier: dict[Key, Standing[object]] | None = None
 
     def __call__(self, player: str, system: str) -> Standing[object]:
-        return self.on_list.get((player, system), UNRATED)
+        now = self.on_list.get((player, system), UNRATED)
+        if self.earlier is None:
+            return now
+        return in_force(now, self.earlier.get((player, system), UNRATED))
+
+
+def in_force(now: Standing[object], then: Standing[object]) -> Standing[object]:
+    """A player's standing for a section that started under an older list: that list's
+    (`then`) if he is rated on it and on the period's opening list (`now`); else `now` (newly
+    rated, or shown unrated since: docs/decisions.md)."""
+    return now if now.rating is None or then.rating is None else then
 
 
 class _Periods:
@@ -202,6 +227,11 @@ class _Periods:
         self.period: dict[Key, _Period] = {}
         self.rows: list[tuple[Any, ...]] = []
         self.rater = rater_for(self.lookup)
+        # (as-of, name, standings) of each list published so far, oldest first: the
+        # standings before the first are the ledger's opening ones ("" : before any list)
+        self.in_force: list[tuple[str, str | None, dict[Key, Standing[object]]]] = [
+            ("", None, self.lookup.on_list)
+        ]
 
     def _version(self, as_of: str) -> PeriodVersion:
         """The version closing a list: a what-if's, else the one in force on its date."""
@@ -216,14 +246,49 @@ class _Periods:
                 self.publish(self.lists[number])
             published = max(published, period)
             name = self.lists[period].name if period < len(self.lists) else None
-            for c in self.rater.rate(item):
-                self.rated(key, item, c, name)
+            earlier = self._started_under(item)
+            self.lookup.earlier = None if earlier is None else earlier[1]
+            try:
+                changes = self.rater.rate(item)
+                used = {
+                    (c.player, c.system): self.rater.standing(c.player, c.system) for c in changes
+                }
+            finally:
+                self.lookup.earlier = None
+            ro_list = None if earlier is None else earlier[0]
+            for c in changes:
+                self.rated(key, item, c, name, used[(c.player, c.system)], ro_list)
         for number in range(published, len(self.lists)):
             self.publish(self.lists[number])
         return self.rows, self.live
 
-    def rated(self, key: str, item: Item, c: Change, list_name: str | None) -> None:
-        """One player's row of a section in the period: his rating moves only on the list."""
+    def _started_under(self, item: Item) -> tuple[str, dict[Key, Standing[object]]] | None:
+        """The list in force when a section started before the list its period is rated from
+        was published (the last published on or before its start): (name, standings); None
+        for one that started under that list, before the ledger's first list, or an item that
+        is not a section or match."""
+        opened = self.in_force[-1][0]
+        if item.kind not in ("section", "match") or item.start >= opened:
+            return None
+        for as_of, name, standings in reversed(self.in_force):
+            if as_of <= item.start:
+                return None if name is None else (name, standings)
+        raise EarlierList(
+            f"{item.key} started on {item.start}, under a list before the one of {opened}"
+        )
+
+    def rated(
+        self,
+        key: str,
+        item: Item,
+        c: Change,
+        list_name: str | None,
+        used: Standing[object],
+        ro_list: str | None,
+    ) -> None:
+        """One player's row of a section in the period: his rating moves only on the list.
+        `used`: his standing the section was rated from (`ro_list`'s, where it started under
+        an older list)."""
         k = (c.player, c.system)
         if item.kind not in ("section", "match"):  # an opening balance: in force at once
             self.live[k] = self.lookup.on_list[k] = c.standing
@@ -235,9 +300,9 @@ class _Periods:
         games = now.games + c.row[ROW_COLUMNS.index("m")]
         detail = json.loads(c.row[ROW_COLUMNS.index("detail")])
         results = {  # this section's W/D/L, added to what the period has so far
-            "wins": now.wins + c.standing.wins - pre.wins,
-            "draws": now.draws + c.standing.draws - pre.draws,
-            "losses": now.losses + c.standing.losses - pre.losses,
+            "wins": now.wins + c.standing.wins - used.wins,
+            "draws": now.draws + c.standing.draws - used.draws,
+            "losses": now.losses + c.standing.losses - used.losses,
         }
         if pre.rating is not None:
             after = now._replace(games=games, rated_on=item.end, **results)
@@ -261,7 +326,7 @@ class _Periods:
                 official_rating=None if after.rating is None else round_half_up(after.rating),
                 games_before=now.games,
                 games_after=after.games,
-                detail=json.dumps({**detail, "list": list_name}, sort_keys=True),
+                detail=json.dumps(_listed(detail, list_name, used, ro_list), sort_keys=True),
                 state=self.columns(after),
             )
         )
@@ -317,6 +382,7 @@ class _Periods:
             self.rows.append(tuple(values.get(c) for c in self.row_columns) + self.columns(after))
         self.period.clear()
         self.lookup.on_list = dict(self.live)
+        self.in_force.append((rating_list.as_of, rating_list.name, self.lookup.on_list))
         while self.uplifts and self.uplifts[0].end <= rating_list.as_of:
             self.uplift(rating_list, self.uplifts.pop(0))
 
@@ -353,6 +419,17 @@ class _Periods:
                 "detail": json.dumps(detail, sort_keys=True),
             }
             self.rows.append(tuple(values.get(c) for c in self.row_columns) + self.columns(after))
+
+
+def _listed(
+    detail: dict[str, Any], list_name: str | None, used: Standing[object], ro_list: str | None
+) -> dict[str, Any]:
+    """A section row's detail: the list rating it; for one that started under an older list,
+    that list's name and the Ro taken from it (the explanation shows both)."""
+    out = {**detail, "list": list_name}
+    if ro_list is not None:
+        out |= {"ro_list": ro_list, "ro": used.rating}
+    return out
 
 
 def _with(

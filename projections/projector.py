@@ -32,7 +32,7 @@ import sqlite_utils
 from ledger.log import LedgerEntry
 from ledger.rules.families import DEFAULT
 from ledger.rules.families import family as rules_family
-from projections import merges, modelfile, queries
+from projections import merges, modelfile, periods, queries
 from projections.batch import Incremental
 from projections.cascade import Cascade
 from projections.catchup import CatchUp
@@ -46,6 +46,7 @@ from projections.rating_step import RatingStep
 from projections.ratings_writer import RatingsWriter
 from projections.rebuild import Rebuild
 from projections.schema import content, create
+from projections.standing import Standing
 from projections.what_if import WhatIf
 
 if TYPE_CHECKING:
@@ -110,13 +111,26 @@ class View:
         self.db.execute("PRAGMA cache_size=-262144")  # 256 MiB: index writes stay in memory
 
     def rerate(
-        self, item: Item, before: str | None = None, kind: str | None = None
+        self,
+        item: Item,
+        before: str | None = None,
+        kind: str | None = None,
+        earlier: str | None = None,
     ) -> list[Change]:
         """The item rated again from the stored standings before it (before `before`, of rows
-        of one `kind`: a FIDE period's list standings), with every value shown."""
+        of one `kind`: a FIDE period's list standings; `earlier`: the bound of the older list
+        a section that started under it is rated from, `periods.in_force`), with every value
+        shown."""
         bound = item.sort_key if before is None else before
+
+        def lookup(player: str, system: str) -> Standing[object]:
+            now = queries.standing_before(self, player, system, bound, kind)
+            if earlier is None:
+                return now
+            return periods.in_force(now, queries.standing_before(self, player, system, earlier))
+
         rater = self._step.rater(
-            lambda p, s: queries.standing_before(self, p, s, bound, kind),
+            lookup,
             ProfilesOnDemand(self),
             queries.amendments(self),
             explain=True,

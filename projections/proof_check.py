@@ -61,7 +61,11 @@ def _verify(bundle: dict[str, Any], held: Checkpoint) -> dict[str, Any]:
             else f"{family} rates item by item, not a period from the previous list"
         )
         return out
-    items = _recompute(bundle, facts, listed, said)
+    try:
+        items = _recompute(bundle, facts, listed, said)
+    except periods.EarlierList as exc:  # its Ro is a list's older than the bundle's previous
+        out["why_not_recomputed"] = str(exc)
+        return out
     out["recomputed"] = True
     out["items"] = items
     return out
