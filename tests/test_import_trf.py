@@ -890,8 +890,17 @@ def test_fide_ratings_from_the_file_seed_the_fide_family(tmp_path: Path) -> None
         main_app, ["player", "14700011", "--json", "--rules-family", "fide", "--store", store]
     )
     fide = json.loads(shown.stdout)["ratings"]["FIDE"]
-    assert fide["games"] > 3  # a rated player's standing, not a first rating from 3 games
     assert abs(fide["rating"] - 2615) < 10
+    # a rated player's standing, not a first rating from his 3 games: his section is rated by
+    # the continuous formula from the file's 2615 (N counts only the games rated here, issue
+    # 30: "N and Games count games rated")
+    history = runner.invoke(
+        main_app,
+        ["history", "14700011", "--system", "FIDE", "--json", "--rules-family", "fide"]
+        + ["--store", store],
+    )
+    row = json.loads(history.stdout)[-1]
+    assert (row["formula"], row["pre_rating"]) == ("continuous", 2615.0)
 
 
 def test_a_profile_the_ledger_refuses_is_named_by_its_line(
