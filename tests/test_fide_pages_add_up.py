@@ -5,39 +5,13 @@
 import json
 from pathlib import Path
 
-import pytest
+import test_fide_list_pages
+from test_fide_list_pages import SECTION, SOKOLOV
 from typer.testing import CliRunner
 
 from ledger.entrypoints.cli import app
 
-LAKESIDE = Path(__file__).parent / "fixtures" / "lakeside-fide-open-2024.trf"
-SOKOLOV = "14700011"
-SECTION = "2024-09-14-lakeside-fide-open-2024"
-
-
-@pytest.fixture
-def cli(ledger, store_url, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)  # a PostgreSQL store's read model goes in the current folder
-    runner = CliRunner()
-
-    def run(*args: str) -> str:
-        result = runner.invoke(app, [*args, "--store", store_url])
-        assert result.exit_code == 0, result.output
-        return result.output
-
-    run("import", "trf", str(LAKESIDE), "--register-players", "--actor", "director")
-    run(
-        "publish-list",
-        "--family",
-        "fide",
-        "--name",
-        "2024-10",
-        "--as-of",
-        "2024-10-01",
-        "--actor",
-        "director",
-    )
-    return lambda *args: run(*args, "--rules-family", "fide")
+cli = test_fide_list_pages.cli  # the fixture: the Lakeside file on a ledger with a FIDE list
 
 
 def test_w_d_l_are_the_players_results_not_only_the_games_against_rated_opponents(cli):
