@@ -70,3 +70,13 @@ def test_a_file_that_declares_other_points_is_not_checked() -> None:
     assert trf_module.points_disagree(trf_module.parse_trf(football, "club.trf")) == []
     chess = trf(*players, header=(*HEADER, "162  W 1.0    D 0.5    L 0.0"))
     assert len(trf_module.points_disagree(trf_module.parse_trf(chess, "club.trf"))) == 3
+
+
+def test_a_points_column_with_a_decimal_comma_is_read() -> None:
+    # "1,5" for 1.5, as programs in a comma-decimal locale write it, is checked the same way.
+    text = trf(
+        player(1, "Adams, Ann", [(2, "w", "="), (0, "-", "F")], points="1,5"),
+        player(2, "Brown, Bob", [(1, "b", "="), (0, "-", "Z")], points="1,5"),
+    )
+    assert [p.points for p in trf_module.parse_trf(text, "club.trf").players] == [1.5, 1.5]
+    assert [p.start for p in trf_module.points_disagree(trf_module.parse_trf(text, "c"))] == [2]

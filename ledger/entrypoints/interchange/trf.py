@@ -183,7 +183,7 @@ def _player(line: str, number: int, source: str) -> TrfPlayer:
             (), f"{where}: federation {federation!r} (columns 54-56) is not a FIDE federation code"
         )
     birth_date, birth_year = _birth_date(line[69:79].strip(), where)
-    points = line[80:84].strip()
+    points = line[80:84].strip().replace(",", ".")  # `1,5` as some programs write it
     rounds: list[Entry] = []
     column = ROUND_COLUMN - 1
     while column < len(line.rstrip()):
