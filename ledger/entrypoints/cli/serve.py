@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ledger.entrypoints.cli.common import Family, Store, ViewPath, fail, reported, usage
-from ledger.rules.families import DEFAULT
+from ledger.rules.families import DEFAULT, NAMES
 from ledger.store import DEFAULT_STORE
 
 if TYPE_CHECKING:
@@ -208,24 +208,53 @@ def serve(
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
     family: Family = DEFAULT,
+    families: Annotated[
+        str | None,
+        typer.Option(
+            "--families",
+            help=f"Serve only these rules families, comma-separated (default: every one, "
+            f"{','.join(NAMES)}); each at /FAMILY/, the default one (--rules-family) also at /",
+        ),
+    ] = None,
 ) -> None:
-    """Serve the read-only audit site: players, sections, histories, explain, the log (its read
-    model kept caught up as entries are appended)."""
+    """Serve the read-only audit site: players, sections, histories, explain, lists, the log of
+    every rules family, each from its own read model kept caught up as entries are appended
+    (`--view` is the default family's)."""
     from ledger.entrypoints.web.app import Site
     from ledger.entrypoints.web.follow import Follower
     from ledger.reading import open_ledger
-    from ledger.store import view_path
 
+    default = family  # the family at `/` (issue 30: the ledger's own family, once it has one)
+    served = _served(families)
+    if default not in served:
+        default = served[0]  # `--families fide`: FIDE at `/` too
     with reported():
         open_ledger(store).close()  # refuse to start on a store that is not there
-    httpd = _listening(Site(store, view, family), host, port)
-    follower = Follower(store, view_path(store, view, family), family).start()
+    site = Site(store, view, default, families=served)
+    httpd = _listening(site, host, port)
+    followers = [Follower(store, site.views[f], f).start() for f in site.served.families]
     shown = f"[{host}]" if ":" in host else host
-    typer.echo(f"serving http://{shown}:{httpd.server_port}/ (read-only); Ctrl-C stops")
+    typer.echo(
+        f"serving http://{shown}:{httpd.server_port}/ (read-only; "
+        f"{', '.join(site.served.families)}); Ctrl-C stops"
+    )
     try:
         httpd.serve_forever()
     except KeyboardInterrupt:
         typer.echo("stopped")
     finally:
-        follower.stop()
+        for follower in followers:
+            follower.stop()
         httpd.server_close()
+
+
+def _served(asked: str | None) -> tuple[str, ...]:
+    """The families `--families` names (every one when not given); exit 2 for one that is no
+    family."""
+    if asked is None:
+        return NAMES
+    named = tuple(dict.fromkeys(n.strip() for n in asked.split(",") if n.strip()))
+    unknown = [n for n in named if n not in NAMES]
+    if unknown or not named:
+        usage(f"--families {asked!r}: name one or more of {', '.join(NAMES)}")
+    return tuple(n for n in NAMES if n in named)
