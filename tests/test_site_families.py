@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -19,21 +20,29 @@ from test_web_browser import browser  # noqa: F401  (the fixture)
 from typer.testing import CliRunner
 
 from ledger.entrypoints.cli import app
-from ledger.entrypoints.cli.serve import server
+from ledger.entrypoints.cli.serve import every_family, follow, server
 from ledger.entrypoints.web.app import Site
+from ledger.reading import open_ledger
 from ledger.rules.icu.expectancy import expected_score
+from ledger.store import view_path
+from projections.projector import View
 
 LAKESIDE = Path(__file__).parent / "fixtures" / "lakeside-fide-open-2024.trf"
 SECTION = "2024-09-14-lakeside-fide-open-2024"
 SOKOLOV, PARK, ORTIZ, CHEN, NOVAK, KIM = (
     *("14700011", "5500012", "2000002", "2000006", "300001", "2000007"),
 )
+PATIENCE_SECONDS = 60  # a loaded test machine; the property is "eventually, unasked"
 ICU_OPENING = {p: 2000 + 50 * i for i, p in enumerate((SOKOLOV, PARK, ORTIZ, CHEN, NOVAK, KIM))}
 
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("sites")
+    return _ledger(tmp_path_factory.mktemp("sites"))
+
+
+def _ledger(tmp: Path) -> str:
+    """The ledger of this file's docstring, in `tmp`."""
     store = f"sqlite:///{tmp / 'ledger.db'}"
     balances = tmp / "icu.json"
     rows = [
@@ -217,6 +226,54 @@ def test_serve_refuses_a_families_option_naming_no_family_in_one_line(store):
     out = CliRunner().invoke(app, ["serve", "--families", "fide,ecf", "--store", store])
     assert out.exit_code == 2
     assert out.output == "error: --families 'fide,ecf': name one or more of uschess, fide, icu\n"
+
+
+def test_serve_families_chooses_the_families_and_the_one_at_the_root(store):
+    # Brief: "A `serve --families uschess,fide` option may restrict it"; decision (docs/
+    # decisions.md): a default family left out gives `/` to the first family named.
+    site = every_family(store, None, "uschess", "fide, uschess")
+    assert (site.family, site.served.families) == ("uschess", ("uschess", "fide"))
+    site = every_family(store, None, "uschess", "fide")
+    assert (site.family, site.served.families) == ("fide", ("fide",))
+    assert get(site, f"/api/players/{SOKOLOV}").json()["ratings"]["FIDE"]["rating"] == 2612
+    assert (
+        get(site, f"/api/players/{SOKOLOV}").json()
+        == get(site, f"/api/fide/players/{SOKOLOV}").json()
+    )
+    assert every_family(store, None, "fide", None).served.families == ("uschess", "fide", "icu")
+
+
+def test_serve_keeps_each_served_familys_read_model_caught_up_unasked(tmp_path):
+    # Brief: "each with its own read model and follower" (issue 21: a follower keeps the
+    # served read model warm before any page is asked for).
+    store = _ledger(tmp_path)
+    site = every_family(store, None, "uschess", "uschess,icu")
+    followers = follow(site)
+    try:
+        reader = open_ledger(store)
+        head = reader.recorder.max_notification_id()
+        reader.close()
+        for family in ("uschess", "icu"):
+            assert _reaches(site.views[family], family, head)
+        assert not view_path(store, None, "fide").exists()  # not served, never built
+    finally:
+        for follower in followers:
+            follower.stop()
+
+
+def _reaches(path: Path, family: str, head: int) -> bool:
+    """Whether `family`'s read model at `path` reaches the ledger's position `head`, unasked."""
+    deadline = time.monotonic() + PATIENCE_SECONDS
+    while time.monotonic() < deadline:
+        if path.exists():
+            view = View(path, family)
+            try:
+                if view.last_position == head:
+                    return True
+            finally:
+                view.close()
+        time.sleep(0.01)
+    return False
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,10 @@ from ledger.rules.families import DEFAULT, NAMES
 from ledger.store import DEFAULT_STORE
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ledger.entrypoints.web.app import Site
+    from ledger.entrypoints.web.follow import Follower
 
 THREADS = 8  # requests answered at once; a request is handed over only once fully read
 CHANNEL_TIMEOUT_SECONDS = 30  # a connection silent this long is closed
@@ -220,19 +223,14 @@ def serve(
     """Serve the read-only audit site: players, sections, histories, explain, lists, the log of
     every rules family, each from its own read model kept caught up as entries are appended
     (`--view` is the default family's)."""
-    from ledger.entrypoints.web.app import Site
-    from ledger.entrypoints.web.follow import Follower
     from ledger.reading import open_ledger
 
     default = family  # the family at `/` (issue 30: the ledger's own family, once it has one)
-    served = _served(families)
-    if default not in served:
-        default = served[0]  # `--families fide`: FIDE at `/` too
+    site = every_family(store, view, default, families)
     with reported():
         open_ledger(store).close()  # refuse to start on a store that is not there
-    site = Site(store, view, default, families=served)
     httpd = _listening(site, host, port)
-    followers = [Follower(store, site.views[f], f).start() for f in site.served.families]
+    followers = follow(site)
     shown = f"[{host}]" if ":" in host else host
     typer.echo(
         f"serving http://{shown}:{httpd.server_port}/ (read-only; "
@@ -248,13 +246,28 @@ def serve(
         httpd.server_close()
 
 
+def every_family(store: str, view: Path | None, default: str, families: str | None) -> Site:
+    """The site of every family `--families` names (all when None), `default` at `/` (else
+    the first of them: `--families fide` serves FIDE at `/` too); `view` is its read model."""
+    from ledger.entrypoints.web.app import Site
+
+    served = _served(families)
+    return Site(store, view, default if default in served else served[0], families=served)
+
+
+def follow(site: Site) -> list[Follower]:
+    """A follower for each family `site` serves, each keeping its read model caught up."""
+    from ledger.entrypoints.web.follow import Follower
+
+    return [Follower(site.store, site.views[f], f).start() for f in site.served.families]
+
+
 def _served(asked: str | None) -> tuple[str, ...]:
     """The families `--families` names (every one when not given); exit 2 for one that is no
     family."""
     if asked is None:
         return NAMES
-    named = tuple(dict.fromkeys(n.strip() for n in asked.split(",") if n.strip()))
-    unknown = [n for n in named if n not in NAMES]
-    if unknown or not named:
+    named = {n.strip() for n in asked.split(",")} - {""}
+    if not named or not named <= set(NAMES):
         usage(f"--families {asked!r}: name one or more of {', '.join(NAMES)}")
     return tuple(n for n in NAMES if n in named)
