@@ -76,7 +76,7 @@ def _switch(page: str) -> list[tuple[str, str, bool]]:
     return [
         (link, words, current == " aria-current='page'")
         for link, current, words in re.findall(
-            r"<a href='([^']*)' hreflang='en'( aria-current='page')?>([^<]*)</a>", nav[1]
+            r"<a href='([^']*)'( aria-current='page')?>([^<]*)</a>", nav[1]
         )
     ]
 
@@ -114,6 +114,7 @@ def test_the_default_family_keeps_every_address_it_had(store, site):
 def test_a_familys_pages_link_within_its_address_and_say_which_family(site):
     # Issue 30: each family "at its own address"; its pages say which family they show.
     page = get(site, f"/fide/players/{SOKOLOV}").text
+    assert "<title>GM Sokolov, Ivan · FIDE · ratings-ledger</title>" in page
     assert "<span class='family'>FIDE rules</span>" in page
     assert f"<a href='/fide/players/{SOKOLOV}/history?system=FIDE'>FIDE</a>" in page
     assert "<a href='/fide/lists'>Lists</a>" in page

@@ -26,7 +26,6 @@ class Choice:
     """One link of the family switch: the federation's words, where, and whether it is the
     family the page shows."""
 
-    family: str
     federation: str
     href: str
     current: bool
@@ -96,7 +95,7 @@ class Served:
         self, family: str, path: str, when: When, params: dict[str, str], current: bool
     ) -> Choice:
         link = within(self.address(family), path, when, **params)
-        return Choice(family, rules_family(family).words.federation, link, current)
+        return Choice(rules_family(family).words.federation, link, current)
 
 
 def _counterpart(
