@@ -192,6 +192,24 @@ def test_each_family_page_has_its_json_twin_under_api_family(site):
     assert get(site, "/api/fide").json() == get(site, "/api/fide/").json()
 
 
+def test_a_family_address_reads_the_ledger_as_it_stood_and_its_switch_keeps_the_moment(site):
+    # Brief: "as_of/as_known_at" on every page. README: "with no fide list yet it applies
+    # each section at once": before the list 2024-10, Sokolov's FIDE rating is 2615 − 2.80
+    # unrounded and dated by the section; after it, the list's 2612 dated 1 October.
+    entries = get(site, "/api/fide/log", "type=ListPublished").json()["entries"]
+    listed = next(e["position"] for e in entries if e["payload"]["family"] == "fide")
+    before = f"position={listed - 1}"
+    fide = get(site, f"/api/fide/players/{SOKOLOV}", before).json()["ratings"]["FIDE"]
+    assert (fide["rating"], fide["rated_on"]) == (pytest.approx(2615 - 2.80), "2024-09-15")
+    now = get(site, f"/api/fide/players/{SOKOLOV}").json()["ratings"]["FIDE"]
+    assert (now["rating"], now["rated_on"]) == (2612, "2024-10-01")
+    page = get(site, f"/fide/players/{SOKOLOV}", before).text
+    assert f"as the ledger stood at position {listed - 1}" in page
+    assert [x[0] for x in _switch(page)] == [
+        f"{prefix}/players/{SOKOLOV}?{before}" for prefix in ("", "/fide", "/icu")
+    ]
+
+
 @pytest.mark.parametrize("api", ["", "/api"])
 def test_an_unknown_family_prefix_is_404_in_one_line(site, api):
     # Brief: "an unknown family prefix is 404 in one line".
