@@ -16,6 +16,7 @@ from projections import list_filters, queries, unrated
 from projections.periods import rates_from_previous_list
 from projections.projector import View
 from projections.queries.common import system_order
+from projections.queries.players import unrated_below
 
 SUPPLEMENT_COLUMNS = (
     "id",
@@ -248,14 +249,16 @@ class RatingChange:
     change: float | None = None  # FIDE: this section's ΔR (10.64; 8.3.2 d)
     k: float | None = None  # FIDE: K
     performance: float | None = None  # FIDE: an unrated player's Ru
+    below: int | None = None  # FIDE 7.2.1: the floor that shows him unrated after it
 
     def text(self, family: str = DEFAULT) -> str:
         """`1500P10 -> 1520P13`: P and N while `family` does not hold a rating established
         (`Family.established`; US Chess §1: "established if it is based upon more than 25
         games"; FIDE and the ICU never write P). FIDE: `Ro 2615
         ΔR -2.80 K 10` (its list sums the period's ΔR), or an unrated player's Ru."""
+        dropped = "" if self.below is None else f", {unrated_below(self.below)}"
         if self.change is not None and self.pre is not None:
-            return f"Ro {_number(self.pre)} ΔR {self.change:+.2f} K {_number(self.k)}"
+            return f"Ro {_number(self.pre)} ΔR {self.change:+.2f} K {_number(self.k)}{dropped}"
         if self.performance is not None and self.pre is None:
             return f"unrated, Ru {_number(self.performance)}" + (
                 "" if self.official is None else f" -> {self.official}"
@@ -308,7 +311,7 @@ def crosstable(
         view, section_id
     ):
         found = json.loads(detail or "{}") if periods else {}
-        if post is not None or "performance" in found:
+        if post is not None or found.keys() & {"performance", "below"}:
             changes.setdefault(system, {})[player] = RatingChange(
                 pre,
                 before,
@@ -318,6 +321,7 @@ def crosstable(
                 None if pre is None or not periods else found.get("rating_change", 0.0),
                 k,
                 found.get("performance"),
+                found.get("below"),
             )
     shown = tuple(systems or sorted(changes, key=system_order(view)))
     ids = [p["id"] for p in payload["players"]]

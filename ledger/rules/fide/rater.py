@@ -38,6 +38,7 @@ from ledger.rules.fide.versions import resolve as fide_version
 from ledger.rules.time_controls import NOT_GIVEN
 from projections.change import Change
 from projections.items import Item
+from projections.periods import ListLookup
 from projections.rating import NotRated, Rater
 from projections.standing import Standing
 
@@ -168,7 +169,9 @@ class FideRater(GamesRater):
             return []
         scored = _results(section)
         return [
-            self._change(item, o, pre[o.player], states[o.player], outcome, system, scored)
+            self._change(
+                item, o, pre[o.player], states[o.player], (outcome, version), system, scored
+            )
             for o in outcome.players
             if o.games
         ]
@@ -179,16 +182,21 @@ class FideRater(GamesRater):
         o: PlayerOutcome,
         before: Standing[object],
         state: FideState,
-        outcome: SectionOutcome,
+        rated: tuple[SectionOutcome, FideVersion],
         system: str,
         scored: dict[str, list[float]],
     ) -> Change:
+        outcome, version = rated
+        more: dict[str, int] = {}
         if before.rating is not None:
             rating, official = o.post, o.official
             # 10.641 / 8.3.3: K = 10 "once a player's published rating has reached 2400"
             assert official is not None  # a rated player's outcome has his official rating
-            reached = state.reached or reaches_k_10(official)
-            state = state._replace(reached_2400=reached)
+            if self._delists(official, version):  # 7.2.1, as a list would (projections/periods)
+                rating, more = None, {"below": version.delisted_below}
+                state = state.listed(official, True)
+            else:
+                state = state._replace(reached_2400=state.reached or reaches_k_10(official))
         elif outcome.rules != fide.RULES:  # 8.2/7.1.4: his games join the pool
             results = [list(r) for r in o.results]
             state = state._replace(pool=(*(state.pool or ()), (item.end, results)))
@@ -212,7 +220,17 @@ class FideRater(GamesRater):
             state=state,
         )
         formula = "continuous" if before.rating is not None else "performance"
-        return self.played_change(item, o, outcome, system, before, after, formula, official)
+        formula = "below_floor" if more else formula
+        return self.played_change(
+            item, o, outcome, system, before, after, formula, official, **more
+        )
+
+    def _delists(self, official: int, version: FideVersion) -> bool:
+        """7.2.1 ("Players whose ratings drop below 1400 are shown as unrated on the next
+        list"; earlier versions' floors the same way) on a ledger with no list published: its
+        current standing is the list it would publish. Between published lists the list drops
+        him (projections/periods.py: its lookup is the lists')."""
+        return not isinstance(self.lookup, ListLookup) and official < version.delisted_below
 
 
 def _fide_state(standing: Standing[object]) -> FideState | None:
