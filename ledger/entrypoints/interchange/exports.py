@@ -85,6 +85,8 @@ def rating_supplement(
                 "established": None if r.get("established") is None else bool(r["established"]),
                 "floor": r.get("floor"),
                 "rated_on": r["rated_on"],
+                # FIDE: "not known" for a rating published without a count (its column)
+                **({"earlier_games": r["earlier_games"]} if r.get("earlier_games") else {}),
             }
         )
     return out

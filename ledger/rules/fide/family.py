@@ -21,6 +21,7 @@ WORDS = Words(
     ratings=(
         ("official_rating", "Rating"),
         ("games", "Games"),
+        ("earlier_games", "Earlier games"),
         ("wins", "W"),
         ("draws", "D"),
         ("losses", "L"),

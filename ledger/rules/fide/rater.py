@@ -44,6 +44,7 @@ from projections.standing import Standing
 
 # a published FIDE rating without a game count: K counts him past 8.3.3's first 30 games
 SEED_GAMES = 30
+EARLIER_UNKNOWN = "not known"  # what a page says of his games before the ledger
 
 
 class FideRater(GamesRater):
@@ -54,6 +55,9 @@ class FideRater(GamesRater):
     system = STANDARD
     versions = NAMES
     state_columns: ClassVar[Mapping[str, type]] = {**GAMES_STATE, "s_extra": str}
+    # "not known" where his games before the ledger are (a rating published without a count):
+    # N and Games count only the games rated (docs/decisions.md, "N without a count")
+    rating_columns: ClassVar[Mapping[str, type]] = {"earlier_games": str}
 
     @classmethod
     def columns(cls, standing: Standing[object]) -> tuple[Any, ...]:
@@ -65,6 +69,12 @@ class FideRater(GamesRater):
         *games, extra = values
         state = None if extra is None else FideState.from_json(extra)
         return super().standing_of(games)._replace(state=state)
+
+    @classmethod
+    def rating_fields(cls, system: str, standing: Standing[object]) -> dict[str, Any]:
+        state = _fide_state(standing)
+        unknown = state is not None and state.prior_unknown
+        return {"earlier_games": EARLIER_UNKNOWN if unknown else None}
 
     def standing(self, player: str, system: str | None = None) -> Standing[object]:
         """The player's FIDE standing (by default, the standard list's); first seen, the
