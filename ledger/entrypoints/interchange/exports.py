@@ -371,10 +371,11 @@ def crosstable_lines(table: Crosstable) -> list[str]:
         s: [r.ratings[s].text(table.family) if s in r.ratings else "-" for r in table.rows]
         for s in table.systems
     }
-    system_width = {s: max(len(s), *(len(t) for t in texts[s])) for s in table.systems}
+    named = {s: rules_family(table.family).words.system(s) for s in table.systems}
+    system_width = {s: max(len(named[s]), *(len(t) for t in texts[s])) for s in table.systems}
     head = [f"{'Pair':>4}  {'Player':<{width}}"]
     head += [f"{'Rd ' + str(n):<{cell}}" for n in range(1, rounds + 1)]
-    head += [f"{'Total':>5}", *(f"{s:<{system_width[s]}}" for s in table.systems)]
+    head += [f"{'Total':>5}", *(f"{named[s]:<{system_width[s]}}" for s in table.systems)]
     lines = [
         f"{table.event_name} ({table.section_id})",
         f"{table.start_date} to {table.end_date}  {table.time_control}  {table.status}",
