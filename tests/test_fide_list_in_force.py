@@ -99,6 +99,15 @@ def test_explain_recomputes_a_tournament_rated_from_an_earlier_list(view):
     assert "Ro_list" not in explain(view, X, "FIDE", section="INSIDE")["fide"]
 
 
+def test_explain_names_the_list_row_each_tournament_is_rated_from(view):
+    # Issue 30: "the page shows ... the list row the tournament is rated from": LATE's Ro is
+    # the January list's row, INSIDE's the February list's (10.65), DEC's the profile's rating.
+    for section, source in (("LATE", "list 2023-01"), ("INSIDE", "list 2023-02")):
+        assert explain(view, X, "FIDE", section=section)["fide"]["Ro_from"] == source
+    said = explain(view, X, "FIDE", section="DEC")["fide"]["Ro_from"]
+    assert said == "the FIDE rating his profile publishes"
+
+
 @pytest.fixture
 def proved(tmp_path):
     """The ledger of `STEPS` made by the command line (which commits each list's ratings):
