@@ -17,7 +17,6 @@ from ledger import bounds, events
 from ledger import plausibility as plausible
 from ledger.bounds import MAX_FILE_BYTES
 from ledger.door import (
-    DEFAULT_FAMILY,
     OVERRIDE_NEEDS_VALUE,
     Bye,
     Command,
@@ -27,6 +26,7 @@ from ledger.door import (
     RecordId,
     SectionPlayer,
     door,
+    online_system,
 )
 from ledger.errors import InvalidCommand, field_path
 from ledger.rules import families
@@ -91,7 +91,7 @@ def _check_dates(start: date, end: date) -> None:
 def _check_system(system: str | None, online: bool) -> None:
     if system is None:
         return
-    system_online = system in DEFAULT_FAMILY.online_systems
+    system_online = online_system(system)
     if system_online != online:
         kind = "an online" if system_online else "an over-the-board"
         raise FieldError(
