@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from contextlib import suppress
 from datetime import date
 
 from ledger.rules.time_notation import ledger_time_control
@@ -16,6 +17,8 @@ from ledger.text import digits
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 MONTHS = {m: i for i, m in enumerate(_MONTHS, 1)}
 _YEAR_FIRST = re.compile(r"(\d{4})\s*[/.-]\s*(\d{1,2})\s*[/.-]\s*(\d{1,2})")
+# Two digits each: TRF's own short form, YY/MM/DD (as its 132 lines), before day-first.
+_SHORT = re.compile(r"(\d{2})[/.-](\d{2})[/.-](\d{2})")
 _DAY_FIRST = re.compile(r"(\d{1,2})\s*[/.-]\s*(\d{1,2})\s*[/.-]\s*(\d{2}|\d{4})")
 _MONTH_NAME = re.compile(r"([a-z]{3})[a-z]*\.?\s+(\d{1,2}),?\s+(\d{4})", re.I)
 _DAY_MONTH_NAME = re.compile(r"(\d{1,2})\.?\s+([a-z]{3})[a-z]*\.?,?\s+(\d{4})", re.I)
@@ -26,13 +29,16 @@ _INDIVIDUAL = re.compile(r"individual", re.I)
 
 
 def read_date(text: str) -> date:
-    """A header date: year first (`2024/01/01`, `2012-02-06`), else day first (`28. 07. 2005`,
-    `24/09/2010`), else with a month name (`May 29, 2020`,
-    `29 May 2020`). A day-first date whose month is over 12 is read month first (`09/24/2010`).
-    ValueError when it is none of these."""
+    """A header date: year first (`2024/01/01`, `2012-02-06`, and TRF's two-digit `25/08/11`
+    when it is a date), else day first (`28. 07. 2005`, `24/09/2010`), else with a month name
+    (`May 29, 2020`, `29 May 2020`). A day-first date whose month is over 12 is read month
+    first (`09/24/2010`). ValueError when it is none of these."""
     text = text.strip()
     if m := _YEAR_FIRST.fullmatch(text):
         return _day(text, int(m[1]), int(m[2]), int(m[3]))
+    if m := _SHORT.fullmatch(text):
+        with suppress(ValueError):  # else day first (`31/12/99`)
+            return _day(text, 2000 + int(m[1]), int(m[2]), int(m[3]))
     if m := _DAY_FIRST.fullmatch(text):
         day, month, year = int(m[1]), int(m[2]), int(m[3])
         year += 2000 if year < 100 else 0
@@ -48,7 +54,7 @@ def read_date(text: str) -> date:
 
 def read_round_date(text: str) -> date:
     """A 132 round date: TRF16 and TRF-2026 write `YY/MM/DD`; other forms as `read_date`."""
-    if m := re.fullmatch(r"(\d{2})[/.-](\d{2})[/.-](\d{2})", text.strip()):
+    if m := _SHORT.fullmatch(text.strip()):
         return _day(text, 2000 + int(m[1]), int(m[2]), int(m[3]))
     return read_date(text)
 
