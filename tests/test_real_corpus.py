@@ -206,16 +206,21 @@ def test_fide_s_worded_time_control_is_read(text: str, meant: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "day"),
+    ("text", "rounds", "day"),
     [
-        ("25/08/28", date(2025, 8, 28)),  # caissify's generator: `042 25/08/28`, as 132 writes
-        ("25/09/10", date(2025, 9, 10)),
-        ("05/28/07", date(2007, 5, 28)),  # no 28th month: read as before, month first
-        ("24/09/2010", date(2010, 9, 24)),  # four digits: day first, as before
+        ("25/08/28", [], date(2025, 8, 28)),  # caissify's generator: `042 25/08/28`, as 132
+        ("25/09/10", [], date(2025, 9, 10)),
+        ("05/28/07", [], date(2007, 5, 28)),  # no 28th month: month first, as before
+        ("24/09/2010", [], date(2010, 9, 24)),  # four digits: day first, as before
+        # A file whose 132 lines say May 2026 started on 1 May 2026, not 26 May 2001.
+        ("01/05/26", [date(2026, 5, 1), date(2026, 5, 2)], date(2026, 5, 1)),
+        ("26/05/01", [date(2026, 5, 1)], date(2026, 5, 1)),
     ],
 )
-def test_a_header_date_of_two_digit_parts_is_trf_s_yy_mm_dd(text: str, day: date) -> None:
-    assert trf_header.read_date(text) == day
+def test_a_header_date_of_two_digit_parts_is_trf_s_yy_mm_dd(
+    text: str, rounds: list[date], day: date
+) -> None:
+    assert trf_header.read_date(text, rounds) == day
 
 
 def test_sex_u_is_unknown() -> None:

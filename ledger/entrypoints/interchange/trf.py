@@ -380,7 +380,7 @@ def _date_of(report: TrfReport, tag: str, given: date | None, option: str) -> tu
         return (first if tag == "042" else last), f"{report.source} (132 round dates)"
     text, where = _required(report, tag, option)
     try:
-        return header.read_date(text), where
+        return header.read_date(text, report.round_dates), where
     except ValueError as exc:
         raise InvalidCommand((), f"{where}: {TAG_NAMES[tag]} {exc}; give {option}") from None
 

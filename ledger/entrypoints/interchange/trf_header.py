@@ -7,7 +7,7 @@ rounds it has (XXR, TRF-2026's 142) and whether the file is a team file.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from contextlib import suppress
 from datetime import date
 
@@ -28,28 +28,43 @@ _TEAM_TYPE = re.compile(r"team|olympiad", re.I)
 _INDIVIDUAL = re.compile(r"individual", re.I)
 
 
-def read_date(text: str) -> date:
-    """A header date: year first (`2024/01/01`, `2012-02-06`, and TRF's two-digit `25/08/11`
-    when it is a date), else day first (`28. 07. 2005`, `24/09/2010`), else with a month name
-    (`May 29, 2020`, `29 May 2020`). A day-first date whose month is over 12 is read month
-    first (`09/24/2010`). ValueError when it is none of these."""
+def read_date(text: str, rounds: Sequence[date] = ()) -> date:
+    """A header date: year first (`2024/01/01`, `2012-02-06`), else day first (`28. 07. 2005`,
+    `24/09/2010`), else with a month name (`May 29, 2020`, `29 May 2020`). A day-first date
+    whose month is over 12 is read month first (`09/24/2010`). Three two-digit parts
+    (`25/08/11`) are TRF's `YY/MM/DD`, as its 132 lines, unless that is no date or the file's
+    round dates (`rounds`) are nearer the day-first reading. ValueError when it is none of
+    these."""
     text = text.strip()
     if m := _YEAR_FIRST.fullmatch(text):
         return _day(text, int(m[1]), int(m[2]), int(m[3]))
-    if m := _SHORT.fullmatch(text):
-        with suppress(ValueError):  # else day first (`31/12/99`)
-            return _day(text, 2000 + int(m[1]), int(m[2]), int(m[3]))
     if m := _DAY_FIRST.fullmatch(text):
-        day, month, year = int(m[1]), int(m[2]), int(m[3])
-        year += 2000 if year < 100 else 0
-        if month > 12 >= day:
-            day, month = month, day
-        return _day(text, year, month, day)
+        readings = _readings(text, int(m[1]), int(m[2]), int(m[3]))
+        first = min(rounds, default=None)
+        if first is None:
+            return readings[0]
+        return min(readings, key=lambda day: abs((day - first).days))
     if m := _MONTH_NAME.fullmatch(text):
         return _day(text, int(m[3]), _month(m[1]), int(m[2]))
     if m := _DAY_MONTH_NAME.fullmatch(text):
         return _day(text, int(m[3]), _month(m[2]), int(m[1]))
     raise ValueError(f"{text!r} is not a date (2024/01/01, 28. 07. 2005, May 29, 2020…)")
+
+
+def _readings(text: str, a: int, b: int, c: int) -> list[date]:
+    """The days `a/b/c` may name, TRF's `YY/MM/DD` first (when all three have two digits),
+    then day first (month first when the month is over 12); ValueError when none is a day."""
+    found = []
+    if _SHORT.fullmatch(text):
+        with suppress(ValueError):
+            found.append(date(2000 + a, b, c))
+    day, month = (b, a) if b > 12 >= a else (a, b)
+    try:
+        found.append(_day(text, c + (2000 if c < 100 else 0), month, day))
+    except ValueError:
+        if not found:
+            raise
+    return found
 
 
 def read_round_date(text: str) -> date:
