@@ -63,7 +63,10 @@ def test_a_real_file_goes_in_with_only_the_flags_its_refusals_name(
     summary = json.loads(result.stdout)
     section = summary["sections"][0]
     assert (section["players"], section["games"]) == (entry["players"], entry["games"])
-    report = json.loads(cli("section", section["section_id"], "--json").stdout)
+    # The section as the ledger holds it: its one SectionSubmitted entry (a refused import
+    # appended nothing).
+    log = json.loads(cli("log", "--json").stdout)
+    (report,) = (e["payload"] for e in log if e["type"] == "SectionSubmitted")
     members = {m["start"]: m["member"] for m in summary["matched"]}
     assert _ledger_totals(report) == _file_totals(REAL / name, members, "--partial" in args)
 
@@ -142,7 +145,7 @@ def _rounds(line: str) -> dict[int, tuple[int | None, str]]:
 
 
 def _ledger_totals(report: dict[str, Any]) -> dict[str, tuple[int, float]]:
-    """Each member's games and points in the section the ledger holds."""
+    """Each member's games and points in the section the ledger holds (its entry's payload)."""
     games: Counter[str] = Counter()
     points: Counter[str] = Counter()
     for player in report["players"]:
