@@ -17,13 +17,12 @@ from contextlib import ExitStack, closing, contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs
 from wsgiref.types import StartResponse
 
 import msgspec
 
 from ledger.entrypoints.web import ledgerlog, lists, players, sections
-from ledger.entrypoints.web.params import HttpError, When
+from ledger.entrypoints.web.params import HttpError, When, parameters
 from ledger.entrypoints.web.params import when as asked_when
 from ledger.entrypoints.web.render import BROKEN, FEDERATION, TWIN, Page, render
 from ledger.errors import LedgerError
@@ -70,9 +69,9 @@ class Site:
     ) -> Iterable[bytes]:
         method = environ.get("REQUEST_METHOD", "GET")
         path = environ.get("PATH_INFO", "/").encode("latin-1").decode("utf-8", "replace")
-        query = {k: v[-1] for k, v in parse_qs(environ.get("QUERY_STRING", "")).items()}
         api = path == "/api" or path.startswith("/api/")
         try:
+            query = parameters(environ.get("QUERY_STRING", ""))
             if method not in ("GET", "HEAD"):
                 raise HttpError("405 Method Not Allowed", "this site is read-only")
             if path.startswith("/static/"):
