@@ -56,9 +56,9 @@ def diff(current: Mapping[str, Any], revised: Mapping[str, Any]) -> list[str]:
 
 
 def tally(lines: list[str]) -> str:
-    """What `diff` found, counted: `1 changed, 2 added, 0 removed`, or `no difference`."""
+    """What `diff` found, counted: `1 changed, 2 added, 0 removed` (none: what it compares)."""
     if not lines:
-        return "no difference"
+        return "no field, player, game or bye changed"
     added = sum(line.startswith("+ ") for line in lines)
     removed = sum(line.startswith("- ") for line in lines)
     return f"{len(lines) - added - removed} changed, {added} added, {removed} removed"
