@@ -175,3 +175,18 @@ def test_a_web_query_string_over_its_limit_is_refused_414_naming_it(tmp_path: Pa
         f"({INPUT_LIMITS['query'].size:,} bytes; INPUT_LIMITS['query'])"
     )
     assert re.search(r"8 KiB", get(site, "/players", query).text)
+
+
+def test_a_public_key_longer_than_a_key_is_refused_by_its_length_unshown(tmp_path: Path) -> None:
+    # Issue 31: "Make every input (... keys ...) refused by size FIRST, in one line naming the
+    # limit": a 100,000-character --public-key is not echoed back.
+    store = f"sqlite:///{tmp_path / 'ledger.db'}"
+    assert run("init", "--actor", "director", "--store", store)[0] == 0
+    key = "a" * 100_000
+    code, stderr = run(
+        "grant-role", "x", "auditor", "--actor", "director", "--public-key", key, "--store", store
+    )
+    assert (code, stderr) == (
+        2,
+        "error: public_key: 100,000 characters; an Ed25519 public key is 64 hex digits\n",
+    )

@@ -72,8 +72,14 @@ def public_text(key: Ed25519PublicKey | Ed25519PrivateKey) -> str:
 
 
 def parse_public_key(text: str) -> str:
-    """A public key given on the command line (64 hex digits), normalized."""
+    """A public key given on the command line (64 hex digits), normalized; a longer text is
+    refused by its length, unshown."""
     value = text.strip().lower()
+    if len(value) > 64:
+        raise InvalidCommand(
+            ("public_key",),
+            f"{len(value):,} characters; an Ed25519 public key is 64 hex digits",
+        )
     try:
         Ed25519PublicKey.from_public_bytes(bytes.fromhex(value))
     except ValueError:
