@@ -100,11 +100,20 @@ def _check_system(system: str | None, online: bool) -> None:
 
 
 def _check_players(players: list[SectionPlayer]) -> set[str]:
+    """Each player listed once; start numbers given for all or none, each once."""
     seen: set[str] = set()
+    starts: set[int] = set()
+    numbered = players[0].start is not None if players else False
     for i, p in enumerate(players):
         if p.id in seen:
             raise FieldError(("players", i, "id"), f"{p.id!r} is listed twice")
+        if (p.start is not None) != numbered:
+            given = "has no start" if numbered else "has a start"
+            raise FieldError(("players", i, "start"), f"{p.id!r} {given}; give all or none")
+        if p.start is not None and p.start in starts:
+            raise FieldError(("players", i, "start"), f"start {p.start} is listed twice")
         seen.add(p.id)
+        starts |= {p.start} if p.start is not None else set()
     return seen
 
 

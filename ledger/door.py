@@ -199,18 +199,18 @@ class CfcRating(Command):
 
 class SectionPlayer(Command):
     """An entrant; `fixed_rating`: a rating held fixed in this section and never updated (the
-    ICU's foreign players at their FIDE rating), stored only when given so that entries
-    without it keep their bytes."""
+    ICU's foreign players at their FIDE rating); `start`: the pairing program's start number
+    (events.Entrant). Each stored only when given so that entries without it keep their
+    bytes."""
 
     id: MemberId
     fixed_rating: Rating | None = None
+    start: Annotated[int, Field(ge=1, le=bounds.START.door)] | None = None
 
     @model_serializer(mode="wrap")
     def _given_only(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         fields: dict[str, Any] = handler(self)
-        if fields.get("fixed_rating") is None:
-            fields.pop("fixed_rating", None)
-        return fields
+        return {k: v for k, v in fields.items() if v is not None}
 
 
 class Game(Command):

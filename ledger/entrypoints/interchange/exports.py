@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from ledger.entrypoints.interchange import start_numbers
 from ledger.rules.families import DEFAULT
 from ledger.rules.families import family as rules_family
 from ledger.rules.rounding import round_half_up
@@ -296,7 +297,8 @@ class Crosstable:
 def crosstable(
     view: View, section_id: str, systems: Sequence[str] | None = None
 ) -> Crosstable | None:
-    """A rated section's crosstable: pair numbers in the report's player order, each round's
+    """A rated section's crosstable: the players in the report's order by their pair numbers
+    (the pairing program's start numbers where the report keeps them), each round's
     result against a pair number, the total, and pre -> post ratings in each system (those
     given, else every system the section was rated in). None if the section is not rated."""
     payload = queries.section_report(view, section_id)
@@ -321,7 +323,7 @@ def crosstable(
             )
     shown = tuple(systems or sorted(changes, key=system_order(view)))
     ids = [p["id"] for p in payload["players"]]
-    pair = {pid: n for n, pid in enumerate(ids, start=1)}
+    pair = start_numbers(payload)
     rounds = max(x["round"] for x in (*payload["games"], *payload.get("byes", [])))
     cells = _cells(payload, pair)
     names = queries.names(view, ids)

@@ -21,8 +21,20 @@ _MONTH_NAME = re.compile(r"([a-z]{3})[a-z]*\.?\s+(\d{1,2}),?\s+(\d{4})", re.I)
 _DAY_MONTH_NAME = re.compile(r"(\d{1,2})\.?\s+([a-z]{3})[a-z]*\.?,?\s+(\d{4})", re.I)
 # Words and addresses that say a tournament was played on a chess server.
 _ONLINE = re.compile(r"lichess|chess\.com|chess24|playchess|\bonline\b|https?://", re.I)
+# 1-½-0 as TRF-2026's 162 and JaVaFo's XXS label it: win, draw, loss (by colour: WW, BD…),
+# forfeit win and loss, byes (pairing-allocated, full, half, zero point).
+STANDARD_POINTS = {"W": 1.0, "D": 0.5, "L": 0.0, "FW": 1.0, "FL": 0.0}
+STANDARD_POINTS |= {f"{c}{r}": STANDARD_POINTS[r] for c in "WB" for r in "WDL"}
+STANDARD_POINTS |= {"PAB": 1.0, "FPB": 1.0, "HPB": 0.5, "ZPB": 0.0}
+_SCORING = re.compile(r"\b([A-Z]{1,3})\s*=?\s*(\d{1,3}(?:\.\d+)?)\b")
 _TEAM_TYPE = re.compile(r"team|olympiad", re.I)
 _INDIVIDUAL = re.compile(r"individual", re.I)
+
+
+def unknown(text: str) -> bool:
+    """A value real programs write for "not known": blank, or zeros and separators only
+    (`0000/00/00`, `0000-00-00`, `00000000`, `0000`, `0`)."""
+    return not text.strip("0/.- ")
 
 
 def read_date(text: str) -> date:
@@ -121,6 +133,17 @@ def rounds_announced(tags: Mapping[str, tuple[str, str]]) -> int | None:
         if digits(text.strip()):
             return int(text.strip())
     return None
+
+
+def one_half_zero(tags: Mapping[str, tuple[str, str]]) -> bool:
+    """Whether the file scores 1-½-0: it declares no other points (TRF-2026's 162, `W 1.0  D
+    0.5  L 0.0`; JaVaFo's XXS, `WW=1 BW=1 WD=0.5 …`). A declaration's labels the ledger does
+    not know are passed over."""
+    declared = " ".join(tags.get(t, ("", ""))[0] for t in ("162", "XXS"))
+    return all(
+        STANDARD_POINTS.get(label, float(value)) == float(value)
+        for label, value in _SCORING.findall(declared)
+    )
 
 
 def is_team_file(tags: Mapping[str, tuple[str, str]], team_lines: bool) -> bool:

@@ -26,15 +26,33 @@ TEMPLATES = Path(__file__).with_name("templates")
 TWIN: ContextVar[str | None] = ContextVar("twin", default=None)
 # The federation whose rules the site shows, set by the site.
 FEDERATION: ContextVar[str] = ContextVar("federation", default="")
+# The address the page's family answers at (`` for the site's default family, else `/fide`…):
+# every link `href` makes stays within it.
+BASE: ContextVar[str] = ContextVar("base", default="")
+# The family switch of the page being answered (ledger/entrypoints/web/families.py `Choice`s).
+SWITCH: ContextVar[list[Any]] = ContextVar("switch")
 BROKEN: ContextVar[Sequence[ReadBreak]] = ContextVar("broken", default=())
 """The breaks the request's reads stopped at (ledger.log.ReadBreak): a banner on every page."""
 
 
 def href(path: str, when: When, **params: object) -> str:
-    """A link that keeps the page's times; path segments are quoted by the caller (`seg`).
-    Returned plain: the template escapes it."""
+    """A link within the page's family (`BASE`) that keeps the page's times; path segments
+    are quoted by the caller (`seg`). Returned plain: the template escapes it."""
+    return within(BASE.get(), path, when, **params)
+
+
+def at(path: str) -> str:
+    """A path within the page's family, without the page's times (a form's action)."""
+    return BASE.get() + path
+
+
+def within(base: str, path: str, when: When, **params: object) -> str:
+    """`href` within the family whose pages start at `base` (a JSON twin's `/api/...` at
+    `/api` + `base` + ...)."""
+    api = path == "/api" or path.startswith("/api/")
+    path = "/api" + base + path[len("/api") :] if api else (base + path if path != "/" else base)
     query = {**{k: v for k, v in params.items() if v is not None}, **when.params()}
-    return path + ("?" + urlencode(query) if query else "")
+    return (path or "/") + ("?" + urlencode(query) if query else "")
 
 
 def seg(text: str) -> str:
@@ -138,7 +156,7 @@ ENV = Environment(
     extensions=["jinja2.ext.do"],
     finalize=lambda value: "" if value is None else value,  # None is an empty cell
 )
-ENV.globals.update(href=href, seg=seg, pager_links=pager)
+ENV.globals.update(href=href, at=at, within=within, seg=seg, pager_links=pager)
 ENV.filters.update(
     score=score,
     moment=moment,
@@ -156,6 +174,8 @@ def render(template: str, **context: Any) -> str:
     context.setdefault("twin", TWIN.get())
     context.setdefault("federation", FEDERATION.get())
     context.setdefault("broken", list(BROKEN.get()))
+    context.setdefault("base", BASE.get())
+    context.setdefault("switch", SWITCH.get([]))
     return ENV.get_template(template).render(**context)
 
 
