@@ -16,7 +16,6 @@ from pydantic_core import ErrorDetails
 from ledger import bounds, events
 from ledger import plausibility as plausible
 from ledger.door import (
-    DEFAULT_FAMILY,
     OVERRIDE_NEEDS_VALUE,
     Bye,
     Command,
@@ -26,6 +25,7 @@ from ledger.door import (
     RecordId,
     SectionPlayer,
     door,
+    online_system,
 )
 from ledger.errors import InvalidCommand, field_path
 from ledger.inputs import read_text
@@ -91,7 +91,7 @@ def _check_dates(start: date, end: date) -> None:
 def _check_system(system: str | None, online: bool) -> None:
     if system is None:
         return
-    system_online = system in DEFAULT_FAMILY.online_systems
+    system_online = online_system(system)
     if system_online != online:
         kind = "an online" if system_online else "an over-the-board"
         raise FieldError(
