@@ -15,7 +15,6 @@ from pydantic_core import ErrorDetails
 
 from ledger import bounds, events
 from ledger import plausibility as plausible
-from ledger.bounds import MAX_FILE_BYTES
 from ledger.door import (
     OVERRIDE_NEEDS_VALUE,
     Bye,
@@ -29,6 +28,7 @@ from ledger.door import (
     online_system,
 )
 from ledger.errors import InvalidCommand, field_path
+from ledger.inputs import read_text
 from ledger.rules import families
 from ledger.rules.conversion import Conversion
 from ledger.rules.families import reads_time_control
@@ -341,13 +341,9 @@ def load_file(path: Path, model: type[M]) -> tuple[list[M], bool]:
 
     The whole file is validated before anything is returned: one bad item rejects the file.
     """
+    text = read_text(path, "json")
     try:
-        size = path.stat().st_size
-        data = None if size > MAX_FILE_BYTES else json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InvalidCommand((), f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidCommand((), f"{path}: cannot read ({exc})") from None
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InvalidCommand(
             (), f"{path}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
@@ -355,12 +351,6 @@ def load_file(path: Path, model: type[M]) -> tuple[list[M], bool]:
     except (ValueError, RecursionError) as exc:
         # a number of more than 4,300 digits, or nesting deeper than the parser's stack
         raise InvalidCommand((), f"{path}: not valid JSON ({str(exc)[:100]})") from None
-    if size > MAX_FILE_BYTES:
-        raise InvalidCommand(
-            (),
-            f"{path}: {size:,} bytes; the limit is {MAX_FILE_BYTES:,} (MAX_FILE_BYTES) — "
-            "split it into several files",
-        )
     if not isinstance(data, list):
         return [parse(model, data)], False
     if not data:

@@ -10,6 +10,7 @@ from typing import Any
 from ledger import events
 from ledger.log import LedgerEntry
 from ledger.reading import Readable
+from ledger.text import counted
 from projections.session import ReadSession
 
 FIELDS = ("rating", "official_rating", "games", "floor", "ceiling")
@@ -60,10 +61,9 @@ def consequences(
 
 
 def render(report: dict[str, Any]) -> str:
-    head = "would change" if report["dry_run"] else "changed"
-    lines = [
-        f"{len(report['changed'])} ratings {head} ({report['items_re_rated']} items re-rated):"
-    ]
+    """The report as text: a head line (`2 ratings changed (1 item re-rated):`, or `no rating
+    changed`), then a line for each rating changed and each reason the rules gave."""
+    lines = []
     for c in report["changed"]:
         b, a = c["before"], c["after"]
         lines.append(
@@ -75,7 +75,12 @@ def render(report: dict[str, Any]) -> str:
             if w.get(key):
                 label = "warning" if key == "warning" else "not rated"
                 lines.append(f"  {label}: {_who(w)} {w['system']} ({w['item']}): {w[key]}")
-    return "\n".join(lines)
+    verb = "would change" if report["dry_run"] else "changed"
+    items = report["items_re_rated"]
+    changed = len(report["changed"])
+    head = f"{counted(changed, 'rating')} {verb}" if changed else f"no rating {verb}"
+    head += (f" ({counted(items, 'item')} re-rated)" if items else "") + (":" if lines else "")
+    return "\n".join([head, *lines])
 
 
 def _who(c: dict[str, Any]) -> str:

@@ -30,6 +30,7 @@ from ledger.domain import player_key
 from ledger.errors import AccessDenied, InvalidCommand, LedgerError
 from ledger.evidence.checkpoints import V2, V3, Checkpoint, identity
 from ledger.evidence.merkle import Frontier, leaf_hash
+from ledger.inputs import TooLarge, read_bytes
 from ledger.roles import (
     PROFILE_KINDS,
     lacks_authority,
@@ -71,8 +72,14 @@ def public_text(key: Ed25519PublicKey | Ed25519PrivateKey) -> str:
 
 
 def parse_public_key(text: str) -> str:
-    """A public key given on the command line (64 hex digits), normalized."""
+    """A public key given on the command line (64 hex digits), normalized; a longer text is
+    refused by its length, unshown."""
     value = text.strip().lower()
+    if len(value) > 64:
+        raise InvalidCommand(
+            ("public_key",),
+            f"{len(value):,} characters; an Ed25519 public key is 64 hex digits",
+        )
     try:
         Ed25519PublicKey.from_public_bytes(bytes.fromhex(value))
     except ValueError:
@@ -94,8 +101,11 @@ class Keyring:
     def private_key(self, actor: str) -> Ed25519PrivateKey | None:
         """`actor`'s private key, or None if this keyring has none (or an unusable one)."""
         try:
-            key = serialization.load_pem_private_key(self.file(actor).read_bytes(), None)
-        except (OSError, ValueError, TypeError):
+            pem = read_bytes(self.file(actor), "key")
+            key = serialization.load_pem_private_key(pem, None)
+        except TooLarge:
+            raise
+        except (ValueError, TypeError):  # an InvalidCommand too: missing or unreadable
             return None
         return key if isinstance(key, Ed25519PrivateKey) else None
 

@@ -19,7 +19,7 @@ from ledger.entrypoints.cli.common import (
 )
 from ledger.entrypoints.cli.writing import AsJson, DryRun
 from ledger.roles import Role
-from ledger.store import DEFAULT_STORE, redacted, require_postgres, store_url
+from ledger.store import DEFAULT_STORE, one_line, redacted, require_postgres, store_url
 
 if TYPE_CHECKING:
     from ledger.log import LedgerEntry
@@ -101,7 +101,9 @@ def create_schema(url: str) -> None:
         with psycopg.connect(parts._replace(query="").geturl(), autocommit=True) as conn:
             conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(schema)))
     except psycopg.Error as exc:
-        raise StoreError(f"cannot create schema {schema!r} in {redacted(url)}: {exc}") from None
+        raise StoreError(
+            f"cannot create schema {schema!r} in {redacted(url)}: {one_line(exc)}"
+        ) from None
 
 
 def grant_role(

@@ -165,14 +165,16 @@ def verify_rating(
     checkpoint signed by a writer whose key you trust (--trusted/--key), the entries in the
     ledger, the row under the list's committed root, and the rating recomputed from the games
     and the previous list's rows."""
+    from ledger.inputs import read_text
     from projections.proof_check import verify_bundle
     from projections.proofs import BundleError
 
     with reported():
         trust = trust_of(trusted, key, witness)
         checkpoint, signed = trusted_checkpoint(held, trust, cosigned_by)
+        text = read_text(bundle, "json")
         try:
-            data = json.loads(bundle.read_text())
+            data = json.loads(text)
         except (OSError, ValueError) as exc:
             raise BundleError(f"cannot read the bundle {bundle} ({exc})") from None
         said = verify_bundle(data, checkpoint)

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ledger.entrypoints.cli.common import AsJson, Family, Store, fail, print_json, reported
+from ledger.errors import InvalidCommand
+from ledger.inputs import read_text
 from ledger.roles import Role
 from ledger.rules.families import DEFAULT
 from ledger.store import DEFAULT_STORE, view_path
@@ -173,14 +175,16 @@ def _read_anchor(path: Path) -> dict[str, Any]:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        document = json.loads(read_text(path, "json"))
         if not isinstance(document, dict) or document.get("anchor") != ANCHOR:
             raise ValueError("not an anchor from `ratings-ledger anchor`")
         if not isinstance(document.get("position"), int) or document["position"] < 1:
             raise ValueError("its position is not a positive number")
         signature = bytes.fromhex(document["signature"])
         public = Ed25519PublicKey.from_public_bytes(bytes.fromhex(document["public_key"]))
-    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
+    except InvalidCommand as exc:
+        fail(2, f"--anchor {exc.message}")
+    except (ValueError, KeyError, TypeError) as exc:
         fail(2, f"--anchor {path}: {exc}")
     try:
         public.verify(signature, _signed_part(document))

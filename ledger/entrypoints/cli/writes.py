@@ -39,6 +39,7 @@ from ledger.entrypoints.cli.writing import (
     ViewOption,
     _append_file,
     _report,
+    corrected,
 )
 from ledger.store import DEFAULT_STORE
 
@@ -151,8 +152,8 @@ def correct(
                 f"({section_id!r})",
             )
         with closing(RatingsLedger(store, preview=dry_run)) as ledger:
-            entries = ledger.sections.correct(sections[0], reason=reason, actor=actor)
-            _report(ledger, store, view, entries, dry_run, as_json)
+            entries, changes = corrected(ledger, sections[0], reason, actor)
+            _report(ledger, store, view, entries, dry_run, as_json, changes=changes)
 
 
 def withdraw(

@@ -30,6 +30,7 @@ from ledger.entrypoints.interchange.trf_export import COMMENT
 from ledger.entrypoints.interchange.trf_players import assigned_ids
 from ledger.entrypoints.interchange.trf_records import TrfPlayer, TrfReport
 from ledger.errors import InvalidCommand
+from ledger.inputs import read_bytes
 from ledger.rules.families import reads_time_control
 from ledger.rules.time_controls import NOT_GIVEN
 from ledger.rules.time_notation import ledger_time_control
@@ -98,12 +99,7 @@ TITLES |= {"wc": "WCM"} | {
 
 def read_trf(path: Path) -> TrfReport:
     """Parse a TRF file (UTF-8, else Latin-1); InvalidCommand names the line and column."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InvalidCommand((), f"{path}: no such file") from None
-    except OSError as exc:
-        raise InvalidCommand((), f"{path}: cannot read ({exc})") from None
+    raw = read_bytes(path, "trf")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
