@@ -124,7 +124,7 @@ def fields(kind: str, payload: dict[str, Any], when: When) -> list[Field]:
     entry to its place in the log; a list of records as its count. Fields not given are left
     out; a kind the ledger does not declare shows its fields as stored."""
     declared = KINDS.get(kind)
-    members = set()
+    members: set[str] = set()
     if declared is None:
         names = list(payload)
     else:
@@ -142,7 +142,9 @@ def fields(kind: str, payload: dict[str, Any], when: When) -> list[Field]:
             link = href("/sections/" + seg(value), when)
         elif name == "position" and isinstance(value, int):
             link = href("/log", when, before=value + 1) + f"#p{value}"
-        text = value.replace("_", " ") if name == "role" else _text(value)  # as `subject`
+        text = _text(value)
+        if name == "role":  # a role in words, as `subject` writes it
+            text = text.replace("_", " ")
         shown.append(Field(name.replace("_", " "), text, link))
     return shown
 
