@@ -1,7 +1,7 @@
 """Issue 31, "Pages a federation would publish: the log as readable entries": "the log page
 shows raw `data{…}` blobs"; each entry now says what it records in words, who recorded it,
 what it is about (linked), and its fields labelled from their one declaration in
-ledger/events.py (docs/decisions.md, "The log as readable entries")."""
+ledger/events.py (docs/decisions.md, "What does the log page show of an entry?")."""
 
 from __future__ import annotations
 
@@ -62,6 +62,7 @@ def test_an_entry_says_what_it_records_in_words(site):
     assert kind_words("FideUpliftRecorded") == "FIDE uplift recorded"
     assert ">Section submitted</a>" in rows(site)["SectionSubmitted"]
     assert ">Players merged</a>" in rows(site)["PlayersMerged"]
+    assert "<dt>action</dt><dd>set floor</dd>" in rows(site)["DirectorOverride"]
 
 
 def test_a_sections_fields_come_in_their_declared_order_with_counts(site):

@@ -143,7 +143,7 @@ def fields(kind: str, payload: dict[str, Any], when: When) -> list[Field]:
         elif name == "position" and isinstance(value, int):
             link = href("/log", when, before=value + 1) + f"#p{value}"
         text = _text(value)
-        if name == "role":  # a role in words, as `subject` writes it
+        if name in ("role", "action"):  # a role or an action in words, as `subject` writes one
             text = text.replace("_", " ")
         shown.append(Field(name.replace("_", " "), text, link))
     return shown
