@@ -105,9 +105,18 @@ def test_two_letters_off_is_another_name(found):
 
 def test_a_word_shorter_than_four_letters_is_never_read_as_a_slip(found):
     """Issue 31's slips are "on a word": "Le" is not "Li" (a two-letter word one letter off
-    would find half the federation)."""
-    assert found("Le") == []
-    assert found("Lu") == [("Li Lu", "exact")]
+    would find half the federation); it is found inside Zeller and the Müllers (issue 11)."""
+    assert "Li Lu" not in names(found, "Le") and found("Lu")[0] == ("Li Lu", "exact")
+    assert {match for _, match in found("Le")} == {"inside a word"}
+    assert found("Qx") == []
+
+
+def test_a_word_found_inside_a_name_comes_after_those_it_starts(found):
+    """Issue 11's "partial names", ranked after issue 31's closer matches: "lle" starts no
+    word but lies inside Zeller's and the Müllers' (by rating: 2100, 1900, 1500, unrated)."""
+    assert names(found, "lle") == ["Jörg Mueller", "Hans Müller", "Petra Muller", "Magnus Zeller"]
+    assert found("berg")[0] == ("Magnus Berg", "exact")
+    assert found("berg")[1] == ("Magnus Aberg", "inside a word")
 
 
 def test_carlsen_magnus_is_magnus_carlsen(found):

@@ -8,8 +8,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_left
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from anyascii import anyascii
@@ -20,19 +21,21 @@ from projections.queries.players import current_ratings, merges
 if TYPE_CHECKING:
     from projections.schema import ReadModel
 
-# How a name matched, best first: as written (case aside), accents dropped, transliterated,
-# one letter off. A search's players come in this order, then by rating, then by name.
-MATCHES = ("exact", "accents", "transliterated", "one slip")
-EXACT, ACCENTS, TRANSLITERATED, SLIP = range(4)
+# How a name matched, best first: the start of its words as written (case aside), with accents
+# dropped, transliterated; inside its words (accents dropped); one letter off. A search's
+# players come in this order, then by rating, then by name.
+MATCHES = ("exact", "accents", "transliterated", "inside a word", "one slip")
+EXACT, ACCENTS, TRANSLITERATED, INSIDE, SLIP = range(5)
 SLIP_SHORTEST = 4  # a word typed shorter than this is never read as a slip ("Li" ≠ "Lu")
 
 
 def search_players(view: ReadModel, text: str, limit: int, offset: int = 0) -> dict[str, Any]:
     """Players whose id starts with `text` or whose name holds every word of it, each word the
     start of one of the name's words (in any order), as written, with accents dropped or
-    transliterated (`forms`), or one letter off a whole word (`one_slip`): `total` and one page
-    of `players`, each with how it matched (`MATCHES`) and its current ratings. Id matches
-    first (the exact id, then by id), then by match, rating (highest first) and name."""
+    transliterated (`forms`), else inside one, else one letter off a whole word (`one_slip`):
+    `total` and one page of `players`, each with how it matched (`MATCHES`) and its current
+    ratings. Id matches first (the exact id, then by id), then by match, rating (highest
+    first) and name."""
     index = _name_index(view)
     found = index.by_name(text) | index.by_id(text.strip())
     merged = merges(view)
@@ -172,36 +175,47 @@ class _Index:
         """The players whose name matches `text`, each with how (`MATCHES`)."""
         typed = forms(text)
         best: dict[int, int] = {}
-        for match, query in enumerate(typed):
-            for n in self._all(match, query.split()) - best.keys():
-                best[n] = match
-        slipped = self._all(SLIP, typed[TRANSLITERATED].split()) - best.keys()
-        return best | dict.fromkeys(slipped, SLIP)
 
-    def _all(self, match: int, query: Sequence[str]) -> set[int]:
-        """The players with a word matching each word of `query` (`SLIP`: in its
-        transliterated form, or one letter off it)."""
+        def add(match: int, query: str, words: Callable[[str], set[int]]) -> None:
+            for n in self._all(query.split(), words) - best.keys():
+                best[n] = match
+
+        for form, query in enumerate(typed):
+            add(form, query, partial(self._starting, form))
+        add(INSIDE, typed[ACCENTS], partial(self._inside, ACCENTS))
+        add(SLIP, typed[TRANSLITERATED], self._near)
+        return best
+
+    def _all(self, query: Sequence[str], words: Callable[[str], set[int]]) -> set[int]:
+        """The players with a word matching each word of `query` (`words`: the players a
+        word of the query matches)."""
         found: set[int] | None = None
         for typed in query:
-            players = self._starting(min(match, TRANSLITERATED), typed)
-            if match == SLIP and len(typed) >= SLIP_SHORTEST:
-                postings = self.postings[TRANSLITERATED]
-                players |= _union(postings[w] for w in self._slips(typed))
-            found = players if found is None else found & players
+            found = words(typed) if found is None else found & words(typed)
             if not found:
                 return set()
         return found or set()
 
-    def _starting(self, match: int, typed: str) -> set[int]:
-        words, postings = self.vocabulary[match], self.postings[match]
+    def _starting(self, form: int, typed: str) -> set[int]:
+        """The players with a word starting with `typed` in `form`."""
+        words, postings = self.vocabulary[form], self.postings[form]
         start = bisect_left(words, typed)
         end = bisect_left(words, typed + "\U0010ffff", start)
         return _union(postings[w] for w in words[start:end])
 
-    def _slips(self, typed: str) -> Iterable[str]:
-        size = len(typed)
+    def _inside(self, form: int, typed: str) -> set[int]:
+        """The players with a word holding `typed` in `form`."""
+        postings = self.postings[form]
+        return _union(postings[w] for w in self.vocabulary[form] if typed in w)
+
+    def _near(self, typed: str) -> set[int]:
+        """The players with a transliterated word starting with `typed` or one slip off it."""
+        found = self._starting(TRANSLITERATED, typed)
+        if len(typed) < SLIP_SHORTEST:
+            return found
+        size, postings = len(typed), self.postings[TRANSLITERATED]
         near = (w for n in (size - 1, size, size + 1) for w in self.lengths.get(n, ()))
-        return (w for w in near if one_slip(typed, w))
+        return found | _union(postings[w] for w in near if one_slip(typed, w))
 
 
 def _union(groups: Iterable[list[int]]) -> set[int]:
