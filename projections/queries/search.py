@@ -5,6 +5,7 @@ type names")."""
 
 from __future__ import annotations
 
+import heapq
 import re
 import unicodedata
 from bisect import bisect_left
@@ -46,11 +47,11 @@ def search_players(view: ReadModel, text: str, limit: int, offset: int = 0) -> d
             kept[into] = min(match, kept.get(into, match))
         found = kept
     rated = _first_ratings(view, [index.ids[n] for n, match in found.items() if match >= 0])
-    ranked = sorted(found, key=lambda n: index.rank(found[n], n, rated))
-    page = ranked[offset : offset + limit] if limit >= 0 else []
+    first = heapq.nsmallest(offset + max(limit, 0), found, lambda n: index.rank(found[n], n, rated))
+    page = first[offset:]
     ratings = current_ratings(view, [index.ids[n] for n in page])
     return {
-        "total": len(ranked),
+        "total": len(found),
         "players": [
             {
                 "id": index.ids[n],
@@ -227,14 +228,19 @@ def _union(groups: Iterable[list[int]]) -> set[int]:
 
 _INDEXES: dict[tuple[object, ...], _Index] = {}
 _FORMS: dict[str, tuple[str, str, str]] = {}  # a name's forms, kept across profile changes
+_SEEN: dict[tuple[str, object], tuple[object, ...]] = {}  # (file, position) → its profiles' key
 
 
 def _name_index(view: ReadModel) -> _Index:
     """The players' names indexed (`_Index`), built again only when a profile changed: each
     profile row holds the position of the entry that wrote it, so any change, a void's too,
-    changes the count or the sums of those positions."""
+    changes the count or the sums of those positions (read once per ledger position)."""
     path = view.db.execute("pragma database_list").fetchone()[2]
-    key = (path, *view.db.execute(_PROFILES).fetchone())
+    last = view.db.execute("select value from meta where key = 'last_position'").fetchone()
+    seen = (path, last[0] if last else None)
+    key = _SEEN.get(seen) or (path, *view.db.execute(_PROFILES).fetchone())
+    _SEEN.clear()
+    _SEEN[seen] = key
     index = _INDEXES.get(key) if path else None
     if index is None:
         index = _build(view)
@@ -277,6 +283,15 @@ def _first_ratings(view: ReadModel, ids: Sequence[str]) -> dict[str, float]:
     """Each of `ids`' rating in the first of the family's systems he is rated in."""
     order = system_order(view)
     first: dict[str, tuple[tuple[int, str], float]] = {}
+    if len(ids) > _MANY:  # most of the players: one pass over the table
+        wanted = set(ids)
+        rows = view.db.execute(
+            "select player, system, rating from ratings where rating is not null"
+        )
+        for pid, system, rating in rows:
+            if pid in wanted and (pid not in first or order(system) < first[pid][0]):
+                first[pid] = (order(system), rating)
+        return {pid: rating for pid, (_, rating) in first.items()}
     for at in range(0, len(ids), _CHUNK):
         chunk = ids[at : at + _CHUNK]
         rows = view.db.execute(
@@ -292,3 +307,4 @@ def _first_ratings(view: ReadModel, ids: Sequence[str]) -> dict[str, float]:
 
 
 _CHUNK = 500  # ids a query asks for at a time (SQLite's limit on parameters is 999 at worst)
+_MANY = 20 * _CHUNK  # more ids than this: the whole table read once
