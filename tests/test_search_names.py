@@ -196,3 +196,9 @@ def test_the_web_search_is_the_same_query(store):
 
     data = get(Site(store), "/api/players", "q=Vasques").json()
     assert [(p["name"], p["match"]) for p in data["players"]] == [("Ana Vasquez", "one slip")]
+    page = get(Site(store), "/players", "q=Vasques").text
+    assert (
+        "Ana Vasquez</span> <span class='ratings'>OTBR 2000</span> <span class='id'>(a close"
+        in page
+    )
+    assert "(a close spelling)" not in get(Site(store), "/players", "q=Vasquez").text
