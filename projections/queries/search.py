@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 # dropped, transliterated; inside its words (accents dropped); one letter off. A search's
 # players come in this order, then by rating, then by name.
 MATCHES = ("exact", "accents", "transliterated", "inside a word", "one slip")
-EXACT, ACCENTS, TRANSLITERATED, INSIDE, SLIP = range(5)
+ACCENTS, TRANSLITERATED, INSIDE, SLIP = range(1, 5)  # after 0, as written
 SLIP_SHORTEST = 4  # a word typed shorter than this is never read as a slip ("Li" ≠ "Lu")
 
 
