@@ -67,7 +67,7 @@ def render(report: dict[str, Any]) -> str:
     for c in report["changed"]:
         b, a = c["before"], c["after"]
         lines.append(
-            f"  {_who(c)} {c['system']:<5} {_state(b)} -> {_state(a)}"
+            f"  {_who(c)} {c['system']:<5} {_state(b)} → {_state(a)}"
             f"  ({c['history_rows_changed']} history rows)"
         )
     for w in report.get("why", ()):

@@ -242,9 +242,7 @@ def render(x: dict[str, Any]) -> str:
     if "not_rated" in x:
         return f"{x['player']} in {x['section']}: not rated in {x['system']}: {x['not_rated']}"
     it, res = x["item"], x["result"]
-    head = (
-        f"{_r(res['pre_rating'])} -> {_r(res['post_rating'])} (official {res['official_rating']})"
-    )
+    head = f"{_r(res['pre_rating'])} → {_r(res['post_rating'])} (official {res['official_rating']})"
     period = (x.get("fide") or {}).get("period")
     if x.get("fide") and res["pre_rating"] is not None and period is not None:
         change = x["fide"].get("ΔR", 0.0)
@@ -254,7 +252,7 @@ def render(x: dict[str, Any]) -> str:
         if period.get("published") is not None:
             head += f", on list {period['list']}: {period['published']}"
     lines = [
-        f"{x['player']} {x['system']}: {head}, N {res['games_before']} -> {res['games_after']}"
+        f"{x['player']} {x['system']}: {head}, N {res['games_before']} → {res['games_after']}"
         + (f" (earlier games {res['earlier_games']})" if "earlier_games" in res else ""),
         f"from {it['key']} ({it.get('event_name') or it['kind']}), {it['start']}..{it['end']}; "
         f"follows {it['follows']}",

@@ -208,7 +208,7 @@ def test_the_command_exits_as_the_refusal_says(ledger, tmp_path, source, into, c
         assert ledger.app.recorder.max_notification_id() == head
     else:
         assert "recorded PlayersMerged at position" in result.stdout
-        assert f"{X} " in result.stdout and "-> unrated" in result.stdout
+        assert f"{X} " in result.stdout and "→ unrated" in result.stdout
 
 
 def test_player_says_where_a_merged_record_went_and_history_shows_its_games(ledger, tmp_path):

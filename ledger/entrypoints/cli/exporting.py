@@ -137,7 +137,7 @@ def crosstable(
     as_tsv: AsTsv = False,
     as_nl: AsNl = False,
 ) -> None:
-    """A section's crosstable: results by round, total, pre -> post rating (P<n>: provisional);
+    """A section's crosstable: results by round, total, pre → post rating (P<n>: provisional);
     --csv, --tsv, --nl: a record a player and system."""
     from ledger.entrypoints.interchange import exports
     from ledger.text import shown

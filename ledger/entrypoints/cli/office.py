@@ -103,8 +103,7 @@ def requests(
         width = max([4, *(len(r["name"] or "") for r in rows)])
         for r in rows:
             what = (
-                f"floor {r['floor']} -> {r['new_floor']}, rating if granted "
-                f"{r['rating_if_granted']}"
+                f"floor {r['floor']} → {r['new_floor']}, rating if granted {r['rating_if_granted']}"
                 if r["kind"] == "floor_lowering_request"
                 else f"ceiling {r['ceiling']} below floor {r['floor']}"
             )

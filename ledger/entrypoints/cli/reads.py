@@ -180,8 +180,8 @@ def history(
             pre = "unrated" if r["pre_rating"] is None else f"{r['pre_rating']:.2f}"
             post = "-" if r["post_rating"] is None else f"{r['post_rating']:.2f}"
             typer.echo(
-                f"{r['end_date']}  {r['item_key']:<40} {pre:>9} -> {post:>9}  "
-                f"N {r['games_before']}->{r['games_after']}  {r['formula']}  [{r['rules']}]"
+                f"{r['end_date']}  {r['item_key']:<40} {pre:>9} → {post:>9}  "
+                f"N {r['games_before']}→{r['games_after']}  {r['formula']}  [{r['rules']}]"
             )
 
     emit(fmt, rows, HISTORY_CSV, table)

@@ -255,7 +255,7 @@ class RatingChange:
     below: int | None = None  # FIDE 7.2.1: the floor that shows him unrated after it
 
     def text(self, family: str = DEFAULT) -> str:
-        """`1500P10 -> 1520P13`: P and N while `family` does not hold a rating established
+        """`1500P10 → 1520P13`: P and N while `family` does not hold a rating established
         (`Family.established`; US Chess §1: "established if it is based upon more than 25
         games"; FIDE and the ICU never write P). FIDE: `Ro 2615
         ΔR -2.80 K 10` (its list sums the period's ΔR), or an unrated player's Ru."""
@@ -264,14 +264,14 @@ class RatingChange:
             return f"Ro {_number(self.pre)} ΔR {self.change:+.2f} K {_number(self.k)}{dropped}"
         if self.performance is not None and self.pre is None:
             return f"unrated, Ru {_number(self.performance)}" + (
-                "" if self.official is None else f" -> {self.official}"
+                "" if self.official is None else f" → {self.official}"
             )
         if self.official is None:
             return "unrated"
         pre = "unrated"
         if self.pre is not None:
             pre = _rating(round_half_up(self.pre), self.games_before, family)
-        return f"{pre} -> {_rating(self.official, self.games_after, family)}"
+        return f"{pre} → {_rating(self.official, self.games_after, family)}"
 
 
 @dataclass(frozen=True)
@@ -304,7 +304,7 @@ def crosstable(
 ) -> Crosstable | None:
     """A rated section's crosstable: the players in the report's order by their pair numbers
     (the pairing program's start numbers where the report keeps them), each round's
-    result against a pair number, the total, and pre -> post ratings in each system (those
+    result against a pair number, the total, and pre → post ratings in each system (those
     given, else every system the section was rated in). None if the section is not rated."""
     payload = queries.section_report(view, section_id)
     if payload is None:
