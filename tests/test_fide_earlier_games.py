@@ -21,7 +21,7 @@ def test_player_says_his_earlier_games_are_not_known_beside_the_games_rated(cli)
 
 def test_explain_says_n_counts_the_games_rated_and_the_earlier_ones_are_not_known(cli):
     text = cli("explain", SOKOLOV, "--system", "FIDE", "--section", SECTION)
-    assert "N 0 -> 2 (earlier games not known)" in text
+    assert "N 0 → 2 (earlier games not known)" in text
     out = json.loads(cli("explain", SOKOLOV, "--system", "FIDE", "--section", SECTION, "--json"))
     assert out["result"]["earlier_games"] == "not known"
     assert out["result"]["games_after"] - out["result"]["games_before"] == 2

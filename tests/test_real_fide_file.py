@@ -116,7 +116,7 @@ def test_explain_names_the_rating_the_tournament_is_rated_from_and_n_counts_game
     # "N and Games count games rated". No list before July held him: his Ro is the file's.
     text = cli("explain", VASQUEZ, "--system", "FIDE", "--section", SECTION)
     assert "Ro 2558.0000, ΔR -0.20 (K 10.0), on list 2005-10: 2558" in text
-    assert "N 0 -> 7 (earlier games not known)" in text
+    assert "N 0 → 7 (earlier games not known)" in text
     assert 'Ro_from: "the FIDE rating his profile publishes"' in text
     assert "not counted" not in text  # his 7 games are in the sums (10.0's Rc of 7)
 
