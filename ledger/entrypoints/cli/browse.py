@@ -13,10 +13,10 @@ from ledger.entrypoints.cli.common import (
     ViewPath,
     iso_day,
     missing,
+    rules_family,
 )
 from ledger.entrypoints.cli.output import AsCsv, AsNl, AsTsv, chosen, emit
 from ledger.entrypoints.cli.reading import caught_up
-from ledger.rules.families import DEFAULT
 from ledger.store import DEFAULT_STORE
 
 SECTION_COLUMNS = ("section_id", "event_name", "start_date", "end_date", "status", "players")
@@ -38,10 +38,11 @@ def search(
     as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = DEFAULT,
+    family: Family = None,
 ) -> None:
     """Players by member id (prefix) or name, accents, transliteration and word order ignored
     ("Muller" and "Mueller" find "Müller"; "Last, First" works)."""
+    family = rules_family(store, family)
     from projections import queries
 
     fmt = chosen(as_json, as_csv, as_tsv, as_nl)
@@ -80,9 +81,10 @@ def sections(
     as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = DEFAULT,
+    family: Family = None,
 ) -> None:
     """Sections newest first: id, event name, dates, status and number of players."""
+    family = rules_family(store, family)
     from projections import queries
 
     fmt = chosen(as_json, as_csv, as_tsv, as_nl)

@@ -16,11 +16,11 @@ from ledger.entrypoints.cli.common import (
     _required_day,
     missing,
     reported,
+    rules_family,
     system_name,
 )
 from ledger.entrypoints.cli.output import AsCsv, AsNl, AsTsv, chosen, emit
 from ledger.entrypoints.cli.reading import ListName, caught_up
-from ledger.rules.families import DEFAULT
 from ledger.store import DEFAULT_STORE
 
 if TYPE_CHECKING:
@@ -45,10 +45,11 @@ def rating_list(
     as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = DEFAULT,
+    family: Family = None,
 ) -> None:
     """The rating supplement: every player's rating in a system on a date (or as a published
     list said it), N, floor."""
+    family = rules_family(store, family)
     from ledger.entrypoints.interchange import exports
     from ledger.errors import InvalidCommand
 
@@ -81,10 +82,11 @@ def export_history(
     as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = DEFAULT,
+    family: Family = None,
 ) -> None:
     """A player's rating history in one system with every value behind each change, one row
     per change: a table, or --csv, --tsv, --json, --nl."""
+    family = rules_family(store, family)
     from ledger.entrypoints.interchange import exports
     from projections import queries
 
@@ -101,9 +103,10 @@ def export_trf(
     section_id: Annotated[str, typer.Argument(help="The section's id")],
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = DEFAULT,
+    family: Family = None,
 ) -> None:
     """A section as a TRF16 file (`import trf` reads it back as the same section)."""
+    family = rules_family(store, family)
     from ledger.entrypoints.interchange.trf_export import to_trf
     from projections import queries
 
@@ -129,7 +132,7 @@ def crosstable(
     ] = None,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = DEFAULT,
+    family: Family = None,
     as_json: AsJson = False,
     as_csv: AsCsv = False,
     as_tsv: AsTsv = False,
@@ -137,6 +140,7 @@ def crosstable(
 ) -> None:
     """A section's crosstable: results by round, total, pre -> post rating (P<n>: provisional);
     --csv, --tsv, --nl: a record a player and system."""
+    family = rules_family(store, family)
     from ledger.entrypoints.interchange import exports
     from ledger.text import shown
     from projections import queries

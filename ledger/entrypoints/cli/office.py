@@ -16,13 +16,14 @@ from ledger.entrypoints.cli.common import (
     iso_day,
     missing,
     print_json,
+    rules_family,
     system_name,
     usage,
 )
 from ledger.entrypoints.cli.output import AsCsv, AsNl, AsTsv, chosen, emit
 from ledger.entrypoints.cli.reading import ListName, caught_up
 from ledger.rules.families import DEFAULT, known
-from ledger.rules.families import family as rules_family
+from ledger.rules.families import family as family_named
 from ledger.store import DEFAULT_STORE
 
 REQUEST_COLUMNS = (
@@ -52,10 +53,11 @@ def section(
     ] = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = DEFAULT,
+    family: Family = None,
 ) -> None:
     """A section's current report: with --json exactly the file `correct ID FILE` reads, to
     edit and feed back; else its crosstable."""
+    family = rules_family(store, family)
     from ledger.entrypoints.interchange import exports
     from projections import queries
 
@@ -87,10 +89,11 @@ def requests(
     as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = DEFAULT,
+    family: Family = None,
 ) -> None:
     """What awaits an admin: pending floor-lowering requests (§7; grant with `override --action
     grant_floor_lowering`) and ceilings set below the floor (none in a family without floors)."""
+    family = rules_family(store, family)
     from projections import queries
 
     fmt = chosen(as_json, as_csv, as_tsv, as_nl)
@@ -168,12 +171,13 @@ def supplement(
     ] = None,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = DEFAULT,
+    family: Family = None,
 ) -> None:
     """The rating supplement a federation publishes: every member's ratings on a date, with
     provisional marks (P) and N, names, sorted and filtered (as the list pages: federation,
     sex, age group, club); a table (US Chess layout), or --fide-txt, --json, --csv, --tsv,
     --nl."""
+    family = rules_family(store, family)
     from ledger.entrypoints.interchange import exports
     from projections import queries
 
@@ -211,7 +215,7 @@ def _check_supplement(
 def _supplement_systems(family: str, system: list[str] | None, fmt: str) -> list[str]:
     """The systems asked for, else the family's list system (or all its systems); a FIDE TXT
     list has one."""
-    rated = known(family) or rules_family(DEFAULT)  # caught_up refuses an unknown family
+    rated = known(family) or family_named(DEFAULT)  # caught_up refuses an unknown family
     default = [rated.list_system] if rated.list_system else list(rated.systems)
     systems = system or (default[:1] if fmt == "fide-txt" else default)
     if fmt == "fide-txt" and len(systems) != 1:

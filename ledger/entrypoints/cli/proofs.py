@@ -18,6 +18,7 @@ from ledger.entrypoints.cli.common import (
     ViewPath,
     fail,
     reported,
+    rules_family,
     show_entries,
     system_name,
 )
@@ -31,7 +32,6 @@ from ledger.entrypoints.cli.transparency import (
     trusted_checkpoint,
 )
 from ledger.errors import InvalidCommand, LedgerError
-from ledger.rules.families import DEFAULT
 from ledger.store import DEFAULT_STORE, view_path
 
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ def commit(ledger: RatingsLedger, family: str, name: str, actor: str) -> list[Le
 def commit_list(
     name: ListName,
     actor: Actor,
-    family: Family = DEFAULT,
+    family: Family = None,
     store: Store = DEFAULT_STORE,
     view: NotReadView = None,
     dry_run: Annotated[
@@ -100,6 +100,7 @@ def commit_list(
     """Commit a published list's ratings: the Merkle root over its rows, recorded once
     (`publish-list` does it; this is for a list published before, or when that step failed),
     replayed from the verified log."""
+    family = rules_family(store, family)
     from ledger.application import RatingsLedger
 
     not_read(view)
@@ -114,13 +115,14 @@ def prove(
     system: Annotated[
         str | None, typer.Option("--system", help="Rating system (default: the family's own)")
     ] = None,
-    family: Family = "fide",
+    family: Family = None,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
 ) -> None:
     """Print a proof bundle for PLAYER's row on a published list: the entries behind it with
     inclusion proofs, his and his opponents' rows on the previous list, the rule version;
     `verify-rating` checks it offline."""
+    family = rules_family(store, family)
     from ledger.rules.families import known
     from projections import proofs, queries
     from projections.session import ReadSession

@@ -20,12 +20,12 @@ from ledger.entrypoints.cli.common import (
     missing,
     print_json,
     reported,
+    rules_family,
     usage,
 )
 from ledger.entrypoints.cli.output import AsCsv, AsNl, AsTsv, chosen, emit
 from ledger.entrypoints.cli.reading import KnownAt, ListName, Position, _session, caught_up
 from ledger.entrypoints.cli.whatif import diff, replay
-from ledger.rules.families import DEFAULT
 from ledger.store import DEFAULT_STORE
 
 
@@ -62,10 +62,11 @@ NO_LIST = "no list published; each section applied at once"
 def catch_up(
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = DEFAULT,
+    family: Family = None,
     as_json: AsJson = False,
 ) -> None:
     """Bring the read model up to date with the ledger (incremental)."""
+    family = rules_family(store, family)
     with reported(), closing(_session(store, view, family)) as session:
         stats = session.catch_up()
     if as_json:
@@ -87,10 +88,11 @@ def catch_up(
 def rebuild(
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = DEFAULT,
+    family: Family = None,
     as_json: AsJson = False,
 ) -> None:
     """Replay the whole ledger into an empty read model."""
+    family = rules_family(store, family)
     with reported(), closing(_session(store, view, family)) as session:
         stats = session.rebuild()
         digest = session.view.digest()
@@ -118,11 +120,12 @@ def player(
     as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = DEFAULT,
+    family: Family = None,
     known_at: KnownAt = None,
     position: Position = None,
 ) -> None:
     """A player's card and ratings in every system they are rated in (a record a system)."""
+    family = rules_family(store, family)
     from ledger.entrypoints.player_text import player_lines
     from projections import queries
 
@@ -132,7 +135,7 @@ def player(
         card = queries.player_card(v, player_id)
     if out is None:
         missing(f"player {player_id!r} is not in the ledger")
-    out["card"] = card
+    out["card"], out["family"] = card, family  # the family its ratings are rated under
     records = [{"id": player_id, "system": s, **r} for s, r in out["ratings"].items()]
 
     def table() -> None:
@@ -159,11 +162,12 @@ def history(
     as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = DEFAULT,
+    family: Family = None,
     known_at: KnownAt = None,
     position: Position = None,
 ) -> None:
     """Every change of a player's rating in one system, in rating order."""
+    family = rules_family(store, family)
     from projections import queries
 
     fmt = chosen(as_json, as_csv, as_tsv, as_nl)
@@ -198,12 +202,13 @@ def rating(
     as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = DEFAULT,
+    family: Family = None,
     known_at: KnownAt = None,
     position: Position = None,
 ) -> None:
     """The rating in effect on a date (after every item that ended on or before it), or on a
     published list; under FIDE periods, the published rating and the pending change."""
+    family = rules_family(store, family)
     from projections import queries
     from projections.periods import rates_from_previous_list
 
@@ -296,9 +301,10 @@ def lists(
     as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = DEFAULT,
+    family: Family = None,
 ) -> None:
     """The published rating lists, each family's in the order published."""
+    family = rules_family(store, family)
     from projections import queries
     from projections.schema import LIST_COLUMNS
 
@@ -330,11 +336,12 @@ def explain(
     as_json: AsJson = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = DEFAULT,
+    family: Family = None,
     known_at: KnownAt = None,
     position: Position = None,
 ) -> None:
     """Every number behind a rating change: inputs, rules, each step, floors (recomputed)."""
+    family = rules_family(store, family)
     from projections import explain as ex
 
     if (section is None) == (as_of is None):
@@ -346,7 +353,7 @@ def explain(
         except ex.NotFound as exc:
             missing(str(exc))
     if as_json:
-        print_json(out)
+        print_json({"family": family, **out})
     else:
         typer.echo(ex.render(out))
 
@@ -358,9 +365,10 @@ def problems(
     as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = DEFAULT,
+    family: Family = None,
 ) -> None:
     """The ledger entries the read model could not apply, and why."""
+    family = rules_family(store, family)
     from projections import queries
 
     fmt = chosen(as_json, as_csv, as_tsv, as_nl)

@@ -8,8 +8,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ledger.entrypoints.cli.common import Family, Store, ViewPath, fail, reported, usage
-from ledger.rules.families import DEFAULT
+from ledger.entrypoints.cli.common import (
+    Family,
+    Store,
+    ViewPath,
+    fail,
+    reported,
+    rules_family,
+    usage,
+)
 from ledger.store import DEFAULT_STORE
 
 if TYPE_CHECKING:
@@ -207,10 +214,11 @@ def serve(
     port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port")] = 8000,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = DEFAULT,
+    family: Family = None,
 ) -> None:
     """Serve the read-only audit site: players, sections, histories, explain, the log (its read
     model kept caught up as entries are appended)."""
+    family = rules_family(store, family)
     from ledger.entrypoints.web.app import Site
     from ledger.entrypoints.web.follow import Follower
     from ledger.reading import open_ledger

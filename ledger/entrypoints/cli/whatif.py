@@ -17,6 +17,7 @@ from ledger.entrypoints.cli.common import (
     Store,
     print_json,
     reported,
+    rules_family,
     system_name,
     usage,
 )
@@ -85,12 +86,13 @@ def replay(
     ] = None,
     store: Store = DEFAULT_STORE,
     as_json: AsJson = False,
-    family: Family = families.DEFAULT,
+    family: Family = None,
     without_uplift: Annotated[
         bool, typer.Option("--without-uplift", help="FIDE: as if no uplift had been recorded")
     ] = False,
 ) -> None:
     """Build a what-if read model under other rules, without touching the ledger."""
+    family = rules_family(store, family)
     from ledger.application import RatingsLedger
     from projections import compare as cmp
     from projections.projector import View
