@@ -42,10 +42,10 @@ def search(
 ) -> None:
     """Players by member id (prefix) or name, accents, transliteration and word order ignored
     ("Muller" and "Mueller" find "Müller"; "Last, First" works)."""
-    family = rules_family(store, family)
     from projections import queries
 
     fmt = chosen(as_json, as_csv, as_tsv, as_nl)
+    family = rules_family(store, family)
     with caught_up(store, view, family) as v:
         found = queries.search_players(v, text, limit, offset)
 
@@ -84,11 +84,11 @@ def sections(
     family: Family = None,
 ) -> None:
     """Sections newest first: id, event name, dates, status and number of players."""
-    family = rules_family(store, family)
     from projections import queries
 
     fmt = chosen(as_json, as_csv, as_tsv, as_nl)
     first, last = iso_day("--from", start), iso_day("--to", end)
+    family = rules_family(store, family)
     with caught_up(store, view, family) as v:
         if player is not None and queries.player(v, player) is None:
             missing(f"player {player!r} is not in the ledger")

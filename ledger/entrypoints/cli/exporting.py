@@ -49,7 +49,6 @@ def rating_list(
 ) -> None:
     """The rating supplement: every player's rating in a system on a date (or as a published
     list said it), N, floor."""
-    family = rules_family(store, family)
     from ledger.entrypoints.interchange import exports
     from ledger.errors import InvalidCommand
 
@@ -58,6 +57,7 @@ def rating_list(
         if (as_of is None) == (list_name is None):
             raise InvalidCommand((), "give exactly one of --as-of and --list")
         day = None if as_of is None else _required_day("--as-of", as_of)
+    family = rules_family(store, family)
     with caught_up(store, view, family, list_name=list_name) as v:
         rows = exports.rating_supplement(v, system, day, list_name)
 
@@ -86,11 +86,11 @@ def export_history(
 ) -> None:
     """A player's rating history in one system with every value behind each change, one row
     per change: a table, or --csv, --tsv, --json, --nl."""
-    family = rules_family(store, family)
     from ledger.entrypoints.interchange import exports
     from projections import queries
 
     fmt = chosen(as_json, as_csv, as_tsv, as_nl)
+    family = rules_family(store, family)
     with caught_up(store, view, family) as v:
         known = queries.player(v, player_id) is not None
         rows = exports.history_export(v, player_id, system)
@@ -106,10 +106,10 @@ def export_trf(
     family: Family = None,
 ) -> None:
     """A section as a TRF16 file (`import trf` reads it back as the same section)."""
-    family = rules_family(store, family)
     from ledger.entrypoints.interchange.trf_export import to_trf
     from projections import queries
 
+    family = rules_family(store, family)
     with caught_up(store, view, family) as v:
         report = queries.section_report(v, section_id)
         status = queries.section_status(v, section_id)
@@ -140,12 +140,12 @@ def crosstable(
 ) -> None:
     """A section's crosstable: results by round, total, pre -> post rating (P<n>: provisional);
     --csv, --tsv, --nl: a record a player and system."""
-    family = rules_family(store, family)
     from ledger.entrypoints.interchange import exports
     from ledger.text import shown
     from projections import queries
 
     fmt = chosen(as_json, as_csv, as_tsv, as_nl)
+    family = rules_family(store, family)
     with caught_up(store, view, family) as v:
         status = queries.section_status(v, section_id)
         table = exports.crosstable(v, section_id, system)

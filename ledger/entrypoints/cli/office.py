@@ -57,10 +57,10 @@ def section(
 ) -> None:
     """A section's current report: with --json exactly the file `correct ID FILE` reads, to
     edit and feed back; else its crosstable."""
-    family = rules_family(store, family)
     from ledger.entrypoints.interchange import exports
     from projections import queries
 
+    family = rules_family(store, family)
     with caught_up(store, view, family) as v:
         status = queries.section_status(v, section_id)
         report = queries.section_report(v, section_id)
@@ -93,10 +93,10 @@ def requests(
 ) -> None:
     """What awaits an admin: pending floor-lowering requests (§7; grant with `override --action
     grant_floor_lowering`) and ceilings set below the floor (none in a family without floors)."""
-    family = rules_family(store, family)
     from projections import queries
 
     fmt = chosen(as_json, as_csv, as_tsv, as_nl)
+    family = rules_family(store, family)
     with caught_up(store, view, family) as v:
         rows = queries.awaiting_admin(v)
 
@@ -177,7 +177,6 @@ def supplement(
     provisional marks (P) and N, names, sorted and filtered (as the list pages: federation,
     sex, age group, club); a table (US Chess layout), or --fide-txt, --json, --csv, --tsv,
     --nl."""
-    family = rules_family(store, family)
     from ledger.entrypoints.interchange import exports
     from projections import queries
 
@@ -185,6 +184,7 @@ def supplement(
     asked = {"federation": federation, "sex": sex, "age": age, "club": club}
     _check_supplement(asked, sort, as_of, list_name)
     day = iso_day("--as-of", as_of)
+    family = rules_family(store, family)
     systems = _supplement_systems(family, system, fmt)
     with caught_up(store, view, family, list_name=list_name) as v:
         if list_name is not None:

@@ -100,10 +100,10 @@ def commit_list(
     """Commit a published list's ratings: the Merkle root over its rows, recorded once
     (`publish-list` does it; this is for a list published before, or when that step failed),
     replayed from the verified log."""
-    family = rules_family(store, family)
     from ledger.application import RatingsLedger
 
     not_read(view)
+    family = rules_family(store, family)
     with reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
         entries = commit(ledger, family, name, actor)
     show_entries(entries, dry_run, as_json, ledger.receipt)
@@ -122,11 +122,11 @@ def prove(
     """Print a proof bundle for PLAYER's row on a published list: the entries behind it with
     inclusion proofs, his and his opponents' rows on the previous list, the rule version;
     `verify-rating` checks it offline."""
-    family = rules_family(store, family)
     from ledger.rules.families import known
     from projections import proofs, queries
     from projections.session import ReadSession
 
+    family = rules_family(store, family)
     system = system_name(system) if system else getattr(known(family), "list_system", None)
     if system is None:
         fail(2, f"--system: give the rating system of the {family} list")

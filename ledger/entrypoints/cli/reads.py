@@ -125,11 +125,11 @@ def player(
     position: Position = None,
 ) -> None:
     """A player's card and ratings in every system they are rated in (a record a system)."""
-    family = rules_family(store, family)
     from ledger.entrypoints.player_text import player_lines
     from projections import queries
 
     fmt = chosen(as_json, as_csv, as_tsv, as_nl)
+    family = rules_family(store, family)
     with caught_up(store, view, family, known_at, position) as v:
         out = queries.player(v, player_id)
         card = queries.player_card(v, player_id)
@@ -167,10 +167,10 @@ def history(
     position: Position = None,
 ) -> None:
     """Every change of a player's rating in one system, in rating order."""
-    family = rules_family(store, family)
     from projections import queries
 
     fmt = chosen(as_json, as_csv, as_tsv, as_nl)
+    family = rules_family(store, family)
     with caught_up(store, view, family, known_at, position) as v:
         known = queries.player(v, player_id) is not None
         into = queries.survivor(v, player_id)
@@ -208,7 +208,6 @@ def rating(
 ) -> None:
     """The rating in effect on a date (after every item that ended on or before it), or on a
     published list; under FIDE periods, the published rating and the pending change."""
-    family = rules_family(store, family)
     from projections import queries
     from projections.periods import rates_from_previous_list
 
@@ -216,11 +215,13 @@ def rating(
     if list_name is not None:
         if as_of is not None or known_at is not None or position is not None:
             usage("--list says what a list said; leave out --as-of, --as-known-at, --position")
+        family = rules_family(store, family)
         _list_rating(player_id, system, list_name, fmt, store, view, family)
         return
     if as_of is None:
         usage("give --as-of or --list")
     day = iso_day("--as-of", as_of)
+    family = rules_family(store, family)
     with caught_up(store, view, family, known_at, position) as v:
         into = queries.survivor(v, player_id)
         merged_note(player_id, into)
@@ -304,11 +305,11 @@ def lists(
     family: Family = None,
 ) -> None:
     """The published rating lists, each family's in the order published."""
-    family = rules_family(store, family)
     from projections import queries
     from projections.schema import LIST_COLUMNS
 
     fmt = chosen(as_json, as_csv, as_tsv, as_nl)
+    family = rules_family(store, family)
     with caught_up(store, view, family) as v:
         found = queries.published_lists(v, list_family)
 
@@ -341,12 +342,12 @@ def explain(
     position: Position = None,
 ) -> None:
     """Every number behind a rating change: inputs, rules, each step, floors (recomputed)."""
-    family = rules_family(store, family)
     from projections import explain as ex
 
     if (section is None) == (as_of is None):
         usage("give exactly one of --section and --as-of")
     as_of = iso_day("--as-of", as_of)
+    family = rules_family(store, family)
     with caught_up(store, view, family, known_at, position) as v:
         try:
             out = ex.explain(v, player_id, system, section, as_of)
@@ -368,10 +369,10 @@ def problems(
     family: Family = None,
 ) -> None:
     """The ledger entries the read model could not apply, and why."""
-    family = rules_family(store, family)
     from projections import queries
 
     fmt = chosen(as_json, as_csv, as_tsv, as_nl)
+    family = rules_family(store, family)
     with caught_up(store, view, family) as v:
         rows = queries.problems(v)
 

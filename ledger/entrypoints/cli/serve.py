@@ -218,7 +218,6 @@ def serve(
 ) -> None:
     """Serve the read-only audit site: players, sections, histories, explain, the log (its read
     model kept caught up as entries are appended)."""
-    family = rules_family(store, family)
     from ledger.entrypoints.web.app import Site
     from ledger.entrypoints.web.follow import Follower
     from ledger.reading import open_ledger
@@ -226,6 +225,7 @@ def serve(
 
     with reported():
         open_ledger(store).close()  # refuse to start on a store that is not there
+    family = rules_family(store, family)
     httpd = _listening(Site(store, view, family), host, port)
     follower = Follower(store, view_path(store, view, family), family).start()
     shown = f"[{host}]" if ":" in host else host

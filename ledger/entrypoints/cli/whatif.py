@@ -92,12 +92,12 @@ def replay(
     ] = False,
 ) -> None:
     """Build a what-if read model under other rules, without touching the ledger."""
-    family = rules_family(store, family)
     from ledger.application import RatingsLedger
     from projections import compare as cmp
     from projections.projector import View
     from projections.what_if import WhatIf
 
+    family = rules_family(store, family)
     found = families.family(family)
     if rules is not None and rules not in found.versions:
         usage(f"--rules: unknown {family} version {rules!r}; known: {', '.join(found.versions)}")
