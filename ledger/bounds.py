@@ -30,6 +30,7 @@ class Bound(NamedTuple):
 RATING = Bound(3_500, 10_000.0)  # ratings, peaks, floors, ceilings, prize limits; FIDE, CFC
 GAMES = Bound(100_000, 10_000_000)  # a player's game counts (N, wins, draws, losses, OLM games)
 ROUND = Bound(20_000, 1_000_000)  # a round (or a match's game) number
+START = Bound(9_999, 1_000_000)  # a player's start number (TRF16's starting rank: 1-9999)
 PRIZE = Bound(10_000_000, 1e12)  # a cash prize in dollars (money floors, §5)
 BONUS_MULTIPLIER = Bound(50, 100.0)  # the bonus multiplier B (§4.2), 6–14 in every version
 

@@ -17,7 +17,6 @@ from ledger import bounds, events
 from ledger import plausibility as plausible
 from ledger.bounds import MAX_FILE_BYTES
 from ledger.door import (
-    DEFAULT_FAMILY,
     OVERRIDE_NEEDS_VALUE,
     Bye,
     Command,
@@ -27,6 +26,7 @@ from ledger.door import (
     RecordId,
     SectionPlayer,
     door,
+    online_system,
 )
 from ledger.errors import InvalidCommand, field_path
 from ledger.rules import families
@@ -91,7 +91,7 @@ def _check_dates(start: date, end: date) -> None:
 def _check_system(system: str | None, online: bool) -> None:
     if system is None:
         return
-    system_online = system in DEFAULT_FAMILY.online_systems
+    system_online = online_system(system)
     if system_online != online:
         kind = "an online" if system_online else "an over-the-board"
         raise FieldError(
@@ -100,11 +100,20 @@ def _check_system(system: str | None, online: bool) -> None:
 
 
 def _check_players(players: list[SectionPlayer]) -> set[str]:
+    """Each player listed once; start numbers given for all or none, each once."""
     seen: set[str] = set()
+    starts: set[int] = set()
+    numbered = players[0].start is not None if players else False
     for i, p in enumerate(players):
         if p.id in seen:
             raise FieldError(("players", i, "id"), f"{p.id!r} is listed twice")
+        if (p.start is not None) != numbered:
+            given = "has no start" if numbered else "has a start"
+            raise FieldError(("players", i, "start"), f"{p.id!r} {given}; give all or none")
+        if p.start is not None and p.start in starts:
+            raise FieldError(("players", i, "start"), f"start {p.start} is listed twice")
         seen.add(p.id)
+        starts |= {p.start} if p.start is not None else set()
     return seen
 
 

@@ -49,6 +49,7 @@ from ledger.fields import (
     Round,
     Score,
     Share,
+    Start,
     System,
     Text,
 )
@@ -189,6 +190,9 @@ class OpeningBalanceRecorded(Fact, frozen=True, kw_only=True):
 class Entrant(msgspec.Struct, frozen=True, omit_defaults=True):
     id: str
     fixed_rating: Rating | None = None  # held fixed, never updated (ICU foreign players)
+    # The pairing program's start number, where it is not the player's place in the list
+    # (issue 31: a team file's reserve left out); None, and not stored: the place is.
+    start: Start | None = None
 
 
 class GameRecord(msgspec.Struct, frozen=True, kw_only=True):

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ledger.roles import MAY, Role
+
 ROOT = Path(__file__).resolve().parent.parent
 DECISIONS = ROOT / "docs" / "decisions.md"
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
@@ -101,3 +103,44 @@ def test_every_test_a_decision_names_exists():
     assert not sorted(f for f in files if not any(ROOT.glob(f)))
     assert not sorted(f for f in functions if f"def {f}(" not in sources)
     assert len(files) > 20 and len(functions) > 20  # the tests are found at all
+
+
+def may_use(role: Role) -> set[str]:
+    """The verbs `ledger.roles.MAY` lets `role` use."""
+    return {str(verb) for verb, may in MAY.items() if role in may}
+
+
+def test_the_readme_roles_paragraph_says_what_ledger_roles_allows():
+    # Issue 31: "The Roles paragraph omits `submit` for ratings_admin": each role's clause names
+    # exactly the verbs `ledger.roles.MAY` gives it; "only a director may also" those no other
+    # role may use (a director may use every verb); an auditor writes nothing.
+    text = re.sub(r"\s+", " ", (ROOT / "README.md").read_text(encoding="utf-8"))
+    sentence = re.search(r"A `tournament_director` may .*?an `auditor` writes nothing\.", text)
+    assert sentence
+    said = {}
+    for clause in sentence.group(0).split(";"):
+        role, *verbs = re.findall(r"`([\w-]+)`", clause)
+        said[role] = set(verbs)
+    D, RA, TD = Role.DIRECTOR, Role.RATINGS_ADMIN, Role.TOURNAMENT_DIRECTOR
+    assert all(D in may for may in MAY.values())
+    assert said == {
+        TD: may_use(TD),
+        RA: may_use(RA),
+        D: {str(verb) for verb, may in MAY.items() if may == (D,)},
+        Role.AUDITOR: may_use(Role.AUDITOR),
+    }
+    assert said[Role.AUDITOR] == set() and "submit" in said[RA]
+
+
+def test_the_decisions_roles_table_is_ledger_roles_table():
+    # Issue 31: the copy of `ledger.roles.MAY` in docs/decisions.md ("Who may write what") had
+    # no `submit` for the office either, nor `fide-uplift`, `set-aside` or `merge-players`.
+    text = DECISIONS.read_text(encoding="utf-8")
+    table = text.split("#### Who may write what", 1)[1].split("\n\n- ", 1)[0]
+    header, _, *rows = [r for r in table.splitlines() if r.startswith("|")]
+    columns = [c.strip() for c in header.strip("|").split("|")][1:]
+    shown = {}
+    for row in rows:
+        verb, *marks = [c.strip() for c in row.strip("|").split("|")]
+        shown[verb.strip("`")] = {r for r, m in zip(columns, marks, strict=True) if m == "✓"}
+    assert shown == {str(verb): {str(r) for r in may} for verb, may in MAY.items()}

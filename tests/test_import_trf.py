@@ -323,12 +323,14 @@ def test_a_malformed_player_line_is_refused_naming_line_and_column(line: str, me
 @pytest.mark.parametrize(
     ("header", "options", "message"),
     [
-        (HEADER[1:], {}, "game.trf: no 012 line (tournament name)"),
+        # Issue 31: refused "in one line that names the flag that supplies what is truly
+        # missing" (`--name` among them).
+        (HEADER[1:], {}, "game.trf: no 012 line (tournament name): give --name"),
         (
             [HEADER[0], "042 4th of May", *HEADER[2:]],
             {},
-            "game.trf line 2: start date '4th of May' is not a date (2024/01/01, 28. 07. 2005, "
-            "May 29, 2020…); give --start",
+            "game.trf: line 2: start date '4th of May' is not a date (2024/01/01, 28. 07. 2005, "
+            "May 29, 2020…): give --start",
         ),
         ([*HEADER[:2], HEADER[3]], {}, "game.trf: no 052 line (end date): give --end"),
     ],

@@ -242,3 +242,17 @@ def test_an_actor_named_ed_smith_checkpoints_cosigns_and_verifies_everywhere(
         *trusted,
     )
     assert "signed by 'Ed Smith', cosigned by 'Ed Smith'" in rated
+
+
+def test_a_consistency_proof_is_asked_from_the_checkpoint_file_held(
+    held, store_url, ledger, tmp_path
+):
+    """Issue 31, "every command block in [the README] runs as written": its `prove-consistency
+    120` named a size the reader had to look up; the checkpoint file held gives it, and the
+    proof is the one for that file's size."""
+    ledger.players.register(parse(RegisterPlayer, {"id": "39999999"}), actor="td")
+    from_file = ok("prove-consistency", str(tmp_path / "c.txt"), "--store", store_url)
+    assert from_file == ok("prove-consistency", str(held.size), "--store", store_url)
+    assert json.loads(from_file)["consistency"]["old_size"] == held.size
+    said = refused(1, "prove-consistency", str(tmp_path / "none.txt"), "--store", store_url)
+    assert "cannot read the checkpoint" in said

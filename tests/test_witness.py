@@ -253,3 +253,17 @@ def test_a_witness_whose_state_cannot_be_read_cosigns_nothing(copies, tmp_path):
         1, *cosign(a, checkpoint(a, tmp_path, "a"), state)
     )
     assert state.read_text() == "{not json"
+
+
+def test_a_witness_without_a_key_is_told_how_to_get_one(copies, tmp_path, monkeypatch):
+    """Issue 31: "`cosign --actor auditor` needs a key the README grants auditors without": an
+    auditor granted without a key, on a keyring that holds none, is refused as a keyless write
+    is (exit 4), in one line naming the two steps that make them a witness."""
+    a, _ = copies
+    ok("grant-role", "reader", "auditor", "--actor", "director", "--store", url(a))
+    monkeypatch.setenv("RATINGS_LEDGER_KEYRING", str(tmp_path / "auditors-machine"))
+    held = checkpoint(a, tmp_path, "a.txt")
+    said = refused(4, *cosign(a, held, tmp_path / "s", actor="reader"))
+    assert "`ratings-ledger keys new reader`" in said
+    assert "`grant-role reader auditor --public-key KEY`" in said
+    assert not (tmp_path / "s").exists()

@@ -50,6 +50,7 @@ def rating_list(
     """The rating supplement: every player's rating in a system on a date (or as a published
     list said it), N, floor."""
     from ledger.entrypoints.interchange import exports
+    from ledger.entrypoints.player_text import earlier_games
     from ledger.errors import InvalidCommand
 
     fmt = chosen(as_json, as_csv, as_tsv, as_nl)
@@ -65,8 +66,9 @@ def rating_list(
         for r in rows:
             provisional = r["established"] is False  # None where the family has none
             rating = f"{r['official_rating']}" + (f"P{r['games']}" if provisional else "")
+            games = f"{r['games']}{earlier_games(r)}"
             typer.echo(
-                f"{r['id']:<12} {r['name'] or '':<32} {rating:>9}  N {r['games']:<5} "
+                f"{r['id']:<12} {r['name'] or '':<32} {rating:>9}  N {games:<5} "
                 + ("" if r["floor"] is None else f"floor {r['floor']}")
             )
 

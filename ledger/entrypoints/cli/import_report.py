@@ -51,9 +51,12 @@ def _report(
         print_entries(entries, summary.get("receipt"))
 
 
-def trf_notes(report: TrfReport, section: SubmitSection, partial: bool) -> list[str]:
+def trf_notes(
+    report: TrfReport, section: SubmitSection, partial: bool, rounds: int | None = None
+) -> list[str]:
     """What the import decided about the file beyond its lines: online, in progress, the
-    time control it did not give, the member ids the ledger assigned."""
+    time control it did not give, where its points column contradicts its results, the
+    member ids the ledger assigned."""
     from ledger.entrypoints.interchange import trf, trf_header
     from ledger.entrypoints.interchange.trf_players import assigned_ids
     from ledger.rules.time_controls import NOT_GIVEN
@@ -62,11 +65,20 @@ def trf_notes(report: TrfReport, section: SubmitSection, partial: bool) -> list[
     detected = trf_header.online(report.header)
     if detected is not None:
         notes.append(f"{detected}: played online (the section is recorded as online)")
-    why = trf.in_progress(report)
+    why = trf.in_progress(report, rounds)
     if why is not None and partial:
         notes.append(f"{report.source}: in progress ({why}); only the rounds played are imported")
     if section.time_control == NOT_GIVEN:
-        notes.append(f"{report.source}: no time control (122/222); recorded as not given")
+        notes.append(
+            f"{report.source}: no time control (122/222); recorded as not given "
+            "(--time-control gives it)"
+        )
+    disagree = trf.points_disagree(report)
+    if disagree:
+        notes.append(
+            f"{report.source}: points column disagrees with the results for {len(disagree)} "
+            f"of {len(report.players)} players (the results are rated)"
+        )
     left_out = trf.reserves(report, _last_round(section))
     if left_out:
         notes.append(

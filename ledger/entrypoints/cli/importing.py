@@ -47,6 +47,24 @@ Summary = Annotated[
     typer.Option("--json", help="Print a JSON summary: files read, sections, players, warnings"),
 ]
 TournamentId = Annotated[str | None, typer.Option("--tournament-id", help="The tournament's id")]
+# `import trf`'s flags beyond the shared ones: each tournament line's (trf.FLAGS) and the map.
+SectionId = Annotated[
+    str | None,
+    typer.Option("--section-id", help="Default: the start date and the name (012, --name)"),
+]
+IdMapFile = Annotated[
+    Path | None,
+    typer.Option(
+        "--map",
+        "--id-map",
+        help="CSV or JSON: TRF starting rank or FIDE id → member id (default: FIDE ids)",
+    ),
+]
+Name = Annotated[str | None, typer.Option("--name", help="The tournament's name, instead of 012")]
+Rounds = Annotated[
+    int | None,
+    typer.Option("--rounds", min=1, help="The rounds the tournament had, instead of XXR/142"),
+]
 
 
 def register(app: typer.Typer) -> None:
@@ -62,22 +80,14 @@ def register(app: typer.Typer) -> None:
 def import_trf(
     file: Annotated[Path, typer.Argument(help="A FIDE Tournament Report File (TRF16)")],
     actor: Actor,
-    section_id: Annotated[
-        str | None,
-        typer.Option("--section-id", help="Default: the start date and the 012 name"),
-    ] = None,
+    section_id: SectionId = None,
     tournament_id: TournamentId = None,
-    id_map: Annotated[
-        Path | None,
-        typer.Option(
-            "--map",
-            "--id-map",
-            help="CSV or JSON: TRF starting rank or FIDE id → member id (default: FIDE ids)",
-        ),
-    ] = None,
+    id_map: IdMapFile = None,
+    name: Name = None,
     time_control: TimeControl = None,
     start: Annotated[str | None, typer.Option("--start", help="Start date, instead of 042")] = None,
     end: Annotated[str | None, typer.Option("--end", help="End date, instead of 052")] = None,
+    rounds: Rounds = None,
     online: Online = False,
     rules: Annotated[str | None, typer.Option("--rules", help="uschess, fide or icu")] = None,
     partial: Annotated[
@@ -116,9 +126,11 @@ def import_trf(
             section_id=section_id,
             tournament_id=tournament_id,
             members={n: m.member for n, m in matches.items()},
+            name=name,
             time_control=time_control,
             start=_day("--start", start),
             end=_day("--end", end),
+            rounds=rounds,
             online=online,
             rules=rules,
             partial=partial,
@@ -129,7 +141,7 @@ def import_trf(
         if correct:
             return _correct(ledger, store, section, reason, actor, dry_run, as_json)
         files = [{"file": str(file), "records": len(report.players)}]
-        warnings = report.warnings + trf_notes(report, section, partial)
+        warnings = report.warnings + trf_notes(report, section, partial, rounds)
         summary, entries = _submit(
             ledger, [imported], [section], actor, register, profile, files, warnings
         )

@@ -17,10 +17,14 @@ from ledger.entrypoints.cli.common import (
     rules_family,
     usage,
 )
+from ledger.rules.families import NAMES
 from ledger.store import DEFAULT_STORE
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ledger.entrypoints.web.app import Site
+    from ledger.entrypoints.web.follow import Follower
 
 THREADS = 8  # requests answered at once; a request is handed over only once fully read
 CHANNEL_TIMEOUT_SECONDS = 30  # a connection silent this long is closed
@@ -215,25 +219,63 @@ def serve(
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
     family: Family = None,
+    families: Annotated[
+        str | None,
+        typer.Option(
+            "--families",
+            help=f"Serve only these rules families, comma-separated (default: every one, "
+            f"{','.join(NAMES)}); each at /FAMILY/, the default one (--rules-family) also at /",
+        ),
+    ] = None,
 ) -> None:
-    """Serve the read-only audit site: players, sections, histories, explain, the log (its read
-    model kept caught up as entries are appended)."""
-    from ledger.entrypoints.web.app import Site
-    from ledger.entrypoints.web.follow import Follower
+    """Serve the read-only audit site: players, sections, histories, explain, lists, the log of
+    every rules family, each from its own read model kept caught up as entries are appended
+    (`--view` is the default family's)."""
     from ledger.reading import open_ledger
-    from ledger.store import view_path
 
     with reported():
         open_ledger(store).close()  # refuse to start on a store that is not there
-    family = rules_family(store, family)
-    httpd = _listening(Site(store, view, family), host, port)
-    follower = Follower(store, view_path(store, view, family), family).start()
+    default = rules_family(store, family)  # the family at `/`: else the ledger's (issue 30)
+    site = every_family(store, view, default, families)
+    httpd = _listening(site, host, port)
+    followers = follow(site)
     shown = f"[{host}]" if ":" in host else host
-    typer.echo(f"serving http://{shown}:{httpd.server_port}/ (read-only); Ctrl-C stops")
+    typer.echo(
+        f"serving http://{shown}:{httpd.server_port}/ (read-only; "
+        f"{', '.join(site.served.families)}); Ctrl-C stops"
+    )
     try:
         httpd.serve_forever()
     except KeyboardInterrupt:
         typer.echo("stopped")
     finally:
-        follower.stop()
+        for follower in followers:
+            follower.stop()
         httpd.server_close()
+
+
+def every_family(store: str, view: Path | None, default: str, families: str | None) -> Site:
+    """The site of every family `--families` names (all when None), `default` at `/` (else
+    the first of them: `--families fide` serves FIDE at `/` too); `view` is its read model."""
+    from ledger.entrypoints.web.app import Site
+
+    served = _served(families)
+    return Site(store, view, default if default in served else served[0], families=served)
+
+
+def follow(site: Site) -> list[Follower]:
+    """A follower for each family `site` serves, each keeping its read model caught up."""
+    from ledger.entrypoints.web.follow import Follower
+
+    return [Follower(site.store, site.views[f], f).start() for f in site.served.families]
+
+
+def _served(asked: str | None) -> tuple[str, ...]:
+    """The families `--families` names (every one when not given); exit 2 for one that is no
+    family."""
+    if asked is None:
+        return NAMES
+    named = {n.strip() for n in asked.split(",")} - {""}
+    if not named or not named <= set(NAMES):
+        usage(f"--families {asked!r}: name one or more of {', '.join(NAMES)}")
+    return tuple(n for n in NAMES if n in named)

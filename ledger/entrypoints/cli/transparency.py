@@ -131,7 +131,9 @@ def prove_inclusion(
 
 
 def prove_consistency(
-    old: Annotated[int, typer.Argument(help="The size of the older checkpoint")],
+    old: Annotated[
+        str, typer.Argument(help="The older checkpoint's size, or the checkpoint file you hold")
+    ],
     new: Annotated[int | None, typer.Argument(help="The newer size (default: all)")] = None,
     store: Store = DEFAULT_STORE,
 ) -> None:
@@ -140,7 +142,8 @@ def prove_consistency(
     from ledger.reading import open_ledger
 
     with reported(), closing(open_ledger(store)) as ledger:
-        proof = transparency.consistency(ledger, old, new)
+        size = int(old) if old.isascii() and old.isdigit() else read_checkpoint(Path(old)).size
+        proof = transparency.consistency(ledger, size, new)
     typer.echo(transparency.dumps({"consistency": proof}))
 
 
@@ -214,7 +217,8 @@ def cosign(
     holds for the writer, ACTOR's key is the one the ledger grants them, and it extends the
     last checkpoint ACTOR cosigned of this ledger (else "split view" or "rollback", nothing
     cosigned); print it with ACTOR's cosignature added and remember it."""
-    from ledger.evidence import CheckpointError, Keyring, witness
+    from ledger.evidence import Keyring, witness
+    from ledger.evidence.signing import KeyRefused
     from ledger.reading import open_ledger
 
     with reported(), closing(open_ledger(store)) as ledger:
@@ -223,7 +227,11 @@ def cosign(
         keyring = Keyring()
         key = keyring.private_key(actor)
         if key is None:
-            raise CheckpointError(f"{actor!r} has no key in the keyring to cosign with")
+            raise KeyRefused(
+                f"{actor!r} has no key in the keyring {keyring.path} to cosign with: a witness "
+                f"makes one (`ratings-ledger keys new {actor}`) and a director grants it "
+                f"(`grant-role {actor} auditor --public-key KEY`)"
+            )
         path = state or witness.state_path(keyring, actor)
         signed = witness.cosign(ledger, found, actor, key, path, given)
     typer.echo(signed.text(), nl=False)
