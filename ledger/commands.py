@@ -264,6 +264,11 @@ class SetAside(door(events.EntrySetAside)):  # type: ignore[misc]
     """Set aside entries that fail verification (directors only; issue 28)."""
 
 
+class SetFamily(door(events.FederationChanged)):  # type: ignore[misc]
+    """The rules family the ledger rates under by default (`init --family`, `set-family`;
+    issue 30): one of the known families."""
+
+
 _ACTOR = TypeAdapter(Annotated[str, plausible.text(bounds.MAX_ACTOR)], config=Command.model_config)
 _REASON = TypeAdapter(Reason, config=Command.model_config)
 _RECORD_ID_ADAPTER = TypeAdapter(RecordId, config=Command.model_config)

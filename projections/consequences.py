@@ -18,13 +18,13 @@ NEW_ITEMS = {name for name, kind in events.KINDS.items() if kind.item and kind.i
 
 
 def consequences(
-    ledger: Readable, view_path: Path, entries: list[LedgerEntry], dry_run: bool
+    ledger: Readable, view_path: Path, entries: list[LedgerEntry], dry_run: bool, family: str
 ) -> dict[str, Any]:
-    """Catch the read model up with `entries` (rolled back when `dry_run`) and report every
-    player and system whose rating, N, floor or history changed, before → after."""
+    """Catch the read model (of `family`) up with `entries` (rolled back when `dry_run`) and
+    report every player and system whose rating, N, floor or history changed, before → after."""
     # One walk into the read side, beside the write's own ledger: the binding checked (a
     # restored or forked ledger's model is refused, not used), caught up, the entries applied.
-    with ReadSession.beside(ledger, view_path) as session:
+    with ReadSession.beside(ledger, view_path, family) as session:
         effect = session.effect(entries, dry_run, [e for e in entries if e.type in NEW_ITEMS])
     stats, names = effect.stats, effect.names
     why = [
@@ -53,6 +53,7 @@ def consequences(
         )
     return {
         "dry_run": dry_run,
+        "family": family,
         "entries": [{"position": e.position, "type": e.type} for e in entries],
         "items_re_rated": stats.items_rated,
         "changed": changed,

@@ -172,7 +172,7 @@ def test_a_dry_run_reports_the_cascade_and_appends_nothing(ledger, tmp_path):
     data = {"player": X, "into": A, "reason": "one person"}
     preview = RatingsLedger(ledger.app.store, preview=True)
     entries = preview.players.merge(parse(MergePlayers, data), actor="admin")
-    report = consequences(preview, view, entries, dry_run=True)
+    report = consequences(preview, view, entries, dry_run=True, family="uschess")
     changed = {c["player"]: c for c in report["changed"]}
     assert changed[X]["after"] is None and changed[X]["before"] is not None
     assert changed[A]["before"]["games"] + changed[X]["before"]["games"] == 6

@@ -40,7 +40,9 @@ from ledger.roles import (
 
 KEYRING_VARIABLE = "RATINGS_LEDGER_KEYRING"
 DEFAULT_KEYRING = Path("~/.config/ratings-ledger/keys")
-KEY_EVENTS = ("LedgerInitialized", "RoleGranted", "RoleRevoked")
+KEY_EVENTS = ("LedgerInitialized", "RoleGranted", "RoleRevoked", "FederationChanged")
+"""The roles record's kinds (`ledger.domain.Roles`): the keys and roles a write is checked
+against, and the ledger's federation (issue 30), learnt from the log as they are."""
 COMMITMENT = "ListRatingsCommitted"
 READ_EVENTS = (*KEY_EVENTS, COMMITMENT)  # the kinds whose payload the Verifier reads
 WRITE_PREFIX = b"ratings-ledger write 1\n"
@@ -181,7 +183,8 @@ class Verifier:
     size and the Merkle root over every entry up to the write's last, which the verifier keeps
     (`frontier`); once a ledger has such a write, a write signed the older way (over its own
     entries only) is refused. The keys and roles are learnt from the entries themselves
-    (`LedgerInitialized`, `RoleGranted` with a key, `RoleRevoked` of a holder's last role), so a
+    (`LedgerInitialized`, `RoleGranted` with a key, `RoleRevoked` of a holder's last role; the
+    ledger's federation from `LedgerInitialized` and `FederationChanged`), so a
     check starting after position 0 first checks the key events before it
     (`ledger.evidence.reads.verifier_at`).
     """
@@ -189,6 +192,7 @@ class Verifier:
     def __init__(self, frontier: Frontier | None = None, ledger: str | None = None) -> None:
         self.keys: dict[str, str] = {}
         self.roles: dict[str, set[str]] = {}
+        self.family: str | None = None  # the ledger's federation as recorded (None: not named)
         self.frontier: Frontier | None = Frontier() if frontier is None else frontier
         self.ledger = ledger
         self.checkpoint: Checkpoint | None = None  # the last write's, as signed
@@ -397,8 +401,10 @@ class Verifier:
             raise SignatureError(position, "the entry is not signed (its write has no signature)")
 
     def learn(self, topic: str, payload: dict[str, Any]) -> None:
-        """Follow one key event (others are ignored)."""
+        """Follow one key event, or the ledger's federation (others are ignored)."""
         kind = _kind(topic)
+        if kind in ("LedgerInitialized", "FederationChanged") and payload.get("family"):
+            self.family = str(payload["family"])
         if kind == "LedgerInitialized" and isinstance(payload.get("public_key"), str):
             self.keys[payload["actor"]] = payload["public_key"]
         elif kind == "RoleGranted":

@@ -44,13 +44,26 @@ ViewPath = Annotated[
 ]
 AsJson = Annotated[bool, typer.Option("--json", help="Print JSON")]
 Family = Annotated[
-    str,
+    str | None,
     typer.Option(
         "--rules-family",
-        help=f"Rate under {', '.join(families.NAMES)} (default {families.DEFAULT}), each by "
-        "date; one read model each",
+        metavar="FAMILY",
+        help=f"Rate under {', '.join(families.NAMES)} (default: the ledger's own, `init "
+        "--family`, `set-family`), each by date; one read model each",
     ),
 ]
+
+
+def rules_family(store: str, given: str | None) -> str:
+    """The family a command rates under: `--rules-family` as given, else the ledger's
+    federation (`ledger.federation`: its verified log; no ledger there: exit 1)."""
+    if given is not None:
+        return given
+    from ledger.federation import ledger_family
+
+    with reported():
+        found = ledger_family(store)
+    return found
 
 
 @overload

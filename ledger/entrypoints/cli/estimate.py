@@ -32,7 +32,10 @@ def estimate(
     section_file: Annotated[Path, typer.Argument(help="Section JSON with pre-event states")],
     rules: Annotated[
         str | None,
-        typer.Option(help="Rules version or family (default: in force on the section's dates)"),
+        typer.Option(
+            help="Rules version or family (default: the file's `rules`, else US Chess's in "
+            "force on the section's dates: estimate reads no ledger, so no ledger's family)"
+        ),
     ] = None,
     explain: Annotated[bool, typer.Option(help="Add every intermediate value")] = False,
 ) -> None:

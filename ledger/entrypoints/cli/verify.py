@@ -11,11 +11,18 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ledger.entrypoints.cli.common import AsJson, Family, Store, fail, print_json, reported
+from ledger.entrypoints.cli.common import (
+    AsJson,
+    Family,
+    Store,
+    fail,
+    print_json,
+    reported,
+    rules_family,
+)
 from ledger.errors import InvalidCommand
 from ledger.inputs import read_text
 from ledger.roles import Role
-from ledger.rules.families import DEFAULT
 from ledger.store import DEFAULT_STORE, view_path
 
 if TYPE_CHECKING:
@@ -54,7 +61,7 @@ def verify_chain(
             "--view-file", envvar="RATINGS_LEDGER_VIEW", help="The read model (default beside)"
         ),
     ] = None,
-    family: Family = DEFAULT,
+    family: Family = None,
 ) -> None:
     """Recompute the ledger's SHA-256 chain and check every entry's signature against the key
     its actor held then; print the head digest (exit 0) or the first broken position (exit 1).
@@ -83,7 +90,7 @@ def verify_chain(
     if anchored is not None:
         _check_anchor(anchored, found, at_anchor)
     if view:
-        verify_view(store, view_file, family)
+        verify_view(store, view_file, rules_family(store, family))
     _report(found, expected, anchored, as_json, digest)
 
 

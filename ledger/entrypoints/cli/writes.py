@@ -16,7 +16,7 @@ from contextlib import closing
 
 import typer
 
-from ledger.entrypoints.cli.admin import grant_role, init, revoke_role
+from ledger.entrypoints.cli.admin import grant_role, init, revoke_role, set_family
 from ledger.entrypoints.cli.common import Actor, Store, reported
 from ledger.entrypoints.cli.decisions import (
     amend_rules,
@@ -66,6 +66,7 @@ def register(app: typer.Typer) -> None:
     app.command("merge-players")(merge_players)
     app.command("grant-role")(grant_role)
     app.command("revoke-role")(revoke_role)
+    app.command("set-family")(set_family)
     app.command("log")(log)
 
 

@@ -105,17 +105,21 @@ def _report(
     always: bool = True,
     changes: list[str] | None = None,
 ) -> None:
-    """The entries recorded (or that would be), then the ratings they change (unless not
-    `always` and the read model is not known: a PostgreSQL store without --view); a
-    correction's `changes` to the report first."""
+    """The entries recorded (or that would be), then the ratings they change in the read
+    model of the ledger's family (`ledger.federation`; unless not `always` and the read model
+    is not known: a PostgreSQL store without --view); a correction's `changes` to the report
+    first."""
     from ledger.entrypoints.interchange.section_diff import tally
+    from ledger.federation import ledger_family
     from projections.consequences import consequences, render
 
     known = always or dry_run or view is not None or urlsplit(ledger.store).scheme == "sqlite"
     report, problem = None, None
     if entries and known:
         try:
-            report = consequences(ledger, view_path(store, view), entries, dry_run)
+            family = ledger_family(ledger)
+            path = view_path(store, view, family)
+            report = consequences(ledger, path, entries, dry_run, family)
         except Exception as exc:  # noqa: BLE001 - the write is committed: it reports success
             if dry_run:
                 raise
