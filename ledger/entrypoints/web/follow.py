@@ -134,7 +134,7 @@ def _notified(ledger: Readable, bell: socket.socket) -> Iterator[Wait]:
 
         def wait(seconds: float) -> None:
             if ready.select(seconds):
-                for _ in conn.notifies(timeout=0):  # the ones that came, each woke it
+                for _ in conn.notifies(timeout=0):  # drain those that came: any one wakes it
                     pass
 
         yield wait
