@@ -31,6 +31,11 @@ class SealingPostgresRecorder(PostgresApplicationRecorder):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        # eventsourcing NOTIFYs `channel_name` in every append's transaction (in
+        # `_insert_stored_events`, which `insert_events` calls), delivered when it commits; named
+        # here by the schema too, so a server following this ledger wakes for its appends only
+        # (ledger/entrypoints/web/follow.py; issue 33)
+        self.channel_name = f"{self.datastore.schema}.{self.events_table_name}"
         self.held = HeldKeys()  # the log's keys and roles, taught each write's new key events
         self.chain_table = self.table(CHAIN_TABLE)
         self.sql_create_statements.append(
