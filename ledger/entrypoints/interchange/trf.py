@@ -43,7 +43,8 @@ ROUND_WIDTH = 10
 # pairing-allocated, "Z" zero-point; "(blank) equivalent to Z".
 RESULT_CODES = frozenset("10=+-WDLHFUZ ")
 # A round paired and not yet played (`0005 w *`, as pairing programs write TRF-2026 between
-# rounds): it and the rounds after it are not on the line yet.
+# rounds; older programs leave the result blank, `   8 b`): it and the rounds after it are
+# not on the line yet.
 PENDING = "*"
 TRF_CODES = ResultCodes(
     blank=" ",
@@ -183,7 +184,7 @@ def _player(line: str, number: int, source: str) -> TrfPlayer:
     column = ROUND_COLUMN - 1
     while column < len(line.rstrip()):
         block = line[column : column + ROUND_WIDTH].ljust(ROUND_WIDTH)
-        if block[7] == PENDING:
+        if _pending(block):
             break
         rounds.append(_round(block, len(rounds) + 1, where))
         column += ROUND_WIDTH
@@ -202,6 +203,13 @@ def _player(line: str, number: int, source: str) -> TrfPlayer:
         points=float(points) if _POINTS.fullmatch(points) else None,
         unread=tuple(u for u in unread if u is not None),
     )
+
+
+def _pending(block: str) -> bool:
+    """A round paired and not yet played: `*` for its result, or an opponent and no result
+    (TRF16's blank result is a zero-point bye, which has no opponent)."""
+    opponent = block[:4].strip().lstrip("0")
+    return block[7] == PENDING or (block[7] == " " and digits(opponent))
 
 
 def _round(block: str, number: int, where: str) -> Entry:
