@@ -130,3 +130,31 @@ def test_a_file_of_arena_titles_and_two_letter_federations_goes_in_with_one_note
         None,
         1988,
     )
+
+
+@pytest.mark.parametrize(
+    ("first", "last", "written", "rating"),
+    [
+        (49, 52, "1850", 1850),  # TRF16's columns
+        (48, 51, "1850", 1850),  # one column left: fixed columns would read 850
+        (50, 53, "1850", 1850),  # one column right: fixed columns would read 185
+        (50, 52, "950", 950),
+    ],
+)
+def test_a_rating_one_column_off_is_read_whole(
+    first: int, last: int, written: str, rating: int
+) -> None:
+    # Brief h9: "ratings like `1850` in wrong columns by one space … do not mis-read a correct
+    # file". TRF16 leaves columns 48 and 53 blank; a number spilling into them is the rating.
+    blank = with_columns(48, 53, "")
+    line = blank[: first - 1] + written + blank[last:]
+    text = trf(line, player(2, "Brown, Bob", [(1, "b", "0")]))
+    assert trf_module.parse_trf(text, "club.trf").players[0].rating == rating
+
+
+def test_a_name_running_into_column_48_leaves_the_rating_where_trf16_puts_it() -> None:
+    # A 34-letter name (one past columns 15-47) and the rating in 49-52.
+    line = with_columns(15, 48, "Abcdefghijklmnopqrstuvwxyz Abcdefg")
+    line = line[:48] + "2150" + line[52:]
+    text = trf(line, player(2, "Brown, Bob", [(1, "b", "0")]))
+    assert trf_module.parse_trf(text, "club.trf").players[0].rating == 2150

@@ -171,7 +171,7 @@ def _player(line: str, number: int, source: str) -> TrfPlayer:
     fide_id = line[57:68].strip().lstrip("0")  # 0: none
     if fide_id and not digits(fide_id):
         raise InvalidCommand((), f"{where}: FIDE id {fide_id!r} (columns 58-68) is not a number")
-    rating = line[48:52].strip()
+    rating = trf_fields.rating(line)
     if rating and not digits(rating):
         raise InvalidCommand((), f"{where}: FIDE rating {rating!r} (columns 49-52) is not a number")
     sex, sex_unread = trf_fields.sex(line[9:10])

@@ -29,6 +29,17 @@ _DAY_FIRST = re.compile(r"(\d{1,2})\s*([/.-])\s*(\d{1,2})\s*\2\s*(\d{4})")
 Unread = tuple[str, str] | None  # (what the column holds, as written), when not read
 
 
+def rating(line: str) -> str:
+    """Columns 49-52, the FIDE rating; a program that writes it one column off (`1850` in
+    48-51 or 50-53) puts it into the blank columns either side (48, 53), and then the one
+    number over 48-53 is the rating (fixed columns alone would read `850` or `185`). A line
+    in TRF16's columns has those blank, so it reads the same either way."""
+    window = line[47:53].strip()
+    if window.isdigit() and len(window) <= 4:
+        return window
+    return line[48:52].strip()
+
+
 def sex(text: str) -> tuple[str | None, Unread]:
     """Column 10: `m`, `w` (or `f`); `u` and blank are unknown, and so is anything else."""
     key = text.strip().lower()
