@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from projections.queries.common import system_order
 from projections.queries.players import merges, person
 from projections.queries.search import matches, query_words, spellings
@@ -86,36 +88,40 @@ def section_record(view: ReadModel, section_id: str) -> dict[str, Any] | None:
 
 def player_sections(view: ReadModel, player_id: str) -> list[dict[str, Any]]:
     """The rated sections a player played, newest first: event, dates, the player's score
-    and games, and per system the rating before and after."""
+    and games, and per system the rating before and after (his history rows in one query;
+    of each report only its name, games and byes are decoded)."""
+    ids = person(view, player_id)  # a record merged into his plays as him
     rows = view.db.execute(
         "select i.key, i.start, i.end, i.payload from item_players p "
         "join items i on i.key = p.item_key "
         "where p.player = ? and i.kind = 'section' order by i.sort_key desc",
         [player_id],
     ).fetchall()
-    out = []
-    ids = person(view, player_id)  # a record merged into his plays as him
+    changes: dict[str, list[tuple[Any, ...]]] = {}
+    for key, *change in view.db.execute(
+        "select h.item_key, h.system, h.pre_rating, h.post_rating, h.official_rating, h.detail "
+        "from item_players p join items i on i.key = p.item_key "
+        "join history h on h.player = p.player and h.item_key = i.key "
+        "where p.player = ? and i.kind = 'section'",
+        [player_id],
+    ):
+        changes.setdefault(key, []).append(tuple(change))
     order = system_order(view)
+    out = []
     for key, first, last, payload in rows:
-        report = json.loads(payload)
+        report = _REPORT.decode(payload)
         score, games = 0.0, 0
-        for g in report.get("games", ()):
-            if ids & {g.get("white"), g.get("black")}:
-                result = g.get("result", "")
-                score += _points(result, g.get("white") in ids)
-                games += "F" not in result
-        for b in report.get("byes", ()):
-            if b.get("player") in ids:
-                score += BYE_POINTS.get(b.get("bye"), 0.0)
-        changes = view.db.execute(
-            "select system, pre_rating, post_rating, official_rating, detail from history "
-            "where player = ? and item_key = ?",
-            [player_id, key],
-        ).fetchall()
+        for g in report.games:
+            if g.white in ids or g.black in ids:
+                score += _points(g.result, g.white in ids)
+                games += "F" not in g.result
+        for b in report.byes:
+            if b.player in ids:
+                score += BYE_POINTS.get(b.bye, 0.0)
         out.append(
             {
                 "section_id": key.removeprefix("section:"),
-                "event_name": report.get("event_name"),
+                "event_name": report.event_name,
                 "start_date": first,
                 "end_date": last,
                 "score": score,
@@ -123,12 +129,34 @@ def player_sections(view: ReadModel, player_id: str) -> list[dict[str, Any]]:
                 "ratings": {
                     system: _played_rating(pre, post, official, detail)
                     for system, pre, post, official, detail in sorted(
-                        changes, key=lambda c: order(c[0])
+                        changes.get(key, ()), key=lambda c: order(c[0])
                     )
                 },
             }
         )
     return out
+
+
+class _Game(msgspec.Struct):
+    white: str | None = None
+    black: str | None = None
+    result: str = ""
+
+
+class _Bye(msgspec.Struct):
+    player: str | None = None
+    bye: str = ""
+
+
+class _Report(msgspec.Struct):
+    """What `player_sections` reads of a section's report (msgspec skips the rest unread)."""
+
+    event_name: str | None = None
+    games: list[_Game] = []
+    byes: list[_Bye] = []
+
+
+_REPORT = msgspec.json.Decoder(_Report)
 
 
 def _played_rating(
