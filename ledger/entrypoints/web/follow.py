@@ -76,7 +76,7 @@ class Follower:
         try:
             view = View(self.view, self.family)
             try:
-                with _changes(self.store, ledger) as changed:
+                with changes(self.store, ledger) as changed:
                     known, caught_up = None, None
                     while not self.stopping.wait(self.poll):
                         now = changed()
@@ -95,14 +95,15 @@ class Follower:
 
 
 @contextlib.contextmanager
-def _changes(store: str, ledger: Readable) -> Iterator[Callable[[], int]]:
+def changes(store: str, ledger: Readable) -> Iterator[Callable[[], int]]:
     """A cheap function whose answer changes when the ledger may have grown."""
     url = store_url(store)
     if not url.startswith(SQLITE):
         yield lambda: ledger.recorder.max_notification_id() or 0
         return
     path = Path(url[len(SQLITE) :]).resolve()
-    conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
+    # closed by whichever thread lets it go (a request thread's session: sessions.py)
+    conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, check_same_thread=False)
     try:
         yield lambda: conn.execute("PRAGMA data_version").fetchone()[0]
     finally:
