@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import json
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -89,7 +91,7 @@ def section_record(view: ReadModel, section_id: str) -> dict[str, Any] | None:
 def player_sections(view: ReadModel, player_id: str) -> list[dict[str, Any]]:
     """The rated sections a player played, newest first: event, dates, the player's score
     and games, and per system the rating before and after (his history rows in one query;
-    of each report only its name, games and byes are decoded)."""
+    each report's games indexed by player once: `_played`)."""
     ids = person(view, player_id)  # a record merged into his plays as him
     rows = view.db.execute(
         "select i.key, i.start, i.end, i.payload from item_players p "
@@ -109,15 +111,14 @@ def player_sections(view: ReadModel, player_id: str) -> list[dict[str, Any]]:
     order = system_order(view)
     out = []
     for key, first, last, payload in rows:
-        report = _REPORT.decode(payload)
+        report = _played(payload)
         score, games = 0.0, 0
-        for g in report.games:
-            if g.white in ids or g.black in ids:
-                score += _points(g.result, g.white in ids)
-                games += "F" not in g.result
-        for b in report.byes:
-            if b.player in ids:
-                score += BYE_POINTS.get(b.bye, 0.0)
+        for g in sorted({n for i in ids for n in report.games_of.get(i, ())}):
+            white, result = report.games[g]
+            score += _points(result, white in ids)
+            games += "F" not in result
+        for i in ids:
+            score += sum(BYE_POINTS.get(b, 0.0) for b in report.byes_of.get(i, ()))
         out.append(
             {
                 "section_id": key.removeprefix("section:"),
@@ -157,6 +158,35 @@ class _Report(msgspec.Struct):
 
 
 _REPORT = msgspec.json.Decoder(_Report)
+SECTIONS_REMEMBERED = 8192  # reports whose games by player `_played` keeps (a few MB at most)
+
+
+@dataclass(frozen=True)
+class _Played:
+    """A section's report as `player_sections` reads it: its name, each game's (white,
+    result), and for each player the indexes of his games and his byes."""
+
+    event_name: str | None
+    games: list[tuple[str | None, str]]
+    games_of: dict[str | None, list[int]]
+    byes_of: dict[str | None, list[str]]
+
+
+@functools.lru_cache(maxsize=SECTIONS_REMEMBERED)
+def _played(payload: str) -> _Played:
+    """A report's games by player, remembered by its stored JSON (a corrected report is
+    another text, so never an old answer); a page of a player's sections reads only his."""
+    report = _REPORT.decode(payload)
+    games_of: dict[str | None, list[int]] = {}
+    for n, g in enumerate(report.games):
+        games_of.setdefault(g.white, []).append(n)
+        if g.black != g.white:
+            games_of.setdefault(g.black, []).append(n)
+    byes_of: dict[str | None, list[str]] = {}
+    for b in report.byes:
+        byes_of.setdefault(b.player, []).append(b.bye)
+    games = [(g.white, g.result) for g in report.games]
+    return _Played(report.event_name, games, games_of, byes_of)
 
 
 def _played_rating(
