@@ -93,28 +93,30 @@ class Sessions:
                 if self.catches_up:
                     fresh = ReadSession(found.session.ledger, found.session.view, owns_ledger=False)
                     fresh.catch_up()
-                found.token = token
-                found.head = found.session.ledger.recorder.max_notification_id() or 0
+                found.token, found.head = token, _head(found.session)
         except BaseException:
             self._drop(held, family)
             raise
         return found
 
     def _open(self, family: str) -> Held:
+        """A session caught up (unless `catches_up` is False), noting the change signal's
+        value before it caught up."""
         session = ReadSession.open(
             self.store, self.views[family], family, self.busy_ms, catches_up=self.catches_up
         )
         try:
+            stop = changes(self.store, session.ledger)
+            changed = stop.__enter__()
+            token = changed()
             session.catch_up()
             db = session.view.db
             db.execute(f"PRAGMA cache_size = -{HELD_CACHE_KIB}")
             db.execute(f"PRAGMA mmap_size = {HELD_MMAP_BYTES}")
-            stop = changes(self.store, session.ledger)
-            changed = stop.__enter__()
         except BaseException:
             session.close()
             raise
-        return Held(session, changed, stop, None, 0)
+        return Held(session, changed, stop, token, _head(session))
 
     def _drop(self, held: dict[str, Held], family: str) -> None:
         gone = held.pop(family, None)
@@ -149,6 +151,10 @@ def matches(asked: str | None, current: str) -> bool:
     if asked.strip() == "*":
         return True
     return any(t.strip().removeprefix("W/") == current for t in asked.split(","))
+
+
+def _head(session: ReadSession) -> int:
+    return session.ledger.recorder.max_notification_id() or 0
 
 
 def _same_file(held: Held) -> bool:
