@@ -12,6 +12,7 @@ import time
 import urllib.request
 from pathlib import Path
 from urllib.error import HTTPError
+from urllib.parse import urlencode
 
 import pytest
 from projection_helpers import Ledger, round_robin
@@ -19,6 +20,7 @@ from test_web import get
 
 from ledger.application import RatingsLedger
 from ledger.entrypoints.web.app import Site
+from ledger.log import read_entries
 from ledger.store import view_path
 from projections import binding, session
 
@@ -227,3 +229,17 @@ def _eventually(check):
             return True
         time.sleep(0.01)
     return False
+
+
+def test_an_as_known_at_moment_is_looked_up_in_the_log_once(ledger, monkeypatch):
+    # issue 33: "no log scan from position 0 for a date" on every request: a moment an entry
+    # already follows resolves to the same position for good (the log only grows)
+    _, store = ledger
+    with RatingsLedger(store) as app:
+        first = list(read_entries(app))[-2]  # the players registered, the section after it
+    site = Site(store)
+    scans = _counting(monkeypatch, session, "position_at")
+    for _ in range(3):
+        answer = get(site, f"/api/players/{A}", urlencode({"as_known_at": first.recorded_at}))
+        assert answer.json()["position"] == first.position
+    assert len(scans) == 1

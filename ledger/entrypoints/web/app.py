@@ -37,7 +37,7 @@ from ledger.rules.families import family as rules_family
 from ledger.store import view_path
 from projections import queries
 from projections.projector import View
-from projections.session import NothingKnownYet, known_moment
+from projections.session import NothingKnownYet
 
 __all__ = ["Site", "HttpError", "When"]
 
@@ -234,7 +234,7 @@ class Site:
                 yield session.view, session.ledger, when
             return
         try:
-            past = when.position if known is None else session.position(known_moment(known))
+            past = when.position if known is None else held.position(known)
         except NothingKnownYet:
             raise HttpError("404 Not Found", f"the ledger had no entries at {known}") from None
         VALIDATOR.get().check(tag(self.build, family, past or 0, held.head))

@@ -22,19 +22,20 @@ import os
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ledger.entrypoints.web.follow import changes
 from projections import SCHEMA_VERSION
 from projections.projector import View
-from projections.session import ReadSession
+from projections.session import ReadSession, known_moment
 
 SOURCES = Path(__file__).resolve().parents[2], Path(__file__).resolve().parents[3] / "projections"
 # A held read model's page cache (KiB, SQLite's negative cache_size): pages are shared through
 # the operating system's cache (mmap) by every thread and worker, not copied into each.
 HELD_CACHE_KIB = 8 * 1024
 HELD_MMAP_BYTES = 1 << 30
+MOMENTS_REMEMBERED = 1024  # as-known-at values whose position a session keeps
 
 
 def build() -> str:
@@ -52,13 +53,28 @@ def build() -> str:
 @dataclass
 class Held:
     """One thread's session of one family: the session, its change signal (and what closes
-    it), the signal's value at its last catch-up and the ledger's last position then."""
+    it), the signal's value at its last catch-up and the ledger's last position then, and the
+    positions of the as-known-at values asked."""
 
     session: ReadSession
     changed: Callable[[], int]
     stop: AbstractContextManager[Callable[[], int]]
     token: int | None
     head: int
+    positions: dict[str, int] = field(default_factory=dict)
+
+    def position(self, known: str) -> int:
+        """The ledger's last position at the as-known-at value `known` (`session.position`:
+        NothingKnownYet before the first entry), remembered once an entry after it exists:
+        the log only grows, so the first entry later than the moment stays the first."""
+        found = self.positions.get(known)
+        if found is None:
+            found = self.session.position(known_moment(known))
+            if found < self.head:
+                if len(self.positions) >= MOMENTS_REMEMBERED:
+                    self.positions.clear()
+                self.positions[known] = found
+        return found
 
     def close(self) -> None:
         self.stop.__exit__(None, None, None)
