@@ -184,7 +184,7 @@ def _same_file(held: Held) -> bool:
 
 # A proxy may keep an answer and serve it again once the server says it is unchanged (a 304
 # to its If-None-Match): the read model moves with every append, so it never serves one
-# unasked (docs/decisions.md, "Caching the site's answers").
+# unasked (docs/decisions.md, "A site that holds list day (issue 33)").
 CACHE_CONTROL = "public, no-cache"
 
 
