@@ -243,3 +243,16 @@ def test_an_as_known_at_moment_is_looked_up_in_the_log_once(ledger, monkeypatch)
         answer = get(site, f"/api/players/{A}", urlencode({"as_known_at": first.recorded_at}))
         assert answer.json()["position"] == first.position
     assert len(scans) == 1
+
+
+def test_a_worker_refuses_a_read_model_of_another_ledger(ledger, tmp_path):
+    # issue 33's workers only read the model the server keeps, and still check its binding
+    # (projections/binding.py): a model of another ledger is 503, never served
+    _, store = ledger
+    other = f"sqlite:///{tmp_path / 'other.db'}"
+    Ledger(RatingsLedger(other)).register(A, adult=True)
+    assert get(Site(other), f"/api/players/{A}").status == 200  # binds other's model
+    worker = Site(store, view=Path(view_path(other, None)), catches_up=False)
+    answer = get(worker, f"/api/players/{A}")
+    assert answer.status == 503
+    assert "another ledger" in answer.json()["error"]

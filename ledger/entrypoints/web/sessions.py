@@ -116,23 +116,28 @@ class Sessions:
         return found
 
     def _open(self, family: str) -> Held:
-        """A session caught up (unless `catches_up` is False), noting the change signal's
-        value before it caught up."""
+        """A session whose binding is checked, caught up (unless `catches_up` is False),
+        noting the change signal's value before it caught up."""
         session = ReadSession.open(
             self.store, self.views[family], family, self.busy_ms, catches_up=self.catches_up
         )
+        stop = changes(self.store, session.ledger)
         try:
-            stop = changes(self.store, session.ledger)
             changed = stop.__enter__()
-            token = changed()
-            session.catch_up()
-            db = session.view.db
-            db.execute(f"PRAGMA cache_size = -{HELD_CACHE_KIB}")
-            db.execute(f"PRAGMA mmap_size = {HELD_MMAP_BYTES}")
         except BaseException:
             session.close()
             raise
-        return Held(session, changed, stop, token, _head(session))
+        held = Held(session, changed, stop, changed(), 0)
+        try:
+            session.check()  # a worker's too: its model must be this ledger's
+            session.catch_up()
+            held.head = _head(session)
+            session.view.db.execute(f"PRAGMA cache_size = -{HELD_CACHE_KIB}")
+            session.view.db.execute(f"PRAGMA mmap_size = {HELD_MMAP_BYTES}")
+        except BaseException:
+            held.close()
+            raise
+        return held
 
     def _drop(self, held: dict[str, Held], family: str) -> None:
         gone = held.pop(family, None)
