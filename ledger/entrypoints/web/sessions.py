@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ledger.entrypoints.web.follow import changes
+from ledger.evidence import read_verified_entries
+from ledger.log import ReadBreak, breaks_reported, report_break
 from projections import SCHEMA_VERSION
 from projections.projector import View
 from projections.session import ReadSession, known_moment
@@ -53,8 +55,9 @@ def build() -> str:
 @dataclass
 class Held:
     """One thread's session of one family: the session, its change signal (and what closes
-    it), the signal's value at its last catch-up and the ledger's last position then, and the
-    positions of the as-known-at values asked."""
+    it), the signal's value at its last catch-up, the ledger's last position then and the
+    write its checked read stopped at (issue 28), and the positions of the as-known-at values
+    asked."""
 
     session: ReadSession
     changed: Callable[[], int]
@@ -62,6 +65,7 @@ class Held:
     token: int | None
     head: int
     positions: dict[str, int] = field(default_factory=dict)
+    breaks: list[ReadBreak] = field(default_factory=list)
 
     def position(self, known: str) -> int:
         """The ledger's last position at the as-known-at value `known` (`session.position`:
@@ -106,13 +110,25 @@ class Sessions:
                 found = held[family] = self._open(family)
             token = found.changed()
             if token != found.token:
-                if self.catches_up:
-                    fresh = ReadSession(found.session.ledger, found.session.view, owns_ledger=False)
-                    fresh.catch_up()
+                found.breaks = self._caught_up(found.session)
                 found.token, found.head = token, _head(found.session)
         except BaseException:
             self._drop(held, family)
             raise
+        for stop in found.breaks:  # each request's banner (issue 28), found at the catch-up
+            report_break(stop)
+        return found
+
+    def _caught_up(self, session: ReadSession) -> list[ReadBreak]:
+        """The session's model caught up (by a worker: only read up to the ledger's end), and
+        the write its checked read stopped at, if any."""
+        found: list[ReadBreak] = []
+        with breaks_reported(found.append):
+            if self.catches_up:
+                ReadSession(session.ledger, session.view, owns_ledger=False).catch_up()
+            else:
+                for _ in read_verified_entries(session.ledger, session.view.last_position):
+                    pass
         return found
 
     def _open(self, family: str) -> Held:
@@ -130,7 +146,7 @@ class Sessions:
         held = Held(session, changed, stop, changed(), 0)
         try:
             session.check()  # a worker's too: its model must be this ledger's
-            session.catch_up()
+            held.breaks = self._caught_up(session)
             held.head = _head(session)
             session.view.db.execute(f"PRAGMA cache_size = -{HELD_CACHE_KIB}")
             session.view.db.execute(f"PRAGMA mmap_size = {HELD_MMAP_BYTES}")
