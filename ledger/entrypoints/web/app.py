@@ -13,7 +13,7 @@ import sqlite3
 import sys
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import ExitStack, closing, contextmanager
+from contextlib import contextmanager
 from contextvars import ContextVar, Token
 from dataclasses import replace
 from pathlib import Path
@@ -27,6 +27,7 @@ from ledger.entrypoints.web.families import Served
 from ledger.entrypoints.web.params import HttpError, When, parameters
 from ledger.entrypoints.web.params import when as asked_when
 from ledger.entrypoints.web.render import BASE, BROKEN, FEDERATION, SWITCH, TWIN, Page, render
+from ledger.entrypoints.web.sessions import NotModified, Sessions, Validator, build, snapshot, tag
 from ledger.errors import LedgerError
 from ledger.log import ReadBreak, breaks_reported
 from ledger.reading import Readable
@@ -35,7 +36,7 @@ from ledger.rules.families import family as rules_family
 from ledger.store import view_path
 from projections import queries
 from projections.projector import View
-from projections.session import NothingKnownYet, ReadSession, known_moment
+from projections.session import NothingKnownYet
 
 __all__ = ["Site", "HttpError", "When"]
 
@@ -53,6 +54,7 @@ SECURITY_HEADERS = [
     ("X-Content-Type-Options", "nosniff"),
     ("Referrer-Policy", "no-referrer"),
 ]
+VALIDATOR: ContextVar[Validator] = ContextVar("validator")  # set by `_page` per request
 
 
 class Site:
@@ -68,6 +70,7 @@ class Site:
         family: str = DEFAULT,
         busy_ms: int = 1000,
         families: Sequence[str] | None = None,
+        catches_up: bool = True,
     ) -> None:
         self.store = store
         self.served = Served.of(family, families)
@@ -78,6 +81,10 @@ class Site:
         self.family = family
         self.busy_ms = busy_ms  # how long one try waits for a read model another writer holds
         self.static = {p.name: p for p in STATIC.iterdir() if p.suffix in STATIC_TYPES}
+        # each thread's sessions kept open (catching up only when the ledger changed; never
+        # with `catches_up` False: a worker process whose server's follower does it)
+        self.sessions = Sessions(store, self.views, busy_ms, catches_up)
+        self.build = build()
 
     def __call__(
         self, environ: Mapping[str, Any], start_response: StartResponse
@@ -88,9 +95,12 @@ class Site:
         api = path == "/api" or path.startswith("/api/")
         route = path[len("/api") :] if api else path
         found: list[ReadBreak] = []
-        with _page(route, asked, found):
+        validator = Validator(environ.get("HTTP_IF_NONE_MATCH"))
+        with _page(route, asked, found, validator):
             status, ctype, body, extra = self._respond(method, route, asked, api, found)
         headers = [("Content-Type", ctype), ("Content-Length", str(len(body))), *extra]
+        if status.startswith("304"):
+            headers = extra  # no body, and none of its headers (RFC 9110 15.4.5)
         if status.startswith("405"):
             headers.append(("Allow", "GET, HEAD"))
         start_response(status, headers + SECURITY_HEADERS)
@@ -109,12 +119,15 @@ class Site:
             if route.startswith("/static/") and not api:
                 return "200 OK", *self._static(route[len("/static/") :]), []
             answer = self._page(route, query, api)
+            cache = VALIDATOR.get().headers()
             if api and found and isinstance(answer, dict):
                 answer = {**answer, "ledger_break": str(found[0])}  # issue 28
             if api:
-                return "200 OK", "application/json", _json(answer), []
+                return "200 OK", "application/json", _json(answer), cache
             assert isinstance(answer, str)  # a page's HTML (`_answer`)
-            return "200 OK", "text/html; charset=utf-8", answer.encode(), []
+            return "200 OK", "text/html; charset=utf-8", answer.encode(), cache
+        except NotModified:
+            return "304 Not Modified", "", b"", VALIDATOR.get().headers()
         except Exception as raised:
             exc = raised if isinstance(raised, HttpError) else _unexpected(raised)
             if api:
@@ -208,35 +221,35 @@ class Site:
     @contextmanager
     def _read(self, family: str, when: When) -> Iterator[tuple[View, Readable, When]]:
         """`family`'s read model caught up (or as known at `when`), and the ledger opened
-        read-only; a missing store is never created."""
+        read-only, from this thread's session (ledger/entrypoints/web/sessions.py); a missing
+        store is never created. NotModified once the answer's ETag is known, if the request
+        holds it already."""
         try:
-            session = ReadSession.open(self.store, self.views[family], family, self.busy_ms)
+            held = self.sessions.session(family)
         except (LedgerError, ValueError) as exc:
             raise HttpError("503 Service Unavailable", str(exc)) from None
-        with closing(session), ExitStack() as stack:
-            try:
-                session.catch_up()
-            except LedgerError as exc:
-                raise HttpError("503 Service Unavailable", str(exc)) from None
-            known = when.as_known_at
-            try:
-                at = stack.enter_context(
-                    session.at(
-                        known_at=None if known is None else known_moment(known),
-                        position=when.position,
-                    )
-                )
-            except NothingKnownYet:
-                raise HttpError("404 Not Found", f"the ledger had no entries at {known}") from None
+        session, known = held.session, when.as_known_at
+        if known is None and when.position is None:
+            with snapshot(session.view) as now:
+                VALIDATOR.get().check(tag(self.build, family, now, held.head))
+                yield session.view, session.ledger, when
+            return
+        try:
+            past = when.position if known is None else held.position(known)
+        except NothingKnownYet:
+            raise HttpError("404 Not Found", f"the ledger had no entries at {known}") from None
+        VALIDATOR.get().check(tag(self.build, family, past or 0, held.head))
+        with session.at(position=past) as at:
             yield at.view, session.ledger, replace(when, position=at.position)
 
 
 @contextmanager
-def _page(route: str, asked: str, found: list[ReadBreak]) -> Iterator[None]:
+def _page(route: str, asked: str, found: list[ReadBreak], validator: Validator) -> Iterator[None]:
     """The context a page's templates read, for one request: its JSON twin, the breaks its
     reads stop at (filled as they stop), and its family's words, address and switch (set by
-    `Site._page` once the family is known)."""
+    `Site._page` once the family is known); and the answer's validator (its ETag)."""
     tokens: list[tuple[ContextVar[Any], Token[Any]]] = [
+        (VALIDATOR, VALIDATOR.set(validator)),
         (TWIN, TWIN.set("/api" + route + ("?" + asked if asked else ""))),
         (FEDERATION, FEDERATION.set("")),
         (BASE, BASE.set("")),

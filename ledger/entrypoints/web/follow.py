@@ -101,7 +101,7 @@ class Follower:
             )
             try:
                 # listening before the first look: an append between the two still wakes it
-                with waits as wait, _changes(self.store, ledger) as changed:
+                with waits as wait, changes(self.store, ledger) as changed:
                     known, caught_up = None, None
                     while not self.stopping.is_set():
                         now = changed()
@@ -141,14 +141,15 @@ def _notified(ledger: Readable, bell: socket.socket) -> Iterator[Wait]:
 
 
 @contextlib.contextmanager
-def _changes(store: str, ledger: Readable) -> Iterator[Callable[[], int]]:
+def changes(store: str, ledger: Readable) -> Iterator[Callable[[], int]]:
     """A cheap function whose answer changes when the ledger may have grown."""
     url = store_url(store)
     if not url.startswith(SQLITE):
         yield lambda: ledger.recorder.max_notification_id() or 0
         return
     path = Path(url[len(SQLITE) :]).resolve()
-    conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
+    # closed by whichever thread lets it go (a request thread's session: sessions.py)
+    conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, check_same_thread=False)
     try:
         yield lambda: conn.execute("PRAGMA data_version").fetchone()[0]
     finally:
