@@ -15,10 +15,10 @@ from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.utils import retry
 from psycopg.sql import SQL, Composed, Identifier
 
-from ledger.evidence.appending import Authority, HeldKeys
+from ledger.evidence.appending import Authority, Held, HeldKeys
 from ledger.evidence.chain import Head
 from ledger.evidence.sealing import Signer, WriteTables, receipt, seal
-from ledger.evidence.tables import links_in
+from ledger.evidence.tables import links_in, links_of
 from ledger.evidence.tree import TREE_TABLE, Cached, Row, TreeRows
 from ledger.store import CHAIN_TABLE
 
@@ -58,6 +58,11 @@ class SealingPostgresRecorder(PostgresApplicationRecorder):
                 self.table(self.events_table_name),
             )
         )
+
+    def held_at(self, head: int) -> Held:
+        """The keys and roles the signed log gives at `head`, read in one read transaction."""
+        with links_of(self) as links:
+            return self.held.at(links, head)
 
     def table(self, name: str) -> Composed:
         """Table `name` in the store's schema."""

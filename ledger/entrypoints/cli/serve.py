@@ -48,7 +48,12 @@ class Server:
     `deadline` seconds after its first byte; a request body over `MAX_BODY_BYTES` is 413."""
 
     def __init__(
-        self, site: Site, host: str, port: int, deadline: float = REQUEST_DEADLINE_SECONDS
+        self,
+        site: Site,
+        host: str,
+        port: int,
+        deadline: float = REQUEST_DEADLINE_SECONDS,
+        body: int = MAX_BODY_BYTES,
     ) -> None:
         self.map: dict[int, object] = {}  # waitress' socket map: file number → channel
         self.stopping = threading.Event()
@@ -61,9 +66,9 @@ class Server:
             channel_timeout=CHANNEL_TIMEOUT_SECONDS,
             cleanup_interval=CLEANUP_INTERVAL_SECONDS,
             connection_limit=connection_limit(),
-            max_request_body_size=MAX_BODY_BYTES + 1,  # waitress refuses from this size on
+            max_request_body_size=body + 1,  # waitress refuses from this size on
             max_request_header_size=MAX_HEADER_BYTES,
-            inbuf_overflow=IN_MEMORY_BYTES,
+            inbuf_overflow=max(IN_MEMORY_BYTES, body + 1),  # a body is never spooled to disk
             ident="ratings-ledger",
             clear_untrusted_proxy_headers=True,
         )
@@ -183,8 +188,12 @@ def server(
     deadline: float = REQUEST_DEADLINE_SECONDS,
 ) -> Server:
     """A threaded server for `site` (port 0: any free port; see `server_port`). waitress logs
-    nothing per request, so `quiet` changes nothing; it is kept for callers."""
-    return Server(site, host, port, deadline)
+    nothing per request, so `quiet` changes nothing; it is kept for callers. A site with a
+    write door takes bodies up to the door's bound (`writes.MAX_WRITE_BYTES`)."""
+    from ledger.entrypoints.web.writes import MAX_WRITE_BYTES
+
+    body = MAX_WRITE_BYTES if site.door is not None else MAX_BODY_BYTES
+    return Server(site, host, port, deadline, body)
 
 
 def _listening(site: Site, host: str, port: int) -> Server:
@@ -208,20 +217,31 @@ def serve(
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
     family: Family = DEFAULT,
+    writes: Annotated[
+        bool,
+        typer.Option(
+            "--writes",
+            help="Also accept writes signed on the writers' machines (POST /api/v1/writes): "
+            "directors and the office then write with --store https://THIS-HOST",
+        ),
+    ] = False,
 ) -> None:
     """Serve the read-only audit site: players, sections, histories, explain, the log (its read
-    model kept caught up as entries are appended)."""
+    model kept caught up as entries are appended); with --writes, the write door too."""
     from ledger.entrypoints.web.app import Site
     from ledger.entrypoints.web.follow import Follower
+    from ledger.entrypoints.web.writes import Door
     from ledger.reading import open_ledger
     from ledger.store import view_path
 
     with reported():
         open_ledger(store).close()  # refuse to start on a store that is not there
-    httpd = _listening(Site(store, view, family), host, port)
+    door = Door(store) if writes else None
+    httpd = _listening(Site(store, view, family, door=door), host, port)
     follower = Follower(store, view_path(store, view, family), family).start()
     shown = f"[{host}]" if ":" in host else host
-    typer.echo(f"serving http://{shown}:{httpd.server_port}/ (read-only); Ctrl-C stops")
+    what = "writes signed at /api/v1/writes" if writes else "read-only"
+    typer.echo(f"serving http://{shown}:{httpd.server_port}/ ({what}); Ctrl-C stops")
     try:
         httpd.serve_forever()
     except KeyboardInterrupt:
@@ -229,3 +249,5 @@ def serve(
     finally:
         follower.stop()
         httpd.server_close()
+        if door is not None:
+            door.close()

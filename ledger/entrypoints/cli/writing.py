@@ -88,10 +88,13 @@ def _report(
     always: bool = True,
 ) -> None:
     """The entries recorded (or that would be), then the ratings they change (unless not
-    `always` and the read model is not known: a PostgreSQL store without --view)."""
+    `always` and the read model is not known: a PostgreSQL store without --view; never for
+    a server's ledger, whose read model is its site's)."""
     from projections.consequences import consequences, render
 
-    known = always or dry_run or view is not None or urlsplit(ledger.store).scheme == "sqlite"
+    scheme = urlsplit(ledger.store).scheme
+    known = always or dry_run or view is not None or scheme == "sqlite"
+    known = known and scheme not in ("https", "http")  # a server's model is its site's
     report, problem = None, None
     if entries and known:
         try:

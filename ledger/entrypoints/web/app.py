@@ -26,7 +26,9 @@ from ledger.entrypoints.web import ledgerlog, lists, players, sections
 from ledger.entrypoints.web.params import HttpError, When
 from ledger.entrypoints.web.params import when as asked_when
 from ledger.entrypoints.web.render import BROKEN, FEDERATION, TWIN, Page, render
+from ledger.entrypoints.web.writes import Door
 from ledger.errors import LedgerError
+from ledger.evidence.remote import DOOR
 from ledger.log import ReadBreak, breaks_reported
 from ledger.reading import Readable
 from ledger.rules.families import DEFAULT
@@ -57,9 +59,15 @@ class Site:
     """The WSGI application: `Site(store, view, family)` is called once per request."""
 
     def __init__(
-        self, store: str, view: Path | None = None, family: str = DEFAULT, busy_ms: int = 1000
+        self,
+        store: str,
+        view: Path | None = None,
+        family: str = DEFAULT,
+        busy_ms: int = 1000,
+        door: Door | None = None,
     ) -> None:
         self.store = store
+        self.door = door  # the write door (`serve --writes`), else the site is read-only
         self.view = view_path(store, view, family)
         self.family = family
         self.busy_ms = busy_ms  # how long one try waits for a read model another writer holds
@@ -71,6 +79,8 @@ class Site:
         method = environ.get("REQUEST_METHOD", "GET")
         path = environ.get("PATH_INFO", "/").encode("latin-1").decode("utf-8", "replace")
         query = {k: v[-1] for k, v in parse_qs(environ.get("QUERY_STRING", "")).items()}
+        if self.door is not None and (path == DOOR or path.startswith(DOOR + "/")):
+            return self.door(environ, start_response)  # issue 32: writes, signed
         api = path == "/api" or path.startswith("/api/")
         try:
             if method not in ("GET", "HEAD"):
