@@ -7,12 +7,15 @@ server's files, `door_helpers.GUARD`)."""
 from __future__ import annotations
 
 import re
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 
+from ledger.application import RatingsLedger
+from ledger.commands import RegisterPlayer, parse
 from ledger.errors import StoreError
-from ledger.evidence.remote import is_remote
+from ledger.evidence.remote import RemoteRecorder, is_remote
 from ledger.store import store_env
 from tests.door_helpers import Laptop, Served, laptop, serving, set_up
 
@@ -114,3 +117,26 @@ def test_plain_http_is_refused_to_another_host_and_https_is_a_server(
     store_env("http://127.0.0.1:8000", "RatingsLedger")
     monkeypatch.setenv("RATINGS_LEDGER_PLAIN_HTTP", "yes")
     store_env("http://ratings.example.org", "RatingsLedger")
+
+
+def test_a_write_whose_head_moved_before_it_arrived_is_decided_again_and_appended_once(
+    served: Served, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Brief: "the head is still the one signed (else 409 ...) — or the CLI retries the
+    decide on its own": another writer appends between this write's head and its post; the
+    server refuses the first post (the checkpoint signed is not the head's), the client
+    decides again at the new head, and the write is appended once."""
+    call, raced = RemoteRecorder._call, []
+
+    def racing(self: RemoteRecorder, path: str, body: object = None) -> object:
+        if body is not None and not raced:
+            raced.append(True)
+            with closing(RatingsLedger(served.store)) as other:
+                other.players.register(parse(RegisterPlayer, {"id": "60000002"}), actor="office")
+        return call(self, path, body)
+
+    monkeypatch.setattr(RemoteRecorder, "_call", racing)
+    with closing(RatingsLedger(served.url)) as app:
+        entries = app.players.register(parse(RegisterPlayer, {"id": "60000001"}), actor="td")
+    assert raced and [e.position for e in entries] == [6]  # after the other writer's, at 5
+    assert served.count() == 6
