@@ -15,7 +15,7 @@ import pytest
 from ledger.application import RatingsLedger
 from ledger.commands import RegisterPlayer, parse
 from ledger.errors import StoreError
-from ledger.evidence.remote import RemoteRecorder, is_remote
+from ledger.evidence.remote import READ_PAGE, RemoteRecorder, is_remote
 from ledger.store import store_env
 from tests.door_helpers import Laptop, Served, laptop, serving, set_up
 
@@ -140,3 +140,18 @@ def test_a_write_whose_head_moved_before_it_arrived_is_decided_again_and_appende
         entries = app.players.register(parse(RegisterPlayer, {"id": "60000001"}), actor="td")
     assert raced and [e.position for e in entries] == [6]  # after the other writer's, at 5
     assert served.count() == 6
+
+
+def test_a_laptop_reads_every_entry_it_asks_for_a_page_of_the_door_at_a_time(
+    tmp_path: Path,
+) -> None:
+    """`import trf` reads every registered player (5,000 a batch): through the door, which
+    answers at most READ_PAGE entries a read, the laptop still reads them all."""
+    store = set_up(tmp_path / "server")
+    with closing(RatingsLedger(store)) as app:
+        many = [parse(RegisterPlayer, {"id": f"7{n:07d}"}) for n in range(READ_PAGE + 200)]
+        app.players.register(*many, actor="td")
+    with serving(store) as served, closing(RatingsLedger(served.url)) as remote:
+        found = remote.recorder.select_notifications(0, 5000, inclusive_of_start=False)
+        assert [n.id for n in found] == list(range(1, served.count() + 1))
+        assert len(found) == 4 + READ_PAGE + 200

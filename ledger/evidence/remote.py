@@ -45,6 +45,7 @@ from ledger.evidence.signing import message
 DOOR = "/api/v1/writes"  # the write door's paths on the server
 REMOTE_URL = "REMOTE_URL"  # the application's setting naming the server
 TIMEOUT_SECONDS = 60
+READ_PAGE = 1000  # entries the door answers at most per read
 PROBLEM = "urn:ratings-ledger:problem:"  # a problem's type: this, then its kind
 
 
@@ -209,10 +210,23 @@ class RemoteRecorder(ApplicationRecorder):
         *,
         inclusive_of_start: bool = True,
     ) -> Sequence[Notification]:
-        asked = {"start": start, "limit": limit, "stop": stop, "inclusive": int(inclusive_of_start)}
-        query = {k: v for k, v in asked.items() if v is not None} | {"topic": list(topics)}
-        found = self._call(f"/entries?{urlencode(query, doseq=True)}")["entries"]
-        return [n for n in map(decoded, found) if isinstance(n, Notification)]
+        """Read a page of `READ_PAGE` at a time (what the door answers at most) up to `limit`."""
+        out: list[Notification] = []
+        while len(out) < limit:
+            page = min(READ_PAGE, limit - len(out))
+            asked = {
+                "start": start,
+                "limit": page,
+                "stop": stop,
+                "inclusive": int(inclusive_of_start),
+            }
+            query = {k: v for k, v in asked.items() if v is not None} | {"topic": list(topics)}
+            found = self._call(f"/entries?{urlencode(query, doseq=True)}")["entries"]
+            out += [n for n in map(decoded, found) if isinstance(n, Notification)]
+            if len(found) < page:
+                break
+            start, inclusive_of_start = out[-1].id, False
+        return out
 
     def read_head(self) -> RemoteHead:
         """The server's head, kept as the one the next write signs at."""

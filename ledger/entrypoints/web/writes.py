@@ -36,11 +36,10 @@ from ledger.errors import (
     LedgerError,
     UnknownRecord,
 )
-from ledger.evidence.remote import DOOR, PROBLEM, encoded, head_json
+from ledger.evidence.remote import DOOR, PROBLEM, READ_PAGE, encoded, head_json
 
 MAX_WRITE_BYTES = 4 * 1024 * 1024  # a write's body: a section of 500 players is under 1 MiB
 MAX_WRITE_ENTRIES = 5000  # entries in one write (an import's players and its section)
-MAX_READ_ROWS = 1000  # entries one read answers
 WRITES_PER_MINUTE = 60  # per actor's key, after a burst of WRITE_BURST
 WRITE_BURST = 20
 PROBLEM_TYPE = "application/problem+json"
@@ -53,6 +52,7 @@ TITLES = {
     411: "Length Required",
     413: "Content Too Large",
     429: "Too Many Requests",
+    500: "Internal Server Error",
     503: "Service Unavailable",
 }
 
@@ -145,6 +145,8 @@ class Door:
         except LedgerError as exc:
             r = refused(exc)
             status, ctype, answer = r.status, PROBLEM_TYPE, problem(r.status, r.kind, r.detail)
+        except Exception as exc:  # noqa: BLE001 - a fault or a bug: one line, never a traceback
+            status, ctype, answer = 500, PROBLEM_TYPE, problem(500, "fault", _fault(exc))
         body = json.dumps(answer).encode()
         start_response(
             f"{status} {TITLES.get(status, 'OK')}",
@@ -195,6 +197,17 @@ class Door:
             self._ledger.close()
 
 
+def _fault(exc: Exception) -> str:
+    """An unexpected failure as one line, in the answer and the server's log."""
+    import sys
+
+    from ledger.faults import describe
+
+    line = f"unexpected {type(exc).__name__}: {describe(exc)}"
+    print(f"error: {line}", file=sys.stderr)
+    return line
+
+
 def _body(environ: Mapping[str, Any]) -> object:
     """The request's JSON body, its length bounded before it is read."""
     try:
@@ -232,7 +245,7 @@ def _events_asked(query: dict[str, list[str]]) -> dict[str, Any]:
 
 
 def _entries_asked(query: dict[str, list[str]]) -> dict[str, Any]:
-    limit = min(_number(query, "limit") or MAX_READ_ROWS, MAX_READ_ROWS)
+    limit = min(_number(query, "limit") or READ_PAGE, READ_PAGE)
     return {
         "start": _number(query, "start"),
         "limit": limit,
