@@ -47,11 +47,11 @@ class Served:
             return app.recorder.max_notification_id() or 0
 
 
-def set_up(folder: Path, *revoked: str) -> str:
-    """A SQLite ledger in `folder`: `director`, `office` (ratings admin) and `td`; each of
-    `revoked` granted a TD's role, then revoked."""
+def set_up(folder: Path, *revoked: str, store: str | None = None) -> str:
+    """A ledger (SQLite in `folder`, else the empty `store`): `director`, `office` (ratings
+    admin) and `td`; each of `revoked` granted a TD's role, then revoked."""
     folder.mkdir(parents=True, exist_ok=True)
-    store = f"sqlite:///{folder / 'ledger.db'}"
+    store = store or f"sqlite:///{folder / 'ledger.db'}"
     with closing(RatingsLedger(store)) as app:
         app.roles.initialize(actor="director")
         for actor, role in CAST.items():
@@ -72,9 +72,8 @@ def serving(
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     try:
-        yield Served(
-            store, Path(store[len("sqlite:///") :]).parent, f"http://127.0.0.1:{httpd.server_port}"
-        )
+        folder = Path(store[len("sqlite:///") :]).parent if store.startswith("sqlite") else Path()
+        yield Served(store, folder, f"http://127.0.0.1:{httpd.server_port}")
     finally:
         httpd.shutdown()
         thread.join(30)

@@ -21,6 +21,7 @@ from ledger.application import RatingsLedger
 from ledger.commands import RegisterPlayer, parse
 from ledger.entrypoints.web.writes import MAX_WRITE_BYTES, Limiter
 from ledger.errors import AccessDenied, ConflictError, InvalidCommand
+from ledger.evidence.chain import verify
 from ledger.evidence.remote import DOOR, RemoteRecorder
 from tests.door_helpers import Served, laptop, serving, set_up
 
@@ -215,3 +216,21 @@ def test_too_many_writes_with_one_key_are_refused_429_with_retry_after(
             app.players.register(parse(RegisterPlayer, {"id": "50000003"}), actor="td")
         assert "too many writes" in str(refused.value)
         assert served.count() == before
+
+
+def test_after_a_refused_write_the_next_one_is_appended_on_either_store(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, store_url: str
+) -> None:
+    """A refused write appends nothing, and takes nothing from the next: on PostgreSQL a write
+    rolled back has used its positions (the sequence skips them), so the head a writer signs
+    names the position the next entry takes, not the last one's plus one."""
+    with serving(set_up(tmp_path / "server", store=store_url)) as served:
+        body = signed(monkeypatch, served.url, "50000001")
+        before = served.count()
+        assert post(served.url, body)[0] == 409  # replayed: rolled back
+        with closing(RatingsLedger(served.url)) as app:
+            entries = app.players.register(parse(RegisterPlayer, {"id": "50000002"}), actor="td")
+        assert len(entries) == 1
+        with closing(RatingsLedger(served.store, read_only=True)) as app:
+            found = verify(app)
+        assert found.broken is None and found.entries == before + 1

@@ -58,7 +58,10 @@ def head(recorder: ApplicationRecorder) -> RemoteHead:
         held = recorder.held.at(links, position)  # type: ignore[attr-defined]
         cached = getattr(recorder, "cached", None)
         state, _ = extended(links, held, links.tree_rows(), position + 1, cached, False)
-    return RemoteHead(_identity(recorder) or state.ledger, position, state.frontier, held)
+    following = recorder.next_position()  # type: ignore[attr-defined]
+    return RemoteHead(
+        _identity(recorder) or state.ledger, position, following, state.frontier, held
+    )
 
 
 def _identity(recorder: ApplicationRecorder) -> str | None:
@@ -86,9 +89,7 @@ def authenticated(recorder: ApplicationRecorder, body: Any, entries: int) -> Pos
     key = held.keys.get(actor)
     if key is None:
         raise AccessDenied(f"the ledger holds no key for {actor!r}; nothing was appended")
-    checkpoint = Checkpoint(
-        ours, posted["size"], posted["root"], position=posted["head"] + len(events)
-    )
+    checkpoint = Checkpoint(ours, posted["size"], posted["root"], position=posted["position"])
     try:
         Ed25519PublicKey.from_public_bytes(bytes.fromhex(key)).verify(
             posted["signature"], checkpoint.body()
@@ -110,6 +111,7 @@ def _read(body: Any, entries: int) -> dict[str, Any]:
             "head": int(body["head"]),
             "size": int(body["checkpoint"]["size"]),
             "root": str(body["checkpoint"]["root"]),
+            "position": int(body["checkpoint"]["position"]),
             "signature": bytes.fromhex(str(body["signature"])),
             "events": events,
         }

@@ -64,6 +64,16 @@ class SealingPostgresRecorder(PostgresApplicationRecorder):
         with links_of(self) as links:
             return self.held.at(links, head)
 
+    def next_position(self) -> int:
+        """The position the next entry takes if no other write comes first: the events
+        sequence's next value (a write rolled back has used its values: positions skip)."""
+        sequence = self.table(f"{self.events_table_name}_notification_id_seq")
+        with self.datastore.transaction(commit=False) as curs:
+            curs.execute(SQL("SELECT last_value, is_called FROM {}").format(sequence))
+            row = curs.fetchone()
+        assert row is not None
+        return int(row["last_value"]) + (1 if row["is_called"] else 0)
+
     def table(self, name: str) -> Composed:
         """Table `name` in the store's schema."""
         return SQL("{}.{}").format(Identifier(self.datastore.schema or "public"), Identifier(name))

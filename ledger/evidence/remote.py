@@ -56,10 +56,12 @@ class HeadMoved(IntegrityError):
 @dataclass(frozen=True)
 class RemoteHead:
     """The server's head as a write is decided against it: the ledger's identity, the last
-    position, the tree frontier before the next entry, and the keys and roles held there."""
+    position, the position the next entry takes (PostgreSQL's positions skip those of a write
+    rolled back), the tree frontier before it, and the keys and roles held there."""
 
     ledger: str
     position: int
+    next: int
     frontier: Frontier
     held: Held
 
@@ -95,6 +97,7 @@ def head_json(head: RemoteHead) -> dict[str, Any]:
     return {
         "ledger": head.ledger,
         "position": head.position,
+        "next": head.next,
         "size": head.frontier.size,
         "frontier": [h.hex() for h in head.frontier.stack],
         "end": held.end,
@@ -107,7 +110,8 @@ def head_of(data: dict[str, Any]) -> RemoteHead:
     frontier = Frontier(int(data["size"]), [bytes.fromhex(h) for h in data["frontier"]])
     roles = {str(k): set(v) for k, v in data["roles"].items()}
     held = Held(int(data["end"]), dict(data["keys"]), roles)
-    return RemoteHead(str(data["ledger"]), int(data["position"]), frontier, held)
+    position, following = int(data["position"]), int(data["next"])
+    return RemoteHead(str(data["ledger"]), position, following, frontier, held)
 
 
 def checkpoint_after(head: RemoteHead, stored: Sequence[StoredEvent]) -> Checkpoint:
@@ -115,7 +119,7 @@ def checkpoint_after(head: RemoteHead, stored: Sequence[StoredEvent]) -> Checkpo
     frontier = head.frontier.copy()
     for s in stored:
         frontier.append(leaf_hash(message(s.originator_id, s.originator_version, s.topic, s.state)))
-    position = head.position + len(stored)
+    position = head.next + len(stored) - 1
     return Checkpoint(head.ledger, frontier.size, frontier.root().hex(), position=position)
 
 
@@ -177,7 +181,11 @@ class RemoteRecorder(ApplicationRecorder):
             "ledger": head.ledger,
             "actor": actor,
             "head": head.position,
-            "checkpoint": {"size": checkpoint.size, "root": checkpoint.root},
+            "checkpoint": {
+                "size": checkpoint.size,
+                "root": checkpoint.root,
+                "position": checkpoint.position,
+            },
             "signature": signature.hex(),
             "events": [encoded(e) for e in stored_events],
         }

@@ -120,6 +120,11 @@ class SealingSQLiteRecorder(SQLiteApplicationRecorder):
         with links_of(self) as links:
             return self.held.at(links, head)
 
+    def next_position(self) -> int:
+        """The position the next entry takes if no other write comes first (SQLite reuses
+        none: a rolled-back write leaves no gap)."""
+        return (self.max_notification_id() or 0) + 1
+
     def select_notifications(self, *args: Any, **kwargs: Any) -> Sequence[Notification]:
         return [_as_bytes(n) for n in super().select_notifications(*args, **kwargs)]
 
