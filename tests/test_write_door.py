@@ -16,6 +16,7 @@ from ledger.application import RatingsLedger
 from ledger.commands import RegisterPlayer, parse
 from ledger.errors import StoreError
 from ledger.evidence.remote import READ_PAGE, RemoteRecorder, is_remote
+from ledger.evidence.signing import Keyring
 from ledger.store import store_env
 from tests.door_helpers import Laptop, Served, laptop, serving, set_up
 
@@ -155,3 +156,25 @@ def test_a_laptop_reads_every_entry_it_asks_for_a_page_of_the_door_at_a_time(
         found = remote.recorder.select_notifications(0, 5000, inclusive_of_start=False)
         assert [n.id for n in found] == list(range(1, served.count() + 1))
         assert len(found) == 4 + READ_PAGE + 200
+
+
+def test_the_office_withdraws_and_the_director_grants_through_the_door(
+    tmp_path: Path, served: Served, td: Laptop
+) -> None:
+    """Brief: every write command works against a server ("withdraw, grant-role..."): the
+    director's laptop grants a role, the office's withdraws the TD's section."""
+    assert td.run(*WRITES[0]).returncode == 0 and td.run(*WRITES[1]).returncode == 0
+    director = laptop(tmp_path / "director-laptop", served, "director")
+    key = Keyring().public_key("tom")  # sent by tom from his machine
+    assert key is not None
+    granted = director.run(
+        "grant-role", "tom", "tournament_director", "--public-key", key, "--actor", "director"
+    )
+    assert granted.returncode == 0, granted.stderr
+    assert "recorded RoleGranted at position 12: holder=tom" in granted.stdout
+    office = laptop(tmp_path / "office-laptop", served, "office")
+    section = "2024-05-GRANDPRIX-OPEN"
+    done = office.run("withdraw", section, "--reason", "not rateable", "--actor", "office")
+    assert done.returncode == 0, done.stderr
+    assert f"recorded SectionWithdrawn at position 13: section_id={section}" in done.stdout
+    assert served.count() == 13
