@@ -35,6 +35,7 @@ Share = Annotated[float, msgspec.Meta(gt=0, le=1), Door("share")]
 # ... in the parts of a record (a game, a FIDE game), whose doors are their command models
 Positive = Annotated[float, msgspec.Meta(gt=0, le=bounds.RATING.read)]
 Round = Annotated[int, msgspec.Meta(ge=1, le=bounds.ROUND.read)]
+Start = Annotated[int, msgspec.Meta(ge=1, le=bounds.START.read)]
 Score = Annotated[float, msgspec.Meta(ge=0, le=1)]
 
 # Dates

@@ -3,9 +3,11 @@
 Builds a small demo ledger (accented names with titles, federations and birth years,
 sections over two years, a withdrawal, a published list), serves it, and a second ledger with
 the real FIDE tournament file of the tests (tests/fixtures/lakeside-fide-open-2024.trf, rated
-under the FIDE rules and summed on a list), and saves one full-page PNG per page and width
-into OUT (default /tmp/shots), with each page's sideways overflow, and the README's picture
-of the player page (audit-page.png). Needs Debian's /usr/bin/chromium and playwright.
+under the FIDE rules and summed on a list) served as one site of every family (its FIDE
+pages under /fide/, its list index naming the FIDE list at /), and saves one full-page PNG
+per page and width into OUT (default /tmp/shots), with each page's sideways overflow, and
+the README's picture of the player page (audit-page.png). Needs Debian's /usr/bin/chromium
+and playwright.
 """
 
 from __future__ import annotations
@@ -132,11 +134,12 @@ def main(out: Path) -> None:
         fide_store = f"sqlite:///{tmp}/fide/ledger.db"
         fide_demo(fide_store)
         httpd = server(Site(store), port=0)
-        fide = server(Site(fide_store, family="fide"), port=0)
+        fide = server(Site(fide_store), port=0)  # every family: FIDE's pages under /fide/
         for s in (httpd, fide):
             threading.Thread(target=s.serve_forever, daemon=True).start()
         base = f"http://127.0.0.1:{httpd.server_port}"
-        fide_base = f"http://127.0.0.1:{fide.server_port}"
+        every = f"http://127.0.0.1:{fide.server_port}"
+        fide_base = every + "/fide"
         lakeside = "2024-09-14-lakeside-fide-open-2024"
         pages = {
             "home": "/",
@@ -159,6 +162,8 @@ def main(out: Path) -> None:
             "fide-explain": fide_base + f"/players/14700011/explain?system=FIDE&section={lakeside}",
             "fide-lists": fide_base + "/lists",
             "fide-list": fide_base + "/lists/2024-10",
+            "fide-player-us-chess": every + "/players/14700011",
+            "every-familys-lists": every + "/lists",
         }
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])

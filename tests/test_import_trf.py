@@ -323,12 +323,14 @@ def test_a_malformed_player_line_is_refused_naming_line_and_column(line: str, me
 @pytest.mark.parametrize(
     ("header", "options", "message"),
     [
-        (HEADER[1:], {}, "game.trf: no 012 line (tournament name)"),
+        # Issue 31: refused "in one line that names the flag that supplies what is truly
+        # missing" (`--name` among them).
+        (HEADER[1:], {}, "game.trf: no 012 line (tournament name): give --name"),
         (
             [HEADER[0], "042 4th of May", *HEADER[2:]],
             {},
-            "game.trf line 2: start date '4th of May' is not a date (2024/01/01, 28. 07. 2005, "
-            "May 29, 2020…); give --start",
+            "game.trf: line 2: start date '4th of May' is not a date (2024/01/01, 28. 07. 2005, "
+            "May 29, 2020…): give --start",
         ),
         ([*HEADER[:2], HEADER[3]], {}, "game.trf: no 052 line (end date): give --end"),
     ],
@@ -872,11 +874,12 @@ def test_a_refused_section_registers_nobody(
 def test_the_import_reports_what_it_read(run: Callable[..., Result], ledger: RatingsLedger) -> None:
     result = run("import", "trf", str(FIXTURE), "--actor", "td")
     assert result.exit_code == 0, result.output
-    assert result.stdout.splitlines()[:2] == [
+    assert result.stdout.splitlines()[:3] == [
         f"read {FIXTURE}: 7 records",
+        f"section {SECTION_ID}: 7 players, 12 games, 4 byes",
         f"recorded SectionSubmitted at position {positions(ledger)}: section_id={SECTION_ID}",
     ]
-    assert result.stdout.splitlines()[2].endswith(f"@{positions(ledger)}")  # the receipt
+    assert result.stdout.splitlines()[3].endswith(f"@{positions(ledger)}")  # the receipt
 
 
 def test_fide_ratings_from_the_file_seed_the_fide_family(tmp_path: Path) -> None:

@@ -13,7 +13,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ledger.entrypoints.cli.common import Actor, Store, _required_day, receipt_fields, reported
-from ledger.entrypoints.cli.import_report import _last_round, _report, section_notes, trf_notes
+from ledger.entrypoints.cli.import_report import (
+    Verbose,
+    _last_round,
+    _report,
+    section_notes,
+    trf_notes,
+)
 from ledger.errors import field_path
 from ledger.store import DEFAULT_STORE
 
@@ -47,6 +53,24 @@ Summary = Annotated[
     typer.Option("--json", help="Print a JSON summary: files read, sections, players, warnings"),
 ]
 TournamentId = Annotated[str | None, typer.Option("--tournament-id", help="The tournament's id")]
+# `import trf`'s flags beyond the shared ones: each tournament line's (trf.FLAGS) and the map.
+SectionId = Annotated[
+    str | None,
+    typer.Option("--section-id", help="Default: the start date and the name (012, --name)"),
+]
+IdMapFile = Annotated[
+    Path | None,
+    typer.Option(
+        "--map",
+        "--id-map",
+        help="CSV or JSON: TRF starting rank or FIDE id → member id (default: FIDE ids)",
+    ),
+]
+Name = Annotated[str | None, typer.Option("--name", help="The tournament's name, instead of 012")]
+Rounds = Annotated[
+    int | None,
+    typer.Option("--rounds", min=1, help="The rounds the tournament had, instead of XXR/142"),
+]
 
 
 def register(app: typer.Typer) -> None:
@@ -62,22 +86,14 @@ def register(app: typer.Typer) -> None:
 def import_trf(
     file: Annotated[Path, typer.Argument(help="A FIDE Tournament Report File (TRF16)")],
     actor: Actor,
-    section_id: Annotated[
-        str | None,
-        typer.Option("--section-id", help="Default: the start date and the 012 name"),
-    ] = None,
+    section_id: SectionId = None,
     tournament_id: TournamentId = None,
-    id_map: Annotated[
-        Path | None,
-        typer.Option(
-            "--map",
-            "--id-map",
-            help="CSV or JSON: TRF starting rank or FIDE id → member id (default: FIDE ids)",
-        ),
-    ] = None,
+    id_map: IdMapFile = None,
+    name: Name = None,
     time_control: TimeControl = None,
     start: Annotated[str | None, typer.Option("--start", help="Start date, instead of 042")] = None,
     end: Annotated[str | None, typer.Option("--end", help="End date, instead of 052")] = None,
+    rounds: Rounds = None,
     online: Online = False,
     rules: Annotated[str | None, typer.Option("--rules", help="uschess, fide or icu")] = None,
     partial: Annotated[
@@ -97,6 +113,7 @@ def import_trf(
     dry_run: DryRun = False,
     register: Register = False,
     as_json: Summary = False,
+    verbose: Verbose = False,
     store: Store = DEFAULT_STORE,
 ) -> None:
     """Submit the section of a TRF: its players (with what the file says of them; players
@@ -116,9 +133,11 @@ def import_trf(
             section_id=section_id,
             tournament_id=tournament_id,
             members={n: m.member for n, m in matches.items()},
+            name=name,
             time_control=time_control,
             start=_day("--start", start),
             end=_day("--end", end),
+            rounds=rounds,
             online=online,
             rules=rules,
             partial=partial,
@@ -129,13 +148,13 @@ def import_trf(
         if correct:
             return _correct(ledger, store, section, reason, actor, dry_run, as_json)
         files = [{"file": str(file), "records": len(report.players)}]
-        warnings = report.warnings + trf_notes(report, section, partial)
+        warnings = report.warnings + trf_notes(report, section, partial, rounds)
         summary, entries = _submit(
             ledger, [imported], [section], actor, register, profile, files, warnings
         )
         _add_trf_summary(summary, file, report, matches, reserved, section)
     summary |= receipt_fields(ledger.receipt)
-    _report(summary, entries, [section], dry_run, as_json, listed=False)
+    _report(summary, entries, [section], dry_run, as_json, listed=False, verbose=verbose)
 
 
 def _trf_profiles(
@@ -196,6 +215,7 @@ def import_uschess_dbf(
     dry_run: DryRun = False,
     register: Register = False,
     as_json: Summary = False,
+    verbose: Verbose = False,
     store: Store = DEFAULT_STORE,
 ) -> None:
     """Submit every section of a US Chess rating report (all or none)."""
@@ -217,7 +237,7 @@ def import_uschess_dbf(
         for row, section in zip(summary["sections"], sections, strict=True):
             row |= section_notes(section)
     summary |= receipt_fields(ledger.receipt)
-    _report(summary, entries, sections, dry_run, as_json, listed=True)
+    _report(summary, entries, sections, dry_run, as_json, listed=True, verbose=verbose)
 
 
 def _submit(
@@ -289,20 +309,15 @@ def _correct(
     dry_run: bool,
     as_json: bool,
 ) -> None:
-    """A revised report as a correction: the per-game diff, then what `correct` prints."""
+    """A revised report as a correction: what `correct` prints (the per-game diff first)."""
     from ledger.entrypoints.cli.writing import _report as consequences
-    from ledger.entrypoints.interchange.section_diff import diff
+    from ledger.entrypoints.cli.writing import corrected
     from ledger.errors import InvalidCommand
 
     if reason is None:
         raise InvalidCommand((), "--correct needs --reason")
-    current = ledger.sections.current_report(section.section_id)
-    changes = diff(current, section.model_dump(mode="json", exclude_none=True))
-    entries = ledger.sections.correct(section, reason=reason, actor=actor)
-    if not as_json:
-        for line in changes:
-            typer.echo(line)
-    consequences(ledger, store, None, entries, dry_run, as_json)
+    entries, changes = corrected(ledger, section, reason, actor)
+    consequences(ledger, store, None, entries, dry_run, as_json, changes=changes)
 
 
 def _registered(ledger: RatingsLedger) -> dict[str, str | None]:

@@ -8,12 +8,24 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ledger.entrypoints.cli.common import Family, Store, ViewPath, fail, reported, usage
-from ledger.rules.families import DEFAULT
+from ledger.entrypoints.cli.common import (
+    Family,
+    Store,
+    ViewPath,
+    fail,
+    reported,
+    rules_family,
+    usage,
+)
+from ledger.rules.families import NAMES
 from ledger.store import DEFAULT_STORE
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ledger.entrypoints.web.app import Site
+    from ledger.entrypoints.web.follow import Follower
+    from ledger.entrypoints.web.writes import Door
 
 THREADS = 8  # requests answered at once; a request is handed over only once fully read
 CHANNEL_TIMEOUT_SECONDS = 30  # a connection silent this long is closed
@@ -188,8 +200,7 @@ def server(
     deadline: float = REQUEST_DEADLINE_SECONDS,
 ) -> Server:
     """A threaded server for `site` (port 0: any free port; see `server_port`). waitress logs
-    nothing per request, so `quiet` changes nothing; it is kept for callers. A site with a
-    write door takes bodies up to the door's bound (`writes.MAX_WRITE_BYTES`)."""
+    nothing per request, so `quiet` changes nothing; it is kept for callers."""
     from ledger.entrypoints.web.writes import MAX_WRITE_BYTES
 
     body = MAX_WRITE_BYTES if site.door is not None else MAX_BODY_BYTES
@@ -216,7 +227,15 @@ def serve(
     port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port")] = 8000,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = DEFAULT,
+    family: Family = None,
+    families: Annotated[
+        str | None,
+        typer.Option(
+            "--families",
+            help=f"Serve only these rules families, comma-separated (default: every one, "
+            f"{','.join(NAMES)}); each at /FAMILY/, the default one (--rules-family) also at /",
+        ),
+    ] = None,
     writes: Annotated[
         bool,
         typer.Option(
@@ -226,28 +245,63 @@ def serve(
         ),
     ] = False,
 ) -> None:
-    """Serve the read-only audit site: players, sections, histories, explain, the log (its read
-    model kept caught up as entries are appended); with --writes, the write door too."""
-    from ledger.entrypoints.web.app import Site
-    from ledger.entrypoints.web.follow import Follower
+    """Serve the read-only audit site: players, sections, histories, explain, lists, the log of
+    every rules family, each from its own read model kept caught up as entries are appended
+    (`--view` is the default family's); with --writes, the write door too."""
     from ledger.entrypoints.web.writes import Door
     from ledger.reading import open_ledger
-    from ledger.store import view_path
 
     with reported():
         open_ledger(store).close()  # refuse to start on a store that is not there
+    default = rules_family(store, family)  # the family at `/`: else the ledger's (issue 30)
     door = Door(store) if writes else None
-    httpd = _listening(Site(store, view, family, door=door), host, port)
-    follower = Follower(store, view_path(store, view, family), family).start()
+    site = every_family(store, view, default, families, door)
+    httpd = _listening(site, host, port)
+    followers = follow(site)
     shown = f"[{host}]" if ":" in host else host
-    what = "writes signed at /api/v1/writes" if writes else "read-only"
-    typer.echo(f"serving http://{shown}:{httpd.server_port}/ ({what}); Ctrl-C stops")
+    typer.echo(
+        f"serving http://{shown}:{httpd.server_port}/ "
+        f"({'writes signed at /api/v1/writes' if writes else 'read-only'}; "
+        f"{', '.join(site.served.families)}); Ctrl-C stops"
+    )
     try:
         httpd.serve_forever()
     except KeyboardInterrupt:
         typer.echo("stopped")
     finally:
-        follower.stop()
+        for follower in followers:
+            follower.stop()
         httpd.server_close()
         if door is not None:
             door.close()
+
+
+def every_family(
+    store: str, view: Path | None, default: str, families: str | None, door: Door | None = None
+) -> Site:
+    """The site of every family `--families` names (all when None), `default` at `/` (else
+    the first of them: `--families fide` serves FIDE at `/` too); `view` is its read model;
+    `door`, its write door (`--writes`)."""
+    from ledger.entrypoints.web.app import Site
+
+    served = _served(families)
+    first = default if default in served else served[0]
+    return Site(store, view, first, families=served, door=door)
+
+
+def follow(site: Site) -> list[Follower]:
+    """A follower for each family `site` serves, each keeping its read model caught up."""
+    from ledger.entrypoints.web.follow import Follower
+
+    return [Follower(site.store, site.views[f], f).start() for f in site.served.families]
+
+
+def _served(asked: str | None) -> tuple[str, ...]:
+    """The families `--families` names (every one when not given); exit 2 for one that is no
+    family."""
+    if asked is None:
+        return NAMES
+    named = {n.strip() for n in asked.split(",")} - {""}
+    if not named or not named <= set(NAMES):
+        usage(f"--families {asked!r}: name one or more of {', '.join(NAMES)}")
+    return tuple(n for n in NAMES if n in named)

@@ -76,6 +76,13 @@ def derived_id(start: date, name: str) -> str:
     return f"{start.isoformat()}-{slug}"[:RECORD_ID_LENGTH].rstrip("-")
 
 
+def start_numbers(report: Mapping[str, Any]) -> dict[str, int]:
+    """Each player's number in a section report (plain JSON): the pairing program's start
+    number where the report keeps it (`start`), else the place in its list of players."""
+    players = report["players"]
+    return {p["id"]: p.get("start") or n for n, p in enumerate(players, start=1)}
+
+
 @dataclass(frozen=True)
 class Entry:
     """One cell of the grid: opponent's number (None: none), colour (`w`, `b`, None), code."""

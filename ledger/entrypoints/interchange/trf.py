@@ -9,7 +9,7 @@ blanks for none), the colour (`w`, `b`, `-`) and the result code.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
@@ -30,6 +30,7 @@ from ledger.entrypoints.interchange.trf_export import COMMENT
 from ledger.entrypoints.interchange.trf_players import assigned_ids
 from ledger.entrypoints.interchange.trf_records import TrfPlayer, TrfReport
 from ledger.errors import InvalidCommand
+from ledger.inputs import read_bytes
 from ledger.rules.families import reads_time_control
 from ledger.rules.time_controls import NOT_GIVEN
 from ledger.rules.time_notation import ledger_time_control
@@ -41,6 +42,9 @@ ROUND_WIDTH = 10
 # forfeit loss, "W"/"D"/"L" win/draw/loss; byes "H" half-point, "F" full-point, "U"
 # pairing-allocated, "Z" zero-point; "(blank) equivalent to Z".
 RESULT_CODES = frozenset("10=+-WDLHFUZ ")
+# A round paired and not yet played (`0005 w *`, as pairing programs write TRF-2026 between
+# rounds): it and the rounds after it are not on the line yet.
+PENDING = "*"
 TRF_CODES = ResultCodes(
     blank=" ",
     opponent={"1": "0", "0": "1", "=": "=", "+": "-", "-": "+", "W": "L", "L": "W", "D": "D"},
@@ -62,6 +66,9 @@ TRF_CODES = ResultCodes(
     | {"Z": "zero", " ": "zero", "-": "zero"},
     needs_colour=frozenset("10=WDL"),
 )
+# A result code's points, in a game or without an opponent (TRF06's "+" and "=" against 0000
+# are byes that score): what a player's points column (81-84) should add up to.
+SCORES = {"1": 1.0, "=": 0.5, "+": 1.0, "W": 1.0, "D": 0.5, "H": 0.5, "F": 1.0, "U": 1.0}
 # TRF-2026 team files: `0000 - -` (or blank) is a board the player was not fielded on.
 TEAM_CODES = replace(TRF_CODES, blank="N", absent=frozenset("N- "))
 TEAM_RECORDS = ("013", "310", "330", "802")  # teams, forfeited matches, results by round
@@ -71,9 +78,16 @@ TAG_NAMES = {
     "052": "end date",
     "122": "time control",
 }
+# The flag that supplies each tournament line the import reads (`import trf`, issue 31); 122
+# and 222 are read by `_time_control`, XXR and 142 by `in_progress`.
+FLAGS = {"012": "--name", "042": "--start", "052": "--end", "122": "--time-control"}
+FLAGS |= {"222": "--time-control", "XXR": "--rounds", "142": "--rounds"}
+SECTION_FIELDS = {"012": "event_name", "042": "start_date", "052": "end_date"}
 _DATE = re.compile(r"(\d{4})[/.-](\d{1,2})[/.-](\d{1,2})")
 _FEDERATION = re.compile(r"[A-Z]{3}")
-_YEAR = re.compile(r"(\d{4})(?:[/.-]0{1,2}[/.-]0{1,2})?")
+_YEAR = re.compile(r"(\d{4})(?:[/.-]?0{1,2}[/.-]?0{1,2})?")
+_COMPACT = re.compile(r"(\d{4})(\d{2})(\d{2})")  # `19880512`, as some programs write it
+_POINTS = re.compile(r"\d{1,3}(?:\.\d)?|\.\d")  # 81-84, "Points (in the form 11.5)"
 _ROUND_DATE = re.compile(r"\b\d{2,4}[/.-]\d{1,2}[/.-]\d{1,4}\b")
 _BYE_NAME = re.compile(r"spielfrei|bye|free|exempt|bye player|pairing-allocated bye", re.I)
 # TRF16 titles: "GM=g, IM=m, WGM=wg, FM=f, WIM=wm, CM=c, WFM=wf, WCM=wc" (also written long).
@@ -85,12 +99,7 @@ TITLES |= {"wc": "WCM"} | {
 
 def read_trf(path: Path) -> TrfReport:
     """Parse a TRF file (UTF-8, else Latin-1); InvalidCommand names the line and column."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InvalidCommand((), f"{path}: no such file") from None
-    except OSError as exc:
-        raise InvalidCommand((), f"{path}: cannot read ({exc})") from None
+    raw = read_bytes(path, "trf")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -123,7 +132,7 @@ def parse_trf(text: str, source: str) -> TrfReport:
                     f"{players[player.start].line}",
                 )
             players[player.start] = player
-        elif line[:3].isdigit() or line[:3] == "XXR":
+        elif line[:3].isdigit() or line[:3] in ("XXR", "XXS"):
             tags.setdefault(line[:3], (number, line[4:].strip()))
             if line[:3] in TEAM_RECORDS:
                 team_lines.setdefault(line[:3], []).append((number, line))
@@ -136,9 +145,11 @@ def parse_trf(text: str, source: str) -> TrfReport:
 
 
 def _round_dates(line: str, number: int, source: str) -> list[date]:
-    """A 132 line's dates of the rounds; one that is no date is refused naming its line."""
+    """A 132 line's dates of the rounds (one written as unknown, `00/00/00`, is left out); one
+    that is no date is refused naming its line."""
+    found = [d for d in _ROUND_DATE.findall(line[3:]) if not header.unknown(d)]
     try:
-        return [header.read_round_date(d) for d in _ROUND_DATE.findall(line[3:])]
+        return [header.read_round_date(d) for d in found]
     except ValueError as exc:
         where = f"{source} line {number}: round date (132, YY/MM/DD)"
         raise InvalidCommand((), f"{where} {exc}") from None
@@ -159,7 +170,7 @@ def _player(line: str, number: int, source: str) -> TrfPlayer:
     if rating and not digits(rating):
         raise InvalidCommand((), f"{where}: FIDE rating {rating!r} (columns 49-52) is not a number")
     sex, title = line[9:10].strip().lower(), line[10:13].strip().lower()
-    if sex not in ("", "m", "w", "f"):
+    if sex not in ("", "m", "w", "f", "u"):
         raise InvalidCommand((), f"{where}: sex {sex!r} (column 10) is not m or w")
     if title and title not in TITLES:
         raise InvalidCommand(
@@ -171,10 +182,13 @@ def _player(line: str, number: int, source: str) -> TrfPlayer:
             (), f"{where}: federation {federation!r} (columns 54-56) is not a FIDE federation code"
         )
     birth_date, birth_year = _birth_date(line[69:79].strip(), where)
+    points = line[80:84].strip().replace(",", ".")  # `1,5` as some programs write it
     rounds: list[Entry] = []
     column = ROUND_COLUMN - 1
     while column < len(line.rstrip()):
         block = line[column : column + ROUND_WIDTH].ljust(ROUND_WIDTH)
+        if block[7] == PENDING:
+            break
         rounds.append(_round(block, len(rounds) + 1, where))
         column += ROUND_WIDTH
     return TrfPlayer(
@@ -189,17 +203,20 @@ def _player(line: str, number: int, source: str) -> TrfPlayer:
         federation=federation or None,
         birth_date=birth_date,
         birth_year=birth_year,
+        points=float(points) if _POINTS.fullmatch(points) else None,
     )
 
 
 def _birth_date(text: str, where: str) -> tuple[date | None, int | None]:
-    """TRF16's `YYYY/MM/DD` (also `YYYY.MM.DD`); a year alone (`1988`, `1988/00/00`) is kept as
-    the birth year, not as a date (the rules age a player from a date)."""
-    if not text:
+    """TRF16's `YYYY/MM/DD` (also `YYYY.MM.DD`, `YYYYMMDD`); a year alone (`1988`,
+    `1988/00/00`) is kept as the birth year, not as a date (the rules age a player from a
+    date). A date programs write for none (blank, `0000`, `0000/00/00`, `00000000`) is
+    unknown (issue 31)."""
+    if header.unknown(text):
         return None, None
     if year := _YEAR.fullmatch(text):
-        return None, int(year[1])
-    match = _DATE.fullmatch(text)
+        return None, int(year[1]) or None
+    match = _DATE.fullmatch(text) or _COMPACT.fullmatch(text)
     try:
         if match is None:
             raise ValueError
@@ -237,34 +254,35 @@ def to_section(
     section_id: str | None = None,
     tournament_id: str | None = None,
     members: Mapping[int, str] | None = None,
+    name: str | None = None,
     time_control: str | None = None,
     start: date | None = None,
     end: date | None = None,
+    rounds: int | None = None,
     online: bool = False,
     rules: str | None = None,
     partial: bool = False,
 ) -> Imported:
-    """The section file content of a TRF; options given replace what the file says.
+    """The section file content of a TRF; options given replace what the file says (`FLAGS`).
 
     `members` gives each starting rank's member id (default: the FIDE id, see `match`). A file
-    whose XXR (or 142) announces more rounds than were played is refused unless `partial`: then
-    the rounds played are the section. In a team file a round without an opponent and without
-    a point is a board the player did not play, not a bye, and a player fielded in no round
-    (`reserves`) is left out.
+    whose XXR (or 142, or `rounds`) announces more rounds than were played is refused unless
+    `partial`: then the rounds played are the section. In a team file a round without an
+    opponent and without a point is a board the player did not play, not a bye, and a player
+    fielded in no round (`reserves`) is left out; every player keeps the file's starting rank
+    (`start`, stored when the ranks are not 1, 2, 3… in order: issue 31).
     """
     origins: dict[FieldPath, str] = {}
     rules = rules or report.embedded_one("rules")
-    name, origins[("event_name",)] = _required(report, "012")
-    start, origins[("start_date",)] = _date_of(report, "042", start, "--start")
-    end, origins[("end_date",)] = _date_of(report, "052", end, "--end")
+    name, start, end = _tournament(report, name, start, end, origins)
     time_control, origins[("time_control",)] = _time_control(report, time_control, rules)
     if section_id is None:
         section_id = report.embedded_one("section") or derived_id(start, name)
     else:
         origins[("section_id",)] = "--section-id"
     tournament_id = tournament_id or report.embedded_one("tournament_id")
-    rounds = report.rounds_played
-    _check_complete(report, rounds, partial)
+    announced, rounds = rounds, report.rounds_played
+    _check_complete(report, rounds, partial, announced)
     if not partial:
         rounds = max(_last_round(p) for p in report.players)
     left_out = {p.start for p in reserves(report, rounds)}
@@ -295,7 +313,7 @@ def to_section(
         "time_control": time_control,
         "start_date": start.isoformat(),
         "end_date": end.isoformat(),
-        "players": [{"id": e.member} for e in entrants],
+        "players": _players(entrants),
         "games": games,
         "byes": byes,
     }
@@ -304,6 +322,29 @@ def to_section(
     if rules is not None:
         data["rules"] = rules
     return Imported(data, report.source, origins)
+
+
+def _players(entrants: Sequence[Entrant]) -> list[dict[str, Any]]:
+    """The section's players in the file's order, each with the file's starting rank when
+    the ranks are not 1, 2, 3… (a reserve left out, the bye's line skipped): the pairing
+    program's numbers, which the crosstable and the exports show (issue 31)."""
+    numbered = [e.number for e in entrants] != list(range(1, len(entrants) + 1))
+    return [{"id": e.member} | ({"start": e.number} if numbered else {}) for e in entrants]
+
+
+def points_disagree(report: TrfReport) -> list[TrfPlayer]:
+    """The players whose points column (81-84) is not the sum of their results' points (a
+    blank column says nothing; a file that declares other points than 1-½-0 is not checked):
+    the file contradicts itself, and the results are what is rated (docs/decisions.md, "A
+    file that contradicts itself")."""
+    if not header.one_half_zero(report.header):
+        return []
+    return [
+        p
+        for p in report.players
+        if p.points is not None
+        and abs(p.points - sum(SCORES.get(e.code, 0.0) for e in p.rounds)) > 1e-9
+    ]
 
 
 def reserves(report: TrfReport, rounds: int | None = None) -> list[TrfPlayer]:
@@ -335,43 +376,98 @@ def team_report(report: TrfReport) -> dict[str, Any] | None:
     return trf_teams.summary(teams, rounds, points, forfeited)
 
 
-def in_progress(report: TrfReport) -> str | None:
-    """Why the file is a tournament still being played (None: it is complete)."""
-    announced = header.rounds_announced(report.header)
-    if announced is None or announced <= report.rounds_played:
+def in_progress(report: TrfReport, rounds: int | None = None) -> str | None:
+    """Why the file is a tournament still being played (None: it is complete): the rounds it
+    has (`rounds`, `--rounds`; else XXR or 142) are more than the rounds played."""
+    played = report.rounds_played
+    said = FLAGS["XXR"] if rounds is not None else "announced (XXR/142)"
+    announced = rounds if rounds is not None else header.rounds_announced(report.header)
+    if announced is None or announced <= played:
         return None
-    return f"{announced} rounds announced (XXR/142), {report.rounds_played} played"
+    return f"{announced} rounds {said}, {played} played"
 
 
-def _check_complete(report: TrfReport, rounds: int, partial: bool) -> None:
-    why = in_progress(report)
+def _check_complete(report: TrfReport, rounds: int, partial: bool, announced: int | None) -> None:
+    if not any(_last_round(p) for p in report.players):
+        raise InvalidCommand(
+            (),
+            f"{report.source}: no round has been played (a file made before round 1 was "
+            "played); there is nothing to import",
+        )
+    if announced is not None and announced < rounds:
+        flag = FLAGS["XXR"]
+        raise InvalidCommand((), f"{flag} {announced}: the file has games in round {rounds}")
+    why = in_progress(report, announced)
     if why is not None and not partial:
         raise InvalidCommand(
             (),
             f"{report.source}: the tournament is in progress ({why}); give --partial to "
-            f"import the {rounds} round{'' if rounds == 1 else 's'} played",
+            f"import the {rounds} round{'' if rounds == 1 else 's'} played, or "
+            f"{FLAGS['XXR']} {rounds} if it had {rounds}",
         )
 
 
-def _required(report: TrfReport, tag: str, option: str | None = None) -> tuple[str, str]:
+def _tournament(
+    report: TrfReport,
+    name: str | None,
+    start: date | None,
+    end: date | None,
+    origins: dict[FieldPath, str],
+) -> tuple[str, date, date]:
+    """The section's name and dates: each flag given, else the file's line (the dates also
+    from the rounds' 132 dates). A file that lacks any (no line, a value it gives as unknown
+    or one that cannot be read) is refused in one line naming the flag for each, and only
+    those (issue 31: "refused in one line that names the flag that supplies what is truly
+    missing")."""
+    missing: dict[str, str] = {}  # flag → why the file does not supply it
+    values: dict[str, Any] = {}
+    readers = (("012", name, _text_of), ("042", start, _date_of), ("052", end, _date_of))
+    for tag, given, read in readers:
+        key = SECTION_FIELDS[tag]
+        if given is not None:
+            values[tag], origins[(key,)] = given, FLAGS[tag]
+            continue
+        try:
+            values[tag], origins[(key,)] = read(report, tag)
+        except ValueError as exc:
+            missing[FLAGS[tag]] = str(exc)
+    if missing:
+        why, flags = "; ".join(missing.values()), ", ".join(missing)
+        raise InvalidCommand((), f"{report.source}: {why}: give {flags}")
+    return values["012"], values["042"], values["052"]
+
+
+def _text_of(report: TrfReport, tag: str) -> tuple[str, str]:
+    """A tournament line's text and place; ValueError when the file has none or gives its
+    value as unknown (blank, `0000/00/00`)."""
     found = report.tag(tag)
-    if found is None or not found[0]:
-        hint = f": give {option}" if option else ""
-        raise InvalidCommand((), f"{report.source}: no {tag} line ({TAG_NAMES[tag]}){hint}")
+    if found is None:
+        raise ValueError(f"no {tag} line ({TAG_NAMES[tag]})")
+    text, where = found
+    if header.unknown(text):
+        raise ValueError(f"{_line(report, where)}: {TAG_NAMES[tag]} unknown ({text!r})")
     return found
 
 
-def _date_of(report: TrfReport, tag: str, given: date | None, option: str) -> tuple[date, str]:
-    if given is not None:
-        return given, option
-    if report.tag(tag) is None and report.round_dates:  # the dates of the rounds (132)
-        first, last = min(report.round_dates), max(report.round_dates)
-        return (first if tag == "042" else last), f"{report.source} (132 round dates)"
-    text, where = _required(report, tag, option)
+def _date_of(report: TrfReport, tag: str) -> tuple[date, str]:
+    """A date's line, else (none, or unknown) the first or last date of the rounds (132);
+    ValueError saying why the file gives none."""
     try:
-        return header.read_date(text), where
+        text, where = _text_of(report, tag)
+    except ValueError:
+        if not report.round_dates:
+            raise
+        days = report.round_dates
+        return (min(days) if tag == "042" else max(days)), f"{report.source} (132 round dates)"
+    try:
+        return header.read_date(text, report.round_dates), where
     except ValueError as exc:
-        raise InvalidCommand((), f"{where}: {TAG_NAMES[tag]} {exc}; give {option}") from None
+        raise ValueError(f"{_line(report, where)}: {TAG_NAMES[tag]} {exc}") from None
+
+
+def _line(report: TrfReport, where: str) -> str:
+    """`line 4` of `file line 4`."""
+    return where.removeprefix(report.source).strip()
 
 
 def _time_control(report: TrfReport, given: str | None, rules: str | None) -> tuple[str, str]:
@@ -380,9 +476,9 @@ def _time_control(report: TrfReport, given: str | None, rules: str | None) -> tu
     gives none records `not given` (the section is recorded and not rated)."""
     if given is not None:
         try:
-            return ledger_time_control(given), "--time-control"
+            return ledger_time_control(given), FLAGS["122"]
         except ValueError as exc:
-            raise InvalidCommand((), f"--time-control: {exc}") from None
+            raise InvalidCommand((), f"{FLAGS['122']}: {exc}") from None
     try:
         found = header.time_control(report.header)
     except ValueError as exc:
@@ -390,7 +486,7 @@ def _time_control(report: TrfReport, given: str | None, rules: str | None) -> tu
         if rules is not None and not reads_time_control(rules):
             return text, where
         raise InvalidCommand(
-            (), f"{exc}; give it with --time-control, e.g. --time-control 90+30"
+            (), f"{exc}; give it with {FLAGS['122']}, e.g. {FLAGS['122']} 90+30"
         ) from None
     if found is None:
         return NOT_GIVEN, report.header.get("122", ("", report.source))[1]

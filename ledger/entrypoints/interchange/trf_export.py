@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ledger.entrypoints.interchange import start_numbers
 from ledger.rules.time_controls import NOT_GIVEN
 
 CODES = {  # the ledger's result → (white's code, black's code)
@@ -38,7 +39,7 @@ NOT_ENTERED = "0000 - -"
 def to_trf(report: Mapping[str, Any], profiles: Mapping[str, Mapping[str, Any]]) -> str:
     """The TRF16 text of a section report (`section --json`), players in report order."""
     ids = [p["id"] for p in report["players"]]
-    start = {pid: n for n, pid in enumerate(ids, start=1)}
+    start = start_numbers(report)
     cells: dict[tuple[str, int], str] = {}
     points = dict.fromkeys(ids, 0.0)
     for g in report["games"]:

@@ -30,6 +30,7 @@ class TrfPlayer:
     federation: str | None = None
     birth_date: date | None = None
     birth_year: int | None = None
+    points: float | None = None  # columns 81-84, as the file gives them (None: none given)
 
 
 @dataclass(frozen=True)

@@ -12,20 +12,21 @@ from __future__ import annotations
 import sqlite3
 import sys
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, closing, contextmanager
+from contextvars import ContextVar, Token
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs
 from wsgiref.types import StartResponse
 
 import msgspec
 
 from ledger.entrypoints.web import ledgerlog, lists, players, sections
-from ledger.entrypoints.web.params import HttpError, When
+from ledger.entrypoints.web.families import Served
+from ledger.entrypoints.web.params import HttpError, When, parameters
 from ledger.entrypoints.web.params import when as asked_when
-from ledger.entrypoints.web.render import BROKEN, FEDERATION, TWIN, Page, render
+from ledger.entrypoints.web.render import BASE, BROKEN, FEDERATION, SWITCH, TWIN, Page, render
 from ledger.entrypoints.web.writes import Door
 from ledger.errors import LedgerError
 from ledger.evidence.remote import DOOR
@@ -34,6 +35,7 @@ from ledger.reading import Readable
 from ledger.rules.families import DEFAULT
 from ledger.rules.families import family as rules_family
 from ledger.store import view_path
+from projections import queries
 from projections.projector import View
 from projections.session import NothingKnownYet, ReadSession, known_moment
 
@@ -56,7 +58,10 @@ SECURITY_HEADERS = [
 
 
 class Site:
-    """The WSGI application: `Site(store, view, family)` is called once per request."""
+    """The WSGI application: `Site(store, view, family)` is called once per request. It serves
+    every family of `families` (all of them when None), each from its own read model: `family`
+    at `/` (its read model `view`, else the one beside the store) and each one under
+    `/<family>/` (ledger/entrypoints/web/families.py)."""
 
     def __init__(
         self,
@@ -64,11 +69,16 @@ class Site:
         view: Path | None = None,
         family: str = DEFAULT,
         busy_ms: int = 1000,
+        families: Sequence[str] | None = None,
         door: Door | None = None,
     ) -> None:
         self.store = store
         self.door = door  # the write door (`serve --writes`), else the site is read-only
-        self.view = view_path(store, view, family)
+        self.served = Served.of(family, families)
+        self.views = {
+            f: view_path(store, view if f == family else None, f) for f in self.served.families
+        }
+        self.view = self.views[family]
         self.family = family
         self.busy_ms = busy_ms  # how long one try waits for a read model another writer holds
         self.static = {p.name: p for p in STATIC.iterdir() if p.suffix in STATIC_TYPES}
@@ -78,55 +88,47 @@ class Site:
     ) -> Iterable[bytes]:
         method = environ.get("REQUEST_METHOD", "GET")
         path = environ.get("PATH_INFO", "/").encode("latin-1").decode("utf-8", "replace")
-        query = {k: v[-1] for k, v in parse_qs(environ.get("QUERY_STRING", "")).items()}
+        asked = environ.get("QUERY_STRING", "")
         if self.door is not None and (path == DOOR or path.startswith(DOOR + "/")):
             return self.door(environ, start_response)  # issue 32: writes, signed
         api = path == "/api" or path.startswith("/api/")
-        try:
-            if method not in ("GET", "HEAD"):
-                raise HttpError("405 Method Not Allowed", "this site is read-only")
-            if path.startswith("/static/"):
-                status, ctype, body = "200 OK", *self._static(path[len("/static/") :])
-            else:
-                route = path[len("/api") :] if api else path
-                asked = environ.get("QUERY_STRING", "")
-                twin = TWIN.set("/api" + route + ("?" + asked if asked else ""))
-                federation = FEDERATION.set(rules_family(self.family).words.federation)
-                found: list[ReadBreak] = []
-                broken = BROKEN.set(found)  # filled as the request's reads stop
-                try:
-                    with breaks_reported(found.append):
-                        answer = self._locked_retry(route, query, api)
-                finally:
-                    TWIN.reset(twin)
-                    FEDERATION.reset(federation)
-                    BROKEN.reset(broken)
-                if api and found and isinstance(answer, dict):
-                    answer = {**answer, "ledger_break": str(found[0])}  # issue 28
-                status = "200 OK"
-                if api:
-                    ctype, body = "application/json", _json(answer)
-                else:
-                    assert isinstance(answer, str)  # a page's HTML (`_answer`)
-                    ctype, body = "text/html; charset=utf-8", answer.encode()
-        except Exception as raised:
-            exc = raised if isinstance(raised, HttpError) else _unexpected(raised)
-            status, extra = exc.status, exc.headers
-            if api:
-                ctype, body = "application/json", _json({"error": exc.message})
-            else:
-                ctype = "text/html; charset=utf-8"
-                page = render(
-                    "error.html", title=exc.status, when=When(), keep=None, message=exc.message
-                )
-                body = page.encode()
-        else:
-            extra = []
+        route = path[len("/api") :] if api else path
+        found: list[ReadBreak] = []
+        with _page(route, asked, found):
+            status, ctype, body, extra = self._respond(method, route, asked, api, found)
         headers = [("Content-Type", ctype), ("Content-Length", str(len(body))), *extra]
         if status.startswith("405"):
             headers.append(("Allow", "GET, HEAD"))
         start_response(status, headers + SECURITY_HEADERS)
         return [b""] if method == "HEAD" else [body]
+
+    def _respond(
+        self, method: str, route: str, asked: str, api: bool, found: list[ReadBreak]
+    ) -> tuple[str, str, bytes, list[tuple[str, str]]]:
+        """(status, content type, body, extra headers) of a request for `route` (without
+        `/api`) with the query string `asked` (refused by its size first); an error as one
+        line, on a page or in JSON."""
+        try:
+            query = parameters(asked)
+            if method not in ("GET", "HEAD"):
+                raise HttpError("405 Method Not Allowed", "this site is read-only")
+            if route.startswith("/static/") and not api:
+                return "200 OK", *self._static(route[len("/static/") :]), []
+            answer = self._page(route, query, api)
+            if api and found and isinstance(answer, dict):
+                answer = {**answer, "ledger_break": str(found[0])}  # issue 28
+            if api:
+                return "200 OK", "application/json", _json(answer), []
+            assert isinstance(answer, str)  # a page's HTML (`_answer`)
+            return "200 OK", "text/html; charset=utf-8", answer.encode(), []
+        except Exception as raised:
+            exc = raised if isinstance(raised, HttpError) else _unexpected(raised)
+            if api:
+                return exc.status, "application/json", _json({"error": exc.message}), exc.headers
+            page = render(
+                "error.html", title=exc.status, when=When(), keep=None, message=exc.message
+            )
+            return exc.status, "text/html; charset=utf-8", page.encode(), exc.headers
 
     def _static(self, name: str) -> tuple[str, bytes]:
         """Only a file listed in `static/` at start-up, by its bare name."""
@@ -135,12 +137,21 @@ class Site:
             raise HttpError("404 Not Found", f"no static file {name!r}")
         return STATIC_TYPES[found.suffix], found.read_bytes()
 
-    def _locked_retry(self, route: str, query: dict[str, str], api: bool) -> object:
+    def _page(self, route: str, query: dict[str, str], api: bool) -> object:
+        """The answer of the family `route` names (the default one without a prefix): its
+        words, its address and its switch set for the page's templates."""
+        SWITCH.get().extend(self.served.homes(asked_when(query)))  # an error page's
+        family, prefix, rest = self.served.split(route)
+        FEDERATION.set(rules_family(family).words.federation)
+        BASE.set(prefix)
+        return self._locked_retry(family, rest, query, api)
+
+    def _locked_retry(self, family: str, route: str, query: dict[str, str], api: bool) -> object:
         """The answer; a read model locked by another writer is tried again briefly, then
         answered 503 with Retry-After."""
         for attempt in range(LOCKED_ATTEMPTS):
             try:
-                return self._answer(route, query, api)
+                return self._answer(family, route, query, api)
             except sqlite3.OperationalError as exc:
                 if "locked" not in str(exc) and "busy" not in str(exc):
                     raise
@@ -152,12 +163,16 @@ class Site:
             [("Retry-After", str(RETRY_AFTER_SECONDS))],
         )
 
-    def _answer(self, route: str, query: dict[str, str], api: bool) -> object:
+    def _answer(self, family: str, route: str, query: dict[str, str], api: bool) -> object:
         """The JSON twin's data (`api`), else the page's HTML: only the one asked for is made
-        (a page's data may be a function, called only for its twin), while the read model
-        is open."""
+        (a page's data may be a function, called only for its twin), while `family`'s read
+        model is open."""
         when = asked_when(query)
-        with self._read(when) as (view, ledger, when):
+        with self._read(family, when) as (view, ledger, when):
+            if not api:
+                lists = [(x.family, x.name) for x in queries.published_lists(view)]
+                switch = self.served.switch(family, route, query, when, lists)
+                SWITCH.get()[:] = switch
             data, page = self._route(route, query, view, ledger, when)
             if api:
                 return data() if callable(data) else data
@@ -187,7 +202,7 @@ class Site:
         if parts[0] == "sections" and len(parts) >= 2:
             return sections.section(view, ledger, "/".join(parts[1:]), when)
         if parts == ["lists"]:
-            return lists.index(view, when)
+            return lists.index(view, when, self.served)
         if parts[0] == "lists" and len(parts) == 2:
             return lists.one(view, ledger, parts[1], query, when)
         if parts == ["log"]:
@@ -197,11 +212,11 @@ class Site:
         raise HttpError("404 Not Found", f"no page at {route}")
 
     @contextmanager
-    def _read(self, when: When) -> Iterator[tuple[View, Readable, When]]:
-        """The read model caught up (or as known at `when`), and the ledger opened read-only;
-        a missing store is never created."""
+    def _read(self, family: str, when: When) -> Iterator[tuple[View, Readable, When]]:
+        """`family`'s read model caught up (or as known at `when`), and the ledger opened
+        read-only; a missing store is never created."""
         try:
-            session = ReadSession.open(self.store, self.view, self.family, self.busy_ms)
+            session = ReadSession.open(self.store, self.views[family], family, self.busy_ms)
         except (LedgerError, ValueError) as exc:
             raise HttpError("503 Service Unavailable", str(exc)) from None
         with closing(session), ExitStack() as stack:
@@ -220,6 +235,26 @@ class Site:
             except NothingKnownYet:
                 raise HttpError("404 Not Found", f"the ledger had no entries at {known}") from None
             yield at.view, session.ledger, replace(when, position=at.position)
+
+
+@contextmanager
+def _page(route: str, asked: str, found: list[ReadBreak]) -> Iterator[None]:
+    """The context a page's templates read, for one request: its JSON twin, the breaks its
+    reads stop at (filled as they stop), and its family's words, address and switch (set by
+    `Site._page` once the family is known)."""
+    tokens: list[tuple[ContextVar[Any], Token[Any]]] = [
+        (TWIN, TWIN.set("/api" + route + ("?" + asked if asked else ""))),
+        (FEDERATION, FEDERATION.set("")),
+        (BASE, BASE.set("")),
+        (SWITCH, SWITCH.set([])),
+        (BROKEN, BROKEN.set(found)),
+    ]
+    try:
+        with breaks_reported(found.append):
+            yield
+    finally:
+        for var, token in reversed(tokens):
+            var.reset(token)
 
 
 def _unexpected(exc: Exception) -> HttpError:

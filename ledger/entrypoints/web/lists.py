@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from datetime import date
 
+from ledger.entrypoints.web.families import Served
 from ledger.entrypoints.web.params import HttpError, When
 from ledger.entrypoints.web.render import Page, html
 from ledger.reading import Readable
+from ledger.rules.families import NAMES
 from ledger.rules.families import family as rules_family
 from projections import queries
 from projections.list_filters import AGE_GROUPS, FILTERS, SEXES, kept, refused
@@ -15,17 +17,24 @@ from projections.projector import View
 from projections.timetravel import NoSuchList, list_view
 
 
-def index(view: View, when: When) -> tuple[object, Page]:
-    """Every list the site's family published, newest first, each linked to its table."""
-    found = list(reversed(queries.published_lists(view, view.family)))
-    data = {"family": view.family, "lists": [x.row() for x in found]}
-    page = html(
-        "lists.html",
-        title=f"{rules_family(view.family).words.federation} rating lists",
-        when=when,
-        keep=None,
-        lists=found,
-    )
+def index(view: View, when: When, served: Served) -> tuple[object, Page]:
+    """Every list each family published, newest first, each linked to its table on its
+    family's pages (a family the site does not serve: named, not linked); the site's family
+    first."""
+    published = queries.published_lists(view)
+    order = sorted(NAMES, key=lambda f: f != view.family)
+    families = [
+        {
+            "family": f,
+            "federation": rules_family(f).words.federation,
+            "address": served.address(f) if f in served.families else None,
+            "lists": [x.row() for x in reversed(published) if x.family == f],
+        }
+        for f in order
+        if f == view.family or any(x.family == f for x in published)
+    ]
+    data = {"family": view.family, "lists": families[0]["lists"], "families": families}
+    page = html("lists.html", title="Rating lists", when=when, keep=None, families=families)
     return data, page
 
 

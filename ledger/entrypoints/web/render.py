@@ -8,7 +8,7 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
-from datetime import datetime
+from datetime import date, datetime
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -18,23 +18,42 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 
 from ledger.entrypoints.web.params import When
 from ledger.log import ReadBreak
+from ledger.rules.families import DEFAULT
+from ledger.rules.families import family as rules_family
 from ledger.rules.rounding import round_half_up
-from ledger.rules.time_controls import known_time_control
 
 TEMPLATES = Path(__file__).with_name("templates")
 # The JSON twin of the page being answered (`/api` + its path and query), set by the site.
 TWIN: ContextVar[str | None] = ContextVar("twin", default=None)
 # The federation whose rules the site shows, set by the site.
 FEDERATION: ContextVar[str] = ContextVar("federation", default="")
+# The address the page's family answers at (`` for the site's default family, else `/fide`…):
+# every link `href` makes stays within it.
+BASE: ContextVar[str] = ContextVar("base", default="")
+# The family switch of the page being answered (ledger/entrypoints/web/families.py `Choice`s).
+SWITCH: ContextVar[list[Any]] = ContextVar("switch")
 BROKEN: ContextVar[Sequence[ReadBreak]] = ContextVar("broken", default=())
 """The breaks the request's reads stopped at (ledger.log.ReadBreak): a banner on every page."""
 
 
 def href(path: str, when: When, **params: object) -> str:
-    """A link that keeps the page's times; path segments are quoted by the caller (`seg`).
-    Returned plain: the template escapes it."""
+    """A link within the page's family (`BASE`) that keeps the page's times; path segments
+    are quoted by the caller (`seg`). Returned plain: the template escapes it."""
+    return within(BASE.get(), path, when, **params)
+
+
+def at(path: str) -> str:
+    """A path within the page's family, without the page's times (a form's action)."""
+    return BASE.get() + path
+
+
+def within(base: str, path: str, when: When, **params: object) -> str:
+    """`href` within the family whose pages start at `base` (a JSON twin's `/api/...` at
+    `/api` + `base` + ...)."""
+    api = path == "/api" or path.startswith("/api/")
+    path = "/api" + base + path[len("/api") :] if api else (base + path if path != "/" else base)
     query = {**{k: v for k, v in params.items() if v is not None}, **when.params()}
-    return path + ("?" + urlencode(query) if query else "")
+    return (path or "/") + ("?" + urlencode(query) if query else "")
 
 
 def seg(text: str) -> str:
@@ -73,12 +92,25 @@ _PERIOD_WORDS = re.compile(r"(?:(?P<moves>\d+)|game|g|sd)\s*/\s*(?P<minutes>\d+)
 _BONUS_WORDS = re.compile(r"(?P<kind>delay|inc|d|\+)\s*/?\s*(?P<seconds>\d+)", re.I)
 
 
-def rate(text: str) -> str:
-    """A time control in words any federation's reader follows, the ledger's notation after
-    it: `40/90, SD/30;+30` → `40 moves in 90 min, then 30 min; 30 s added a move (40/90,
-    SD/30;+30)`. Text the ledger cannot read (or `not given`) is shown as written."""
-    if known_time_control(text) is None:
+def rate(text: str, family: str = DEFAULT, start: str | None = None) -> str:
+    """A time control in words any federation's reader follows, as written after it, read
+    as `family` reads it (FIDE: `90/40+30` is 90 minutes for 40 moves), and the list a
+    section started on `start` at that rate is rated on, in the family's words: `40/90,
+    SD/30;+30` → `40 moves in 90 min, then 30 min; 30 s added a move (40/90, SD/30;+30)`,
+    under FIDE `…; FIDE standard`. Text the family cannot read (or `not given`) is shown as
+    written."""
+    rules = rules_family(family)
+    known = rules.time_control(text)
+    if known is None:
         return text
+    said = _in_words(rules.notation(text))
+    listed = None if start is None else rules.list_for(known.total, date.fromisoformat(start))
+    return f"{said} ({text})" + ("" if listed is None else f"; {rules.words.system(listed)}")
+
+
+def _in_words(text: str) -> str:
+    """A time control in the ledger's notation in words: `40 moves in 90 min, then 30 min;
+    30 s added a move`."""
     periods = list(_PERIOD_WORDS.finditer(text))
     words = [
         f"{m['moves']} moves in {m['minutes']} min"
@@ -91,7 +123,7 @@ def rate(text: str) -> str:
     if bonus is not None:
         delay = bonus["kind"].lower() in ("d", "delay")
         said += f"; {bonus['seconds']} s " + ("delay a move" if delay else "added a move")
-    return f"{said} ({text})"
+    return said
 
 
 def dates(start: str | None, end: str | None) -> str:
@@ -138,7 +170,7 @@ ENV = Environment(
     extensions=["jinja2.ext.do"],
     finalize=lambda value: "" if value is None else value,  # None is an empty cell
 )
-ENV.globals.update(href=href, seg=seg, pager_links=pager)
+ENV.globals.update(href=href, at=at, within=within, seg=seg, pager_links=pager)
 ENV.filters.update(
     score=score,
     moment=moment,
@@ -156,6 +188,8 @@ def render(template: str, **context: Any) -> str:
     context.setdefault("twin", TWIN.get())
     context.setdefault("federation", FEDERATION.get())
     context.setdefault("broken", list(BROKEN.get()))
+    context.setdefault("base", BASE.get())
+    context.setdefault("switch", SWITCH.get([]))
     return ENV.get_template(template).render(**context)
 
 
