@@ -15,10 +15,10 @@ from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.utils import retry
 from psycopg.sql import SQL, Composed, Identifier
 
-from ledger.evidence.appending import Authority, HeldKeys
+from ledger.evidence.appending import Authority, Held, HeldKeys
 from ledger.evidence.chain import Head
 from ledger.evidence.sealing import Signer, WriteTables, receipt, seal
-from ledger.evidence.tables import links_in
+from ledger.evidence.tables import links_in, links_of
 from ledger.evidence.tree import TREE_TABLE, Cached, Row, TreeRows
 from ledger.store import CHAIN_TABLE
 
@@ -63,6 +63,21 @@ class SealingPostgresRecorder(PostgresApplicationRecorder):
                 self.table(self.events_table_name),
             )
         )
+
+    def held_at(self, head: int) -> Held:
+        """The keys and roles the signed log gives at `head`, read in one read transaction."""
+        with links_of(self) as links:
+            return self.held.at(links, head)
+
+    def next_position(self) -> int:
+        """The position the next entry takes if no other write comes first: the events
+        sequence's next value (a write rolled back has used its values: positions skip)."""
+        sequence = self.table(f"{self.events_table_name}_notification_id_seq")
+        with self.datastore.transaction(commit=False) as curs:
+            curs.execute(SQL("SELECT last_value, is_called FROM {}").format(sequence))
+            row = curs.fetchone()
+        assert row is not None
+        return int(row["last_value"]) + (1 if row["is_called"] else 0)
 
     def table(self, name: str) -> Composed:
         """Table `name` in the store's schema."""

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from ledger.entrypoints.web.app import Site
     from ledger.entrypoints.web.follow import Follower
+    from ledger.entrypoints.web.writes import Door
 
 THREADS = 8  # requests answered at once; a request is handed over only once fully read
 CHANNEL_TIMEOUT_SECONDS = 30  # a connection silent this long is closed
@@ -69,6 +70,7 @@ class Server:
         port: int,
         deadline: float = REQUEST_DEADLINE_SECONDS,
         sock: socket.socket | None = None,
+        body: int = MAX_BODY_BYTES,
     ) -> None:
         self.map: dict[int, object] = {}  # waitress' socket map: file number → channel
         self.stopping = threading.Event()
@@ -85,9 +87,9 @@ class Server:
             channel_timeout=CHANNEL_TIMEOUT_SECONDS,
             cleanup_interval=CLEANUP_INTERVAL_SECONDS,
             connection_limit=connection_limit(),
-            max_request_body_size=MAX_BODY_BYTES + 1,  # waitress refuses from this size on
+            max_request_body_size=body + 1,  # waitress refuses from this size on
             max_request_header_size=MAX_HEADER_BYTES,
-            inbuf_overflow=IN_MEMORY_BYTES,
+            inbuf_overflow=max(IN_MEMORY_BYTES, body + 1),  # a body is never spooled to disk
             ident="ratings-ledger",
             clear_untrusted_proxy_headers=True,
         )
@@ -208,7 +210,10 @@ def server(
 ) -> Server:
     """A threaded server for `site` (port 0: any free port; see `server_port`). waitress logs
     nothing per request, so `quiet` changes nothing; it is kept for callers."""
-    return Server(site, host, port, deadline)
+    from ledger.entrypoints.web.writes import MAX_WRITE_BYTES
+
+    body = MAX_WRITE_BYTES if site.door is not None else MAX_BODY_BYTES
+    return Server(site, host, port, deadline, body=body)
 
 
 def _listening(site: Site, host: str, port: int) -> Server:
@@ -250,16 +255,26 @@ def serve(
             "read-only; this process keeps them caught up",
         ),
     ] = 1,
+    writes: Annotated[
+        bool,
+        typer.Option(
+            "--writes",
+            help="Also accept writes signed on the writers' machines (POST /api/v1/writes): "
+            "directors and the office then write with --store https://THIS-HOST",
+        ),
+    ] = False,
 ) -> None:
     """Serve the read-only audit site: players, sections, histories, explain, lists, the log of
     every rules family, each from its own read model kept caught up as entries are appended
-    (`--view` is the default family's)."""
+    (`--view` is the default family's); with --writes, the write door too."""
+    from ledger.entrypoints.web.writes import Door
     from ledger.reading import open_ledger
 
     with reported():
         open_ledger(store).close()  # refuse to start on a store that is not there
     default = rules_family(store, family)  # the family at `/`: else the ledger's (issue 30)
-    site = every_family(store, view, default, families)
+    door = Door(store) if writes else None
+    site = every_family(store, view, default, families, door=door)
     if workers > 1:
         _prefork(site, host, port, workers, families)
         return
@@ -267,7 +282,8 @@ def serve(
     followers = follow(site)
     shown = f"[{host}]" if ":" in host else host
     typer.echo(
-        f"serving http://{shown}:{httpd.server_port}/ (read-only; "
+        f"serving http://{shown}:{httpd.server_port}/ "
+        f"({'writes signed at /api/v1/writes' if writes else 'read-only'}; "
         f"{', '.join(site.served.families)}); Ctrl-C stops"
     )
     try:
@@ -278,19 +294,27 @@ def serve(
         for follower in followers:
             follower.stop()
         httpd.server_close()
+        if door is not None:
+            door.close()
 
 
 def every_family(
-    store: str, view: Path | None, default: str, families: str | None, catches_up: bool = True
+    store: str,
+    view: Path | None,
+    default: str,
+    families: str | None,
+    catches_up: bool = True,
+    door: Door | None = None,
 ) -> Site:
     """The site of every family `--families` names (all when None), `default` at `/` (else
     the first of them: `--families fide` serves FIDE at `/` too); `view` is its read model
-    (caught up by its requests, unless `catches_up` is False: a worker's)."""
+    (caught up by its requests, unless `catches_up` is False: a worker's); `door`, its write
+    door (`--writes`)."""
     from ledger.entrypoints.web.app import Site
 
     served = _served(families)
     first = default if default in served else served[0]
-    return Site(store, view, first, families=served, catches_up=catches_up)
+    return Site(store, view, first, families=served, catches_up=catches_up, door=door)
 
 
 def _prefork(site: Site, host: str, port: int, workers: int, families: str | None) -> None:
@@ -332,8 +356,12 @@ def _prefork(site: Site, host: str, port: int, workers: int, families: str | Non
 def _work(site: Site, sock: socket.socket, families: str | None) -> int:
     """A worker's life: a site of its own that never catches up, answering on `sock` until
     SIGTERM, or until its server is gone (checked every second)."""
-    worker = every_family(site.store, site.views[site.family], site.family, families, False)
-    httpd = Server(worker, "", 0, sock=sock)
+    from ledger.entrypoints.web.writes import MAX_WRITE_BYTES, Door
+
+    door = Door(site.store) if site.door is not None else None  # its own connections
+    worker = every_family(site.store, site.views[site.family], site.family, families, False, door)
+    body = MAX_WRITE_BYTES if door is not None else MAX_BODY_BYTES
+    httpd = Server(worker, "", 0, sock=sock, body=body)
     parent = os.getppid()
     signal.signal(signal.SIGTERM, lambda *_: httpd.shutdown())
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the server, which stops us

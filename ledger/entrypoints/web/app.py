@@ -28,7 +28,9 @@ from ledger.entrypoints.web.params import HttpError, When, parameters
 from ledger.entrypoints.web.params import when as asked_when
 from ledger.entrypoints.web.render import BASE, BROKEN, FEDERATION, SWITCH, TWIN, Page, render
 from ledger.entrypoints.web.sessions import NotModified, Sessions, Validator, build, snapshot, tag
+from ledger.entrypoints.web.writes import Door
 from ledger.errors import LedgerError
+from ledger.evidence.remote import DOOR
 from ledger.log import ReadBreak, breaks_reported
 from ledger.reading import Readable
 from ledger.rules.families import DEFAULT
@@ -71,8 +73,10 @@ class Site:
         busy_ms: int = 1000,
         families: Sequence[str] | None = None,
         catches_up: bool = True,
+        door: Door | None = None,
     ) -> None:
         self.store = store
+        self.door = door  # the write door (`serve --writes`), else the site is read-only
         self.served = Served.of(family, families)
         self.views = {
             f: view_path(store, view if f == family else None, f) for f in self.served.families
@@ -92,6 +96,8 @@ class Site:
         method = environ.get("REQUEST_METHOD", "GET")
         path = environ.get("PATH_INFO", "/").encode("latin-1").decode("utf-8", "replace")
         asked = environ.get("QUERY_STRING", "")
+        if self.door is not None and (path == DOOR or path.startswith(DOOR + "/")):
+            return self.door(environ, start_response)  # issue 32: writes, signed
         api = path == "/api" or path.startswith("/api/")
         route = path[len("/api") :] if api else path
         found: list[ReadBreak] = []
