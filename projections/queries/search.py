@@ -46,15 +46,10 @@ def search_players(view: ReadModel, text: str, limit: int, offset: int = 0) -> d
             kept[to] = min(match, kept.get(to, match))
         found = kept
     named = [pid for pid, match in found.items() if match >= 0]
-    rated = _first_ratings(view, named)
-    sort_names = _sort_names(view, named)
-
-    def rank(pid: str) -> tuple[int, float, str, str]:
-        if found[pid] < 0:  # an id match by id
-            return (found[pid], 0.0, "", pid)
-        return (found[pid], -rated.get(pid, -1.0), sort_names.get(pid, ""), pid)
-
-    page = heapq.nsmallest(offset + max(limit, 0), found, rank)[offset:]
+    rated, sort_names = _first_ratings(view, named), _sort_names(view, named)
+    ranked = [(m, 0.0, "", pid) for pid, m in found.items() if m < 0]  # an id match by id
+    ranked += [(found[p], -rated.get(p, -1.0), sort_names.get(p, ""), p) for p in named]
+    page = [r[3] for r in heapq.nsmallest(offset + max(limit, 0), ranked)[offset:]]
     ratings = current_ratings(view, page)
     shown = dict(
         view.db.execute(
@@ -135,8 +130,8 @@ def _inside(view: ReadModel, typed: str) -> set[str]:
     """The players with a word holding `typed` without accents: a suffix of the word starts
     with it."""
     rows = view.db.execute(
-        "select w.player from name_keys k join name_words w on w.form = ? and w.word = k.word "
-        "where k.kind = ? and k.key >= ? and k.key < ?",
+        "select player from name_words where form = ? and word in "
+        "(select word from name_keys where kind = ? and key >= ? and key < ?)",
         [ACCENTS, SUFFIX, typed, typed + _LAST],
     )
     return {pid for (pid,) in rows}
