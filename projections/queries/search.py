@@ -168,10 +168,8 @@ def _players(view: ReadModel, ids: set[str]) -> set[str]:
 def _sort_names(view: ReadModel, ids: Sequence[str]) -> dict[str, str]:
     """Each of `ids`' name without accents (`names`): the order among players matched alike
     and rated alike."""
-    if len(ids) > _MANY:  # most of the players: one pass over the table
-        wanted = set(ids)
-        rows = view.db.execute("select player, sort_name from names")
-        return {pid: name for pid, name in rows if pid in wanted}
+    if len(ids) > _MANY:  # most of the players: the whole table, read once
+        return dict(view.db.execute("select player, sort_name from names").fetchall())
     rows = view.db.execute(
         "select player, sort_name from names where player in (select value from json_each(?))",
         [json.dumps(list(ids))],
