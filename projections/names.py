@@ -19,7 +19,7 @@ from anyascii import anyascii
 if TYPE_CHECKING:
     from projections.schema import Executes
 
-AS_WRITTEN, ACCENTS, TRANSLITERATED = range(3)  # the forms, `forms`' order
+ACCENTS, TRANSLITERATED = 1, 2  # `forms` after the name as written (0)
 # `name_keys`' kinds: a folded word's suffixes (a word holding a query word starts one of
 # them), a transliterated word with a letter dropped or none (a slip's candidates share one).
 SUFFIX, DROPPED = range(2)
@@ -150,15 +150,16 @@ def rename(conn: Executes, player: str, before: str | None, after: str | None) -
             "delete from name_words where form = ? and word = ? and player = ?",
             [form, word, player],
         )
-        used = "select 1 from name_words where form = ? and word = ? limit 1"
-        if form in KEYED and conn.execute(used, [form, word]).fetchone() is None:
+        if form in KEYED and conn.execute(_USED, [form, word]).fetchone() is None:
             for key in keys(KEYED[form], word):
-                conn.execute(
-                    "delete from name_keys where kind = ? and key = ? and word = ?",
-                    [KEYED[form], key, word],
-                )
+                conn.execute(_DROP_KEY, [KEYED[form], key, word])
     for form, word, _ in sorted(new - old):
         conn.execute("insert into name_words values (?, ?, ?)", [form, word, player])
         for key in keys(KEYED[form], word) if form in KEYED else ():
-            add = "insert or ignore into name_keys values (?, ?, ?)"
-            conn.execute(add, [KEYED[form], key, word])
+            conn.execute(
+                "insert or ignore into name_keys values (?, ?, ?)", [KEYED[form], key, word]
+            )
+
+
+_USED = "select 1 from name_words where form = ? and word = ? limit 1"  # a word still in a name
+_DROP_KEY = "delete from name_keys where kind = ? and key = ? and word = ?"
