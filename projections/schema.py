@@ -164,6 +164,17 @@ def content(family: str) -> dict[str, str]:
     }
 
 
+# The players' names in the forms a search reads them (projections/names.py): made from the
+# `players` rows by the batches that write them, and not content (`CONTENT`: the digest is the
+# profiles'); each lookup of a search is a range scan of a primary key (issue 33).
+NAME_TABLES = {
+    "names": "create table names (player TEXT primary key, sort_name TEXT) without rowid",
+    "name_words": "create table name_words (form INTEGER, word TEXT, player TEXT, "
+    "primary key (form, word, player)) without rowid",
+    "name_keys": "create table name_keys (kind INTEGER, key TEXT, word TEXT, "
+    "primary key (kind, key, word)) without rowid",
+}
+
 # The tables of the ledger's records (the rated tables follow the family: `_create_rated`):
 # each one's columns and primary key, in the order they are made.
 RECORD_TABLES: dict[str, tuple[dict[str, type], str | tuple[str, ...]]] = {
@@ -242,6 +253,8 @@ def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> bool:
             "create table item_players (item_key TEXT, player TEXT, "
             "primary key (item_key, player)) without rowid"
         )
+        for table in NAME_TABLES.values():
+            db.execute(table)
         _create_rated(db, family)
         for index in INDEXES.values():
             db.execute(index)

@@ -188,7 +188,7 @@ def test_a_read_model_of_the_layout_before_is_rebuilt_when_opened(ledger, tmp_pa
     ledger.catch_up(reopened)
     tables = {r[0] for r in reopened.db.execute("select name, type from sqlite_master")}
     assert set(history_store.TABLES) <= tables
-    assert reopened.db["meta"].get("schema")["value"] == SCHEMA_VERSION == "3"
+    assert reopened.db["meta"].get("schema")["value"] == SCHEMA_VERSION == "4"
     assert reopened.digest() == digest
 
 
