@@ -61,7 +61,7 @@ class LiveStandings(Mapping[Key, Standing[object]]):
         columns, cold = self.columns, self.cold
         for key, s in self.hot.items():
             if s.state is None:
-                cold[key] = marshal.dumps((False, *s))
+                cold[key] = marshal.dumps((False, *s[:6], None))
             else:
                 cold[key] = marshal.dumps((True, s.rating, s.games, *columns(s)))
         self.hot = {}
