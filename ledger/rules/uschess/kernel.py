@@ -85,13 +85,14 @@ def rate_columns(
 
 _COMPILED: list[Kernel | None] = []  # the compiled twin once imported (None without numba)
 
-# Games a replay rates by the pure kernel before it loads the compiled one, when neither is
-# asked for: loading numba and the kernel's machine code cost 1.0-1.3 s of CPU on the shared
-# 2-core machine (0.45 s idle), and the compiled kernel saved 3.0 µs of CPU a game (the 100k
-# ledger's 1,528 sections, 114,554 games: 0.633 s pure, 0.288 s compiled), so the load is
-# repaid after 330,000-430,000 games (150,000 idle). Rating this many first bounds what a
-# replay of unknown length loses either way (docs/benchmarks/replay.md, "The automatic
-# kernel"); a catch-up or the 100k ledger never loads it.
+# Games (a dual-rated one once per system) a replay rates by the pure kernel before it loads
+# the compiled one, when neither is asked for: loading numba and the kernel's machine code
+# cost 1.0-1.3 s of CPU on the shared 2-core machine (0.45 s idle), and the compiled kernel
+# saved 3.4 µs of CPU a game (the 100k ledger's 1,528 sections: 0.633 s pure, 0.288 s
+# compiled), so the load is repaid after 290,000-380,000 games (about 240,000 idle). Rating
+# this many first bounds what a replay of unknown length loses either way
+# (docs/benchmarks/replay.md, "The automatic kernel"); a catch-up or the 100k ledger never
+# loads it.
 COMPILED_AFTER_GAMES = 300_000
 
 
