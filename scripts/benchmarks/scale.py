@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import sqlite3
 import statistics
 import subprocess
@@ -86,6 +87,9 @@ def compare_replay(store: str, view: Path, workdir: Path, repeats: int) -> dict:
         cpu = sum(after[i] - before[i] for i in (2, 3))  # children's user and system
         samples.append((wall, cpu))
         changed = json.loads(out.stdout)["compare"]["changed"]
-        for made in workdir.glob(f"{to.name}*"):  # the link, the file behind it, its lock
-            made.unlink()
+        for made in workdir.glob(f"{to.name}*"):  # the link, the file behind it, its lock…
+            if made.is_dir() and not made.is_symlink():  # its checkpoints
+                shutil.rmtree(made)
+            else:
+                made.unlink()
     return {"rule": " ".join(CHANGED_RULE), "ratings_changed": changed, "seconds": summary(samples)}
