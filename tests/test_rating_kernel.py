@@ -156,8 +156,9 @@ def test_without_numba_the_pure_python_kernel_rates_every_section(monkeypatch):
 
 
 def test_the_compiled_kernel_rates_only_when_asked_for(monkeypatch):
-    # docs/decisions.md: the compiled kernel is opt-in (RATINGS_LEDGER_KERNEL=compiled), for
-    # the memory it costs; the pure kernel never loads numba.
+    # docs/decisions.md: the compiled kernel rates only when the rater asks for it (past a
+    # replay's first COMPILED_AFTER_GAMES games, or RATINGS_LEDGER_KERNEL=compiled), for the
+    # memory it costs; the pure kernel never loads numba.
     monkeypatch.setattr(kernel, "_COMPILED", [])
     section = generated(random.Random(2), 20, 5)
     rate_columns(*section, 12.0, True, False)
