@@ -289,6 +289,8 @@ DOOR_TYPES: dict[str, Any] = {
     "fide_rating": FideRating,
     "federation": Federation,
     "birth_year": Annotated[int, Field(ge=1850, le=2100)],
+    "fide_k": Literal[10, 15, 20, 25, 30, 40],  # every K of B.02 8.3.3 and 8.56 since 2009
+    "fide_flags": Literal["i", "w", "wi"],  # FIDE's list: inactive, woman, both
     "reported_rating": ReportedRating,
     "cfc_rating": CfcRating,
     "section_players": Annotated[list[SectionPlayer], Field(min_length=2), _PLAYERS],

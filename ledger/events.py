@@ -115,7 +115,12 @@ class ReportedRecord(msgspec.Struct, frozen=True, kw_only=True):
 
 
 # Profile fields added in issue 20, left out when not given: older profiles keep their bytes.
-LATER_PROFILE_FIELDS = ("federation", "birth_year", "reported_rating")
+LATER_PROFILE_FIELDS = (
+    "federation",
+    "birth_year",
+    "reported_rating",
+    *("fide_k", "fide_reached_2400", "fide_flags"),  # issue 30: FIDE's own inputs
+)
 
 
 class PlayerRegistered(Fact, frozen=True, kw_only=True):
@@ -140,6 +145,11 @@ class PlayerRegistered(Fact, frozen=True, kw_only=True):
     federation: Annotated[str | None, Door("federation")] = None
     birth_year: Annotated[int | None, Door("birth_year")] = None
     reported_rating: Annotated[ReportedRecord | None, Door("reported_rating")] = None
+    # issue 30: his K on FIDE's standard list (B.02 8.3.3), whether his published FIDE rating
+    # has reached 2400, and his flags on FIDE's list (`i` inactive, `w` woman, `wi`)
+    fide_k: Annotated[int | None, Door("fide_k")] = None
+    fide_reached_2400: Flag | None = None
+    fide_flags: Annotated[str | None, Door("fide_flags")] = None
 
 
 class PlayerProfileUpdated(PlayerRegistered, frozen=True, kw_only=True):
@@ -163,6 +173,7 @@ class OpeningBalanceRecorded(Fact, frozen=True, kw_only=True):
     """A player's record in one system when the federation moved onto the ledger."""
 
     verb = "opening-balance"
+    later = ("k",)
     item = Makes(
         "opening", lambda f, pos: f"opening:{f.member_id}:{f.system}", lambda f: (f.as_of, f.as_of)
     )
@@ -182,6 +193,7 @@ class OpeningBalanceRecorded(Fact, frozen=True, kw_only=True):
     money_floor: Floor | None = None
     director_floor: Floor | None = None
     ceiling: Rating | None = None
+    k: Annotated[int | None, Door("fide_k")] = None  # issue 30: his K on FIDE's list, as listed
 
 
 # Sections and matches

@@ -58,6 +58,7 @@ def test_an_opening_balance_records_every_given_number_of_the_player_in_that_sys
         "money_floor": 1800,
         "director_floor": None,
         "ceiling": None,
+        "k": None,  # issue 30: FIDE's K, not given
     }
 
 
