@@ -92,6 +92,9 @@ class Fact(msgspec.Struct, frozen=True, kw_only=True):
     unvoidable: ClassVar[str | None] = None
     later: ClassVar[tuple[str, ...]] = ()
     read: ClassVar[bool] = True
+    # later fields left out of the read model's payloads while None (issue 30: its bytes, and
+    # so its digests, stay as they were for a ledger that records none)
+    omitted: ClassVar[tuple[str, ...]] = ()
 
 
 # Players
@@ -128,6 +131,7 @@ class PlayerRegistered(Fact, frozen=True, kw_only=True):
 
     verb = "register"
     later = ("fide_id", "title", "sex", "club", *LATER_PROFILE_FIELDS)
+    omitted = ("fide_k", "fide_reached_2400", "fide_flags")
 
     member_id: Annotated[str, Door("member", "id")]
     name: Text | None = None
@@ -173,7 +177,7 @@ class OpeningBalanceRecorded(Fact, frozen=True, kw_only=True):
     """A player's record in one system when the federation moved onto the ledger."""
 
     verb = "opening-balance"
-    later = ("k",)
+    later = omitted = ("k",)
     item = Makes(
         "opening", lambda f, pos: f"opening:{f.member_id}:{f.system}", lambda f: (f.as_of, f.as_of)
     )
@@ -524,6 +528,9 @@ def decode(type_: str, state: bytes | None = None, payload: object = None) -> Fa
 def to_payload(fact: Fact) -> dict[str, Any]:
     """The fact as plain JSON values, lists for arrays (the shape of the stored payload)."""
     payload: dict[str, Any] = msgspec.json.decode(_ENCODER.encode(fact))
+    for name in type(fact).omitted:
+        if payload[name] is None:
+            del payload[name]
     return payload
 
 
@@ -532,6 +539,8 @@ _ENCODER = msgspec.json.Encoder(order="sorted")
 
 def encode(fact: Fact) -> bytes:
     """The fact as compact JSON, keys sorted (the read model's `items.payload`)."""
+    if type(fact).omitted:
+        return _ENCODER.encode(to_payload(fact))
     return _ENCODER.encode(fact)
 
 
