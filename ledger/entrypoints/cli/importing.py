@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from ledger.application import RatingsLedger
     from ledger.commands import RegisterPlayer, SubmitSection
     from ledger.entrypoints.interchange import Imported
+    from ledger.entrypoints.interchange.fide_list import Plan
     from ledger.entrypoints.interchange.trf_players import Match
     from ledger.entrypoints.interchange.trf_records import TrfPlayer, TrfReport
     from ledger.log import LedgerEntry
@@ -359,16 +360,16 @@ def import_fide_list(
     profile (issue 30)."""
     from ledger.application import RatingsLedger
     from ledger.entrypoints.interchange import fide_list
+    from ledger.errors import InvalidCommand
 
     with reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
         listed = fide_list.read_list(file)
         day = _day("--as-of", as_of) or listed.as_of
         if day is None:
-            from ledger.errors import InvalidCommand
-
             raise InvalidCommand((), f"{file}: the list's date is not in its name; give --as-of")
-        members = {fid: m for m, fid in _registered(ledger).items() if fid is not None}
-        members |= {r.fide_id: r.fide_id for r in listed.rows if ledger.is_registered(r.fide_id)}
+        registered = _registered(ledger)  # as `import trf`: his profile's FIDE id, else his id
+        members = {r.fide_id: r.fide_id for r in listed.rows if r.fide_id in registered}
+        members |= {fid: m for m, fid in registered.items() if fid is not None}
         known = set(members.values())
         planned = fide_list.plan(listed.rows, day, members, *_records_of(ledger, known), register)
         entries = _record_list(ledger, planned, actor)
@@ -402,7 +403,7 @@ def _records_of(
     return profiles, balances
 
 
-def _record_list(ledger: RatingsLedger, planned: Any, actor: str) -> list[LedgerEntry]:
+def _record_list(ledger: RatingsLedger, planned: Plan, actor: str) -> list[LedgerEntry]:
     """Every command validated first (one bad row: nothing appended), then the profiles and
     the balances appended (a preview, which keeps no registration, checks the balances of
     the players it would register by their door only)."""
@@ -422,7 +423,7 @@ def _record_list(ledger: RatingsLedger, planned: Any, actor: str) -> list[Ledger
     return entries
 
 
-def _list_report(summary: dict[str, Any], planned: Any, as_json: bool, verbose: bool) -> None:
+def _list_report(summary: dict[str, Any], planned: Plan, as_json: bool, verbose: bool) -> None:
     """One summary line (or the JSON); `--verbose`: each profile, balance and row left."""
     import json
 
