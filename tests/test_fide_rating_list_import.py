@@ -131,3 +131,17 @@ def test_a_second_import_keeps_the_first_opening_balances(ledger, store_url):
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["opening_balances"] == 0
     assert json.loads(result.output)["skipped"] == 3
+
+
+def test_a_bad_row_is_refused_in_one_line_naming_it_and_nothing_is_appended(
+    ledger, store_url, tmp_path
+):
+    # common rules: every error is one line (exit 2, bad input); a refused write appends nothing.
+    rows = COMBINED.read_text().splitlines()
+    bad = tmp_path / "players_list_foa.txt"
+    bad.write_text(rows[0] + "\n" + rows[1] + "\n" + rows[1].replace("2676", "26x6") + "\n")
+    before = len(list(read_entries(ledger)))
+    result = run(store_url, str(bad), "--as-of", "2026-08-01", "--register-players")
+    assert result.exit_code == 2
+    assert result.output == f"error: {bad}:3: SRtng '26x6' is not a number\n"
+    assert len(list(read_entries(ledger))) == before
