@@ -269,7 +269,7 @@ def test_bad_requests_get_a_clear_status_on_the_page_and_its_twin(site, path, qu
     assert get(site, path, query).status == status
     twin = get(site, "/api" + path, query)
     assert twin.status == status
-    assert twin.json()["error"]
+    assert twin.json()["detail"]  # problem details (RFC 9457, issue 32)
 
 
 @pytest.mark.parametrize(("path", "query"), [*PAGES, ("/sections/MAR", "")])

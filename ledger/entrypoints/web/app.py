@@ -22,12 +22,14 @@ from urllib.parse import parse_qs
 from wsgiref.types import StartResponse
 
 import msgspec
+from pydantic import BaseModel
 
-from ledger.entrypoints.web import ledgerlog, lists, players, sections
+from ledger.entrypoints.web import answers, openapi, routes
 from ledger.entrypoints.web.families import Served
 from ledger.entrypoints.web.params import HttpError, When
 from ledger.entrypoints.web.params import when as asked_when
-from ledger.entrypoints.web.render import BASE, BROKEN, FEDERATION, SWITCH, TWIN, Page, render
+from ledger.entrypoints.web.render import API, BASE, BROKEN, FEDERATION, SWITCH, TWIN, render
+from ledger.entrypoints.web.routes import Asked
 from ledger.errors import LedgerError
 from ledger.log import ReadBreak, breaks_reported
 from ledger.reading import Readable
@@ -41,6 +43,7 @@ from projections.session import NothingKnownYet, ReadSession, known_moment
 __all__ = ["Site", "HttpError", "When"]
 
 STATIC = Path(__file__).with_name("static")
+PROBLEM = "application/problem+json"
 STATIC_TYPES = {".css": "text/css; charset=utf-8", ".svg": "image/svg+xml"}
 LOCKED_ATTEMPTS = 3  # a read model locked by a writer: tries before answering 503
 LOCKED_PAUSE_SECONDS = 0.2
@@ -86,8 +89,7 @@ class Site:
         method = environ.get("REQUEST_METHOD", "GET")
         path = environ.get("PATH_INFO", "/").encode("latin-1").decode("utf-8", "replace")
         query = {k: v[-1] for k, v in parse_qs(environ.get("QUERY_STRING", "")).items()}
-        api = path == "/api" or path.startswith("/api/")
-        route = path[len("/api") :] if api else path
+        api, route = _api(path)
         found: list[ReadBreak] = []
         with _page(route, environ.get("QUERY_STRING", ""), found):
             status, ctype, body, extra = self._respond(method, route, query, api, found)
@@ -107,17 +109,19 @@ class Site:
                 raise HttpError("405 Method Not Allowed", "this site is read-only")
             if route.startswith("/static/") and not api:
                 return "200 OK", *self._static(route[len("/static/") :]), []
+            if api and route == "/" + openapi.DOCUMENT:
+                return "200 OK", "application/json", openapi.text().encode(), []
             answer = self._page(route, query, api)
-            if api and found and isinstance(answer, dict):
-                answer = {**answer, "ledger_break": str(found[0])}  # issue 28
-            if api:
-                return "200 OK", "application/json", _json(answer), []
+            if isinstance(answer, BaseModel):  # a JSON twin
+                if found:
+                    answer = answer.model_copy(update={"ledger_break": str(found[0])})  # issue 28
+                return "200 OK", "application/json", _json(answers.dump(answer)), []
             assert isinstance(answer, str)  # a page's HTML (`_answer`)
             return "200 OK", "text/html; charset=utf-8", answer.encode(), []
         except Exception as raised:
             exc = raised if isinstance(raised, HttpError) else _unexpected(raised)
             if api:
-                return exc.status, "application/json", _json({"error": exc.message}), exc.headers
+                return exc.status, PROBLEM, _json(answers.dump(_problem(exc))), exc.headers
             page = render(
                 "error.html", title=exc.status, when=When(), keep=None, message=exc.message
             )
@@ -166,43 +170,11 @@ class Site:
                 lists = [(x.family, x.name) for x in queries.published_lists(view)]
                 switch = self.served.switch(family, route, query, when, lists)
                 SWITCH.get()[:] = switch
-            data, page = self._route(route, query, view, ledger, when)
+            page, values = routes.route(route)
+            data, html = page.page(Asked(view, ledger, values, query, when, self.served))
             if api:
-                return data() if callable(data) else data
-            return page()
-
-    def _route(
-        self, route: str, query: dict[str, str], view: View, ledger: Readable, when: When
-    ) -> tuple[object, Page]:
-        """The page at `route`: its data and its HTML, not rendered yet."""
-        parts = [p for p in route.split("/") if p]
-        if not parts:
-            return sections.home(view, when)
-        if parts == ["players"]:
-            return players.search(view, query, when)
-        if parts[0] == "players" and len(parts) == 2:
-            return players.player(view, parts[1], when)
-        if parts[0] == "players" and len(parts) == 3 and parts[2] == "history":
-            return players.history(view, parts[1], query.get("system"), when)
-        if parts[0] == "players" and len(parts) == 3 and parts[2] == "explain":
-            return players.explain(view, parts[1], query, when)
-        if parts[0] == "players" and len(parts) == 4 and parts[2] == "lists":
-            return players.on_list(view, ledger, parts[1], parts[3], when)
-        if parts[0] == "players" and parts[2:3] == ["lists"] and parts[4:] == ["proof"]:
-            return players.proof(view, ledger, parts[1], parts[3], query.get("system"), when)
-        if parts == ["sections"]:
-            return sections.index(view, query, when)
-        if parts[0] == "sections" and len(parts) >= 2:
-            return sections.section(view, ledger, "/".join(parts[1:]), when)
-        if parts == ["lists"]:
-            return lists.index(view, when, self.served)
-        if parts[0] == "lists" and len(parts) == 2:
-            return lists.one(view, ledger, parts[1], query, when)
-        if parts == ["log"]:
-            return ledgerlog.log(ledger, query, when)
-        if parts == ["problems"]:
-            return ledgerlog.problems(view, when)
-        raise HttpError("404 Not Found", f"no page at {route}")
+                return page.adapter.validate_python(data() if callable(data) else data)
+            return html()
 
     @contextmanager
     def _read(self, family: str, when: When) -> Iterator[tuple[View, Readable, When]]:
@@ -236,7 +208,7 @@ def _page(route: str, asked: str, found: list[ReadBreak]) -> Iterator[None]:
     reads stop at (filled as they stop), and its family's words, address and switch (set by
     `Site._page` once the family is known)."""
     tokens: list[tuple[ContextVar[Any], Token[Any]]] = [
-        (TWIN, TWIN.set("/api" + route + ("?" + asked if asked else ""))),
+        (TWIN, TWIN.set(API + route + ("?" + asked if asked else ""))),
         (FEDERATION, FEDERATION.set("")),
         (BASE, BASE.set("")),
         (SWITCH, SWITCH.set([])),
@@ -248,6 +220,24 @@ def _page(route: str, asked: str, found: list[ReadBreak]) -> Iterator[None]:
     finally:
         for var, token in reversed(tokens):
             var.reset(token)
+
+
+def _api(path: str) -> tuple[bool, str]:
+    """Whether `path` asks for JSON, and the page it asks for: `/api/v1/...` (the versioned
+    API, issue 32) and `/api/...` (its unversioned alias) both answer the page at `...`."""
+    for prefix in (API, "/api"):
+        if path == prefix or path.startswith(prefix + "/"):
+            return True, path[len(prefix) :]
+    return False, path
+
+
+def _problem(exc: HttpError) -> answers.ProblemDetails:
+    """An API error as problem details (RFC 9457): no type of its own (`about:blank`), so the
+    title is the status's phrase; the detail is the error's one line."""
+    code, _, phrase = exc.status.partition(" ")
+    return answers.ProblemDetails(
+        type="about:blank", title=phrase, status=int(code), detail=exc.message
+    )
 
 
 def _unexpected(exc: Exception) -> HttpError:
