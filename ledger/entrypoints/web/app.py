@@ -3,8 +3,10 @@
 Every page takes `?as_of=YYYY-MM-DD` (ratings after every item that ended on or before that
 day) and `?as_known_at=ISO` (the read model as the ledger stood then). Everything shown is
 escaped (Jinja2 autoescape, templates in `templates/`); only GET and HEAD are answered; only
-the files of `static/` are served. The pages live in `players.py`, `sections.py` and
-`ledgerlog.py`; this module routes a request to one and answers it as HTML or JSON.
+the files of `static/` are served. The pages live in `players.py`, `sections.py`,
+`lists.py` and `ledgerlog.py`, listed in `routes.py`; this module routes a request to one and
+answers it as HTML or as JSON (issue 32: at `/api/v1/...`, and `/api/...` its unversioned
+alias; the twin validated into its model of `answers.py`; an error as problem details).
 """
 
 from __future__ import annotations
