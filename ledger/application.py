@@ -26,7 +26,7 @@ from ledger.evidence.signing import KeyRefused, public_text
 from ledger.evidence.tables import links_of as chain_links
 from ledger.log import LedgerEntry, to_entry
 from ledger.roles import NotInitialized, Verb, authorize
-from ledger.store import APP_NAME, redacted, store_env, store_url
+from ledger.store import APP_NAME, open_failure, reach, redacted, store_env, store_url
 from ledger.writes.asides import AsideWrites
 from ledger.writes.decisions import DecisionWrites
 from ledger.writes.lists import ListWrites
@@ -68,11 +68,11 @@ class RatingsLedger(Application[UUID]):
         self.read_only = read_only
         self.receipt: Head | None = None  # the chain's link after the last write, DIGEST@POS
         self._checked: tuple[int, Held] | None = None  # the keys and roles read at a head
+        reach(self.store)
         try:
             super().__init__(env=store_env(self.store, self.name, read_only))
         except (PersistenceError, OSError) as exc:
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise StoreError(f"cannot open store {redacted(self.store)}: {first}") from None
+            raise open_failure(self.store, exc) from None
         self.records = Records(self.repository, self.recorder, self.store)
         self.players = PlayerWrites(self)
         self.sections = SectionWrites(self)

@@ -38,8 +38,50 @@ BONUS_MULTIPLIER = Bound(50, 100.0)  # the bonus multiplier B (§4.2), 6–14 in
 MAX_INTEGER = 2**62  # a ledger position, or any count a command takes (a 64-bit row id)
 MAX_SECTION_GAMES = 20_000  # games in one section or match (the largest opens play ~7,000)
 MAX_SECTION_PLAYERS = 5_000  # players in one section
-MAX_FILE_BYTES = 8 * 1024 * 1024  # a command file larger than this is refused unread
 MAX_CONVERSION_SLOPE = 5  # a rating conversion's slope; intercepts lie within ±RATING.door
+
+
+class InputLimit(NamedTuple):
+    """The most bytes one input may hold: past it, it is refused unread (ledger/inputs.py)."""
+
+    what: str  # what the input is, as the refusal names it
+    size: int  # bytes
+
+
+KIB = 1024
+MIB = 1024 * KIB
+# Inputs, each refused by its size before anything else is read of it (README: Reliability)
+INPUT_LIMITS = {
+    "json": InputLimit("a JSON file", 8 * MIB),  # command, estimate, proof, anchor files
+    "trf": InputLimit("a TRF file", 8 * MIB),
+    "dbf": InputLimit("a US Chess DBF file", 8 * MIB),  # each of THEXPORT, TSEXPORT, TDEXPORT
+    "map": InputLimit("a --map file", 8 * MIB),
+    "key": InputLimit("a key, trust or checkpoint file", 64 * KIB),  # a PEM key: 119 bytes
+    "query": InputLimit("a web query string", 8 * KIB),  # a longer one is 414
+}
+
+
+def size_text(size: int) -> str:
+    """8388608 → '8 MiB', 65536 → '64 KiB' (a limit as the README writes it)."""
+    for unit, name in ((MIB, "MiB"), (KIB, "KiB")):
+        if size >= unit and size % unit == 0:
+            return f"{size // unit} {name}"
+    return f"{size:,} bytes"
+
+
+def limits_sentence() -> str:
+    """The README's sentence on the input limits, made from `INPUT_LIMITS`
+    (tests/test_input_limits.py checks the README holds it)."""
+    by_size: dict[int, list[str]] = {}
+    for limit in INPUT_LIMITS.values():
+        by_size.setdefault(limit.size, []).append(limit.what)
+    parts = [f"{size_text(size)} for {_listed(whats)}" for size, whats in by_size.items()]
+    return "Inputs over their size limit (" + "; ".join(parts) + ")"
+
+
+def _listed(whats: list[str]) -> str:
+    return whats[0] if len(whats) == 1 else ", ".join(whats[:-1]) + " or " + whats[-1]
+
 
 # Numbers on the read side only
 MAX_PARAMETER = 1e6  # any other number in a rules amendment's value

@@ -15,9 +15,7 @@ from pydantic_core import ErrorDetails
 
 from ledger import bounds, events
 from ledger import plausibility as plausible
-from ledger.bounds import MAX_FILE_BYTES
 from ledger.door import (
-    DEFAULT_FAMILY,
     OVERRIDE_NEEDS_VALUE,
     Bye,
     Command,
@@ -27,8 +25,10 @@ from ledger.door import (
     RecordId,
     SectionPlayer,
     door,
+    online_system,
 )
 from ledger.errors import InvalidCommand, field_path
+from ledger.inputs import read_text
 from ledger.rules import families
 from ledger.rules.conversion import Conversion
 from ledger.rules.families import reads_time_control
@@ -91,7 +91,7 @@ def _check_dates(start: date, end: date) -> None:
 def _check_system(system: str | None, online: bool) -> None:
     if system is None:
         return
-    system_online = system in DEFAULT_FAMILY.online_systems
+    system_online = online_system(system)
     if system_online != online:
         kind = "an online" if system_online else "an over-the-board"
         raise FieldError(
@@ -264,6 +264,11 @@ class SetAside(door(events.EntrySetAside)):  # type: ignore[misc]
     """Set aside entries that fail verification (directors only; issue 28)."""
 
 
+class SetFamily(door(events.FederationChanged)):  # type: ignore[misc]
+    """The rules family the ledger rates under by default (`init --family`, `set-family`;
+    issue 30): one of the known families."""
+
+
 _ACTOR = TypeAdapter(Annotated[str, plausible.text(bounds.MAX_ACTOR)], config=Command.model_config)
 _REASON = TypeAdapter(Reason, config=Command.model_config)
 _RECORD_ID_ADAPTER = TypeAdapter(RecordId, config=Command.model_config)
@@ -341,13 +346,9 @@ def load_file(path: Path, model: type[M]) -> tuple[list[M], bool]:
 
     The whole file is validated before anything is returned: one bad item rejects the file.
     """
+    text = read_text(path, "json")
     try:
-        size = path.stat().st_size
-        data = None if size > MAX_FILE_BYTES else json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InvalidCommand((), f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidCommand((), f"{path}: cannot read ({exc})") from None
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InvalidCommand(
             (), f"{path}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
@@ -355,12 +356,6 @@ def load_file(path: Path, model: type[M]) -> tuple[list[M], bool]:
     except (ValueError, RecursionError) as exc:
         # a number of more than 4,300 digits, or nesting deeper than the parser's stack
         raise InvalidCommand((), f"{path}: not valid JSON ({str(exc)[:100]})") from None
-    if size > MAX_FILE_BYTES:
-        raise InvalidCommand(
-            (),
-            f"{path}: {size:,} bytes; the limit is {MAX_FILE_BYTES:,} (MAX_FILE_BYTES) — "
-            "split it into several files",
-        )
     if not isinstance(data, list):
         return [parse(model, data)], False
     if not data:

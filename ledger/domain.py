@@ -278,16 +278,18 @@ class SetAside(Aggregate):
 class Roles(Aggregate):
     """Who holds which role, and each holder's public key (`ledger.evidence.signing`): created
     by `init`, which also makes its actor the first director. A grant with a new key rotates the
-    holder's key; a holder who loses their last role loses their key too."""
+    holder's key; a holder who loses their last role loses their key too. It holds the ledger's
+    federation too (`family`, None: set up before issue 30), which a director changes."""
 
     @staticmethod
     def create_id() -> UUID:
         return ROLES_KEY
 
     @fact(events.LedgerInitialized)
-    def __init__(self, actor: str, public_key: str | None) -> None:
+    def __init__(self, actor: str, public_key: str | None, family: str | None) -> None:
         self.held: dict[str, set[str]] = {}
         self.keys: dict[str, str] = {actor: public_key} if public_key else {}
+        self.family = family
 
     @fact(events.RoleGranted)
     def grant(self, holder: str, role: str, public_key: str | None, **_: object) -> None:
@@ -300,6 +302,10 @@ class Roles(Aggregate):
         self.held.setdefault(holder, set()).discard(role)  # a forged revocation never crashes
         if not self.held[holder]:
             self.keys.pop(holder, None)
+
+    @fact(events.FederationChanged)
+    def change_family(self, family: str, **_: object) -> None:
+        self.family = family
 
     def roles_of(self, holder: str) -> frozenset[str]:
         return frozenset(self.held.get(holder, ()))

@@ -44,9 +44,8 @@ NORMALIZED_RESULTS = {"½-½": "1/2-1/2"}
 FORFEITS = ("1F-0F", "0F-1F")
 RESULTS = {r: NORMALIZED_RESULTS.get(r, r) for r in (*RATED_RESULTS, *FORFEITS)}
 RESULT_CHOICES = ", ".join(dict.fromkeys(RESULTS.values()))
-# A write's `system` names a system of the default family; a section's `rules` hint names a
-# family or one of any family's versions (each family's reader honours its own).
-DEFAULT_FAMILY = families.family(families.DEFAULT)
+# A write's `system` names any family's system; a section's `rules` hint names a family or one
+# of any family's versions (each family's reader honours its own).
 RULES_HINTS = (*RULES_FAMILIES, *(v for f in families.every() for v in f.versions))
 
 
@@ -96,10 +95,22 @@ def _score(value: object) -> object:
     return value
 
 
+def _systems() -> tuple[str, ...]:
+    """Every family's rating systems (`Family.systems`), families in order: a section's or a
+    record's `system` names one of them (issue 30: not only US Chess's)."""
+    return tuple(dict.fromkeys(s for f in families.every() for s in f.systems))
+
+
 def _system(value: object) -> object:
-    if isinstance(value, str) and value in DEFAULT_FAMILY.systems:
+    systems = _systems()
+    if isinstance(value, str) and value in systems:
         return str(value)
-    raise ValueError(f"{value!r} is not one of {', '.join(DEFAULT_FAMILY.systems)}")
+    raise ValueError(f"{value!r} is not one of {', '.join(systems)}")
+
+
+def online_system(system: str) -> bool:
+    """Whether `system` is a system of online play in its family (`Family.online_systems`)."""
+    return any(system in f.online_systems for f in families.every())
 
 
 def _opening_lists() -> tuple[str, ...]:

@@ -39,9 +39,13 @@ class ConflictError(LedgerError):
     """Other writers kept changing the same records; retrying the command may succeed."""
 
 
-class Contradiction(ConflictError):
+class Contradiction(InvalidCommand):
     """A write the ledger's records contradict (two records of one person who played each
-    other, or whose profiles cannot both be true); nothing was appended."""
+    other, or whose profiles cannot both be true); nothing was appended. Bad input for the
+    ledger's state (exit 2, as the README's codes give it: 3 is for writers racing)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__((), message)
 
 
 class UnknownRecord(LedgerError):

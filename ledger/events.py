@@ -423,17 +423,21 @@ class EntrySetAside(Fact, frozen=True, kw_only=True):
     reason: Reason
 
 
-# Roles: who may write (ledger/roles.py); the read side does not use them
+# Roles: who may write (ledger/roles.py), and the ledger's federation; the read side does not
+# use them
 
 
 class LedgerInitialized(Fact, frozen=True, kw_only=True):
-    """The ledger set up, its actor its first director (needs no role: it is the first)."""
+    """The ledger set up, its actor its first director (needs no role: it is the first), and
+    the rules family it rates under by default (issue 30; None in a ledger set up before:
+    US Chess, `ledger/federation.py`)."""
 
     unvoidable = "the ledger's set-up cannot be voided"
-    later = ("public_key",)
+    later = ("public_key", "family")
     read = False
 
     public_key: str | None = None
+    family: str | None = None
 
 
 class RoleGranted(Fact, frozen=True, kw_only=True):
@@ -458,6 +462,19 @@ class RoleRevoked(Fact, frozen=True, kw_only=True):
 
     holder: str
     role: str
+
+
+class FederationChanged(Fact, frozen=True, kw_only=True):
+    """The rules family the ledger rates under by default, changed by a director (issue 30):
+    every command, export and page uses it unless told another; nothing is re-rated (each
+    family keeps its own read model)."""
+
+    verb = "set-family"
+    unvoidable = "set the family again instead"
+    read = False
+
+    family: Annotated[str, Door("family")]
+    reason: Annotated[str | None, Door("reason", required=False)] = None
 
 
 KINDS: dict[str, type[Fact]] = {

@@ -11,7 +11,7 @@ from eventsourcing.utils import Environment
 
 from ledger.errors import StoreError
 from ledger.evidence.checkpoints import identity
-from ledger.store import APP_NAME, redacted, store_env, store_url
+from ledger.store import APP_NAME, open_failure, reach, redacted, store_env, store_url
 
 
 class Readable(Protocol):
@@ -31,6 +31,7 @@ class LedgerReader:
 
     def __init__(self, store: str | None = None) -> None:
         self.store = store_url(store)
+        reach(self.store)
         env = Environment(APP_NAME, store_env(self.store, APP_NAME, read_only=True))
         factory = None
         try:
@@ -39,8 +40,7 @@ class LedgerReader:
         except (PersistenceError, OSError) as exc:
             if factory is not None:
                 factory.close()
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise StoreError(f"cannot open store {redacted(self.store)}: {first}") from None
+            raise open_failure(self.store, exc) from None
         self.factory = factory
 
     def close(self) -> None:

@@ -39,6 +39,7 @@ class Verb(StrEnum):
     MERGE_PLAYERS = "merge-players"
     GRANT_ROLE = "grant-role"
     REVOKE_ROLE = "revoke-role"
+    SET_FAMILY = "set-family"
 
 
 D, RA, TD = Role.DIRECTOR, Role.RATINGS_ADMIN, Role.TOURNAMENT_DIRECTOR
@@ -63,6 +64,7 @@ MAY: dict[Verb, tuple[Role, ...]] = {
     Verb.MERGE_PLAYERS: (D, RA),  # the office joins records, as it corrects sections
     Verb.GRANT_ROLE: (D,),
     Verb.REVOKE_ROLE: (D,),
+    Verb.SET_FAMILY: (D,),  # the ledger's federation, the family read by default (issue 30)
 }
 """The roles that may use each write verb; an auditor may use none (reading needs no role)."""
 

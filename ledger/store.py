@@ -17,7 +17,11 @@ STORE_VARIABLE = "RATINGS_LEDGER_STORE"
 SQLITE_LOCK_TIMEOUT_SECONDS = 30
 CHAIN_TABLE = "ratingsledger_chain"  # each position's link (ledger/evidence/chain.py)
 SQLITE_EVENTS_TABLE = "stored_events"  # eventsourcing's SQLite table (rowid: the position)
-POSTGRES_CONNECT_TIMEOUT_SECONDS = 5
+POSTGRES_CONNECT_TIMEOUT_SECONDS = 5  # how long a command waits for a pooled connection
+# How long opening a PostgreSQL store waits for the server to answer before it says which one
+# did not (libpq's smallest timeout: a live server answers in milliseconds, and a refusal or a
+# missing database comes at once)
+POSTGRES_REACH_TIMEOUT_SECONDS = 2
 
 
 def store_url(url: str | None = None) -> str:
@@ -82,6 +86,55 @@ def require_postgres() -> None:
         raise StoreError(
             f"a PostgreSQL store needs the postgres extra, not installed here: {POSTGRES_EXTRA}"
         ) from None
+
+
+_REACHED: set[str] = set()  # the PostgreSQL stores this process has reached
+
+
+def reach(url: str, again: bool = False) -> None:
+    """Connect once to a PostgreSQL store's server (nothing for SQLite; once a process unless
+    `again`: a site's later requests pay no second connection): a server that is down,
+    refuses, or holds no such database is a StoreError in one line naming the store, its host,
+    port and database, within `POSTGRES_REACH_TIMEOUT_SECONDS`, rather than the pool's wait
+    for a connection that never comes."""
+    if url.partition(":")[0] not in ("postgresql", "postgres") or (url in _REACHED and not again):
+        return
+    settings = _postgres_settings(url)
+    require_postgres()
+    import psycopg
+
+    try:
+        psycopg.connect(
+            dbname=settings["POSTGRES_DBNAME"],
+            host=settings["POSTGRES_HOST"],
+            port=settings["POSTGRES_PORT"],
+            user=settings["POSTGRES_USER"],
+            password=settings["POSTGRES_PASSWORD"],
+            connect_timeout=POSTGRES_REACH_TIMEOUT_SECONDS,
+        ).close()
+    except psycopg.Error as exc:
+        raise StoreError(f"cannot open store {redacted(url)}: {one_line(exc)}") from None
+    _REACHED.add(url)
+
+
+def one_line(exc: BaseException) -> str:
+    """A driver's message on one line (libpq's spans several, its hint on a tabbed line: kept
+    in brackets), without its `connection failed: ` preamble; its type's name if it is empty."""
+    lines = [" ".join(line.split()) for line in str(exc).splitlines() if line.strip()]
+    if not lines:
+        return type(exc).__name__
+    hints = "".join(f" ({line[:1].lower()}{line[1:]})" for line in lines[1:])
+    return lines[0].removeprefix("connection failed: ") + hints
+
+
+def open_failure(url: str, exc: BaseException) -> StoreError:
+    """Why the store at `url` could not be opened, in one line: on PostgreSQL the server's own
+    reason (asked again: the pool's is only that it waited), else the error's."""
+    try:
+        reach(url, again=True)
+    except StoreError as reason:
+        return reason
+    return StoreError(f"cannot open store {redacted(url)}: {one_line(exc)}")
 
 
 def _sqlite_settings(url: str) -> dict[str, str]:

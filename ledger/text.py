@@ -35,3 +35,8 @@ def digits(text: str, most: int = 18) -> bool:
     """Whether `text` is a whole number in ASCII digits, at most `most` of them: `str.isdigit`
     also says yes to `²` (which `int` refuses) and to 5,000 digits (`int` refuses past 4,300)."""
     return 0 < len(text) <= most and text.isascii() and text.isdigit()
+
+
+def counted(n: int, noun: str) -> str:
+    """`1 item`, `283 items`: a count and its noun, singular for one."""
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")

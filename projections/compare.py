@@ -44,7 +44,7 @@ def diff(path_a: str, path_b: str, system: str | None = None, largest: int = 10)
                 "a": ra[0],
                 "b": rb[0],
                 "change": d,
-                "official": f"{ra[1]} -> {rb[1]}",
+                "official": f"{ra[1]} → {rb[1]}",
                 "games": rb[2],
             }
             for (p, s), d, ra, rb in top
@@ -88,7 +88,7 @@ def render(d: dict[str, Any]) -> str:
         "largest changes:",
         *[
             f"  {x['player']} {x.get('name') or ''} {x['system']:<5} "
-            f"{x['a']:9.2f} -> {x['b']:9.2f} "
+            f"{x['a']:9.2f} → {x['b']:9.2f} "
             f"({x['change']:+.2f}; official {x['official']})"
             for x in d["largest"]
         ],
@@ -96,7 +96,7 @@ def render(d: dict[str, Any]) -> str:
         f"{d['players_gaining_a_bonus']} players gaining a bonus ({d['new_bonuses']} new):",
         *[
             f"  {x['player']} {x.get('name') or ''} {x['system']:<5} {x['item']}: "
-            f"bonus {x['a']:.2f} -> {x['b']:.2f} ({x['b'] - x['a']:+.2f})"
+            f"bonus {x['a']:.2f} → {x['b']:.2f} ({x['b'] - x['a']:+.2f})"
             for x in d["bonuses"]
         ],
     ]

@@ -10,6 +10,7 @@ from typing import Any
 from ledger import events
 from ledger.log import LedgerEntry
 from ledger.reading import Readable
+from ledger.text import counted
 from projections.session import ReadSession
 
 FIELDS = ("rating", "official_rating", "games", "floor", "ceiling")
@@ -17,13 +18,13 @@ NEW_ITEMS = {name for name, kind in events.KINDS.items() if kind.item and kind.i
 
 
 def consequences(
-    ledger: Readable, view_path: Path, entries: list[LedgerEntry], dry_run: bool
+    ledger: Readable, view_path: Path, entries: list[LedgerEntry], dry_run: bool, family: str
 ) -> dict[str, Any]:
-    """Catch the read model up with `entries` (rolled back when `dry_run`) and report every
-    player and system whose rating, N, floor or history changed, before → after."""
+    """Catch the read model (of `family`) up with `entries` (rolled back when `dry_run`) and
+    report every player and system whose rating, N, floor or history changed, before → after."""
     # One walk into the read side, beside the write's own ledger: the binding checked (a
     # restored or forked ledger's model is refused, not used), caught up, the entries applied.
-    with ReadSession.beside(ledger, view_path) as session:
+    with ReadSession.beside(ledger, view_path, family) as session:
         effect = session.effect(entries, dry_run, [e for e in entries if e.type in NEW_ITEMS])
     stats, names = effect.stats, effect.names
     why = [
@@ -52,6 +53,7 @@ def consequences(
         )
     return {
         "dry_run": dry_run,
+        "family": family,
         "entries": [{"position": e.position, "type": e.type} for e in entries],
         "items_re_rated": stats.items_rated,
         "changed": changed,
@@ -60,14 +62,13 @@ def consequences(
 
 
 def render(report: dict[str, Any]) -> str:
-    head = "would change" if report["dry_run"] else "changed"
-    lines = [
-        f"{len(report['changed'])} ratings {head} ({report['items_re_rated']} items re-rated):"
-    ]
+    """The report as text: a head line (`2 ratings changed (1 item re-rated):`, or `no rating
+    changed`), then a line for each rating changed and each reason the rules gave."""
+    lines = []
     for c in report["changed"]:
         b, a = c["before"], c["after"]
         lines.append(
-            f"  {_who(c)} {c['system']:<5} {_state(b)} -> {_state(a)}"
+            f"  {_who(c)} {c['system']:<5} {_state(b)} → {_state(a)}"
             f"  ({c['history_rows_changed']} history rows)"
         )
     for w in report.get("why", ()):
@@ -75,7 +76,12 @@ def render(report: dict[str, Any]) -> str:
             if w.get(key):
                 label = "warning" if key == "warning" else "not rated"
                 lines.append(f"  {label}: {_who(w)} {w['system']} ({w['item']}): {w[key]}")
-    return "\n".join(lines)
+    verb = "would change" if report["dry_run"] else "changed"
+    items = report["items_re_rated"]
+    changed = len(report["changed"])
+    head = f"{counted(changed, 'rating')} {verb}" if changed else f"no rating {verb}"
+    head += (f" ({counted(items, 'item')} re-rated)" if items else "") + (":" if lines else "")
+    return "\n".join([head, *lines])
 
 
 def _who(c: dict[str, Any]) -> str:

@@ -13,7 +13,7 @@ from projections import period_explain, periods, queries, unrated
 from projections.items import Item
 from projections.merges import Merges, renamed
 from projections.projector import View
-from projections.rating import rater_class
+from projections.rating import Rater, rater_class
 from projections.schema import ROW_COLUMNS
 
 DETAIL = ROW_COLUMNS.index("detail")
@@ -103,6 +103,7 @@ def explain(
             "formula": row["formula"],
             "recomputed_post_rating": recomputed,
             "recomputes": recomputes,
+            **_earlier_games(reader, row),
         },
     }
     if by_period:  # the period's part keeps its key, "fide", in the JSON
@@ -110,6 +111,15 @@ def explain(
     else:
         out |= _how(view, item, row, detail, player)
     return out
+
+
+def _earlier_games(reader: type[Rater[Any]], row: dict[str, Any]) -> dict[str, Any]:
+    """What the family's ratings row says of the player's games before the ledger after this
+    row (FIDE: "not known" for a rating published without a count): N counts only the
+    games rated."""
+    state = [row[c] for c in ("post_rating", "games_after", *reader.state_columns)]
+    said = reader.rating_fields(row["system"], reader.standing_of(state)).get("earlier_games")
+    return {} if said is None else {"earlier_games": said}
 
 
 def _not_rated(view: View, player: str, system: str, section: str) -> dict[str, Any] | None:
@@ -232,9 +242,7 @@ def render(x: dict[str, Any]) -> str:
     if "not_rated" in x:
         return f"{x['player']} in {x['section']}: not rated in {x['system']}: {x['not_rated']}"
     it, res = x["item"], x["result"]
-    head = (
-        f"{_r(res['pre_rating'])} -> {_r(res['post_rating'])} (official {res['official_rating']})"
-    )
+    head = f"{_r(res['pre_rating'])} → {_r(res['post_rating'])} (official {res['official_rating']})"
     period = (x.get("fide") or {}).get("period")
     if x.get("fide") and res["pre_rating"] is not None and period is not None:
         change = x["fide"].get("ΔR", 0.0)
@@ -244,7 +252,8 @@ def render(x: dict[str, Any]) -> str:
         if period.get("published") is not None:
             head += f", on list {period['list']}: {period['published']}"
     lines = [
-        f"{x['player']} {x['system']}: {head}, N {res['games_before']} -> {res['games_after']}",
+        f"{x['player']} {x['system']}: {head}, N {res['games_before']} → {res['games_after']}"
+        + (f" (earlier games {res['earlier_games']})" if "earlier_games" in res else ""),
         f"from {it['key']} ({it.get('event_name') or it['kind']}), {it['start']}..{it['end']}; "
         f"follows {it['follows']}",
         f"rules {x['rules']['version']}"

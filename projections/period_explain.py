@@ -78,6 +78,7 @@ def explain_section(
         "not_counted": _not_counted(view, item, row["player"], games) or None,
         "Ro": row["pre_rating"],
         "Ro_list": stored.get("ro_list"),  # a section that started under an older list
+        "Ro_from": _ro_from(view, item, row, stored),
         "K": found.get("k", row["k"]),
         "K_before_limit": found.get("k_base"),
         "ΣΔR": found.get("sum_delta"),
@@ -98,6 +99,27 @@ def explain_section(
     if listed is not False:
         out["period"] = _period(view, row["player"], row["system"], listed)
     return {k: v for k, v in out.items() if v is not None}
+
+
+def _ro_from(view: View, item: Item, row: dict[str, Any], stored: dict[str, Any]) -> str | None:
+    """The list row a rated player's Ro is taken from (issue 30: "the list row the tournament
+    is rated from"): the older list he started under, the period's opening list, or, before
+    he has a row on any list, his opening balance or the rating his profile publishes (a TRF
+    file's FIDE rating); None for an unrated player."""
+    if row["pre_rating"] is None:
+        return None
+    if stored.get("ro_list"):
+        return f"list {stored['ro_list']}"
+    bound = period_bound(view, stored)
+    if bound is not None:
+        on_list = queries.standing_before(view, row["player"], row["system"], bound[0], "list")
+        lists = {x.sort_key: x.name for x in queries.published_lists(view, view.family)}
+        if on_list.rating == row["pre_rating"] and bound[0][:-1] in lists:
+            return f"list {lists[bound[0][:-1]]}"
+    opening = queries.standing_before(view, row["player"], row["system"], item.sort_key, "opening")
+    if opening.rating == row["pre_rating"]:
+        return "his opening balance"
+    return "the FIDE rating his profile publishes"
 
 
 def _not_counted(

@@ -93,15 +93,18 @@ def recompute(
     profiles: Profiles,
     uplifts: tuple[PublishedList, Sequence[Item], Sequence[Item]] | None = None,
     merged: Merges | None = None,
+    older: Sequence[tuple[PublishedList, dict[Key, Standing[object]]]] = (),
 ) -> dict[Key, tuple[int | None, Standing[object]]]:
     """The rows list `listed` publishes for the players of `items` (its period's), rated from
     `on_list` (the previous list's standings) as the read model does: (official, standing)
     after the last history row of each (an unrated player's may be a section's). `uplifts`:
     the previous list, FIDE's uplifts in force before it and those applied at it (raising
     `on_list`, as `_Periods.publish` does after its rows); `merged`: the merges in force
-    (projections.merges.Merges), each record merged away named as its survivor. Raises
-    `EarlierList` for an item that started before the previous list (its Ro is an older
-    list's, which `on_list` does not hold)."""
+    (projections.merges.Merges), each record merged away named as its survivor; `older`: the
+    lists before the previous one, oldest first, consecutive, with their standings (an item
+    that started under one is rated from it, as `_Periods` does). Raises `EarlierList` for an
+    item that started under a list older than those (its Ro is a list's `on_list` and `older`
+    do not hold)."""
     from projections import merges
 
     if merged:
@@ -111,8 +114,12 @@ def recompute(
     run.lookup.on_list, run.live = dict(on_list), dict(on_list)
     if uplifts is not None:
         previous, earlier, raised = uplifts
-        # `on_list` is the previous list's: a section that started before it is not held
-        run.in_force = [(previous.as_of, previous.name, run.lookup.on_list)]
+        # `on_list` is the previous list's, `older` those before it back to the one the
+        # earliest section started under; before the family's first list: none (`_started_under`)
+        first = older[0][0].number if older else previous.number
+        run.in_force = [("", None, {})] if first == 1 else []
+        run.in_force += [(x.as_of, x.name, standings) for x, standings in older]
+        run.in_force.append((previous.as_of, previous.name, run.lookup.on_list))
         facts = [i.fact_as(FideUpliftRecorded) for i in earlier]
         run.lookup.uplifts = [(f.effective, f.ceiling, f.share) for f in facts]
         for item in raised:

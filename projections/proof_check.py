@@ -124,6 +124,7 @@ def _recompute(
         profiles,
         uplifts=(previous, context.before, context.raised),
         merged=context.merges,
+        older=_older(bundle, facts, previous),
     )
     got: tuple[int | None, Standing[object] | None] | None = recomputed.get((player, system))
     state, official = said["state"], said["official_rating"]
@@ -137,6 +138,26 @@ def _recompute(
             f"(N={state[1]}) the list committed{context.late(previous)}"
         )
     return len(items)
+
+
+def _older(
+    bundle: dict[str, Any], facts: Facts, previous: periods.PublishedList
+) -> list[tuple[periods.PublishedList, dict[periods.Key, Standing[object]]]]:
+    """The lists before the previous one the bundle gives (issue 30: an item that started
+    under one is rated from its ratings), each with its proved rows; checked to be the
+    consecutive lists up to the previous one."""
+    system, family = bundle["system"], bundle["family"]
+    out = []
+    for where in bundle["previous"].get("older", []):
+        found, root = _list(facts, where, family)
+        rows = _previous_rows(where["rows"], root, found.name, system, family)
+        out.append((found, {(pid, system): s for pid, s in rows.items()}))
+    numbers = [x.number for x, _ in out]
+    if numbers != list(range(previous.number - len(out), previous.number)):
+        raise BundleError(
+            f"the older lists the bundle gives are not those before {previous.name!r}"
+        )
+    return out
 
 
 def _profiles(

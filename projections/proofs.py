@@ -213,11 +213,9 @@ def _add_period(
     context.carry(p for item in items for p in item.players)
     seen = [renamed(item, context.in_force) for item in items]
     players = {player} | {o for item in seen for o in proof_facts.opponents(item, player)}
-    rows = {}
+    rows = _rows(old, system, players)
     for pid in sorted(players):
-        at = _index(old, (system, pid))
-        rows[pid] = old.proof(at) if at is not None else _absent(old, (system, pid))
-        if at is None or pid == player:  # a profile, and those of records merged into it
+        if "absent" in rows[pid] or pid == player:  # a profile, and those of records merged into it
             # (an absent player enters at its rating; the player's birth date sets his K)
             context.carry(context.in_force.absorbed(pid))
             for record in [pid, *context.in_force.absorbed(pid)]:
@@ -233,9 +231,55 @@ def _add_period(
     recomputed = periods.rates_from_previous_list(at_list.family)
     if recomputed and (rerated := _rerated(at_list, previous, old, system, players)):
         bundle["previous"]["rerated"] = rerated
+    if recomputed:
+        positions |= _add_older(bundle, at_list, before, previous, items, players, committed)
     bundle["items"] = [[item.position, item.revision] for item in items]
     bundle |= {"uplifts": context.uplifts, "merges": context.merges, "voids": context.voids}
     return positions | {item.revision for item in items} | context.positions()
+
+
+def _rows(tree: MemoryTree, system: str, players: set[str]) -> dict[str, Any]:
+    """Each player's row on a list (or the neighbouring leaves that show he has none)."""
+    return {
+        pid: tree.proof(at)
+        if (at := _index(tree, (system, pid))) is not None
+        else _absent(tree, (system, pid))
+        for pid in sorted(players)
+    }
+
+
+def _add_older(
+    bundle: dict[str, Any],
+    at_list: ReadModel,
+    before: ReadModel,
+    previous: periods.PublishedList,
+    items: Sequence[Item],
+    players: set[str],
+    committed: dict[str, tuple[int, str]],
+) -> set[int]:
+    """The lists before the previous one, from the list in force when the period's earliest
+    item started (issue 30: it is rated from that list's ratings, `periods.in_force`), each
+    with the rows of P and his opponents, added to `bundle` (`previous.older`); the positions
+    of their entries. None is added while a list's rows are no longer the ones it committed
+    (history re-rated since): the check then says why it does not recompute."""
+    starts = [i.start for i in items if i.kind in ("section", "match") and i.start < previous.as_of]
+    if not starts:
+        return set()
+    older = [
+        x for x in queries.published_lists(at_list, at_list.family) if x.number < previous.number
+    ]
+    in_force = [x for x in older if x.as_of <= min(starts)]
+    chain = older[older.index(in_force[-1]) :] if in_force else older
+    system, given, positions = bundle["system"], [], set()
+    for x in chain:
+        tree = commitment(before, x)
+        if x.name not in committed or tree.root() != committed[x.name][1]:
+            return set()
+        where = {"published": x.position, "committed": committed[x.name][0]}
+        given.append(where | {"rows": _rows(tree, system, players)})
+        positions |= set(where.values())
+    bundle["previous"]["older"] = given
+    return positions
 
 
 def _rerated(

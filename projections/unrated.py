@@ -30,7 +30,8 @@ class Unrated:
 
 def reasons(view: ReadModel, section_id: str) -> Unrated | None:
     """Why the section or its players got no rating from the view's family (None: no such
-    section). A player is rated when the section wrote a rating or a FIDE performance for him."""
+    section). A player is rated when the section wrote a rating or a FIDE performance for him,
+    or a rating below the floor that shows him unrated (FIDE 7.2.1, before any list)."""
     payload = queries.section_report(view, section_id)
     if payload is None:
         return None
@@ -39,7 +40,7 @@ def reasons(view: ReadModel, section_id: str) -> Unrated | None:
     rated = {
         player
         for player, _, _, post, _, _, _, _, detail in queries.section_changes(view, section_id)
-        if post is not None or "performance" in json.loads(detail or "{}")
+        if post is not None or json.loads(detail or "{}").keys() & {"performance", "below"}
     }
     day = date.fromisoformat(payload["start_date"])
     why = rules_family(view.family).section_not_rated(

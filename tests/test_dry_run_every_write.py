@@ -32,6 +32,7 @@ WRITES = [
     ["merge-players"],
     ["grant-role"],
     ["revoke-role"],
+    ["set-family"],  # issue 30
     ["commit-list"],
     ["import", "trf"],
     ["import", "uschess-dbf"],
@@ -77,6 +78,10 @@ def entries(run) -> int:
             ["would record RoleRevoked at position 5: holder=auditor role=auditor"],
         ),
         (
+            ("set-family", "fide", "--actor", "director"),  # issue 30
+            ["would record FederationChanged at position 5: family=fide"],
+        ),
+        (
             ("void", "4", "--reason", "registered in error", "--actor", "director"),
             ["would record EntryVoided at position 5: position=4"],
         ),
@@ -119,7 +124,7 @@ def test_init_dry_run_creates_no_store_and_no_key(tmp_path):
     )
     assert out.exit_code == 0, out.output
     assert out.stdout.splitlines() == [
-        "would record LedgerInitialized at position 1",
+        "would record LedgerInitialized at position 1: family=uschess",
         "would record RoleGranted at position 2: holder=ed role=director",
     ]
     assert not store.exists() and not ring.exists()

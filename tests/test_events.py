@@ -44,7 +44,7 @@ PROFILE = "member_id name birth_date adult fide cfc fide_adjustment_opt_in membe
 # fide_id, title, sex (issue 11); federation, birth_year, reported_rating (issue 20)
 PROFILE_LATER = "fide_id title sex club federation birth_year reported_rating"
 STORED = {
-    "LedgerInitialized": "actor public_key",
+    "LedgerInitialized": "actor public_key family",  # family: issue 30, added later
     "RoleGranted": "holder role actor public_key",
     "RoleRevoked": "holder role actor",
     "PlayerRegistered": f"{PROFILE} playing_since actor {PROFILE_LATER}",
@@ -68,6 +68,7 @@ STORED = {
     "ListRatingsCommitted": "family list_name rows ratings_root actor",
     "EntryVoided": "position reason actor",
     "EntrySetAside": "positions reason actor",  # issue 28: a new kind, stored from its first
+    "FederationChanged": "family reason actor",  # issue 30: a new kind
 }
 """Each kind's stored fields in the order every ledger holds them (after the envelope's
 `timestamp` and, for a record's first entry, `originator_topic`)."""

@@ -170,7 +170,7 @@ def test_the_crosstable_has_one_line_per_player_with_results_total_and_ratings(
         games = change["games_after"]
         assert rows[n][-1] == (str(post) if games > 25 else f"{post}P{games}")
         pre = "unrated" if change["pre_rating"] is None else str(round_half_up(1900.0))
-        assert rows[n][-3:-1] == [pre, "->"]
+        assert rows[n][-3:-1] == [pre, "→"]
 
 
 def test_the_crosstable_shows_the_systems_asked_for(run: Callable[..., Result]) -> None:
@@ -200,9 +200,9 @@ def test_a_withdrawn_or_unknown_section_has_no_crosstable(
     ("change", "text"),
     [
         # §1: provisional while N ≤ 25; the US Chess crosstable writes the games as P<n>.
-        (exports.RatingChange(None, 0, 1432.6, 1433, 4), "unrated -> 1433P4"),
-        (exports.RatingChange(1500.4, 25, 1510.0, 1510, 26), "1500P25 -> 1510"),
-        (exports.RatingChange(1500.5, 26, 1490.0, 1490, 30), "1501 -> 1490"),
+        (exports.RatingChange(None, 0, 1432.6, 1433, 4), "unrated → 1433P4"),
+        (exports.RatingChange(1500.4, 25, 1510.0, 1510, 26), "1500P25 → 1510"),
+        (exports.RatingChange(1500.5, 26, 1490.0, 1490, 30), "1501 → 1490"),
     ],
 )
 def test_a_rating_change_is_written_pre_to_post_with_p_while_provisional(

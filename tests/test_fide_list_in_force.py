@@ -16,6 +16,7 @@ from projections import queries
 from projections.explain import explain, render
 from projections.projector import View
 from projections.proof_check import verify_bundle
+from projections.proofs import BundleError
 
 X, Y, Z = "50000011", "50000012", "50000013"
 # December's section, the January list, January's, the February list, a section from Jan 28
@@ -98,9 +99,19 @@ def test_explain_recomputes_a_tournament_rated_from_an_earlier_list(view):
     assert "Ro_list" not in explain(view, X, "FIDE", section="INSIDE")["fide"]
 
 
-def test_a_proof_of_that_period_says_why_it_is_not_recomputed(tmp_path):
-    # The bundle carries the previous list's rows only: LATE's Ro is the January list's, so
-    # the offline check proves the row but does not recompute it from another list's.
+def test_explain_names_the_list_row_each_tournament_is_rated_from(view):
+    # Issue 30: "the page shows ... the list row the tournament is rated from": LATE's Ro is
+    # the January list's row, INSIDE's the February list's (10.65), DEC's the profile's rating.
+    for section, source in (("LATE", "list 2023-01"), ("INSIDE", "list 2023-02")):
+        assert explain(view, X, "FIDE", section=section)["fide"]["Ro_from"] == source
+    said = explain(view, X, "FIDE", section="DEC")["fide"]["Ro_from"]
+    assert said == "the FIDE rating his profile publishes"
+
+
+@pytest.fixture
+def proved(tmp_path):
+    """The ledger of `STEPS` made by the command line (which commits each list's ratings):
+    (X's bundle for the March list, the checkpoint it is proved against, the command line)."""
     store = f"sqlite:///{tmp_path / 'ledger.db'}"
 
     def cli(*args: str) -> str:
@@ -116,9 +127,62 @@ def test_a_proof_of_that_period_says_why_it_is_not_recomputed(tmp_path):
 
     entered(Ledger(RatingsLedger(store)), publish).app.close()
     bundle = json.loads(cli("prove", X, "--list", "2023-03", "--rules-family", "fide"))
-    said = verify_bundle(bundle, Checkpoint.parse(cli("checkpoint")))
+    return bundle, Checkpoint.parse(cli("checkpoint")), cli
+
+
+def test_a_proof_of_that_period_recomputes_the_item_from_the_list_it_started_under(proved):
+    # Issue 30, cause 2: LATE (28 January – 3 February, February's period) is rated from the
+    # January list's ratings; the bundle carries that list's rows of X and his opponents,
+    # and the offline check rates LATE and INSIDE again from them and the February list's.
+    bundle, held, _ = proved
+    [january] = bundle["previous"]["older"]
+    assert set(january["rows"]) == {X, Y, Z}
+    said = verify_bundle(bundle, held)
+    assert said["recomputed"] is True and said["items"] == 2
+    assert "why_not_recomputed" not in said
+
+
+def test_a_bundle_with_that_items_ro_altered_is_refused_in_one_line(proved, tmp_path):
+    # The attack: X's January rating (LATE's Ro) raised by 100 in the bundle. Its row is no
+    # longer the one the January list committed; `verify-rating` refuses in one line (exit 1).
+    bundle, held, cli = proved
+    row = bundle["previous"]["older"][0]["rows"][X]
+    leaf = json.loads(row["leaf"])
+    leaf["state"][0] += 100
+    row["leaf"] = json.dumps(leaf, sort_keys=True, separators=(",", ":"))
+    with pytest.raises(
+        BundleError, match="^a row is not under the committed root of list '2023-01'$"
+    ):
+        verify_bundle(bundle, held)
+    (tmp_path / "b.json").write_text(json.dumps(bundle))
+    (tmp_path / "c.txt").write_text(held.text())
+    (tmp_path / "trusted.txt").write_text(cli("trusted-keys"))
+    args = ["verify-rating", str(tmp_path / "b.json"), "--checkpoint", str(tmp_path / "c.txt")]
+    result = CliRunner().invoke(app, [*args, "--trusted", str(tmp_path / "trusted.txt")])
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        "error: a row is not under the committed root of list '2023-01'"
+    ]
+
+
+def test_a_bundle_that_drops_the_list_the_item_started_under_is_not_recomputed(proved):
+    # Without the January list the check cannot rate LATE from its Ro: it proves the row and
+    # says why it does not recompute it, as before issue 30's bundles carried older lists.
+    bundle, held, _ = proved
+    del bundle["previous"]["older"]
+    said = verify_bundle(bundle, held)
     assert said["recomputed"] is False
     assert "section:LATE started on 2023-01-28" in said["why_not_recomputed"]
+
+
+def test_a_bundle_that_passes_another_list_as_the_older_one_is_refused(proved):
+    # The older lists must be the consecutive ones before the previous list (the February
+    # list given again as January's is not).
+    bundle, held, _ = proved
+    february = {k: bundle["previous"][k] for k in ("published", "committed", "rows")}
+    bundle["previous"]["older"] = [february]  # proved rows, of the wrong list
+    with pytest.raises(BundleError, match="^the older lists the bundle gives are not those before"):
+        verify_bundle(bundle, held)
 
 
 def test_a_late_report_is_rated_from_the_list_in_force_when_it_started(ledger, tmp_path):

@@ -79,7 +79,7 @@ def test_the_crosstable_shows_ro_and_each_sections_delta_r_not_ro_twice(cli):
     # junior under 2300: 8.3.3 K = 40; D = −420 counts as −400 → PD .08, ΔR −.08; D = −160 →
     # PD .29, ΔR +.21; ΣΔR +.13 × 40 = +5.2.
     text = cli("crosstable", SECTION)
-    assert "2615 -> 2615" not in text
+    assert "2615 → 2615" not in text
     assert "Ro 2615 ΔR -2.80 K 10" in text
     assert "Ro 1890 ΔR +5.20 K 40" in text
 

@@ -27,7 +27,7 @@ def test_n_counts_the_games_rated_not_thirty_invented_for_a_rating_published_wit
     # Sokolov's profile gives his published 2615 without a game count; the ledger rated two
     # of his games (8.3.1: not the one against the unrated Kim).
     assert "N=2 " in cli("player", SOKOLOV)
-    assert "N 0 -> 2" in cli("explain", SOKOLOV, "--system", "FIDE", "--section", SECTION)
+    assert "N 0 → 2" in cli("explain", SOKOLOV, "--system", "FIDE", "--section", SECTION)
 
 
 def test_k_still_counts_a_rating_published_without_a_count_as_past_thirty_games(cli):

@@ -874,11 +874,12 @@ def test_a_refused_section_registers_nobody(
 def test_the_import_reports_what_it_read(run: Callable[..., Result], ledger: RatingsLedger) -> None:
     result = run("import", "trf", str(FIXTURE), "--actor", "td")
     assert result.exit_code == 0, result.output
-    assert result.stdout.splitlines()[:2] == [
+    assert result.stdout.splitlines()[:3] == [
         f"read {FIXTURE}: 7 records",
+        f"section {SECTION_ID}: 7 players, 12 games, 4 byes",
         f"recorded SectionSubmitted at position {positions(ledger)}: section_id={SECTION_ID}",
     ]
-    assert result.stdout.splitlines()[2].endswith(f"@{positions(ledger)}")  # the receipt
+    assert result.stdout.splitlines()[3].endswith(f"@{positions(ledger)}")  # the receipt
 
 
 def test_fide_ratings_from_the_file_seed_the_fide_family(tmp_path: Path) -> None:

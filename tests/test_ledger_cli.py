@@ -90,7 +90,7 @@ def test_init_records_its_actor_as_the_director_of_a_new_ledger(run: Run) -> Non
     # `init` is the director".
     result = run("init", "--actor", "ann")
     assert result.exit_code == 0, result.output
-    assert "director 'ann' (2 entries)\nreceipt " in result.stdout
+    assert "director 'ann', family uschess (2 entries)\nreceipt " in result.stdout
     entries = log_json(run)
     assert [(e["type"], e["actor"]) for e in entries] == [
         ("LedgerInitialized", "ann"),

@@ -23,6 +23,7 @@ from ledger.commands import (
     RecordOpeningBalance,
     RegisterPlayer,
     SetAside,
+    SetFamily,
     SubmitFideAdjustment,
     SubmitMatch,
     SubmitSection,
@@ -187,6 +188,9 @@ COMMANDS: dict[Verb, Command] = {
     ),
     Verb.GRANT_ROLE: lambda app, actor: app.roles.grant("newcomer", Role.AUDITOR, actor=actor),
     Verb.REVOKE_ROLE: lambda app, actor: app.roles.revoke("auditor", Role.AUDITOR, actor=actor),
+    Verb.SET_FAMILY: lambda app, actor: app.roles.set_family(  # issue 30: a director's
+        parse(SetFamily, {"family": "fide"}), actor=actor
+    ),
 }
 CASES = [(verb, actor) for verb in Verb for actor in ACTORS]
 
@@ -239,6 +243,7 @@ def test_every_write_verb_has_a_command_here_and_a_row_in_the_table() -> None:
                 Verb.SET_ASIDE,  # issue 28
                 Verb.GRANT_ROLE,
                 Verb.REVOKE_ROLE,
+                Verb.SET_FAMILY,  # issue 30
             )
             for role in (Role.RATINGS_ADMIN, Role.TOURNAMENT_DIRECTOR)
         ),
@@ -311,7 +316,7 @@ def test_init_makes_its_actor_the_director_once(store_url: str) -> None:
         entries = app.roles.initialize(actor="ann")
         key = app.keyring.public_key("ann")
         assert [(e.type, e.actor, e.payload) for e in entries] == [
-            ("LedgerInitialized", "ann", {"public_key": key}),
+            ("LedgerInitialized", "ann", {"public_key": key, "family": "uschess"}),
             ("RoleGranted", "ann", {"holder": "ann", "role": "director", "public_key": key}),
         ]
         assert app.roles.holders() == {"ann": {Role.DIRECTOR}}

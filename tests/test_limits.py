@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from ledger.bounds import MAX_FILE_BYTES, MAX_SECTION_GAMES, MAX_SECTION_PLAYERS
+from ledger.bounds import INPUT_LIMITS, MAX_SECTION_GAMES, MAX_SECTION_PLAYERS
 from ledger.entrypoints.cli import app
 
 runner = CliRunner()
@@ -50,9 +50,10 @@ def test_a_ten_megabyte_section_file_is_refused_unread_naming_the_limit(
     code, stderr = submit(store_url, path)
     grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
     assert code == 2
+    limit = INPUT_LIMITS["json"].size
     assert stderr == (
-        f"error: {path}: {path.stat().st_size:,} bytes; the limit is {MAX_FILE_BYTES:,} "
-        "(MAX_FILE_BYTES) — split it into several files\n"
+        f"error: {path}: {path.stat().st_size:,} bytes; a JSON file may hold at most 8 MiB "
+        f"({limit:,} bytes; INPUT_LIMITS['json'])\n"
     )
     assert grown_kib < 5 * 1024  # the 10 MB were never read into memory
 

@@ -180,6 +180,49 @@ def test_the_phone_sees_the_narrow_chart_and_the_desk_the_wide_one(page, phone, 
     assert phone.locator("svg.chart.narrow").is_visible()
 
 
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_screen_reader_meets_the_chart_once(browser, base_url, width):
+    # Issue 31: "the rating chart's text appears twice to a screen reader: accessible once":
+    # one image, named by its description, and none of the drawings' own text.
+    context = browser.new_context(viewport={"width": width, "height": 800})
+    tab = context.new_page()
+    try:
+        tab.goto(f"{base_url}/players/{C}")
+        images = tab.get_by_role("img")
+        assert images.count() == 1
+        tree = tab.locator("main").aria_snapshot()
+        assert tree.count("Rating history") == 1
+        assert "OTBR" in images.first.get_attribute("aria-label")
+        assert "OTBQ" in images.first.get_attribute("aria-label")
+        # without the stylesheet that hides one drawing (a reader mode, a text browser)
+        tab.evaluate("document.querySelectorAll('link[rel=stylesheet]').forEach(x => x.remove())")
+        assert tab.locator("svg.chart.narrow").is_visible()
+        assert tab.get_by_role("img").count() == 1
+        assert tab.locator("main").aria_snapshot().count("Rating history") == 1
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_log_reads_as_entries_at_desk_and_phone_width(browser, base_url, width):
+    # Issue 31: "the log page shows raw data{…} blobs": each entry's fields as labelled
+    # values, within the page's width.
+    context = browser.new_context(viewport={"width": width, "height": 800})
+    tab = context.new_page()
+    try:
+        tab.goto(f"{base_url}/log")
+        submitted = tab.locator("table.log tbody tr", has_text="Section submitted").first
+        assert submitted.locator("dl.entry dt").all_text_contents()[:2] == [
+            "section id",
+            "event name",
+        ]
+        assert submitted.locator("dl.entry dd a").first.is_visible()
+        assert tab.locator("pre").count() == 0
+        assert tab.evaluate("document.documentElement.scrollWidth") <= width
+    finally:
+        context.close()
+
+
 def test_a_search_without_accents_finds_the_accented_name(page, base_url):
     page.goto(base_url + "/")
     page.fill("input[name=q]", "Briain, Zoe O")
@@ -228,8 +271,8 @@ def test_a_withdrawn_section_says_who_withdrew_it_and_why(page, base_url):
 def test_the_log_opens_on_the_newest_entry_and_filters_by_type(page, base_url):
     page.goto(f"{base_url}/log")
     first = page.locator("table.log tbody tr").first
-    assert "SectionWithdrawn" in first.text_content()
-    first.locator("a >> text=SectionWithdrawn").click()
+    assert "Section withdrawn" in first.text_content()  # issue 31: the kind in words
+    first.locator("a >> text=Section withdrawn").click()
     assert page.locator("table.log tbody tr").count() == 1
     assert "Only entries of type SectionWithdrawn" in page.text_content("p.filter")
 

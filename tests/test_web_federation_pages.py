@@ -261,7 +261,7 @@ def test_the_section_page_is_headed_by_its_event_and_labels_its_facts(fide):
     assert "<dt>Dates</dt><dd>2024-09-14 – 2024-09-15</dd>" in page
     # TRF 122 `90'/40+30'+30''`: the ledger's `40/90, SD/30;+30`, said in words.
     words = "40 moves in 90 min, then 30 min; 30 s added a move (40/90, SD/30;+30)"
-    assert f"<dt>Time control</dt><dd>{words}</dd>" in page
+    assert f"<dt>Time control</dt><dd>{words}; FIDE standard</dd>" in page  # issue 30
     assert "<dt>Players</dt><dd>6</dd>" in page and "<dt>Rounds</dt><dd>3</dd>" in page
     # Chen's `0000 - U` (a full-point bye) and Ortiz's `0000 - H`; no forfeit in the file.
     assert "<b>B</b> full-point bye" in page and "<b>H</b> half-point bye" in page

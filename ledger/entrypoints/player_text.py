@@ -54,9 +54,16 @@ def _rating_line(system: str, r: dict[str, Any]) -> str:
     )
     official = "unrated" if r["official_rating"] is None else r["official_rating"]
     return (
-        f"  {system:<5} {official:>5}{flag}  N={r['games']}  "
+        f"  {system:<5} {official:>5}{flag}  N={r['games']}{earlier_games(r)}  "
         f"W/D/L={r['wins']}/{r['draws']}/{r['losses']}" + tail
     )
+
+
+def earlier_games(r: dict[str, Any]) -> str:
+    """` (earlier games not known)` after N where the family says his games before the
+    ledger are not known (FIDE: a rating published without a count; its `earlier_games`)."""
+    said = r.get("earlier_games")
+    return f" (earlier games {said})" if said else ""
 
 
 def _k(value: float | None) -> str:

@@ -8,10 +8,16 @@ built from the same chain link there: what `projections.binding.check` and a cat
 find (nothing to do). Anything else (another option, a read model behind or ahead, another
 store, an unknown player, an error) returns False, and the full command answers it. Both print
 through `player_text.player_lines`, so the answer is the same either way.
+
+Without `--rules-family` it answers only a ledger whose federation is certainly US Chess (issue
+30): no entry of its log names another family (`LedgerInitialized`, `FederationChanged`: one
+indexed read), so the verified federation (`ledger.federation`, which it cannot check without
+the ledger's keys) is too. A ledger that names another leaves the answer to the full command.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import sys
@@ -32,6 +38,7 @@ from projections import SCHEMA_VERSION
 
 OPTIONS = {"--store": "store", "--view": "view", "--rules-family": "family"}
 VIEW_VARIABLE = "RATINGS_LEDGER_VIEW"
+FAMILY_TOPICS = ("ratings-ledger:LedgerInitialized", "ratings-ledger:FederationChanged")
 
 
 class _ReadModel:
@@ -59,14 +66,14 @@ def answer(argv: list[str]) -> bool:
     return True
 
 
-def _parsed(argv: list[str]) -> tuple[str, str, Path | None, str, bool] | None:
-    """(player, store, view, family, --json) of a plain `player` query; None otherwise."""
+def _parsed(argv: list[str]) -> tuple[str, str, Path | None, str | None, bool] | None:
+    """(player, store, view, family (None: not given), --json) of a plain `player` query;
+    None otherwise."""
     if not argv or argv[0] != "player":
         return None
     found: dict[str, str | None] = {
         "store": _env(STORE_VARIABLE, DEFAULT_STORE),
         "view": _env(VIEW_VARIABLE, None),
-        "family": DEFAULT,
     }
     as_json, ids = False, []
     rest = iter(argv[1:])
@@ -83,8 +90,8 @@ def _parsed(argv: list[str]) -> tuple[str, str, Path | None, str, bool] | None:
             return None  # --help, --as-known-at, --position…: the full command
         else:
             ids.append(arg)
-    store, view, family = found["store"], found["view"], found["family"]
-    if len(ids) != 1 or store is None or family is None or not store.startswith("sqlite:///"):
+    store, view, family = found["store"], found["view"], found.get("family")
+    if len(ids) != 1 or store is None or not store.startswith("sqlite:///"):
         return None
     return ids[0], store, None if view is None else Path(view), family, as_json
 
@@ -96,18 +103,23 @@ def _env(name: str, default: str | None) -> str | None:
     return default if value is None else value
 
 
-def _player(player_id: str, store: str, view: Path | None, family: str) -> dict[str, Any] | None:
+def _player(
+    player_id: str, store: str, view: Path | None, given: str | None
+) -> dict[str, Any] | None:
     """`queries.player` on the read model if it holds the ledger up to its last entry."""
     ledger = Path(store[len("sqlite:///") :])
-    model = view_path(store, view, family)
-    if not ledger.is_file() or not model.is_file():
+    if not ledger.is_file():
         return None
     with _connect(f"file:{quote(str(ledger.resolve()))}?mode=ro") as db:
         db.execute("begin")
         head = db.execute(f"select max(rowid) from {SQLITE_EVENTS_TABLE}").fetchone()[0]
         link = db.execute(f"select hash from {CHAIN_TABLE} where position = ?", [head])
         found = link.fetchone()
-    if head is None or found is None:
+        family = given if given is not None else _surely_default(db)
+    if head is None or found is None or family is None:
+        return None
+    model = view_path(store, view, family)
+    if not model.is_file():
         return None
     with _connect(f"file:{quote(str(model.resolve()))}") as db:
         db.execute("begin")
@@ -127,9 +139,21 @@ def _player(player_id: str, store: str, view: Path | None, family: str) -> dict[
         # its speed)
         read = _ReadModel(db, family)
         out = queries.player(read, player_id)
-        if out is not None:
-            out["card"] = queries.player_card(read, player_id)
+        if out is not None:  # as the full command adds them (cli/reads.py `player`)
+            out["card"], out["family"] = queries.player_card(read, player_id), family
         return out
+
+
+def _surely_default(db: sqlite3.Connection) -> str | None:
+    """DEFAULT if no entry of the ledger names another family as its federation (so its
+    verified federation is DEFAULT); None otherwise (the full command reads it verified)."""
+    marks = ", ".join("?" * len(FAMILY_TOPICS))
+    rows = db.execute(
+        f"select state from {SQLITE_EVENTS_TABLE} where topic in ({marks})", FAMILY_TOPICS
+    )
+    said = [json.loads(state) for (state,) in rows]  # ValueError: not JSON (the full command)
+    named = {x.get("family") if isinstance(x, dict) else "?" for x in said}
+    return DEFAULT if named <= {None, DEFAULT} else None
 
 
 class _connect:

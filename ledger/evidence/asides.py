@@ -61,10 +61,10 @@ def keys_at(
     verifier: Verifier | None = None,
     after: int = 0,
 ) -> Verifier:
-    """A Verifier knowing the keys and roles the verified key events up to `position` give
-    (each write checked from the tree before it; `skip`: positions set aside). A key-event
-    write that does not verify is ignored, and noted in `ignored`. `verifier`: one that knows
-    them up to `after` (a write's end), taught only the key events after it."""
+    """A Verifier knowing the keys, roles and federation the verified key events up to
+    `position` give (each write checked from the tree before it; `skip`: positions set aside).
+    A key-event write that does not verify is ignored, and noted in `ignored`. `verifier`: one
+    that knows them up to `after` (a write's end), taught only the key events after it."""
     verifier = Verifier(ledger=tree.first_identity()) if verifier is None else verifier
     rows = links.rows_after(after, None, KEY_EVENTS, position) if position > 0 else []
     write: list[Signed] = []

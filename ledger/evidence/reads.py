@@ -47,11 +47,12 @@ def verifier_at(
     after: int = 0,
 ) -> Verifier:
     """A Verifier knowing the keys and roles held after `position` (a write's end), the
-    ledger's tree, the lists committed there and the positions a director set aside: the key
-    events up to there checked, each write from the tree before it (the roles record's writes
-    hold nothing else); a key-event write that does not verify is ignored (`asides.keys_at`).
-    `verifier`: one that knows them up to `after` (a write's end), taught only the key events
-    after it; `Links`: read in that transaction (a write's, `tables.links_in`)."""
+    ledger's federation there (issue 30), its tree, the lists committed there and the
+    positions a director set aside: the key events up to there checked, each write from the
+    tree before it (the roles record's writes hold nothing else); a key-event write that does
+    not verify is ignored (`asides.keys_at`). `verifier`: one that knows them up to `after` (a
+    write's end), taught only the key events after it; `Links`: read in that transaction (a
+    write's, `tables.links_in`)."""
     recorder = (
         app_or_recorder if isinstance(app_or_recorder, Links) else recorder_of(app_or_recorder)
     )

@@ -30,6 +30,7 @@ from ledger.domain import player_key
 from ledger.errors import AccessDenied, InvalidCommand, LedgerError
 from ledger.evidence.checkpoints import V2, V3, Checkpoint, identity
 from ledger.evidence.merkle import Frontier, leaf_hash
+from ledger.inputs import TooLarge, read_bytes
 from ledger.roles import (
     PROFILE_KINDS,
     lacks_authority,
@@ -39,7 +40,9 @@ from ledger.roles import (
 
 KEYRING_VARIABLE = "RATINGS_LEDGER_KEYRING"
 DEFAULT_KEYRING = Path("~/.config/ratings-ledger/keys")
-KEY_EVENTS = ("LedgerInitialized", "RoleGranted", "RoleRevoked")
+KEY_EVENTS = ("LedgerInitialized", "RoleGranted", "RoleRevoked", "FederationChanged")
+"""The roles record's kinds (`ledger.domain.Roles`): the keys and roles a write is checked
+against, and the ledger's federation (issue 30), learnt from the log as they are."""
 COMMITMENT = "ListRatingsCommitted"
 READ_EVENTS = (*KEY_EVENTS, COMMITMENT)  # the kinds whose payload the Verifier reads
 WRITE_PREFIX = b"ratings-ledger write 1\n"
@@ -71,8 +74,14 @@ def public_text(key: Ed25519PublicKey | Ed25519PrivateKey) -> str:
 
 
 def parse_public_key(text: str) -> str:
-    """A public key given on the command line (64 hex digits), normalized."""
+    """A public key given on the command line (64 hex digits), normalized; a longer text is
+    refused by its length, unshown."""
     value = text.strip().lower()
+    if len(value) > 64:
+        raise InvalidCommand(
+            ("public_key",),
+            f"{len(value):,} characters; an Ed25519 public key is 64 hex digits",
+        )
     try:
         Ed25519PublicKey.from_public_bytes(bytes.fromhex(value))
     except ValueError:
@@ -94,8 +103,11 @@ class Keyring:
     def private_key(self, actor: str) -> Ed25519PrivateKey | None:
         """`actor`'s private key, or None if this keyring has none (or an unusable one)."""
         try:
-            key = serialization.load_pem_private_key(self.file(actor).read_bytes(), None)
-        except (OSError, ValueError, TypeError):
+            pem = read_bytes(self.file(actor), "key")
+            key = serialization.load_pem_private_key(pem, None)
+        except TooLarge:
+            raise
+        except (ValueError, TypeError):  # an InvalidCommand too: missing or unreadable
             return None
         return key if isinstance(key, Ed25519PrivateKey) else None
 
@@ -171,7 +183,8 @@ class Verifier:
     size and the Merkle root over every entry up to the write's last, which the verifier keeps
     (`frontier`); once a ledger has such a write, a write signed the older way (over its own
     entries only) is refused. The keys and roles are learnt from the entries themselves
-    (`LedgerInitialized`, `RoleGranted` with a key, `RoleRevoked` of a holder's last role), so a
+    (`LedgerInitialized`, `RoleGranted` with a key, `RoleRevoked` of a holder's last role; the
+    ledger's federation from `LedgerInitialized` and `FederationChanged`), so a
     check starting after position 0 first checks the key events before it
     (`ledger.evidence.reads.verifier_at`).
     """
@@ -179,6 +192,7 @@ class Verifier:
     def __init__(self, frontier: Frontier | None = None, ledger: str | None = None) -> None:
         self.keys: dict[str, str] = {}
         self.roles: dict[str, set[str]] = {}
+        self.family: str | None = None  # the ledger's federation as recorded (None: not named)
         self.frontier: Frontier | None = Frontier() if frontier is None else frontier
         self.ledger = ledger
         self.checkpoint: Checkpoint | None = None  # the last write's, as signed
@@ -387,8 +401,10 @@ class Verifier:
             raise SignatureError(position, "the entry is not signed (its write has no signature)")
 
     def learn(self, topic: str, payload: dict[str, Any]) -> None:
-        """Follow one key event (others are ignored)."""
+        """Follow one key event, or the ledger's federation (others are ignored)."""
         kind = _kind(topic)
+        if kind in ("LedgerInitialized", "FederationChanged") and payload.get("family"):
+            self.family = str(payload["family"])
         if kind == "LedgerInitialized" and isinstance(payload.get("public_key"), str):
             self.keys[payload["actor"]] = payload["public_key"]
         elif kind == "RoleGranted":

@@ -29,6 +29,7 @@ from ledger.evidence import transparency
 from ledger.evidence.checkpoints import Checkpoint, CheckpointError
 from ledger.evidence.reads import verifier_at
 from ledger.evidence.signing import KeyRefused, Keyring, public_text
+from ledger.inputs import read_text
 from ledger.log import HasRecorder
 from ledger.roles import Role
 
@@ -59,11 +60,13 @@ def held_state(path: Path) -> Iterator[dict[str, Any]]:
 
 
 def _read(path: Path) -> dict[str, Any]:
-    try:
-        state = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    if not path.exists():
         return {"state": STATE, "ledgers": {}}
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    try:
+        state = json.loads(read_text(path, "json"))  # refused by its size first
+    except InvalidCommand as exc:
+        raise WitnessRefused(f"the witness state {exc.message}") from None
+    except ValueError as exc:
         raise WitnessRefused(f"cannot read the witness state {path} ({exc})") from None
     if not isinstance(state, dict) or state.get("state") != STATE:
         raise WitnessRefused(f"{path} is not a witness state (expected {STATE!r})")

@@ -31,6 +31,12 @@ class Words:
     change: str  # the crosstable's heading of a system's rating cell
     performance: Callable[[Sequence[float], float], float] | None  # None: the text has none
     bounds: Mapping[str, str] = field(default_factory=dict)  # a floor bound's name in its text
+    # a system's name on the pages and in the crosstable (FIDE: "FIDE rapid"); else its own
+    systems: Mapping[str, str] = field(default_factory=dict)
+
+    def system(self, name: str) -> str:
+        """System `name` as the family's pages call it."""
+        return self.systems.get(name, name)
 
 
 class Version(Protocol):
@@ -131,6 +137,8 @@ class Family:
     not_rated: Callable[[float | None, bool, date], str | None] = lambda total, online, day: None
     # how it reads a section's time control (FIDE: as FIDE writes it, `90/40+30`); None: not
     time_control: Callable[[str], TimeControl | None] = known_time_control
+    # a time control it reads, in the ledger's notation (FIDE: `90/40+30` → `40/90, SD/30`)
+    notation: Callable[[str], str] = lambda text: text
     # What the write side and the entry points ask of it (issue 29: they import no family):
     online_systems: frozenset[str] = frozenset()  # its systems of online play (a write's `online`)
     parameters: tuple[str, ...] = ()  # the rules parameters an amendment may change (US Chess §8)

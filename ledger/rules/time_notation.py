@@ -1,7 +1,8 @@
 """Time controls as pairing programs and FIDE write them, in the ledger's notation.
 
 Swiss-Manager and Vega write `90+30`, `90'+30''`, `90 min + 30 s/move`, `90'/40+30'+30''`,
-`120/40+60`, `15 minutes plus 10 sec per move` (`plus` is a `+`); the ledger writes
+`120/40+60`, `15 minutes plus 10 sec per move` (`plus` is a `+`), and FIDE `Standard: 90
+minutes with 30 second increment from move 1` (`with` is a `+`); the ledger writes
 `G/90;+30` and `40/90, SD/30;+30`, which `ledger.rules.time_controls` reads. Text the
 ledger already reads the same way is kept. Pieces are separated by `+`, `,` or `;`: periods
 (`40/90`, `90'/40`, `G/90`, `90'`), then at most one delay or increment (`30''`, `30s`, `d5`).
@@ -18,7 +19,7 @@ _MINUTES = r"(?:minutes?|mins?|m|')"
 _HOURS = r"(?:hours?|hrs?|h)"
 _SECONDS = r"(?:seconds?|secs?|s|\"|'')"
 _DELAY = r"(?:delay|d)"
-_INCREMENT = r"(?:/\s*(?:move|mv)|per\s+move|increment|incr?|bonus)"
+_INCREMENT = r"(?:/\s*(?:move|mv)|(?:increment\s+)?per\s+move|increment|incr?|bonus)"
 _UNIT = rf"(?:{_MOVES}|{_HOURS}|{_MINUTES})"
 _PIECE = re.compile(r"(?P<separators>[\s+,;]*)(?P<piece>[^+,;]+)")
 _SUDDEN_DEATH = re.compile(rf"(?:game|g|sd)\s*/\s*(?P<time>\d+)\s*(?P<unit>{_HOURS}|{_MINUTES})?")
@@ -33,7 +34,12 @@ _BONUS_BEFORE = re.compile(
     rf"(?P<kind>{_DELAY}|{_INCREMENT})\s*/?\s*(?P<seconds>\d+)\s*{_SECONDS}?"
 )
 _QUOTES = str.maketrans({"’": "'", "′": "'", "″": '"', "”": '"'})
-_PLUS = re.compile(r"\s+plus\s+", re.I)  # Swiss-Manager: `15 minutes plus 10 sec per move`
+_PLUS = re.compile(r"\s+(?:plus|with)\s+", re.I)  # `15 minutes plus 10 sec per move`
+# FIDE's wording (`Standard: 90 minutes with 30 second increment from move 1`): the category
+# before a colon says nothing the times do not, and an increment is from move 1 unless said.
+_WORDING = re.compile(
+    r"^\s*(?:standard|classical|rapid|blitz)\s*:\s*|\s*(?:starting\s+)?from\s+move\s+1\s*$", re.I
+)
 
 
 def ledger_time_control(text: str) -> str:
@@ -41,7 +47,7 @@ def ledger_time_control(text: str) -> str:
     `G/90+30` stays), else converted (`120/40+60`: 120 minutes per 40 moves, then 60);
     ValueError when it is neither a pairing program's notation nor the ledger's."""
     try:
-        converted = _converted(_PLUS.sub(" + ", text.translate(_QUOTES)))
+        converted = _converted(_PLUS.sub(" + ", _WORDING.sub("", text.translate(_QUOTES))))
     except ValueError:
         try:
             parse_time_control(text)

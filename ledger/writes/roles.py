@@ -1,15 +1,19 @@
-"""The write verbs of roles: set the ledger up, grant and revoke roles, and who holds them."""
+"""The write verbs of roles: set the ledger up, grant and revoke roles, and who holds them;
+and the ledger's federation (the rules family it rates under by default, issue 30)."""
 
 from __future__ import annotations
 
 from eventsourcing.domain import Aggregate
 
 from ledger import commands
+from ledger.commands import SetFamily
 from ledger.domain import Roles
 from ledger.errors import InvalidCommand
 from ledger.evidence.signing import parse_public_key, public_text
+from ledger.federation import recorded
 from ledger.log import LedgerEntry
 from ledger.roles import Role, Verb, parse_holder, parse_role
+from ledger.rules.families import DEFAULT
 from ledger.writes.writer import Writer
 
 
@@ -19,10 +23,12 @@ class RoleWrites:
     def __init__(self, app: Writer) -> None:
         self.app, self.records = app, app.records
 
-    def initialize(self, *, actor: str) -> list[LedgerEntry]:
-        """Set the ledger up with `actor` as its first director; a ledger is set up once.
-        The keyring gets a key for `actor` if it has none; its public key is recorded."""
+    def initialize(self, *, actor: str, family: SetFamily | None = None) -> list[LedgerEntry]:
+        """Set the ledger up with `actor` as its first director, rating under `family` by
+        default (None: US Chess, recorded as such); a ledger is set up once. The keyring gets
+        a key for `actor` if it has none; its public key is recorded."""
         actor = commands.actor(actor)
+        federation = (family or SetFamily(family=DEFAULT)).family
 
         def decide() -> list[Aggregate]:
             record = self.records.roles()
@@ -34,7 +40,7 @@ class RoleWrites:
                     "gives others roles with grant-role",
                 )
             key = public_text(self.app.keyring.ensure(actor)) if not self.app.preview else None
-            record = Roles(actor=actor, public_key=key)
+            record = Roles(actor=actor, public_key=key, family=federation)
             record.grant(holder=actor, role=Role.DIRECTOR.value, actor=actor, public_key=key)
             return [record]
 
@@ -84,6 +90,21 @@ class RoleWrites:
                     f"{holder!r} is the last director; grant director to another actor first",
                 )
             record.revoke(holder=holder, role=revoked.value, actor=actor)
+            return [record]
+
+        return self.app.append(None, actor, decide)
+
+    def set_family(self, change: SetFamily, *, actor: str) -> list[LedgerEntry]:
+        """Make `change.family` the family the ledger rates under by default (directors only);
+        the family it has already records nothing. Nothing is re-rated: each family keeps its
+        own read model."""
+        actor = commands.actor(actor)
+
+        def decide() -> list[Aggregate]:
+            record = self.app.authorized(Verb.SET_FAMILY, actor)
+            if recorded(record.family) == change.family:
+                return []
+            record.change_family(**change.event_fields(), actor=actor)
             return [record]
 
         return self.app.append(None, actor, decide)

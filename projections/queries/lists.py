@@ -212,6 +212,8 @@ def _list_values(row: dict[str, Any]) -> dict[str, Any]:
         "exact": row["rating"],
         "games": row["games"],
         "established": established,
+        # FIDE: "not known" for a rating published without a count (`Rater.rating_columns`)
+        **({"earlier_games": row["earlier_games"]} if row.get("earlier_games") else {}),
     }
 
 

@@ -50,11 +50,14 @@ def player(view: SqlModel, player_id: str) -> dict[str, Any] | None:
 
 def below_floor(view: SqlModel, player_id: str, rated: set[str]) -> dict[str, str]:
     """System → "unrated (below 1400)" where the last list that rated the player showed him
-    unrated for falling below its floor (FIDE 7.2.1) and he has no rating since."""
+    unrated for falling below its floor (FIDE 7.2.1), or, before any list, his last drop did
+    (the family's rater: its standing is the list it would publish), and he has no rating
+    since."""
     rows = view.db.execute(
         "select h.system, h.formula, h.detail from history h join (select system, "
-        "max(sort_key) as sort_key from history where player = ? and kind = 'list' "
-        "group by system) last on last.system = h.system and last.sort_key = h.sort_key "
+        "max(sort_key) as sort_key from history where player = ? and (kind = 'list' or "
+        "formula = 'below_floor') group by system) last on last.system = h.system "
+        "and last.sort_key = h.sort_key "
         "where h.player = ? order by h.system",
         [player_id, player_id],
     ).fetchall()

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from projections.queries.common import system_order
 from projections.queries.players import merges, person
-from projections.queries.search import matches, query_words, spellings
+from projections.queries.search import matches, words
 
 if TYPE_CHECKING:
     from projections.schema import ReadModel
@@ -57,9 +57,8 @@ def sections(
         + " order by s.end_date desc, s.start_date desc, s.section_id",
         args,
     ).fetchall()
-    words = query_words(text)
-    if words:
-        rows = [r for r in rows if matches(words, spellings(f"{r[0]} {r[1] or ''}"))]
+    if words(text):
+        rows = [r for r in rows if matches(text, f"{r[0]} {r[1] or ''}")]
     page = rows[offset:] if limit < 0 else rows[offset : offset + limit]
     return {
         "total": len(rows),

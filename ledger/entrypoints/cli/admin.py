@@ -1,4 +1,5 @@
-"""Setting the ledger up and who may write to it: `init`, `grant-role`, `revoke-role`."""
+"""Setting the ledger up and who may write to it: `init`, `grant-role`, `revoke-role`; and
+the family it rates under by default, `set-family` (issue 30)."""
 
 from __future__ import annotations
 
@@ -19,9 +20,11 @@ from ledger.entrypoints.cli.common import (
 )
 from ledger.entrypoints.cli.writing import AsJson, DryRun
 from ledger.roles import Role
-from ledger.store import DEFAULT_STORE, redacted, require_postgres, store_url
+from ledger.rules.families import DEFAULT, NAMES
+from ledger.store import DEFAULT_STORE, one_line, redacted, require_postgres, store_url
 
 if TYPE_CHECKING:
+    from ledger.commands import SetFamily
     from ledger.log import LedgerEntry
 
 
@@ -29,40 +32,86 @@ Holder = Annotated[str, typer.Argument(help="The actor who gets or loses the rol
 RoleName = Annotated[str, typer.Argument(help=" | ".join(Role))]
 
 
+FamilyName = Annotated[str, typer.Argument(metavar="FAMILY", help=" | ".join(NAMES))]
+
+
 def init(
     actor: Annotated[str, typer.Option(help="Who sets the ledger up; they become its director.")],
+    family: Annotated[
+        str,
+        typer.Option(
+            metavar="FAMILY",
+            help=f"The rules family every command rates under unless told ({' | '.join(NAMES)}); "
+            "a director changes it with set-family",
+        ),
+    ] = DEFAULT,
     store: Store = DEFAULT_STORE,
     dry_run: DryRun = False,
     as_json: AsJson = False,
 ) -> None:
-    """Set the ledger up, once, with ACTOR as its first director (creating its tables, and on
-    PostgreSQL its schema); ACTOR's key is made in the keyring if it has none, and its public
-    key recorded."""
+    """Set the ledger up, once, with ACTOR as its first director and FAMILY as its federation
+    (creating its tables, and on PostgreSQL its schema); ACTOR's key is made in the keyring if
+    it has none, and its public key recorded."""
     from ledger.application import RatingsLedger
 
+    with reported():
+        federation = _family(family)
     if dry_run:
-        show_entries(_init_preview(store, actor), True, as_json, None)
+        show_entries(_init_preview(store, actor, federation), True, as_json, None)
         return
     with reported():
         create_schema(store_url(store))
     with reported(), closing(RatingsLedger(store)) as ledger:
-        director = ledger.roles.initialize(actor=actor)[0].actor
+        director = ledger.roles.initialize(actor=actor, family=federation)[0].actor
         count = ledger.recorder.max_notification_id() or 0
     if as_json:
         print_json(
             {
                 "store": redacted(store),
                 "director": director,
+                "family": federation.family,
                 "entries": count,
                 **receipt_fields(ledger.receipt),
             }
         )
         return
-    typer.echo(f"ledger ready at {redacted(store)}, director {director!r} ({count} entries)")
+    typer.echo(
+        f"ledger ready at {redacted(store)}, director {director!r}, family "
+        f"{federation.family} ({count} entries)"
+    )
     typer.echo(f"receipt {ledger.receipt}")
 
 
-def _init_preview(store: str, actor: str) -> list[LedgerEntry]:
+def _family(family: str, reason: str | None = None) -> SetFamily:
+    """A family given on the command line (an unknown one: InvalidCommand naming the known)."""
+    from ledger import commands
+    from ledger.commands import SetFamily
+
+    given = {"family": family} | ({"reason": reason} if reason is not None else {})
+    return commands.parse(SetFamily, given)
+
+
+def set_family(
+    family: FamilyName,
+    actor: Actor,
+    reason: Annotated[str | None, typer.Option(help="Why (recorded with it)")] = None,
+    store: Store = DEFAULT_STORE,
+    dry_run: DryRun = False,
+    as_json: AsJson = False,
+) -> None:
+    """Make FAMILY the rules family every command, export and page of this ledger rates under
+    unless told another (directors only; its family already: nothing recorded). Nothing is
+    re-rated: each family keeps its own read model."""
+    from ledger.application import RatingsLedger
+
+    with reported():
+        change = _family(family, reason)
+        with closing(RatingsLedger(store, preview=dry_run)) as ledger:
+            entries = ledger.roles.set_family(change, actor=actor)
+    show_entries(entries, dry_run, as_json, ledger.receipt)
+
+
+def _init_preview(store: str, actor: str, family: SetFamily) -> list[LedgerEntry]:
     """The entries `init` would append, touching nothing: no store, table, schema or key is
     made (a ledger already set up refuses, as `init` would)."""
     import tempfile
@@ -78,11 +127,11 @@ def _init_preview(store: str, actor: str) -> list[LedgerEntry]:
             pass
         else:
             with closing(RatingsLedger(store, preview=True, read_only=True)) as existing:
-                return existing.roles.initialize(actor=actor)
+                return existing.roles.initialize(actor=actor, family=family)
         with tempfile.TemporaryDirectory() as empty:
             fresh = f"sqlite:///{Path(empty) / 'preview.db'}"
             with closing(RatingsLedger(fresh, preview=True)) as ledger:
-                return ledger.roles.initialize(actor=actor)
+                return ledger.roles.initialize(actor=actor, family=family)
 
 
 def create_schema(url: str) -> None:
@@ -101,7 +150,9 @@ def create_schema(url: str) -> None:
         with psycopg.connect(parts._replace(query="").geturl(), autocommit=True) as conn:
             conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(schema)))
     except psycopg.Error as exc:
-        raise StoreError(f"cannot create schema {schema!r} in {redacted(url)}: {exc}") from None
+        raise StoreError(
+            f"cannot create schema {schema!r} in {redacted(url)}: {one_line(exc)}"
+        ) from None
 
 
 def grant_role(

@@ -13,10 +13,10 @@ from ledger.entrypoints.cli.common import (
     ViewPath,
     iso_day,
     missing,
+    rules_family,
 )
 from ledger.entrypoints.cli.output import AsCsv, AsNl, AsTsv, chosen, emit
 from ledger.entrypoints.cli.reading import caught_up
-from ledger.rules.families import DEFAULT
 from ledger.store import DEFAULT_STORE
 
 SECTION_COLUMNS = ("section_id", "event_name", "start_date", "end_date", "status", "players")
@@ -38,13 +38,14 @@ def search(
     as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = DEFAULT,
+    family: Family = None,
 ) -> None:
     """Players by member id (prefix) or name, accents, transliteration and word order ignored
     ("Muller" and "Mueller" find "Müller"; "Last, First" works)."""
     from projections import queries
 
     fmt = chosen(as_json, as_csv, as_tsv, as_nl)
+    family = rules_family(store, family)
     with caught_up(store, view, family) as v:
         found = queries.search_players(v, text, limit, offset)
 
@@ -80,13 +81,14 @@ def sections(
     as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = DEFAULT,
+    family: Family = None,
 ) -> None:
     """Sections newest first: id, event name, dates, status and number of players."""
     from projections import queries
 
     fmt = chosen(as_json, as_csv, as_tsv, as_nl)
     first, last = iso_day("--from", start), iso_day("--to", end)
+    family = rules_family(store, family)
     with caught_up(store, view, family) as v:
         if player is not None and queries.player(v, player) is None:
             missing(f"player {player!r} is not in the ledger")

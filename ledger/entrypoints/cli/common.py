@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date
@@ -43,13 +44,26 @@ ViewPath = Annotated[
 ]
 AsJson = Annotated[bool, typer.Option("--json", help="Print JSON")]
 Family = Annotated[
-    str,
+    str | None,
     typer.Option(
         "--rules-family",
-        help=f"Rate under {', '.join(families.NAMES)} (default {families.DEFAULT}), each by "
-        "date; one read model each",
+        metavar="FAMILY",
+        help=f"Rate under {', '.join(families.NAMES)} (default: the ledger's own, `init "
+        "--family`, `set-family`), each by date; one read model each",
     ),
 ]
+
+
+def rules_family(store: str, given: str | None) -> str:
+    """The family a command rates under: `--rules-family` as given, else the ledger's
+    federation (`ledger.federation`: its verified log; no ledger there: exit 1)."""
+    if given is not None:
+        return given
+    from ledger.federation import ledger_family
+
+    with reported():
+        found = ledger_family(store)
+    return found
 
 
 @overload
@@ -194,11 +208,20 @@ def entry_line(verb: str, e: LedgerEntry) -> str:
     return f"{verb} {e.type} at position {e.position}" + (f": {about}" if about else "")
 
 
-def print_entries(entries: list[LedgerEntry], receipt: object | None = None) -> None:
-    """Each entry recorded, then the write's receipt DIGEST@POS (`verify --expect` checks it)."""
+def print_entries(
+    entries: list[LedgerEntry], receipt: object | None = None, each: bool = True
+) -> None:
+    """Each entry recorded (not `each`: counted by type in one line), then the write's receipt
+    DIGEST@POS (`verify --expect` checks it)."""
     if not entries:
         typer.echo("nothing new to record")
-    for e in entries:
+    elif not each:
+        kinds = Counter(e.type for e in entries)
+        typer.echo(
+            f"recorded {len(entries):,} entries at positions {entries[0].position}–"
+            f"{entries[-1].position}: " + ", ".join(f"{n:,} {kind}" for kind, n in kinds.items())
+        )
+    for e in entries if each else ():
         typer.echo(entry_line("recorded", e))
     if entries and receipt is not None:
         typer.echo(f"receipt {receipt}")

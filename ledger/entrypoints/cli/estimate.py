@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from ledger.entrypoints.cli.common import usage
-from ledger.errors import InputError
+from ledger.errors import InputError, InvalidCommand
 
 
 def register(app: typer.Typer) -> None:
@@ -18,11 +18,13 @@ def register(app: typer.Typer) -> None:
 
 
 def read_json(path: Path) -> object:
+    from ledger.inputs import read_text
+
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        usage(f"{path}: no such file")
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return json.loads(read_text(path, "json"))
+    except InvalidCommand as exc:
+        usage(exc.message)
+    except json.JSONDecodeError as exc:
         usage(f"{path}: not valid JSON ({exc})")
 
 
@@ -30,7 +32,10 @@ def estimate(
     section_file: Annotated[Path, typer.Argument(help="Section JSON with pre-event states")],
     rules: Annotated[
         str | None,
-        typer.Option(help="Rules version or family (default: in force on the section's dates)"),
+        typer.Option(
+            help="Rules version or family (default: the file's `rules`, else US Chess's in "
+            "force on the section's dates: estimate reads no ledger, so no ledger's family)"
+        ),
     ] = None,
     explain: Annotated[bool, typer.Option(help="Add every intermediate value")] = False,
 ) -> None:

@@ -16,11 +16,11 @@ from ledger.entrypoints.cli.common import (
     _required_day,
     missing,
     reported,
+    rules_family,
     system_name,
 )
 from ledger.entrypoints.cli.output import AsCsv, AsNl, AsTsv, chosen, emit
 from ledger.entrypoints.cli.reading import ListName, caught_up
-from ledger.rules.families import DEFAULT
 from ledger.store import DEFAULT_STORE
 
 if TYPE_CHECKING:
@@ -45,11 +45,12 @@ def rating_list(
     as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = DEFAULT,
+    family: Family = None,
 ) -> None:
     """The rating supplement: every player's rating in a system on a date (or as a published
     list said it), N, floor."""
     from ledger.entrypoints.interchange import exports
+    from ledger.entrypoints.player_text import earlier_games
     from ledger.errors import InvalidCommand
 
     fmt = chosen(as_json, as_csv, as_tsv, as_nl)
@@ -57,6 +58,7 @@ def rating_list(
         if (as_of is None) == (list_name is None):
             raise InvalidCommand((), "give exactly one of --as-of and --list")
         day = None if as_of is None else _required_day("--as-of", as_of)
+    family = rules_family(store, family)
     with caught_up(store, view, family, list_name=list_name) as v:
         rows = exports.rating_supplement(v, system, day, list_name)
 
@@ -64,8 +66,9 @@ def rating_list(
         for r in rows:
             provisional = r["established"] is False  # None where the family has none
             rating = f"{r['official_rating']}" + (f"P{r['games']}" if provisional else "")
+            games = f"{r['games']}{earlier_games(r)}"
             typer.echo(
-                f"{r['id']:<12} {r['name'] or '':<32} {rating:>9}  N {r['games']:<5} "
+                f"{r['id']:<12} {r['name'] or '':<32} {rating:>9}  N {games:<5} "
                 + ("" if r["floor"] is None else f"floor {r['floor']}")
             )
 
@@ -81,7 +84,7 @@ def export_history(
     as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = DEFAULT,
+    family: Family = None,
 ) -> None:
     """A player's rating history in one system with every value behind each change, one row
     per change: a table, or --csv, --tsv, --json, --nl."""
@@ -89,6 +92,7 @@ def export_history(
     from projections import queries
 
     fmt = chosen(as_json, as_csv, as_tsv, as_nl)
+    family = rules_family(store, family)
     with caught_up(store, view, family) as v:
         known = queries.player(v, player_id) is not None
         rows = exports.history_export(v, player_id, system)
@@ -101,12 +105,13 @@ def export_trf(
     section_id: Annotated[str, typer.Argument(help="The section's id")],
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = DEFAULT,
+    family: Family = None,
 ) -> None:
     """A section as a TRF16 file (`import trf` reads it back as the same section)."""
     from ledger.entrypoints.interchange.trf_export import to_trf
     from projections import queries
 
+    family = rules_family(store, family)
     with caught_up(store, view, family) as v:
         report = queries.section_report(v, section_id)
         status = queries.section_status(v, section_id)
@@ -129,19 +134,20 @@ def crosstable(
     ] = None,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = DEFAULT,
+    family: Family = None,
     as_json: AsJson = False,
     as_csv: AsCsv = False,
     as_tsv: AsTsv = False,
     as_nl: AsNl = False,
 ) -> None:
-    """A section's crosstable: results by round, total, pre -> post rating (P<n>: provisional);
+    """A section's crosstable: results by round, total, pre → post rating (P<n>: provisional);
     --csv, --tsv, --nl: a record a player and system."""
     from ledger.entrypoints.interchange import exports
     from ledger.text import shown
     from projections import queries
 
     fmt = chosen(as_json, as_csv, as_tsv, as_nl)
+    family = rules_family(store, family)
     with caught_up(store, view, family) as v:
         status = queries.section_status(v, section_id)
         table = exports.crosstable(v, section_id, system)

@@ -4,16 +4,27 @@ sections or players no family rates."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from ledger.entrypoints.cli.common import print_entries, print_json
+from ledger.text import counted
 
 if TYPE_CHECKING:
     from ledger.commands import SubmitSection
     from ledger.entrypoints.interchange.trf_records import TrfReport
     from ledger.log import LedgerEntry
+
+
+FEW = 3  # warnings an import shows without --verbose
+Verbose = Annotated[
+    bool,
+    typer.Option(
+        "--verbose",
+        help="Also print each warning, player not rated, member id assigned and entry recorded",
+    ),
+]
 
 
 def _report(
@@ -23,32 +34,58 @@ def _report(
     dry_run: bool,
     as_json: bool,
     listed: bool,
+    verbose: bool = False,
 ) -> None:
-    """The JSON summary (`--json`); else what was read and recorded (a dry run prints the
-    section JSON `submit` would accept on stdout, the rest on stderr)."""
+    """The JSON summary (`--json`); else a line for each file and section read and one for
+    what was recorded, the first few warnings, and the details with `verbose` (a dry run
+    prints the section JSON `submit` would accept on stdout, the rest on stderr)."""
     if as_json:
         print_json(summary)
         return
     for f in summary["files"]:
-        records = f"{f['records']} record" + ("" if f["records"] == 1 else "s")
-        typer.echo(f"read {f['file']}: {records}", err=dry_run)
-    for warning in summary["warnings"]:
+        typer.echo(f"read {f['file']}: {counted(f['records'], 'record')}", err=dry_run)
+    warnings = summary["warnings"]
+    for warning in warnings if verbose else warnings[:FEW]:
         typer.echo(f"warning: {warning}", err=True)
+    if not verbose and len(warnings) > FEW:
+        more = counted(len(warnings) - FEW, "more warning")
+        typer.echo(f"warning: {more} (--verbose or --json shows them)", err=True)
     for s in summary["sections"]:
-        if "team" in s:
-            typer.echo(f"{s['section_id']}: {team_line(s['team'])}", err=dry_run)
-        for family, reason in s.get("not_rated", {}).items():
-            typer.echo(f"{s['section_id']}: not rated under {family}: {reason}", err=dry_run)
-        for member, reason in s.get("unrated_players", {}).items():
-            typer.echo(f"{s['section_id']}: {member} not rated: {reason}", err=dry_run)
-    for m in summary.get("matched", []):
+        for line in _section_lines(s, verbose):
+            typer.echo(line, err=dry_run)
+    registered = summary["players_registered"]
+    if registered:
+        verb = "would register" if dry_run else "registered"
+        typer.echo(f"{verb} {counted(len(registered), 'new player')}", err=dry_run)
+    for m in summary.get("matched", []) if verbose else ():
         if m["by"] == "assigned":
             typer.echo(f"player {m['start']} {m['name']}: member {m['member']}", err=dry_run)
     if dry_run:
         submitted = [s.model_dump(mode="json", exclude_none=True) for s in sections]
         print_json(submitted if listed else submitted[0])
     else:
-        print_entries(entries, summary.get("receipt"))
+        print_entries(entries, summary.get("receipt"), each=verbose or len(entries) <= FEW)
+
+
+def _section_lines(s: dict[str, Any], verbose: bool) -> list[str]:
+    """A section's line (its players, games and byes, and how many of its players no game
+    rates), its team file's and each family's reason to rate none of it; with `verbose`, each
+    player not rated."""
+    unrated = s.get("unrated_players", {})
+    lines = [
+        f"section {s['section_id']}: {counted(s['players'], 'player')}, "
+        f"{counted(s['games'], 'game')}, {counted(s['byes'], 'bye')}"
+        + (f"; {len(unrated):,} with no rated game" if unrated else "")
+    ]
+    if "team" in s:
+        lines.append(f"{s['section_id']}: {team_line(s['team'])}")
+    lines += [
+        f"{s['section_id']}: not rated under {family}: {reason}"
+        for family, reason in s.get("not_rated", {}).items()
+    ]
+    if verbose:
+        lines += [f"{s['section_id']}: {m} not rated: {why}" for m, why in unrated.items()]
+    return lines
 
 
 def trf_notes(
@@ -91,7 +128,7 @@ def trf_notes(
     if assigned:
         notes.append(
             f"{report.source}: {len(assigned)} players without a FIDE id get the member ids "
-            "the ledger assigns (see matched)"
+            "the ledger assigns (--verbose or --json lists them)"
         )
     return notes
 

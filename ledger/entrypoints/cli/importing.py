@@ -13,7 +13,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ledger.entrypoints.cli.common import Actor, Store, _required_day, receipt_fields, reported
-from ledger.entrypoints.cli.import_report import _last_round, _report, section_notes, trf_notes
+from ledger.entrypoints.cli.import_report import (
+    Verbose,
+    _last_round,
+    _report,
+    section_notes,
+    trf_notes,
+)
 from ledger.errors import field_path
 from ledger.store import DEFAULT_STORE
 
@@ -107,6 +113,7 @@ def import_trf(
     dry_run: DryRun = False,
     register: Register = False,
     as_json: Summary = False,
+    verbose: Verbose = False,
     store: Store = DEFAULT_STORE,
 ) -> None:
     """Submit the section of a TRF: its players (with what the file says of them; players
@@ -147,7 +154,7 @@ def import_trf(
         )
         _add_trf_summary(summary, file, report, matches, reserved, section)
     summary |= receipt_fields(ledger.receipt)
-    _report(summary, entries, [section], dry_run, as_json, listed=False)
+    _report(summary, entries, [section], dry_run, as_json, listed=False, verbose=verbose)
 
 
 def _trf_profiles(
@@ -208,6 +215,7 @@ def import_uschess_dbf(
     dry_run: DryRun = False,
     register: Register = False,
     as_json: Summary = False,
+    verbose: Verbose = False,
     store: Store = DEFAULT_STORE,
 ) -> None:
     """Submit every section of a US Chess rating report (all or none)."""
@@ -229,7 +237,7 @@ def import_uschess_dbf(
         for row, section in zip(summary["sections"], sections, strict=True):
             row |= section_notes(section)
     summary |= receipt_fields(ledger.receipt)
-    _report(summary, entries, sections, dry_run, as_json, listed=True)
+    _report(summary, entries, sections, dry_run, as_json, listed=True, verbose=verbose)
 
 
 def _submit(
@@ -301,20 +309,15 @@ def _correct(
     dry_run: bool,
     as_json: bool,
 ) -> None:
-    """A revised report as a correction: the per-game diff, then what `correct` prints."""
+    """A revised report as a correction: what `correct` prints (the per-game diff first)."""
     from ledger.entrypoints.cli.writing import _report as consequences
-    from ledger.entrypoints.interchange.section_diff import diff
+    from ledger.entrypoints.cli.writing import corrected
     from ledger.errors import InvalidCommand
 
     if reason is None:
         raise InvalidCommand((), "--correct needs --reason")
-    current = ledger.sections.current_report(section.section_id)
-    changes = diff(current, section.model_dump(mode="json", exclude_none=True))
-    entries = ledger.sections.correct(section, reason=reason, actor=actor)
-    if not as_json:
-        for line in changes:
-            typer.echo(line)
-    consequences(ledger, store, None, entries, dry_run, as_json)
+    entries, changes = corrected(ledger, section, reason, actor)
+    consequences(ledger, store, None, entries, dry_run, as_json, changes=changes)
 
 
 def _registered(ledger: RatingsLedger) -> dict[str, str | None]:

@@ -16,13 +16,14 @@ from ledger.entrypoints.cli.common import (
     iso_day,
     missing,
     print_json,
+    rules_family,
     system_name,
     usage,
 )
 from ledger.entrypoints.cli.output import AsCsv, AsNl, AsTsv, chosen, emit
 from ledger.entrypoints.cli.reading import ListName, caught_up
 from ledger.rules.families import DEFAULT, known
-from ledger.rules.families import family as rules_family
+from ledger.rules.families import family as family_named
 from ledger.store import DEFAULT_STORE
 
 REQUEST_COLUMNS = (
@@ -52,13 +53,14 @@ def section(
     ] = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = DEFAULT,
+    family: Family = None,
 ) -> None:
     """A section's current report: with --json exactly the file `correct ID FILE` reads, to
     edit and feed back; else its crosstable."""
     from ledger.entrypoints.interchange import exports
     from projections import queries
 
+    family = rules_family(store, family)
     with caught_up(store, view, family) as v:
         status = queries.section_status(v, section_id)
         report = queries.section_report(v, section_id)
@@ -87,13 +89,14 @@ def requests(
     as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = DEFAULT,
+    family: Family = None,
 ) -> None:
     """What awaits an admin: pending floor-lowering requests (§7; grant with `override --action
     grant_floor_lowering`) and ceilings set below the floor (none in a family without floors)."""
     from projections import queries
 
     fmt = chosen(as_json, as_csv, as_tsv, as_nl)
+    family = rules_family(store, family)
     with caught_up(store, view, family) as v:
         rows = queries.awaiting_admin(v)
 
@@ -103,8 +106,7 @@ def requests(
         width = max([4, *(len(r["name"] or "") for r in rows)])
         for r in rows:
             what = (
-                f"floor {r['floor']} -> {r['new_floor']}, rating if granted "
-                f"{r['rating_if_granted']}"
+                f"floor {r['floor']} → {r['new_floor']}, rating if granted {r['rating_if_granted']}"
                 if r["kind"] == "floor_lowering_request"
                 else f"ceiling {r['ceiling']} below floor {r['floor']}"
             )
@@ -168,7 +170,7 @@ def supplement(
     ] = None,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = DEFAULT,
+    family: Family = None,
 ) -> None:
     """The rating supplement a federation publishes: every member's ratings on a date, with
     provisional marks (P) and N, names, sorted and filtered (as the list pages: federation,
@@ -181,6 +183,7 @@ def supplement(
     asked = {"federation": federation, "sex": sex, "age": age, "club": club}
     _check_supplement(asked, sort, as_of, list_name)
     day = iso_day("--as-of", as_of)
+    family = rules_family(store, family)
     systems = _supplement_systems(family, system, fmt)
     with caught_up(store, view, family, list_name=list_name) as v:
         if list_name is not None:
@@ -211,7 +214,7 @@ def _check_supplement(
 def _supplement_systems(family: str, system: list[str] | None, fmt: str) -> list[str]:
     """The systems asked for, else the family's list system (or all its systems); a FIDE TXT
     list has one."""
-    rated = known(family) or rules_family(DEFAULT)  # caught_up refuses an unknown family
+    rated = known(family) or family_named(DEFAULT)  # caught_up refuses an unknown family
     default = [rated.list_system] if rated.list_system else list(rated.systems)
     systems = system or (default[:1] if fmt == "fide-txt" else default)
     if fmt == "fide-txt" and len(systems) != 1:

@@ -18,6 +18,7 @@ from ledger.entrypoints.cli.common import (
     ViewPath,
     fail,
     reported,
+    rules_family,
     show_entries,
     system_name,
 )
@@ -31,7 +32,6 @@ from ledger.entrypoints.cli.transparency import (
     trusted_checkpoint,
 )
 from ledger.errors import InvalidCommand, LedgerError
-from ledger.rules.families import DEFAULT
 from ledger.store import DEFAULT_STORE, view_path
 
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ def commit(ledger: RatingsLedger, family: str, name: str, actor: str) -> list[Le
 def commit_list(
     name: ListName,
     actor: Actor,
-    family: Family = DEFAULT,
+    family: Family = None,
     store: Store = DEFAULT_STORE,
     view: NotReadView = None,
     dry_run: Annotated[
@@ -103,6 +103,7 @@ def commit_list(
     from ledger.application import RatingsLedger
 
     not_read(view)
+    family = rules_family(store, family)
     with reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
         entries = commit(ledger, family, name, actor)
     show_entries(entries, dry_run, as_json, ledger.receipt)
@@ -114,7 +115,7 @@ def prove(
     system: Annotated[
         str | None, typer.Option("--system", help="Rating system (default: the family's own)")
     ] = None,
-    family: Family = "fide",
+    family: Family = None,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
 ) -> None:
@@ -125,6 +126,7 @@ def prove(
     from projections import proofs, queries
     from projections.session import ReadSession
 
+    family = rules_family(store, family)
     system = system_name(system) if system else getattr(known(family), "list_system", None)
     if system is None:
         fail(2, f"--system: give the rating system of the {family} list")
@@ -165,14 +167,16 @@ def verify_rating(
     checkpoint signed by a writer whose key you trust (--trusted/--key), the entries in the
     ledger, the row under the list's committed root, and the rating recomputed from the games
     and the previous list's rows."""
+    from ledger.inputs import read_text
     from projections.proof_check import verify_bundle
     from projections.proofs import BundleError
 
     with reported():
         trust = trust_of(trusted, key, witness)
         checkpoint, signed = trusted_checkpoint(held, trust, cosigned_by)
+        text = read_text(bundle, "json")
         try:
-            data = json.loads(bundle.read_text())
+            data = json.loads(text)
         except (OSError, ValueError) as exc:
             raise BundleError(f"cannot read the bundle {bundle} ({exc})") from None
         said = verify_bundle(data, checkpoint)

@@ -15,6 +15,7 @@ from ledger.entrypoints.cli.common import (
     print_json,
     receipt_fields,
     reported,
+    rules_family,
     show_entries,
 )
 from ledger.entrypoints.cli.proofs import NotReadView, not_read
@@ -27,10 +28,13 @@ if TYPE_CHECKING:
 
 
 def publish_list(
-    family: Annotated[str, typer.Option(help=" | ".join(FAMILIES))],
     name: Annotated[str, typer.Option(help="The list's name, unique in its family")],
     as_of: Annotated[str, typer.Option(help="The list's as-of date (YYYY-MM-DD)")],
     actor: Actor,
+    family: Annotated[
+        str | None,
+        typer.Option(help=f"{' | '.join(FAMILIES)} (default: the ledger's own, `init --family`)"),
+    ] = None,
     cutoff_position: Annotated[
         str | None,
         typer.Option(help="Last ledger position it takes items from (default: the last now)"),
@@ -45,15 +49,15 @@ def publish_list(
     from ledger import commands
     from ledger.application import RatingsLedger
     from ledger.commands import PublishList
-    from ledger.rules.families import family as rules_family
+    from ledger.rules.families import family as family_named
 
     not_read(view)
-    data: dict[str, object] = {"family": family, "name": name, "as_of": as_of}
+    data: dict[str, object] = {"family": rules_family(store, family), "name": name, "as_of": as_of}
     if cutoff_position is not None:
         data["cutoff_position"] = _number(cutoff_position)
     with reported():
         publication = commands.parse(PublishList, data)
-        note = rules_family(publication.family).off_schedule(publication.as_of)
+        note = family_named(publication.family).off_schedule(publication.as_of)
         if note is not None:  # recorded all the same: the as-of date is the office's cut-off
             typer.echo(f"warning: {note}", err=True)
         with closing(RatingsLedger(store, preview=dry_run)) as ledger:

@@ -20,12 +20,12 @@ from ledger.entrypoints.cli.common import (
     missing,
     print_json,
     reported,
+    rules_family,
     usage,
 )
 from ledger.entrypoints.cli.output import AsCsv, AsNl, AsTsv, chosen, emit
 from ledger.entrypoints.cli.reading import KnownAt, ListName, Position, _session, caught_up
 from ledger.entrypoints.cli.whatif import diff, replay
-from ledger.rules.families import DEFAULT
 from ledger.store import DEFAULT_STORE
 
 
@@ -62,10 +62,11 @@ NO_LIST = "no list published; each section applied at once"
 def catch_up(
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = DEFAULT,
+    family: Family = None,
     as_json: AsJson = False,
 ) -> None:
     """Bring the read model up to date with the ledger (incremental)."""
+    family = rules_family(store, family)
     with reported(), closing(_session(store, view, family)) as session:
         stats = session.catch_up()
     if as_json:
@@ -87,10 +88,11 @@ def catch_up(
 def rebuild(
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = DEFAULT,
+    family: Family = None,
     as_json: AsJson = False,
 ) -> None:
     """Replay the whole ledger into an empty read model."""
+    family = rules_family(store, family)
     with reported(), closing(_session(store, view, family)) as session:
         stats = session.rebuild()
         digest = session.view.digest()
@@ -118,7 +120,7 @@ def player(
     as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = DEFAULT,
+    family: Family = None,
     known_at: KnownAt = None,
     position: Position = None,
 ) -> None:
@@ -127,12 +129,13 @@ def player(
     from projections import queries
 
     fmt = chosen(as_json, as_csv, as_tsv, as_nl)
+    family = rules_family(store, family)
     with caught_up(store, view, family, known_at, position) as v:
         out = queries.player(v, player_id)
         card = queries.player_card(v, player_id)
     if out is None:
         missing(f"player {player_id!r} is not in the ledger")
-    out["card"] = card
+    out["card"], out["family"] = card, family  # the family its ratings are rated under
     records = [{"id": player_id, "system": s, **r} for s, r in out["ratings"].items()]
 
     def table() -> None:
@@ -159,7 +162,7 @@ def history(
     as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = DEFAULT,
+    family: Family = None,
     known_at: KnownAt = None,
     position: Position = None,
 ) -> None:
@@ -167,6 +170,7 @@ def history(
     from projections import queries
 
     fmt = chosen(as_json, as_csv, as_tsv, as_nl)
+    family = rules_family(store, family)
     with caught_up(store, view, family, known_at, position) as v:
         known = queries.player(v, player_id) is not None
         into = queries.survivor(v, player_id)
@@ -180,8 +184,8 @@ def history(
             pre = "unrated" if r["pre_rating"] is None else f"{r['pre_rating']:.2f}"
             post = "-" if r["post_rating"] is None else f"{r['post_rating']:.2f}"
             typer.echo(
-                f"{r['end_date']}  {r['item_key']:<40} {pre:>9} -> {post:>9}  "
-                f"N {r['games_before']}->{r['games_after']}  {r['formula']}  [{r['rules']}]"
+                f"{r['end_date']}  {r['item_key']:<40} {pre:>9} → {post:>9}  "
+                f"N {r['games_before']}→{r['games_after']}  {r['formula']}  [{r['rules']}]"
             )
 
     emit(fmt, rows, HISTORY_CSV, table)
@@ -198,7 +202,7 @@ def rating(
     as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = DEFAULT,
+    family: Family = None,
     known_at: KnownAt = None,
     position: Position = None,
 ) -> None:
@@ -211,11 +215,13 @@ def rating(
     if list_name is not None:
         if as_of is not None or known_at is not None or position is not None:
             usage("--list says what a list said; leave out --as-of, --as-known-at, --position")
+        family = rules_family(store, family)
         _list_rating(player_id, system, list_name, fmt, store, view, family)
         return
     if as_of is None:
         usage("give --as-of or --list")
     day = iso_day("--as-of", as_of)
+    family = rules_family(store, family)
     with caught_up(store, view, family, known_at, position) as v:
         into = queries.survivor(v, player_id)
         merged_note(player_id, into)
@@ -296,13 +302,14 @@ def lists(
     as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = DEFAULT,
+    family: Family = None,
 ) -> None:
     """The published rating lists, each family's in the order published."""
     from projections import queries
     from projections.schema import LIST_COLUMNS
 
     fmt = chosen(as_json, as_csv, as_tsv, as_nl)
+    family = rules_family(store, family)
     with caught_up(store, view, family) as v:
         found = queries.published_lists(v, list_family)
 
@@ -330,7 +337,7 @@ def explain(
     as_json: AsJson = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = DEFAULT,
+    family: Family = None,
     known_at: KnownAt = None,
     position: Position = None,
 ) -> None:
@@ -340,13 +347,14 @@ def explain(
     if (section is None) == (as_of is None):
         usage("give exactly one of --section and --as-of")
     as_of = iso_day("--as-of", as_of)
+    family = rules_family(store, family)
     with caught_up(store, view, family, known_at, position) as v:
         try:
             out = ex.explain(v, player_id, system, section, as_of)
         except ex.NotFound as exc:
             missing(str(exc))
     if as_json:
-        print_json(out)
+        print_json({"family": family, **out})
     else:
         typer.echo(ex.render(out))
 
@@ -358,12 +366,13 @@ def problems(
     as_nl: AsNl = False,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = DEFAULT,
+    family: Family = None,
 ) -> None:
     """The ledger entries the read model could not apply, and why."""
     from projections import queries
 
     fmt = chosen(as_json, as_csv, as_tsv, as_nl)
+    family = rules_family(store, family)
     with caught_up(store, view, family) as v:
         rows = queries.problems(v)
 

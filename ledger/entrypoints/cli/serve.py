@@ -9,8 +9,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ledger.entrypoints.cli.common import Family, Store, ViewPath, fail, reported, usage
-from ledger.rules.families import DEFAULT, NAMES
+from ledger.entrypoints.cli.common import (
+    Family,
+    Store,
+    ViewPath,
+    fail,
+    reported,
+    rules_family,
+    usage,
+)
+from ledger.rules.families import NAMES
 from ledger.store import DEFAULT_STORE
 
 if TYPE_CHECKING:
@@ -231,7 +239,7 @@ def serve(
     port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port")] = 8000,
     store: Store = DEFAULT_STORE,
     view: ViewPath = None,
-    family: Family = DEFAULT,
+    family: Family = None,
     families: Annotated[
         str | None,
         typer.Option(
@@ -246,10 +254,10 @@ def serve(
     (`--view` is the default family's)."""
     from ledger.reading import open_ledger
 
-    default = family  # the family at `/` (issue 30: the ledger's own family, once it has one)
-    site = every_family(store, view, default, families)
     with reported():
         open_ledger(store).close()  # refuse to start on a store that is not there
+    default = rules_family(store, family)  # the family at `/`: else the ledger's (issue 30)
+    site = every_family(store, view, default, families)
     httpd = _listening(site, host, port)
     followers = follow(site)
     shown = f"[{host}]" if ":" in host else host

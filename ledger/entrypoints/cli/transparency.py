@@ -13,6 +13,7 @@ import typer
 
 from ledger.entrypoints.cli.common import Store, fail, reported
 from ledger.errors import InvalidCommand
+from ledger.inputs import read_text
 from ledger.store import DEFAULT_STORE
 
 if TYPE_CHECKING:
@@ -66,9 +67,9 @@ def trust_of(
     texts = []
     for path in files or ():
         try:
-            texts.append((str(path), path.read_text(encoding="utf-8")))
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InvalidCommand((), f"--trusted {path}: cannot read it ({exc})") from None
+            texts.append((str(path), read_text(path, "key")))
+        except InvalidCommand as exc:
+            raise InvalidCommand((), f"--trusted {exc.message}") from None
     return trust.load(texts, writers or (), witnesses or ())
 
 
@@ -77,9 +78,9 @@ def read_checkpoint(path: Path) -> Checkpoint:
     from ledger.evidence import Checkpoint, CheckpointError
 
     try:
-        return Checkpoint.parse(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CheckpointError(f"cannot read the checkpoint {path} ({exc})") from None
+        return Checkpoint.parse(read_text(path, "key"))
+    except InvalidCommand as exc:
+        raise CheckpointError(f"the checkpoint {exc.message}") from None
 
 
 def trusted_checkpoint(
@@ -96,8 +97,10 @@ def read_proof(path: Path, *kinds: str) -> tuple[str, dict[str, Any]]:
     from ledger.evidence import CheckpointError
 
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        data = json.loads(read_text(path, "json"))
+    except InvalidCommand as exc:
+        raise CheckpointError(f"the proof {exc.message}") from None
+    except ValueError as exc:
         raise CheckpointError(f"cannot read the proof {path} ({exc})") from None
     for kind in kinds:
         if isinstance(data, dict) and isinstance(data.get(kind), dict):

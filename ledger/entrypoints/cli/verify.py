@@ -11,9 +11,18 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ledger.entrypoints.cli.common import AsJson, Family, Store, fail, print_json, reported
+from ledger.entrypoints.cli.common import (
+    AsJson,
+    Family,
+    Store,
+    fail,
+    print_json,
+    reported,
+    rules_family,
+)
+from ledger.errors import InvalidCommand
+from ledger.inputs import read_text
 from ledger.roles import Role
-from ledger.rules.families import DEFAULT
 from ledger.store import DEFAULT_STORE, view_path
 
 if TYPE_CHECKING:
@@ -52,7 +61,7 @@ def verify_chain(
             "--view-file", envvar="RATINGS_LEDGER_VIEW", help="The read model (default beside)"
         ),
     ] = None,
-    family: Family = DEFAULT,
+    family: Family = None,
 ) -> None:
     """Recompute the ledger's SHA-256 chain and check every entry's signature against the key
     its actor held then; print the head digest (exit 0) or the first broken position (exit 1).
@@ -81,7 +90,7 @@ def verify_chain(
     if anchored is not None:
         _check_anchor(anchored, found, at_anchor)
     if view:
-        verify_view(store, view_file, family)
+        verify_view(store, view_file, rules_family(store, family))
     _report(found, expected, anchored, as_json, digest)
 
 
@@ -173,14 +182,16 @@ def _read_anchor(path: Path) -> dict[str, Any]:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        document = json.loads(read_text(path, "json"))
         if not isinstance(document, dict) or document.get("anchor") != ANCHOR:
             raise ValueError("not an anchor from `ratings-ledger anchor`")
         if not isinstance(document.get("position"), int) or document["position"] < 1:
             raise ValueError("its position is not a positive number")
         signature = bytes.fromhex(document["signature"])
         public = Ed25519PublicKey.from_public_bytes(bytes.fromhex(document["public_key"]))
-    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
+    except InvalidCommand as exc:
+        fail(2, f"--anchor {exc.message}")
+    except (ValueError, KeyError, TypeError) as exc:
         fail(2, f"--anchor {path}: {exc}")
     try:
         public.verify(signature, _signed_part(document))

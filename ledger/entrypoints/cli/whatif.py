@@ -17,6 +17,7 @@ from ledger.entrypoints.cli.common import (
     Store,
     print_json,
     reported,
+    rules_family,
     system_name,
     usage,
 )
@@ -85,7 +86,7 @@ def replay(
     ] = None,
     store: Store = DEFAULT_STORE,
     as_json: AsJson = False,
-    family: Family = families.DEFAULT,
+    family: Family = None,
     without_uplift: Annotated[
         bool, typer.Option("--without-uplift", help="FIDE: as if no uplift had been recorded")
     ] = False,
@@ -96,6 +97,7 @@ def replay(
     from projections.projector import View
     from projections.what_if import WhatIf
 
+    family = rules_family(store, family)
     found = families.family(family)
     if rules is not None and rules not in found.versions:
         usage(f"--rules: unknown {family} version {rules!r}; known: {', '.join(found.versions)}")

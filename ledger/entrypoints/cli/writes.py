@@ -16,7 +16,7 @@ from contextlib import closing
 
 import typer
 
-from ledger.entrypoints.cli.admin import grant_role, init, revoke_role
+from ledger.entrypoints.cli.admin import grant_role, init, revoke_role, set_family
 from ledger.entrypoints.cli.common import Actor, Store, reported
 from ledger.entrypoints.cli.decisions import (
     amend_rules,
@@ -39,6 +39,7 @@ from ledger.entrypoints.cli.writing import (
     ViewOption,
     _append_file,
     _report,
+    corrected,
 )
 from ledger.store import DEFAULT_STORE
 
@@ -65,6 +66,7 @@ def register(app: typer.Typer) -> None:
     app.command("merge-players")(merge_players)
     app.command("grant-role")(grant_role)
     app.command("revoke-role")(revoke_role)
+    app.command("set-family")(set_family)
     app.command("log")(log)
 
 
@@ -151,8 +153,8 @@ def correct(
                 f"({section_id!r})",
             )
         with closing(RatingsLedger(store, preview=dry_run)) as ledger:
-            entries = ledger.sections.correct(sections[0], reason=reason, actor=actor)
-            _report(ledger, store, view, entries, dry_run, as_json)
+            entries, changes = corrected(ledger, sections[0], reason, actor)
+            _report(ledger, store, view, entries, dry_run, as_json, changes=changes)
 
 
 def withdraw(

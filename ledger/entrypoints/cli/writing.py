@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from ledger.application import RatingsLedger
+    from ledger.commands import SubmitSection
     from ledger.log import LedgerEntry
 
 
@@ -78,6 +79,22 @@ def _number(text: str) -> object:
     return text
 
 
+def corrected(
+    ledger: RatingsLedger, section: SubmitSection, reason: str, actor: str
+) -> tuple[list[LedgerEntry], list[str]]:
+    """Record (or with a preview ledger decide) the correction of `section`; its entries, and
+    how its report differs from the one it replaces, a line each (`section_diff.diff`)."""
+    from ledger.entrypoints.interchange.section_diff import diff
+    from ledger.errors import LedgerError
+
+    try:
+        current = ledger.sections.current_report(section.section_id)
+    except LedgerError:
+        current = {}  # the correction refuses it, once the actor's roles are checked
+    entries = ledger.sections.correct(section, reason=reason, actor=actor)
+    return entries, diff(current, section.model_dump(mode="json", exclude_none=True))
+
+
 def _report(
     ledger: RatingsLedger,
     store: str,
@@ -86,16 +103,23 @@ def _report(
     dry_run: bool,
     as_json: bool,
     always: bool = True,
+    changes: list[str] | None = None,
 ) -> None:
-    """The entries recorded (or that would be), then the ratings they change (unless not
-    `always` and the read model is not known: a PostgreSQL store without --view)."""
+    """The entries recorded (or that would be), then the ratings they change in the read
+    model of the ledger's family (`ledger.federation`; unless not `always` and the read model
+    is not known: a PostgreSQL store without --view); a correction's `changes` to the report
+    first."""
+    from ledger.entrypoints.interchange.section_diff import tally
+    from ledger.federation import ledger_family
     from projections.consequences import consequences, render
 
     known = always or dry_run or view is not None or urlsplit(ledger.store).scheme == "sqlite"
     report, problem = None, None
     if entries and known:
         try:
-            report = consequences(ledger, view_path(store, view), entries, dry_run)
+            family = ledger_family(ledger)
+            path = view_path(store, view, family)
+            report = consequences(ledger, path, entries, dry_run, family)
         except Exception as exc:  # noqa: BLE001 - the write is committed: it reports success
             if dry_run:
                 raise
@@ -106,8 +130,14 @@ def _report(
         out = report if report is not None else {"entries": entries_json(entries)}
         if not dry_run and ledger.receipt is not None:
             out = {**out, **receipt_fields(ledger.receipt)}
+        if changes is not None:
+            out = {**out, "report_changes": changes}
         print_json(out | ({"report_problem": problem} if problem else {}))
         return
+    if changes is not None:
+        typer.echo(f"the report: {tally(changes)}" + (":" if changes else ""))
+        for line in changes:
+            typer.echo(f"  {line}")
     if dry_run:
         for e in entries:
             typer.echo(entry_line("would record", e))

@@ -17,6 +17,7 @@ from projections import list_filters, queries, unrated
 from projections.periods import rates_from_previous_list
 from projections.projector import View
 from projections.queries.common import system_order
+from projections.queries.players import unrated_below
 
 SUPPLEMENT_COLUMNS = (
     "id",
@@ -85,6 +86,8 @@ def rating_supplement(
                 "established": None if r.get("established") is None else bool(r["established"]),
                 "floor": r.get("floor"),
                 "rated_on": r["rated_on"],
+                # FIDE: "not known" for a rating published without a count (its column)
+                **({"earlier_games": r["earlier_games"]} if r.get("earlier_games") else {}),
             }
         )
     return out
@@ -249,24 +252,26 @@ class RatingChange:
     change: float | None = None  # FIDE: this section's ΔR (10.64; 8.3.2 d)
     k: float | None = None  # FIDE: K
     performance: float | None = None  # FIDE: an unrated player's Ru
+    below: int | None = None  # FIDE 7.2.1: the floor that shows him unrated after it
 
     def text(self, family: str = DEFAULT) -> str:
-        """`1500P10 -> 1520P13`: P and N while `family` does not hold a rating established
+        """`1500P10 → 1520P13`: P and N while `family` does not hold a rating established
         (`Family.established`; US Chess §1: "established if it is based upon more than 25
         games"; FIDE and the ICU never write P). FIDE: `Ro 2615
         ΔR -2.80 K 10` (its list sums the period's ΔR), or an unrated player's Ru."""
+        dropped = "" if self.below is None else f", {unrated_below(self.below)}"
         if self.change is not None and self.pre is not None:
-            return f"Ro {_number(self.pre)} ΔR {self.change:+.2f} K {_number(self.k)}"
+            return f"Ro {_number(self.pre)} ΔR {self.change:+.2f} K {_number(self.k)}{dropped}"
         if self.performance is not None and self.pre is None:
             return f"unrated, Ru {_number(self.performance)}" + (
-                "" if self.official is None else f" -> {self.official}"
+                "" if self.official is None else f" → {self.official}"
             )
         if self.official is None:
             return "unrated"
         pre = "unrated"
         if self.pre is not None:
             pre = _rating(round_half_up(self.pre), self.games_before, family)
-        return f"{pre} -> {_rating(self.official, self.games_after, family)}"
+        return f"{pre} → {_rating(self.official, self.games_after, family)}"
 
 
 @dataclass(frozen=True)
@@ -299,7 +304,7 @@ def crosstable(
 ) -> Crosstable | None:
     """A rated section's crosstable: the players in the report's order by their pair numbers
     (the pairing program's start numbers where the report keeps them), each round's
-    result against a pair number, the total, and pre -> post ratings in each system (those
+    result against a pair number, the total, and pre → post ratings in each system (those
     given, else every system the section was rated in). None if the section is not rated."""
     payload = queries.section_report(view, section_id)
     if payload is None:
@@ -310,7 +315,7 @@ def crosstable(
         view, section_id
     ):
         found = json.loads(detail or "{}") if periods else {}
-        if post is not None or "performance" in found:
+        if post is not None or found.keys() & {"performance", "below"}:
             changes.setdefault(system, {})[player] = RatingChange(
                 pre,
                 before,
@@ -320,6 +325,7 @@ def crosstable(
                 None if pre is None or not periods else found.get("rating_change", 0.0),
                 k,
                 found.get("performance"),
+                found.get("below"),
             )
     shown = tuple(systems or sorted(changes, key=system_order(view)))
     ids = [p["id"] for p in payload["players"]]
@@ -367,10 +373,11 @@ def crosstable_lines(table: Crosstable) -> list[str]:
         s: [r.ratings[s].text(table.family) if s in r.ratings else "-" for r in table.rows]
         for s in table.systems
     }
-    system_width = {s: max(len(s), *(len(t) for t in texts[s])) for s in table.systems}
+    named = {s: rules_family(table.family).words.system(s) for s in table.systems}
+    system_width = {s: max(len(named[s]), *(len(t) for t in texts[s])) for s in table.systems}
     head = [f"{'Pair':>4}  {'Player':<{width}}"]
     head += [f"{'Rd ' + str(n):<{cell}}" for n in range(1, rounds + 1)]
-    head += [f"{'Total':>5}", *(f"{s:<{system_width[s]}}" for s in table.systems)]
+    head += [f"{'Total':>5}", *(f"{named[s]:<{system_width[s]}}" for s in table.systems)]
     lines = [
         f"{table.event_name} ({table.section_id})",
         f"{table.start_date} to {table.end_date}  {table.time_control}  {table.status}",

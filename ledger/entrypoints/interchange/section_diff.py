@@ -53,3 +53,12 @@ def diff(current: Mapping[str, Any], revised: Mapping[str, Any]) -> list[str]:
         else:
             lines.append(f"round {key[0]}: {was} → {now}")
     return lines
+
+
+def tally(lines: list[str]) -> str:
+    """What `diff` found, counted: `1 changed, 2 added, 0 removed` (none: what it compares)."""
+    if not lines:
+        return "no field, player, game or bye changed"
+    added = sum(line.startswith("+ ") for line in lines)
+    removed = sum(line.startswith("- ") for line in lines)
+    return f"{len(lines) - added - removed} changed, {added} added, {removed} removed"

@@ -30,6 +30,7 @@ from ledger.entrypoints.interchange.trf_export import COMMENT
 from ledger.entrypoints.interchange.trf_players import assigned_ids
 from ledger.entrypoints.interchange.trf_records import TrfPlayer, TrfReport
 from ledger.errors import InvalidCommand
+from ledger.inputs import read_bytes
 from ledger.rules.families import reads_time_control
 from ledger.rules.time_controls import NOT_GIVEN
 from ledger.rules.time_notation import ledger_time_control
@@ -41,6 +42,9 @@ ROUND_WIDTH = 10
 # forfeit loss, "W"/"D"/"L" win/draw/loss; byes "H" half-point, "F" full-point, "U"
 # pairing-allocated, "Z" zero-point; "(blank) equivalent to Z".
 RESULT_CODES = frozenset("10=+-WDLHFUZ ")
+# A round paired and not yet played (`0005 w *`, as pairing programs write TRF-2026 between
+# rounds): it and the rounds after it are not on the line yet.
+PENDING = "*"
 TRF_CODES = ResultCodes(
     blank=" ",
     opponent={"1": "0", "0": "1", "=": "=", "+": "-", "-": "+", "W": "L", "L": "W", "D": "D"},
@@ -95,12 +99,7 @@ TITLES |= {"wc": "WCM"} | {
 
 def read_trf(path: Path) -> TrfReport:
     """Parse a TRF file (UTF-8, else Latin-1); InvalidCommand names the line and column."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InvalidCommand((), f"{path}: no such file") from None
-    except OSError as exc:
-        raise InvalidCommand((), f"{path}: cannot read ({exc})") from None
+    raw = read_bytes(path, "trf")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -171,7 +170,7 @@ def _player(line: str, number: int, source: str) -> TrfPlayer:
     if rating and not digits(rating):
         raise InvalidCommand((), f"{where}: FIDE rating {rating!r} (columns 49-52) is not a number")
     sex, title = line[9:10].strip().lower(), line[10:13].strip().lower()
-    if sex not in ("", "m", "w", "f"):
+    if sex not in ("", "m", "w", "f", "u"):
         raise InvalidCommand((), f"{where}: sex {sex!r} (column 10) is not m or w")
     if title and title not in TITLES:
         raise InvalidCommand(
@@ -188,6 +187,8 @@ def _player(line: str, number: int, source: str) -> TrfPlayer:
     column = ROUND_COLUMN - 1
     while column < len(line.rstrip()):
         block = line[column : column + ROUND_WIDTH].ljust(ROUND_WIDTH)
+        if block[7] == PENDING:
+            break
         rounds.append(_round(block, len(rounds) + 1, where))
         column += ROUND_WIDTH
     return TrfPlayer(
@@ -387,6 +388,12 @@ def in_progress(report: TrfReport, rounds: int | None = None) -> str | None:
 
 
 def _check_complete(report: TrfReport, rounds: int, partial: bool, announced: int | None) -> None:
+    if not any(_last_round(p) for p in report.players):
+        raise InvalidCommand(
+            (),
+            f"{report.source}: no round has been played (a file made before round 1 was "
+            "played); there is nothing to import",
+        )
     if announced is not None and announced < rounds:
         flag = FLAGS["XXR"]
         raise InvalidCommand((), f"{flag} {announced}: the file has games in round {rounds}")
@@ -453,7 +460,7 @@ def _date_of(report: TrfReport, tag: str) -> tuple[date, str]:
         days = report.round_dates
         return (min(days) if tag == "042" else max(days)), f"{report.source} (132 round dates)"
     try:
-        return header.read_date(text), where
+        return header.read_date(text, report.round_dates), where
     except ValueError as exc:
         raise ValueError(f"{_line(report, where)}: {TAG_NAMES[tag]} {exc}") from None
 

@@ -7,7 +7,8 @@ rounds it has (XXR, TRF-2026's 142) and whether the file is a team file.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from contextlib import suppress
 from datetime import date
 
 from ledger.rules.time_notation import ledger_time_control
@@ -16,6 +17,8 @@ from ledger.text import digits
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 MONTHS = {m: i for i, m in enumerate(_MONTHS, 1)}
 _YEAR_FIRST = re.compile(r"(\d{4})\s*[/.-]\s*(\d{1,2})\s*[/.-]\s*(\d{1,2})")
+# Two digits each: TRF's own short form, YY/MM/DD (as its 132 lines), before day-first.
+_SHORT = re.compile(r"(\d{2})[/.-](\d{2})[/.-](\d{2})")
 _DAY_FIRST = re.compile(r"(\d{1,2})\s*[/.-]\s*(\d{1,2})\s*[/.-]\s*(\d{2}|\d{4})")
 _MONTH_NAME = re.compile(r"([a-z]{3})[a-z]*\.?\s+(\d{1,2}),?\s+(\d{4})", re.I)
 _DAY_MONTH_NAME = re.compile(r"(\d{1,2})\.?\s+([a-z]{3})[a-z]*\.?,?\s+(\d{4})", re.I)
@@ -37,20 +40,22 @@ def unknown(text: str) -> bool:
     return not text.strip("0/.- ")
 
 
-def read_date(text: str) -> date:
+def read_date(text: str, rounds: Sequence[date] = ()) -> date:
     """A header date: year first (`2024/01/01`, `2012-02-06`), else day first (`28. 07. 2005`,
-    `24/09/2010`), else with a month name (`May 29, 2020`,
-    `29 May 2020`). A day-first date whose month is over 12 is read month first (`09/24/2010`).
-    ValueError when it is none of these."""
+    `24/09/2010`), else with a month name (`May 29, 2020`, `29 May 2020`). A day-first date
+    whose month is over 12 is read month first (`09/24/2010`). Three two-digit parts
+    (`25/08/11`) are TRF's `YY/MM/DD`, as its 132 lines, unless that is no date or the file's
+    round dates (`rounds`) are nearer the day-first reading. ValueError when it is none of
+    these."""
     text = text.strip()
     if m := _YEAR_FIRST.fullmatch(text):
         return _day(text, int(m[1]), int(m[2]), int(m[3]))
     if m := _DAY_FIRST.fullmatch(text):
-        day, month, year = int(m[1]), int(m[2]), int(m[3])
-        year += 2000 if year < 100 else 0
-        if month > 12 >= day:
-            day, month = month, day
-        return _day(text, year, month, day)
+        readings = _readings(text, int(m[1]), int(m[2]), int(m[3]))
+        first = min(rounds, default=None)
+        if first is None:
+            return readings[0]
+        return min(readings, key=lambda day: abs((day - first).days))
     if m := _MONTH_NAME.fullmatch(text):
         return _day(text, int(m[3]), _month(m[1]), int(m[2]))
     if m := _DAY_MONTH_NAME.fullmatch(text):
@@ -58,9 +63,25 @@ def read_date(text: str) -> date:
     raise ValueError(f"{text!r} is not a date (2024/01/01, 28. 07. 2005, May 29, 2020…)")
 
 
+def _readings(text: str, a: int, b: int, c: int) -> list[date]:
+    """The days `a/b/c` may name, TRF's `YY/MM/DD` first (when all three have two digits),
+    then day first (month first when the month is over 12); ValueError when none is a day."""
+    found = []
+    if _SHORT.fullmatch(text):
+        with suppress(ValueError):
+            found.append(date(2000 + a, b, c))
+    day, month = (b, a) if b > 12 >= a else (a, b)
+    try:
+        found.append(_day(text, c + (2000 if c < 100 else 0), month, day))
+    except ValueError:
+        if not found:
+            raise
+    return found
+
+
 def read_round_date(text: str) -> date:
     """A 132 round date: TRF16 and TRF-2026 write `YY/MM/DD`; other forms as `read_date`."""
-    if m := re.fullmatch(r"(\d{2})[/.-](\d{2})[/.-](\d{2})", text.strip()):
+    if m := _SHORT.fullmatch(text.strip()):
         return _day(text, 2000 + int(m[1]), int(m[2]), int(m[3]))
     return read_date(text)
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ledger.errors import InvalidCommand
+from ledger.inputs import read_text
 from ledger.text import digits
 
 
@@ -23,12 +24,7 @@ class IdMap:
 def read_map(path: Path) -> IdMap:
     """A JSON object `{"start": {"1": "12345678"}, "fide_id": {"2000001": "30000001"}}`, or a
     CSV of `start, member id` rows (a header line `fide_id,member_id` makes them FIDE ids)."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InvalidCommand((), f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidCommand((), f"{path}: cannot read ({exc})") from None
+    text = read_text(path, "map", "utf-8-sig")
     if text.lstrip().startswith("{"):
         return _json_map(path, text)
     try:

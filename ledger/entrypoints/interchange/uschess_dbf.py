@@ -28,6 +28,7 @@ from ledger.entrypoints.interchange import (
     grid_to_section,
 )
 from ledger.errors import InvalidCommand
+from ledger.inputs import check_size
 from ledger.text import digits
 
 HEADER, SECTIONS, DETAILS = "THEXPORT.DBF", "TSEXPORT.DBF", "TDEXPORT.DBF"
@@ -92,6 +93,8 @@ def read_report(directory: Path) -> UschessReport:
     """Read the report in `directory` (file names in any case)."""
     if not directory.is_dir():
         raise InvalidCommand((), f"{directory}: no such directory")
+    for name in (HEADER, SECTIONS, DETAILS):  # each refused by its size before any is read
+        check_size(_file(directory, name), "dbf")
     headers, header_file, _ = _read(directory, HEADER)
     if len(headers) != 1:
         raise InvalidCommand(
@@ -111,10 +114,16 @@ def read_report(directory: Path) -> UschessReport:
     return UschessReport(headers[0], sections, details, details_file, rounds, files)
 
 
-def _read(directory: Path, name: str) -> tuple[tuple[Record, ...], str, list[str]]:
+def _file(directory: Path, name: str) -> Path:
+    """The file `name` in `directory`, its name in any case."""
     path = next((p for p in directory.iterdir() if p.name.upper() == name), None)
     if path is None:
         raise InvalidCommand((), f"{directory}: no {name}")
+    return path
+
+
+def _read(directory: Path, name: str) -> tuple[tuple[Record, ...], str, list[str]]:
+    path = _file(directory, name)
     try:
         table = DBF(str(path), encoding="latin-1", raw=True, ignore_missing_memofile=True)
     except (OSError, ValueError, struct.error) as exc:

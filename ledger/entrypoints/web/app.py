@@ -20,7 +20,6 @@ from contextvars import ContextVar, Token
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs
 from wsgiref.types import StartResponse
 
 import msgspec
@@ -28,7 +27,7 @@ from pydantic import BaseModel
 
 from ledger.entrypoints.web import answers, openapi, routes
 from ledger.entrypoints.web.families import Served
-from ledger.entrypoints.web.params import HttpError, When
+from ledger.entrypoints.web.params import HttpError, When, parameters
 from ledger.entrypoints.web.params import when as asked_when
 from ledger.entrypoints.web.render import API, BASE, BROKEN, FEDERATION, SWITCH, TWIN, render
 from ledger.entrypoints.web.routes import Asked
@@ -90,11 +89,11 @@ class Site:
     ) -> Iterable[bytes]:
         method = environ.get("REQUEST_METHOD", "GET")
         path = environ.get("PATH_INFO", "/").encode("latin-1").decode("utf-8", "replace")
-        query = {k: v[-1] for k, v in parse_qs(environ.get("QUERY_STRING", "")).items()}
+        asked = environ.get("QUERY_STRING", "")
         api, route = _api(path)
         found: list[ReadBreak] = []
-        with _page(route, environ.get("QUERY_STRING", ""), found):
-            status, ctype, body, extra = self._respond(method, route, query, api, found)
+        with _page(route, asked, found):
+            status, ctype, body, extra = self._respond(method, route, asked, api, found)
         headers = [("Content-Type", ctype), ("Content-Length", str(len(body))), *extra]
         if status.startswith("405"):
             headers.append(("Allow", "GET, HEAD"))
@@ -102,11 +101,13 @@ class Site:
         return [b""] if method == "HEAD" else [body]
 
     def _respond(
-        self, method: str, route: str, query: dict[str, str], api: bool, found: list[ReadBreak]
+        self, method: str, route: str, asked: str, api: bool, found: list[ReadBreak]
     ) -> tuple[str, str, bytes, list[tuple[str, str]]]:
         """(status, content type, body, extra headers) of a request for `route` (without
-        `/api`); an error as one line, on a page or in JSON."""
+        `/api`) with the query string `asked` (refused by its size first); an error as one
+        line, on a page or in JSON."""
         try:
+            query = parameters(asked)
             if method not in ("GET", "HEAD"):
                 raise HttpError("405 Method Not Allowed", "this site is read-only")
             if route.startswith("/static/") and not api:

@@ -7,6 +7,8 @@ import math
 from dataclasses import dataclass
 from datetime import date
 
+from markupsafe import escape
+
 from ledger.entrypoints.web.render import ENV
 
 TICK_SIZE = 11  # px, as the stylesheet sets `.tick` and `.legend` (12 px, bold)
@@ -35,8 +37,22 @@ class Line:
 
 def charts(series: Series) -> str:
     """The chart twice: wide for a screen, narrow (larger lettering) for a phone; the
-    stylesheet shows one."""
-    return chart(series, 720, 260, "wide") + chart(series, 360, 240, "narrow", labels=4)
+    stylesheet shows one. A screen reader reads neither drawing but the figure's one
+    description (`described`; issue 31: "the rating chart's text appears twice")."""
+    drawn = chart(series, 720, 260, "wide") + chart(series, 360, 240, "narrow", labels=4)
+    label = escape(described(series))
+    return f"<figure class='chart' role='img' aria-label='{label}'>{drawn}</figure>"
+
+
+def described(series: Series) -> str:
+    """The chart in words: each system's first and last rating, with their dates, and how many
+    changes lie between."""
+    lines = []
+    for system, points in series.items():
+        (first, low), (last, high) = points[0], points[-1]
+        changes = f"{len(points)} changes" if len(points) > 1 else "1 change"
+        lines.append(f"{system} {low:.0f} on {first} to {high:.0f} on {last}, {changes}")
+    return "Rating history: " + "; ".join(lines) + "."
 
 
 def chart(

@@ -3,12 +3,17 @@ model could not use (problems)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import asdict
-from typing import Any
+from typing import Any, NamedTuple
+
+import msgspec
 
 from ledger.entrypoints.web.params import HttpError, When, whole
 from ledger.entrypoints.web.render import Page, href, html, seg
+from ledger.events import KINDS
+from ledger.fields import Door
 from ledger.log import LedgerEntry, read_entries, to_entry
 from ledger.reading import Readable
 from projections import queries
@@ -69,7 +74,8 @@ def log(ledger: Readable, query: dict[str, str], when: When) -> tuple[object, Pa
         title="Ledger log",
         when=when,
         keep=filters,
-        rows=[(x, subject(x["payload"], when)) for x in entries],
+        rows=[(x, kind_words(x["type"]), subject(x["payload"], when)) for x in entries],
+        fields={x["position"]: fields(x["type"], x["payload"], when) for x in entries},
         filters={k: v for k, v in filters.items() if v},
         links=links,
     )
@@ -92,6 +98,76 @@ def subject(payload: dict[str, Any], when: When) -> tuple[str | None, str]:
         return None, f"{holder}: {role}" if isinstance(holder, str) else role
     words = (payload[k] for k in ("holder", "parameter") if isinstance(payload.get(k), str))
     return None, " ".join(words)
+
+
+class Field(NamedTuple):
+    """One field of an entry as the log page shows it."""
+
+    label: str
+    text: str
+    link: str | None = None
+
+
+def kind_words(kind: str) -> str:
+    """A fact kind in words: `SectionSubmitted` → "Section submitted"."""
+    words = re.findall(r"[A-Z][a-z]*|[a-z]+|\d+", kind) or [kind]
+    spoken = [_ACRONYMS.get(w, w.lower()) for w in words]
+    return " ".join([spoken[0][:1].upper() + spoken[0][1:], *spoken[1:]])
+
+
+_ACRONYMS = {"Fide": "FIDE"}
+
+
+def fields(kind: str, payload: dict[str, Any], when: When) -> list[Field]:
+    """An entry's fields in the order its kind declares them (ledger/events.py), each labelled
+    by its name in words, a member linked to his page, a section to its crosstable and an
+    entry to its place in the log; a list of records as its count. Fields not given are left
+    out; a kind the ledger does not declare shows its fields as stored."""
+    declared = KINDS.get(kind)
+    members: set[str] = set()
+    if declared is None:
+        names = list(payload)
+    else:
+        names = [f.name for f in msgspec.structs.fields(declared)]
+        members = {f.name for f in msgspec.structs.fields(declared) if _door(f.type) == "member"}
+    shown = []
+    for name in names:
+        value = payload.get(name)
+        if value is None or value == []:
+            continue
+        link = None
+        if name in members and isinstance(value, str):
+            link = href("/players/" + seg(value), when)
+        elif name == "section_id" and isinstance(value, str):
+            link = href("/sections/" + seg(value), when)
+        elif name == "position" and isinstance(value, int):
+            link = href("/log", when, before=value + 1) + f"#p{value}"
+        text = _text(value)
+        if name in ("role", "action"):  # a role or an action in words, as `subject` writes one
+            text = text.replace("_", " ")
+        shown.append(Field(name.replace("_", " "), text, link))
+    return shown
+
+
+def _door(annotation: object) -> str | None:
+    """The command type of a field's `Door`, if it has one."""
+    doors = [m for m in getattr(annotation, "__metadata__", ()) if isinstance(m, Door)]
+    return doors[0].type if doors else None
+
+
+def _text(value: object) -> str:
+    """A field's value in words: yes or no, a record's parts, a list of records as its count."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, dict):
+        return ", ".join(
+            f"{k.replace('_', ' ')} {_text(v)}" for k, v in value.items() if v is not None
+        )
+    if isinstance(value, list):
+        if all(isinstance(v, (int, float, str)) for v in value):
+            return ", ".join(map(str, value))
+        return str(len(value))
+    return str(value)
 
 
 def _entries_after(

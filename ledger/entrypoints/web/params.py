@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
+from urllib.parse import parse_qs
 
+from ledger.bounds import INPUT_LIMITS, size_text
 from projections.session import known_moment
 
 LARGEST = 2**63 - 1  # SQLite's largest integer: a larger number is a bad parameter
@@ -37,6 +39,19 @@ class When:
         asked = str(self.position) if self.by_position else None
         pairs = (("as_of", self.as_of), ("as_known_at", self.as_known_at), ("position", asked))
         return {k: v for k, v in pairs if v}
+
+
+def parameters(text: str) -> dict[str, str]:
+    """A request's parameters (the last of each name), its query string refused by its size
+    first (414, naming the limit)."""
+    limit = INPUT_LIMITS["query"]
+    if len(text) > limit.size:
+        raise HttpError(
+            "414 URI Too Long",
+            f"the query string is {len(text):,} bytes; {limit.what} may hold at most "
+            f"{size_text(limit.size)} ({limit.size:,} bytes; INPUT_LIMITS['query'])",
+        )
+    return {k: v[-1] for k, v in parse_qs(text).items()}
 
 
 def when(query: dict[str, str]) -> When:

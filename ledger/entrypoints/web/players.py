@@ -83,6 +83,7 @@ def player(view: View, player: str, when: When) -> tuple[object, Page]:
         data=data,
         card=data["card"] or {},
         bounds=words.bounds,
+        names=words.systems,
         fields=fields,
         chart=charts(series) if any(series.values()) else "",
         played=played,

@@ -8,7 +8,7 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
-from datetime import datetime
+from datetime import date, datetime
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -18,8 +18,9 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 
 from ledger.entrypoints.web.params import When
 from ledger.log import ReadBreak
+from ledger.rules.families import DEFAULT
+from ledger.rules.families import family as rules_family
 from ledger.rules.rounding import round_half_up
-from ledger.rules.time_controls import known_time_control
 
 TEMPLATES = Path(__file__).with_name("templates")
 # Where the versioned JSON API answers (issue 32): a page's twin is `API` + its path.
@@ -93,12 +94,25 @@ _PERIOD_WORDS = re.compile(r"(?:(?P<moves>\d+)|game|g|sd)\s*/\s*(?P<minutes>\d+)
 _BONUS_WORDS = re.compile(r"(?P<kind>delay|inc|d|\+)\s*/?\s*(?P<seconds>\d+)", re.I)
 
 
-def rate(text: str) -> str:
-    """A time control in words any federation's reader follows, the ledger's notation after
-    it: `40/90, SD/30;+30` → `40 moves in 90 min, then 30 min; 30 s added a move (40/90,
-    SD/30;+30)`. Text the ledger cannot read (or `not given`) is shown as written."""
-    if known_time_control(text) is None:
+def rate(text: str, family: str = DEFAULT, start: str | None = None) -> str:
+    """A time control in words any federation's reader follows, as written after it, read
+    as `family` reads it (FIDE: `90/40+30` is 90 minutes for 40 moves), and the list a
+    section started on `start` at that rate is rated on, in the family's words: `40/90,
+    SD/30;+30` → `40 moves in 90 min, then 30 min; 30 s added a move (40/90, SD/30;+30)`,
+    under FIDE `…; FIDE standard`. Text the family cannot read (or `not given`) is shown as
+    written."""
+    rules = rules_family(family)
+    known = rules.time_control(text)
+    if known is None:
         return text
+    said = _in_words(rules.notation(text))
+    listed = None if start is None else rules.list_for(known.total, date.fromisoformat(start))
+    return f"{said} ({text})" + ("" if listed is None else f"; {rules.words.system(listed)}")
+
+
+def _in_words(text: str) -> str:
+    """A time control in the ledger's notation in words: `40 moves in 90 min, then 30 min;
+    30 s added a move`."""
     periods = list(_PERIOD_WORDS.finditer(text))
     words = [
         f"{m['moves']} moves in {m['minutes']} min"
@@ -111,7 +125,7 @@ def rate(text: str) -> str:
     if bonus is not None:
         delay = bonus["kind"].lower() in ("d", "delay")
         said += f"; {bonus['seconds']} s " + ("delay a move" if delay else "added a move")
-    return f"{said} ({text})"
+    return said
 
 
 def dates(start: str | None, end: str | None) -> str:

@@ -8,7 +8,7 @@ from typing import get_args
 from ledger.rules.family import Family, PeriodRules, Words
 from ledger.rules.fide import rate_of_play
 from ledger.rules.fide.lists import first_list_rating, list_version, period_result
-from ledger.rules.fide.rate_of_play import STANDARD, SYSTEMS
+from ledger.rules.fide.rate_of_play import BLITZ, RAPID, STANDARD, SYSTEMS
 from ledger.rules.fide.rated import period_sum
 from ledger.rules.fide.section import Format
 from ledger.rules.fide.state import FideState
@@ -21,6 +21,7 @@ WORDS = Words(
     ratings=(
         ("official_rating", "Rating"),
         ("games", "Games"),
+        ("earlier_games", "Earlier games"),
         ("wins", "W"),
         ("draws", "D"),
         ("losses", "L"),
@@ -43,6 +44,8 @@ WORDS = Words(
     ),
     change="Ro, ΔR, K",
     performance=performance,
+    # B.02 1.1 and the rapid and blitz regulations: FIDE's standard, rapid and blitz lists
+    systems={STANDARD: "FIDE standard", RAPID: "FIDE rapid", BLITZ: "FIDE blitz"},
 )
 # What an explanation of a section rated under each version follows.
 EXPLAIN_VERSIONS = {
@@ -87,6 +90,7 @@ FAMILY = Family(
         total, online, resolve(day)
     ),
     time_control=rate_of_play.fide_time_control,
+    notation=rate_of_play.in_ledger_notation,
     formats=get_args(Format),
     list_for=lambda minutes, day: rate_of_play.list_for_time(resolve(day), minutes),
 )

@@ -166,8 +166,10 @@ class GamesRater(ABC):
         after: Standing[object],
         formula: str,
         official: int | None,
+        **more: Any,
     ) -> Change:
-        """Player `o`'s change after a rated section: his outcome's figures and detail."""
+        """Player `o`'s change after a rated section: his outcome's figures and detail (and
+        `more` of it)."""
         return change(
             item,
             o.player,
@@ -184,6 +186,7 @@ class GamesRater(ABC):
             expected=o.expected,
             official=official,
             **detail(o, outcome),
+            **more,
         )
 
     @abstractmethod

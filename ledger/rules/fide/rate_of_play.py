@@ -27,6 +27,15 @@ def fide_time_control(text: str) -> TimeControl | None:
         return None
 
 
+def in_ledger_notation(text: str) -> str:
+    """A time control FIDE reads, in the ledger's notation (`90/40+30` → `40/90, SD/30`); one
+    it does not read, as written."""
+    try:
+        return ledger_time_control(text)
+    except ValueError:
+        return text
+
+
 def list_for_time(version: FideVersion, minutes_for_60_moves: int) -> str | None:
     """The list a section at this rate of play is rated on (None: not rated)."""
     if not version.rapid_blitz:

@@ -38,11 +38,13 @@ from ledger.rules.fide.versions import resolve as fide_version
 from ledger.rules.time_controls import NOT_GIVEN
 from projections.change import Change
 from projections.items import Item
+from projections.periods import ListLookup
 from projections.rating import NotRated, Rater
 from projections.standing import Standing
 
 # a published FIDE rating without a game count: K counts him past 8.3.3's first 30 games
 SEED_GAMES = 30
+EARLIER_UNKNOWN = "not known"  # what a page says of his games before the ledger
 
 
 class FideRater(GamesRater):
@@ -53,6 +55,9 @@ class FideRater(GamesRater):
     system = STANDARD
     versions = NAMES
     state_columns: ClassVar[Mapping[str, type]] = {**GAMES_STATE, "s_extra": str}
+    # "not known" where his games before the ledger are (a rating published without a count):
+    # N and Games count only the games rated (docs/decisions.md, "N without a count")
+    rating_columns: ClassVar[Mapping[str, type]] = {"earlier_games": str}
 
     @classmethod
     def columns(cls, standing: Standing[object]) -> tuple[Any, ...]:
@@ -64,6 +69,12 @@ class FideRater(GamesRater):
         *games, extra = values
         state = None if extra is None else FideState.from_json(extra)
         return super().standing_of(games)._replace(state=state)
+
+    @classmethod
+    def rating_fields(cls, system: str, standing: Standing[object]) -> dict[str, Any]:
+        state = _fide_state(standing)
+        unknown = state is not None and state.prior_unknown
+        return {"earlier_games": EARLIER_UNKNOWN if unknown else None}
 
     def standing(self, player: str, system: str | None = None) -> Standing[object]:
         """The player's FIDE standing (by default, the standard list's); first seen, the
@@ -168,7 +179,9 @@ class FideRater(GamesRater):
             return []
         scored = _results(section)
         return [
-            self._change(item, o, pre[o.player], states[o.player], outcome, system, scored)
+            self._change(
+                item, o, pre[o.player], states[o.player], (outcome, version), system, scored
+            )
             for o in outcome.players
             if o.games
         ]
@@ -179,16 +192,21 @@ class FideRater(GamesRater):
         o: PlayerOutcome,
         before: Standing[object],
         state: FideState,
-        outcome: SectionOutcome,
+        rated: tuple[SectionOutcome, FideVersion],
         system: str,
         scored: dict[str, list[float]],
     ) -> Change:
+        outcome, version = rated
+        more: dict[str, int] = {}
         if before.rating is not None:
             rating, official = o.post, o.official
             # 10.641 / 8.3.3: K = 10 "once a player's published rating has reached 2400"
             assert official is not None  # a rated player's outcome has his official rating
-            reached = state.reached or reaches_k_10(official)
-            state = state._replace(reached_2400=reached)
+            if self._delists(official, version):  # 7.2.1, as a list would (projections/periods)
+                rating, more = None, {"below": version.delisted_below}
+                state = state.listed(official, True)
+            else:
+                state = state._replace(reached_2400=state.reached or reaches_k_10(official))
         elif outcome.rules != fide.RULES:  # 8.2/7.1.4: his games join the pool
             results = [list(r) for r in o.results]
             state = state._replace(pool=(*(state.pool or ()), (item.end, results)))
@@ -212,7 +230,17 @@ class FideRater(GamesRater):
             state=state,
         )
         formula = "continuous" if before.rating is not None else "performance"
-        return self.played_change(item, o, outcome, system, before, after, formula, official)
+        formula = "below_floor" if more else formula
+        return self.played_change(
+            item, o, outcome, system, before, after, formula, official, **more
+        )
+
+    def _delists(self, official: int, version: FideVersion) -> bool:
+        """7.2.1 ("Players whose ratings drop below 1400 are shown as unrated on the next
+        list"; earlier versions' floors the same way) on a ledger with no list published: its
+        current standing is the list it would publish. Between published lists the list drops
+        him (projections/periods.py: its lookup is the lists')."""
+        return not isinstance(self.lookup, ListLookup) and official < version.delisted_below
 
 
 def _fide_state(standing: Standing[object]) -> FideState | None:
