@@ -16,6 +16,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
+from projections.queries.search import MATCHES
+
 # A number as stored: an integer is kept an integer (pydantic's `float` would write 5 as 5.0).
 Number = Annotated[int | float, WithJsonSchema({"type": "number"})]
 Json = Annotated[Any, WithJsonSchema({})]  # any JSON value (a stored payload or detail)
@@ -57,6 +59,9 @@ class Rating(FamilyColumns):
 class Found(Answer):
     id: str
     name: str | None
+    match: str = Field(
+        description="how the words matched: " + ", ".join(("id", *MATCHES)),
+    )
     ratings: dict[str, Rating]
 
 
@@ -240,6 +245,7 @@ class RatingChange(Answer):
     change: Number | None
     k: Number | None
     performance: Number | None
+    below: int | None = Field(description="FIDE 7.2.1: the floor that shows him unrated after it")
 
 
 class CrosstableRow(Answer):
@@ -333,6 +339,9 @@ class ListRow(MemberCard):
     exact: Number | None
     games: int | None
     established: bool | None
+    earlier_games: str | None = Field(
+        default=None, description="FIDE: said of a rating published without a count of games"
+    )
 
 
 class UnratedRow(MemberCard):

@@ -26,6 +26,7 @@ REF = "#/components/schemas/{model}"
 ERRORS = {
     "400": "a parameter that is not one the page takes",
     "404": "no such page, record or family",
+    "414": "a query string over its size limit (ledger/bounds.py INPUT_LIMITS)",
     "500": "a fault of the site",
     "503": "the ledger or read model cannot be read now (Retry-After when busy)",
 }
