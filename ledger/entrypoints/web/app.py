@@ -118,13 +118,13 @@ class Site:
             if isinstance(answer, BaseModel):  # a JSON twin
                 if found:
                     answer = answer.model_copy(update={"ledger_break": str(found[0])})  # issue 28
-                return "200 OK", "application/json", _json(answers.dump(answer)), []
+                return "200 OK", "application/json", _indented(answers.dump(answer)), []
             assert isinstance(answer, str)  # a page's HTML (`_answer`)
             return "200 OK", "text/html; charset=utf-8", answer.encode(), []
         except Exception as raised:
             exc = raised if isinstance(raised, HttpError) else _unexpected(raised)
             if api:
-                return exc.status, PROBLEM, _json(answers.dump(_problem(exc))), exc.headers
+                return exc.status, PROBLEM, _indented(answers.dump(_problem(exc))), exc.headers
             page = render(
                 "error.html", title=exc.status, when=When(), keep=None, message=exc.message
             )
@@ -257,8 +257,7 @@ def _unexpected(exc: Exception) -> HttpError:
     return HttpError(status, message)
 
 
-def _json(data: object) -> bytes:
+def _indented(raw: bytes) -> bytes:
     """The twin's JSON, indented by two spaces (msgspec: the standard library's indenting
-    encoder is pure Python, most of a large twin's time); a value it cannot encode is
-    written as its `str`."""
-    return msgspec.json.format(msgspec.json.encode(data, enc_hook=str), indent=2)
+    encoder is pure Python, most of a large twin's time)."""
+    return msgspec.json.format(raw, indent=2)

@@ -74,10 +74,6 @@ class Route:
                 return None
         return found
 
-    def twin(self, data: object) -> dict[str, Any]:
-        """The page's data as its JSON twin: validated into its model, written from it."""
-        return answers.dump(self.adapter.validate_python(data))
-
 
 WHEN = (
     Param("as_of", "ratings after every item that ended on or before this day (YYYY-MM-DD)"),
