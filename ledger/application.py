@@ -23,7 +23,6 @@ from ledger.errors import ConflictError, StoreError
 from ledger.evidence import Head, Keyring
 from ledger.evidence.appending import Held, may_append
 from ledger.evidence.signing import KeyRefused, public_text
-from ledger.evidence.tables import links_of as chain_links
 from ledger.log import LedgerEntry, to_entry
 from ledger.roles import NotInitialized, Verb, authorize
 from ledger.store import APP_NAME, open_failure, reach, redacted, store_env, store_url
@@ -159,10 +158,9 @@ class RatingsLedger(Application[UUID]):
         checked = self._checked
         if checked is not None and checked[0] == head:
             return checked[1]  # the same attempt asks twice (its role, then its key)
-        with chain_links(self.recorder) as links:
-            # the recorder is the sealing one (ledger/evidence: its `held` keys), which the
-            # library's ApplicationRecorder type does not declare
-            held: Held = self.recorder.held.at(links, head)  # type: ignore[attr-defined]
+        # the recorder is a sealing one (ledger/evidence: `held_at`, read in one read
+        # transaction; a remote store's, the server's), which the library's type does not declare
+        held: Held = self.recorder.held_at(head)  # type: ignore[attr-defined]
         self._checked = (head, held)
         return held
 

@@ -1,4 +1,5 @@
-"""Store URLs (`sqlite:///path.db`, `postgresql://user@host:port/db`) → application settings."""
+"""Store URLs (`sqlite:///path.db`, `postgresql://user@host:port/db`, a server's
+`https://host:port`) → application settings."""
 
 from __future__ import annotations
 
@@ -68,9 +69,39 @@ def _settings(url: str, read_only: bool) -> dict[str, str]:
         return _postgres_settings(url) | {
             "APPLICATION_RECORDER_TOPIC": "ledger.evidence.postgres:SealingPostgresRecorder"
         }
+    if scheme in ("https", "http"):
+        return _remote_settings(url)
     raise StoreError(
-        f"store {redacted(url)!r}: use sqlite:///PATH.db or postgresql://USER@HOST:PORT/DB"
+        f"store {redacted(url)!r}: use sqlite:///PATH.db, postgresql://USER@HOST:PORT/DB "
+        "or https://HOST[:PORT] (a server's write door)"
     )
+
+
+PLAIN_HTTP_VARIABLE = "RATINGS_LEDGER_PLAIN_HTTP"  # "yes": http:// to a host not this machine
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+def _remote_settings(url: str) -> dict[str, str]:
+    """A server's write door (issue 32): https://HOST[:PORT]; http:// only to this machine
+    (a test, or a proxy beside it) unless $RATINGS_LEDGER_PLAIN_HTTP is `yes`, since a write
+    over plain HTTP shows its entries to the network (its signature still binds them)."""
+    parts = urlsplit(url)
+    try:
+        parts.port  # noqa: B018 - a port that is not a number is refused here
+    except ValueError:
+        raise StoreError(f"store {redacted(url)!r}: the port is not a number") from None
+    if not parts.hostname or parts.path.strip("/") or parts.query or parts.username:
+        raise StoreError(f"store {redacted(url)!r}: a server is https://HOST[:PORT]")
+    plain = parts.scheme == "http" and parts.hostname not in LOOPBACK
+    if plain and os.environ.get(PLAIN_HTTP_VARIABLE) != "yes":
+        raise StoreError(
+            f"store {url!r}: plain http:// only to this machine; use https:// (or set "
+            f"{PLAIN_HTTP_VARIABLE}=yes)"
+        )
+    return {
+        "PERSISTENCE_MODULE": "ledger.evidence.remote:RemoteFactory",
+        "REMOTE_URL": f"{parts.scheme}://{parts.netloc}",
+    }
 
 
 POSTGRES_EXTRA = "pip install 'ratings-ledger[postgres]'"

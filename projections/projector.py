@@ -146,7 +146,8 @@ class View:
 
     @property
     def last_position(self) -> int:
-        return int(self.db.table("meta").get("last_position")["value"])
+        found = self.db.execute("select value from meta where key = 'last_position'").fetchone()
+        return int(found[0])
 
     def catch_up(self, entries: Iterable[LedgerEntry], dry_run: bool = False) -> CatchUp:
         """Apply every entry after the last processed position in one transaction (rolled

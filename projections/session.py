@@ -80,8 +80,12 @@ class ReadSession:
         view: View,
         progress: Progress | None = None,
         owns_ledger: bool = True,
+        catches_up: bool = True,
     ) -> None:
         self.ledger, self.view = ledger, view
+        # False: another process keeps the model caught up (a server's follower, issue 33):
+        # `catch_up` reads and writes nothing
+        self._catches_up = catches_up
         view.seals = Seals(ledger)  # the checkpoints its catch-ups write, sealed for its reads
         self._progress = progress
         self._owns_ledger = owns_ledger
@@ -96,12 +100,13 @@ class ReadSession:
         family: str = DEFAULT,
         busy_ms: int | None = None,
         progress: Progress | None = None,
+        catches_up: bool = True,
     ) -> ReadSession:
         """The ledger at `store` opened read-only (a missing one is never created), then the
         read model at `path` (ValueError if it rates under another family)."""
         ledger = open_ledger(store)
         try:
-            session = cls(ledger, View(path, family), progress)
+            session = cls(ledger, View(path, family), progress, catches_up=catches_up)
         except BaseException:
             ledger.close()
             raise
@@ -139,6 +144,8 @@ class ReadSession:
     def catch_up(self, before: int | None = None) -> CatchUp:
         """Apply the entries the read model lacks (only those before position `before`, if
         given) and record what it was built to; once."""
+        if self._stats is None and not self._catches_up:
+            self._stats = CatchUp(last_position=self.view.last_position)
         if self._stats is None:
             self.check()
             entries = self._lacking()

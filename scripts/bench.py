@@ -1,6 +1,7 @@
 """Benchmark the ledger: append rate, full replay, replay ÷ raw read, the rules' arithmetic alone
 (scripts/benchmarks/floor.py), correction re-rate, as-of, a rebuild's peak memory, start-up of
-a `player` query and a live page's append → visible time.
+a `player` query, a live page's append → visible time and the site's load beside Datasette's
+(scripts/benchmarks/web_load.py; Datasette from the `bench` extra).
 
 Generates a synthetic ledger with scripts/generate.py at each size (or reuses one kept with
 --ledgers) and prints JSON. Each CPU-bound measurement alternates with its baseline (raw read,
@@ -43,6 +44,7 @@ from benchmarks.live import live  # noqa: E402
 from benchmarks.measure import _children_cpu, clocks, generate, machine, ratio, summary  # noqa: E402
 from benchmarks.memory import peak_memory  # noqa: E402
 from benchmarks.startup import startup  # noqa: E402
+from benchmarks.web_load import web_load  # noqa: E402
 
 
 def profile_rebuild(app: RatingsLedger, path: Path, top: int = 15) -> dict:
@@ -125,6 +127,7 @@ def run_size(
     workdir: Path,
     ledgers: Path | None,
     with_live: bool = True,
+    with_web: bool = True,
 ) -> dict:
     store, generated, append_s = ledger_copy(games, players, seed, workdir, ledgers)
     result: dict = {"games": games, "players": players, "generated": generated}
@@ -242,6 +245,8 @@ def run_size(
     result["memory"] = peak_memory(store, workdir, repeats)
     if with_live:
         result["live"] = live(store, workdir, repeats, key_dir)
+    if with_web:  # list day: 16 clients, ours beside Datasette on the same read model
+        result["web_load"] = web_load(store, view_path, workdir, rounds=repeats, seed=seed)
     return result
 
 
@@ -250,6 +255,9 @@ def main() -> None:
     parser.add_argument("--games", type=int, nargs="+", default=[100_000])
     parser.add_argument("--million", action="store_true", help="also 1,000,000 games")
     parser.add_argument("--no-live", action="store_true", help="skip append → visible")
+    parser.add_argument(
+        "--no-web", action="store_true", help="skip the web load (needs the bench extra)"
+    )
     parser.add_argument("--players-per-game", type=float, default=0.02)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--repeats", type=int, default=3)
@@ -277,7 +285,14 @@ def main() -> None:
         players = max(50, int(games * args.players_per_game))
         out["sizes"].append(
             run_size(
-                games, players, args.seed, args.repeats, workdir, args.ledgers, not args.no_live
+                games,
+                players,
+                args.seed,
+                args.repeats,
+                workdir,
+                args.ledgers,
+                not args.no_live,
+                not args.no_web,
             )
         )
         print(json.dumps(out["sizes"][-1]), file=sys.stderr)

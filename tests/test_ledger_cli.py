@@ -152,7 +152,8 @@ def test_every_option_verb_appends_its_fact(populated: Run, write: Callable[[Any
     for args in commands:
         result = populated(*args, "--actor", "director")
         assert result.exit_code == 0, result.output
-        assert result.stdout.startswith("recorded ")
+        # a correction first shows the report's changes (issue 31), then what it recorded
+        assert "\nrecorded " in "\n" + result.stdout
     entries = log_json(populated)[SET_UP_ENTRIES + 7 :]
     assert [e["type"] for e in entries] == [
         "SectionCorrected",

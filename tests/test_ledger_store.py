@@ -54,7 +54,10 @@ def test_every_setting_carries_the_application_prefix() -> None:
 @pytest.mark.parametrize(
     ("url", "message"),
     [
-        ("mysql://u@h/d", "use sqlite:///PATH.db or postgresql://USER@HOST:PORT/DB"),
+        ("mysql://u@h/d", "use sqlite:///PATH.db, postgresql://USER@HOST:PORT/DB or https://HOST"),
+        ("https://h/ledger", "a server is https://HOST"),  # issue 32: a server's write door
+        ("https://u@h", "a server is https://HOST"),
+        ("https://h:port", "the port is not a number"),
         ("sqlite://ledger.db", "a SQLite store is sqlite:///relative.db"),
         ("sqlite:///", "a SQLite store is sqlite:///relative.db"),
         ("postgresql://h/d", "a PostgreSQL store is postgresql://USER@HOST:PORT/DB"),

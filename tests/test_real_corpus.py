@@ -133,13 +133,13 @@ def _file_totals(
 
 def _rounds(line: str) -> dict[int, tuple[int | None, str]]:
     """A player line's rounds: the opponent's starting rank (None: none) and the result code,
-    up to a round paired and not yet played (`*`)."""
+    up to a round paired and not yet played (`*`, or an opponent without a result)."""
     rounds: dict[int, tuple[int | None, str]] = {}
     for number, column in enumerate(range(91, len(line.rstrip()), 10), start=1):
         block = line[column : column + 10].ljust(10)
-        if block[7] == "*":
-            break
         opponent = int(block[:4]) if block[:4].strip() else 0
+        if block[7] == "*" or (block[7] == " " and opponent):
+            break
         rounds[number] = (opponent or None, block[7].upper())
     return rounds
 
@@ -174,6 +174,15 @@ def test_a_round_paired_and_not_yet_played_ends_the_line() -> None:
     report = trf.parse_trf((REAL / "chesspairing-trf2026-team-pending-round.trf").read_text(), "f")
     assert report.rounds_played == 2
     assert {len(p.rounds) for p in report.players} == {2}
+
+
+def test_a_round_paired_without_a_result_ends_the_line_as_not_yet_played() -> None:
+    # Bilkent's club Swiss after round 2 was paired: `    8 b` and no result. TRF16's blank
+    # result is a zero-point bye, which has no opponent; with one, the game is still to come.
+    report = trf.parse_trf((REAL / "bilkent-club-swiss-2024-round-2-paired.trf").read_text(), "f")
+    assert report.rounds_played == 1
+    assert {len(p.rounds) for p in report.players} == {1, 3}  # player 4's byes ahead
+    assert sum(1 for p in report.players if p.rounds[0].opponent) == 20
 
 
 def test_a_file_before_round_1_is_refused_as_nothing_to_import(

@@ -116,7 +116,7 @@ def test_a_familys_pages_link_within_its_address_and_say_which_family(site):
     page = get(site, f"/fide/players/{SOKOLOV}").text
     assert "<title>GM Sokolov, Ivan · FIDE · ratings-ledger</title>" in page
     assert "<span class='family'>FIDE rules</span>" in page
-    assert f"<a href='/fide/players/{SOKOLOV}/history?system=FIDE'>FIDE</a>" in page
+    assert f"<a href='/fide/players/{SOKOLOV}/history?system=FIDE'>FIDE standard</a>" in page
     assert "<a href='/fide/lists'>Lists</a>" in page
     assert "action='/fide/players'" in get(site, "/fide/players", "q=Sokolov").text
     assert f"href='/players/{SOKOLOV}/" not in page  # no link strays to the default family
@@ -316,7 +316,7 @@ def test_the_switch_is_usable_in_a_browser_at_1280_and_390_px(browser, served, w
         switch.get_by_role("link", name="FIDE").click()
         assert page.url == f"{served}/fide/players/{SOKOLOV}"
         assert switch.locator("[aria-current=page]").text_content() == "FIDE"
-        assert page.locator("table.ratings th[scope=row]").all_text_contents() == ["FIDE"]
+        assert page.locator("table.ratings th[scope=row]").all_text_contents() == ["FIDE standard"]
         assert page.evaluate("document.documentElement.scrollWidth") <= width
         box = switch.get_by_role("link", name="ICU").bounding_box()
         assert box is not None and box["x"] + box["width"] <= width and box["height"] >= 18

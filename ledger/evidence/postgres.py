@@ -15,10 +15,10 @@ from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.utils import retry
 from psycopg.sql import SQL, Composed, Identifier
 
-from ledger.evidence.appending import Authority, HeldKeys
+from ledger.evidence.appending import Authority, Held, HeldKeys
 from ledger.evidence.chain import Head
 from ledger.evidence.sealing import Signer, WriteTables, receipt, seal
-from ledger.evidence.tables import links_in
+from ledger.evidence.tables import links_in, links_of
 from ledger.evidence.tree import TREE_TABLE, Cached, Row, TreeRows
 from ledger.store import CHAIN_TABLE
 
@@ -31,6 +31,11 @@ class SealingPostgresRecorder(PostgresApplicationRecorder):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        # eventsourcing NOTIFYs `channel_name` in every append's transaction (in
+        # `_insert_stored_events`, which `insert_events` calls), delivered when it commits; named
+        # here by the schema too, so a server following this ledger wakes for its appends only
+        # (ledger/entrypoints/web/follow.py; issue 33)
+        self.channel_name = f"{self.datastore.schema}.{self.events_table_name}"
         self.held = HeldKeys()  # the log's keys and roles, taught each write's new key events
         self.chain_table = self.table(CHAIN_TABLE)
         self.sql_create_statements.append(
@@ -58,6 +63,21 @@ class SealingPostgresRecorder(PostgresApplicationRecorder):
                 self.table(self.events_table_name),
             )
         )
+
+    def held_at(self, head: int) -> Held:
+        """The keys and roles the signed log gives at `head`, read in one read transaction."""
+        with links_of(self) as links:
+            return self.held.at(links, head)
+
+    def next_position(self) -> int:
+        """The position the next entry takes if no other write comes first: the events
+        sequence's next value (a write rolled back has used its values: positions skip)."""
+        sequence = self.table(f"{self.events_table_name}_notification_id_seq")
+        with self.datastore.transaction(commit=False) as curs:
+            curs.execute(SQL("SELECT last_value, is_called FROM {}").format(sequence))
+            row = curs.fetchone()
+        assert row is not None
+        return int(row["last_value"]) + (1 if row["is_called"] else 0)
 
     def table(self, name: str) -> Composed:
         """Table `name` in the store's schema."""

@@ -11,10 +11,10 @@ from eventsourcing.persistence import Notification, PersistenceError, StoredEven
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 
 from ledger.errors import LedgerError
-from ledger.evidence.appending import Authority, HeldKeys, checked
+from ledger.evidence.appending import Authority, Held, HeldKeys, checked
 from ledger.evidence.chain import GENESIS, Head, link
 from ledger.evidence.checkpoints import Checkpoint
-from ledger.evidence.tables import Links, links_in
+from ledger.evidence.tables import Links, links_in, links_of
 from ledger.evidence.tree import TREE_TABLE, Cached, Row, TreeRows, seal_write
 from ledger.store import CHAIN_TABLE
 
@@ -114,6 +114,16 @@ class SealingSQLiteRecorder(SQLiteApplicationRecorder):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.held = HeldKeys()  # the log's keys and roles, taught each write's new key events
+
+    def held_at(self, head: int) -> Held:
+        """The keys and roles the signed log gives at `head`, read in one read transaction."""
+        with links_of(self) as links:
+            return self.held.at(links, head)
+
+    def next_position(self) -> int:
+        """The position the next entry takes if no other write comes first (SQLite reuses
+        none: a rolled-back write leaves no gap)."""
+        return (self.max_notification_id() or 0) + 1
 
     def select_notifications(self, *args: Any, **kwargs: Any) -> Sequence[Notification]:
         return [_as_bytes(n) for n in super().select_notifications(*args, **kwargs)]

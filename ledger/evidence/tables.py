@@ -218,6 +218,11 @@ def links_of(recorder: ApplicationRecorder | Links) -> Iterator[Links]:
         return
     datastore: Any = getattr(recorder, "datastore", None)
     events: str = getattr(recorder, "events_table_name", "")
+    if datastore is None:  # a server's (ledger.evidence.remote): its chain is checked there
+        raise StoreError(
+            "a ledger on a server is checked and read there: its site and API, or `verify` "
+            "and the read commands run on the server's machine"
+        )
     try:
         if isinstance(recorder, SQLiteApplicationRecorder):
             with datastore.transaction(commit=False) as cursor:

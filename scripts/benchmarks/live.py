@@ -9,6 +9,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from contextlib import closing
 from datetime import date, timedelta
 from pathlib import Path
@@ -27,6 +28,25 @@ def _get(url: str, timeout: float = 10) -> int:
             return answer.status
     except urllib.error.HTTPError as exc:
         return exc.code
+
+
+def sections_after(app: RatingsLedger) -> tuple[dict, Callable[[int], dict]]:
+    """The ledger's last section (the payload of the one that ends last), and a function
+    giving the `n`th new one: a copy of it under a new id, a day after every other item."""
+    last: dict = {}
+    for e in read_entries(app):
+        later = e.payload.get("end_date", "") >= last.get("end_date", "")
+        if e.type == "SectionSubmitted" and later:
+            last = e.payload
+    template = {k: last[k] for k in SubmitSection.model_fields if k in last}
+    after = date.fromisoformat(last["end_date"])
+
+    def new_section(n: int) -> dict:
+        day = (after + timedelta(days=n + 1)).isoformat()
+        section_id = f"bench-live-{os.getpid()}-{n}"
+        return template | {"section_id": section_id, "start_date": day, "end_date": day}
+
+    return last, new_section
 
 
 def live(store: str, workdir: Path, repeats: int, keys: Path) -> dict:
@@ -53,13 +73,7 @@ def live(store: str, workdir: Path, repeats: int, keys: Path) -> dict:
         base = line.split()[1].rstrip("/")
         keyring = Keyring(os.environ.get(KEYRING_VARIABLE) or keys)
         with closing(RatingsLedger(store, keyring=keyring)) as app:
-            last: dict = {}
-            for e in read_entries(app):
-                later = e.payload.get("end_date", "") >= last.get("end_date", "")
-                if e.type == "SectionSubmitted" and later:
-                    last = e.payload
-            template = {k: last[k] for k in SubmitSection.model_fields if k in last}
-            after = date.fromisoformat(last["end_date"])
+            last, new_section = sections_after(app)
             warm = time.perf_counter()
             _get(base + "/", timeout=600)
             warm = time.perf_counter() - warm
@@ -70,10 +84,8 @@ def live(store: str, workdir: Path, repeats: int, keys: Path) -> dict:
                 idle.append(time.perf_counter() - start)
             latencies, polls = [], []
             for n in range(max(repeats, 5) * 2):
-                section_id = f"bench-live-{os.getpid()}-{n}"
-                url = f"{base}/api/sections/{section_id}"
-                day = (after + timedelta(days=n + 1)).isoformat()  # after every other item
-                section = template | {"section_id": section_id, "start_date": day, "end_date": day}
+                section = new_section(n)
+                url = f"{base}/api/sections/{section['section_id']}"
                 app.sections.submit(parse(SubmitSection, section), actor="td")
                 start = time.perf_counter()
                 tries, give_up = 1, start + 60

@@ -28,8 +28,9 @@ Store = Annotated[
     str,
     typer.Option(
         envvar=STORE_VARIABLE,
-        help="sqlite:///PATH.db (default in the current directory) or "
-        "postgresql://USER@HOST:PORT/DB[?schema=NAME]",
+        help="sqlite:///PATH.db (default in the current directory), "
+        "postgresql://USER@HOST:PORT/DB[?schema=NAME] or a server's https://HOST[:PORT] "
+        "(writes through its door)",
     ),
 ]
 Actor = Annotated[str, typer.Option(help="Who makes this change; recorded with it.")]

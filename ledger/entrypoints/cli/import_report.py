@@ -3,6 +3,7 @@ sections or players no family rates."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -110,6 +111,12 @@ def trf_notes(
             f"{report.source}: no time control (122/222); recorded as not given "
             "(--time-control gives it)"
         )
+    unread = unread_values(report)
+    if unread:
+        notes.append(
+            f"{report.source}: values the ledger does not record, left out of the profiles: "
+            + unread
+        )
     disagree = trf.points_disagree(report)
     if disagree:
         notes.append(
@@ -131,6 +138,17 @@ def trf_notes(
             "the ledger assigns (--verbose or --json lists them)"
         )
     return notes
+
+
+def unread_values(report: TrfReport) -> str:
+    """The player lines' values the import did not read (an arena's title, a two-letter
+    federation, an ambiguous birth date), each with how many lines give it: `title 'LM' (2),
+    'BOT' (1); federation 'DE' (5)`; empty when there are none (issue 31)."""
+    counts = Counter(u for p in report.players for u in p.unread)
+    columns: dict[str, list[str]] = {}
+    for (column, text), count in counts.items():
+        columns.setdefault(column, []).append(f"{text!r} ({count})")
+    return "; ".join(f"{column} {', '.join(texts)}" for column, texts in columns.items())
 
 
 def team_line(team: dict[str, Any]) -> str:

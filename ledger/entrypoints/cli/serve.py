@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import socket
 import threading
 import time
 from pathlib import Path
@@ -24,6 +28,7 @@ from ledger.store import DEFAULT_STORE
 if TYPE_CHECKING:
     from ledger.entrypoints.web.app import Site
     from ledger.entrypoints.web.follow import Follower
+    from ledger.entrypoints.web.writes import Door
 
 THREADS = 8  # requests answered at once; a request is handed over only once fully read
 CHANNEL_TIMEOUT_SECONDS = 30  # a connection silent this long is closed
@@ -80,22 +85,32 @@ class Server:
     `deadline` seconds after its first byte; a request body over `MAX_BODY_BYTES` is 413."""
 
     def __init__(
-        self, site: Site, host: str, port: int, deadline: float = REQUEST_DEADLINE_SECONDS
+        self,
+        site: Site,
+        host: str,
+        port: int,
+        deadline: float = REQUEST_DEADLINE_SECONDS,
+        sock: socket.socket | None = None,
+        body: int = MAX_BODY_BYTES,
     ) -> None:
         self.map: dict[int, object] = {}  # waitress' socket map: file number → channel
         self.stopping = threading.Event()
+        # a worker of `--workers` accepts on the socket its server bound before it started
+        where: dict[str, Any] = {"host": host, "port": port}
+        if sock is not None:
+            info = (sock.family, sock.type, sock.proto, sock.getsockname())
+            where = {"sockets": [sock], "_sock": sock, "bind_socket": False, "sockinfo": info}
         self.inner = _waitress()(
             site,
             map=self.map,
-            host=host,
-            port=port,
+            **where,
             threads=THREADS,
             channel_timeout=CHANNEL_TIMEOUT_SECONDS,
             cleanup_interval=CLEANUP_INTERVAL_SECONDS,
             connection_limit=connection_limit(),
-            max_request_body_size=MAX_BODY_BYTES + 1,  # waitress refuses from this size on
+            max_request_body_size=body + 1,  # waitress refuses from this size on
             max_request_header_size=MAX_HEADER_BYTES,
-            inbuf_overflow=IN_MEMORY_BYTES,
+            inbuf_overflow=max(IN_MEMORY_BYTES, body + 1),  # a body is never spooled to disk
             ident="ratings-ledger",
             clear_untrusted_proxy_headers=True,
         )
@@ -216,7 +231,10 @@ def server(
 ) -> Server:
     """A threaded server for `site` (port 0: any free port; see `server_port`). waitress logs
     nothing per request, so `quiet` changes nothing; it is kept for callers."""
-    return Server(site, host, port, deadline)
+    from ledger.entrypoints.web.writes import MAX_WRITE_BYTES
+
+    body = MAX_WRITE_BYTES if site.door is not None else MAX_BODY_BYTES
+    return Server(site, host, port, deadline, body=body)
 
 
 def _listening(site: Site, host: str, port: int) -> Server:
@@ -248,21 +266,45 @@ def serve(
             f"{','.join(NAMES)}); each at /FAMILY/, the default one (--rules-family) also at /",
         ),
     ] = None,
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers",
+            min=1,
+            max=64,
+            help="Processes answering requests on one port, sharing the read models "
+            "read-only; this process keeps them caught up",
+        ),
+    ] = 1,
+    writes: Annotated[
+        bool,
+        typer.Option(
+            "--writes",
+            help="Also accept writes signed on the writers' machines (POST /api/v1/writes): "
+            "directors and the office then write with --store https://THIS-HOST",
+        ),
+    ] = False,
 ) -> None:
     """Serve the read-only audit site: players, sections, histories, explain, lists, the log of
     every rules family, each from its own read model kept caught up as entries are appended
-    (`--view` is the default family's)."""
+    (`--view` is the default family's); with --writes, the write door too."""
+    from ledger.entrypoints.web.writes import Door
     from ledger.reading import open_ledger
 
     with reported():
         open_ledger(store).close()  # refuse to start on a store that is not there
     default = rules_family(store, family)  # the family at `/`: else the ledger's (issue 30)
-    site = every_family(store, view, default, families)
+    door = Door(store) if writes else None
+    site = every_family(store, view, default, families, door=door)
+    if workers > 1:
+        _prefork(site, host, port, workers, families)
+        return
     httpd = _listening(site, host, port)
     followers = follow(site)
     shown = f"[{host}]" if ":" in host else host
     typer.echo(
-        f"serving http://{shown}:{httpd.server_port}/ (read-only; "
+        f"serving http://{shown}:{httpd.server_port}/ "
+        f"({'writes signed at /api/v1/writes' if writes else 'read-only'}; "
         f"{', '.join(site.served.families)}); Ctrl-C stops"
     )
     try:
@@ -273,15 +315,125 @@ def serve(
         for follower in followers:
             follower.stop()
         httpd.server_close()
+        if door is not None:
+            door.close()
 
 
-def every_family(store: str, view: Path | None, default: str, families: str | None) -> Site:
+def every_family(
+    store: str,
+    view: Path | None,
+    default: str,
+    families: str | None,
+    catches_up: bool = True,
+    door: Door | None = None,
+) -> Site:
     """The site of every family `--families` names (all when None), `default` at `/` (else
-    the first of them: `--families fide` serves FIDE at `/` too); `view` is its read model."""
+    the first of them: `--families fide` serves FIDE at `/` too); `view` is its read model
+    (caught up by its requests, unless `catches_up` is False: a worker's); `door`, its write
+    door (`--writes`)."""
     from ledger.entrypoints.web.app import Site
 
     served = _served(families)
-    return Site(store, view, default if default in served else served[0], families=served)
+    first = default if default in served else served[0]
+    return Site(store, view, first, families=served, catches_up=catches_up, door=door)
+
+
+def _prefork(site: Site, host: str, port: int, workers: int, families: str | None) -> None:
+    """`workers` processes answering on one socket bound here, each with its own sessions
+    of the read models, which it only reads; this process catches each model up once, then
+    keeps it caught up (one follower per family) until Ctrl-C or SIGTERM stops them all."""
+    sock = _bound(host, port)
+    bound = int(sock.getsockname()[1])  # the port chosen, for port 0
+    _caught_up(site)
+    children = []
+    for _ in range(workers):
+        pid = os.fork()
+        if pid == 0:  # the worker: never returns
+            os._exit(_work(site, sock, families))
+        children.append(pid)
+    sock.close()
+    signal.signal(signal.SIGTERM, _interrupt)
+    followers = follow(site)
+    shown = f"[{host}]" if ":" in host else host
+    typer.echo(
+        f"serving http://{shown}:{bound}/ (read-only; "
+        f"{', '.join(site.served.families)}; {workers} workers); Ctrl-C stops"
+    )
+    try:
+        while children:
+            gone, _ = os.wait()
+            children = [c for c in children if c != gone]
+    except KeyboardInterrupt:
+        typer.echo("stopped")
+    finally:
+        for follower in followers:
+            follower.stop()
+        for pid in children:
+            os.kill(pid, signal.SIGTERM)
+        for pid in children:
+            os.waitpid(pid, 0)
+
+
+def _work(site: Site, sock: socket.socket, families: str | None) -> int:
+    """A worker's life: a site of its own that never catches up, answering on `sock` until
+    SIGTERM, or until its server is gone (checked every second)."""
+    from ledger.entrypoints.web.writes import MAX_WRITE_BYTES, Door
+
+    door = Door(site.store) if site.door is not None else None  # its own connections
+    worker = every_family(site.store, site.views[site.family], site.family, families, False, door)
+    body = MAX_WRITE_BYTES if door is not None else MAX_BODY_BYTES
+    httpd = Server(worker, "", 0, sock=sock, body=body)
+    parent = os.getppid()
+    signal.signal(signal.SIGTERM, lambda *_: httpd.shutdown())
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the server, which stops us
+
+    def orphaned() -> None:
+        while not httpd.stopping.wait(1):
+            if os.getppid() != parent:
+                httpd.shutdown()
+
+    threading.Thread(target=orphaned, daemon=True).start()
+    httpd.serve_forever()
+    httpd.server_close()
+    return 0
+
+
+def _interrupt(*_: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _bound(host: str, port: int) -> socket.socket:
+    """A listening socket on `host`:`port`, for the workers to share (one line if not)."""
+    from ledger.faults import describe
+
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as exc:
+        usage(f"--host {host!r}: cannot listen there ({exc})")
+    family, kind, proto, _, address = found[0]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+        sock.listen(1024)
+    except OSError as exc:
+        sock.close()
+        fail(1, f"cannot listen on {host} port {port}: {describe(exc)}")
+    return sock
+
+
+def _caught_up(site: Site) -> None:
+    """Each family's read model caught up and bound before the workers read it (a model
+    that cannot be is left as it is: its pages say why, and the follower tries again)."""
+    from ledger.errors import LedgerError
+    from projections.session import ReadSession
+
+    for family in site.served.families:
+        with (
+            contextlib.suppress(LedgerError, ValueError),
+            ReadSession.open(site.store, site.views[family], family) as session,
+        ):
+            session.catch_up()
 
 
 def follow(site: Site) -> list[Follower]:

@@ -23,6 +23,7 @@ from ledger.entrypoints.interchange import (
     ResultCodes,
     derived_id,
     grid_to_section,
+    trf_fields,
     trf_teams,
 )
 from ledger.entrypoints.interchange import trf_header as header
@@ -43,7 +44,8 @@ ROUND_WIDTH = 10
 # pairing-allocated, "Z" zero-point; "(blank) equivalent to Z".
 RESULT_CODES = frozenset("10=+-WDLHFUZ ")
 # A round paired and not yet played (`0005 w *`, as pairing programs write TRF-2026 between
-# rounds): it and the rounds after it are not on the line yet.
+# rounds; older programs leave the result blank, `   8 b`): it and the rounds after it are
+# not on the line yet.
 PENDING = "*"
 TRF_CODES = ResultCodes(
     blank=" ",
@@ -83,28 +85,27 @@ TAG_NAMES = {
 FLAGS = {"012": "--name", "042": "--start", "052": "--end", "122": "--time-control"}
 FLAGS |= {"222": "--time-control", "XXR": "--rounds", "142": "--rounds"}
 SECTION_FIELDS = {"012": "event_name", "042": "start_date", "052": "end_date"}
-_DATE = re.compile(r"(\d{4})[/.-](\d{1,2})[/.-](\d{1,2})")
-_FEDERATION = re.compile(r"[A-Z]{3}")
-_YEAR = re.compile(r"(\d{4})(?:[/.-]?0{1,2}[/.-]?0{1,2})?")
-_COMPACT = re.compile(r"(\d{4})(\d{2})(\d{2})")  # `19880512`, as some programs write it
 _POINTS = re.compile(r"\d{1,3}(?:\.\d)?|\.\d")  # 81-84, "Points (in the form 11.5)"
 _ROUND_DATE = re.compile(r"\b\d{2,4}[/.-]\d{1,2}[/.-]\d{1,4}\b")
 _BYE_NAME = re.compile(r"spielfrei|bye|free|exempt|bye player|pairing-allocated bye", re.I)
-# TRF16 titles: "GM=g, IM=m, WGM=wg, FM=f, WIM=wm, CM=c, WFM=wf, WCM=wc" (also written long).
-TITLES = {"g": "GM", "m": "IM", "wg": "WGM", "f": "FM", "wm": "WIM", "c": "CM", "wf": "WFM"}
-TITLES |= {"wc": "WCM"} | {
-    t.lower(): t for t in ("GM", "IM", "WGM", "FM", "WIM", "CM", "WFM", "WCM")
-}
 
 
 def read_trf(path: Path) -> TrfReport:
-    """Parse a TRF file (UTF-8, else Latin-1); InvalidCommand names the line and column."""
+    """Parse a TRF file (`decoded`); InvalidCommand names the line and column."""
     raw = read_bytes(path, "trf")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = raw.decode("latin-1")
-    return parse_trf(text, str(path))
+    return parse_trf(decoded(raw), str(path))
+
+
+def decoded(raw: bytes) -> str:
+    """A file's text: UTF-8 (a byte order mark dropped), else Windows-1252 (Swiss-Manager's
+    and Vega's `Š`, `Ž`, `š`, `ž` in names, where Latin-1 gives control characters), else
+    Latin-1 (the five bytes Windows-1252 leaves undefined)."""
+    for encoding in ("utf-8-sig", "cp1252"):
+        try:
+            return raw.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+    return raw.decode("latin-1")
 
 
 def parse_trf(text: str, source: str) -> TrfReport:
@@ -121,7 +122,7 @@ def parse_trf(text: str, source: str) -> TrfReport:
             key, _, value = line[len(COMMENT) :].strip().partition(" ")
             embedded.setdefault(key, []).append(value.strip())
         elif line.startswith("001"):
-            player = _player(line, number, source)
+            player = _player(line.replace("\t", " "), number, source)
             if _BYE_NAME.fullmatch(player.name) and all(e.opponent is None for e in player.rounds):
                 skipped.append(f"{source} line {number}: {player.name!r} is the bye, not a player")
                 continue
@@ -166,28 +167,20 @@ def _player(line: str, number: int, source: str) -> TrfPlayer:
     fide_id = line[57:68].strip().lstrip("0")  # 0: none
     if fide_id and not digits(fide_id):
         raise InvalidCommand((), f"{where}: FIDE id {fide_id!r} (columns 58-68) is not a number")
-    rating = line[48:52].strip()
+    rating = trf_fields.rating(line)
     if rating and not digits(rating):
         raise InvalidCommand((), f"{where}: FIDE rating {rating!r} (columns 49-52) is not a number")
-    sex, title = line[9:10].strip().lower(), line[10:13].strip().lower()
-    if sex not in ("", "m", "w", "f", "u"):
-        raise InvalidCommand((), f"{where}: sex {sex!r} (column 10) is not m or w")
-    if title and title not in TITLES:
-        raise InvalidCommand(
-            (), f"{where}: title {title!r} (columns 11-13) is not a FIDE title (g, m, f, c, wg…)"
-        )
-    federation = line[53:56].strip().upper()
-    if federation and not _FEDERATION.fullmatch(federation):
-        raise InvalidCommand(
-            (), f"{where}: federation {federation!r} (columns 54-56) is not a FIDE federation code"
-        )
-    birth_date, birth_year = _birth_date(line[69:79].strip(), where)
+    sex, sex_unread = trf_fields.sex(line[9:10])
+    title, title_unread = trf_fields.title(line[10:13])
+    federation, federation_unread = trf_fields.federation(line[53:56])
+    birth_date, birth_year, birth_unread = trf_fields.birth(line[69:79])
+    unread = (sex_unread, title_unread, federation_unread, birth_unread)
     points = line[80:84].strip().replace(",", ".")  # `1,5` as some programs write it
     rounds: list[Entry] = []
     column = ROUND_COLUMN - 1
     while column < len(line.rstrip()):
         block = line[column : column + ROUND_WIDTH].ljust(ROUND_WIDTH)
-        if block[7] == PENDING:
+        if _pending(block):
             break
         rounds.append(_round(block, len(rounds) + 1, where))
         column += ROUND_WIDTH
@@ -197,35 +190,22 @@ def _player(line: str, number: int, source: str) -> TrfPlayer:
         fide_id or None,
         number,
         tuple(rounds),
-        sex={"m": "m", "w": "w", "f": "w"}.get(sex),
-        title=TITLES.get(title),
+        sex=sex,
+        title=title,
         rating=int(rating) if rating and int(rating) else None,
-        federation=federation or None,
+        federation=federation,
         birth_date=birth_date,
         birth_year=birth_year,
         points=float(points) if _POINTS.fullmatch(points) else None,
+        unread=tuple(u for u in unread if u is not None),
     )
 
 
-def _birth_date(text: str, where: str) -> tuple[date | None, int | None]:
-    """TRF16's `YYYY/MM/DD` (also `YYYY.MM.DD`, `YYYYMMDD`); a year alone (`1988`,
-    `1988/00/00`) is kept as the birth year, not as a date (the rules age a player from a
-    date). A date programs write for none (blank, `0000`, `0000/00/00`, `00000000`) is
-    unknown (issue 31)."""
-    if header.unknown(text):
-        return None, None
-    if year := _YEAR.fullmatch(text):
-        return None, int(year[1]) or None
-    match = _DATE.fullmatch(text) or _COMPACT.fullmatch(text)
-    try:
-        if match is None:
-            raise ValueError
-        born = date(*(int(g) for g in match.groups()))
-        return born, born.year
-    except ValueError:
-        raise InvalidCommand(
-            (), f"{where}: birth date {text!r} (columns 70-79) is not a date (YYYY/MM/DD)"
-        ) from None
+def _pending(block: str) -> bool:
+    """A round paired and not yet played: `*` for its result, or an opponent and no result
+    (TRF16's blank result is a zero-point bye, which has no opponent)."""
+    opponent = block[:4].strip().lstrip("0")
+    return block[7] == PENDING or (block[7] == " " and digits(opponent))
 
 
 def _round(block: str, number: int, where: str) -> Entry:

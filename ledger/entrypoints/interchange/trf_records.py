@@ -31,6 +31,7 @@ class TrfPlayer:
     birth_date: date | None = None
     birth_year: int | None = None
     points: float | None = None  # columns 81-84, as the file gives them (None: none given)
+    unread: tuple[tuple[str, str], ...] = ()  # (column, as written) the import did not read
 
 
 @dataclass(frozen=True)

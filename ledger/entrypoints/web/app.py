@@ -15,7 +15,7 @@ import sqlite3
 import sys
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import ExitStack, closing, contextmanager
+from contextlib import contextmanager
 from contextvars import ContextVar, Token
 from dataclasses import replace
 from pathlib import Path
@@ -31,7 +31,10 @@ from ledger.entrypoints.web.params import HttpError, When, parameters
 from ledger.entrypoints.web.params import when as asked_when
 from ledger.entrypoints.web.render import API, BASE, BROKEN, FEDERATION, SWITCH, TWIN, render
 from ledger.entrypoints.web.routes import Asked
+from ledger.entrypoints.web.sessions import NotModified, Sessions, Validator, build, snapshot, tag
+from ledger.entrypoints.web.writes import Door
 from ledger.errors import LedgerError
+from ledger.evidence.remote import DOOR
 from ledger.log import ReadBreak, breaks_reported
 from ledger.reading import Readable
 from ledger.rules.families import DEFAULT
@@ -39,7 +42,7 @@ from ledger.rules.families import family as rules_family
 from ledger.store import view_path
 from projections import queries
 from projections.projector import View
-from projections.session import NothingKnownYet, ReadSession, known_moment
+from projections.session import NothingKnownYet
 
 __all__ = ["Site", "HttpError", "When"]
 
@@ -58,6 +61,7 @@ SECURITY_HEADERS = [
     ("X-Content-Type-Options", "nosniff"),
     ("Referrer-Policy", "no-referrer"),
 ]
+VALIDATOR: ContextVar[Validator] = ContextVar("validator")  # set by `_page` per request
 
 
 class Site:
@@ -73,8 +77,11 @@ class Site:
         family: str = DEFAULT,
         busy_ms: int = 1000,
         families: Sequence[str] | None = None,
+        catches_up: bool = True,
+        door: Door | None = None,
     ) -> None:
         self.store = store
+        self.door = door  # the write door (`serve --writes`), else the site is read-only
         self.served = Served.of(family, families)
         self.views = {
             f: view_path(store, view if f == family else None, f) for f in self.served.families
@@ -83,6 +90,10 @@ class Site:
         self.family = family
         self.busy_ms = busy_ms  # how long one try waits for a read model another writer holds
         self.static = {p.name: p for p in STATIC.iterdir() if p.suffix in STATIC_TYPES}
+        # each thread's sessions kept open (catching up only when the ledger changed; never
+        # with `catches_up` False: a worker process whose server's follower does it)
+        self.sessions = Sessions(store, self.views, busy_ms, catches_up)
+        self.build = build()
 
     def __call__(
         self, environ: Mapping[str, Any], start_response: StartResponse
@@ -90,11 +101,16 @@ class Site:
         method = environ.get("REQUEST_METHOD", "GET")
         path = environ.get("PATH_INFO", "/").encode("latin-1").decode("utf-8", "replace")
         asked = environ.get("QUERY_STRING", "")
+        if self.door is not None and (path == DOOR or path.startswith(DOOR + "/")):
+            return self.door(environ, start_response)  # issue 32: writes, signed
         api, route = _api(path)
         found: list[ReadBreak] = []
-        with _page(route, asked, found):
+        validator = Validator(environ.get("HTTP_IF_NONE_MATCH"))
+        with _page(route, asked, found, validator):
             status, ctype, body, extra = self._respond(method, route, asked, api, found)
         headers = [("Content-Type", ctype), ("Content-Length", str(len(body))), *extra]
+        if status.startswith("304"):
+            headers = extra  # no body, and none of its headers (RFC 9110 15.4.5)
         if status.startswith("405"):
             headers.append(("Allow", "GET, HEAD"))
         start_response(status, headers + SECURITY_HEADERS)
@@ -115,12 +131,15 @@ class Site:
             if api and route == "/" + openapi.DOCUMENT:
                 return "200 OK", "application/json", openapi.text().encode(), []
             answer = self._page(route, query, api)
+            cache = VALIDATOR.get().headers()
             if isinstance(answer, BaseModel):  # a JSON twin
                 if found:
                     answer = answer.model_copy(update={"ledger_break": str(found[0])})  # issue 28
-                return "200 OK", "application/json", _indented(answers.dump(answer)), []
+                return "200 OK", "application/json", _indented(answers.dump(answer)), cache
             assert isinstance(answer, str)  # a page's HTML (`_answer`)
-            return "200 OK", "text/html; charset=utf-8", answer.encode(), []
+            return "200 OK", "text/html; charset=utf-8", answer.encode(), cache
+        except NotModified:
+            return "304 Not Modified", "", b"", VALIDATOR.get().headers()
         except Exception as raised:
             exc = raised if isinstance(raised, HttpError) else _unexpected(raised)
             if api:
@@ -182,35 +201,35 @@ class Site:
     @contextmanager
     def _read(self, family: str, when: When) -> Iterator[tuple[View, Readable, When]]:
         """`family`'s read model caught up (or as known at `when`), and the ledger opened
-        read-only; a missing store is never created."""
+        read-only, from this thread's session (ledger/entrypoints/web/sessions.py); a missing
+        store is never created. NotModified once the answer's ETag is known, if the request
+        holds it already."""
         try:
-            session = ReadSession.open(self.store, self.views[family], family, self.busy_ms)
+            held = self.sessions.session(family)
         except (LedgerError, ValueError) as exc:
             raise HttpError("503 Service Unavailable", str(exc)) from None
-        with closing(session), ExitStack() as stack:
-            try:
-                session.catch_up()
-            except LedgerError as exc:
-                raise HttpError("503 Service Unavailable", str(exc)) from None
-            known = when.as_known_at
-            try:
-                at = stack.enter_context(
-                    session.at(
-                        known_at=None if known is None else known_moment(known),
-                        position=when.position,
-                    )
-                )
-            except NothingKnownYet:
-                raise HttpError("404 Not Found", f"the ledger had no entries at {known}") from None
+        session, known = held.session, when.as_known_at
+        if known is None and when.position is None:
+            with snapshot(session.view) as now:
+                VALIDATOR.get().check(tag(self.build, family, now, held.head))
+                yield session.view, session.ledger, when
+            return
+        try:
+            past = when.position if known is None else held.position(known)
+        except NothingKnownYet:
+            raise HttpError("404 Not Found", f"the ledger had no entries at {known}") from None
+        VALIDATOR.get().check(tag(self.build, family, past or 0, held.head))
+        with session.at(position=past) as at:
             yield at.view, session.ledger, replace(when, position=at.position)
 
 
 @contextmanager
-def _page(route: str, asked: str, found: list[ReadBreak]) -> Iterator[None]:
+def _page(route: str, asked: str, found: list[ReadBreak], validator: Validator) -> Iterator[None]:
     """The context a page's templates read, for one request: its JSON twin, the breaks its
     reads stop at (filled as they stop), and its family's words, address and switch (set by
-    `Site._page` once the family is known)."""
+    `Site._page` once the family is known); and the answer's validator (its ETag)."""
     tokens: list[tuple[ContextVar[Any], Token[Any]]] = [
+        (VALIDATOR, VALIDATOR.set(validator)),
         (TWIN, TWIN.set(API + route + ("?" + asked if asked else ""))),
         (FEDERATION, FEDERATION.set("")),
         (BASE, BASE.set("")),

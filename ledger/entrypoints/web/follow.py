@@ -1,26 +1,33 @@
 """Keeping a server's read model warm: a thread that catches it up as entries are appended.
 
-eventsourcing 9.5's SQLite recorder offers no subscription to wait on, so the follower polls
-every `POLL_SECONDS` and catches the read model up when the ledger grew: a page asked for after
-an append finds it done (issue 21: "the web server shows a newly appended section within 50 ms
-of the append"). On a SQLite store the poll is `PRAGMA data_version` on a connection of its own
-(a counter SQLite changes when another connection commits: no table read); on another store,
-the ledger's last position (one indexed query). The ledger and the read model stay open
-between catch-ups (no reopening, and no checkpoint of the model's WAL at every close); the
-model's WAL is checkpointed when the ledger is quiet, outside the append → visible path. A
-request still catches up itself if it comes first (ledger/entrypoints/web/app.py); the
-follower only does it sooner. A PostgreSQL store could LISTEN for its NOTIFY instead of
-polling; polling serves both.
+On a SQLite store the follower polls every `POLL_SECONDS` (eventsourcing 9.5's SQLite recorder
+offers no subscription to wait on) and catches the read model up when the ledger grew: a page
+asked for after an append finds it done (issue 21: "the web server shows a newly appended
+section within 50 ms of the append"). The poll is `PRAGMA data_version` on a connection of its
+own (a counter SQLite changes when another connection commits: no table read). On a PostgreSQL
+store it LISTENs on the ledger's channel, which every append NOTIFYs in its transaction
+(ledger/evidence/postgres.py), and waits for a notification, looking at the ledger's last
+position (one indexed query) after each one and at the latest every `FALLBACK_SECONDS`: so any
+number of servers, each with its own read model, follow one store (issue 33). The ledger and
+the read model stay open between catch-ups (no reopening, and no checkpoint of the model's WAL
+at every close); the model's WAL is checkpointed when the ledger is quiet, outside the append →
+visible path. A request still catches up itself if it comes first
+(ledger/entrypoints/web/app.py); the follower only does it sooner.
 """
 
 from __future__ import annotations
 
 import contextlib
+import selectors
+import socket
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from time import monotonic
+from typing import TYPE_CHECKING, cast
+
+from eventsourcing.persistence import PersistenceError
 
 from ledger.errors import LedgerError
 from ledger.reading import Readable, open_ledger
@@ -29,8 +36,13 @@ from ledger.store import store_url
 from projections.projector import View
 from projections.session import ReadSession
 
+if TYPE_CHECKING:
+    from eventsourcing.postgres import PostgresApplicationRecorder
+
 POLL_SECONDS = 0.001  # how often a SQLite store's data_version is looked at
-QUERY_POLL_SECONDS = 0.005  # how often another store's last position is asked for
+# The longest a PostgreSQL store's follower waits for a notification before it looks at the
+# last position anyway (an append by a writer that does not notify its channel)
+FALLBACK_SECONDS = 10.0
 # The read model's log is copied into its file (a WAL checkpoint) once the ledger has been
 # quiet this long after a catch-up, not within the commit of the catch-up after an append
 # (SQLite's default, every 1,000 pages: a few appends' worth); past this many pages a commit
@@ -39,6 +51,7 @@ QUIET_SECONDS = 0.05
 WAL_PAGES_AT_MOST = 10_000
 RETRY_SECONDS = 1.0  # after a failure (a missing store, a read model of another ledger…)
 SQLITE = "sqlite:///"
+Wait = Callable[[float], object]  # waits at most that many seconds
 
 
 class Follower:
@@ -47,11 +60,12 @@ class Follower:
     def __init__(
         self, store: str, view: Path, family: str = DEFAULT, poll: float | None = None
     ) -> None:
-        sqlite = store_url(store).startswith(SQLITE)
-        default = POLL_SECONDS if sqlite else QUERY_POLL_SECONDS
+        self.sqlite = store_url(store).startswith(SQLITE)
+        default = POLL_SECONDS if self.sqlite else FALLBACK_SECONDS
         self.store, self.view, self.family = store, view, family
-        self.poll = default if poll is None else poll
+        self.poll = default if poll is None else poll  # the longest wait between looks
         self.stopping = threading.Event()
+        self.bell = socket.socketpair()  # `stop` rings it: a wait on PostgreSQL ends at once
         self.thread = threading.Thread(target=self._run, name="read-model follower", daemon=True)
 
     def start(self) -> Follower:
@@ -60,34 +74,45 @@ class Follower:
 
     def stop(self) -> None:
         self.stopping.set()
+        self.bell[1].send(b"!")
         self.thread.join(5)
+        for end in self.bell:
+            end.close()
 
     def _run(self) -> None:
         while not self.stopping.is_set():
             # the requests say what is wrong (503); the follower tries again a little later
-            with contextlib.suppress(LedgerError, sqlite3.Error, OSError, ValueError):
+            with contextlib.suppress(
+                LedgerError, PersistenceError, sqlite3.Error, OSError, ValueError
+            ):
                 self._follow()
             self.stopping.wait(RETRY_SECONDS)
 
     def _follow(self) -> None:
-        """Poll and catch up until stopped: the ledger and the read model kept open, read
+        """Look, catch up, wait, until stopped: the ledger and the read model kept open, read
         through a `ReadSession` at each change (the one door to the read model)."""
         ledger = open_ledger(self.store)
         try:
             view = View(self.view, self.family)
+            waits = (
+                contextlib.nullcontext(self.stopping.wait)
+                if self.sqlite
+                else _notified(ledger, self.bell[0])
+            )
             try:
-                with _changes(self.store, ledger) as changed:
+                # listening before the first look: an append between the two still wakes it
+                with waits as wait, changes(self.store, ledger) as changed:
                     known, caught_up = None, None
-                    while not self.stopping.wait(self.poll):
+                    while not self.stopping.is_set():
                         now = changed()
-                        if now == known:
-                            if caught_up is not None and monotonic() - caught_up > QUIET_SECONDS:
-                                view.db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
-                                caught_up = None
-                            continue
-                        view.db.execute(f"PRAGMA wal_autocheckpoint = {WAL_PAGES_AT_MOST}")
-                        ReadSession(ledger, view, owns_ledger=False).catch_up()
-                        known, caught_up = now, monotonic()
+                        if now != known:
+                            view.db.execute(f"PRAGMA wal_autocheckpoint = {WAL_PAGES_AT_MOST}")
+                            ReadSession(ledger, view, owns_ledger=False).catch_up()
+                            known, caught_up = now, monotonic()
+                        elif caught_up is not None and monotonic() - caught_up > QUIET_SECONDS:
+                            view.db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                            caught_up = None
+                        wait(self.poll if caught_up is None else min(self.poll, QUIET_SECONDS))
             finally:
                 view.close()
         finally:
@@ -95,14 +120,36 @@ class Follower:
 
 
 @contextlib.contextmanager
-def _changes(store: str, ledger: Readable) -> Iterator[Callable[[], int]]:
+def _notified(ledger: Readable, bell: socket.socket) -> Iterator[Wait]:
+    """A wait that ends at a notification of an append to `ledger` (a PostgreSQL store), at a
+    ring of `bell`, or after its seconds: LISTENing on the ledger's channel all along, on a
+    connection of its own."""
+    from psycopg.sql import SQL, Identifier
+
+    recorder = cast("PostgresApplicationRecorder", ledger.recorder)
+    with recorder.datastore.get_connection() as conn, selectors.DefaultSelector() as ready:
+        conn.execute(SQL("LISTEN {}").format(Identifier(recorder.channel_name)))
+        ready.register(conn.fileno(), selectors.EVENT_READ)
+        ready.register(bell, selectors.EVENT_READ)
+
+        def wait(seconds: float) -> None:
+            if ready.select(seconds):
+                for _ in conn.notifies(timeout=0):  # drain those that came: any one wakes it
+                    pass
+
+        yield wait
+
+
+@contextlib.contextmanager
+def changes(store: str, ledger: Readable) -> Iterator[Callable[[], int]]:
     """A cheap function whose answer changes when the ledger may have grown."""
     url = store_url(store)
     if not url.startswith(SQLITE):
         yield lambda: ledger.recorder.max_notification_id() or 0
         return
     path = Path(url[len(SQLITE) :]).resolve()
-    conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
+    # closed by whichever thread lets it go (a request thread's session: sessions.py)
+    conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, check_same_thread=False)
     try:
         yield lambda: conn.execute("PRAGMA data_version").fetchone()[0]
     finally:

@@ -65,7 +65,6 @@ def player(view: View, player: str, when: When) -> tuple[object, Page]:
         for k, label in words.ratings
         if any(r.get(k) is not None for r in data["ratings"].values())
     ]
-    series = {s: points(queries.history(view, player, s), when.as_of) for s in data["ratings"]}
     played = queries.player_sections(view, player)
     if when.as_of is not None:
         played = [t for t in played if t["end_date"] <= when.as_of]
@@ -74,21 +73,26 @@ def player(view: View, player: str, when: When) -> tuple[object, Page]:
         if why is not None and player in why.players:
             t["not_rated"] = why.players[player]  # only on a section that rated him not
     data["sections"] = played
-    page = html(
-        "player.html",
-        title=_heading(player, data["card"]),
-        when=when,
-        keep=None,
-        player=player,
-        data=data,
-        card=data["card"] or {},
-        bounds=words.bounds,
-        names=words.systems,
-        fields=fields,
-        chart=charts(series) if any(series.values()) else "",
-        played=played,
-        lists=list(reversed(queries.published_lists(view, view.family))),
-    )
+
+    def page() -> str:
+        """The HTML, its charts and lists read only for it (never for the JSON twin)."""
+        series = {s: points(queries.history(view, player, s), when.as_of) for s in data["ratings"]}
+        return html(
+            "player.html",
+            title=_heading(player, data["card"]),
+            when=when,
+            keep=None,
+            player=player,
+            data=data,
+            card=data["card"] or {},
+            bounds=words.bounds,
+            names=words.systems,
+            fields=fields,
+            chart=charts(series) if any(series.values()) else "",
+            played=played,
+            lists=list(reversed(queries.published_lists(view, view.family))),
+        )()
+
     return data, page
 
 

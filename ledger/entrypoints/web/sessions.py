@@ -1,0 +1,233 @@
+"""The site's read sessions, kept open between requests (issue 33: "no per-request session
+set-up or catch-up when nothing is new"), and the validator of each answer (its ETag).
+
+Each thread answering requests holds one `ReadSession` per family: the ledger opened
+read-only, the read model open, its binding checked once. A request asks a cheap question
+first (`follow.changes`: SQLite's `data_version` of a connection of its own, a counter that
+moves when another connection commits; on another store, the ledger's last position) and
+catches the model up only when the answer moved; a read model whose file was replaced (a
+rebuild links a new one in place) is opened again. A worker of `serve --workers N` never
+catches up: the server's one follower does (`catches_up=False`).
+
+An answer reflects the read model at one position: the request reads it inside one read
+transaction (`snapshot`), so the position its ETag names is the one its queries saw; the tag
+also names the ledger's last position the session knew (the log pages read the ledger) and
+the code that made the page (`BUILD`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ledger.entrypoints.web.follow import changes
+from ledger.evidence import read_verified_entries
+from ledger.log import ReadBreak, breaks_reported, report_break
+from projections import SCHEMA_VERSION
+from projections.projector import View
+from projections.session import ReadSession, known_moment
+
+SOURCES = Path(__file__).resolve().parents[2], Path(__file__).resolve().parents[3] / "projections"
+# A held read model's page cache (KiB, SQLite's negative cache_size): pages are shared through
+# the operating system's cache (mmap) by every thread and worker, not copied into each.
+HELD_CACHE_KIB = 8 * 1024
+HELD_MMAP_BYTES = 1 << 30
+MOMENTS_REMEMBERED = 1024  # as-known-at values whose position a session keeps
+
+
+def build() -> str:
+    """A short digest of the code that makes the pages (the sources' sizes and times) and the
+    read model's schema: a deploy of other code changes every ETag."""
+    digest = hashlib.sha256(SCHEMA_VERSION.encode())
+    for folder in SOURCES:
+        for path in sorted(folder.rglob("*")):
+            if path.suffix in (".py", ".html", ".svg", ".css"):
+                found = path.stat()
+                digest.update(f"{path.name}:{found.st_size}:{found.st_mtime_ns}".encode())
+    return digest.hexdigest()[:12]
+
+
+@dataclass
+class Held:
+    """One thread's session of one family: the session, its change signal (and what closes
+    it), the signal's value at its last catch-up, the ledger's last position then and the
+    write its checked read stopped at (issue 28), and the positions of the as-known-at values
+    asked."""
+
+    session: ReadSession
+    changed: Callable[[], int]
+    stop: AbstractContextManager[Callable[[], int]]
+    token: int | None
+    head: int
+    positions: dict[str, int] = field(default_factory=dict)
+    breaks: list[ReadBreak] = field(default_factory=list)
+
+    def position(self, known: str) -> int:
+        """The ledger's last position at the as-known-at value `known` (`session.position`:
+        NothingKnownYet before the first entry), remembered once an entry after it exists:
+        the log only grows, so the first entry later than the moment stays the first."""
+        found = self.positions.get(known)
+        if found is None:
+            found = self.session.position(known_moment(known))
+            if found < self.head:
+                if len(self.positions) >= MOMENTS_REMEMBERED:
+                    self.positions.clear()
+                self.positions[known] = found
+        return found
+
+    def close(self) -> None:
+        self.stop.__exit__(None, None, None)
+        self.session.close()
+
+
+class Sessions:
+    """Each thread's open sessions, per family (closed when the thread's storage goes: a
+    server's threads live as long as it does)."""
+
+    def __init__(
+        self, store: str, views: Mapping[str, Path], busy_ms: int, catches_up: bool = True
+    ) -> None:
+        self.store, self.views, self.busy_ms = store, dict(views), busy_ms
+        self.catches_up = catches_up
+        self.local = threading.local()
+
+    def session(self, family: str) -> Held:
+        """This thread's session of `family`, caught up if the ledger changed since it last
+        looked (LedgerError, ValueError: as `ReadSession.open` and `catch_up`; the session is
+        dropped, the next request opens it again)."""
+        held: dict[str, Held] = self.local.__dict__.setdefault("held", {})
+        found = held.get(family)
+        if found is not None and not _same_file(found):
+            self._drop(held, family)
+            found = None
+        try:
+            if found is None:
+                found = held[family] = self._open(family)
+            token = found.changed()
+            if token != found.token:
+                found.breaks = self._caught_up(found.session)
+                found.token, found.head = token, _head(found.session)
+        except BaseException:
+            self._drop(held, family)
+            raise
+        for stop in found.breaks:  # each request's banner (issue 28), found at the catch-up
+            report_break(stop)
+        return found
+
+    def _caught_up(self, session: ReadSession) -> list[ReadBreak]:
+        """The session's model caught up (by a worker: only read up to the ledger's end), and
+        the write its checked read stopped at, if any."""
+        found: list[ReadBreak] = []
+        with breaks_reported(found.append):
+            if self.catches_up:
+                ReadSession(session.ledger, session.view, owns_ledger=False).catch_up()
+            else:
+                for _ in read_verified_entries(session.ledger, session.view.last_position):
+                    pass
+        return found
+
+    def _open(self, family: str) -> Held:
+        """A session whose binding is checked, caught up (unless `catches_up` is False),
+        noting the change signal's value before it caught up."""
+        session = ReadSession.open(
+            self.store, self.views[family], family, self.busy_ms, catches_up=self.catches_up
+        )
+        stop = changes(self.store, session.ledger)
+        try:
+            changed = stop.__enter__()
+        except BaseException:
+            session.close()
+            raise
+        held = Held(session, changed, stop, changed(), 0)
+        try:
+            session.check()  # a worker's too: its model must be this ledger's
+            held.breaks = self._caught_up(session)
+            held.head = _head(session)
+            session.view.db.execute(f"PRAGMA cache_size = -{HELD_CACHE_KIB}")
+            session.view.db.execute(f"PRAGMA mmap_size = {HELD_MMAP_BYTES}")
+        except BaseException:
+            held.close()
+            raise
+        return held
+
+    def _drop(self, held: dict[str, Held], family: str) -> None:
+        gone = held.pop(family, None)
+        if gone is not None:
+            gone.close()
+
+
+@contextmanager
+def snapshot(view: View) -> Iterator[int]:
+    """One read transaction on `view`: every query inside sees the model at the position
+    yielded (a follower's commit meanwhile is seen by the next request)."""
+    conn = view.db.conn
+    conn.execute("BEGIN")
+    try:
+        row = conn.execute("select value from meta where key = 'last_position'").fetchone()
+        yield int(row[0]) if row else 0
+    finally:
+        if conn.in_transaction:
+            conn.rollback()
+
+
+def tag(build: str, family: str, position: int, head: int) -> str:
+    """The ETag of an answer made by `build` from `family`'s read model at `position`, the
+    ledger known to end at `head`."""
+    return f'"{build}-{family}-{position}-{head}"'
+
+
+def matches(asked: str | None, current: str) -> bool:
+    """Whether an If-None-Match header names `current` (weakly compared: RFC 9110 13.1.2)."""
+    if not asked:
+        return False
+    if asked.strip() == "*":
+        return True
+    return any(t.strip().removeprefix("W/") == current for t in asked.split(","))
+
+
+def _head(session: ReadSession) -> int:
+    return session.ledger.recorder.max_notification_id() or 0
+
+
+def _same_file(held: Held) -> bool:
+    """Whether the read model's path still names the file the session opened."""
+    view = held.session.view
+    try:
+        return os.stat(view.path).st_ino == view.inode
+    except OSError:
+        return False
+
+
+# A proxy may keep an answer and serve it again once the server says it is unchanged (a 304
+# to its If-None-Match): the read model moves with every append, so it never serves one
+# unasked (docs/decisions.md, "A site that holds list day (issue 33)").
+CACHE_CONTROL = "public, no-cache"
+
+
+class NotModified(Exception):
+    """The answer the request's If-None-Match names is still the current one."""
+
+
+@dataclass
+class Validator:
+    """A request's If-None-Match (`asked`) and its answer's ETag once known (`etag`)."""
+
+    asked: str | None = None
+    etag: str | None = None
+
+    def check(self, current: str) -> None:
+        """Note the answer's tag; NotModified if the request already holds that answer."""
+        self.etag = current
+        if matches(self.asked, current):
+            raise NotModified(current)
+
+    def headers(self) -> list[tuple[str, str]]:
+        """The caching headers of an answer (none before a tag was known: an error)."""
+        if self.etag is None:
+            return []
+        return [("ETag", self.etag), ("Cache-Control", CACHE_CONTROL)]
