@@ -284,11 +284,11 @@ def httpx_get(base: str, path: str) -> str:
 
 def test_a_generated_client_reads_three_pages_and_sends_a_write_body(client, served, store):
     # Issue 32: "a client generated from it (any well-kept generator) calls three reads and
-    # one write successfully in a test". The write door is another branch's (issue 32's first
-    # bullet): until it is merged the write this client can make is a RegisterPlayer body
-    # built by the generated model, which the server's own command model accepts as it is,
-    # sent to the read-only site: refused 405 as problem details the client's model reads,
-    # and nothing appended.
+    # one write successfully in a test". The write door (web/writes.py) takes stored events
+    # signed on the writer's machine, which a generated client cannot make: the write this
+    # client makes is a RegisterPlayer body built by the generated model, which the server's
+    # own command model accepts as it is, sent to the read-only site: refused 405 as problem
+    # details the client's model reads, and nothing appended.
     import httpx
 
     with httpx.Client(base_url=served, timeout=30) as http:
