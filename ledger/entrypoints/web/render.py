@@ -23,7 +23,9 @@ from ledger.rules.families import family as rules_family
 from ledger.rules.rounding import round_half_up
 
 TEMPLATES = Path(__file__).with_name("templates")
-# The JSON twin of the page being answered (`/api` + its path and query), set by the site.
+# Where the versioned JSON API answers (issue 32): a page's twin is `API` + its path.
+API = "/api/v1"
+# The JSON twin of the page being answered (`API` + its path and query), set by the site.
 TWIN: ContextVar[str | None] = ContextVar("twin", default=None)
 # The federation whose rules the site shows, set by the site.
 FEDERATION: ContextVar[str] = ContextVar("federation", default="")
@@ -49,9 +51,9 @@ def at(path: str) -> str:
 
 def within(base: str, path: str, when: When, **params: object) -> str:
     """`href` within the family whose pages start at `base` (a JSON twin's `/api/...` at
-    `/api` + `base` + ...)."""
+    `API` + `base` + ...)."""
     api = path == "/api" or path.startswith("/api/")
-    path = "/api" + base + path[len("/api") :] if api else (base + path if path != "/" else base)
+    path = API + base + path[len("/api") :] if api else (base + path if path != "/" else base)
     query = {**{k: v for k, v in params.items() if v is not None}, **when.params()}
     return (path or "/") + ("?" + urlencode(query) if query else "")
 
