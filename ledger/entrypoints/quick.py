@@ -20,6 +20,7 @@ answer to the full command.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -176,9 +177,24 @@ class _connect:
         self.db.close()
 
 
-def main() -> None:
-    """The `ratings-ledger` command: the fast read path when it answers, else the full one."""
-    if not answer(sys.argv[1:]):
-        from ledger.entrypoints.cli import app
+def silence_stdout() -> None:
+    """The reader went away: send what is still buffered nowhere, so exit stays quiet."""
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
-        app()
+
+def main() -> None:
+    """The `ratings-ledger` command: the fast read path when it answers, else the full one.
+    A reader that goes away (`player ID | head -1`) ends it quietly, exit 0, on either path
+    (the full one inside its commands, `cli.OneLineErrors.invoke`)."""
+    try:
+        try:
+            if not answer(sys.argv[1:]):
+                from ledger.entrypoints.cli import app
+
+                app()
+        finally:
+            sys.stdout.flush()
+    except BrokenPipeError:
+        silence_stdout()
+        sys.exit(0)
