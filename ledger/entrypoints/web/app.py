@@ -26,7 +26,16 @@ from ledger.entrypoints.web import ledgerlog, lists, players, sections
 from ledger.entrypoints.web.families import Served
 from ledger.entrypoints.web.params import HttpError, When, parameters
 from ledger.entrypoints.web.params import when as asked_when
-from ledger.entrypoints.web.render import BASE, BROKEN, FEDERATION, SWITCH, TWIN, Page, render
+from ledger.entrypoints.web.render import (
+    BASE,
+    BROKEN,
+    FEDERATION,
+    SWITCH,
+    SYSTEM_WORDS,
+    TWIN,
+    Page,
+    render,
+)
 from ledger.errors import LedgerError
 from ledger.log import ReadBreak, breaks_reported
 from ledger.reading import Readable
@@ -136,7 +145,9 @@ class Site:
         words, its address and its switch set for the page's templates."""
         SWITCH.get().extend(self.served.homes(asked_when(query)))  # an error page's
         family, prefix, rest = self.served.split(route)
-        FEDERATION.set(rules_family(family).words.federation)
+        words = rules_family(family).words
+        FEDERATION.set(words.federation)
+        SYSTEM_WORDS.set(words.systems)
         BASE.set(prefix)
         return self._locked_retry(family, rest, query, api)
 
@@ -239,6 +250,7 @@ def _page(route: str, asked: str, found: list[ReadBreak]) -> Iterator[None]:
     tokens: list[tuple[ContextVar[Any], Token[Any]]] = [
         (TWIN, TWIN.set("/api" + route + ("?" + asked if asked else ""))),
         (FEDERATION, FEDERATION.set("")),
+        (SYSTEM_WORDS, SYSTEM_WORDS.set({})),
         (BASE, BASE.set("")),
         (SWITCH, SWITCH.set([])),
         (BROKEN, BROKEN.set(found)),
