@@ -145,7 +145,8 @@ CONTENT = {
     "items": "select key, kind, sort_key, start, end, position, revision, payload from items "
     "order by key",
     "lists": f"select {', '.join(LIST_COLUMNS)} from lists order by family, number",
-    "meta": "select key, value from meta where key != 'schema' order by key",
+    # the ledger's family is the ledger's fact, not the model's content (projections/binding.py)
+    "meta": "select key, value from meta where key not in ('schema', 'ledger_family') order by key",
     "players": "select id, profile, position from players order by id",
     "problems": "select position, item_key, kind, reason from problems order by position, item_key",
     "ratings": "select {ratings} from ratings order by player, system",

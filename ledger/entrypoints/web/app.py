@@ -29,7 +29,16 @@ from ledger.entrypoints.web import answers, openapi, routes
 from ledger.entrypoints.web.families import Served
 from ledger.entrypoints.web.params import HttpError, When, parameters
 from ledger.entrypoints.web.params import when as asked_when
-from ledger.entrypoints.web.render import API, BASE, BROKEN, FEDERATION, SWITCH, TWIN, render
+from ledger.entrypoints.web.render import (
+    API,
+    BASE,
+    BROKEN,
+    FEDERATION,
+    SWITCH,
+    SYSTEM_WORDS,
+    TWIN,
+    render,
+)
 from ledger.entrypoints.web.routes import Asked
 from ledger.entrypoints.web.sessions import NotModified, Sessions, Validator, build, snapshot, tag
 from ledger.entrypoints.web.writes import Door
@@ -161,7 +170,9 @@ class Site:
         words, its address and its switch set for the page's templates."""
         SWITCH.get().extend(self.served.homes(asked_when(query)))  # an error page's
         family, prefix, rest = self.served.split(route)
-        FEDERATION.set(rules_family(family).words.federation)
+        words = rules_family(family).words
+        FEDERATION.set(words.federation)
+        SYSTEM_WORDS.set(words.systems)
         BASE.set(prefix)
         return self._locked_retry(family, rest, query, api)
 
@@ -232,6 +243,7 @@ def _page(route: str, asked: str, found: list[ReadBreak], validator: Validator) 
         (VALIDATOR, VALIDATOR.set(validator)),
         (TWIN, TWIN.set(API + route + ("?" + asked if asked else ""))),
         (FEDERATION, FEDERATION.set("")),
+        (SYSTEM_WORDS, SYSTEM_WORDS.set({})),
         (BASE, BASE.set("")),
         (SWITCH, SWITCH.set([])),
         (BROKEN, BROKEN.set(found)),

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from datetime import date, datetime
 from functools import partial
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 from urllib.parse import quote, urlencode
 
@@ -29,6 +30,10 @@ API = "/api/v1"
 TWIN: ContextVar[str | None] = ContextVar("twin", default=None)
 # The federation whose rules the site shows, set by the site.
 FEDERATION: ContextVar[str] = ContextVar("federation", default="")
+# The page's family's names of its systems (`Words.systems`: "FIDE rapid"), set by the site.
+SYSTEM_WORDS: ContextVar[Mapping[str, str]] = ContextVar(
+    "system_words", default=MappingProxyType({})
+)
 # The address the page's family answers at (`` for the site's default family, else `/fide`…):
 # every link `href` makes stays within it.
 BASE: ContextVar[str] = ContextVar("base", default="")
@@ -56,6 +61,12 @@ def within(base: str, path: str, when: When, **params: object) -> str:
     path = API + base + path[len("/api") :] if api else (base + path if path != "/" else base)
     query = {**{k: v for k, v in params.items() if v is not None}, **when.params()}
     return (path or "/") + ("?" + urlencode(query) if query else "")
+
+
+def system(code: str) -> str:
+    """A system as the page's family calls it (`FIDE_RAPID` → "FIDE rapid"); the code itself
+    stays in links, forms and JSON."""
+    return SYSTEM_WORDS.get().get(code, code)
 
 
 def seg(text: str) -> str:
@@ -182,6 +193,7 @@ ENV.filters.update(
     dates=dates,
     rate=rate,
     pretty_json=pretty_json,
+    system=system,
 )
 
 
