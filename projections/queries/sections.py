@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import functools
 import json
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-
-import msgspec
 
 from projections.names import words
 from projections.queries.common import system_order
@@ -91,7 +87,9 @@ def section_record(view: ReadModel, section_id: str) -> dict[str, Any] | None:
 def player_sections(view: ReadModel, player_id: str) -> list[dict[str, Any]]:
     """The rated sections a player played, newest first: event, dates, the player's score
     and games, and per system the rating before and after (his history rows in one query;
-    each report's games indexed by player once: `_played`)."""
+    each report's games indexed by player once: `played`)."""
+    from projections.queries.played import played
+
     ids = person(view, player_id)  # a record merged into his plays as him
     rows = view.db.execute(
         "select i.key, i.start, i.end, i.payload from item_players p "
@@ -111,7 +109,7 @@ def player_sections(view: ReadModel, player_id: str) -> list[dict[str, Any]]:
     order = system_order(view)
     out = []
     for key, first, last, payload in rows:
-        report = _played(payload)
+        report = played(payload)
         score, games = 0.0, 0
         for g in sorted({n for i in ids for n in report.games_of.get(i, ())}):
             white, result = report.games[g]
@@ -136,57 +134,6 @@ def player_sections(view: ReadModel, player_id: str) -> list[dict[str, Any]]:
             }
         )
     return out
-
-
-class _Game(msgspec.Struct):
-    white: str | None = None
-    black: str | None = None
-    result: str = ""
-
-
-class _Bye(msgspec.Struct):
-    player: str | None = None
-    bye: str = ""
-
-
-class _Report(msgspec.Struct):
-    """What `player_sections` reads of a section's report (msgspec skips the rest unread)."""
-
-    event_name: str | None = None
-    games: list[_Game] = []
-    byes: list[_Bye] = []
-
-
-_REPORT = msgspec.json.Decoder(_Report)
-SECTIONS_REMEMBERED = 8192  # reports whose games by player `_played` keeps (a few MB at most)
-
-
-@dataclass(frozen=True)
-class _Played:
-    """A section's report as `player_sections` reads it: its name, each game's (white,
-    result), and for each player the indexes of his games and his byes."""
-
-    event_name: str | None
-    games: list[tuple[str | None, str]]
-    games_of: dict[str | None, list[int]]
-    byes_of: dict[str | None, list[str]]
-
-
-@functools.lru_cache(maxsize=SECTIONS_REMEMBERED)
-def _played(payload: str) -> _Played:
-    """A report's games by player, remembered by its stored JSON (a corrected report is
-    another text, so never an old answer); a page of a player's sections reads only his."""
-    report = _REPORT.decode(payload)
-    games_of: dict[str | None, list[int]] = {}
-    for n, g in enumerate(report.games):
-        games_of.setdefault(g.white, []).append(n)
-        if g.black != g.white:
-            games_of.setdefault(g.black, []).append(n)
-    byes_of: dict[str | None, list[str]] = {}
-    for b in report.byes:
-        byes_of.setdefault(b.player, []).append(b.bye)
-    games = [(g.white, g.result) for g in report.games]
-    return _Played(report.event_name, games, games_of, byes_of)
 
 
 def _played_rating(
