@@ -1,5 +1,5 @@
 """The cascade of a catch-up: from the earliest changed item, re-rate only the players whose
-stored rows change (a chunk of stored rows and standings read at a time), and the `ratings`
+stored rows change (only the stored rows of the items it re-rates read), and the `ratings`
 rows written only where they differ (projections/ratings_writer.py)."""
 
 from __future__ import annotations
