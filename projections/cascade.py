@@ -1,5 +1,5 @@
 """The cascade of a catch-up: from the earliest changed item, re-rate only the players whose
-stored rows change (a chunk of stored rows and standings read at a time), and the `ratings`
+stored rows change (only the stored rows of the items it re-rates read), and the `ratings`
 rows written only where they differ (projections/ratings_writer.py)."""
 
 from __future__ import annotations
@@ -28,9 +28,6 @@ from projections.schema import (
     ReadModel,
 )
 from projections.standing import UNRATED, Standing
-
-# Items whose stored rows a catch-up's cascade reads in one query.
-CASCADE_CHUNK = 256
 
 Row = tuple[Any, ...]  # a history row as the rater makes it (HISTORY_COLUMNS)
 Stored = Sequence[tuple[int, Row]]  # an item's stored rows: (id, row)
@@ -114,20 +111,20 @@ def _start(model: ReadModel, batch: Incremental) -> str | None:
 
 class _Standings:
     """The standings a cascade rates with: those it follows in memory (`live`: the players
-    whose rows change), and of the others the one after the last stored row the cascade passed
-    (that row, until asked for) or read before the item that asks for it (`stored`)."""
+    whose rows change), and of the others the one read before the item that asks for it
+    (`stored`), forgotten when an item the cascade passes over names them."""
 
     def __init__(self, model: ReadModel, start: str) -> None:
         self.model = model
         self.layout = history_layout(model.family)  # its history: its state columns
         self.current = start  # the sort key of the item being rated
         self.live: dict[tuple[str, str], Standing[object]] = {}
-        # a standing met, or the stored row it is read from when it is asked for (`lookup`)
-        self.stored: dict[tuple[str, str], Standing[object] | Row] = {}
+        # a standing met since the last item naming its player (not followed) passed over
+        self.stored: dict[tuple[str, str], Standing[object]] = {}
         # The followed standings that differ from the one after the stored row the cascade
         # passed last for them (or that have none): those whose ratings row may differ.
         self.apart: set[tuple[str, str]] = set()
-        self.systems: set[str] = set()  # the systems of the rows the cascade has read
+        self.systems: set[str] = set()  # the systems of the standings it has held
 
     def lookup(self, player: str, system: str) -> Standing[object]:
         """The player's standing before the current item (the rater's `lookup`)."""
@@ -135,21 +132,17 @@ class _Standings:
         s = self.live.get(key)
         if s is not None:
             return s
-        found = self.stored.get(key)
-        if type(found) is Standing:
-            return found
-        if found is None:
+        s = self.stored.get(key)
+        if s is None:
             s = queries.standing_before(self.model, player, system, self.current)
-        else:
-            s = self.layout.standing_of_row(found)
-        self.stored[key] = s
+            self.stored[key] = s
+            self.systems.add(system)
         return s
 
     def read_ahead(self, rows: Iterable[tuple[int, Row]], sort_key: str) -> None:
-        """The standings rating a chunk's items may ask for that the cascade has not met,
-        before its first item (`sort_key`; they have no row since the cascade's start), in
-        a query a system: of each player its stored rows rate, in their system and, if he
-        was unrated there, in the others (his background)."""
+        """The standings rating an item (at `sort_key`) may ask for that the cascade does not
+        hold, in a query a system: of each player its stored rows rate, in their system and,
+        if he was unrated there, in the others (his background)."""
         systems, stored, live = self.systems, self.stored, self.live
         for _, r in rows:
             systems.add(r[2])
@@ -164,10 +157,12 @@ class _Standings:
                 self.layout.standings_before(self.model.db.conn, sorted(wanted), sort_key)
             )
 
-    def passed(self, rows: Stored) -> None:
-        """An item's stored rows that stand: their players' standings after it."""
-        for _, r in rows:
-            self.stored[(r[1], r[2])] = r
+    def passed(self, players: Iterable[str]) -> None:
+        """An item passed over (its stored rows stand): the standings held of the players it
+        names are forgotten, read again after it when asked for. Its rows are never read."""
+        for player in players:
+            for system in self.systems:
+                self.stored.pop((player, system), None)
 
     def unseat(self, player: str, system: str, standing: Standing[object]) -> None:
         """A player followed from the cascade's start, on `standing` (his rows are gone)."""
@@ -195,6 +190,7 @@ class _Standings:
                     self.apart.add(key)
             else:
                 self.stored[key] = c.standing
+                self.systems.add(c.system)
 
     def to_write(self, forced: set[tuple[str, str]]) -> dict[tuple[str, str], Standing[object]]:
         """The followed standings whose ratings rows may differ: a standing the stored rows
@@ -271,17 +267,16 @@ class _Rerating:
             "where sort_key >= ? order by sort_key",
             [self.start],
         ).fetchall()
-        for at in range(0, len(items), CASCADE_CHUNK):
-            chunk = items[at : at + CASCADE_CHUNK]
-            rows_of = self.standings.layout.rows_of_items(conn, chunk[0][6], chunk[-1][6])
-            self.standings.read_ahead([r for rows in rows_of.values() for r in rows], chunk[0][6])
-            for row in chunk:
-                key = row[0]
-                old_rows = rows_of.get(key, ())
-                if key not in self.dirty and self.affected.isdisjoint(named.get(key, ())):
-                    self.standings.passed(old_rows)  # they stand
-                    continue
-                self._rerate(row, old_rows)
+        layout = self.standings.layout
+        for row in items:
+            key = row[0]
+            players = named.get(key, ())
+            if key not in self.dirty and self.affected.isdisjoint(players):
+                self.standings.passed(players)  # its rows stand
+                continue
+            old_rows = layout.rows_of_item(conn, key)
+            self.standings.read_ahead(old_rows, row[6])
+            self._rerate(row, old_rows)
         self.rows.write(conn, self.standings.layout, self.stats)
         self.ratings.write_changes(self.standings.to_write(self.forced), self.stats, conn)
 

@@ -97,14 +97,12 @@ class Layout:
             "from history_rows h left join history_standing s on s.id = h.id "
             "left join history_detail d on d.id = h.id"
         )
-        # The stored rows of the items in a range of sort keys, each with its `id` first: a
-        # catch-up reads them once a chunk of items, and compares them with the new ones.
-        self.rows_of_items_query = (
-            f"select h.id, {narrow}, {DETAIL_OR_NONE}, {own} "
-            "from items i join history_rows h on h.item_key = i.key "
+        # The stored rows of one item, each with its `id` first: a cascade reads those of the
+        # items it re-rates (never those it passes over) and compares them with the new ones.
+        self.rows_of_item_query = (
+            f"select h.id, {narrow}, {DETAIL_OR_NONE}, {own} from history_rows h "
             "left join history_standing s on s.id = h.id "
-            "left join history_detail d on d.id = h.id "
-            "where i.sort_key >= ? and i.sort_key <= ?"
+            "left join history_detail d on d.id = h.id where h.item_key = ?"
         )
         # The state after each player's last row in one system before a sort key (rating, N,
         # then the state columns), for players given as a JSON list, each answered by his
@@ -177,15 +175,9 @@ class Layout:
         """The standing after a rater's row: its rating, N and state columns."""
         return self.standing_of((row[POST], row[GAMES], *row[self.state_start :]))
 
-    def rows_of_items(
-        self, conn: sqlite3.Connection, first: str, last: str
-    ) -> dict[str, list[tuple[int, tuple[Any, ...]]]]:
-        """The stored rows of the items with sort keys from `first` to `last`, by item key:
-        each as (id, the rater's row)."""
-        found: dict[str, list[tuple[int, tuple[Any, ...]]]] = {}
-        for row in conn.execute(self.rows_of_items_query, [first, last]):
-            found.setdefault(row[1], []).append((row[0], row[1:]))  # by its item_key
-        return found
+    def rows_of_item(self, conn: sqlite3.Connection, key: str) -> list[tuple[int, tuple[Any, ...]]]:
+        """The stored rows of the item `key`, each as (id, the rater's row)."""
+        return [(row[0], row[1:]) for row in conn.execute(self.rows_of_item_query, [key])]
 
     def standings_before(
         self, conn: sqlite3.Connection, pairs: Sequence[tuple[str, str]], sort_key: str

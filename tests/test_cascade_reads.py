@@ -1,6 +1,6 @@
-"""The cascade's batched reads (issue 21): its chunks of stored rows and its standings read
-many at a time give what reading them one by one gives; a rebuild's records handed to its
-writer in chunks, while it rates, give the model a rebuild in one piece gives."""
+"""The cascade's reads (issues 21, 33): the stored rows of the items it re-rates only, and its
+standings read many at a time, give what reading them one by one gives; a rebuild's records
+handed to its writer in chunks, while it rates, give the model a rebuild in one piece gives."""
 
 from datetime import date
 
@@ -8,7 +8,7 @@ import pytest
 
 from ledger.application import RatingsLedger
 from ledger.log import LedgerEntry, read_entries
-from projections import batch, cascade, queries, ratings_writer, rebuild
+from projections import batch, queries, ratings_writer, rebuild
 from projections.projector import View
 from projections.rating import history_layout
 from projections.standing import UNRATED
@@ -27,21 +27,22 @@ def entries(tmp_path_factory):
         app.close()
 
 
-@pytest.mark.parametrize("chunk", [1, 2, 5])
-def test_a_cascade_reading_its_stored_rows_a_few_items_at_a_time_equals_a_full_replay(
-    entries, tmp_path, monkeypatch, chunk
+@pytest.mark.parametrize("parts", [3, 5, 11])
+def test_a_cascade_reading_only_the_rows_of_the_items_it_re_rates_equals_a_full_replay(
+    entries, tmp_path, parts
 ):
-    # Issue 21: "any chunking of catch-ups gives the rebuild's digest", whatever the number
-    # of items whose stored rows the cascade reads in one query (merges included: a merged
-    # record's rows leave the items that named him).
-    monkeypatch.setattr(cascade, "CASCADE_CHUNK", chunk)
+    # Issue 21: "any chunking of catch-ups gives the rebuild's digest"; issue 33: "a
+    # correction re-rates only what its cascade reaches": the cascade reads the stored rows
+    # of the items it re-rates only, and forgets what it held of the players an item it
+    # passes over names (merges included: a merged record's rows leave the items that named
+    # him).
     plain = [
         LedgerEntry(e.position, e.type, e.recorded_at, e.actor, e.aggregate_id, e.payload)
         for e in entries
     ]
     log, _ = with_merges(plain)
     incremental = View(tmp_path / "incremental.db")
-    size = len(log) // 5 + 1
+    size = len(log) // parts + 1
     for start in range(0, len(log), size):
         incremental.catch_up(log[start : start + size])
     full = View(tmp_path / "full.db")
