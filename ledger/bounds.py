@@ -55,6 +55,8 @@ INPUT_LIMITS = {
     "json": InputLimit("a JSON file", 8 * MIB),  # command, estimate, proof, anchor files
     "trf": InputLimit("a TRF file", 8 * MIB),
     "dbf": InputLimit("a US Chess DBF file", 8 * MIB),  # each of THEXPORT, TSEXPORT, TDEXPORT
+    # FIDE's combined list (issue 30): some 1.1 million rows of 162 bytes, about 180 MiB
+    "fide-list": InputLimit("a FIDE rating-list file", 256 * MIB),
     "map": InputLimit("a --map file", 8 * MIB),
     "key": InputLimit("a key, trust or checkpoint file", 64 * KIB),  # a PEM key: 119 bytes
     "query": InputLimit("a web query string", 8 * KIB),  # a longer one is 414

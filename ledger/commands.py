@@ -56,7 +56,7 @@ class RegisterPlayer(door(events.PlayerRegistered)):  # type: ignore[misc]
                 fields.pop(name, None)
         if base is None:
             return fields
-        given = {name: fields[name] for name in self.model_fields_set if name != "id"}
+        given = {name: fields.get(name) for name in self.model_fields_set if name != "id"}
         return {**base, **given}
 
 

@@ -114,10 +114,9 @@ def online_system(system: str) -> bool:
 
 
 def _opening_lists() -> tuple[str, ...]:
-    """The systems an opening balance may be recorded in: each family's list
-    (`Family.list_system`), or every system of a family whose lists show them all."""
-    shown = ((f.list_system,) if f.list_system else f.systems for f in families.every())
-    return tuple(dict.fromkeys(s for systems in shown for s in systems))
+    """The systems an opening balance may be recorded in: every system of every family (issue
+    30: FIDE's list file gives the rapid and blitz lists beside the standard one)."""
+    return tuple(dict.fromkeys(s for f in families.every() for s in f.systems))
 
 
 def _opening_list(value: object) -> object:
@@ -289,6 +288,8 @@ DOOR_TYPES: dict[str, Any] = {
     "fide_rating": FideRating,
     "federation": Federation,
     "birth_year": Annotated[int, Field(ge=1850, le=2100)],
+    "fide_k": Literal[10, 15, 20, 25, 30, 40],  # every K of B.02 8.3.3 and 8.56 since 2009
+    "fide_flags": Literal["i", "w", "wi"],  # FIDE's list: inactive, woman, both
     "reported_rating": ReportedRating,
     "cfc_rating": CfcRating,
     "section_players": Annotated[list[SectionPlayer], Field(min_length=2), _PLAYERS],

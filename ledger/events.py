@@ -92,6 +92,9 @@ class Fact(msgspec.Struct, frozen=True, kw_only=True):
     unvoidable: ClassVar[str | None] = None
     later: ClassVar[tuple[str, ...]] = ()
     read: ClassVar[bool] = True
+    # later fields left out of the read model's payloads while None (issue 30: its bytes, and
+    # so its digests, stay as they were for a ledger that records none)
+    omitted: ClassVar[tuple[str, ...]] = ()
 
 
 # Players
@@ -115,7 +118,12 @@ class ReportedRecord(msgspec.Struct, frozen=True, kw_only=True):
 
 
 # Profile fields added in issue 20, left out when not given: older profiles keep their bytes.
-LATER_PROFILE_FIELDS = ("federation", "birth_year", "reported_rating")
+LATER_PROFILE_FIELDS = (
+    "federation",
+    "birth_year",
+    "reported_rating",
+    *("fide_k", "fide_reached_2400", "fide_flags"),  # issue 30: FIDE's own inputs
+)
 
 
 class PlayerRegistered(Fact, frozen=True, kw_only=True):
@@ -123,6 +131,7 @@ class PlayerRegistered(Fact, frozen=True, kw_only=True):
 
     verb = "register"
     later = ("fide_id", "title", "sex", "club", *LATER_PROFILE_FIELDS)
+    omitted = ("fide_k", "fide_reached_2400", "fide_flags")
 
     member_id: Annotated[str, Door("member", "id")]
     name: Text | None = None
@@ -140,6 +149,11 @@ class PlayerRegistered(Fact, frozen=True, kw_only=True):
     federation: Annotated[str | None, Door("federation")] = None
     birth_year: Annotated[int | None, Door("birth_year")] = None
     reported_rating: Annotated[ReportedRecord | None, Door("reported_rating")] = None
+    # issue 30: his K on FIDE's standard list (B.02 8.3.3), whether his published FIDE rating
+    # has reached 2400, and his flags on FIDE's list (`i` inactive, `w` woman, `wi`)
+    fide_k: Annotated[int | None, Door("fide_k")] = None
+    fide_reached_2400: Flag | None = None
+    fide_flags: Annotated[str | None, Door("fide_flags")] = None
 
 
 class PlayerProfileUpdated(PlayerRegistered, frozen=True, kw_only=True):
@@ -163,6 +177,7 @@ class OpeningBalanceRecorded(Fact, frozen=True, kw_only=True):
     """A player's record in one system when the federation moved onto the ledger."""
 
     verb = "opening-balance"
+    later = omitted = ("k",)
     item = Makes(
         "opening", lambda f, pos: f"opening:{f.member_id}:{f.system}", lambda f: (f.as_of, f.as_of)
     )
@@ -182,6 +197,7 @@ class OpeningBalanceRecorded(Fact, frozen=True, kw_only=True):
     money_floor: Floor | None = None
     director_floor: Floor | None = None
     ceiling: Rating | None = None
+    k: Annotated[int | None, Door("fide_k")] = None  # issue 30: his K on FIDE's list, as listed
 
 
 # Sections and matches
@@ -520,6 +536,9 @@ def decode(type_: str, state: bytes | None = None, payload: object = None) -> Fa
 def to_payload(fact: Fact) -> dict[str, Any]:
     """The fact as plain JSON values, lists for arrays (the shape of the stored payload)."""
     payload: dict[str, Any] = msgspec.json.decode(_ENCODER.encode(fact))
+    for name in type(fact).omitted:
+        if payload[name] is None:
+            del payload[name]
     return payload
 
 
@@ -528,6 +547,8 @@ _ENCODER = msgspec.json.Encoder(order="sorted")
 
 def encode(fact: Fact) -> bytes:
     """The fact as compact JSON, keys sorted (the read model's `items.payload`)."""
+    if type(fact).omitted:
+        return _ENCODER.encode(to_payload(fact))
     return _ENCODER.encode(fact)
 
 

@@ -22,14 +22,15 @@ def recorded(family: str | None) -> str:
     return family or DEFAULT
 
 
-def ledger_family(ledger: str | Readable | None) -> str:
+def ledger_family(ledger: str | Readable | None, at: int | None = None) -> str:
     """The family the ledger at `ledger` (a store URL, None: the default store, or a ledger
-    open to read) rates under by default, as its verified log says at its head; StoreError
-    (one line) where there is no ledger."""
+    open to read) rates under by default, as its verified log says at its head (or after
+    position `at`: what a read model built to there records, `projections.binding`);
+    StoreError (one line) where there is no ledger."""
     if ledger is None or isinstance(ledger, str):
         with closing(open_ledger(ledger)) as opened:
-            return ledger_family(opened)
+            return ledger_family(opened, at)
     from ledger.evidence.reads import verifier_at
 
-    head = ledger.recorder.max_notification_id() or 0
-    return recorded(verifier_at(ledger, head).family)
+    position = (ledger.recorder.max_notification_id() or 0) if at is None else at
+    return recorded(verifier_at(ledger, position).family)

@@ -88,6 +88,8 @@ RATING_FIELDS = (
     "fide_id",
     "federation",
     "reported_rating",
+    "fide_k",
+    "fide_reached_2400",
     "playing_since",
     "fide_adjustment_opt_in",
     "membership_expires",

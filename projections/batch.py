@@ -20,6 +20,7 @@ import sqlite_utils
 
 from ledger import events
 from ledger.events import Fact
+from projections import names
 from projections.items import Item, stored_fact
 from projections.merges import KEY as MERGE_KEY
 from projections.merges import Merges, records
@@ -262,6 +263,7 @@ class Fresh(Batch):
             "insert into players values (?, ?, ?)",
             ((m, p[1], p[2]) for m, p in sorted(self.profiles.items())),
         )
+        names.write_all(conn, ((m, p[1]) for m, p in sorted(self.profiles.items())), WRITE_CHUNK)
         self.facts = {m: p[0] for m, p in self.profiles.items()}
         self.profiles = {}
         _insert(
@@ -340,6 +342,12 @@ class Incremental(Batch):
         return profile_fact(member_id, row[0]), row[0], row[1]
 
     def put_profile(self, member_id: str, profile: Profile | None) -> None:
+        """The player's row and, when his name changed, his names' rows (projections/names)."""
+        row = self._one("select profile from players where id = ?", [member_id])
+        before = names.name_of(None if row is None else row[0])
+        after = names.name_of(None if profile is None else profile[1])
+        if before != after:
+            names.rename(self.conn, member_id, before, after)
         if profile is None:
             self.conn.execute("delete from players where id = ?", [member_id])
         else:

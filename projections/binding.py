@@ -1,6 +1,8 @@
 """Each read model is bound to its ledger: `meta` names the ledger (a digest of its first
-entry, and its store with the password redacted) and the chain link it was built to; a read
-model of another ledger, or one ahead of its ledger, is refused with one line."""
+entry, and its store with the password redacted), the chain link it was built to and the
+ledger's federation there (`ledger.federation`, read verified: what the fast read path
+trusts, issue 30); a read model of another ledger, or one ahead of its ledger, is refused with
+one line. None of these is in the read model's digest (its content)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from pathlib import Path
 from ledger.errors import LedgerError
 from ledger.evidence import read_verified_entries
 from ledger.evidence.reads import link_at
+from ledger.federation import ledger_family
 from ledger.log import LedgerEntry
 from ledger.reading import Readable, ledger_id
 from ledger.store import redacted
@@ -20,7 +23,7 @@ from projections.catchup import CatchUp
 from projections.lock import exclusive
 from projections.projector import View
 
-BINDING = ("ledger_id", "ledger_store", "built_to")
+BINDING = ("ledger_id", "ledger_store", "built_to", "ledger_family")
 
 
 class ViewMismatch(LedgerError):
@@ -71,7 +74,8 @@ def catch_up(view: View, ledger: Readable, entries: Iterable[LedgerEntry]) -> Ca
 
 
 def record(view: View, ledger: Readable) -> None:
-    """Bind `view` to `ledger` as built now (after a catch-up or a rebuild)."""
+    """Bind `view` to `ledger` as built now (after a catch-up or a rebuild), with the
+    ledger's federation at the position it is built to (read again only when that moved)."""
     position = view.last_position
     link = link_at(ledger, position) if position else None
     rows = {"built_to": f"{link}@{position}"} if link is not None else {}
@@ -79,6 +83,8 @@ def record(view: View, ledger: Readable) -> None:
     if identity is not None:
         rows |= {"ledger_id": identity, "ledger_store": redacted(ledger.store)}
     found = binding(view)
+    if rows.get("built_to") != found.get("built_to") or "ledger_family" not in found:
+        rows["ledger_family"] = ledger_family(ledger, position)
     if any(found.get(k) != v for k, v in rows.items()):
         _write(view, rows)
 

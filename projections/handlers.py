@@ -45,7 +45,7 @@ def _set_profile(b: Batch, member_id: str, fact: events.PlayerRegistered, positi
     if payload.get("club") is None:  # a profile without a club reads as before clubs were kept
         payload.pop("club", None)
     for name in events.LATER_PROFILE_FIELDS:
-        if payload[name] is None:
+        if payload.get(name, 0) is None:
             del payload[name]
     text = json.dumps(payload, sort_keys=True)
     old = b.profile(member_id)

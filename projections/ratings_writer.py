@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import operator
 import sqlite3
+from collections.abc import Mapping
 from typing import Any
 
 from projections.catchup import CatchUp
@@ -25,7 +26,7 @@ class RatingsWriter:
         self.family = family
 
     def write_all(
-        self, live: dict[tuple[str, str], Standing[object]], conn: Writer | LocalWriter
+        self, live: Mapping[tuple[str, str], Standing[object]], conn: Writer | LocalWriter
     ) -> None:
         """A rebuild's rows, into an empty table: in key order (each b-tree appended to), a
         chunk at a time."""

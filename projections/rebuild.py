@@ -11,7 +11,7 @@ rows as they come; the indexes are built once their tables are whole (issue 21).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -23,11 +23,12 @@ from projections import modelfile, periods
 from projections.batch import ITEMS_CHUNK, Fresh
 from projections.catchup import CatchUp
 from projections.handlers import apply_entries
-from projections.rating import history_layout
+from projections.live_standings import LiveStandings
+from projections.rating import history_layout, rater_class
 from projections.rating_step import RatingStep
 from projections.ratings_writer import RatingsWriter
 from projections.schema import AFTER_RATING, BEFORE_RATING, INDEXES, create
-from projections.standing import UNRATED, Standing
+from projections.standing import Standing
 from projections.what_if import WhatIf
 from projections.writer import LARGE, PRAGMAS, LocalWriter, Writer
 from projections.writer import writer as open_writer
@@ -105,6 +106,7 @@ class Rebuild:
         # the items' rows a chunk a step, then their indexes (projections/batch.py)
         items = _then_indexed(conn, batch.item_writes(conn))
         own = [x for x in batch.lists if x.family == self.family]
+        live: Mapping[tuple[str, str], Standing[object]]
         if periods.in_periods(self.family, own):
             _finish(items)
             live = self._by_lists(batch, own, stats, conn)
@@ -135,17 +137,19 @@ class Rebuild:
 
     def _by_items(
         self, batch: Fresh, items: Iterator[None], stats: CatchUp, conn: Conn
-    ) -> dict[tuple[str, str], Standing[object]]:
-        """Every item rated after the one before, the standings in memory, and a chunk of the
-        items' rows written every ITEMS_PACE items; the standings after them."""
-        live: dict[tuple[str, str], Standing[object]] = {}
-        get = live.get
+    ) -> LiveStandings:
+        """Every item rated after the one before, the standings in memory (bounded,
+        projections/live_standings.py), and a chunk of the items' rows written every
+        ITEMS_PACE items; the standings after them."""
+        reader = rater_class(self.family)
+        live = LiveStandings(reader.columns, reader.standing_of)
+        put = live.put
         amendments = [
             {"parameter": a[0], "value": json.loads(a[1]), "effective": a[2], "until": a[3]}
             for a in batch.amendments.values()
         ]
         rater = self.step.rater(
-            lambda player, system: get((player, system), UNRATED),
+            live.lookup,
             batch.facts,
             amendments,
             merged=batch.merges(),
@@ -165,7 +169,7 @@ class Rebuild:
             if changes is None:
                 continue
             for player, system, standing, row in changes:
-                live[(player, system)] = standing
+                put(player, system, standing)
                 append(row)
                 players.add(player)
             if len(rows) >= HISTORY_CHUNK:

@@ -145,7 +145,8 @@ CONTENT = {
     "items": "select key, kind, sort_key, start, end, position, revision, payload from items "
     "order by key",
     "lists": f"select {', '.join(LIST_COLUMNS)} from lists order by family, number",
-    "meta": "select key, value from meta where key != 'schema' order by key",
+    # the ledger's family is the ledger's fact, not the model's content (projections/binding.py)
+    "meta": "select key, value from meta where key not in ('schema', 'ledger_family') order by key",
     "players": "select id, profile, position from players order by id",
     "problems": "select position, item_key, kind, reason from problems order by position, item_key",
     "ratings": "select {ratings} from ratings order by player, system",
@@ -163,6 +164,17 @@ def content(family: str) -> dict[str, str]:
         t: q.replace("{history}", history).replace("{ratings}", ratings) for t, q in CONTENT.items()
     }
 
+
+# The players' names in the forms a search reads them (projections/names.py): made from the
+# `players` rows by the batches that write them, and not content (`CONTENT`: the digest is the
+# profiles'); each lookup of a search is a range scan of a primary key (issue 33).
+NAME_TABLES = {
+    "names": "create table names (player TEXT primary key, sort_name TEXT) without rowid",
+    "name_words": "create table name_words (form INTEGER, word TEXT, player TEXT, "
+    "primary key (form, word, player)) without rowid",
+    "name_keys": "create table name_keys (kind INTEGER, key TEXT, word TEXT, "
+    "primary key (kind, key, word)) without rowid",
+}
 
 # The tables of the ledger's records (the rated tables follow the family: `_create_rated`):
 # each one's columns and primary key, in the order they are made.
@@ -248,6 +260,8 @@ def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> bool:
             "create table item_players (item_key TEXT, player TEXT, "
             "primary key (item_key, player)) without rowid"
         )
+        for table in NAME_TABLES.values():
+            db.execute(table)
         _create_rated(db, family)
         for index in INDEXES.values():
             db.execute(index)

@@ -1,13 +1,15 @@
 """Benchmark the ledger: append rate, full replay, replay ÷ raw read, the rules' arithmetic alone
 (scripts/benchmarks/floor.py), correction re-rate, as-of, a rebuild's peak memory, start-up of
 a `player` query, a live page's append → visible time and the site's load beside Datasette's
-(scripts/benchmarks/web_load.py; Datasette from the `bench` extra).
+(scripts/benchmarks/web_load.py; Datasette from the `bench` extra); the read model's bytes per
+game, a player's page and a re-rating under a changed rule (scripts/benchmarks/scale.py, issue 33).
 
 Generates a synthetic ledger with scripts/generate.py at each size (or reuses one kept with
 --ledgers) and prints JSON. Each CPU-bound measurement alternates with its baseline (raw read,
 replay, raw read, replay, …) and reports the best and the median of --repeats runs, in wall
 and in CPU seconds (the CPU figure is the steadier one on a shared machine). 100,000 games by
-default; --million adds 1,000,000.
+default; --million adds 1,000,000; --players sets the players of every size (else 2 % of its
+games), e.g. `--games 1000000 2000000 10000000 --players 200000` (issue 33).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from benchmarks.floor import floor  # noqa: E402
 from benchmarks.live import live  # noqa: E402
 from benchmarks.measure import _children_cpu, clocks, generate, machine, ratio, summary  # noqa: E402
 from benchmarks.memory import peak_memory  # noqa: E402
+from benchmarks.scale import compare_replay, model_bytes, player_pages  # noqa: E402
 from benchmarks.startup import startup  # noqa: E402
 from benchmarks.web_load import web_load  # noqa: E402
 
@@ -240,7 +243,10 @@ def run_size(
             "median": round(1000 * statistics.median(latencies), 3),
             "p95": round(1000 * latencies[int(0.95 * len(latencies))], 3),
         }
+        result["player_page_ms"] = player_pages(store, view_path, [k[0] for k in keys], seed)
         view.close()
+        result["read_model"] = model_bytes(view_path, real_games)
+        result["replay_compare"] = compare_replay(store, view_path, workdir, repeats)
         result["profile"] = profile_rebuild(app, workdir / f"profile-{games}.db")
     result["memory"] = peak_memory(store, workdir, repeats)
     if with_live:
@@ -259,6 +265,7 @@ def main() -> None:
         "--no-web", action="store_true", help="skip the web load (needs the bench extra)"
     )
     parser.add_argument("--players-per-game", type=float, default=0.02)
+    parser.add_argument("--players", type=int, default=None, help="players at every size")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--workdir", type=Path, default=None)
@@ -282,7 +289,7 @@ def main() -> None:
     print(json.dumps({"startup": out["startup"]}), file=sys.stderr)
     sizes = [*args.games, *([1_000_000] if args.million else [])]
     for games in sizes:
-        players = max(50, int(games * args.players_per_game))
+        players = args.players or max(50, int(games * args.players_per_game))
         out["sizes"].append(
             run_size(
                 games,

@@ -41,8 +41,12 @@ def recorded(actor: bool = False) -> dict[str, list[str]]:
 
 SECTION = "section_id tournament_id event_name online time_control start_date end_date system"
 PROFILE = "member_id name birth_date adult fide cfc fide_adjustment_opt_in membership_expires"
-# fide_id, title, sex (issue 11); federation, birth_year, reported_rating (issue 20)
-PROFILE_LATER = "fide_id title sex club federation birth_year reported_rating"
+# fide_id, title, sex (issue 11); federation, birth_year, reported_rating (issue 20); FIDE's K,
+# reached 2400 and list flags (issue 30)
+PROFILE_LATER = (
+    "fide_id title sex club federation birth_year reported_rating "
+    "fide_k fide_reached_2400 fide_flags"
+)
 STORED = {
     "LedgerInitialized": "actor public_key family",  # family: issue 30, added later
     "RoleGranted": "holder role actor public_key",
@@ -51,7 +55,7 @@ STORED = {
     "PlayerProfileUpdated": f"{PROFILE} playing_since actor {PROFILE_LATER}",
     "PlayersMerged": "member_id into reason force actor",  # issue 20
     "OpeningBalanceRecorded": "member_id system as_of rating games wins draws losses "
-    "sections_of_three history peak olm_games money_floor director_floor ceiling actor",
+    "sections_of_three history peak olm_games money_floor director_floor ceiling actor k",
     "SectionSubmitted": f"{SECTION} rules players games byes actor",
     "SectionCorrected": f"{SECTION} rules players games byes reason actor",
     "SectionWithdrawn": "section_id reason actor",

@@ -43,7 +43,7 @@ def test_a_rated_player_who_drops_below_1400_is_shown_unrated_on_the_next_list(c
     # 7.2.1: "Players whose ratings drop below 1400 are shown as unrated on the next list."
     out = json.loads(cli("player", ORTIZ, "--json"))
     assert out["ratings"] == {} and out["unrated"] == {"FIDE": "unrated (below 1400)"}
-    assert "FIDE  unrated (below 1400)" in cli("player", ORTIZ)
+    assert "FIDE standard unrated (below 1400)" in cli("player", ORTIZ)
     assert "unrated" not in json.loads(cli("player", PARK, "--json"))
 
 
@@ -54,7 +54,7 @@ def test_the_player_page_and_the_list_page_say_unrated_below_1400(cli, store_url
     from ledger.entrypoints.web.app import Site
 
     site = Site(store_url, tmp_path / "web-fide.db", "fide")
-    assert "FIDE: unrated (below 1400)" in get(site, f"/players/{ORTIZ}").text
+    assert "FIDE standard: unrated (below 1400)" in get(site, f"/players/{ORTIZ}").text
     page = get(site, "/lists/2024-10")
     assert page.status == 200 and "unrated (below 1400)" in page.text
     said = get(site, "/api/lists/2024-10").json()

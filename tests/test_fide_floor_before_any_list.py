@@ -36,7 +36,7 @@ def test_a_rated_player_below_1400_is_unrated_before_any_list_is_published(cli):
     # 7.2.1: shown as unrated, the floor of the version in force (fide-2024: 1400).
     out = json.loads(cli("player", ORTIZ, "--json"))
     assert out["ratings"] == {} and out["unrated"] == {"FIDE": "unrated (below 1400)"}
-    assert "FIDE  unrated (below 1400)" in cli("player", ORTIZ)
+    assert "FIDE standard unrated (below 1400)" in cli("player", ORTIZ)
     assert "unrated" not in json.loads(cli("player", PARK, "--json"))
 
 
@@ -70,4 +70,4 @@ def test_the_player_page_says_unrated_below_1400_before_any_list(cli, store_url,
     from ledger.entrypoints.web.app import Site
 
     site = Site(store_url, tmp_path / "web-fide.db", "fide")
-    assert "FIDE: unrated (below 1400)" in get(site, f"/players/{ORTIZ}").text
+    assert "FIDE standard: unrated (below 1400)" in get(site, f"/players/{ORTIZ}").text

@@ -90,7 +90,7 @@ def test_player_shows_his_wins_draws_losses_and_k_not_us_chess_provisional_and_f
     text = cli("player", SOKOLOV)
     assert "W/D/L=2/1/0" in text and "K=10" in text
     assert "(P" not in text and "floor=" not in text
-    assert "FIDE   2612" in text
+    assert "FIDE standard  2612" in text
 
 
 def test_an_unrated_player_with_three_games_gets_no_rating_on_the_list(cli):

@@ -767,6 +767,9 @@ def test_new_players_are_registered_with_what_the_file_says(
         "federation": "KOR",
         "birth_year": None,
         "reported_rating": None,
+        "fide_k": None,  # issue 30's FIDE fields: a TRF has no K or list flags
+        "fide_reached_2400": None,
+        "fide_flags": None,
     }
     assert (registered["300001"]["title"], registered["300001"]["birth_date"]) == ("CM", None)
     assert registered["300001"]["birth_year"] == 1979

@@ -170,7 +170,7 @@ def test_a_web_query_string_over_its_limit_is_refused_414_naming_it(tmp_path: Pa
     query = "q=" + "a" * INPUT_LIMITS["query"].size
     page = get(site, "/api/players", query)
     assert page.status == 414
-    assert page.json()["error"] == (
+    assert page.json()["detail"] == (  # problem details (RFC 9457, issue 32)
         f"the query string is {len(query):,} bytes; a web query string may hold at most 8 KiB "
         f"({INPUT_LIMITS['query'].size:,} bytes; INPUT_LIMITS['query'])"
     )

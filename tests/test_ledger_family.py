@@ -196,14 +196,6 @@ def test_an_old_ledger_without_the_field_is_us_chess(tmp_path, monkeypatch):
     assert quick.answer(["player", X, "--store", store]) is True
 
 
-def test_the_fast_path_leaves_a_ledger_of_another_family_to_the_full_command(fide_store):
-    # The fast path cannot check signatures: on a FIDE ledger it answers only when told the
-    # family, and leaves the default to the full command, which reads it verified.
-    ok(fide_store, "catch-up")
-    assert quick.answer(["player", X, "--store", fide_store]) is False
-    assert quick.answer(["player", X, "--store", fide_store, "--rules-family", "fide"]) is True
-
-
 def test_the_fact_survives_verify_and_anchor(tmp_path):
     # Brief: "the fact survives verify/anchor (the chain and signatures check)".
     store = _director_ledger(tmp_path)

@@ -58,6 +58,7 @@ def test_an_opening_balance_records_every_given_number_of_the_player_in_that_sys
         "money_floor": 1800,
         "director_floor": None,
         "ceiling": None,
+        "k": None,  # issue 30: FIDE's K, not given
     }
 
 
@@ -103,7 +104,8 @@ def test_a_batch_of_balances_is_all_or_nothing(
         ({"rating": -1}, "rating: -1: input should be greater than or equal to 0"),
         (
             {"system": "OTBX"},
-            "system: 'OTBX' is not one of OTBR, OTBQ, OTBB, OLR, OLQ, OLB, FIDE, ICU",
+            "system: 'OTBX' is not one of OTBR, OTBQ, OTBB, OLR, OLQ, OLB, FIDE, FIDE_RAPID, "
+            "FIDE_BLITZ, ICU",
         ),
         ({"games": 30}, "games: 30 is fewer than wins + draws + losses (40)"),
         ({"history": "all_wins"}, "draws: 8 contradicts history 'all_wins'"),

@@ -51,6 +51,9 @@ def test_registering_a_player_records_the_full_profile_with_dates_as_iso_strings
         "federation": None,
         "birth_year": None,
         "reported_rating": None,
+        "fide_k": None,  # issue 30: FIDE's K, reached 2400 and list flags, not given
+        "fide_reached_2400": None,
+        "fide_flags": None,
     }
 
 

@@ -255,4 +255,4 @@ def test_a_worker_refuses_a_read_model_of_another_ledger(ledger, tmp_path):
     worker = Site(store, view=Path(view_path(other, None)), catches_up=False)
     answer = get(worker, f"/api/players/{A}")
     assert answer.status == 503
-    assert "another ledger" in answer.json()["error"]
+    assert "another ledger" in answer.json()["detail"]  # problem details (issue 32)

@@ -156,8 +156,9 @@ def test_without_numba_the_pure_python_kernel_rates_every_section(monkeypatch):
 
 
 def test_the_compiled_kernel_rates_only_when_asked_for(monkeypatch):
-    # docs/decisions.md: the compiled kernel is opt-in (RATINGS_LEDGER_KERNEL=compiled), for
-    # the memory it costs; the pure kernel never loads numba.
+    # docs/decisions.md: the compiled kernel rates only when the rater asks for it (past a
+    # replay's first COMPILED_AFTER_GAMES games, or RATINGS_LEDGER_KERNEL=compiled), for the
+    # memory it costs; the pure kernel never loads numba.
     monkeypatch.setattr(kernel, "_COMPILED", [])
     section = generated(random.Random(2), 20, 5)
     rate_columns(*section, 12.0, True, False)
@@ -190,4 +191,62 @@ def test_a_replay_by_the_compiled_kernel_has_the_pure_replays_digest(tmp_path, m
         view.close()
         loaded.append(list(kernel._COMPILED))
     assert loaded == [[], [compiled.rate_compiled]]  # each replay by the kernel it asked for
+    assert digests[0] == digests[1]
+
+
+def test_unasked_the_compiled_kernel_rates_from_the_threshold_when_numba_is_installed(
+    monkeypatch,
+):
+    # Issue 33: "the compiled path may be the default once a replay is large enough to repay
+    # its load (say where, measured)": kernel.COMPILED_AFTER_GAMES games rated by the replay;
+    # without numba the pure kernel, and RATINGS_LEDGER_KERNEL still chooses either.
+    threshold = kernel.COMPILED_AFTER_GAMES
+    monkeypatch.setattr(kernel, "_COMPILED", [])
+    assert not kernel.use_compiled(None, threshold - 1)
+    assert kernel._COMPILED == []  # below the threshold numba is not even loaded
+    assert kernel.use_compiled(None, threshold)
+    assert kernel._COMPILED[0] is compiled.rate_compiled
+    assert not kernel.use_compiled("pure", 10 * threshold)
+    assert kernel.use_compiled("compiled", 0)
+    monkeypatch.setattr(kernel, "_COMPILED", [None])  # numba not installed
+    assert not kernel.use_compiled(None, 10 * threshold)
+
+
+def test_a_replay_that_passes_the_threshold_has_the_pure_replays_digest(tmp_path, monkeypatch):
+    # Issue 33: "the pure path stays the reference and both give the same digest": a replay
+    # whose later sections the compiled kernel rates once it passed the threshold (lowered to
+    # 50 games: the second of three 28-game round robins) stores the pure replay's model.
+    from projection_helpers import Ledger, round_robin
+
+    from ledger.application import RatingsLedger
+    from ledger.log import read_entries
+    from ledger.rules.uschess.rater import KERNEL_VARIABLE
+    from projections.projector import View
+
+    ledger = Ledger(RatingsLedger(f"sqlite:///{tmp_path / 'ledger.db'}"))
+    ids = [f"2000{n:04d}" for n in range(1, 9)]
+    ledger.register(*ids, adult=True)
+    for month, day in (("JAN", "2024-01-06"), ("FEB", "2024-02-03"), ("MAR", "2024-03-02")):
+        ledger.submit(round_robin(month, ids, day))
+    monkeypatch.setattr(kernel, "COMPILED_AFTER_GAMES", 50)
+    monkeypatch.setattr(kernel, "_COMPILED", [])
+    calls: list[int] = []
+    real = compiled.rate_compiled
+
+    def counted(*args):
+        calls.append(len(args[4]))
+        return real(*args)
+
+    monkeypatch.setattr(compiled, "rate_compiled", counted)
+    digests = []
+    for choice in ("pure", None):
+        if choice is None:
+            monkeypatch.delenv(KERNEL_VARIABLE, raising=False)
+        else:
+            monkeypatch.setenv(KERNEL_VARIABLE, choice)
+        view = View(tmp_path / f"{choice}.db")
+        view.rebuild(read_entries(ledger.app))
+        digests.append(view.digest())
+        view.close()
+    assert calls == [28]  # the third section alone: 56 games rated before it, 28 before the second
     assert digests[0] == digests[1]

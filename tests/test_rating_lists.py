@@ -240,11 +240,12 @@ def test_rating_shows_the_published_rating_and_the_pending_change(led, store_url
     out = run(store_url, tmp_path, "rating", "G", "--system", "FIDE", "--as-of", "2003-05-01")
     assert out.exit_code == 0, out.output
     assert out.output.strip() == (
-        "G FIDE on 2003-05-01: published 2287 (2286.95, list 2003-04); "
+        "G FIDE standard on 2003-05-01: published 2287 (2286.95, list 2003-04); "
         "pending +3.0 from 1 section (next list)"
     )
     out = run(store_url, tmp_path, "rating", "G", "--system", "FIDE", "--list", "2003-04")
-    assert out.output.strip() == "G FIDE on the list 2003-04 (as of 2003-04-01): 2287 (2286.95)"
+    said = "G FIDE standard on the list 2003-04 (as of 2003-04-01): 2287 (2286.95)"
+    assert out.output.strip() == said
 
 
 def test_rating_says_when_no_list_has_been_published(led, store_url, tmp_path):
@@ -252,7 +253,7 @@ def test_rating_says_when_no_list_has_been_published(led, store_url, tmp_path):
     out = run(store_url, tmp_path, "rating", "G", "--system", "FIDE", "--as-of", "2003-05-01")
     assert out.exit_code == 0, out.output
     assert out.output.splitlines() == [
-        "G FIDE on 2003-05-01: 2287 (2286.95)",
+        "G FIDE standard on 2003-05-01: 2287 (2286.95)",
         "no list published; each section applied at once",
     ]
 

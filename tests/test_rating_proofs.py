@@ -188,7 +188,7 @@ def test_the_players_list_page_links_the_bundle_and_serves_it(ledger_with_lists)
     site = Site(ledger_with_lists, family="fide")
     page = get(site, "/players/G/lists/2003-07")
     assert page.status == 200
-    assert "/api/players/G/lists/2003-07/proof?system=FIDE" in page.text
+    assert "/api/v1/players/G/lists/2003-07/proof?system=FIDE" in page.text
     served = get(site, "/api/players/G/lists/2003-07/proof", "system=FIDE")
     assert served.status == 200
     said = verify_bundle(served.json(), held(ledger_with_lists))

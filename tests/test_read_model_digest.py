@@ -11,7 +11,7 @@ from ledger.log import read_entries
 from ledger.rules.families import DEFAULT
 from projections import history_store
 from projections.projector import View
-from projections.schema import OUTSIDE_CONTENT, content
+from projections.schema import NAME_TABLES, OUTSIDE_CONTENT, content
 
 A, B, C = "20000001", "20000002", "20000003"
 CONTENT = content(DEFAULT)  # the default family's (issue 29: each family's own columns)
@@ -39,12 +39,16 @@ def test_every_stored_value_is_in_the_content(view):
     # "Rebuild identity" and `verify --view` rest on the digest: a column left out of it
     # could be edited unseen. Each stored column is named in its table's content query; a
     # column of the history's tables (projections/history_store.py) is a column of the view
-    # `history` that its content query names, or the row id the view joins them on.
+    # `history` that its content query names, or the row id the view joins them on. The name
+    # tables are made from the `players` rows alone (issue 33: tests/test_search_scale.py
+    # checks a catch-up's are a rebuild's), so they are not content.
     db = view.db.conn
     joined = {r[1] for r in db.execute("pragma table_info(history)")}
     on = db.execute("select sql from sqlite_master where name = 'history'").fetchone()[0]
     missing = set()
     for table, column in stored_columns(db):
+        if table in NAME_TABLES:
+            continue
         if table in history_store.TABLES:
             seen = f"{column} = " in on if column == "id" else column in joined
             named = seen and (column == "id" or column in CONTENT["history"])

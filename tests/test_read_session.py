@@ -128,7 +128,7 @@ def test_as_known_before_the_first_entry_is_refused_the_same_way_by_the_cli_and_
 
     body = Site(store)({"PATH_INFO": "/api", "QUERY_STRING": f"as_known_at={early}"}, start)
     assert answered["status"] == "404 Not Found"
-    assert json.loads(b"".join(body)) == {"error": f"the ledger had no entries at {early}"}
+    assert json.loads(b"".join(body))["detail"] == f"the ledger had no entries at {early}"
     with (
         ReadSession.open(store, view_path(store, None)) as s,
         pytest.raises(NothingKnownYet),

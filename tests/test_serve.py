@@ -94,7 +94,7 @@ def test_the_server_answers_requests_at_once(served):
 def test_bad_parameters_are_400_never_500(federation_store, path, query):
     site = Site(federation_store)
     assert get(site, path, query).status == 400
-    assert get(site, "/api" + path, query).json()["error"]
+    assert get(site, "/api" + path, query).json()["detail"]  # problem details (issue 32)
 
 
 def test_position_shows_the_ledger_as_it_stood_then(federation_store):

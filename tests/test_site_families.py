@@ -184,7 +184,7 @@ def test_the_switch_leads_to_the_familys_index_where_it_has_no_such_page(site):
 def test_each_family_page_has_its_json_twin_under_api_family(site):
     # Brief: "its JSON twins under /api/<family>/...".
     page = get(site, f"/icu/players/{SOKOLOV}", "as_of=2024-12-31").text
-    twin = f"/api/icu/players/{SOKOLOV}?as_of=2024-12-31"
+    twin = f"/api/v1/icu/players/{SOKOLOV}?as_of=2024-12-31"  # issue 32: the versioned API
     assert f"<a href='{twin}' type='application/json' rel='alternate'>" in page
     assert get(site, "/api/icu/players/" + SOKOLOV, "as_of=2024-12-31").json()["as_of"] == (
         "2024-12-31"
@@ -216,7 +216,7 @@ def test_an_unknown_family_prefix_is_404_in_one_line(site, api):
     answer = get(site, api + f"/ecf/players/{SOKOLOV}")
     assert answer.status == 404
     shown = re.search(r"<p class='error'>(.*)</p>", answer.text)
-    message = answer.json()["error"] if api else shown and shown[1]
+    message = answer.json()["detail"] if api else shown and shown[1]
     assert "\n" not in message
     assert "no rules family this site serves (uschess, fide, icu)" in message
 
@@ -225,7 +225,7 @@ def test_a_family_left_out_by_families_is_404_naming_those_served(store):
     site = Site(store, families=["uschess", "fide"])
     answer = get(site, f"/api/icu/players/{SOKOLOV}")
     assert answer.status == 404
-    assert answer.json()["error"] == (
+    assert answer.json()["detail"] == (
         f"no page at /icu/players/{SOKOLOV}: this site does not serve the icu rules "
         "(it serves uschess, fide; serve --families)"
     )

@@ -204,7 +204,7 @@ def test_every_page_links_its_json_twin(fide, path, query):
     # Issue 20: "every page links its JSON twin".
     page = get(fide, path, query).text
     twin = re.search(r"<a href='([^']*)' type='application/json'", page).group(1)
-    assert twin == "/api" + path + ("?" + query if query else "")
+    assert twin == "/api/v1" + path + ("?" + query if query else "")  # issue 32: versioned
     assert get(fide, path, query).status == 200
 
 

@@ -27,8 +27,19 @@ def player_lines(out: dict[str, Any], as_json: bool) -> list[str]:
         )
     if out.get("merged"):
         lines.append(shown(f"  merged into this record: {', '.join(out['merged'])}"))
-    lines += [_rating_line(system, r) for system, r in out["ratings"].items()]
-    return lines + [f"  {system:<5} {shown}" for system, shown in out.get("unrated", {}).items()]
+    said = system_words(out.get("family"), [*out["ratings"], *out.get("unrated", {})])
+    width = max([5, *map(len, said.values())])
+    lines += [_rating_line(said[s].ljust(width), r) for s, r in out["ratings"].items()]
+    return lines + [f"  {said[s]:<{width}} {text}" for s, text in out.get("unrated", {}).items()]
+
+
+def system_words(family: str | None, systems: list[str]) -> dict[str, str]:
+    """Each of `systems` as its family calls it to a reader (`Words.systems`: "FIDE rapid");
+    the codes stay in --json and in `--system` values."""
+    from ledger.rules.families import known
+
+    rules = known(family) if family is not None else None
+    return {s: rules.words.system(s) if rules is not None else s for s in systems}
 
 
 def _card_line(player_id: str, name: str | None, card: dict[str, Any]) -> str:
@@ -40,8 +51,9 @@ def _card_line(player_id: str, name: str | None, card: dict[str, Any]) -> str:
 
 
 def _rating_line(system: str, r: dict[str, Any]) -> str:
-    """One system's line of `player`; a family with US Chess floors says whether a rating is
-    established (its `ratings` columns), the others have no such column."""
+    """One system's line of `player` (`system`: its name, padded); a family with US Chess
+    floors says whether a rating is established (its `ratings` columns), the others have no
+    such column."""
     established = r.get("established")
     flag = f"  (P{r['games']})" if established is False else ""
     # US Chess: floor and ceiling (§5, §7); FIDE and ICU: K (10.641, 8.3.3) and the date
@@ -54,7 +66,7 @@ def _rating_line(system: str, r: dict[str, Any]) -> str:
     )
     official = "unrated" if r["official_rating"] is None else r["official_rating"]
     return (
-        f"  {system:<5} {official:>5}{flag}  N={r['games']}{earlier_games(r)}  "
+        f"  {system} {official:>5}{flag}  N={r['games']}{earlier_games(r)}  "
         f"W/D/L={r['wins']}/{r['draws']}/{r['losses']}" + tail
     )
 

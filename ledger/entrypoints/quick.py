@@ -9,14 +9,18 @@ find (nothing to do). Anything else (another option, a read model behind or ahea
 store, an unknown player, an error) returns False, and the full command answers it. Both print
 through `player_text.player_lines`, so the answer is the same either way.
 
-Without `--rules-family` it answers only a ledger whose federation is certainly US Chess (issue
-30): no entry of its log names another family (`LedgerInitialized`, `FederationChanged`: one
-indexed read), so the verified federation (`ledger.federation`, which it cannot check without
-the ledger's keys) is too. A ledger that names another leaves the answer to the full command.
+Without `--rules-family` it answers in the ledger's federation (issue 30), which it cannot
+check without the ledger's keys: the last family its log names (`LedgerInitialized`,
+`FederationChanged`: one indexed read) only says which read model to open, and that model
+answers only if its meta records that family as the ledger's at the chain link it was built to
+(`projections.binding.record`, read verified by the catch-up): the trust it already gives the
+model's `built_to`, no more. A model without that record, or with another family, leaves the
+answer to the full command.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -26,7 +30,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ledger.entrypoints.player_text import player_lines
-from ledger.rules.families import DEFAULT
+from ledger.rules.families import DEFAULT, NAMES
 from ledger.store import (
     CHAIN_TABLE,
     DEFAULT_STORE,
@@ -115,7 +119,7 @@ def _player(
         head = db.execute(f"select max(rowid) from {SQLITE_EVENTS_TABLE}").fetchone()[0]
         link = db.execute(f"select hash from {CHAIN_TABLE} where position = ?", [head])
         found = link.fetchone()
-        family = given if given is not None else _surely_default(db)
+        family = given if given is not None else _named(db)
     if head is None or found is None or family is None:
         return None
     model = view_path(store, view, family)
@@ -130,6 +134,7 @@ def _player(
             or meta.get("last_position") != str(head)
             or meta.get("built_to") != f"{found[0]}@{head}"
             or meta.get("schema") != SCHEMA_VERSION
+            or (given is None and meta.get("ledger_family") != family)
         ):
             return None
         from projections import queries
@@ -144,16 +149,19 @@ def _player(
         return out
 
 
-def _surely_default(db: sqlite3.Connection) -> str | None:
-    """DEFAULT if no entry of the ledger names another family as its federation (so its
-    verified federation is DEFAULT); None otherwise (the full command reads it verified)."""
+def _named(db: sqlite3.Connection) -> str | None:
+    """The family the ledger's last `LedgerInitialized` or `FederationChanged` names (DEFAULT:
+    none; None: not a family's name), unverified: which read model to ask, never what to
+    trust."""
     marks = ", ".join("?" * len(FAMILY_TOPICS))
     rows = db.execute(
-        f"select state from {SQLITE_EVENTS_TABLE} where topic in ({marks})", FAMILY_TOPICS
+        f"select state from {SQLITE_EVENTS_TABLE} where topic in ({marks}) order by rowid",
+        FAMILY_TOPICS,
     )
     said = [json.loads(state) for (state,) in rows]  # ValueError: not JSON (the full command)
-    named = {x.get("family") if isinstance(x, dict) else "?" for x in said}
-    return DEFAULT if named <= {None, DEFAULT} else None
+    named = [x["family"] for x in said if isinstance(x, dict) and isinstance(x.get("family"), str)]
+    name = named[-1] if named else DEFAULT
+    return name if name in NAMES else None
 
 
 class _connect:
@@ -169,9 +177,24 @@ class _connect:
         self.db.close()
 
 
-def main() -> None:
-    """The `ratings-ledger` command: the fast read path when it answers, else the full one."""
-    if not answer(sys.argv[1:]):
-        from ledger.entrypoints.cli import app
+def silence_stdout() -> None:
+    """The reader went away: send what is still buffered nowhere, so exit stays quiet."""
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
-        app()
+
+def main() -> None:
+    """The `ratings-ledger` command: the fast read path when it answers, else the full one.
+    A reader that goes away (`player ID | head -1`) ends it quietly, exit 0, on either path
+    (the full one inside its commands, `cli.OneLineErrors.invoke`)."""
+    try:
+        try:
+            if not answer(sys.argv[1:]):
+                from ledger.entrypoints.cli import app
+
+                app()
+        finally:
+            sys.stdout.flush()
+    except BrokenPipeError:
+        silence_stdout()
+        sys.exit(0)

@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from projections.names import words
 from projections.queries.common import system_order
 from projections.queries.players import merges, person
-from projections.queries.search import matches, words
+from projections.queries.search import matches
 
 if TYPE_CHECKING:
     from projections.schema import ReadModel

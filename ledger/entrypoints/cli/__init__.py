@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import sys
@@ -26,6 +25,7 @@ from ledger.entrypoints.cli import (
     verify,
     writes,
 )
+from ledger.entrypoints.quick import silence_stdout
 
 DATES = {"as_of", "effective", "until", "since", "date", "start", "end", "known_at"}
 
@@ -130,7 +130,7 @@ class OneLineErrors(TyperGroup):
                 return super().invoke(ctx)
         except OSError as exc:
             if exc.errno == errno.EPIPE:
-                _silence_stdout()
+                silence_stdout()
                 raise typer.Exit(0) from None
             _one_line(exc)
         except (typer.Exit, typer.Abort, typer.TyperException):
@@ -154,12 +154,6 @@ def _one_line(exc: Exception) -> None:
         f"unexpected {type(exc).__name__}: {describe(exc)} "
         "(RATINGS_LEDGER_TRACEBACK=1 shows where)",
     )
-
-
-def _silence_stdout() -> None:
-    """The reader went away: send what is still buffered nowhere, so exit stays quiet."""
-    with contextlib.suppress(OSError, ValueError):
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 app = typer.Typer(

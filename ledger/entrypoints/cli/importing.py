@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from ledger.application import RatingsLedger
     from ledger.commands import RegisterPlayer, SubmitSection
     from ledger.entrypoints.interchange import Imported
+    from ledger.entrypoints.interchange.fide_list import Plan
     from ledger.entrypoints.interchange.trf_players import Match
     from ledger.entrypoints.interchange.trf_records import TrfPlayer, TrfReport
     from ledger.log import LedgerEntry
@@ -80,6 +81,7 @@ def register(app: typer.Typer) -> None:
     )
     imports.command("trf")(import_trf)
     imports.command("uschess-dbf")(import_uschess_dbf)
+    imports.command("fide-list")(import_fide_list)
     app.add_typer(imports, name="import")
 
 
@@ -338,6 +340,107 @@ def _registered(ledger: RatingsLedger) -> dict[str, str | None]:
         if len(batch) < 5000:
             return members
         position = batch[-1].id
+
+
+def import_fide_list(
+    file: Annotated[Path, typer.Argument(help="FIDE's rating-list TXT (players_list_foa.txt)")],
+    actor: Actor,
+    as_of: Annotated[
+        str | None,
+        typer.Option("--as-of", help="The list's date, instead of the file's (SEP26, …frl)"),
+    ] = None,
+    dry_run: DryRun = False,
+    register: Register = False,
+    as_json: Summary = False,
+    verbose: Verbose = False,
+    store: Store = DEFAULT_STORE,
+) -> None:
+    """Record FIDE's list for the players the ledger knows (by FIDE id): an opening balance
+    per list (standard, rapid, blitz) with the rating, games and K, and the K and flags on the
+    profile (issue 30)."""
+    from ledger.application import RatingsLedger
+    from ledger.entrypoints.interchange import fide_list
+    from ledger.errors import InvalidCommand
+
+    with reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
+        listed = fide_list.read_list(file)
+        day = _day("--as-of", as_of) or listed.as_of
+        if day is None:
+            raise InvalidCommand((), f"{file}: the list's date is not in its name; give --as-of")
+        registered = _registered(ledger)  # as `import trf`: his profile's FIDE id, else his id
+        members = {r.fide_id: r.fide_id for r in listed.rows if r.fide_id in registered}
+        members |= {fid: m for m, fid in registered.items() if fid is not None}
+        known = set(members.values())
+        planned = fide_list.plan(listed.rows, day, members, *_records_of(ledger, known), register)
+        entries = _record_list(ledger, planned, actor)
+    summary = {
+        "dry_run": dry_run,
+        "file": str(file),
+        "as_of": day.isoformat(),
+        "rows": len(listed.rows),
+        "matched": planned.matched,
+        "players_registered": [p["id"] for p in planned.register if p.get("fide_id")],
+        "profiles": len(planned.register),
+        "opening_balances": len(planned.balances),
+        "skipped": len(planned.skipped),
+        "warnings": list(listed.warnings),
+        "entries": len(entries),
+    } | receipt_fields(ledger.receipt)
+    _list_report(summary, planned, as_json, verbose)
+
+
+def _records_of(
+    ledger: RatingsLedger, members: set[str]
+) -> tuple[dict[str, dict[str, object]], dict[str, set[str]]]:
+    """The profiles of `members` and the systems each has an opening balance in."""
+    from ledger.domain import Player, player_key
+
+    profiles: dict[str, dict[str, object]] = {}
+    balances: dict[str, set[str]] = {}
+    for member in members:
+        player = ledger.records.get(Player, player_key(member))
+        profiles[member], balances[member] = dict(player.profile), set(player.opening_balances)
+    return profiles, balances
+
+
+def _record_list(ledger: RatingsLedger, planned: Plan, actor: str) -> list[LedgerEntry]:
+    """Every command validated first (one bad row: nothing appended), then the profiles and
+    the balances appended (a preview, which keeps no registration, checks the balances of
+    the players it would register by their door only)."""
+    from ledger.commands import RecordOpeningBalance, RegisterPlayer, parse
+    from ledger.errors import InvalidCommand
+
+    try:
+        players = [parse(RegisterPlayer, p) for p in planned.register]
+        balances = [parse(RecordOpeningBalance, b) for b in planned.balances]
+    except InvalidCommand as exc:
+        raise InvalidCommand((), f"FIDE list: {field_path(exc.path)}: {exc.message}") from None
+    entries = ledger.players.register(*players, actor=actor) if players else []
+    if ledger.preview:
+        balances = [b for b in balances if ledger.is_registered(b.player)]
+    if balances:
+        entries += ledger.players.record_opening_balance(*balances, actor=actor)
+    return entries
+
+
+def _list_report(summary: dict[str, Any], planned: Plan, as_json: bool, verbose: bool) -> None:
+    """One summary line (or the JSON); `--verbose`: each profile, balance and row left."""
+    import json
+
+    details = {"profiles": planned.register, "balances": planned.balances}
+    if as_json:
+        out = summary | (details | {"skipped_rows": planned.skipped} if verbose else {})
+        typer.echo(json.dumps(out, indent=2))
+        return
+    would = "would record" if summary["dry_run"] else "recorded"
+    typer.echo(
+        f"{summary['file']}: FIDE list of {summary['as_of']}, {summary['rows']} rows; {would} "
+        f"{summary['opening_balances']} opening balances and {summary['profiles']} profiles "
+        f"({len(summary['players_registered'])} new players); {summary['skipped']} rows left"
+    )
+    if verbose:
+        for item in (*planned.register, *planned.balances, *planned.skipped):
+            typer.echo("  " + json.dumps(item))
 
 
 def _time_control_option(text: str) -> str:

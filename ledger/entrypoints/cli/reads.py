@@ -26,6 +26,7 @@ from ledger.entrypoints.cli.common import (
 from ledger.entrypoints.cli.output import AsCsv, AsNl, AsTsv, chosen, emit
 from ledger.entrypoints.cli.reading import KnownAt, ListName, Position, _session, caught_up
 from ledger.entrypoints.cli.whatif import diff, replay
+from ledger.entrypoints.player_text import system_words
 from ledger.store import DEFAULT_STORE
 
 
@@ -238,9 +239,10 @@ def rating(
 
     def table() -> None:
         if "published" in out:
-            typer.echo(_pending_line(out))
+            typer.echo(_pending_line(out, system_words(family, [system])[system]))
             return
-        typer.echo(f"{player_id} {system} on {day}: {out['official_rating']} ({out['rating']})")
+        said = system_words(family, [system])[system]
+        typer.echo(f"{player_id} {said} on {day}: {out['official_rating']} ({out['rating']})")
         if "note" in out:
             typer.echo(out["note"])
 
@@ -262,21 +264,23 @@ def _list_rating(
         out = queries.list_rating(v, player_id, system, list_name)
     if out is None:
         missing(f"{player_id!r} had no {system} rating on the list {list_name!r}")
+    said = system_words(family, [system])[system]
     emit(
         fmt,
         [out],
         table=lambda: typer.echo(
-            f"{player_id} {system} on the list {out['list']} (as of {out['as_of']}): "
+            f"{player_id} {said} on the list {out['list']} (as of {out['as_of']}): "
             f"{out['official_rating']} ({out['rating']})"
         ),
         document=out,
     )
 
 
-def _pending_line(out: dict[str, Any]) -> str:
-    """`G FIDE on 2003-05-01: published 2287 (2286.95, list 2003-04); pending +1.5 (1 section)`"""
+def _pending_line(out: dict[str, Any], said: str) -> str:
+    """`G FIDE standard on 2003-05-01: published 2287 (2286.95, list 2003-04); pending +1.5 (1
+    section)` (`said`: the system as its family calls it)"""
     p = out["published"]
-    text = f"{out['id']} {out['system']} on {out['as_of']}: "
+    text = f"{out['id']} {said} on {out['as_of']}: "
     if p is None:
         text += "unrated"
     else:

@@ -8,6 +8,7 @@ import signal
 import socket
 import threading
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -25,8 +26,6 @@ from ledger.rules.families import NAMES
 from ledger.store import DEFAULT_STORE
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from ledger.entrypoints.web.app import Site
     from ledger.entrypoints.web.follow import Follower
     from ledger.entrypoints.web.writes import Door
@@ -52,8 +51,30 @@ IN_MEMORY_BYTES = 64 * 1024  # waitress spools a body past this to a file: never
 
 
 def register(app: typer.Typer) -> None:
-    """Add `serve` to the `ratings-ledger` app."""
+    """Add `serve` and `openapi` to the `ratings-ledger` app."""
     app.command("serve")(serve)
+    app.command("openapi")(openapi)
+
+
+def openapi(
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="Write it to this file (docs/openapi.json)"),
+    ] = None,
+) -> None:
+    """Print the site's OpenAPI 3.1 document, the one `serve` answers at
+    /api/v1/openapi.json (issue 32), or write it to --output."""
+    from ledger.entrypoints.web.openapi import text
+
+    if output is None:
+        typer.echo(text(), nl=False)
+        return
+    try:
+        output.write_text(text(), encoding="utf-8")
+    except OSError as exc:
+        from ledger.faults import describe
+
+        fail(1, f"cannot write {output}: {describe(exc)}")
 
 
 class Server:

@@ -3,8 +3,10 @@
 Every page takes `?as_of=YYYY-MM-DD` (ratings after every item that ended on or before that
 day) and `?as_known_at=ISO` (the read model as the ledger stood then). Everything shown is
 escaped (Jinja2 autoescape, templates in `templates/`); only GET and HEAD are answered; only
-the files of `static/` are served. The pages live in `players.py`, `sections.py` and
-`ledgerlog.py`; this module routes a request to one and answers it as HTML or JSON.
+the files of `static/` are served. The pages live in `players.py`, `sections.py`,
+`lists.py` and `ledgerlog.py`, listed in `routes.py`; this module routes a request to one and
+answers it as HTML or as JSON (issue 32: at `/api/v1/...`, and `/api/...` its unversioned
+alias; the twin validated into its model of `answers.py`; an error as problem details).
 """
 
 from __future__ import annotations
@@ -21,12 +23,23 @@ from typing import Any
 from wsgiref.types import StartResponse
 
 import msgspec
+from pydantic import BaseModel
 
-from ledger.entrypoints.web import ledgerlog, lists, players, sections
+from ledger.entrypoints.web import answers, openapi, routes
 from ledger.entrypoints.web.families import Served
 from ledger.entrypoints.web.params import HttpError, When, parameters
 from ledger.entrypoints.web.params import when as asked_when
-from ledger.entrypoints.web.render import BASE, BROKEN, FEDERATION, SWITCH, TWIN, Page, render
+from ledger.entrypoints.web.render import (
+    API,
+    BASE,
+    BROKEN,
+    FEDERATION,
+    SWITCH,
+    SYSTEM_WORDS,
+    TWIN,
+    render,
+)
+from ledger.entrypoints.web.routes import Asked
 from ledger.entrypoints.web.sessions import NotModified, Sessions, Validator, build, snapshot, tag
 from ledger.entrypoints.web.writes import Door
 from ledger.errors import LedgerError
@@ -43,6 +56,7 @@ from projections.session import NothingKnownYet
 __all__ = ["Site", "HttpError", "When"]
 
 STATIC = Path(__file__).with_name("static")
+PROBLEM = "application/problem+json"
 STATIC_TYPES = {".css": "text/css; charset=utf-8", ".svg": "image/svg+xml"}
 LOCKED_ATTEMPTS = 3  # a read model locked by a writer: tries before answering 503
 LOCKED_PAUSE_SECONDS = 0.2
@@ -100,8 +114,7 @@ class Site:
         asked = environ.get("QUERY_STRING", "")
         if self.door is not None and (path == DOOR or path.startswith(DOOR + "/")):
             return self.door(environ, start_response)  # issue 32: writes, signed
-        api = path == "/api" or path.startswith("/api/")
-        route = path[len("/api") :] if api else path
+        api, route = _api(path)
         found: list[ReadBreak] = []
         validator = Validator(environ.get("HTTP_IF_NONE_MATCH"))
         with _page(route, asked, found, validator):
@@ -126,12 +139,14 @@ class Site:
                 raise HttpError("405 Method Not Allowed", "this site is read-only")
             if route.startswith("/static/") and not api:
                 return "200 OK", *self._static(route[len("/static/") :]), []
+            if api and route == "/" + openapi.DOCUMENT:
+                return "200 OK", "application/json", openapi.text().encode(), []
             answer = self._page(route, query, api)
             cache = VALIDATOR.get().headers()
-            if api and found and isinstance(answer, dict):
-                answer = {**answer, "ledger_break": str(found[0])}  # issue 28
-            if api:
-                return "200 OK", "application/json", _json(answer), cache
+            if isinstance(answer, BaseModel):  # a JSON twin
+                if found:
+                    answer = answer.model_copy(update={"ledger_break": str(found[0])})  # issue 28
+                return "200 OK", "application/json", _indented(answers.dump(answer)), cache
             assert isinstance(answer, str)  # a page's HTML (`_answer`)
             return "200 OK", "text/html; charset=utf-8", answer.encode(), cache
         except NotModified:
@@ -139,7 +154,7 @@ class Site:
         except Exception as raised:
             exc = raised if isinstance(raised, HttpError) else _unexpected(raised)
             if api:
-                return exc.status, "application/json", _json({"error": exc.message}), exc.headers
+                return exc.status, PROBLEM, _indented(answers.dump(_problem(exc))), exc.headers
             page = render(
                 "error.html", title=exc.status, when=When(), keep=None, message=exc.message
             )
@@ -157,7 +172,9 @@ class Site:
         words, its address and its switch set for the page's templates."""
         SWITCH.get().extend(self.served.homes(asked_when(query)))  # an error page's
         family, prefix, rest = self.served.split(route)
-        FEDERATION.set(rules_family(family).words.federation)
+        words = rules_family(family).words
+        FEDERATION.set(words.federation)
+        SYSTEM_WORDS.set(words.systems)
         BASE.set(prefix)
         return self._locked_retry(family, rest, query, api)
 
@@ -188,43 +205,11 @@ class Site:
                 lists = [(x.family, x.name) for x in queries.published_lists(view)]
                 switch = self.served.switch(family, route, query, when, lists)
                 SWITCH.get()[:] = switch
-            data, page = self._route(route, query, view, ledger, when)
+            page, values = routes.route(route)
+            data, html = page.page(Asked(view, ledger, values, query, when, self.served))
             if api:
-                return data() if callable(data) else data
-            return page()
-
-    def _route(
-        self, route: str, query: dict[str, str], view: View, ledger: Readable, when: When
-    ) -> tuple[object, Page]:
-        """The page at `route`: its data and its HTML, not rendered yet."""
-        parts = [p for p in route.split("/") if p]
-        if not parts:
-            return sections.home(view, when)
-        if parts == ["players"]:
-            return players.search(view, query, when)
-        if parts[0] == "players" and len(parts) == 2:
-            return players.player(view, parts[1], when)
-        if parts[0] == "players" and len(parts) == 3 and parts[2] == "history":
-            return players.history(view, parts[1], query.get("system"), when)
-        if parts[0] == "players" and len(parts) == 3 and parts[2] == "explain":
-            return players.explain(view, parts[1], query, when)
-        if parts[0] == "players" and len(parts) == 4 and parts[2] == "lists":
-            return players.on_list(view, ledger, parts[1], parts[3], when)
-        if parts[0] == "players" and parts[2:3] == ["lists"] and parts[4:] == ["proof"]:
-            return players.proof(view, ledger, parts[1], parts[3], query.get("system"), when)
-        if parts == ["sections"]:
-            return sections.index(view, query, when)
-        if parts[0] == "sections" and len(parts) >= 2:
-            return sections.section(view, ledger, "/".join(parts[1:]), when)
-        if parts == ["lists"]:
-            return lists.index(view, when, self.served)
-        if parts[0] == "lists" and len(parts) == 2:
-            return lists.one(view, ledger, parts[1], query, when)
-        if parts == ["log"]:
-            return ledgerlog.log(ledger, query, when)
-        if parts == ["problems"]:
-            return ledgerlog.problems(view, when)
-        raise HttpError("404 Not Found", f"no page at {route}")
+                return page.adapter.validate_python(data() if callable(data) else data)
+            return html()
 
     @contextmanager
     def _read(self, family: str, when: When) -> Iterator[tuple[View, Readable, When]]:
@@ -258,8 +243,9 @@ def _page(route: str, asked: str, found: list[ReadBreak], validator: Validator) 
     `Site._page` once the family is known); and the answer's validator (its ETag)."""
     tokens: list[tuple[ContextVar[Any], Token[Any]]] = [
         (VALIDATOR, VALIDATOR.set(validator)),
-        (TWIN, TWIN.set("/api" + route + ("?" + asked if asked else ""))),
+        (TWIN, TWIN.set(API + route + ("?" + asked if asked else ""))),
         (FEDERATION, FEDERATION.set("")),
+        (SYSTEM_WORDS, SYSTEM_WORDS.set({})),
         (BASE, BASE.set("")),
         (SWITCH, SWITCH.set([])),
         (BROKEN, BROKEN.set(found)),
@@ -270,6 +256,24 @@ def _page(route: str, asked: str, found: list[ReadBreak], validator: Validator) 
     finally:
         for var, token in reversed(tokens):
             var.reset(token)
+
+
+def _api(path: str) -> tuple[bool, str]:
+    """Whether `path` asks for JSON, and the page it asks for: `/api/v1/...` (the versioned
+    API, issue 32) and `/api/...` (its unversioned alias) both answer the page at `...`."""
+    for prefix in (API, "/api"):
+        if path == prefix or path.startswith(prefix + "/"):
+            return True, path[len(prefix) :]
+    return False, path
+
+
+def _problem(exc: HttpError) -> answers.ProblemDetails:
+    """An API error as problem details (RFC 9457): no type of its own (`about:blank`), so the
+    title is the status's phrase; the detail is the error's one line."""
+    code, _, phrase = exc.status.partition(" ")
+    return answers.ProblemDetails(
+        type="about:blank", title=phrase, status=int(code), detail=exc.message
+    )
 
 
 def _unexpected(exc: Exception) -> HttpError:
@@ -286,8 +290,7 @@ def _unexpected(exc: Exception) -> HttpError:
     return HttpError(status, message)
 
 
-def _json(data: object) -> bytes:
+def _indented(raw: bytes) -> bytes:
     """The twin's JSON, indented by two spaces (msgspec: the standard library's indenting
-    encoder is pure Python, most of a large twin's time); a value it cannot encode is
-    written as its `str`."""
-    return msgspec.json.format(msgspec.json.encode(data, enc_hook=str), indent=2)
+    encoder is pure Python, most of a large twin's time)."""
+    return msgspec.json.format(raw, indent=2)

@@ -86,9 +86,10 @@ def player(view: View, player: str, when: When) -> tuple[object, Page]:
             data=data,
             card=data["card"] or {},
             bounds=words.bounds,
-            names=words.systems,
             fields=fields,
-            chart=charts(series) if any(series.values()) else "",
+            chart=charts({words.system(s): p for s, p in series.items()})
+            if any(series.values())
+            else "",
             played=played,
             lists=list(reversed(queries.published_lists(view, view.family))),
         )()
@@ -147,7 +148,8 @@ def proof(
             bundle = make_bundle(ledger, at_list, before, name, player, system)
     except BundleError as exc:
         raise HttpError("404 Not Found", str(exc)) from None
-    title = f"Proof of {player}'s {system} row on {name}"
+    said = rules_family(view.family).words.system(system)
+    title = f"Proof of {player}'s {said} row on {name}"
     return bundle, html("proof.html", title=title, when=when, keep=None, bundle=bundle)
 
 
@@ -171,7 +173,7 @@ def history(view: View, player: str, system: str | None, when: When) -> tuple[ob
     words = rules_family(view.family).words
     page = html(
         "history.html",
-        title=f"History of {player} ({system or 'unrated'})",
+        title=f"History of {player} ({words.system(system) if system else 'unrated'})",
         when=when,
         keep={"system": system},
         player=player,
@@ -181,7 +183,7 @@ def history(view: View, player: str, system: str | None, when: When) -> tuple[ob
         rows=[(r, item_params(r["item_key"])) for r in rows],
         fields=words.history,
         bounds=words.bounds,
-        chart=charts({system: points(rows, None)}) if system and rows else "",
+        chart=charts({words.system(system): points(rows, None)}) if system and rows else "",
     )
     return out, page
 
@@ -207,7 +209,8 @@ def explain(view: View, player: str, query: dict[str, str], when: When) -> tuple
     games = out.get("games") or []
     page = html(
         "explain.html",
-        title=f"Explain {player} {system} {out['item']['key'] if 'item' in out else section}",
+        title=f"Explain {player} {rules_family(view.family).words.system(system)} "
+        f"{out['item']['key'] if 'item' in out else section}",
         when=when,
         keep={"system": system, "section": section, "item": None if section else item},
         player=player,

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from datetime import date, datetime
 from functools import partial
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 from urllib.parse import quote, urlencode
 
@@ -23,10 +24,16 @@ from ledger.rules.families import family as rules_family
 from ledger.rules.rounding import round_half_up
 
 TEMPLATES = Path(__file__).with_name("templates")
-# The JSON twin of the page being answered (`/api` + its path and query), set by the site.
+# Where the versioned JSON API answers (issue 32): a page's twin is `API` + its path.
+API = "/api/v1"
+# The JSON twin of the page being answered (`API` + its path and query), set by the site.
 TWIN: ContextVar[str | None] = ContextVar("twin", default=None)
 # The federation whose rules the site shows, set by the site.
 FEDERATION: ContextVar[str] = ContextVar("federation", default="")
+# The page's family's names of its systems (`Words.systems`: "FIDE rapid"), set by the site.
+SYSTEM_WORDS: ContextVar[Mapping[str, str]] = ContextVar(
+    "system_words", default=MappingProxyType({})
+)
 # The address the page's family answers at (`` for the site's default family, else `/fide`…):
 # every link `href` makes stays within it.
 BASE: ContextVar[str] = ContextVar("base", default="")
@@ -49,11 +56,17 @@ def at(path: str) -> str:
 
 def within(base: str, path: str, when: When, **params: object) -> str:
     """`href` within the family whose pages start at `base` (a JSON twin's `/api/...` at
-    `/api` + `base` + ...)."""
+    `API` + `base` + ...)."""
     api = path == "/api" or path.startswith("/api/")
-    path = "/api" + base + path[len("/api") :] if api else (base + path if path != "/" else base)
+    path = API + base + path[len("/api") :] if api else (base + path if path != "/" else base)
     query = {**{k: v for k, v in params.items() if v is not None}, **when.params()}
     return (path or "/") + ("?" + urlencode(query) if query else "")
+
+
+def system(code: str) -> str:
+    """A system as the page's family calls it (`FIDE_RAPID` → "FIDE rapid"); the code itself
+    stays in links, forms and JSON."""
+    return SYSTEM_WORDS.get().get(code, code)
 
 
 def seg(text: str) -> str:
@@ -180,6 +193,7 @@ ENV.filters.update(
     dates=dates,
     rate=rate,
     pretty_json=pretty_json,
+    system=system,
 )
 
 

@@ -31,25 +31,32 @@ def k_factor(
     reached_2400: bool,
     birth: date | None,
     day: date,
+    listed_k: int | None = None,
 ) -> int:
     """8.56 / 8.3.3, in this order (docs/decisions.md): K = 10 once a published rating reached
     2400 ("even if the rating drops below 2400"); 40 for a junior "as long as their rating
     remains under 2300"; K new "until they have completed events with at least 30 games"; K
     mid "as long as a player's rating remains under 2400". `rating` is his rating on the list,
     published, so 2400 there has "reached 2400" too. Under 10.0 and fide-2009 (`new_first`) the
-    new player's K comes first (10.641's order: 10 needs 2400 and 30 games)."""
-    if version.new_first and games < NEW_PLAYER_GAMES:
+    new player's K comes first (10.641's order: 10 needs 2400 and 30 games).
+
+    `listed_k`: his K on FIDE's list (issue 30), telling what the ledger cannot: without a
+    birth date, a listed junior K makes him a junior; a listed K other than the new player's
+    says he has completed his first 30 games (docs/decisions.md, "FIDE's K column")."""
+    new = games < NEW_PLAYER_GAMES and listed_k in (None, version.k_new)
+    if version.new_first and new:
         return version.k_new
     if reached_2400 or rating >= TOP_RATING:
         return version.k_top
+    junior = is_junior(version, birth, day) if birth else listed_k == version.k_junior
     if (
         version.k_junior is not None
         and version.junior_below is not None
-        and is_junior(version, birth, day)
+        and junior
         and rating < version.junior_below
     ):
         return version.k_junior
-    if games < NEW_PLAYER_GAMES:
+    if new:
         return version.k_new
     return version.k_mid
 

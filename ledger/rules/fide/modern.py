@@ -73,7 +73,15 @@ def rated(
 ) -> PlayerOutcome:
     """8.3: ΣΔR over his games against rated opponents, times K (limited by K × n ≤ 700 over
     this section's games; a list limits it over the period's)."""
-    base = k_factor(version, rating, player.games, player.reached_2400, player.birth, section.end)
+    base = k_factor(
+        version,
+        rating,
+        player.games,
+        player.reached_2400,
+        player.birth,
+        section.end,
+        player.listed_k,
+    )
     k = limited_k(version, base, len(counted))
     deltas = game_deltas(version, rating, counted, section.end, section.rapid_blitz)
     total = sum_delta(deltas)

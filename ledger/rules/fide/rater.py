@@ -6,7 +6,12 @@ from collections.abc import Mapping, Sequence
 from datetime import date
 from typing import Any, ClassVar, cast
 
-from ledger.events import MatchResultSubmitted, OpeningBalanceRecorded, SectionSubmitted
+from ledger.events import (
+    MatchResultSubmitted,
+    OpeningBalanceRecorded,
+    PlayerRegistered,
+    SectionSubmitted,
+)
 from ledger.rules.fide import section as fide
 from ledger.rules.fide.games import (
     GAMES_STATE,
@@ -105,9 +110,10 @@ class FideRater(GamesRater):
         )
 
     def opening_state(self, opening: OpeningBalanceRecorded) -> FideState:
-        """10.641 / B.02 8.3.3: his rating, or the peak the balance records, reached 2400."""
+        """10.641 / B.02 8.3.3: his rating, or the peak the balance records, reached 2400; the K
+        FIDE's list gave him, as the balance records it (issue 30)."""
         best = max(opening.rating, opening.peak or opening.rating)
-        return FideState(reached_2400=reaches_k_10(float(best)))
+        return FideState(reached_2400=reaches_k_10(float(best)), k=opening.k)
 
     def rate(self, item: Item) -> list[Change]:
         fact = item.event
@@ -149,7 +155,12 @@ class FideRater(GamesRater):
     ) -> list[Change]:
         version = version or fide_version(date.fromisoformat(item.end), self.version_named(item))
         ids = [pid for pid in pre if any(pid in g[:2] for g in games)]
-        states = {pid: _fide_state(s) or FideState() for pid, s in pre.items()}
+        profiles = {pid: self.profiles.get(pid) for pid in pre}
+        ks = {pid: _listed_k(_fide_state(s), profiles[pid], system) for pid, s in pre.items()}
+        states = {
+            pid: _reached(_fide_state(s) or FideState(), profiles[pid], ks[pid], version)
+            for pid, s in pre.items()
+        }
         rounds = max((g.round or 0 for g in played(item).games), default=0) or None
         section = fide.Section(
             section_format(item, games),
@@ -163,6 +174,7 @@ class FideRater(GamesRater):
                     states[pid].reached,
                     tuple(Performance(r, n) for r, n in states[pid].prior or ()),
                     birth=to_date(profile_field(self.profiles, pid, "birth_date")),
+                    listed_k=ks[pid],
                     pool=tuple(
                         PoolEvent(date.fromisoformat(end), tuple(map(tuple, results)))
                         for end, results in states[pid].pool or ()
@@ -246,6 +258,26 @@ class FideRater(GamesRater):
 def _fide_state(standing: Standing[object]) -> FideState | None:
     """A FIDE standing's own state (the read core keeps a family's state opaque)."""
     return cast(FideState | None, standing.state)
+
+
+def _listed_k(state: FideState | None, profile: PlayerRegistered | None, system: str) -> int | None:
+    """His K on FIDE's list of this system (issue 30; docs/decisions.md, "FIDE's K column"):
+    his opening balance's, else (the standard list) his profile's."""
+    if state is not None and state.k is not None:
+        return state.k
+    return profile.fide_k if profile is not None and system == STANDARD else None
+
+
+def _reached(
+    state: FideState, profile: PlayerRegistered | None, k: int | None, version: FideVersion
+) -> FideState:
+    """His state, reached 2400 when any source says so (8.3.3: K 10 "once a player's
+    published rating has reached 2400", "even if the rating drops below 2400"): his profile's
+    record of it, or a listed K that is the K of 2400 and over."""
+    recorded = profile is not None and bool(profile.fide_reached_2400)
+    if state.reached or not (recorded or k == version.k_top):
+        return state
+    return state._replace(reached_2400=True)
 
 
 def _results(section: fide.Section) -> dict[str, list[float]]:

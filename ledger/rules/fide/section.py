@@ -50,6 +50,7 @@ class Player:
     newly_rated: bool = False
     birth: date | None = None  # 8.3.3 (2022, 2024): K = 40 for juniors
     pool: tuple[PoolEvent, ...] = ()  # 8.2/7.1.4 (2022, 2024): earlier games vs rated players
+    listed_k: int | None = None  # issue 30: his K on FIDE's list, as recorded
 
     @property
     def rating_counted(self) -> float | None:

@@ -21,6 +21,8 @@ class FideState(NamedTuple):
     # a published rating that came without a game count: his games before the ledger are
     # unknown; 8.3.3's K treats him as past his first 30 (decisions: "N without a count")
     prior_unknown: bool | None = None
+    # issue 30: his K on FIDE's list of this system, as an opening balance records it
+    k: int | None = None
 
     def to_json(self) -> str:
         return json.dumps(
@@ -36,6 +38,7 @@ class FideState(NamedTuple):
             None if prior is None else tuple((r, n) for r, n in prior),
             None if pool is None else tuple((end, results) for end, results in pool),
             data.get("prior_unknown"),
+            data.get("k"),
         )
 
     @property
@@ -56,5 +59,5 @@ class FideState(NamedTuple):
         (7.2.1), his pool starting afresh."""
         reached = self.reached or official >= 2400
         if dropped:
-            return FideState(reached, None, (), self.prior_unknown)
+            return FideState(reached, None, (), self.prior_unknown, self.k)
         return self._replace(reached_2400=reached)

@@ -85,6 +85,25 @@ def rate_columns(
 
 _COMPILED: list[Kernel | None] = []  # the compiled twin once imported (None without numba)
 
+# Games (a dual-rated one once per system) a replay rates by the pure kernel before it loads
+# the compiled one, when neither is asked for: loading numba and the kernel's machine code
+# cost 1.0-1.3 s of CPU on the shared 2-core machine (0.45 s idle), and the compiled kernel
+# saved 3.4 µs of CPU a game (the 100k ledger's 1,528 sections: 0.633 s pure, 0.288 s
+# compiled), so the load is repaid after 290,000-380,000 games (about 240,000 idle). Rating
+# this many first bounds what a replay of unknown length loses either way
+# (docs/benchmarks/replay.md, "The automatic kernel"); a catch-up or the 100k ledger never
+# loads it.
+COMPILED_AFTER_GAMES = 300_000
+
+
+def use_compiled(choice: str | None, games_rated: int) -> bool:
+    """Whether the compiled kernel rates the next section: `choice` "compiled" or "pure" when
+    asked for (RATINGS_LEDGER_KERNEL), else once `games_rated` (by this replay) passed
+    COMPILED_AFTER_GAMES and numba is installed."""
+    if choice in ("compiled", "pure"):
+        return choice == "compiled"
+    return games_rated >= COMPILED_AFTER_GAMES and _compiled() is not None
+
 
 def _compiled() -> Kernel | None:
     """kernel_compiled.rate_compiled, or None without numba (imported once, when first used)."""

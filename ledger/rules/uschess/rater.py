@@ -30,7 +30,7 @@ from ledger.rules.uschess.initialization import (
     SourceRating,
     initialization_detail,
 )
-from ledger.rules.uschess.kernel import HISTORIES, HISTORY_CODES
+from ledger.rules.uschess.kernel import HISTORIES, HISTORY_CODES, use_compiled
 from ledger.rules.uschess.matches import MatchPlayer, MatchPlayerResult, NotRateable, rate_match
 from ledger.rules.uschess.section import (
     SPECIAL,
@@ -73,9 +73,10 @@ def parse_amendments(entries: Sequence[Mapping[str, Any]]) -> tuple[Amendment, .
     )
 
 
-# "compiled": Steps 2–5 by the compiled kernel (the `fast` extra, numba) instead of the pure one;
-# the same floats bit for bit, about a fifth less CPU at a million games for 116 MiB more
-# memory (docs/decisions.md, "the columnar rating kernel").
+# "compiled" or "pure": Steps 2–5 by that kernel (the compiled one: the `fast` extra, numba);
+# unset, by the pure one until a replay has rated kernel.COMPILED_AFTER_GAMES games, then by
+# the compiled one if installed. The same floats bit for bit; the compiled kernel costs over
+# 100 MiB more memory (docs/decisions.md, "the columnar rating kernel").
 KERNEL_VARIABLE = "RATINGS_LEDGER_KERNEL"
 
 
@@ -126,7 +127,8 @@ class Rater:
         self.amendments = amendments
         self.explain = explain
         self.version = version  # a what-if replay's rules version for every section
-        self.compiled = os.environ.get(KERNEL_VARIABLE) == "compiled"
+        self.kernel = os.environ.get(KERNEL_VARIABLE)  # the kernel asked for (None: either)
+        self.games_rated = 0  # by this rater: the compiled kernel loads past a threshold
         self._rules: dict[tuple[str, str | None], Rules] = {}
 
     @classmethod
@@ -298,6 +300,13 @@ class Rater:
             )
         return changes
 
+    def _compiled(self, games: int) -> bool:
+        """Whether the compiled kernel rates a section of `games` games (kernel.use_compiled,
+        counting the games this rater has rated before it)."""
+        compiled = use_compiled(self.kernel, self.games_rated)
+        self.games_rated += games
+        return compiled
+
     def _rate_games(
         self,
         item: Item,
@@ -331,7 +340,7 @@ class Rater:
             system,
             date.fromisoformat(end),
             dual,
-            self.compiled,
+            self._compiled(len(white)),
         )
         explained: Callable[[int, FloorState], dict[str, Any]] | None = None
         if self.explain:

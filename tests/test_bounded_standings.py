@@ -1,0 +1,87 @@
+"""A rebuild's standings bounded in memory (projections/live_standings.py, issue 33: "memory
+stays flat in the number of games and players"), its read model unchanged ("read-model digests
+unchanged by all of it")."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from ledger.application import RatingsLedger
+from ledger.evidence.signing import Keyring
+from ledger.log import read_entries
+from projections import live_standings
+from projections.projector import View
+
+SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "generate.py"
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory, shared_keyring: Keyring) -> str:
+    """A generated ledger: floors, matches, overrides, corrections, opening balances."""
+    spec = importlib.util.spec_from_file_location("generate_for_standings", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    url = f"sqlite:///{tmp_path_factory.mktemp('standings') / 'ledger.db'}"
+    module.generate(url, 300, 3000, 5, date(2023, 1, 1), 3, keyring=shared_keyring)
+    return url
+
+
+def _rebuilt(url: str, path: Path) -> tuple[str, int]:
+    with RatingsLedger(url) as app:
+        view = View(path)
+        stats = view.rebuild(read_entries(app))
+        digest = view.digest()
+        view.close()
+    return digest, stats.items_rated
+
+
+def test_a_replay_whose_standings_are_packed_has_the_unpacked_replays_digest(
+    generated: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 33: memory flat in the players, "read-model digests unchanged": with at most 7
+    # standings kept as objects (every other one packed and read back from its history
+    # row's values) the replay stores the same model as with all of them kept.
+    whole = _rebuilt(generated, tmp_path / "whole.db")
+    packs: list[int] = []
+    pack = live_standings.LiveStandings._pack
+
+    def counted(self: live_standings.LiveStandings) -> None:
+        assert len(self.hot) == 7  # never more than the bound
+        packs.append(len(self.cold))
+        pack(self)
+
+    monkeypatch.setattr(live_standings, "HOT_STANDINGS", 7)
+    monkeypatch.setattr(live_standings.LiveStandings, "_pack", counted)
+    assert _rebuilt(generated, tmp_path / "packed.db") == whole
+    assert len(packs) > 100  # packed again and again, not once at the end
+
+
+def test_a_packed_standing_reads_back_equal_and_a_missing_one_is_unrated() -> None:
+    # The packing is exact: a standing read back equals the one put (its wins and draws are
+    # its floor record's, as a rater makes them; tuples compare their floats exactly).
+    from ledger.rules.uschess.floors import FloorState
+    from ledger.rules.uschess.state import UsChessState, columns, standing_of
+    from projections.standing import UNRATED, Standing
+
+    state = UsChessState(
+        "mixed",
+        "2024-03-02",
+        FloorState(20, 5, 2, 2213.4567, 9, 1800),
+        (("2024-02-01", -12.25),),
+        (1900, 1887.125),
+    )
+    standing = Standing(2201.123456789, 44, 20, 5, 19, "2024-03-02", state)
+    live = live_standings.LiveStandings(columns, standing_of, hot_limit=1)
+    live.put("A", "OTBR", standing)
+    live.put("B", "OTBR", Standing(1500.0, 4, 1, 0, 3, "2024-03-02", UsChessState()))
+    assert live.cold and "A" not in {p for p, _ in live.hot}  # A packed when B came
+    assert live.lookup("A", "OTBR") == standing
+    assert live.lookup("C", "OTBR") is UNRATED
+    assert dict(live)[("A", "OTBR")] == standing and len(live) == 2
