@@ -196,15 +196,16 @@ def test_the_withdrawn_section_is_answered_as_the_withdrawn_model(site):
     ],
 )
 def test_every_api_error_is_problem_details_with_the_pages_one_line(site, path, query, status):
-    # Issue 32: "errors as problem details (RFC 9457) with the same one-line messages";
-    # RFC 9457 §4.2.1: with no type of its own ("about:blank") the title is the status's
-    # phrase.
+    # Issue 32: "errors as problem details (RFC 9457) with the same one-line messages"; one
+    # convention with the write door's (decisions: "A stable, documented API"): the type our
+    # own URI with the error's kind, the title the status's phrase.
     answer = get(site, "/api/v1" + path, query)
     assert answer.status == status
     assert answer.headers["Content-Type"] == "application/problem+json"
     problem = answer.json()
     assert list(problem) == ["type", "title", "status", "detail"]
-    assert problem["type"] == "about:blank" and problem["status"] == status
+    kind = {400: "bad-input", 404: "not-found"}[status]
+    assert problem["type"] == "urn:ratings-ledger:problem:" + kind and problem["status"] == status
     assert problem["title"] == {400: "Bad Request", 404: "Not Found"}[status]
     page = get(site, path, query).text
     shown = re.search(r"<p class='error'>(.*)</p>", page)
@@ -219,6 +220,7 @@ def test_a_write_to_the_read_only_site_is_problem_details_405(site):
     assert answer.status == 405
     assert answer.headers["Content-Type"] == "application/problem+json"
     assert answer.json()["detail"] == "this site is read-only"
+    assert answer.json()["type"] == "urn:ratings-ledger:problem:method"  # the door's kind too
 
 
 def test_the_openapi_command_writes_the_checked_in_document(tmp_path):

@@ -58,9 +58,10 @@ Versioning: every path here is under `/api/v1`. Within v1 an answer only gains f
 client must ignore a field it does not know) and a page only gains optional parameters;
 removing or renaming a field, changing a field's type or meaning, or removing a page makes
 `/api/v2`. `/api/...` without a version answers as the newest version does and promises
-nothing. Every error is problem details (RFC 9457, `application/problem+json`), its `detail`
-the one line the site and the command line say. A family's pages answer at `/{family}/...`
-too (the default family at `/`). The `components` also hold the models of the write
+nothing. Every error is problem details (RFC 9457, `application/problem+json`), its `type`
+`urn:ratings-ledger:problem:` and the error's kind (the site's and the write door's alike),
+its `detail` the one line the site and the command line say. A family's pages answer at
+`/{family}/...` too (the default family at `/`). The `components` also hold the models of the write
 commands (ledger/commands.py: what the entries of a write hold).
 
 The write door (`/writes...`) answers only on a server started with `serve --writes`: a

@@ -29,6 +29,7 @@ from urllib.parse import parse_qs
 from uuid import UUID
 from wsgiref.types import StartResponse
 
+from ledger.entrypoints.web import answers
 from ledger.errors import (
     AccessDenied,
     ConflictError,
@@ -36,7 +37,7 @@ from ledger.errors import (
     LedgerError,
     UnknownRecord,
 )
-from ledger.evidence.remote import DOOR, PROBLEM, READ_PAGE, encoded, head_json
+from ledger.evidence.remote import DOOR, READ_PAGE, encoded, head_json
 
 MAX_WRITE_BYTES = 4 * 1024 * 1024  # a write's body: a section of 500 players is under 1 MiB
 MAX_WRITE_ENTRIES = 5000  # entries in one write (an import's players and its section)
@@ -69,9 +70,9 @@ class Refused(Exception):
 
 
 def problem(status: int, kind: str, detail: str) -> dict[str, Any]:
-    """RFC 9457 problem details: the one function every refusal of the door is made by."""
-    return {"type": PROBLEM + kind, "title": TITLES.get(status, "Error"), "status": status,
-            "detail": detail}  # fmt: skip
+    """RFC 9457 problem details, the site's convention (`answers.problem`): every refusal of
+    the door is made by this function."""
+    return answers.problem(status, TITLES.get(status, "Error"), detail, kind).model_dump()
 
 
 def refused(exc: LedgerError) -> Refused:
