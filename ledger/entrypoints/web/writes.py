@@ -37,6 +37,7 @@ from ledger.errors import (
     LedgerError,
     UnknownRecord,
 )
+from ledger.evidence import wire
 from ledger.evidence.remote import DOOR, READ_PAGE, encoded, head_json
 
 MAX_WRITE_BYTES = 4 * 1024 * 1024  # a write's body: a section of 500 players is under 1 MiB
@@ -166,13 +167,14 @@ class Door:
         if route == "head":
             from ledger.evidence.admission import head
 
-            return head_json(head(recorder))
+            return head_json(head(recorder)).model_dump()
         if route.startswith("records/"):
             found = recorder.select_events(_uuid(route[len("records/") :]), **_events_asked(query))
-            return {"events": [encoded(e) for e in found]}
+            return wire.Events.model_validate({"events": list(map(encoded, found))}).model_dump()
         if route == "entries":
             found = recorder.select_notifications(**_entries_asked(query))
-            return {"entries": [encoded(n) for n in found]}
+            answer = {"entries": list(map(encoded, found))}
+            return wire.Entries.model_validate(answer).model_dump()
         raise Refused(404, "not-found", f"no write door path {route!r}")
 
     def _write(self, body: object) -> object:
@@ -183,7 +185,9 @@ class Door:
         self.limiter.take(posted.key)
         with self._lock:
             ids, sealed = admit(recorder, posted)
-        return {"positions": list(ids), "link": sealed.digest, "position": sealed.position}
+        return wire.Written(
+            positions=list(ids), link=sealed.digest, position=sealed.position
+        ).model_dump()
 
     def _recorder(self) -> Any:
         with self._lock:
