@@ -157,6 +157,10 @@ class Section(Aggregate):
         """A withdrawn section rated again with its last report (repeated here, as a fact)."""
         self.withdrawn = False
 
+    @fact(events.SectionReviewed)
+    def review(self, **_: object) -> None:
+        """The office reviewed the section (issue 32): the aggregate's state is unchanged."""
+
 
 class Match(Aggregate):
     """A rated match between two players (§7 of the US Chess text)."""

@@ -279,6 +279,17 @@ class SectionReinstated(SectionSubmitted, frozen=True, kw_only=True):
     reason: str | None = None
 
 
+class SectionReviewed(Fact, frozen=True, kw_only=True):
+    """The office's review of a section a tournament director uploaded (issue 32): it leaves
+    the office's queue (`requests`, projections/uploads.py); nothing is rated differently."""
+
+    verb = "review"
+    unvoidable = "a review is the office's record; correct or withdraw the section instead"
+
+    section_id: str
+    note: str | None = None
+
+
 class MatchResultSubmitted(Fact, frozen=True, kw_only=True):
     """A rated match between two players (§7 of the US Chess text)."""
 
@@ -439,8 +450,8 @@ class EntrySetAside(Fact, frozen=True, kw_only=True):
     reason: Reason
 
 
-# Roles: who may write (ledger/roles.py), and the ledger's federation; the read side does not
-# use them
+# Roles: who may write (ledger/roles.py), and the ledger's federation; the read side uses the
+# roles only for the office's review queue (projections/uploads.py)
 
 
 class LedgerInitialized(Fact, frozen=True, kw_only=True):
@@ -450,7 +461,6 @@ class LedgerInitialized(Fact, frozen=True, kw_only=True):
 
     unvoidable = "the ledger's set-up cannot be voided"
     later = ("public_key", "family")
-    read = False
 
     public_key: str | None = None
     family: str | None = None
@@ -462,7 +472,6 @@ class RoleGranted(Fact, frozen=True, kw_only=True):
     verb = "grant-role"
     unvoidable = "revoke the role instead"
     later = ("public_key",)
-    read = False
 
     holder: str
     role: str
@@ -474,7 +483,6 @@ class RoleRevoked(Fact, frozen=True, kw_only=True):
 
     verb = "revoke-role"
     unvoidable = "grant the role again instead"
-    read = False
 
     holder: str
     role: str

@@ -26,6 +26,7 @@ class Verb(StrEnum):
     CORRECT = "correct"
     WITHDRAW = "withdraw"
     REINSTATE = "reinstate"
+    REVIEW = "review"
     FIDE_ADJUST = "fide-adjust"
     FIDE_UPLIFT = "fide-uplift"
     AWARD_MONEY_FLOOR = "award-money-floor"
@@ -51,6 +52,7 @@ MAY: dict[Verb, tuple[Role, ...]] = {
     Verb.CORRECT: (D, RA),
     Verb.WITHDRAW: (D, RA),
     Verb.REINSTATE: (D, RA),
+    Verb.REVIEW: (D, RA),  # the office's review of a TD's upload (issue 32)
     Verb.FIDE_ADJUST: (D, RA),
     Verb.FIDE_UPLIFT: (D,),
     Verb.AWARD_MONEY_FLOOR: (D,),
@@ -67,6 +69,12 @@ MAY: dict[Verb, tuple[Role, ...]] = {
     Verb.SET_FAMILY: (D,),  # the ledger's federation, the family read by default (issue 30)
 }
 """The roles that may use each write verb; an auditor may use none (reading needs no role)."""
+
+
+OFFICE: tuple[Role, ...] = (D, RA)
+"""The ratings office (issue 32): a section one of them submits needs no review; one submitted
+by an actor holding neither role at that position waits in `requests` for the office's
+`review` (projections/uploads.py)."""
 
 
 PROFILE_KINDS = ("PlayerRegistered", "PlayerProfileUpdated")

@@ -112,6 +112,10 @@ class Batch:
     def put_revisions(self, key: str, revisions: list[Revision]) -> None: ...
     def add_problem(self, position: int, key: str, kind: str, reason: str) -> None: ...
     def add_list(self, published: PublishedList) -> None: ...
+    def note(self, key: str) -> str | None: ...
+    def put_note(self, key: str, value: str | None) -> None:
+        """A note of the office's review queue (projections/uploads.py), outside the content."""
+
     def family_lists(self, family: str) -> list[str]:
         """The names of `family`'s lists so far, in their order."""
         raise NotImplementedError
@@ -139,6 +143,7 @@ class Fresh(Batch):
         self.revised: dict[str, list[Revision]] = {}
         self.problems: dict[tuple[int, str], tuple[str, str]] = {}
         self.lists: list[PublishedList] = []
+        self.notes: dict[str, str] = {}
         self.facts: dict[str, events.PlayerRegistered] = {}  # the raters' profiles, by `write`
 
     def touch(self, key: str, sort_key: str) -> None:
@@ -233,6 +238,12 @@ class Fresh(Batch):
         self.lists.append(published)
         self.listed = True
 
+    def note(self, key: str) -> str | None:
+        return self.notes.get(key)
+
+    def put_note(self, key: str, value: str | None) -> None:
+        _put(self.notes, key, value)
+
     def family_lists(self, family: str) -> list[str]:
         return [x.name for x in sorted(self.lists, key=lambda x: x.number) if x.family == family]
 
@@ -268,6 +279,8 @@ class Fresh(Batch):
         self.sections = {}
         _insert(conn, "insert into entries values (?, ?)", sorted(self.keys.items()))
         self.keys = {}
+        _insert(conn, "insert into reviews values (?, ?)", sorted(self.notes.items()))
+        self.notes = {}
         self.seeds = set()  # the profiles changed: every player, read by no rebuild
         _insert(
             conn,
@@ -440,6 +453,15 @@ class Incremental(Batch):
             [row[c] for c in LIST_COLUMNS],
         )
         self.listed = True
+
+    def note(self, key: str) -> str | None:
+        row = self._one("select value from reviews where key = ?", [key])
+        return None if row is None else str(row[0])
+
+    def put_note(self, key: str, value: str | None) -> None:
+        self.conn.execute("delete from reviews where key = ?", [key])
+        if value is not None:
+            self.conn.execute("insert into reviews values (?, ?)", [key, value])
 
     def family_lists(self, family: str) -> list[str]:
         found = self.conn.execute(

@@ -17,6 +17,7 @@ from ledger.events import Fact, Undecodable
 from ledger.log import LedgerEntry
 from ledger.rules.families import parse_parameter
 from ledger.submissions import out_of_order
+from projections import uploads
 from projections.batch import Batch, Revision
 from projections.catchup import CatchUp
 from projections.items import ITEM_FACTS, KIND_FACTS, WITHDRAWALS, fact_item, fact_key
@@ -304,22 +305,29 @@ PROBLEM_KINDS = {
 
 
 def apply(b: Batch, entry: LedgerEntry) -> None:
-    """Decode one entry and hand its fact to its handler; a poisoned entry becomes a problem."""
+    """Decode one entry and hand its fact to its handler, and to the office's review queue
+    (projections/uploads.py); a poisoned entry becomes a problem (one the queue alone follows,
+    a role's, is passed over: the verified read already judged its authority)."""
     handler = HANDLERS.get(entry.type)
-    if handler is None:
+    queued = entry.type in uploads.FOLLOWED
+    if handler is None and not queued:
         return
     state = getattr(entry, "state", None)
     try:
         fact = events.decode(entry.type, state, None if state is not None else entry.payload)
     except (Undecodable, ValueError, TypeError, RecursionError) as exc:
-        b.add_problem(
-            entry.position,
-            _guess_key(entry),
-            PROBLEM_KINDS[entry.type],
-            f"not rated: the entry cannot be read ({short(exc)})",
-        )
+        if handler is not None:
+            b.add_problem(
+                entry.position,
+                _guess_key(entry),
+                PROBLEM_KINDS[entry.type],
+                f"not rated: the entry cannot be read ({short(exc)})",
+            )
         return
-    handler(b, entry.position, fact)
+    if handler is not None:
+        handler(b, entry.position, fact)
+    if queued:
+        uploads.follow(b, entry, fact)
 
 
 def apply_entries(batch: Batch, entries: Iterable[LedgerEntry], stats: CatchUp) -> int | None:

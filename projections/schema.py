@@ -233,7 +233,13 @@ RECORD_TABLES: dict[str, tuple[dict[str, type], str | tuple[str, ...]]] = {
     # revision of a record changed more than once: what a void (EntryVoided) takes back.
     "entries": ({"position": int, "key": str}, "position"),
     "revisions": ({"key": str, "revisions": str}, "key"),
+    # The office's review queue (issue 32, projections/uploads.py): `roles:ACTOR` and
+    # `upload:SECTION_ID` notes, outside the content (`OUTSIDE_CONTENT`).
+    "reviews": ({"key": str, "value": str}, "key"),
 }
+OUTSIDE_CONTENT = ("reviews",)
+"""Tables `content` leaves out, so no digest changes with them: the office's review queue is its
+work list, not a rating (docs/decisions.md, "The write door (issue 32)")."""
 
 
 def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> bool:

@@ -60,6 +60,7 @@ STORED = {
     "SectionCorrected": f"{SECTION} rules players games byes reason actor",
     "SectionWithdrawn": "section_id reason actor",
     "SectionReinstated": f"{SECTION} rules players games byes reason actor",
+    "SectionReviewed": "section_id note actor",  # issue 32: a new kind
     "MatchResultSubmitted": "match_id event_name online time_control start_date end_date system "
     "players games actor",
     "FideAdjustmentSubmitted": "member_id rating_list youth_event games actor",

@@ -95,6 +95,7 @@ COMMANDS: dict[Verb, Command] = {
     Verb.REINSTATE: lambda app, actor: app.sections.reinstate(
         WITHDRAWN, reason="rateable after all", actor=actor
     ),
+    Verb.REVIEW: lambda app, actor: app.sections.review(SECTION, note="checked", actor=actor),
     Verb.FIDE_ADJUST: lambda app, actor: app.decisions.submit_fide_adjustment(
         parse(
             SubmitFideAdjustment,
@@ -227,6 +228,8 @@ def test_every_write_verb_has_a_command_here_and_a_row_in_the_table() -> None:
         (Verb.CORRECT, Role.TOURNAMENT_DIRECTOR, False),
         (Verb.CORRECT, Role.RATINGS_ADMIN, True),
         (Verb.WITHDRAW, Role.RATINGS_ADMIN, True),
+        (Verb.REVIEW, Role.RATINGS_ADMIN, True),  # issue 32: the office reviews uploads
+        (Verb.REVIEW, Role.TOURNAMENT_DIRECTOR, False),
         (Verb.FIDE_ADJUST, Role.RATINGS_ADMIN, True),
         (Verb.OPENING_BALANCE, Role.RATINGS_ADMIN, True),
         (Verb.REGISTER, Role.RATINGS_ADMIN, True),

@@ -11,7 +11,7 @@ from ledger.log import read_entries
 from ledger.rules.families import DEFAULT
 from projections import history_store
 from projections.projector import View
-from projections.schema import NAME_TABLES, content
+from projections.schema import NAME_TABLES, OUTSIDE_CONTENT, content
 
 A, B, C = "20000001", "20000002", "20000003"
 CONTENT = content(DEFAULT)  # the default family's (issue 29: each family's own columns)
@@ -52,6 +52,8 @@ def test_every_stored_value_is_in_the_content(view):
         if table in history_store.TABLES:
             seen = f"{column} = " in on if column == "id" else column in joined
             named = seen and (column == "id" or column in CONTENT["history"])
+        elif table in OUTSIDE_CONTENT:
+            named = True  # the office's review queue, kept out on purpose (issue 32)
         else:
             named = table in CONTENT and column in CONTENT[table]
         if not named:

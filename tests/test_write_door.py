@@ -6,6 +6,7 @@ server's files, `door_helpers.GUARD`)."""
 
 from __future__ import annotations
 
+import json
 import re
 from contextlib import closing
 from pathlib import Path
@@ -20,7 +21,10 @@ from ledger.evidence.signing import Keyring
 from ledger.store import store_env
 from tests.door_helpers import Laptop, Served, laptop, serving, set_up
 
+SECTION = "2025-05-03-may-open-2025"  # examples/may-open.trf: its start date and name
 HASHES = re.compile(r"\b[0-9a-f]{64}\b")
+# hashes, signatures, a ledger's identity
+IDS = re.compile(r"(?<![0-9a-f])[0-9a-f]{32,}(?![0-9a-f])")
 WRITES = (
     ("register", "players.json", "--actor", "td"),
     ("submit", "section-submit.json", "--actor", "td"),
@@ -178,3 +182,36 @@ def test_the_office_withdraws_and_the_director_grants_through_the_door(
     assert done.returncode == 0, done.stderr
     assert f"recorded SectionWithdrawn at position 13: section_id={section}" in done.stdout
     assert served.count() == 13
+
+
+def test_a_laptop_prints_the_ratings_report_of_a_local_store_line_for_line(
+    tmp_path: Path, served: Served, td: Laptop
+) -> None:
+    """Issue 32: "with the same output as the local store": `import trf` (a TD's upload), and
+    the office's `correct` and `import trf --correct` with the ratings report the server's read
+    model gives (projections/consequences.py), line for line as on a local store; `--json`
+    the same object. Hashes, keys and the ledger ids are masked (two ledgers)."""
+    local_store = set_up(tmp_path / "local")
+    office = laptop(tmp_path / "office-laptop", served, "office")
+    here_td, here_office = Laptop(td.home, local_store), Laptop(office.home, local_store)
+    upload = ("import", "trf", "may-open.trf", "--actor", "td", "--register-players")
+    remote, here = td.run(*upload), here_td.run(*upload)
+    assert remote.returncode == here.returncode == 0, remote.stderr + here.stderr
+    # a plain import prints its import report and receipt locally, no ratings: nor does the laptop
+    assert IDS.sub("H", remote.stdout).splitlines() == IDS.sub("H", here.stdout).splitlines()
+    section = json.loads(here_office.run("section", SECTION, "--json").stdout)
+    section["event_name"] = "May Open 2025 (renamed)"
+    (office.home / "fixed.json").write_text(json.dumps(section))
+    fix = ("correct", SECTION, "fixed.json", "--reason", "the name", "--actor", "office")
+    remote, here = office.run(*fix, "--json"), here_office.run(*fix, "--json")
+    assert remote.returncode == here.returncode == 0, remote.stderr + here.stderr
+    assert "changed" in json.loads(here.stdout)
+    assert json.loads(IDS.sub("H", remote.stdout)) == json.loads(IDS.sub("H", here.stdout))
+    revised = ("import", "trf", "may-open-revised.trf", "--correct", "--reason", "a draw")
+    remote, here = (
+        office.run(*revised, "--actor", "office"),
+        here_office.run(*revised, "--actor", "office"),
+    )
+    assert remote.returncode == here.returncode == 0, remote.stderr + here.stderr
+    assert "ratings changed" in here.stdout and "→" in here.stdout
+    assert IDS.sub("H", remote.stdout).splitlines() == IDS.sub("H", here.stdout).splitlines()

@@ -149,6 +149,7 @@ class RemoteRecorder(ApplicationRecorder):
     def __init__(self, url: str) -> None:
         self.url = url.rstrip("/")
         self.head: RemoteHead | None = None
+        self.report: dict[str, Any] | None = None  # the last write's ratings report, the server's
 
     def _call(self, path: str, body: dict[str, Any] | None = None) -> Any:
         data = None if body is None else json.dumps(body).encode()
@@ -195,8 +196,10 @@ class RemoteRecorder(ApplicationRecorder):
         )
         self.head = None  # the next write reads the head again
         answer = self._call("", posted.model_dump())
-        if sealed is not None:
-            sealed.append(Head(answer["link"], answer["position"], checkpoint))
+        self.report = answer.get("report")
+        if sealed is not None:  # the receipt's checkpoint signed, as a local write's
+            signed = checkpoint.with_signature(actor, signature)
+            sealed.append(Head(answer["link"], answer["position"], signed))
         return [int(p) for p in answer["positions"]]
 
     def select_events(

@@ -6,7 +6,7 @@ its shape), `RemoteRecorder` sends what these describe, and the OpenAPI document
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -73,11 +73,15 @@ class WriteHead(Wire):
 
 
 class Written(Wire):
-    """A write appended: its entries' positions, and the new head's link and position."""
+    """A write appended: its entries' positions, the new head's link and position, and its
+    ratings report when the door could make one (projections/consequences.py)."""
 
     positions: list[int]
     link: str
     position: int
+    report: dict[str, Any] | None = Field(
+        default=None, description="the ratings report the command line prints after a write"
+    )
 
 
 class Events(Wire):

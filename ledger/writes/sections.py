@@ -107,6 +107,20 @@ class SectionWrites:
 
         return self.app.append(Verb.REINSTATE, actor, decide)
 
+    def review(self, section_id: str, *, note: str | None, actor: str) -> list[LedgerEntry]:
+        """Record the office's review of a section (issue 32: it leaves the review queue)."""
+        actor = commands.actor(actor)
+        section_id = commands.record_id("section_id", section_id)
+        note = None if note is None else commands.reason(note)
+
+        def decide() -> list[Aggregate]:
+            section = self.records.section(section_id)
+            section.check_not_withdrawn()
+            section.review(section_id=section_id, note=note, actor=actor)
+            return [section]
+
+        return self.app.append(Verb.REVIEW, actor, decide)
+
     def submit_match(self, *matches: SubmitMatch, actor: str) -> list[LedgerEntry]:
         """New matches between registered players; a match id is accepted once."""
         actor = commands.actor(actor)

@@ -49,6 +49,7 @@ from projections.queries.records import (
     item,
     items_in_order,
     problems,
+    uploads_awaiting_review,
 )
 from projections.queries.search import search_players
 from projections.queries.sections import (
@@ -64,6 +65,7 @@ __all__ = [
     "amendment_rows",
     "amendments",
     "awaiting_admin",
+    "uploads_awaiting_review",
     "card",
     "cards",
     "current_ratings",

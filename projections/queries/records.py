@@ -78,7 +78,34 @@ def item_problem(view: ReadModel, key: str) -> str | None:
 def awaiting_admin(view: ReadModel) -> list[dict[str, Any]]:
     """What awaits the office: pending floor-lowering requests (§7) and ceilings set below the
     floor, with the player's name, in player and system order (none in a family whose ratings
-    have no floor columns: `Rater.rating_columns`)."""
+    have no floor columns: `Rater.rating_columns`); then the sections tournament directors
+    uploaded that await its review (issue 32)."""
+    return _floor_requests(view) + uploads_awaiting_review(view)
+
+
+def uploads_awaiting_review(view: ReadModel) -> list[dict[str, Any]]:
+    """Sections submitted by an actor outside the office (projections/uploads.py), still as
+    submitted (not voided) and neither reviewed, corrected nor withdrawn, in section order."""
+    rows = view.db.execute(
+        "select s.section_id, s.event_name, json_extract(r.value, '$.actor'), "
+        "s.submitted_position from reviews r join sections s "
+        "on s.section_id = substr(r.key, length('upload:') + 1) "
+        "where r.key like 'upload:%' and s.status = 'submitted' "
+        "and s.submitted_position = json_extract(r.value, '$.position') order by s.section_id"
+    ).fetchall()
+    return [
+        {
+            "kind": "upload_awaiting_review",
+            "section": section_id,
+            "name": name,
+            "uploaded_by": actor,
+            "position": position,
+        }
+        for section_id, name, actor, position in rows
+    ]
+
+
+def _floor_requests(view: ReadModel) -> list[dict[str, Any]]:
     from projections.schema import rating_columns
 
     if "pending_floor_request" not in rating_columns(view.family):

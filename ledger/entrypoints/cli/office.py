@@ -36,6 +36,8 @@ REQUEST_COLUMNS = (
     "new_floor",
     "rating_if_granted",
     "ceiling",
+    "section",
+    "uploaded_by",
 )
 
 
@@ -92,7 +94,8 @@ def requests(
     family: Family = None,
 ) -> None:
     """What awaits an admin: pending floor-lowering requests (§7; grant with `override --action
-    grant_floor_lowering`) and ceilings set below the floor (none in a family without floors)."""
+    grant_floor_lowering`), ceilings set below the floor (none in a family without floors) and
+    sections tournament directors uploaded, until the office reviews them (`review`)."""
     from projections import queries
 
     fmt = chosen(as_json, as_csv, as_tsv, as_nl)
@@ -105,6 +108,12 @@ def requests(
             typer.echo("nothing awaits an admin")
         width = max([4, *(len(r["name"] or "") for r in rows)])
         for r in rows:
+            if r["kind"] == "upload_awaiting_review":
+                typer.echo(
+                    f"{r['kind']:<22} {r['section']:<10} {r['name'] or '':<{width}} "
+                    f"uploaded by {r['uploaded_by']}, awaiting the office's review"
+                )
+                continue
             what = (
                 f"floor {r['floor']} → {r['new_floor']}, rating if granted {r['rating_if_granted']}"
                 if r["kind"] == "floor_lowering_request"

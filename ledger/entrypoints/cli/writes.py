@@ -1,6 +1,6 @@
 """The ledger's write verbs and `log`, registered in the order `--help` lists them; here the
 verbs that append a file's items (`register`, `opening-balance`, `submit`, `fide-adjust`,
-`match`) or change a section (`correct`, `withdraw`, `reinstate`).
+`match`) or change a section (`correct`, `withdraw`, `reinstate`, `review`).
 
 The others live by concern: `admin` (`init`, roles), `decisions`, `publishing`, `log`; what
 they share (options, the report of a write) in `writing`.
@@ -13,6 +13,7 @@ one line on stderr and nothing appended.
 from __future__ import annotations
 
 from contextlib import closing
+from typing import Annotated
 
 import typer
 
@@ -53,6 +54,7 @@ def register(app: typer.Typer) -> None:
     app.command("correct")(correct)
     app.command("withdraw")(withdraw)
     app.command("reinstate")(reinstate)
+    app.command("review")(review)
     app.command("fide-adjust")(fide_adjust)
     app.command("award-money-floor")(award_money_floor)
     app.command("fide-uplift")(fide_uplift)
@@ -189,6 +191,26 @@ def reinstate(
 
     with reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
         entries = ledger.sections.reinstate(section_id, reason=reason, actor=actor)
+        _report(ledger, store, view, entries, dry_run, as_json)
+
+
+def review(
+    section_id: SectionId,
+    actor: Actor,
+    note: Annotated[
+        str | None, typer.Option(help="What the office found; recorded with the review.")
+    ] = None,
+    store: Store = DEFAULT_STORE,
+    dry_run: DryRun = False,
+    as_json: AsJson = False,
+    view: ViewOption = None,
+) -> None:
+    """Record the office's review of a section a tournament director uploaded: it leaves
+    `requests` (issue 32); its ratings do not change."""
+    from ledger.application import RatingsLedger
+
+    with reported(), closing(RatingsLedger(store, preview=dry_run)) as ledger:
+        entries = ledger.sections.review(section_id, note=note, actor=actor)
         _report(ledger, store, view, entries, dry_run, as_json)
 
 

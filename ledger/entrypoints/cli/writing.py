@@ -107,8 +107,9 @@ def _report(
 ) -> None:
     """The entries recorded (or that would be), then the ratings they change in the read
     model of the ledger's family (`ledger.federation`; unless not `always` and the read model
-    is not known: a PostgreSQL store without --view; never for a server's ledger, whose read
-    model is its site's); a correction's `changes` to the report first."""
+    is not known: a PostgreSQL store without --view; a server's ledger's, from its site's read
+    model, as the server answered the write: none for a dry run); a correction's `changes` to
+    the report first."""
     from ledger.entrypoints.interchange.section_diff import tally
     from ledger.federation import ledger_family
     from projections.consequences import consequences, render
@@ -117,6 +118,8 @@ def _report(
     known = always or dry_run or view is not None or scheme == "sqlite"
     known = known and scheme not in ("https", "http")  # a server's model is its site's
     report, problem = None, None
+    if entries and scheme in ("https", "http") and not dry_run:
+        report = getattr(ledger.recorder, "report", None)  # the server's (evidence/remote.py)
     if entries and known:
         try:
             family = ledger_family(ledger)

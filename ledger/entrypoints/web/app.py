@@ -96,6 +96,8 @@ class Site:
             f: view_path(store, view if f == family else None, f) for f in self.served.families
         }
         self.view = self.views[family]
+        if door is not None:
+            door.views = self.views  # a write's ratings report, from the site's read models
         self.family = family
         self.busy_ms = busy_ms  # how long one try waits for a read model another writer holds
         self.static = {p.name: p for p in STATIC.iterdir() if p.suffix in STATIC_TYPES}

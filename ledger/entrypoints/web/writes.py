@@ -24,10 +24,13 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 from uuid import UUID
 from wsgiref.types import StartResponse
+
+from eventsourcing.persistence import Notification, StoredEvent
 
 from ledger.entrypoints.web import answers
 from ledger.errors import (
@@ -129,6 +132,7 @@ class Door:
         self.limiter = limiter or Limiter()
         self._ledger: Any = None
         self._lock = threading.Lock()
+        self.views: dict[str, Path] = {}  # each family's read model (the site's), else beside
 
     def __call__(
         self, environ: Mapping[str, Any], start_response: StartResponse
@@ -184,10 +188,32 @@ class Door:
         posted = authenticated(recorder, body, MAX_WRITE_ENTRIES)
         self.limiter.take(posted.key)
         with self._lock:
+            report = self._report(recorder, posted.events)
             ids, sealed = admit(recorder, posted)
-        return wire.Written(
-            positions=list(ids), link=sealed.digest, position=sealed.position
-        ).model_dump()
+        answer = {"positions": list(ids), "link": sealed.digest, "position": sealed.position}
+        made = {"report": report} if report is not None else {}
+        return wire.Written.model_validate(answer | made).model_dump(exclude_unset=True)
+
+    def _report(self, recorder: Any, stored: list[StoredEvent]) -> dict[str, Any] | None:
+        """The ratings report of a write (projections/consequences.py, as a local write
+        prints it), made just before its append, under the door's lock: the entries at the
+        positions they take, through the read model caught up to the head, rolled back (after
+        the append a follower may have caught the model up first, leaving nothing to report).
+        None when it cannot be made: the write is appended all the same."""
+        from ledger.federation import ledger_family
+        from ledger.log import to_entry
+        from ledger.store import view_path
+        from projections.consequences import consequences
+
+        start = recorder.max_notification_id() or 0
+        entries = [to_entry(_at(e, start + i)) for i, e in enumerate(stored, start=1)]
+        try:
+            family = ledger_family(self._ledger)
+            path = self.views.get(family) or view_path(self.store, None, family)
+            report = consequences(self._ledger, path, entries, True, family)
+        except Exception:  # noqa: BLE001 - a report is not the write: the laptop says so
+            return None
+        return report | {"dry_run": False}
 
     def _recorder(self) -> Any:
         with self._lock:
@@ -200,6 +226,16 @@ class Door:
     def close(self) -> None:
         if self._ledger is not None:
             self._ledger.close()
+
+
+def _at(event: StoredEvent, position: int) -> Notification:
+    return Notification(
+        originator_id=event.originator_id,
+        originator_version=event.originator_version,
+        topic=event.topic,
+        state=event.state,
+        id=position,
+    )
 
 
 def _fault(exc: Exception) -> str:
