@@ -16,11 +16,12 @@ import importlib.util
 import json
 import re
 import sys
-import threading
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import pytest
+from door_helpers import serving
 from jsonschema import Draft202012Validator
 from markupsafe import escape
 from openapi_spec_validator import validate
@@ -28,11 +29,14 @@ from test_site_families import SECTION, SOKOLOV, _ledger
 from test_web import get
 from typer.testing import CliRunner
 
-from ledger import commands
+from ledger.application import RatingsLedger
+from ledger.commands import RegisterPlayer
+from ledger.domain import Player
 from ledger.entrypoints.cli import app
-from ledger.entrypoints.cli.serve import server
 from ledger.entrypoints.web import openapi
 from ledger.entrypoints.web.app import Site
+from ledger.evidence.remote import checkpoint_after, encoded, head_of
+from ledger.evidence.signing import Keyring
 from ledger.reading import open_ledger
 
 CHECKED_IN = Path(__file__).parent.parent / "docs" / "openapi.json"
@@ -98,8 +102,9 @@ def site(store):
 def _schema(operation: str, status: str = "200") -> Draft202012Validator:
     """The document's schema of an operation's answer, its references resolvable."""
     for item in openapi.document()["paths"].values():
-        if item["get"]["operationId"] == operation:
-            content = item["get"]["responses"][status]["content"]
+        found = next(iter(item.values()))
+        if found["operationId"] == operation:
+            content = found["responses"][status]["content"]
             schema = next(iter(content.values()))["schema"]
             return Draft202012Validator({**schema, "components": openapi.document()["components"]})
     raise AssertionError(operation)
@@ -131,10 +136,12 @@ def test_the_site_serves_its_document_at_api_v1_openapi_json(site):
 def test_every_page_and_every_familys_has_a_path_in_the_document():
     # Issue 32: "versioned paths (`/api/v1/…`) for every page's JSON twin" and the brief:
     # "make the versioned paths cover the per-family ones". 13 pages, each at `/` and at
-    # `/{family}`.
+    # `/{family}`, and the write door's 4 paths (web/writes.py), which are no family's.
     paths = openapi.document()["paths"]
-    assert len(paths) == 26
-    for path in [p for p in paths if not p.startswith("/{family}")]:
+    assert len(paths) == 26 + 4
+    door = {p for p in paths if p.startswith("/writes")}
+    assert door == {"/writes", "/writes/head", "/writes/records/{record}", "/writes/entries"}
+    for path in [p for p in paths if not p.startswith("/{family}") and p not in door]:
         assert "/{family}" + path.rstrip("/") in paths
     family = paths["/{family}/players/{player}"]["get"]["parameters"][0]
     assert family["schema"]["enum"] == ["uschess", "fide", "icu"]
@@ -159,7 +166,7 @@ def _operation_of(path: str) -> str:
     family = bool(parts) and parts[0] in ("fide", "icu")
     rest = "/" + "/".join(parts[1:] if family else parts)
     for item in openapi.document()["paths"].values():
-        operation = item["get"]["operationId"]
+        operation = next(iter(item.values()))["operationId"]
         template = next(p for p, i in openapi.document()["paths"].items() if i is item)
         if operation.startswith("family_") != family:
             continue
@@ -189,15 +196,16 @@ def test_the_withdrawn_section_is_answered_as_the_withdrawn_model(site):
     ],
 )
 def test_every_api_error_is_problem_details_with_the_pages_one_line(site, path, query, status):
-    # Issue 32: "errors as problem details (RFC 9457) with the same one-line messages";
-    # RFC 9457 §4.2.1: with no type of its own ("about:blank") the title is the status's
-    # phrase.
+    # Issue 32: "errors as problem details (RFC 9457) with the same one-line messages"; one
+    # convention with the write door's (decisions: "A stable, documented API"): the type our
+    # own URI with the error's kind, the title the status's phrase.
     answer = get(site, "/api/v1" + path, query)
     assert answer.status == status
     assert answer.headers["Content-Type"] == "application/problem+json"
     problem = answer.json()
     assert list(problem) == ["type", "title", "status", "detail"]
-    assert problem["type"] == "about:blank" and problem["status"] == status
+    kind = {400: "bad-input", 404: "not-found"}[status]
+    assert problem["type"] == "urn:ratings-ledger:problem:" + kind and problem["status"] == status
     assert problem["title"] == {400: "Bad Request", 404: "Not Found"}[status]
     page = get(site, path, query).text
     shown = re.search(r"<p class='error'>(.*)</p>", page)
@@ -212,6 +220,7 @@ def test_a_write_to_the_read_only_site_is_problem_details_405(site):
     assert answer.status == 405
     assert answer.headers["Content-Type"] == "application/problem+json"
     assert answer.json()["detail"] == "this site is read-only"
+    assert answer.json()["type"] == "urn:ratings-ledger:problem:method"  # the door's kind too
 
 
 def test_the_openapi_command_writes_the_checked_in_document(tmp_path):
@@ -256,23 +265,21 @@ def client(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def served(store):
-    httpd = server(Site(store), port=0, quiet=True)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_port}"
-    httpd.shutdown()
-    thread.join(30)
-    httpd.server_close()
+    """The ledger of the docstring served with its write door (`serve --writes`)."""
+    with serving(store) as door:
+        yield door.url
 
 
-def _call(base: str, operation: str, **values: str) -> tuple[str, dict[str, str]]:
-    """The URL of an operation of the document (its path's values filled in) and its query."""
+def _call(base: str, operation: str, **values: str) -> tuple[str, str, dict[str, str]]:
+    """The method and URL of an operation of the document (its path's values filled in) and
+    its query."""
     document = json.loads(httpx_get(base, "/api/v1/openapi.json"))
     for template, item in document["paths"].items():
-        if item["get"]["operationId"] == operation:
-            names = {p["name"] for p in item["get"]["parameters"] if p["in"] == "path"}
-            path = template.format(**{n: values.pop(n) for n in names})
-            return document["servers"][0]["url"] + path, values
+        for method, found in item.items():
+            if found["operationId"] == operation:
+                names = {p["name"] for p in found["parameters"] if p["in"] == "path"}
+                path = template.format(**{n: values.pop(n) for n in names})
+                return method, document["servers"][0]["url"] + path, values
     raise AssertionError(operation)
 
 
@@ -282,36 +289,82 @@ def httpx_get(base: str, path: str) -> str:
     return httpx.get(base + path, timeout=30).text
 
 
-def test_a_generated_client_reads_three_pages_and_sends_a_write_body(client, served, store):
+def test_a_generated_client_reads_three_pages_and_appends_a_signed_write(client, served, store):
     # Issue 32: "a client generated from it (any well-kept generator) calls three reads and
-    # one write successfully in a test". The write door (web/writes.py) takes stored events
-    # signed on the writer's machine, which a generated client cannot make: the write this
-    # client makes is a RegisterPlayer body built by the generated model, which the server's
-    # own command model accepts as it is, sent to the read-only site: refused 405 as problem
-    # details the client's model reads, and nothing appended.
+    # one write successfully in a test". The write is the door's (web/writes.py): the client
+    # reads the head, and signs the checkpoint its entry makes there. A write's only
+    # authentication is that signature, so a client needs the writer's private key: here the
+    # tests' keyring's key for `director`, used through the project's own signing code
+    # (`checkpoint_after`, the keyring's key), and the entry is made by the project's own
+    # domain and mapper; every value sent is built by the generated models.
     import httpx
 
     with httpx.Client(base_url=served, timeout=30) as http:
-        url, query = _call(served, "family_player", family="fide", player=SOKOLOV)
+        _, url, query = _call(served, "family_player", family="fide", player=SOKOLOV)
         player = client.Player.model_validate_json(http.get(url, params=query).content)
         assert player.ratings["FIDE"].official_rating == 2612  # test_site_families: 8.3.4
-        url, query = _call(served, "list", list="2024-11", sex="w")
+        _, url, query = _call(served, "list", list="2024-11", sex="w")
         listed = client.OneList.model_validate_json(http.get(url, params=query).content)
         assert [r.name for r in listed.rows] == ["Park, Chloe", "Chen, Fay"]  # the file's
         assert listed.total == 6  # women, of its six players
-        url, query = _call(served, "search_players", q="Sokolov")
+        _, url, query = _call(served, "search_players", q="Sokolov")
         found = client.Search.model_validate_json(http.get(url, params=query).content)
         assert [p.id for p in found.players] == [SOKOLOV]
 
-        body = client.RegisterPlayer(id="30000001", name="Okafor, Ada", adult=True)
-        sent = body.model_dump(mode="json", exclude_unset=True)
-        assert commands.RegisterPlayer.model_validate(sent).event_fields()["name"] == (
-            "Okafor, Ada"
-        )
-        with closing(open_ledger(store)) as ledger:
-            before = ledger.recorder.max_notification_id()
-        refused = http.post("/api/v1/players", json=sent)
-        problem = client.ProblemDetails.model_validate_json(refused.content)
-        assert (refused.status_code, problem.status) == (405, 405)
-        with closing(open_ledger(store)) as ledger:
-            assert ledger.recorder.max_notification_id() == before
+        _, url, _ = _call(served, "writes_head")
+        head = client.WriteHead.model_validate_json(http.get(url).content)
+        write = _signed_register(client, served, head, "30000001", "Okafor, Ada")
+        method, url, _ = _call(served, "writes_written")
+        answer = http.request(method, url, json=write.model_dump(mode="json"))
+        assert answer.status_code == 200, answer.text
+        written = client.Written.model_validate_json(answer.content)
+        assert written.positions == [head.next] and written.position == head.next
+
+        _, url, query = _call(served, "player", player="30000001")
+        registered = client.Player.model_validate_json(http.get(url, params=query).content)
+        assert registered.name == "Okafor, Ada"
+    with closing(open_ledger(store)) as ledger:
+        assert ledger.recorder.max_notification_id() == head.position + 1  # one entry
+
+
+def _signed_register(client: Any, url: str, head: Any, member: str, name: str) -> Any:
+    """The generated `Write` of a `register` of one player by `director`, signed at `head`:
+    the entry as the ledger stores it (the domain's fact through the mapper of a ledger
+    opened on the server's address, as a laptop's)."""
+    player = Player(member_id=member, **RegisterPlayer(id=member, name=name).profile(),
+                    actor="director")  # fmt: skip
+    with closing(RatingsLedger(url)) as remote:
+        stored = [remote.mapper.to_stored_event(e) for e in player.collect_events()]
+    signed_at = head_of(head.model_dump())
+    checkpoint = checkpoint_after(signed_at, stored)
+    key = Keyring().private_key("director")
+    assert key is not None
+    return client.Write(
+        ledger=signed_at.ledger,
+        actor="director",
+        head=signed_at.position,
+        checkpoint=client.SignedCheckpoint(
+            size=checkpoint.size, root=checkpoint.root, position=checkpoint.position
+        ),
+        signature=key.sign(checkpoint.body()).hex(),
+        events=[client.StoredEntry(**encoded(e)) for e in stored],
+    )
+
+
+def test_the_write_doors_answers_meet_their_schemas(served):
+    # Issue 32: the door's routes in the document ("an OpenAPI document generated from the
+    # same models that validate"): every door answer is what the document says it is, its
+    # refusals problem details of the one convention (decisions: "A stable, documented API").
+    import httpx
+
+    head = httpx.get(served + "/api/v1/writes/head", timeout=30).json()
+    assert _schema("writes_head").is_valid(head)
+    entries = httpx.get(served + "/api/v1/writes/entries?start=1&limit=3", timeout=30).json()
+    assert len(entries["entries"]) == 3 and _schema("writes_entries").is_valid(entries)
+    record = entries["entries"][0]["originator_id"]
+    events = httpx.get(served + f"/api/v1/writes/records/{record}", timeout=30).json()
+    assert events["events"] and _schema("writes_events").is_valid(events)
+    refused = httpx.post(served + "/api/v1/writes", json={"ledger": "x"}, timeout=30)
+    assert refused.status_code == 400
+    assert _schema("writes_written", "400").is_valid(refused.json())
+    assert refused.json()["type"] == "urn:ratings-ledger:problem:bad-input"

@@ -24,6 +24,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from eventsourcing.persistence import ApplicationRecorder, IntegrityError, StoredEvent
 
+from ledger.commands import parse
 from ledger.errors import AccessDenied, ConflictError, InvalidCommand
 from ledger.evidence.appending import extended, may_append
 from ledger.evidence.chain import Head
@@ -31,6 +32,7 @@ from ledger.evidence.checkpoints import Checkpoint, identity
 from ledger.evidence.remote import RemoteHead, decoded
 from ledger.evidence.signing import json_object
 from ledger.evidence.tables import links_of
+from ledger.evidence.wire import Write
 
 MOVED = "the ledger moved while the write was decided; nothing was appended — run it again"
 
@@ -76,53 +78,41 @@ def authenticated(recorder: ApplicationRecorder, body: Any, entries: int) -> Pos
     """A posted write (`body`, JSON) read and its signature checked (module docstring); at most
     `entries` entries. InvalidCommand for a malformed one or one for another ledger,
     AccessDenied for a signature that is not the actor's key's."""
-    posted = _read(body, entries)
+    write, events, signature = _read(body, entries)
     ours = _identity(recorder)
-    if ours is None or posted["ledger"] != ours:
+    if ours is None or write.ledger != ours:
         raise InvalidCommand(
-            (), f"the write is signed for ledger {posted['ledger']}, not this one ({ours})"
+            (), f"the write is signed for ledger {write.ledger}, not this one ({ours})"
         )
-    events, actor = posted["events"], posted["actor"]
+    actor = write.actor
     if any(json_object(e.state).get("actor") != actor for e in events):
         raise InvalidCommand((), f"every entry of a write is {actor!r}'s, its signer's")
     held = recorder.held_at(recorder.max_notification_id() or 0)  # type: ignore[attr-defined]
     key = held.keys.get(actor)
     if key is None:
         raise AccessDenied(f"the ledger holds no key for {actor!r}; nothing was appended")
-    checkpoint = Checkpoint(ours, posted["size"], posted["root"], position=posted["position"])
+    signed = write.checkpoint
+    checkpoint = Checkpoint(ours, signed.size, signed.root, position=signed.position)
     try:
-        Ed25519PublicKey.from_public_bytes(bytes.fromhex(key)).verify(
-            posted["signature"], checkpoint.body()
-        )
+        Ed25519PublicKey.from_public_bytes(bytes.fromhex(key)).verify(signature, checkpoint.body())
     except InvalidSignature:
         raise AccessDenied(
             f"the write's signature is not {actor!r}'s key's; nothing was appended"
         ) from None
-    return Posted(actor, key, checkpoint, posted["signature"], events)
+    return Posted(actor, key, checkpoint, signature, events)
 
 
-def _read(body: Any, entries: int) -> dict[str, Any]:
-    """The posted write's fields, typed; InvalidCommand naming the first that is not."""
+def _read(body: Any, entries: int) -> tuple[Write, list[StoredEvent], bytes]:
+    """The posted write validated by its model (`ledger.evidence.wire.Write`), its entries
+    as stored events and its signature's bytes; InvalidCommand naming what is not right."""
+    write = parse(Write, body)
+    if not 0 < len(write.events) <= entries:
+        raise InvalidCommand((), f"a write holds 1 to {entries} entries, not {len(write.events)}")
     try:
-        events = [decoded(e) for e in body["events"]]
-        read = {
-            "ledger": str(body["ledger"]),
-            "actor": str(body["actor"]),
-            "head": int(body["head"]),
-            "size": int(body["checkpoint"]["size"]),
-            "root": str(body["checkpoint"]["root"]),
-            "position": int(body["checkpoint"]["position"]),
-            "signature": bytes.fromhex(str(body["signature"])),
-            "events": events,
-        }
-    except (KeyError, TypeError, ValueError) as exc:
-        why = f"{type(exc).__name__}: {exc}"
-        raise InvalidCommand((), f"the write cannot be read ({why})") from None
-    if not 0 < len(events) <= entries:
-        raise InvalidCommand((), f"a write holds 1 to {entries} entries, not {len(events)}")
-    if any(type(e) is not StoredEvent for e in events):
-        raise InvalidCommand((), "a write's entries have no positions (the ledger gives them)")
-    return read
+        events = [decoded(e.model_dump()) for e in write.events]
+    except ValueError as exc:
+        raise InvalidCommand((), f"the write cannot be read (ValueError: {exc})") from None
+    return write, events, bytes.fromhex(write.signature)
 
 
 def admit(recorder: ApplicationRecorder, posted: Posted) -> tuple[Sequence[int], Head]:

@@ -41,6 +41,7 @@ from ledger.evidence.chain import Head
 from ledger.evidence.checkpoints import Checkpoint
 from ledger.evidence.merkle import Frontier, leaf_hash
 from ledger.evidence.signing import message
+from ledger.evidence.wire import Write, WriteHead
 
 DOOR = "/api/v1/writes"  # the write door's paths on the server
 REMOTE_URL = "REMOTE_URL"  # the application's setting naming the server
@@ -92,26 +93,27 @@ def decoded(data: dict[str, Any]) -> StoredEvent:
     return StoredEvent(*fields)
 
 
-def head_json(head: RemoteHead) -> dict[str, Any]:
+def head_json(head: RemoteHead) -> WriteHead:
+    """The head as the door answers it."""
     held = head.held
-    return {
-        "ledger": head.ledger,
-        "position": head.position,
-        "next": head.next,
-        "size": head.frontier.size,
-        "frontier": [h.hex() for h in head.frontier.stack],
-        "end": held.end,
-        "keys": held.keys,
-        "roles": {k: sorted(v) for k, v in held.roles.items()},
-    }
+    return WriteHead(
+        ledger=head.ledger,
+        position=head.position,
+        next=head.next,
+        size=head.frontier.size,
+        frontier=[h.hex() for h in head.frontier.stack],
+        end=held.end,
+        keys=held.keys,
+        roles={k: sorted(v) for k, v in held.roles.items()},
+    )
 
 
 def head_of(data: dict[str, Any]) -> RemoteHead:
-    frontier = Frontier(int(data["size"]), [bytes.fromhex(h) for h in data["frontier"]])
-    roles = {str(k): set(v) for k, v in data["roles"].items()}
-    held = Held(int(data["end"]), dict(data["keys"]), roles)
-    position, following = int(data["position"]), int(data["next"])
-    return RemoteHead(str(data["ledger"]), position, following, frontier, held)
+    """The door's answer as the head a write is decided against."""
+    read = WriteHead.model_validate(data)
+    frontier = Frontier(read.size, [bytes.fromhex(h) for h in read.frontier])
+    held = Held(read.end, dict(read.keys), {k: set(v) for k, v in read.roles.items()})
+    return RemoteHead(read.ledger, read.position, read.next, frontier, held)
 
 
 def checkpoint_after(head: RemoteHead, stored: Sequence[StoredEvent]) -> Checkpoint:
@@ -178,20 +180,22 @@ class RemoteRecorder(ApplicationRecorder):
         checkpoint = checkpoint_after(head, stored_events)
         signature = signer(checkpoint.body())
         actor = json.loads(stored_events[-1].state).get("actor", "")
-        posted = {
-            "ledger": head.ledger,
-            "actor": actor,
-            "head": head.position,
-            "checkpoint": {
-                "size": checkpoint.size,
-                "root": checkpoint.root,
-                "position": checkpoint.position,
-            },
-            "signature": signature.hex(),
-            "events": [encoded(e) for e in stored_events],
-        }
+        posted = Write.model_validate(  # the door's shape, checked before it is sent
+            {
+                "ledger": head.ledger,
+                "actor": actor,
+                "head": head.position,
+                "checkpoint": {
+                    "size": checkpoint.size,
+                    "root": checkpoint.root,
+                    "position": checkpoint.position,
+                },
+                "signature": signature.hex(),
+                "events": [encoded(e) for e in stored_events],
+            }
+        )
         self.head = None  # the next write reads the head again
-        answer = self._call("", posted)
+        answer = self._call("", posted.model_dump())
         self.report = answer.get("report")
         if sealed is not None:  # the receipt's checkpoint signed, as a local write's
             signed = checkpoint.with_signature(actor, signature)

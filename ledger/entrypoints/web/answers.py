@@ -17,11 +17,18 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
+from ledger.evidence.remote import PROBLEM
 from projections.queries.search import MATCHES
 
 # A number as stored: an integer is kept an integer (pydantic's `float` would write 5 as 5.0).
 Number = Annotated[int | float, WithJsonSchema({"type": "number"})]
 Json = Annotated[Any, WithJsonSchema({})]  # any JSON value (a stored payload or detail)
+# A site error's kind (its problem's type, after `PROBLEM`), by its status.
+SITE_KINDS = {400: "bad-input", 404: "not-found", 405: "method", 414: "too-long", 500: "fault",
+              503: "store"}  # fmt: skip
+# The write door's own kinds besides those (web/writes.py; `remote.refusal` reads them back).
+DOOR_KINDS = ("head-moved", "conflict", "roles", "store-says", "length", "too-large",
+              "rate-limited")  # fmt: skip
 
 
 class Answer(BaseModel):
@@ -403,10 +410,20 @@ class ProblemDetails(Answer):
     """An error (RFC 9457, `application/problem+json`): `detail` is the one line the CLI and
     the HTML page say."""
 
-    type: str
-    title: str
+    type: str = Field(description=f"`{PROBLEM}` and the error's kind: " + ", ".join(
+        sorted({*SITE_KINDS.values(), *DOOR_KINDS})))  # fmt: skip
+    title: str = Field(description="the status's phrase")
     status: int
     detail: str
+
+
+def problem(status: int, title: str, detail: str, kind: str = "") -> ProblemDetails:
+    """The one convention of every API error, the site's and the write door's: the type our
+    own (`PROBLEM` and a kind: the status's on the site, `SITE_KINDS`; the door names its
+    own), the title the status's phrase, the detail the error's one line."""
+    return ProblemDetails(
+        type=PROBLEM + (kind or SITE_KINDS[status]), title=title, status=status, detail=detail
+    )
 
 
 def dump(answer: BaseModel) -> bytes:

@@ -268,12 +268,9 @@ def _api(path: str) -> tuple[bool, str]:
 
 
 def _problem(exc: HttpError) -> answers.ProblemDetails:
-    """An API error as problem details (RFC 9457): no type of its own (`about:blank`), so the
-    title is the status's phrase; the detail is the error's one line."""
+    """An API error as problem details (RFC 9457, `answers.problem`): its kind its status's."""
     code, _, phrase = exc.status.partition(" ")
-    return answers.ProblemDetails(
-        type="about:blank", title=phrase, status=int(code), detail=exc.message
-    )
+    return answers.problem(int(code), phrase, exc.message)
 
 
 def _unexpected(exc: Exception) -> HttpError:

@@ -18,6 +18,7 @@ from ledger.door import Command
 from ledger.entrypoints.web import answers
 from ledger.entrypoints.web.render import API
 from ledger.entrypoints.web.routes import ROUTES, WHEN, Param, Route
+from ledger.evidence import wire
 from ledger.rules.families import NAMES
 
 DOCUMENT = "openapi.json"  # its name under `API`
@@ -30,16 +31,43 @@ ERRORS = {
     "500": "a fault of the site",
     "503": "the ledger or read model cannot be read now (Retry-After when busy)",
 }
+# The write door's refusals (`serve --writes`, web/writes.py), by the kind in their type.
+DOOR_ERRORS = {
+    "400": "bad-input: a body or parameter that cannot be read, or refused by the rules",
+    "403": "roles: the actor's key or roles do not allow the write",
+    "404": "not-found or store-says: no such door path or record",
+    "409": "head-moved (decide the write again at the new head) or conflict",
+    "411": "length: a write states its Content-Length",
+    "413": "too-large: a body over the door's limit",
+    "429": "rate-limited: too many writes with this key (Retry-After)",
+    "500": "fault: a fault of the server",
+    "503": "store: the store cannot be used now",
+}
+DOOR_PARAMS = {
+    "records": [Param(n, d, integer=True) for n, d in (
+        ("gt", "versions after this one"), ("lte", "versions up to this one"),
+        ("desc", "1: newest first"), ("limit", "at most this many"))],
+    "entries": [Param(n, d, integer=n != "topic") for n, d in (
+        ("start", "the first position"), ("limit", "at most this many (at most 1000)"),
+        ("stop", "the last position"), ("topic", "only this fact kind (repeatable)"),
+        ("inclusive", "0: after `start`, not from it"))],
+}  # fmt: skip
 DESCRIPTION = """The read API of a ratings ledger: every page of the site as JSON.
 
 Versioning: every path here is under `/api/v1`. Within v1 an answer only gains fields (a
 client must ignore a field it does not know) and a page only gains optional parameters;
 removing or renaming a field, changing a field's type or meaning, or removing a page makes
 `/api/v2`. `/api/...` without a version answers as the newest version does and promises
-nothing. Every error is problem details (RFC 9457, `application/problem+json`), its `detail`
-the one line the site and the command line say. A family's pages answer at `/{family}/...`
-too (the default family at `/`). The `components` also hold the models of the write
-commands (the bodies a write takes: ledger/commands.py)."""
+nothing. Every error is problem details (RFC 9457, `application/problem+json`), its `type`
+`urn:ratings-ledger:problem:` and the error's kind (the site's and the write door's alike),
+its `detail` the one line the site and the command line say. A family's pages answer at
+`/{family}/...` too (the default family at `/`). The `components` also hold the models of the write
+commands (ledger/commands.py: what the entries of a write hold).
+
+The write door (`/writes...`) answers only on a server started with `serve --writes`: a
+write is the stored entries signed on the writer's machine with the actor's key over the
+checkpoint they make at the head read from `/writes/head` (ledger/evidence/remote.py is the
+command line's client); the signature is its only authentication."""
 
 
 def text() -> str:
@@ -55,6 +83,7 @@ def document() -> dict[str, Any]:
     for page in ROUTES:
         paths[page.path] = {"get": _operation(page, schemas, family=False)}
         paths["/{family}" + page.path.rstrip("/")] = {"get": _operation(page, schemas, True)}
+    paths.update(_door(schemas))
     return {
         "openapi": "3.1.0",
         "info": {"title": "ratings-ledger", "version": VERSION, "description": DESCRIPTION},
@@ -72,6 +101,10 @@ def _schemas() -> dict[str, Any]:
     ]
     entries.append(("problem", "serialization", TypeAdapter(answers.ProblemDetails)))
     entries += [(m.__name__, "validation", TypeAdapter(m)) for m in write_bodies()]
+    entries.append(("write", "validation", TypeAdapter(wire.Write)))
+    answered = {"head": wire.WriteHead, "written": wire.Written, "events": wire.Events,
+                "entries": wire.Entries}  # fmt: skip
+    entries += [(k, "serialization", TypeAdapter(m)) for k, m in answered.items()]
     top, defs = TypeAdapter.json_schemas(entries, ref_template=REF)
     out: dict[str, Any] = {key: schema for (key, _), schema in top.items()}
     out["$defs"] = defs.get("$defs", {})
@@ -110,6 +143,32 @@ def _operation(page: Route, schemas: dict[str, Any], family: bool) -> dict[str, 
             **{code: {"description": why, "content": problem} for code, why in ERRORS.items()},
         },
     }
+
+
+def _door(schemas: dict[str, Any]) -> dict[str, Any]:
+    """The write door's paths (module docstring of web/writes.py)."""
+    problem = {"application/problem+json": {"schema": schemas["problem"]}}
+    errors = {code: {"description": why, "content": problem} for code, why in DOOR_ERRORS.items()}
+
+    def answer(name: str, summary: str, params: list[dict[str, Any]]) -> dict[str, Any]:
+        ok = {"description": summary, "content": {"application/json": {"schema": schemas[name]}}}
+        return {"operationId": "writes_" + name, "summary": summary, "parameters": params,
+                "responses": {"200": ok, **errors}}  # fmt: skip
+
+    post = answer("written", "append a signed write whole, or refuse it whole", [])
+    post["requestBody"] = {
+        "required": True,
+        "content": {"application/json": {"schema": schemas["write"]}},
+    }
+    record = _path_param("record", "the record's id (a UUID)")
+    return {
+        "/writes": {"post": post},
+        "/writes/head": {"get": answer("head", "the head a writer signs at", [])},
+        "/writes/records/{record}": {"get": answer("events", "a record's stored entries",
+            [record, *map(_query, DOOR_PARAMS["records"])])},
+        "/writes/entries": {"get": answer("entries", "stored entries by position",
+            list(map(_query, DOOR_PARAMS["entries"])))},
+    }  # fmt: skip
 
 
 def _path_param(name: str, description: str = "") -> dict[str, Any]:

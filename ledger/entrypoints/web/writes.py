@@ -32,6 +32,7 @@ from wsgiref.types import StartResponse
 
 from eventsourcing.persistence import Notification, StoredEvent
 
+from ledger.entrypoints.web import answers
 from ledger.errors import (
     AccessDenied,
     ConflictError,
@@ -39,7 +40,8 @@ from ledger.errors import (
     LedgerError,
     UnknownRecord,
 )
-from ledger.evidence.remote import DOOR, PROBLEM, READ_PAGE, encoded, head_json
+from ledger.evidence import wire
+from ledger.evidence.remote import DOOR, READ_PAGE, encoded, head_json
 
 MAX_WRITE_BYTES = 4 * 1024 * 1024  # a write's body: a section of 500 players is under 1 MiB
 MAX_WRITE_ENTRIES = 5000  # entries in one write (an import's players and its section)
@@ -72,9 +74,9 @@ class Refused(Exception):
 
 
 def problem(status: int, kind: str, detail: str) -> dict[str, Any]:
-    """RFC 9457 problem details: the one function every refusal of the door is made by."""
-    return {"type": PROBLEM + kind, "title": TITLES.get(status, "Error"), "status": status,
-            "detail": detail}  # fmt: skip
+    """RFC 9457 problem details, the site's convention (`answers.problem`): every refusal of
+    the door is made by this function."""
+    return answers.problem(status, TITLES.get(status, "Error"), detail, kind).model_dump()
 
 
 def refused(exc: LedgerError) -> Refused:
@@ -169,13 +171,14 @@ class Door:
         if route == "head":
             from ledger.evidence.admission import head
 
-            return head_json(head(recorder))
+            return head_json(head(recorder)).model_dump()
         if route.startswith("records/"):
             found = recorder.select_events(_uuid(route[len("records/") :]), **_events_asked(query))
-            return {"events": [encoded(e) for e in found]}
+            return wire.Events.model_validate({"events": list(map(encoded, found))}).model_dump()
         if route == "entries":
             found = recorder.select_notifications(**_entries_asked(query))
-            return {"entries": [encoded(n) for n in found]}
+            answer = {"entries": list(map(encoded, found))}
+            return wire.Entries.model_validate(answer).model_dump()
         raise Refused(404, "not-found", f"no write door path {route!r}")
 
     def _write(self, body: object) -> object:
@@ -188,7 +191,8 @@ class Door:
             report = self._report(recorder, posted.events)
             ids, sealed = admit(recorder, posted)
         answer = {"positions": list(ids), "link": sealed.digest, "position": sealed.position}
-        return answer | ({"report": report} if report is not None else {})
+        made = {"report": report} if report is not None else {}
+        return wire.Written.model_validate(answer | made).model_dump(exclude_unset=True)
 
     def _report(self, recorder: Any, stored: list[StoredEvent]) -> dict[str, Any] | None:
         """The ratings report of a write (projections/consequences.py, as a local write
