@@ -11,9 +11,7 @@ import json
 
 import pytest
 from test_fide_floor import BELOW, ORTIZ, PARK
-from typer.testing import CliRunner
-
-from ledger.entrypoints.cli import app
+from trf_helpers import imported
 
 SECTION = "2024-09-14-lakeside-fide-open-2024"
 
@@ -21,14 +19,7 @@ SECTION = "2024-09-14-lakeside-fide-open-2024"
 @pytest.fixture
 def cli(ledger, store_url, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # a PostgreSQL store's read model goes in the current folder
-    runner = CliRunner()
-
-    def run(*args: str) -> str:
-        result = runner.invoke(app, [*args, "--store", store_url])
-        assert result.exit_code == 0, result.output
-        return result.output
-
-    run("import", "trf", str(BELOW), "--register-players", "--actor", "director")
+    run = imported(store_url, BELOW)
     return lambda *args: run(*args, "--rules-family", "fide")
 
 

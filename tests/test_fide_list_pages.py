@@ -6,9 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
-
-from ledger.entrypoints.cli import app
+from trf_helpers import imported
 
 LAKESIDE = Path(__file__).parent / "fixtures" / "lakeside-fide-open-2024.trf"
 SECTION = "2024-09-14-lakeside-fide-open-2024"
@@ -19,25 +17,9 @@ PLAYERS = ["14700011", "5500012", "2000002", "2000006", "300001"]
 @pytest.fixture
 def cli(ledger, store_url, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # a PostgreSQL store's read model goes in the current folder
-    runner = CliRunner()
-
-    def run(*args: str) -> str:
-        result = runner.invoke(app, [*args, "--store", store_url])
-        assert result.exit_code == 0, result.output
-        return result.output
-
-    run("import", "trf", str(LAKESIDE), "--register-players", "--actor", "director")
-    run(
-        "publish-list",
-        "--family",
-        "fide",
-        "--name",
-        "2024-10",
-        "--as-of",
-        "2024-10-01",
-        "--actor",
-        "director",
-    )
+    run = imported(store_url, LAKESIDE)
+    run("publish-list", "--family", "fide", "--name", "2024-10", "--as-of", "2024-10-01",
+        "--actor", "director")  # fmt: skip
     return lambda *args: run(*args, "--rules-family", "fide")
 
 

@@ -58,3 +58,17 @@ def ledger(tmp_path: Path) -> Callable[..., Result]:
 
 def import_trf(cli: Callable[..., Result], path: Path, *options: str) -> Result:
     return cli("import", "trf", str(path), "--register-players", "--actor", "ed", *options)
+
+
+def imported(store_url: str, path: Path) -> Callable[..., str]:
+    """The CLI on `store_url` (each call must exit 0; its output returned), after a director's
+    `import trf` of `path` registering its players."""
+    runner = CliRunner()
+
+    def run(*args: str) -> str:
+        result = runner.invoke(main_app, [*args, "--store", store_url])
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    run("import", "trf", str(path), "--register-players", "--actor", "director")
+    return run
