@@ -81,6 +81,9 @@ SECURITY_HEADERS = [
     ("Referrer-Policy", "no-referrer"),
 ]
 VALIDATOR: ContextVar[Validator] = ContextVar("validator")  # set by `_page` per request
+# The times of a request whose family is being looked for (`Site._page`): an error page's
+# switch then links each family's home with them.
+HOMES: ContextVar[When | None] = ContextVar("homes", default=None)
 
 
 class Site:
@@ -178,6 +181,8 @@ class Site:
             exc = raised if isinstance(raised, HttpError) else _unexpected(raised)
             if api:
                 return exc.status, PROBLEM, _indented(answers.dump(_problem(exc))), exc.headers
+            if not SWITCH.get() and (when := HOMES.get()) is not None:
+                SWITCH.get().extend(self.served.homes(when))  # each family's home
             page = render(
                 "error.html", title=exc.status, when=When(), keep=None, message=exc.message
             )
@@ -193,7 +198,7 @@ class Site:
     def _page(self, route: str, query: dict[str, str], api: bool) -> object:
         """The answer of the family `route` names (the default one without a prefix): its
         words, its address and its switch set for the page's templates."""
-        SWITCH.get().extend(self.served.homes(asked_when(query)))  # an error page's
+        HOMES.set(asked_when(query))  # an error page's switch, made only for one
         family, prefix, rest = self.served.split(route)
         words = rules_family(family).words
         FEDERATION.set(words.federation)
@@ -272,6 +277,7 @@ def _page(route: str, asked: str, found: list[ReadBreak], validator: Validator) 
         (SYSTEM_WORDS, SYSTEM_WORDS.set({})),
         (BASE, BASE.set("")),
         (SWITCH, SWITCH.set([])),
+        (HOMES, HOMES.set(None)),
         (BROKEN, BROKEN.set(found)),
     ]
     try:
