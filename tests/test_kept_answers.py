@@ -5,6 +5,9 @@ request)")."""
 
 from __future__ import annotations
 
+import threading
+from urllib.parse import urlencode
+
 import pytest
 from projection_helpers import Ledger, round_robin
 from test_web import get
@@ -14,6 +17,8 @@ from ledger.entrypoints.cli.serve import KEEP_MB
 from ledger.entrypoints.web import players, sessions
 from ledger.entrypoints.web.app import Site
 from ledger.entrypoints.web.sessions import KEPT_BYTES, Kept, Known, Validator
+from ledger.log import read_entries
+from projections import session
 
 A, B, C, D = "20000001", "20000002", "20000003", "20000004"
 
@@ -144,3 +149,25 @@ def test_past_models_beyond_the_few_kept_are_removed_and_all_go_with_the_site(le
     assert [p.name for p in folder.iterdir()] == [f"uschess-{last}"]
     site.close()
     assert not folder.exists()
+
+
+def test_a_moments_position_is_found_once_by_a_process_whichever_thread_asks(ledger, monkeypatch):
+    # issue 33: "no log scan from position 0 for a date" per request: once a process
+    app, store = ledger
+    moment = list(read_entries(app.app, 0))[-2].recorded_at
+    app.submit(round_robin("FEB", [A, D], "2024-02-03"))
+    site = Site(store)
+    scanned = _counting(monkeypatch, session.ReadSession, "position")
+    answers = []
+
+    def ask(player: str) -> None:
+        asked = urlencode({"as_known_at": moment})
+        answers.append(get(site, f"/api/players/{player}", asked).status)
+
+    ask(A)
+    other = threading.Thread(target=ask, args=(D,))
+    other.start()
+    other.join()
+    assert answers == [200, 200]
+    assert len(scanned) == 1
+    site.close()

@@ -65,7 +65,7 @@ class Held:
     """One thread's session of one family: the session, its change signal (and what closes
     it), the signal's value at its last catch-up, the ledger's last position then and the
     write its checked read stopped at (issue 28), and the positions of the as-known-at values
-    asked."""
+    asked (the process's, shared by its threads and families: `Sessions.moments`)."""
 
     session: ReadSession
     changed: Callable[[], int]
@@ -118,6 +118,9 @@ class Sessions:
         self.catches_up = catches_up
         self.local = threading.local()
         self.pasts = Pasts()
+        # the positions of the as-known-at values asked, shared by the threads and the
+        # families (all read one ledger): a moment's log scan once a process
+        self.moments: dict[str, int] = {}
 
     def session(self, family: str) -> Held:
         """This thread's session of `family`, caught up if the ledger changed since it last
@@ -180,7 +183,7 @@ class Sessions:
         except BaseException:
             session.close()
             raise
-        held = Held(session, changed, stop, changed(), 0)
+        held = Held(session, changed, stop, changed(), 0, self.moments)
         try:
             session.check()  # a worker's too: its model must be this ledger's
             held.breaks = self._caught_up(session)
