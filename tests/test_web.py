@@ -18,6 +18,7 @@ from projection_helpers import Ledger, round_robin
 from ledger.application import RatingsLedger
 from ledger.entrypoints.cli.serve import serve, server
 from ledger.entrypoints.web.app import Site
+from ledger.entrypoints.web.sessions import Kept
 from ledger.log import read_entries
 
 A, B, C = "20000001", "20000002", "20000003"
@@ -40,6 +41,13 @@ def site(tmp_path_factory):
     ledger.correct(round_robin("MAR", [A, B], "2024-03-02", results={(A, B): "1/2-1/2"}))
     ledger.app.close()
     return Site(store)
+
+
+@pytest.fixture(autouse=True)
+def answers_made_afresh(site, monkeypatch):
+    """Each test's answers are made, not served from those an earlier test's requests kept
+    (their making is what most tests here watch; test_kept_answers.py checks the keeping)."""
+    monkeypatch.setattr(site, "kept", Kept())
 
 
 class Response:

@@ -35,16 +35,45 @@ SECTIONS_REMEMBERED = 8192  # reports whose games by player `played` keeps (a fe
 @dataclass(frozen=True)
 class Played:
     """A section's report as `player_sections` reads it: its name, each game's (white,
-    result), and for each player the indexes of his games and his byes."""
+    result), for each player the indexes of his games and his byes, and his score and games
+    counted (`totals`: what a page of one record reads, with no loop of its own)."""
 
     event_name: str | None
     games: list[tuple[str | None, str]]
     games_of: dict[str | None, list[int]]
     byes_of: dict[str | None, list[str]]
+    totals: dict[str | None, tuple[float, int]]
+
+    def score(self, ids: set[str]) -> tuple[float, int]:
+        """The points and the games (a forfeit is no game) of the records `ids` of one
+        person: a game between two of them counted once, a bye at its value."""
+        if len(ids) == 1:
+            return self.totals.get(next(iter(ids)), (0.0, 0))
+        return self.counted(ids)
+
+    def counted(self, ids: set[str]) -> tuple[float, int]:
+        """`score`, counted game by game."""
+        score, games = 0.0, 0
+        for g in sorted({n for i in ids for n in self.games_of.get(i, ())}):
+            white, result = self.games[g]
+            score += points(result, white in ids)
+            games += "F" not in result
+        for i in ids:
+            score += sum(BYE_POINTS.get(b, 0.0) for b in self.byes_of.get(i, ()))
+        return score, games
+
+
+BYE_POINTS = {"full": 1.0, "half": 0.5, "zero": 0.0}
+
+
+def points(result: str, white: bool) -> float:
+    """The player's points from a result string; a forfeit counts as its result."""
+    left, _, right = result.replace("½", "1/2").replace("F", "").partition("-")
+    return {"1": 1.0, "1/2": 0.5}.get(left if white else right, 0.0)
 
 
 @functools.lru_cache(maxsize=SECTIONS_REMEMBERED)
-def played(payload: str) -> Played:
+def played(payload: bytes | str) -> Played:
     """A report's games by player, remembered by its stored JSON (a corrected report is
     another text, so never an old answer); a page of a player's sections reads only his."""
     report = _REPORT.decode(payload)
@@ -57,4 +86,8 @@ def played(payload: str) -> Played:
     for b in report.byes:
         byes_of.setdefault(b.player, []).append(b.bye)
     games = [(g.white, g.result) for g in report.games]
-    return Played(report.event_name, games, games_of, byes_of)
+    found = Played(report.event_name, games, games_of, byes_of, {})
+    for one in games_of.keys() | byes_of.keys():
+        if one is not None:
+            found.totals[one] = found.counted({one})
+    return found

@@ -14,9 +14,6 @@ if TYPE_CHECKING:
     from projections.schema import ReadModel
 
 
-BYE_POINTS = {"full": 1.0, "half": 0.5, "zero": 0.0}
-
-
 def section_status(view: ReadModel, section_id: str) -> str | None:
     """`submitted`, `corrected` or `withdrawn`; None for a section not in the ledger."""
     row = view.db.execute(
@@ -87,12 +84,13 @@ def section_record(view: ReadModel, section_id: str) -> dict[str, Any] | None:
 def player_sections(view: ReadModel, player_id: str) -> list[dict[str, Any]]:
     """The rated sections a player played, newest first: event, dates, the player's score
     and games, and per system the rating before and after (his history rows in one query;
-    each report's games indexed by player once: `played`)."""
+    each report's games indexed by player once: `played`, remembered by its bytes, which
+    SQLite hands over as they are stored, never decoded into a string for each page)."""
     from projections.queries.played import played
 
     ids = person(view, player_id)  # a record merged into his plays as him
     rows = view.db.execute(
-        "select i.key, i.start, i.end, i.payload from item_players p "
+        "select i.key, i.start, i.end, cast(i.payload as blob) from item_players p "
         "join items i on i.key = p.item_key "
         "where p.player = ? and i.kind = 'section' order by i.sort_key desc",
         [player_id],
@@ -110,13 +108,7 @@ def player_sections(view: ReadModel, player_id: str) -> list[dict[str, Any]]:
     out = []
     for key, first, last, payload in rows:
         report = played(payload)
-        score, games = 0.0, 0
-        for g in sorted({n for i in ids for n in report.games_of.get(i, ())}):
-            white, result = report.games[g]
-            score += _points(result, white in ids)
-            games += "F" not in result
-        for i in ids:
-            score += sum(BYE_POINTS.get(b, 0.0) for b in report.byes_of.get(i, ()))
+        score, games = report.score(ids)
         out.append(
             {
                 "section_id": key.removeprefix("section:"),
@@ -142,16 +134,12 @@ def _played_rating(
     """A section's rating before and after; a change that waits for the next list (FIDE
     10.65, 8.3.2: rated from Ro, summed onto the list) also as `pending_change` (ΔR)."""
     out = {"before": pre, "after": post, "official_after": official}
+    if pre is None or pre != post:  # only an unchanged rating may wait for a list
+        return out
     waiting = json.loads(detail or "{}")
-    if pre is not None and pre == post and "list" in waiting:
+    if "list" in waiting:
         out["pending_change"] = waiting.get("rating_change", 0.0)  # 0.0 is left out
     return out
-
-
-def _points(result: str, white: bool) -> float:
-    """The player's points from a result string; a forfeit counts as its result."""
-    left, _, right = result.replace("½", "1/2").replace("F", "").partition("-")
-    return {"1": 1.0, "1/2": 0.5}.get(left if white else right, 0.0)
 
 
 def section_report(view: ReadModel, section_id: str) -> dict[str, Any] | None:

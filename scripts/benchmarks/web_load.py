@@ -1,6 +1,8 @@
 """List day (issue 33): closed-loop clients against `serve` and, as the baseline in the same run,
-Datasette serving the same read model's `players` table; rounds alternate (ours, Datasette's,
-ours, …) and each side's median rate and p99 are reported, with their ratio.
+Datasette serving the same read model's `players` table. A cold round first (every player asked
+once, by our server never asked before, so no answer of it is kept), then warm rounds that
+alternate (ours, ours with `--keep 0`, Datasette's, ours, …); each side's median rate and p99
+are reported, with their ratios.
 
 Each of `clients` threads asks, on one kept-alive connection, one player's JSON page after
 another (players in a seeded random order, the same order for both servers): ours is
@@ -27,7 +29,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # scripts/, however loaded
@@ -65,20 +66,26 @@ def _free_port() -> int:
 
 
 def _round(
-    port: int, paths: list[str], clients: int, seconds: float, tags: dict[str, str] | None = None
+    port: int,
+    paths: list[str],
+    clients: int,
+    seconds: float,
+    tags: dict[str, str] | None = None,
+    once: bool = False,
 ) -> dict:
     """One closed-loop round: each client asks its next path as soon as the last answer
-    came; requests per second and latency percentiles over every answer (all must be 200, or
-    304 when `tags` are sent)."""
+    came, for `seconds` (`once`: until every path was asked once, none twice); requests per
+    second and latency percentiles over every answer (all must be 200, or 304 when `tags` are
+    sent)."""
     latencies: list[list[float]] = [[] for _ in range(clients)]
     failures: list[str] = []
-    stop = time.monotonic() + seconds
+    stop = time.monotonic() + (START_SECONDS if once else seconds)
     seen: dict[str, str] = {}
 
     def client(n: int) -> None:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         i = n
-        while time.monotonic() < stop:
+        while time.monotonic() < stop and not (once and i >= len(paths)):
             path = paths[i % len(paths)]
             i += clients
             headers = {"If-None-Match": tags[path]} if tags and path in tags else {}
@@ -123,6 +130,38 @@ def _round(
     }
 
 
+def _cpu_seconds(group: int) -> float:
+    """The CPU seconds (user and system) the processes of process group `group` have used
+    (Linux: /proc); a steadier measure of a server's cost than a rate on a busy machine."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    used = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        if int(fields[2]) == group:  # pgrp; utime and stime follow
+            used += int(fields[11]) + int(fields[12])
+    return used / ticks
+
+
+def _measured(
+    group: int,
+    port: int,
+    paths: list[str],
+    clients: int,
+    seconds: float,
+    tags: dict[str, str] | None = None,
+    once: bool = False,
+) -> dict:
+    """`_round`, with the CPU the server (process group `group`) spent on each answer."""
+    before = _cpu_seconds(group)
+    found = _round(port, paths, clients, seconds, tags, once)
+    spent = _cpu_seconds(group) - before
+    found["server_cpu_ms_per_request"] = round(1000 * spent / found["requests"], 2)
+    return found
+
+
 def _side(rounds: list[dict]) -> dict:
     return {
         "rounds_requests_per_s": [r["requests_per_s"] for r in rounds],
@@ -130,6 +169,9 @@ def _side(rounds: list[dict]) -> dict:
         "median_requests_per_s": statistics.median(r["requests_per_s"] for r in rounds),
         "median_p99_ms": statistics.median(r["p99_ms"] for r in rounds),
         "median_latency_ms": statistics.median(r["median_ms"] for r in rounds),
+        "median_server_cpu_ms_per_request": statistics.median(
+            r["server_cpu_ms_per_request"] for r in rounds
+        ),
         "failures": sum(r["failures"] for r in rounds),
         "first_failures": [f for r in rounds for f in r["first_failures"]][:3],
     }
@@ -159,64 +201,91 @@ def web_load(
     workers: int = WORKERS,
     seed: int = 7,
 ) -> dict:
-    """Our `serve --workers` and Datasette on the same read model `view` (caught up, or
-    caught up by our server first), `rounds` alternating rounds each, then a round of
-    revalidations of our pages."""
+    """Our `serve --workers` (with its kept answers, and a second one with `--keep 0`) and
+    Datasette on the same read model `view` (caught up, or caught up by our server first):
+    a cold round of each (every player once, ours never asked before), then `rounds`
+    alternating warm rounds each, then a round of revalidations of our pages."""
     bin_dir = Path(sys.executable).parent
-    ours_port, theirs_port = _free_port(), _free_port()
     model = workdir / "model.db"  # Datasette names the database after the file: /model/…
     model.unlink(missing_ok=True)
     model.symlink_to(Path(view).resolve())
-    ours = _start(
-        [str(bin_dir / "ratings-ledger"), "serve", "--store", store, "--view", str(view)]
-        + ["--port", str(ours_port), "--workers", str(workers)],
-        workdir,
-        "serve",
-    )
-    theirs: subprocess.Popen[bytes] | None = None
+    ports = {name: _free_port() for name in ("ours", "unkept", "datasette")}
+    ours_command = [str(bin_dir / "ratings-ledger"), "serve", "--store", store]
+    ours_command += ["--view", str(view), "--workers", str(workers)]
+    started: dict[str, subprocess.Popen[bytes]] = {}
     try:
-        _wait(ours_port, "/api/players")
+        started["ours"] = _start(ours_command + ["--port", str(ports["ours"])], workdir, "serve")
+        _wait(ports["ours"], "/api/players")
+        unkept = ours_command + ["--port", str(ports["unkept"]), "--keep", "0"]
+        started["unkept"] = _start(unkept, workdir, "serve-unkept")
         with sqlite3.connect(f"file:{view}?mode=ro", uri=True) as db:
             ids = [r[0] for r in db.execute("select id from players order by id")]
         random.Random(seed).shuffle(ids)
-        theirs = _start(
-            [str(bin_dir / "datasette"), "serve", str(model), "--port", str(theirs_port)]
+        started["datasette"] = _start(
+            [str(bin_dir / "datasette"), "serve", str(model), "--port", str(ports["datasette"])]
             + ["--setting", "sql_time_limit_ms", "10000"],
             workdir,
             "datasette",
         )
-        _wait(theirs_port, f"/model/players/{ids[0]}.json")
-        ours_paths = [f"/api/players/{p}" for p in ids]
-        theirs_paths = [f"/model/players/{p}.json" for p in ids]
-        warm: Callable[[int, list[str]], dict] = lambda port, paths: _round(  # noqa: E731
-            port, paths, clients, min(2.0, seconds)
-        )
-        warm(ours_port, ours_paths)
-        warm(theirs_port, theirs_paths)
-        ours_rounds, theirs_rounds = [], []
+        _wait(ports["datasette"], f"/model/players/{ids[0]}.json")
+        _wait(ports["unkept"], "/api/players")
+        paths = {
+            "ours": [f"/api/players/{p}" for p in ids],
+            "unkept": [f"/api/players/{p}" for p in ids],
+            "datasette": [f"/model/players/{p}.json" for p in ids],
+        }
+        group = {n: p.pid for n, p in started.items()}
+        cold = {
+            n: _measured(group[n], ports[n], paths[n], clients, seconds, once=True) for n in paths
+        }
+        warm: dict[str, list[dict]] = {n: [] for n in paths}
         for _ in range(rounds):
-            ours_rounds.append(_round(ours_port, ours_paths, clients, seconds))
-            theirs_rounds.append(_round(theirs_port, theirs_paths, clients, seconds))
+            for n in paths:
+                warm[n].append(_measured(group[n], ports[n], paths[n], clients, seconds))
         tags: dict[str, str] = {}
-        for r in ours_rounds:
+        for r in warm["ours"]:
             tags |= r["tags"]
-        revalidated = _round(ours_port, ours_paths, clients, seconds, tags)
+        revalidated = _measured(group["ours"], ports["ours"], paths["ours"], clients, seconds, tags)
     finally:
-        _stop(ours)
-        if theirs is not None:
-            _stop(theirs)
+        for process in started.values():
+            _stop(process)
         model.unlink(missing_ok=True)
-    mine, baseline = _side(ours_rounds), _side(theirs_rounds)
+    return _report(ids, clients, seconds, rounds, workers, cold, warm, revalidated)
+
+
+def _report(
+    ids: list[str],
+    clients: int,
+    seconds: float,
+    rounds: int,
+    workers: int,
+    cold: dict[str, dict],
+    warm: dict[str, list[dict]],
+    revalidated: dict,
+) -> dict:
+    """What `web_load` prints: each server's cold round and its warm rounds' medians, and
+    our rates over Datasette's."""
+    sides = {name: _side(warm[name]) for name in warm}
+    plain = {n: {k: v for k, v in cold[n].items() if k != "tags"} for n in cold}
+    rate = {n: sides[n]["median_requests_per_s"] for n in sides}
+    asked = {n: sum(r["requests"] for r in warm[n]) for n in warm}
     return {
         "clients": clients,
         "round_seconds": seconds,
         "rounds_each": rounds,
         "workers": workers,
         "players": len(ids),
-        "ours": {"page": "/api/players/ID", **mine},
-        "datasette": {"page": "/model/players/ID.json (a players row)", **baseline},
-        "rate_over_datasette": round(
-            mine["median_requests_per_s"] / baseline["median_requests_per_s"], 2
+        "cold_every_player_once": plain,
+        "ours": {"page": "/api/players/ID (answers kept by position)", **sides["ours"]},
+        "ours_unkept": {"page": "/api/players/ID, serve --keep 0", **sides["unkept"]},
+        "datasette": {"page": "/model/players/ID.json (a players row)", **sides["datasette"]},
+        # the warm rounds ask each player this often, on average (after the cold round):
+        # with answers kept, most are answered from them
+        "warm_asks_per_player": {n: round(asked[n] / len(ids), 1) for n in asked},
+        "rate_over_datasette": round(rate["ours"] / rate["datasette"], 2),
+        "unkept_rate_over_datasette": round(rate["unkept"] / rate["datasette"], 2),
+        "cold_rate_over_datasette": round(
+            cold["ours"]["requests_per_s"] / cold["datasette"]["requests_per_s"], 2
         ),
         "revalidated_304": {k: v for k, v in revalidated.items() if k != "tags"},
     }

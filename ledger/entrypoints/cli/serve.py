@@ -25,6 +25,10 @@ from ledger.entrypoints.cli.common import (
 from ledger.rules.families import NAMES
 from ledger.store import DEFAULT_STORE
 
+# `--keep`'s default: web/sessions.py's KEPT_BYTES in MB (not imported here: every command
+# would load the site to start)
+KEEP_MB = 64
+
 if TYPE_CHECKING:
     from ledger.entrypoints.web.app import Site
     from ledger.entrypoints.web.follow import Follower
@@ -276,6 +280,16 @@ def serve(
             "read-only; this process keeps them caught up",
         ),
     ] = 1,
+    keep: Annotated[
+        int,
+        typer.Option(
+            "--keep",
+            min=0,
+            max=1 << 20,
+            help="MB of answers each process keeps, by the ledger position they reflect, "
+            "to answer the same request again without reading (0: none)",
+        ),
+    ] = KEEP_MB,
     writes: Annotated[
         bool,
         typer.Option(
@@ -295,7 +309,7 @@ def serve(
         open_ledger(store).close()  # refuse to start on a store that is not there
     default = rules_family(store, family)  # the family at `/`: else the ledger's (issue 30)
     door = Door(store) if writes else None
-    site = every_family(store, view, default, families, door=door)
+    site = every_family(store, view, default, families, door=door, kept=keep << 20)
     if workers > 1:
         _prefork(site, host, port, workers, families)
         return
@@ -315,6 +329,7 @@ def serve(
         for follower in followers:
             follower.stop()
         httpd.server_close()
+        site.close()
         if door is not None:
             door.close()
 
@@ -326,16 +341,17 @@ def every_family(
     families: str | None,
     catches_up: bool = True,
     door: Door | None = None,
+    kept: int = KEEP_MB << 20,
 ) -> Site:
     """The site of every family `--families` names (all when None), `default` at `/` (else
     the first of them: `--families fide` serves FIDE at `/` too); `view` is its read model
     (caught up by its requests, unless `catches_up` is False: a worker's); `door`, its write
-    door (`--writes`)."""
+    door (`--writes`); `kept`, the bytes of answers each process keeps (`--keep`)."""
     from ledger.entrypoints.web.app import Site
 
     served = _served(families)
     first = default if default in served else served[0]
-    return Site(store, view, first, families=served, catches_up=catches_up, door=door)
+    return Site(store, view, first, families=served, catches_up=catches_up, door=door, kept=kept)
 
 
 def _prefork(site: Site, host: str, port: int, workers: int, families: str | None) -> None:
@@ -380,7 +396,8 @@ def _work(site: Site, sock: socket.socket, families: str | None) -> int:
     from ledger.entrypoints.web.writes import MAX_WRITE_BYTES, Door
 
     door = Door(site.store) if site.door is not None else None  # its own connections
-    worker = every_family(site.store, site.views[site.family], site.family, families, False, door)
+    view, kept = site.views[site.family], site.kept.budget
+    worker = every_family(site.store, view, site.family, families, False, door, kept)
     body = MAX_WRITE_BYTES if door is not None else MAX_BODY_BYTES
     httpd = Server(worker, "", 0, sock=sock, body=body)
     parent = os.getppid()
@@ -395,6 +412,7 @@ def _work(site: Site, sock: socket.socket, families: str | None) -> int:
     threading.Thread(target=orphaned, daemon=True).start()
     httpd.serve_forever()
     httpd.server_close()
+    worker.close()
     return 0
 
 

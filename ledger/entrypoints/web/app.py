@@ -40,7 +40,17 @@ from ledger.entrypoints.web.render import (
     render,
 )
 from ledger.entrypoints.web.routes import Asked
-from ledger.entrypoints.web.sessions import NotModified, Sessions, Validator, build, snapshot, tag
+from ledger.entrypoints.web.sessions import (
+    KEPT_BYTES,
+    Kept,
+    Known,
+    NotModified,
+    Sessions,
+    Validator,
+    build,
+    snapshot,
+    tag,
+)
 from ledger.entrypoints.web.writes import Door
 from ledger.errors import LedgerError
 from ledger.evidence.remote import DOOR
@@ -71,6 +81,9 @@ SECURITY_HEADERS = [
     ("Referrer-Policy", "no-referrer"),
 ]
 VALIDATOR: ContextVar[Validator] = ContextVar("validator")  # set by `_page` per request
+# The times of a request whose family is being looked for (`Site._page`): an error page's
+# switch then links each family's home with them.
+HOMES: ContextVar[When | None] = ContextVar("homes", default=None)
 
 
 class Site:
@@ -88,6 +101,7 @@ class Site:
         families: Sequence[str] | None = None,
         catches_up: bool = True,
         door: Door | None = None,
+        kept: int = KEPT_BYTES,
     ) -> None:
         self.store = store
         self.door = door  # the write door (`serve --writes`), else the site is read-only
@@ -105,6 +119,11 @@ class Site:
         # with `catches_up` False: a worker process whose server's follower does it)
         self.sessions = Sessions(store, self.views, busy_ms, catches_up)
         self.build = build()
+        self.kept = Kept(kept)  # answers made, by the position they reflect: `kept` bytes
+
+    def close(self) -> None:
+        """Remove what the site built for its requests (the past read models)."""
+        self.sessions.close()
 
     def __call__(
         self, environ: Mapping[str, Any], start_response: StartResponse
@@ -116,7 +135,8 @@ class Site:
             return self.door(environ, start_response)  # issue 32: writes, signed
         api, route = _api(path)
         found: list[ReadBreak] = []
-        validator = Validator(environ.get("HTTP_IF_NONE_MATCH"))
+        request = f"{path}?{asked}"  # what a kept answer answered
+        validator = Validator(environ.get("HTTP_IF_NONE_MATCH"), kept=self.kept, request=request)
         with _page(route, asked, found, validator):
             status, ctype, body, extra = self._respond(method, route, asked, api, found)
         headers = [("Content-Type", ctype), ("Content-Length", str(len(body))), *extra]
@@ -142,19 +162,27 @@ class Site:
             if api and route == "/" + openapi.DOCUMENT:
                 return "200 OK", "application/json", openapi.text().encode(), []
             answer = self._page(route, query, api)
-            cache = VALIDATOR.get().headers()
+            validator = VALIDATOR.get()
             if isinstance(answer, BaseModel):  # a JSON twin
                 if found:
                     answer = answer.model_copy(update={"ledger_break": str(found[0])})  # issue 28
-                return "200 OK", "application/json", _indented(answers.dump(answer)), cache
-            assert isinstance(answer, str)  # a page's HTML (`_answer`)
-            return "200 OK", "text/html; charset=utf-8", answer.encode(), cache
+                ctype, body = "application/json", _indented(answers.dump(answer))
+            else:
+                assert isinstance(answer, str)  # a page's HTML (`_answer`)
+                ctype, body = "text/html; charset=utf-8", answer.encode()
+            if not found:  # an answer that stopped at a break says so: never kept
+                validator.keep(ctype, body)
+            return "200 OK", ctype, body, validator.headers()
         except NotModified:
             return "304 Not Modified", "", b"", VALIDATOR.get().headers()
+        except Known as known:
+            return "200 OK", known.ctype, known.body, VALIDATOR.get().headers()
         except Exception as raised:
             exc = raised if isinstance(raised, HttpError) else _unexpected(raised)
             if api:
                 return exc.status, PROBLEM, _indented(answers.dump(_problem(exc))), exc.headers
+            if not SWITCH.get() and (when := HOMES.get()) is not None:
+                SWITCH.get().extend(self.served.homes(when))  # each family's home
             page = render(
                 "error.html", title=exc.status, when=When(), keep=None, message=exc.message
             )
@@ -170,7 +198,7 @@ class Site:
     def _page(self, route: str, query: dict[str, str], api: bool) -> object:
         """The answer of the family `route` names (the default one without a prefix): its
         words, its address and its switch set for the page's templates."""
-        SWITCH.get().extend(self.served.homes(asked_when(query)))  # an error page's
+        HOMES.set(asked_when(query))  # an error page's switch, made only for one
         family, prefix, rest = self.served.split(route)
         words = rules_family(family).words
         FEDERATION.set(words.federation)
@@ -224,16 +252,17 @@ class Site:
         session, known = held.session, when.as_known_at
         if known is None and when.position is None:
             with snapshot(session.view) as now:
-                VALIDATOR.get().check(tag(self.build, family, now, held.head))
+                VALIDATOR.get().check(tag(self.build, family, now, held.head), bool(BROKEN.get()))
                 yield session.view, session.ledger, when
             return
         try:
             past = when.position if known is None else held.position(known)
         except NothingKnownYet:
             raise HttpError("404 Not Found", f"the ledger had no entries at {known}") from None
-        VALIDATOR.get().check(tag(self.build, family, past or 0, held.head))
-        with session.at(position=past) as at:
-            yield at.view, session.ledger, replace(when, position=at.position)
+        position = past or 0
+        VALIDATOR.get().check(tag(self.build, family, position, held.head), bool(BROKEN.get()))
+        view = self.sessions.past(held, family, position)  # built once per position
+        yield view, session.ledger, replace(when, position=position)
 
 
 @contextmanager
@@ -248,6 +277,7 @@ def _page(route: str, asked: str, found: list[ReadBreak], validator: Validator) 
         (SYSTEM_WORDS, SYSTEM_WORDS.set({})),
         (BASE, BASE.set("")),
         (SWITCH, SWITCH.set([])),
+        (HOMES, HOMES.set(None)),
         (BROKEN, BROKEN.set(found)),
     ]
     try:

@@ -19,7 +19,11 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
+import tempfile
 import threading
+import weakref
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
@@ -30,7 +34,9 @@ from ledger.evidence import read_verified_entries
 from ledger.log import ReadBreak, breaks_reported, report_break
 from projections import SCHEMA_VERSION
 from projections.projector import View
+from projections.seals import Seals
 from projections.session import ReadSession, known_moment
+from projections.timetravel import at_position
 
 SOURCES = Path(__file__).resolve().parents[2], Path(__file__).resolve().parents[3] / "projections"
 # A held read model's page cache (KiB, SQLite's negative cache_size): pages are shared through
@@ -38,6 +44,8 @@ SOURCES = Path(__file__).resolve().parents[2], Path(__file__).resolve().parents[
 HELD_CACHE_KIB = 8 * 1024
 HELD_MMAP_BYTES = 1 << 30
 MOMENTS_REMEMBERED = 1024  # as-known-at values whose position a session keeps
+KEPT_BYTES = 64 * 1024 * 1024  # the answers a process keeps (`Kept`), their bodies' bytes
+PASTS_KEPT = 4  # past read models a process keeps built (`Pasts`), each a model's size on disk
 
 
 def build() -> str:
@@ -57,7 +65,7 @@ class Held:
     """One thread's session of one family: the session, its change signal (and what closes
     it), the signal's value at its last catch-up, the ledger's last position then and the
     write its checked read stopped at (issue 28), and the positions of the as-known-at values
-    asked."""
+    asked (the process's, shared by its threads and families: `Sessions.moments`)."""
 
     session: ReadSession
     changed: Callable[[], int]
@@ -66,6 +74,7 @@ class Held:
     head: int
     positions: dict[str, int] = field(default_factory=dict)
     breaks: list[ReadBreak] = field(default_factory=list)
+    pasts: OrderedDict[Path, View] = field(default_factory=OrderedDict)
 
     def position(self, known: str) -> int:
         """The ledger's last position at the as-known-at value `known` (`session.position`:
@@ -80,7 +89,20 @@ class Held:
                 self.positions[known] = found
         return found
 
+    def past(self, path: Path) -> View:
+        """This thread's connection to the past read model built at `path` (`Pasts`), kept
+        open for the next request of it; the least recently read closed past `PASTS_KEPT`."""
+        found = self.pasts.pop(path, None)
+        if found is None:
+            found = View(path, self.session.view.family, checkpoint_every=0)
+        self.pasts[path] = found
+        while len(self.pasts) > PASTS_KEPT:
+            self.pasts.popitem(last=False)[1].close()
+        return found
+
     def close(self) -> None:
+        for past in self.pasts.values():
+            past.close()
         self.stop.__exit__(None, None, None)
         self.session.close()
 
@@ -95,6 +117,10 @@ class Sessions:
         self.store, self.views, self.busy_ms = store, dict(views), busy_ms
         self.catches_up = catches_up
         self.local = threading.local()
+        self.pasts = Pasts()
+        # the positions of the as-known-at values asked, shared by the threads and the
+        # families (all read one ledger): a moment's log scan once a process
+        self.moments: dict[str, int] = {}
 
     def session(self, family: str) -> Held:
         """This thread's session of `family`, caught up if the ledger changed since it last
@@ -118,6 +144,20 @@ class Sessions:
         for stop in found.breaks:  # each request's banner (issue 28), found at the catch-up
             report_break(stop)
         return found
+
+    def past(self, held: Held, family: str, position: int) -> View:
+        """`family`'s read model as the ledger stood at `position`, built once by this
+        process (`Pasts`) and read through this thread's connection; the breaks its build
+        stopped at reported to each request reading it."""
+        view, breaks = self.pasts.read(family, held.session, position, held.past)
+        for stop in breaks:
+            report_break(stop)
+        return view
+
+    def close(self) -> None:
+        """Remove the past read models this process built (the threads' sessions close with
+        their threads)."""
+        self.pasts.remove()
 
     def _caught_up(self, session: ReadSession) -> list[ReadBreak]:
         """The session's model caught up (by a worker: only read up to the ledger's end), and
@@ -143,7 +183,7 @@ class Sessions:
         except BaseException:
             session.close()
             raise
-        held = Held(session, changed, stop, changed(), 0)
+        held = Held(session, changed, stop, changed(), 0, self.moments)
         try:
             session.check()  # a worker's too: its model must be this ledger's
             held.breaks = self._caught_up(session)
@@ -159,6 +199,88 @@ class Sessions:
         gone = held.pop(family, None)
         if gone is not None:
             gone.close()
+
+
+class Pasts:
+    """The read models as the ledger stood at past positions (an as-known-at page's), each
+    built once per (family, position) by the process in a folder of its own and read by
+    every thread after: never a copy of a checkpoint per request. The `kept` most recently
+    asked are kept; a thread still reading one that goes keeps its open file."""
+
+    def __init__(self, kept: int = PASTS_KEPT) -> None:
+        self.kept = kept
+        self.folder: Path | None = None  # made when the first past model is asked for
+        self.models: OrderedDict[tuple[str, int], tuple[Path, list[ReadBreak]]] = OrderedDict()
+        self.building: dict[tuple[str, int], threading.Lock] = {}
+        self.lock = threading.Lock()
+
+    def read(
+        self, family: str, session: ReadSession, position: int, opened: Callable[[Path], View]
+    ) -> tuple[View, list[ReadBreak]]:
+        """`family`'s model at `position` as `opened` opens its file (never one removed
+        meanwhile), and the breaks its build stopped at; built from `session` (its ledger, its
+        model's checkpoints) by the first thread to ask, the others asking meanwhile wait."""
+        key = (family, position)
+        with self.lock:
+            if (found := self._open(key, opened)) is not None:
+                return found
+            if self.folder is None:
+                self.folder = Path(tempfile.mkdtemp(prefix="ratings-ledger-past-"))
+                weakref.finalize(self, shutil.rmtree, self.folder, True)
+            folder, one = self.folder, self.building.setdefault(key, threading.Lock())
+        with one:
+            with self.lock:
+                if (found := self._open(key, opened)) is not None:
+                    return found
+            built = self._build(family, session, position, folder)
+            with self.lock:
+                self.models[key] = built
+                self.building.pop(key, None)
+                while len(self.models) > self.kept:
+                    _gone(self.models.popitem(last=False)[1][0])
+                return opened(built[0]), built[1]
+
+    def _open(
+        self, key: tuple[str, int], opened: Callable[[Path], View]
+    ) -> tuple[View, list[ReadBreak]] | None:
+        found = self.models.get(key)
+        if found is None:
+            return None
+        self.models.move_to_end(key)
+        return opened(found[0]), found[1]
+
+    @staticmethod
+    def _build(
+        family: str, session: ReadSession, position: int, folder: Path
+    ) -> tuple[Path, list[ReadBreak]]:
+        """The model at `position` built into `folder` (projections/timetravel.py: the latest
+        sealed checkpoint at or before it, caught up)."""
+        path = folder / f"{family}-{position}" / "past.db"  # its files in a folder of its own
+        path.parent.mkdir(exist_ok=True)
+        breaks: list[ReadBreak] = []
+        with breaks_reported(breaks.append):
+            ledger = session.ledger
+            past = at_position(
+                session.view,
+                lambda after: read_verified_entries(ledger, after),
+                position,
+                path,
+                Seals(ledger),
+            )
+        past.close()
+        return path, breaks
+
+    def remove(self) -> None:
+        with self.lock:
+            if self.folder is not None:
+                shutil.rmtree(self.folder, ignore_errors=True)
+            self.folder = None
+            self.models.clear()
+
+
+def _gone(path: Path) -> None:
+    """A past model's files removed (a thread reading it keeps its open file)."""
+    shutil.rmtree(path.parent, ignore_errors=True)
 
 
 @contextmanager
@@ -213,18 +335,70 @@ class NotModified(Exception):
     """The answer the request's If-None-Match names is still the current one."""
 
 
+class Known(Exception):
+    """The answer to the request was made before at the position it reflects (`Kept`)."""
+
+    def __init__(self, ctype: str, body: bytes) -> None:
+        super().__init__(ctype)
+        self.ctype, self.body = ctype, body
+
+
+class Kept:
+    """The answers a process made, by their ETag and what was asked (path and query): the
+    tag names the read model's position, so a write moves every tag and no answer of an
+    older position is ever served again; the least recently served go first once their
+    bodies pass `budget` bytes. Shared by the process's threads."""
+
+    def __init__(self, budget: int = KEPT_BYTES) -> None:
+        self.budget, self.size = budget, 0
+        self.answers: OrderedDict[tuple[str, str], tuple[str, bytes]] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: tuple[str, str]) -> tuple[str, bytes] | None:
+        with self.lock:
+            found = self.answers.get(key)
+            if found is not None:
+                self.answers.move_to_end(key)
+            return found
+
+    def put(self, key: tuple[str, str], answer: tuple[str, bytes]) -> None:
+        if len(answer[1]) > self.budget:
+            return
+        with self.lock:
+            gone = self.answers.pop(key, None)
+            self.size += len(answer[1]) - (len(gone[1]) if gone else 0)
+            self.answers[key] = answer
+            while self.size > self.budget:
+                _, (_, body) = self.answers.popitem(last=False)
+                self.size -= len(body)
+
+
 @dataclass
 class Validator:
-    """A request's If-None-Match (`asked`) and its answer's ETag once known (`etag`)."""
+    """A request's If-None-Match (`asked`) and its answer's ETag once known (`etag`); the
+    process's answers (`kept`) and what the request asked (`request`: its path and query)."""
 
     asked: str | None = None
     etag: str | None = None
+    kept: Kept | None = None
+    request: str = ""
 
-    def check(self, current: str) -> None:
-        """Note the answer's tag; NotModified if the request already holds that answer."""
+    def check(self, current: str, broken: bool = False) -> None:
+        """Note the answer's tag; NotModified if the request already holds that answer,
+        Known if this process made it before (never when the request's reads stopped at a
+        break (`broken`): its answer says so)."""
         self.etag = current
         if matches(self.asked, current):
             raise NotModified(current)
+        kept = None if broken else self.kept
+        found = None if kept is None else kept.get((current, self.request))
+        if found is not None:
+            raise Known(*found)
+
+    def keep(self, ctype: str, body: bytes) -> None:
+        """Keep the answer made (once its tag is known), for the next request of it."""
+        if self.kept is not None and self.etag is not None:
+            self.kept.put((self.etag, self.request), (ctype, body))
 
     def headers(self) -> list[tuple[str, str]]:
         """The caching headers of an answer (none before a tag was known: an error)."""
