@@ -81,3 +81,21 @@ def test_a_write_that_does_not_verify_is_read_again_here_and_reported_once(
         assert answers == [f"entry {submitted.position} does not verify"]
     assert there == here
     assert [b.position for b in here[1]] == [submitted.position]
+
+
+def test_a_check_elsewhere_that_ends_without_an_answer_is_read_again_here(
+    ledger: RatingsLedger,
+    section_ready: Callable[..., object],
+    store_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a process that fails (here: one that exits at once) keeps nothing read unchecked
+    if not store_url.startswith("sqlite"):
+        pytest.skip("checked elsewhere on SQLite files only")
+    ledger.sections.submit(section_ready(), actor="td")
+    answers = spied(monkeypatch)
+    here = replayed(store_url, tmp_path / "here.db", 10**9, "rebuild")
+    monkeypatch.setattr(elsewhere.sys, "executable", "/bin/false")
+    there = replayed(store_url, tmp_path / "there.db", 1, "rebuild")
+    assert answers == ["the check ended without an answer"] and there == here

@@ -24,9 +24,11 @@ from ledger.evidence.verified import first_break
 from ledger.log import LedgerEntry, read_entries
 from ledger.reading import Readable, open_ledger
 
-# Entries from which a read from the start is checked elsewhere: a process costs about 0.1 s of
-# CPU to start, a checked read about 0.1 ms an entry more than a plain one (docs/benchmarks/
-# replay.md, "Signatures checked elsewhere").
+# Entries from which a read from the start is checked elsewhere (about 50,000 games, where a
+# rebuild starts its writer process too): the other process costs 0.5-0.7 s of CPU to start on
+# the shared machine (its imports), a checked read about 0.07 ms an entry more than a plain one
+# there, and the rebuilding process waits for it only if it outlasts the whole rebuild
+# (docs/benchmarks/replay.md, "Signatures checked elsewhere").
 LARGE = 2_000
 
 
@@ -46,6 +48,7 @@ class CheckedElsewhere:
             [sys.executable, os.path.abspath(__file__)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,  # a failure there is no answer: the read is checked here
         )
         assert self.process.stdin is not None  # a pipe, asked for above
         # the store's URL on the pipe, not the command line: it may hold a password
@@ -111,4 +114,4 @@ def _check(store: str) -> tuple[int | None, list[int]]:
 
 
 if __name__ == "__main__":
-    sys.stdout.write(json.dumps(_check(sys.stdin.buffer.read().decode())))
+    sys.stdout.write(json.dumps(_check(sys.stdin.buffer.read().decode().strip())))
