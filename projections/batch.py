@@ -263,7 +263,9 @@ class Fresh(Batch):
             "insert into players values (?, ?, ?)",
             ((m, p[1], p[2]) for m, p in sorted(self.profiles.items())),
         )
-        names.write_all(conn, ((m, p[1]) for m, p in sorted(self.profiles.items())), WRITE_CHUNK)
+        # the name tables made in the writer's process, from each player's name
+        named = names.named((m, p[1]) for m, p in sorted(self.profiles.items()))
+        conn.call("projections.names:write_all", named, WRITE_CHUNK)
         self.facts = {m: p[0] for m, p in self.profiles.items()}
         self.profiles = {}
         _insert(

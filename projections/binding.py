@@ -21,7 +21,7 @@ from ledger.reading import Readable, ledger_id
 from ledger.store import redacted
 from projections.catchup import CatchUp
 from projections.lock import exclusive
-from projections.projector import View
+from projections.projector import Settle, View
 
 BINDING = ("ledger_id", "ledger_store", "built_to", "ledger_family")
 
@@ -66,9 +66,12 @@ def check(view: View, ledger: Readable) -> None:
         _write(view, {"ledger_id": identity, "ledger_store": store})
 
 
-def catch_up(view: View, ledger: Readable, entries: Iterable[LedgerEntry]) -> CatchUp:
-    """`view.catch_up(entries)`, then the chain link it was built to recorded in meta."""
-    stats = view.catch_up(entries)
+def catch_up(
+    view: View, ledger: Readable, entries: Iterable[LedgerEntry], settle: Settle = None
+) -> CatchUp:
+    """`view.catch_up(entries, settle=settle)`, then the chain link it was built to recorded
+    in meta."""
+    stats = view.catch_up(entries, settle=settle)
     record(view, ledger)
     return stats
 

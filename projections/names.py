@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from anyascii import anyascii
@@ -121,10 +121,15 @@ def word_rows(player: str, name: str | None) -> set[tuple[int, str, str]]:
     return {(form, w, player) for form, text in enumerate(forms(name)) for w in text.split()}
 
 
-def write_all(conn: Any, profiles: Iterable[tuple[str, str]], chunk: int) -> None:
-    """The name tables of a rebuild (`conn.executemany`) for `profiles` ((player, stored
-    profile), by player): each table's rows in its key's order, `chunk` at a time."""
-    named = [(p, name) for p, profile in profiles if (name := name_of(profile))]
+def named(profiles: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    """(player, name) of each of `profiles` ((player, stored profile)) that has a name."""
+    return [(p, name) for p, profile in profiles if (name := name_of(profile))]
+
+
+def write_all(conn: Any, named: Sequence[Sequence[str]], chunk: int) -> None:
+    """The name tables of a rebuild (`conn.executemany`) for `named` ((player, name), by
+    player; `named`): each table's rows in its key's order, `chunk` at a time. A rebuild's
+    writer process runs this (projections/writer.py `call`)."""
     _many(conn, "insert into names values (?, ?)", [(p, folded(n)) for p, n in named], chunk)
     rows = sorted(r for p, n in named for r in word_rows(p, n))
     _many(conn, "insert into name_words values (?, ?, ?)", rows, chunk)

@@ -22,7 +22,7 @@ import hashlib
 import json
 import shutil
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -53,6 +53,8 @@ if TYPE_CHECKING:
     from projections.seals import Seals
 
 CHECKPOINT_EVERY = 10_000  # ledger positions between read-model checkpoints (as-known-at)
+# called before a catch-up or rebuild keeps what it read (None: nothing to wait for)
+Settle = Callable[[], None] | None
 COPY_CACHE_KIB = -2048  # SQLite's cache_size (negative: KiB) while a checkpoint is copied
 
 
@@ -149,14 +151,18 @@ class View:
         found = self.db.execute("select value from meta where key = 'last_position'").fetchone()
         return int(found[0])
 
-    def catch_up(self, entries: Iterable[LedgerEntry], dry_run: bool = False) -> CatchUp:
+    def catch_up(
+        self, entries: Iterable[LedgerEntry], dry_run: bool = False, settle: Settle = None
+    ) -> CatchUp:
         """Apply every entry after the last processed position in one transaction (rolled
         back with `dry_run`: the report of what would change, and nothing kept); one process
-        at a time (`projections.lock`): the others wait, then apply what is left, if any."""
+        at a time (`projections.lock`): the others wait, then apply what is left, if any.
+        `settle`: called once the entries are applied, before anything is kept (its error
+        keeps nothing: a check of the entries made elsewhere, ledger/evidence/elsewhere.py)."""
         with exclusive(self.path):
             if Path(self.path).stat().st_ino != self.inode:
                 self._reopen()  # another process's rebuild moved a new file in meanwhile
-            return self._catch_up(entries, dry_run)
+            return self._catch_up(entries, dry_run, settle=settle)
 
     def _reopen(self) -> None:
         """The file now at `path`, with the busy timeout the caller had set."""
@@ -166,15 +172,19 @@ class View:
         self.db.execute(f"PRAGMA busy_timeout = {int(busy)}")
 
     def _catch_up(
-        self, entries: Iterable[LedgerEntry], dry_run: bool, fresh: bool = False
+        self,
+        entries: Iterable[LedgerEntry],
+        dry_run: bool,
+        fresh: bool = False,
+        settle: Settle = None,
     ) -> CatchUp:
         stats = CatchUp(last_position=0 if fresh else self.last_position)
         start = stats.last_position
         with _no_cyclic_gc():
             if start == 0:
-                first = self._fresh(entries, stats, dry_run)
+                first = self._fresh(entries, stats, dry_run, settle)
             else:
-                first = self._incremental(entries, stats, dry_run)
+                first = self._incremental(entries, stats, dry_run, settle)
         if first is None or dry_run:
             return stats
         before = first - 1
@@ -184,13 +194,22 @@ class View:
             self.checkpoint()
         return stats
 
-    def _fresh(self, entries: Iterable[LedgerEntry], stats: CatchUp, dry_run: bool) -> int | None:
+    def _fresh(
+        self, entries: Iterable[LedgerEntry], stats: CatchUp, dry_run: bool, settle: Settle
+    ) -> int | None:
         """Into an empty read model: built whole in a new file, then linked in place of the
-        empty one (`projections.modelfile`); with `dry_run`, the new file dropped."""
+        empty one (`projections.modelfile`), once `settle` returned; with `dry_run`, the new
+        file dropped."""
         built = self._rebuild.build(entries, stats)
         if built is None:
             return None
         first, new = built
+        if settle is not None:
+            try:
+                settle()
+            except BaseException:
+                Path(new).unlink(missing_ok=True)
+                raise
         if dry_run:
             Path(new).unlink(missing_ok=True)
             return first
@@ -200,7 +219,7 @@ class View:
         return first
 
     def _incremental(
-        self, entries: Iterable[LedgerEntry], stats: CatchUp, dry_run: bool
+        self, entries: Iterable[LedgerEntry], stats: CatchUp, dry_run: bool, settle: Settle
     ) -> int | None:
         conn = self.db.conn
         conn.execute("begin")
@@ -214,6 +233,8 @@ class View:
             self.db.table("meta").upsert(
                 {"key": "last_position", "value": str(stats.last_position)}
             )
+            if settle is not None:
+                settle()
         except BaseException:
             conn.rollback()
             raise
@@ -256,11 +277,12 @@ class View:
             self.seals.seal(target, self.last_position, self.kind)
         return target
 
-    def rebuild(self, entries: Iterable[LedgerEntry]) -> CatchUp:
-        """Drop the read model and replay the whole ledger into it (holding its lock)."""
+    def rebuild(self, entries: Iterable[LedgerEntry], settle: Settle = None) -> CatchUp:
+        """Drop the read model and replay the whole ledger into it (holding its lock), kept
+        once `settle` returned (as in `catch_up`)."""
         with exclusive(self.path):
             shutil.rmtree(self.checkpoints_dir, ignore_errors=True)
-            return self._catch_up(entries, dry_run=False, fresh=True)
+            return self._catch_up(entries, dry_run=False, fresh=True, settle=settle)
 
     def digest(self) -> str:
         """SHA-256 over the read model's content (`schema.content`: every table's rows in key

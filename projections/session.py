@@ -13,13 +13,14 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ledger.evidence import read_verified_entries
+from ledger.evidence.elsewhere import UnverifiedRead, checked_elsewhere
 from ledger.log import LedgerEntry
 from ledger.reading import Readable, open_ledger
 from ledger.rules.families import DEFAULT
 from projections import binding, queries
 from projections.catchup import CatchUp
 from projections.items import to_item
-from projections.projector import View
+from projections.projector import Settle, View
 from projections.schema import ROW_COLUMNS
 from projections.seals import Seals
 from projections.timetravel import list_view, position_at, view_at
@@ -148,16 +149,22 @@ class ReadSession:
             self._stats = CatchUp(last_position=self.view.last_position)
         if self._stats is None:
             self.check()
-            entries = self._lacking()
-            if before is not None:
-                entries = (e for e in entries if e.position < before)
-            self._stats = binding.catch_up(self.view, self.ledger, entries)
+
+            def run(entries: Iterable[LedgerEntry], settle: Settle) -> CatchUp:
+                if before is not None:
+                    entries = (e for e in entries if e.position < before)
+                return binding.catch_up(self.view, self.ledger, entries, settle)
+
+            if self.view.last_position == 0:  # from the start: perhaps checked elsewhere
+                self._stats = self._replayed(run, "catching up")
+            else:
+                self._stats = run(self._lacking(), None)
         return self._stats
 
     def rebuild(self) -> CatchUp:
         """Replay the whole ledger into the emptied read model, and bind it as built now (a
         model of another ledger is rebuilt, never refused)."""
-        self._stats = self.view.rebuild(self._read(0, "rebuilding"))
+        self._stats = self._replayed(self.view.rebuild, "rebuilding")
         binding.record(self.view, self.ledger)
         self._checked = True
         return self._stats
@@ -224,9 +231,30 @@ class ReadSession:
         if after < (self.ledger.recorder.max_notification_id() or 0):
             yield from self._read(after, "catching up")
 
+    def _replayed(
+        self, run: Callable[[Iterable[LedgerEntry], Settle], CatchUp], label: str
+    ) -> CatchUp:
+        """`run` over the ledger's verified entries from its start: for a large ledger, read
+        here while another process checks its signatures, kept only once that check settled
+        (ledger/evidence/elsewhere.py); where it finds a write that does not verify, read
+        again, checked here (which stops there and reports it)."""
+        check = checked_elsewhere(self.ledger, 0)
+        if check is not None:
+            try:
+                return run(self._progressed(check.entries(), 0, label), check.settle)
+            except UnverifiedRead:
+                pass
+            finally:
+                check.close()
+        return run(self._read(0, label), None)
+
     def _read(self, after: int, label: str) -> Iterable[LedgerEntry]:
         """The ledger's verified entries after `after`, through the progress wrapper."""
-        entries = read_verified_entries(self.ledger, after)
+        return self._progressed(read_verified_entries(self.ledger, after), after, label)
+
+    def _progressed(
+        self, entries: Iterable[LedgerEntry], after: int, label: str
+    ) -> Iterable[LedgerEntry]:
         if self._progress is None:
             return entries
         last = self.ledger.recorder.max_notification_id() or 0

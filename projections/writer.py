@@ -5,11 +5,14 @@ so that SQLite's inserts run on the machine's other core while rating goes on (a
 off a million-game rebuild on two idle cores; docs/decisions.md). A small one writes in
 this process: starting a process would cost more than it saves. RATINGS_LEDGER_WRITER=local
 or =process chooses. Nothing here knows the schema; this file runs as the other process's
-program too (the standard library and msgspec only: it starts in a few milliseconds).
+program too (the standard library and msgspec only: it starts in a few milliseconds). Work
+that only makes rows from what a rebuild read (the players' name tables) is done there too,
+by a function named to `call` (imported there when first called).
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import sqlite3
 import struct
@@ -74,6 +77,12 @@ def _split(
         conn.executemany(sql, found)
 
 
+def _call(conn: sqlite3.Connection, function: str, args: Sequence[object]) -> None:
+    """`function` ("module:name") called with `conn` and `args`."""
+    module, _, name = function.partition(":")
+    getattr(importlib.import_module(module), name)(conn, *args)
+
+
 def serve(path: str, source: IO[bytes], reply: IO[bytes]) -> None:
     """Run the statements read from `source` in one transaction; at the end (None), commit
     and write back None, or the first error's text (nothing is committed then)."""
@@ -88,7 +97,9 @@ def serve(path: str, source: IO[bytes], reply: IO[bytes]) -> None:
                 continue  # drain: the caller learns of the error at the end
             sql, args, many = job
             try:
-                if sql is None:  # rows split into parts: `many` is [first, spec]
+                if sql is None and isinstance(many, str):  # a function's name: `call`
+                    _call(conn, many, args)
+                elif sql is None:  # rows split into parts: `many` is [first, spec]
                     _split(conn, args, *many)
                 elif many:
                     conn.executemany(sql, args)
@@ -146,6 +157,11 @@ class Writer:
         """Rows numbered from `first`, split there into the tables of `spec`."""
         _send(self.to, (None, rows, [first, spec]))
 
+    def call(self, function: str, *args: object) -> None:
+        """`function` ("module:name") called there with the connection and `args`: the rows
+        it makes from them are made in the writer's process."""
+        _send(self.to, (None, list(args), function))
+
     def close(self) -> None:
         try:
             _send(self.to, None)
@@ -182,6 +198,10 @@ class LocalWriter:
     def split(self, rows: Sequence[Sequence[object]], first: int, spec: list[Part]) -> None:
         """Rows numbered from `first`, split into the tables of `spec`."""
         _split(self.conn, rows, first, spec)
+
+    def call(self, function: str, *args: object) -> None:
+        """`function` ("module:name") called with the connection and `args`."""
+        _call(self.conn, function, args)
 
     def close(self) -> None:
         try:

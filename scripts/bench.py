@@ -1,8 +1,10 @@
-"""Benchmark the ledger: append rate, full replay, replay ÷ raw read, the rules' arithmetic alone
-(scripts/benchmarks/floor.py), correction re-rate, as-of, a rebuild's peak memory, start-up of
-a `player` query, a live page's append → visible time and the site's load beside Datasette's
-(scripts/benchmarks/web_load.py; Datasette from the `bench` extra); the read model's bytes per
-game, a player's page and a re-rating under a changed rule (scripts/benchmarks/scale.py, issue 33).
+"""Benchmark the ledger: append rate, full replay, replay ÷ raw read, the replay with every
+signature checked here or in another process (scripts/benchmarks/checked.py), the rules'
+arithmetic alone (scripts/benchmarks/floor.py), correction re-rate, as-of, a rebuild's peak
+memory, start-up of a `player` query, a live page's append → visible time and the site's
+load beside Datasette's (scripts/benchmarks/web_load.py; Datasette from the `bench` extra); the
+read model's bytes per game, a player's page and a re-rating under a changed rule
+(scripts/benchmarks/scale.py, issue 33).
 
 Generates a synthetic ledger with scripts/generate.py at each size (or reuses one kept with
 --ledgers) and prints JSON. Each CPU-bound measurement alternates with its baseline (raw read,
@@ -41,6 +43,7 @@ from projections.projector import View
 from projections.seals import Seals
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # scripts/benchmarks/, however loaded
+from benchmarks.checked import checked_replay  # noqa: E402
 from benchmarks.floor import floor  # noqa: E402
 from benchmarks.live import live  # noqa: E402
 from benchmarks.measure import _children_cpu, clocks, generate, machine, ratio, summary  # noqa: E402
@@ -171,6 +174,8 @@ def run_size(
             "replay_over_raw_read": ratio(replay_s, read_s),
             "writer_process_median_cpu_s": round(statistics.median(writer_cpu), 3),
         }
+        # the replay as a session makes it: every signature checked, here or elsewhere
+        result["checked_replay"] = checked_replay(store, workdir, repeats, read_s)
         # what the rules' Steps 2–5 alone cost, pure and compiled, beside the raw read
         result["floor"] = floor(store, workdir, repeats, read_s)
         view = View(view_path)

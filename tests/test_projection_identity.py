@@ -13,6 +13,7 @@ from ledger.application import RatingsLedger
 from ledger.log import LedgerEntry, read_entries
 from projections import queries
 from projections.projector import View
+from projections.schema import NAME_TABLES
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "generate.py"
 
@@ -182,12 +183,19 @@ def test_identity_holds_on_each_store(store_url, tmp_path, chunks):
 
 
 def test_a_rebuild_written_by_another_process_is_the_same(entries, tmp_path, monkeypatch):
+    monkeypatch.setenv("RATINGS_LEDGER_WRITER", "local")
     here = View(tmp_path / "here.db")
     here.rebuild(entries)
     monkeypatch.setenv("RATINGS_LEDGER_WRITER", "process")
     there = View(tmp_path / "there.db")
     there.rebuild(entries)
     assert there.digest() == here.digest()
+    # issue 33: the name tables (outside the digest) are made in the writer's process
+    for table in NAME_TABLES:
+        found = [
+            v.db.execute(f"select * from {table} order by 1, 2").fetchall() for v in (here, there)
+        ]
+        assert found[0] == found[1] and found[0], table
 
 
 def test_merged_players_in_a_family_rating_by_lists_equal_a_full_replay(entries, tmp_path):
