@@ -82,6 +82,7 @@ class Cascade:
             live.setdefault((player, system), UNRATED)
         self.ratings.write_changes(live, stats, model.db.conn)
         stats.items_rated += len(items)
+        stats.rows_rated += len(rows)
         stats.rows += len(changed)
 
 
@@ -312,6 +313,7 @@ class _Rerating:
         self.batch.drop_problems(revision, key)
         changes = self.step.rate(item, self.rater.rate, self.batch) or []
         self.stats.items_rated += 1
+        self.stats.rows_rated += len(changes)
         old = self.rows.old(old_rows, sort_key)
         same = self._compare(changes, old)
         for (player, system), (rid, _) in old.items():  # no longer in the item

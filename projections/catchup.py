@@ -13,6 +13,9 @@ class CatchUp:
     entries: int = 0
     items_rated: int = 0
     rows: int = 0
+    # rows the raters made again in a catch-up's cascade, written or not (a rebuild's are its
+    # `rows`): what its cost per row rated is counted over (scripts/bench.py, issue 33)
+    rows_rated: int = 0
     players: set[str] = field(default_factory=set)
     last_position: int = 0
     # (player, system) → (ratings row before or None, after or None), for changed standings
