@@ -30,7 +30,7 @@ class PlayerWrites:
         unique(players, lambda p: repr(p.id), ("id",))
 
         def decide() -> list[Aggregate]:
-            changed = self._profiles(players, actor)
+            changed: list[Aggregate] = [*self._profiles(players, actor)]
             if not changed:
                 who = repr(players[0].id) if len(players) == 1 else "every player given"
                 raise InvalidCommand(
