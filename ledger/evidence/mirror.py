@@ -27,14 +27,14 @@ from ledger.evidence import merkle
 from ledger.evidence.signing import message
 from ledger.evidence.tables import Links, links_of
 from ledger.evidence.tree import TREE_TABLE
-from ledger.evidence.wire import Log
+from ledger.evidence.wire import LogPage
 from ledger.store import CHAIN_TABLE
 
 EVENTS = "stored_events"
 LOG_PAGE = 1000  # entries a log page holds at most
 
 
-def log_page(recorder: ApplicationRecorder, after: int, upto: int | None) -> Log:
+def log_page(recorder: ApplicationRecorder, after: int, upto: int | None) -> LogPage:
     """The server's answer: at most `LOG_PAGE` entries after position `after` (up to `upto`,
     else the head) and the chain rows of the positions the page covers, read in one read
     transaction."""
@@ -46,7 +46,7 @@ def log_page(recorder: ApplicationRecorder, after: int, upto: int | None) -> Log
         rows = links.rows_after(after, LOG_PAGE, (), last)
         covered = rows[-1][0].id if len(rows) == LOG_PAGE else max(last, after)
         chain = links.chain_between(after, covered)
-    return Log.model_validate(
+    return LogPage.model_validate(
         {
             "entries": [encoded(n) for n, _ in rows],
             "chain": [{"position": p, "link": h, "signature": s} for p, h, s in chain],
@@ -77,13 +77,13 @@ class Mirror:
         """Copy the log after `covered` up to position `upto`, a page (`page(after, upto)`,
         the door's JSON) at a time, hashing each entry into the tree."""
         while self.covered < upto:
-            found = Log.model_validate(page(self.covered, upto))
+            found = LogPage.model_validate(page(self.covered, upto))
             if found.covered <= self.covered:
                 raise StoreError(f"the server's log stops at {self.covered}, before {upto}")
             self._add(found)
             self.covered = found.covered
 
-    def _add(self, found: Log) -> None:
+    def _add(self, found: LogPage) -> None:
         from ledger.evidence.remote import decoded
 
         events, nodes = [], []

@@ -106,7 +106,7 @@ class ChainRow(Wire):
     signature: str
 
 
-class Log(Wire):
+class LogPage(Wire):
     """`GET /api/v1/writes/log?after=&upto=`: the log as stored, for a reader to verify on its
     own machine: the entries after `after` (at most 1000, up to `upto`) and the chain rows of
     the positions they cover (after `after`, up to `covered`)."""
