@@ -243,4 +243,5 @@ def test_init_runs_where_the_store_is_and_through_the_door_says_so_in_one_line(
         refused = door.run("init", "--actor", "director")
         assert refused.returncode != 0
         assert refused.stderr.count("\n") == 1 and refused.stderr.startswith("error: ")
+        assert "run it on the server's machine" in refused.stderr
         assert served.count() == 4
