@@ -222,19 +222,18 @@ def links_in(cursor: Cursor, recorder: ApplicationRecorder) -> Links:
 @contextmanager
 def links_of(recorder: ApplicationRecorder | Links) -> Iterator[Links]:
     """The chain and events tables of the recorder's store, in one read-only transaction;
-    a missing chain table is a StoreError. Given a `Links` (`links_in`), that transaction."""
+    a missing chain table is a StoreError. Given a `Links` (`links_in`), that transaction; a
+    server's recorder, the copy of its log on this machine."""
     if isinstance(recorder, Links):
         yield recorder
         return
     datastore: Any = getattr(recorder, "datastore", None)
     events: str = getattr(recorder, "events_table_name", "")
     copied = getattr(recorder, "copied_links", None)
-    if datastore is None and copied is not None:  # a server's: its log copied here, to check
-        with copied() as links:  # (ledger.evidence.remote, ledger.evidence.mirror)
+    if copied is not None:  # a server's (ledger.evidence.remote): its log copied here, checked
+        with copied() as links:  # here (ledger.evidence.mirror)
             yield links
         return
-    if datastore is None:
-        raise StoreError("a ledger on a server is read through its door (https://HOST)")
     try:
         if isinstance(recorder, SQLiteApplicationRecorder):
             with datastore.transaction(commit=False) as cursor:
