@@ -9,7 +9,9 @@ write signs, `ledger.evidence.tree.seal_write`) and posts the entries with that 
 The server checks it in its own append transaction (`ledger.evidence.admission`): the head
 still the one signed, else 409 (`HeadMoved`, an IntegrityError: `RatingsLedger.append`
 decides again), the key the one its log holds for the actor, the roles allowing every entry.
-The store's credentials never leave the server; this machine holds only its keyring.
+The store's credentials never leave the server; this machine holds only its keyring. What a
+command reads of the verified log (`verify`, `set-aside`, `commit-list`) it reads from the
+server's log copied here and checked here (`copied_links`, `ledger.evidence.mirror`).
 """
 
 from __future__ import annotations
