@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
+from pathlib import Path
 from uuid import UUID
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -67,6 +68,7 @@ class RatingsLedger(Application[UUID]):
         self.read_only = read_only
         self.receipt: Head | None = None  # the chain's link after the last write, DIGEST@POS
         self._checked: tuple[int, Held] | None = None  # the keys and roles read at a head
+        self._made = _new_sqlite_file(self.store)  # removed on close if nothing was written
         reach(self.store)
         try:
             super().__init__(env=store_env(self.store, self.name, read_only))
@@ -79,6 +81,17 @@ class RatingsLedger(Application[UUID]):
         self.lists = ListWrites(self)
         self.roles = RoleWrites(self)
         self.asides = AsideWrites(self)
+
+    def close(self) -> None:
+        """Close the store. A SQLite file this ledger made and that holds no entry as it
+        closes (a write refused before `init`, or a dry run) is removed with its journal: a
+        refused write creates nothing."""
+        made, self._made = self._made, None  # closed again (`__del__`): nothing to look at
+        empty = made is not None and not self.recorder.max_notification_id()
+        super().close()
+        if empty and made is not None:
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                made.with_name(made.name + suffix).unlink(missing_ok=True)
 
     def construct_env(self, name: str, env: EnvType | None = None) -> Environment:
         """Only the store's settings: ambient variables never redirect the ledger."""
@@ -198,3 +211,12 @@ class RatingsLedger(Application[UUID]):
     def is_registered(self, member_id: str) -> bool:
         """Whether a player with this member id is registered."""
         return self.records.exists(player_key(member_id))
+
+
+def _new_sqlite_file(store: str) -> Path | None:
+    """The file of a SQLite store that does not exist yet (opening it will make it)."""
+    prefix = "sqlite:///"
+    if not store.startswith(prefix):
+        return None
+    path = Path(store[len(prefix) :])
+    return None if path.exists() else path

@@ -71,6 +71,21 @@ def test_the_list_s_flags_are_recorded_on_the_profiles_of_the_players_it_knows(l
     assert ratings == {"P1": 1063, "P3": 1876}
 
 
+def test_a_list_s_profiles_and_balances_are_one_write(ledger, store_url):
+    # Issue 32's leftovers: "`import fide-list` appends profiles and balances in two writes
+    # (validated first) — make it one write": one signature, on the write's last entry.
+    from ledger.evidence.tables import links_of
+
+    before = ledger.recorder.max_notification_id() or 0
+    result = run(store_url, str(COMBINED), "--as-of", "2026-08-01", "--register-players")
+    assert result.exit_code == 0, result.output
+    with links_of(ledger.recorder) as links:
+        rows = links.rows_after(before, None)
+    kinds = [n.topic.rpartition(":")[2] for n, _ in rows]
+    assert kinds == ["PlayerRegistered", *["OpeningBalanceRecorded"] * 3]
+    assert [bool(signature) for _, signature in rows] == [False, False, False, True]
+
+
 def test_the_rater_uses_the_imported_k(ledger, store_url, tmp_path):
     # 8.3.3: a player at 2343 whose list says K 10 ("reached 2400") changes by 10·(W − We).
     rows = COMBINED.read_text().splitlines()

@@ -54,12 +54,15 @@ class Posted:
 
 
 def head(recorder: ApplicationRecorder) -> RemoteHead:
-    """The ledger's head for a writer to sign at (module docstring)."""
+    """The ledger's head for a writer to sign at (module docstring). Its tree is the last
+    checkpoint whose signature checks, extended by the entries after it (`extended`'s `past`):
+    where the last write fails verification a director signs a set-aside at this head, and any
+    other write signed there is refused at its append, as on the store's own machine."""
     position = recorder.max_notification_id() or 0
     with links_of(recorder) as links:
         held = recorder.held.at(links, position)  # type: ignore[attr-defined]
         cached = getattr(recorder, "cached", None)
-        state, _ = extended(links, held, links.tree_rows(), position + 1, cached, False)
+        state, _ = extended(links, held, links.tree_rows(), position + 1, cached, True)
     following = recorder.next_position()  # type: ignore[attr-defined]
     return RemoteHead(
         _identity(recorder) or state.ledger, position, following, state.frontier, held

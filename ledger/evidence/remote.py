@@ -9,7 +9,9 @@ write signs, `ledger.evidence.tree.seal_write`) and posts the entries with that 
 The server checks it in its own append transaction (`ledger.evidence.admission`): the head
 still the one signed, else 409 (`HeadMoved`, an IntegrityError: `RatingsLedger.append`
 decides again), the key the one its log holds for the actor, the roles allowing every entry.
-The store's credentials never leave the server; this machine holds only its keyring.
+The store's credentials never leave the server; this machine holds only its keyring. What a
+command reads of the verified log (`verify`, `set-aside`, `commit-list`) it reads from the
+server's log copied here and checked here (`copied_links`, `ledger.evidence.mirror`).
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ import base64
 import json
 import urllib.error
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode, urlsplit
 from uuid import UUID
 
@@ -42,6 +45,10 @@ from ledger.evidence.checkpoints import Checkpoint
 from ledger.evidence.merkle import Frontier, leaf_hash
 from ledger.evidence.signing import message
 from ledger.evidence.wire import Write, WriteHead
+
+if TYPE_CHECKING:
+    from ledger.evidence.mirror import Mirror
+    from ledger.evidence.tables import Links
 
 DOOR = "/api/v1/writes"  # the write door's paths on the server
 REMOTE_URL = "REMOTE_URL"  # the application's setting naming the server
@@ -256,10 +263,42 @@ class RemoteRecorder(ApplicationRecorder):
         known = self.head if self.head is not None and self.head.position == head else None
         return (known or self.read_head()).held
 
+    @contextmanager
+    def copied_links(self) -> Iterator[Links]:
+        """The server's log copied to this machine up to the head last read (read now when
+        none is), as a store's tables are read (`ledger.evidence.mirror`): every checked read
+        of a ledger behind a door is verified here."""
+        head = self.head if self.head is not None else self.read_head()
+        mirror = _mirror(self.url, head.ledger)
+
+        def page(after: int, upto: int) -> dict[str, Any]:
+            return dict(self._call(f"/log?{urlencode({'after': after, 'upto': upto})}"))
+
+        mirror.catch_up(head.position, page)
+        with mirror.links() as links:
+            yield links
+
     def subscribe(
         self, gt: int | None = None, topics: Sequence[str] = ()
     ) -> Subscription[ApplicationRecorder]:
         raise StoreError(f"store {self.url}: a remote store is written, not followed")
+
+
+_MIRRORS: dict[tuple[str, str], Mirror] = {}  # the last ledger copied in this process
+
+
+def _mirror(url: str, ledger: str) -> Mirror:
+    """The copy of the log of `ledger` at `url` this process keeps (one: every recorder of a
+    command on that ledger reads it, and only the entries after it are fetched again)."""
+    from ledger.evidence.mirror import Mirror
+
+    key = (url, ledger)
+    if key not in _MIRRORS:
+        for old in _MIRRORS.values():
+            old.close()
+        _MIRRORS.clear()
+        _MIRRORS[key] = Mirror()
+    return _MIRRORS[key]
 
 
 def _problem(exc: urllib.error.HTTPError) -> dict[str, Any]:

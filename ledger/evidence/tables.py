@@ -111,6 +111,16 @@ class Links:
         )
         return int(rows[0][0] or 0)
 
+    def chain_between(self, after: int, upto: int) -> list[tuple[int, str, str]]:
+        """The chain rows after position `after` up to `upto`, as stored (position, link,
+        signature text)."""
+        rows = self._rows(
+            "SELECT position, hash, signature FROM {t} WHERE position > ? AND position <= ? "
+            "ORDER BY position",
+            (after, upto),
+        )
+        return [(int(p), str(h), str(s)) for p, h, s in rows]
+
     def at(self, position: int) -> str | None:
         rows = self._rows("SELECT hash FROM {t} WHERE position = ?", (position,))
         return str(rows[0][0]) if rows else None
@@ -212,17 +222,18 @@ def links_in(cursor: Cursor, recorder: ApplicationRecorder) -> Links:
 @contextmanager
 def links_of(recorder: ApplicationRecorder | Links) -> Iterator[Links]:
     """The chain and events tables of the recorder's store, in one read-only transaction;
-    a missing chain table is a StoreError. Given a `Links` (`links_in`), that transaction."""
+    a missing chain table is a StoreError. Given a `Links` (`links_in`), that transaction; a
+    server's recorder, the copy of its log on this machine."""
     if isinstance(recorder, Links):
         yield recorder
         return
     datastore: Any = getattr(recorder, "datastore", None)
     events: str = getattr(recorder, "events_table_name", "")
-    if datastore is None:  # a server's (ledger.evidence.remote): its chain is checked there
-        raise StoreError(
-            "a ledger on a server is checked and read there: its site and API, or `verify` "
-            "and the read commands run on the server's machine"
-        )
+    copied = getattr(recorder, "copied_links", None)
+    if copied is not None:  # a server's (ledger.evidence.remote): its log copied here, checked
+        with copied() as links:  # here (ledger.evidence.mirror)
+            yield links
+        return
     try:
         if isinstance(recorder, SQLiteApplicationRecorder):
             with datastore.transaction(commit=False) as cursor:

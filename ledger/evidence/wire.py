@@ -94,3 +94,23 @@ class Entries(Wire):
     """`GET /api/v1/writes/entries`: stored entries by position."""
 
     entries: list[PositionedEntry]
+
+
+class ChainRow(Wire):
+    """One row of the ledger's chain table as stored: a position, its link and the write's
+    signature there (empty inside a write). Not trusted: a reader recomputes the links and
+    checks the signatures over the Merkle roots it computes from the entries."""
+
+    position: int
+    link: str
+    signature: str
+
+
+class LogPage(Wire):
+    """`GET /api/v1/writes/log?after=&upto=`: the log as stored, for a reader to verify on its
+    own machine: the entries after `after` (at most 1000, up to `upto`) and the chain rows of
+    the positions they cover (after `after`, up to `covered`)."""
+
+    entries: list[PositionedEntry]
+    chain: list[ChainRow]
+    covered: int = Field(description="the last position this page covers: the next's `after`")

@@ -30,26 +30,7 @@ class PlayerWrites:
         unique(players, lambda p: repr(p.id), ("id",))
 
         def decide() -> list[Aggregate]:
-            changed: list[Aggregate] = []
-            office: bool | None = None  # whether `actor` may change rating fields, once asked
-            for p in players:
-                try:
-                    player = self.records.get(Player, player_key(p.id))
-                except AggregateNotFoundError:
-                    changed.append(Player(member_id=p.id, **p.profile(), actor=actor))
-                    continue
-                profile = p.profile(player.profile)
-                if profile == player.profile:
-                    continue
-                rating = rating_fields_changed(player.profile, profile)
-                if rating and not (office := self._may_rerate(actor) if office is None else office):
-                    raise AccessDenied(
-                        f"{actor!r} may not change the {', '.join(rating)} of registered "
-                        f"player {p.id!r}: that takes {' or '.join(RATING_FIELDS_MAY)}; "
-                        "nothing was appended"
-                    )
-                player.update_profile(member_id=p.id, **profile, actor=actor)
-                changed.append(player)
+            changed: list[Aggregate] = [*self._profiles(players, actor)]
             if not changed:
                 who = repr(players[0].id) if len(players) == 1 else "every player given"
                 raise InvalidCommand(
@@ -58,6 +39,67 @@ class PlayerWrites:
             return changed
 
         return self.app.append(Verb.REGISTER, actor, decide)
+
+    def _profiles(self, players: tuple[RegisterPlayer, ...], actor: str) -> list[Player]:
+        """The players `players` registers or changes (none: every one as given already)."""
+        changed: list[Player] = []
+        office: bool | None = None  # whether `actor` may change rating fields, once asked
+        for p in players:
+            try:
+                player = self.records.get(Player, player_key(p.id))
+            except AggregateNotFoundError:
+                changed.append(Player(member_id=p.id, **p.profile(), actor=actor))
+                continue
+            profile = p.profile(player.profile)
+            if profile == player.profile:
+                continue
+            rating = rating_fields_changed(player.profile, profile)
+            if rating and not (office := self._may_rerate(actor) if office is None else office):
+                raise AccessDenied(
+                    f"{actor!r} may not change the {', '.join(rating)} of registered "
+                    f"player {p.id!r}: that takes {' or '.join(RATING_FIELDS_MAY)}; "
+                    "nothing was appended"
+                )
+            player.update_profile(member_id=p.id, **profile, actor=actor)
+            changed.append(player)
+        return changed
+
+    def register_with_balances(
+        self,
+        players: tuple[RegisterPlayer, ...],
+        balances: tuple[RecordOpeningBalance, ...],
+        *,
+        actor: str,
+    ) -> list[LedgerEntry]:
+        """Register or update `players` and record `balances` in one write (`import
+        fide-list`: a list's profiles and balances appended whole, or nothing): each player's
+        profile, then his balances. Takes both verbs' roles."""
+        actor = commands.actor(actor)
+        unique(players, lambda p: repr(p.id), ("id",))
+        unique(balances, lambda b: f"player {b.player!r} in {b.system}", ("system",))
+
+        def decide() -> list[Aggregate]:
+            if balances:
+                self.app.authorized(Verb.OPENING_BALANCE, actor)
+            changed: dict[str, Player] = {}
+            for p in self._profiles(players, actor):
+                changed[p.member_id] = p
+            self._balances(balances, changed, actor)
+            return list(changed.values())
+
+        return self.app.append(Verb.REGISTER if players else None, actor, decide)
+
+    def _balances(
+        self, balances: tuple[RecordOpeningBalance, ...], players: dict[str, Player], actor: str
+    ) -> None:
+        """Record `balances` on their players (`players`: those changed in this write, and
+        those it reads, added)."""
+        for i, b in enumerate(balances):
+            with at_item(i):
+                player = players.get(b.player) or self.records.registered(b.player, ("player",))
+                player.check_no_opening_balance(str(b.system))
+                player.record_opening_balance(**b.event_fields(), actor=actor)
+            players[b.player] = player
 
     def _may_rerate(self, actor: str) -> bool:
         """Whether the verified log gives `actor` a role that changes rating fields."""
@@ -72,12 +114,7 @@ class PlayerWrites:
 
         def decide() -> list[Aggregate]:
             players: dict[str, Player] = {}
-            for i, b in enumerate(balances):
-                with at_item(i):
-                    player = players.get(b.player) or self.records.registered(b.player, ("player",))
-                    player.check_no_opening_balance(str(b.system))
-                    player.record_opening_balance(**b.event_fields(), actor=actor)
-                players[b.player] = player
+            self._balances(balances, players, actor)
             return list(players.values())
 
         return self.app.append(Verb.OPENING_BALANCE, actor, decide)

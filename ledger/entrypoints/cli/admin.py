@@ -56,6 +56,7 @@ def init(
 
     with reported():
         federation = _family(family)
+        _where_the_store_is(store_url(store))
     if dry_run:
         show_entries(_init_preview(store, actor, federation), True, as_json, None)
         return
@@ -80,6 +81,19 @@ def init(
         f"{federation.family} ({count} entries)"
     )
     typer.echo(f"receipt {ledger.receipt}")
+
+
+def _where_the_store_is(store: str) -> None:
+    """`init` runs where the store is (issue 32): it makes the store's tables, which a
+    server's door does not; StoreError in one line for a server's https://HOST."""
+    from ledger.errors import StoreError
+    from ledger.evidence.remote import is_remote
+
+    if is_remote(store):
+        raise StoreError(
+            f"init sets a ledger up where its store is: run it on the server's machine, not "
+            f"through {store} (its door writes to a ledger set up)"
+        )
 
 
 def _family(family: str, reason: str | None = None) -> SetFamily:

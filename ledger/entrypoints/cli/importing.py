@@ -405,8 +405,7 @@ def _records_of(
 
 def _record_list(ledger: RatingsLedger, planned: Plan, actor: str) -> list[LedgerEntry]:
     """Every command validated first (one bad row: nothing appended), then the profiles and
-    the balances appended (a preview, which keeps no registration, checks the balances of
-    the players it would register by their door only)."""
+    the balances appended in one write (each player's profile, then his balances)."""
     from ledger.commands import RecordOpeningBalance, RegisterPlayer, parse
     from ledger.errors import InvalidCommand
 
@@ -415,12 +414,7 @@ def _record_list(ledger: RatingsLedger, planned: Plan, actor: str) -> list[Ledge
         balances = [parse(RecordOpeningBalance, b) for b in planned.balances]
     except InvalidCommand as exc:
         raise InvalidCommand((), f"FIDE list: {field_path(exc.path)}: {exc.message}") from None
-    entries = ledger.players.register(*players, actor=actor) if players else []
-    if ledger.preview:
-        balances = [b for b in balances if ledger.is_registered(b.player)]
-    if balances:
-        entries += ledger.players.record_opening_balance(*balances, actor=actor)
-    return entries
+    return ledger.players.register_with_balances(tuple(players), tuple(balances), actor=actor)
 
 
 def _list_report(summary: dict[str, Any], planned: Plan, as_json: bool, verbose: bool) -> None:

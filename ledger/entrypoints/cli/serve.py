@@ -128,14 +128,16 @@ class Server:
         while not self.stopping.is_set():
             loop(timeout=LOOP_SECONDS, map=self.map, use_poll=True, count=1)
         self.inner.task_dispatcher.shutdown()
+        self.inner.close_trigger()
         close_all(self.map)
 
     def shutdown(self) -> None:
         """Stop accepting and answering; `serve_forever` returns soon after."""
         self.stopping.set()
-        self.inner.pull_trigger()
+        self.inner.pull_trigger()  # nothing once `serve_forever` has closed the trigger
 
     def server_close(self) -> None:
+        self.inner.close_trigger()
         self.inner.close()
 
 
@@ -160,6 +162,25 @@ def _waitress() -> type:
     class _Waitress(TcpWSGIServer):
         channel_class = _timed_channel()
         deadline = REQUEST_DEADLINE_SECONDS
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            self._trigger_lock = threading.Lock()
+            self._trigger_closed = False
+            super().__init__(*args, **kwargs)
+
+        def pull_trigger(self) -> None:
+            """Wake the loop, if its trigger is still open: pulled once it is closed (by a
+            `shutdown` racing the loop's own close, or a worker thread finishing late), it
+            would write to a closed descriptor, "Bad file descriptor", or to whatever file
+            took its number since."""
+            with self._trigger_lock:
+                if not self._trigger_closed:
+                    super().pull_trigger()
+
+        def close_trigger(self) -> None:
+            with self._trigger_lock:
+                self._trigger_closed = True
+                self.trigger.close()
 
         def readable(self) -> bool:
             """Keep room for the next connection: when every one is held, the oldest idle

@@ -51,6 +51,9 @@ DOOR_PARAMS = {
         ("start", "the first position"), ("limit", "at most this many (at most 1000)"),
         ("stop", "the last position"), ("topic", "only this fact kind (repeatable)"),
         ("inclusive", "0: after `start`, not from it"))],
+    "log": [Param(n, d, integer=True) for n, d in (
+        ("after", "the position the page starts after (0: the first entry)"),
+        ("upto", "the last position to read (default: the head)"))],
 }  # fmt: skip
 DESCRIPTION = """The read API of a ratings ledger: every page of the site as JSON.
 
@@ -103,7 +106,7 @@ def _schemas() -> dict[str, Any]:
     entries += [(m.__name__, "validation", TypeAdapter(m)) for m in write_bodies()]
     entries.append(("write", "validation", TypeAdapter(wire.Write)))
     answered = {"head": wire.WriteHead, "written": wire.Written, "events": wire.Events,
-                "entries": wire.Entries}  # fmt: skip
+                "entries": wire.Entries, "log_page": wire.LogPage}  # fmt: skip
     entries += [(k, "serialization", TypeAdapter(m)) for k, m in answered.items()]
     top, defs = TypeAdapter.json_schemas(entries, ref_template=REF)
     out: dict[str, Any] = {key: schema for (key, _), schema in top.items()}
@@ -168,6 +171,8 @@ def _door(schemas: dict[str, Any]) -> dict[str, Any]:
             [record, *map(_query, DOOR_PARAMS["records"])])},
         "/writes/entries": {"get": answer("entries", "stored entries by position",
             list(map(_query, DOOR_PARAMS["entries"])))},
+        "/writes/log": {"get": answer("log_page", "the entries and chain rows as stored, for a "
+            "reader to verify on its own machine", list(map(_query, DOOR_PARAMS["log"])))},
     }  # fmt: skip
 
 

@@ -6,6 +6,9 @@ command line prints for it):
 - `GET /api/v1/writes/head`: the head a writer signs at (`ledger.evidence.admission.head`);
 - `GET /api/v1/writes/records/ID?gt=&lte=&desc=&limit=`: a record's stored events;
 - `GET /api/v1/writes/entries?start=&limit=&stop=&topic=&inclusive=`: entries by position;
+- `GET /api/v1/writes/log?after=&upto=`: the entries and chain rows as stored, for a reader
+  to verify on its own machine (`ledger.evidence.mirror`: `verify`, `set-aside`,
+  `commit-list` against a server);
 - `POST /api/v1/writes`: a write signed on its writer's machine, appended or refused whole.
 
 A client is `ledger.evidence.remote.RemoteRecorder` (the CLI with `--store https://HOST`).
@@ -179,6 +182,11 @@ class Door:
             found = recorder.select_notifications(**_entries_asked(query))
             answer = {"entries": list(map(encoded, found))}
             return wire.Entries.model_validate(answer).model_dump()
+        if route == "log":
+            from ledger.evidence.mirror import log_page
+
+            after = _number(query, "after") or 0
+            return log_page(recorder, after, _number(query, "upto")).model_dump()
         raise Refused(404, "not-found", f"no write door path {route!r}")
 
     def _write(self, body: object) -> object:
