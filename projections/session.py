@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ledger.evidence import read_verified_entries
+from ledger.evidence.verified import Trail
 from ledger.log import LedgerEntry
 from ledger.reading import Readable, open_ledger
 from ledger.rules.families import DEFAULT
@@ -81,8 +82,12 @@ class ReadSession:
         progress: Progress | None = None,
         owns_ledger: bool = True,
         catches_up: bool = True,
+        trail: Trail | None = None,
     ) -> None:
         self.ledger, self.view = ledger, view
+        # where the last verified read of this ledger got to (a follower's, issue 33): the
+        # catch-up's read goes on from it
+        self._trail = trail
         # False: another process keeps the model caught up (a server's follower, issue 33):
         # `catch_up` reads and writes nothing
         self._catches_up = catches_up
@@ -151,7 +156,7 @@ class ReadSession:
             entries = self._lacking()
             if before is not None:
                 entries = (e for e in entries if e.position < before)
-            self._stats = binding.catch_up(self.view, self.ledger, entries)
+            self._stats = binding.catch_up(self.view, self.ledger, entries, self._trail)
         return self._stats
 
     def rebuild(self) -> CatchUp:
@@ -226,7 +231,7 @@ class ReadSession:
 
     def _read(self, after: int, label: str) -> Iterable[LedgerEntry]:
         """The ledger's verified entries after `after`, through the progress wrapper."""
-        entries = read_verified_entries(self.ledger, after)
+        entries = read_verified_entries(self.ledger, after, trail=self._trail)
         if self._progress is None:
             return entries
         last = self.ledger.recorder.max_notification_id() or 0

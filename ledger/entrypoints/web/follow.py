@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, cast
 from eventsourcing.persistence import PersistenceError
 
 from ledger.errors import LedgerError
+from ledger.evidence.verified import Trail
 from ledger.reading import Readable, open_ledger
 from ledger.rules.families import DEFAULT
 from ledger.store import store_url
@@ -102,12 +103,13 @@ class Follower:
             try:
                 # listening before the first look: an append between the two still wakes it
                 with waits as wait, changes(self.store, ledger) as changed:
-                    known, caught_up = None, None
+                    known, caught_up, trail = None, None, Trail()
                     while not self.stopping.is_set():
                         now = changed()
                         if now != known:
                             view.db.execute(f"PRAGMA wal_autocheckpoint = {WAL_PAGES_AT_MOST}")
-                            ReadSession(ledger, view, owns_ledger=False).catch_up()
+                            session = ReadSession(ledger, view, owns_ledger=False, trail=trail)
+                            session.catch_up()
                             known, caught_up = now, monotonic()
                         elif caught_up is not None and monotonic() - caught_up > QUIET_SECONDS:
                             view.db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
