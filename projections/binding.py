@@ -71,9 +71,11 @@ def catch_up(
     view: View, ledger: Readable, entries: Iterable[LedgerEntry], trail: Trail | None = None
 ) -> CatchUp:
     """`view.catch_up(entries)`, then the chain link it was built to recorded in meta
-    (`trail`: the entries' read's, which may know the federation there)."""
-    stats = view.catch_up(entries)
-    record(view, ledger, trail)
+    (`trail`: the entries' read's, which may know the federation there), holding the model's
+    lock throughout (a trail is read and moved under it alone)."""
+    with exclusive(view.path):
+        stats = view.catch_up(entries)
+        record(view, ledger, trail)
     return stats
 
 

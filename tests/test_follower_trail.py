@@ -22,9 +22,10 @@ from ledger.entrypoints.cli import app
 from ledger.evidence import verified
 from ledger.evidence.verified import Trail, read_verified_entries
 from ledger.log import breaks_reported, read_entries
+from ledger.reading import open_ledger
 from projections import binding
 from projections.projector import View
-from projections.session import ReadSession
+from projections.session import ReadSession, followed
 from tests.tamper_helpers import checked_read, edit, insert
 
 CARL, LATER, OTHER = "30000001", "30000009", "30000008"
@@ -201,3 +202,27 @@ def test_a_read_model_caught_up_along_a_trail_is_bound_and_built_as_one_caught_u
     finally:
         followed.close()
         plain.close()
+
+
+def test_a_catch_up_of_a_followed_read_model_goes_on_from_the_followers_trail(
+    ledger: RatingsLedger, store_url: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 33: a request that comes before its server's follower catches the model up itself;
+    # it goes on from the follower's trail (each thread has its ledger and model open).
+    path = tmp_path / "followed.db"
+    head = register(ledger, CARL)
+    readers = [open_ledger(store_url), open_ledger(store_url)]
+    views = [View(path), View(path)]
+    try:
+        trail = followed(readers[0], path)
+        ReadSession(readers[0], views[0], owns_ledger=False).catch_up()
+        assert (trail.position, views[0].last_position) == (head, head)
+        later = register(ledger, LATER)
+        monkeypatch.setattr(verified, "verifier_at", lambda *_: pytest.fail("read from the log"))
+        ReadSession(readers[1], views[1], owns_ledger=False).catch_up()
+        assert (trail.position, views[1].last_position) == (later, later)
+    finally:
+        for view in views:
+            view.close()
+        for reader in readers:
+            reader.close()

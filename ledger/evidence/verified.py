@@ -9,9 +9,10 @@ from dataclasses import dataclass
 
 from eventsourcing.persistence import ApplicationRecorder
 
-from ledger.evidence.asides import SET_ASIDE
+from ledger.evidence.asides import SET_ASIDE, profiles
 from ledger.evidence.reads import signed_entries, verifier_at, write_start
 from ledger.evidence.signing import READ_EVENTS, SignatureError, Verifier
+from ledger.evidence.tables import recorder_of
 from ledger.log import HasRecorder, LedgerEntry, ReadBreak, report_break, to_entry
 
 
@@ -84,6 +85,7 @@ def read_verified_entries(
         verifier = verifier_at(app_or_recorder, start)
     else:
         start, verifier = kept
+        verifier.profile_before = profiles(recorder_of(app_or_recorder))  # this read's ledger
     verified = start
     try:
         writes = _writes(app_or_recorder, start, verifier, batch, trail, kept is not None)
