@@ -1,6 +1,6 @@
 """Reading the ledger verified (issue 28): each entry only once the signature of its write
 checks, read through the sealed log (`reads`) and a `Verifier` (`signing`); a `Trail` lets the
-next read of the same open ledger go on from where the last one ended (issue 33)."""
+next read of the same ledger go on from where the last one ended (issue 33)."""
 
 from __future__ import annotations
 
@@ -18,8 +18,9 @@ from ledger.log import HasRecorder, LedgerEntry, ReadBreak, report_break, to_ent
 
 @dataclass
 class Trail:
-    """Where the verified reads of one open ledger got to (a server's follower keeps one, issue
-    33): the Verifier as it stood after the last write they verified, which ends at `position`.
+    """Where the verified reads of one ledger got to (a server's follower keeps one per read
+    model, issue 33; the reads may be through any reader of its store, one at a time): the
+    Verifier as it stood after the last write they verified, which ends at `position`.
     A read after that position goes on from it, checking each new write's signature against the
     root its entries make on the frontier verified so far, instead of learning the keys, the
     lists and the tree from the log again (`reads.verifier_at`, a few dozen queries). Nothing is
