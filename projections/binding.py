@@ -15,7 +15,8 @@ from pathlib import Path
 from ledger.errors import LedgerError
 from ledger.evidence import read_verified_entries
 from ledger.evidence.reads import link_at
-from ledger.federation import ledger_family
+from ledger.evidence.verified import Trail
+from ledger.federation import ledger_family, recorded
 from ledger.log import LedgerEntry
 from ledger.reading import Readable, ledger_id
 from ledger.store import redacted
@@ -67,27 +68,39 @@ def check(view: View, ledger: Readable) -> None:
 
 
 def catch_up(
-    view: View, ledger: Readable, entries: Iterable[LedgerEntry], settle: Settle = None
+    view: View,
+    ledger: Readable,
+    entries: Iterable[LedgerEntry],
+    settle: Settle = None,
+    trail: Trail | None = None,
 ) -> CatchUp:
     """`view.catch_up(entries, settle=settle)`, then the chain link it was built to recorded
-    in meta."""
-    stats = view.catch_up(entries, settle=settle)
-    record(view, ledger)
+    in meta (`trail`: the entries' read's, which may know the federation there), holding the
+    model's lock throughout (a trail is read and moved under it alone)."""
+    with exclusive(view.path):
+        stats = view.catch_up(entries, settle=settle)
+        record(view, ledger, trail)
     return stats
 
 
-def record(view: View, ledger: Readable) -> None:
+def record(view: View, ledger: Readable, trail: Trail | None = None) -> None:
     """Bind `view` to `ledger` as built now (after a catch-up or a rebuild), with the
-    ledger's federation at the position it is built to (read again only when that moved)."""
+    ledger's federation at the position it is built to (read again only when that moved,
+    and from the log only when `trail` does not end there)."""
     position = view.last_position
-    link = link_at(ledger, position) if position else None
+    kept = trail.at(position) if trail is not None and position else None
+    link = trail.link_at(position) if kept is not None and trail is not None else None
+    if link is None and position:
+        link = link_at(ledger, position)
     rows = {"built_to": f"{link}@{position}"} if link is not None else {}
-    identity = ledger_id(ledger)
+    identity = kept.ledger if kept is not None and kept.ledger else ledger_id(ledger)
     if identity is not None:
         rows |= {"ledger_id": identity, "ledger_store": redacted(ledger.store)}
     found = binding(view)
     if rows.get("built_to") != found.get("built_to") or "ledger_family" not in found:
-        rows["ledger_family"] = ledger_family(ledger, position)
+        rows["ledger_family"] = (
+            recorded(kept.family) if kept is not None else ledger_family(ledger, position)
+        )
     if any(found.get(k) != v for k, v in rows.items()):
         _write(view, rows)
 

@@ -5,6 +5,7 @@ web site, `verify --view` and a write's consequences all read through it. A day'
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from typing import NamedTuple
 
 from ledger.evidence import read_verified_entries
 from ledger.evidence.elsewhere import UnverifiedRead, checked_elsewhere
+from ledger.evidence.verified import Trail
 from ledger.log import LedgerEntry
 from ledger.reading import Readable, open_ledger
 from ledger.rules.families import DEFAULT
@@ -25,8 +27,19 @@ from projections.schema import ROW_COLUMNS
 from projections.seals import Seals
 from projections.timetravel import list_view, position_at, view_at
 
+# The trails of the read models a server's followers keep (issue 33), by store URL and model
+# file: every catch-up of such a model in this process (a request's too) goes on from where the
+# last one's verified read got to, holding the model's lock (`binding.catch_up`)
+_FOLLOWED: dict[tuple[str, str], Trail] = {}
+
 Progress = Callable[[Iterable[LedgerEntry], int, str], Iterable[LedgerEntry]]
 """Wraps the entries a catch-up or rebuild reads (a progress bar): items, how many, label."""
+
+
+def followed(ledger: Readable, path: str | Path) -> Trail:
+    """The trail the catch-ups of the read model at `path` from `ledger`'s store share in this
+    process from now on (a server's follower asks for it: `ledger/entrypoints/web/follow.py`)."""
+    return _FOLLOWED.setdefault((ledger.store, os.path.abspath(path)), Trail())
 
 
 class NothingKnownYet(LookupError):
@@ -82,8 +95,12 @@ class ReadSession:
         progress: Progress | None = None,
         owns_ledger: bool = True,
         catches_up: bool = True,
+        trail: Trail | None = None,
     ) -> None:
         self.ledger, self.view = ledger, view
+        # where the last verified read of this ledger into this model got to (a follower's,
+        # issue 33): the catch-up's read goes on from it
+        self._trail = trail or _FOLLOWED.get((ledger.store, os.path.abspath(view.path)))
         # False: another process keeps the model caught up (a server's follower, issue 33):
         # `catch_up` reads and writes nothing
         self._catches_up = catches_up
@@ -153,7 +170,7 @@ class ReadSession:
             def run(entries: Iterable[LedgerEntry], settle: Settle) -> CatchUp:
                 if before is not None:
                     entries = (e for e in entries if e.position < before)
-                return binding.catch_up(self.view, self.ledger, entries, settle)
+                return binding.catch_up(self.view, self.ledger, entries, settle, self._trail)
 
             if self.view.last_position == 0:  # from the start: perhaps checked elsewhere
                 self._stats = self._replayed(run, "catching up")
@@ -250,7 +267,9 @@ class ReadSession:
 
     def _read(self, after: int, label: str) -> Iterable[LedgerEntry]:
         """The ledger's verified entries after `after`, through the progress wrapper."""
-        return self._progressed(read_verified_entries(self.ledger, after), after, label)
+        return self._progressed(
+            read_verified_entries(self.ledger, after, trail=self._trail), after, label
+        )
 
     def _progressed(
         self, entries: Iterable[LedgerEntry], after: int, label: str

@@ -27,7 +27,9 @@ pytestmark = pytest.mark.postgres
 
 A, B, C = "20000001", "20000002", "20000003"
 TARGET_SECONDS = 0.1  # issue 33: "a write visible on both within 100 ms"
-BOUND_SECONDS = 2.0  # the target with room for a loaded machine; a fifth of FALLBACK_SECONDS
+# The target with room for a loaded machine (the median is the benchmark's to report:
+# scripts/benchmarks/followers.py), and half FALLBACK_SECONDS: only a notification meets it
+BOUND_SECONDS = FALLBACK_SECONDS / 2
 WARM_SECONDS = 120  # the servers' first build of their read models, on a busy machine
 WRITES = 3
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from eventsourcing.persistence import ApplicationRecorder, Notification
@@ -16,14 +16,20 @@ from ledger.log import HasRecorder
 
 
 def signed_entries(
-    app_or_recorder: HasRecorder | ApplicationRecorder, after: int = 0, batch: int = BATCH
+    app_or_recorder: HasRecorder | ApplicationRecorder,
+    after: int = 0,
+    batch: int = BATCH,
+    last_link: Callable[[int, str | None], object] | None = None,
 ) -> Iterator[list[tuple[Notification, Signed]]]:
     """The entries after position `after` with their signatures, `batch` at a time, each batch
-    read in a read-only transaction of its own."""
+    read in a read-only transaction of its own; `last_link` is given the last entry's position
+    and its sealed link, read in the last batch's transaction."""
     recorder = recorder_of(app_or_recorder)
     while True:
         with links_of(recorder) as links:
             rows = links.rows_after(after, batch)
+            if last_link is not None and rows and len(rows) < batch:
+                last_link(rows[-1][0].id, links.at(rows[-1][0].id))
         if rows:
             yield [(n, as_signed(n, s)) for n, s in rows]
         if len(rows) < batch:
