@@ -160,9 +160,13 @@ class View:
         `settle`: called once the entries are applied, before anything is kept (its error
         keeps nothing: a check of the entries made elsewhere, ledger/evidence/elsewhere.py)."""
         with exclusive(self.path):
-            if Path(self.path).stat().st_ino != self.inode:
-                self._reopen()  # another process's rebuild moved a new file in meanwhile
+            self.follow_file()
             return self._catch_up(entries, dry_run, settle=settle)
+
+    def follow_file(self) -> None:
+        """Reopen the model if another rebuild moved a new file in at its path meanwhile."""
+        if Path(self.path).stat().st_ino != self.inode:
+            self._reopen()
 
     def _reopen(self) -> None:
         """The file now at `path`, with the busy timeout the caller had set."""

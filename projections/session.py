@@ -172,6 +172,7 @@ class ReadSession:
                     entries = (e for e in entries if e.position < before)
                 return binding.catch_up(self.view, self.ledger, entries, settle, self._trail)
 
+            self.view.follow_file()  # another session may have built it meanwhile
             if self.view.last_position == 0:  # from the start: perhaps checked elsewhere
                 self._stats = self._replayed(run, "catching up")
             else:
