@@ -1,14 +1,15 @@
 """A rebuild's standings in memory, bounded in the number of players (issue 33): the standings
 set lately kept as objects, at most HOT_STANDINGS of them; beyond that all are packed, each as
 the values a history row keeps of it (the family's `columns` and `standing_of`, exact: a
-catch-up reads standings back from those rows; a standing without a family state as itself) in
-one `marshal` string, and unpacked when read.
+catch-up reads standings back from those rows; a standing without a family state as itself),
+a player's in one `marshal` string (one key, one string for his three or four systems), and
+unpacked when read.
 """
 
 from __future__ import annotations
 
 import marshal
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, ItemsView, Iterator, Mapping, Sequence
 from typing import Any
 
 from projections.standing import UNRATED, Standing
@@ -22,7 +23,8 @@ HOT_STANDINGS = 150_000
 
 
 class LiveStandings(Mapping[Key, Standing[object]]):
-    """(player, system) → standing, the packed ones read back on demand."""
+    """(player, system) → standing, the packed ones read back on demand: a player's packed
+    standings in one string (his systems' values by system), kept under his id."""
 
     def __init__(
         self,
@@ -33,37 +35,42 @@ class LiveStandings(Mapping[Key, Standing[object]]):
         self.columns, self.standing_of = columns, standing_of
         self.hot_limit = HOT_STANDINGS if hot_limit is None else hot_limit
         self.hot: dict[Key, Standing[object]] = {}
-        self.cold: dict[Key, bytes] = {}
+        # player → {system: values} in one `marshal` string; a standing set again since it
+        # was packed is in `hot` (read first), its packed values replaced at the next pack
+        self.cold: dict[str, bytes] = {}
 
     def lookup(self, player: str, system: str) -> Standing[object]:
         """The player's standing in `system` (UNRATED if he has none)."""
-        key = (player, system)
-        found = self.hot.get(key)
+        found = self.hot.get((player, system))
         if found is not None:
             return found
-        packed = self.cold.get(key)
-        if packed is None:
-            return UNRATED
-        row, *values = marshal.loads(packed)
-        return self.standing_of(values) if row else tuple.__new__(Standing, values)
+        packed = self.cold.get(player)
+        values = None if packed is None else marshal.loads(packed).get(system)
+        return UNRATED if values is None else self._unpacked(values)
 
     def put(self, player: str, system: str, standing: Standing[object]) -> None:
         key = (player, system)
-        if key not in self.hot:
-            if len(self.hot) >= self.hot_limit:
-                self._pack()  # a new dict: self.hot read again below
-            self.cold.pop(key, None)
+        if key not in self.hot and len(self.hot) >= self.hot_limit:
+            self._pack()
         self.hot[key] = standing
 
     def _pack(self) -> None:
-        """Every standing kept as an object packed: as a history row's values, or, with no
-        family state (a history row always has one), as itself."""
-        columns, cold = self.columns, self.cold
-        for key, s in self.hot.items():
+        """Every standing kept as an object packed into its player's string: as a history
+        row's values, or, with no family state (a history row always has one), as itself."""
+        columns = self.columns
+        by_player: dict[str, dict[str, tuple[Any, ...]]] = {}
+        for (player, system), s in self.hot.items():
             if s.state is None:
-                cold[key] = marshal.dumps((False, *s[:6], None))
+                values = (False, *s[:6], None)
             else:
-                cold[key] = marshal.dumps((True, s.rating, s.games, *columns(s)))
+                values = (True, s.rating, s.games, *columns(s))
+            by_player.setdefault(player, {})[str(system)] = values
+        cold = self.cold
+        for player, systems in by_player.items():
+            packed = cold.get(player)
+            if packed is not None:
+                systems = marshal.loads(packed) | systems
+            cold[player] = marshal.dumps(systems)
         self.hot = {}
 
     def __getitem__(self, key: Key) -> Standing[object]:
@@ -73,8 +80,37 @@ class LiveStandings(Mapping[Key, Standing[object]]):
         return found
 
     def __iter__(self) -> Iterator[Key]:
-        yield from self.hot
-        yield from self.cold
+        hot = self.hot
+        yield from hot
+        for player, packed in self.cold.items():
+            for system in marshal.loads(packed):
+                if (player, system) not in hot:
+                    yield player, system
+
+    def items(self) -> ItemsView[Key, Standing[object]]:
+        return _Items(self)
+
+    def pairs(self) -> Iterator[tuple[Key, Standing[object]]]:
+        """Every (key, standing), each player's string read once."""
+        hot, unpack = self.hot, self._unpacked
+        yield from hot.items()
+        for player, packed in self.cold.items():
+            for system, values in marshal.loads(packed).items():
+                if (player, system) not in hot:
+                    yield (player, system), unpack(values)
+
+    def _unpacked(self, values: Sequence[Any]) -> Standing[object]:
+        row, *rest = values
+        return self.standing_of(rest) if row else tuple.__new__(Standing, rest)
 
     def __len__(self) -> int:
-        return len(self.hot) + len(self.cold)
+        return sum(1 for _ in self)
+
+
+class _Items(ItemsView[Key, Standing[object]]):
+    """A LiveStandings' items, each player's packed standings unpacked once (`pairs`)."""
+
+    _mapping: LiveStandings
+
+    def __iter__(self) -> Iterator[tuple[Key, Standing[object]]]:
+        return self._mapping.pairs()

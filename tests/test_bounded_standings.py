@@ -85,3 +85,29 @@ def test_a_packed_standing_reads_back_equal_and_a_missing_one_is_unrated() -> No
     assert live.lookup("A", "OTBR") == standing
     assert live.lookup("C", "OTBR") is UNRATED
     assert dict(live)[("A", "OTBR")] == standing and len(live) == 2
+
+
+def test_a_standing_set_again_after_its_player_was_packed_reads_back_as_the_latest() -> None:
+    # Issue 33, memory flat in the players: a player's packed standings share one string; one
+    # set again since is read (and iterated) as the new one, once, and the next pack keeps it.
+    from ledger.rules.uschess.state import UsChessState, columns, standing_of
+    from projections.standing import Standing
+
+    def standing(rating: float) -> Standing[object]:
+        return Standing(rating, 4, 0, 0, 0, "2024-03-02", UsChessState())  # its record: none
+
+    live = live_standings.LiveStandings(columns, standing_of, hot_limit=2)
+    live.put("A", "OTBR", standing(1500.0))
+    live.put("A", "OTBQ", standing(1400.0))
+    live.put("B", "OTBR", standing(1300.0))  # A's two packed into one string
+    assert list(live.cold) == ["A"]
+    live.put("A", "OTBR", standing(1550.0))
+    expected = {
+        ("A", "OTBR"): standing(1550.0),
+        ("A", "OTBQ"): standing(1400.0),
+        ("B", "OTBR"): standing(1300.0),
+    }
+    assert dict(live.items()) == expected and len(live) == 3
+    assert {k: live[k] for k in live} == expected
+    live.put("C", "OTBR", standing(1200.0))  # packs again: A's string holds the new OTBR
+    assert live.lookup("A", "OTBR") == standing(1550.0) and len(live) == 4

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
+from uuid import UUID
 
 from eventsourcing.persistence import (
     InterfaceError,
@@ -17,7 +18,7 @@ from psycopg.sql import SQL, Composed, Identifier
 
 from ledger.evidence.appending import Authority, Held, HeldKeys
 from ledger.evidence.chain import Head
-from ledger.evidence.sealing import Signer, WriteTables, receipt, seal
+from ledger.evidence.sealing import Signer, WriteTables, chunks, receipt, seal
 from ledger.evidence.tables import links_in, links_of
 from ledger.evidence.tree import TREE_TABLE, Cached, Row, TreeRows
 from ledger.store import CHAIN_TABLE
@@ -78,6 +79,16 @@ class SealingPostgresRecorder(PostgresApplicationRecorder):
             row = curs.fetchone()
         assert row is not None
         return int(row["last_value"]) + (1 if row["is_called"] else 0)
+
+    def existing(self, ids: Sequence[UUID]) -> set[UUID]:
+        """Those of `ids` that have an event, read in one read transaction."""
+        found: set[UUID] = set()
+        query = SQL("SELECT DISTINCT originator_id FROM {} WHERE originator_id = ANY(%s)")
+        with self.datastore.transaction(commit=False) as curs:
+            for chunk in chunks(ids):
+                curs.execute(query.format(self.table(self.events_table_name)), [list(chunk)])
+                found.update(UUID(str(row["originator_id"])) for row in curs.fetchall())
+        return found
 
     def table(self, name: str) -> Composed:
         """Table `name` in the store's schema."""

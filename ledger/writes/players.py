@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.domain import Aggregate
 
 from ledger import commands, merging
@@ -44,12 +43,12 @@ class PlayerWrites:
         """The players `players` registers or changes (none: every one as given already)."""
         changed: list[Player] = []
         office: bool | None = None  # whether `actor` may change rating fields, once asked
+        known = self.records.existing([player_key(p.id) for p in players])  # in one read
         for p in players:
-            try:
-                player = self.records.get(Player, player_key(p.id))
-            except AggregateNotFoundError:
+            if player_key(p.id) not in known:
                 changed.append(Player(member_id=p.id, **p.profile(), actor=actor))
                 continue
+            player = self.records.get(Player, player_key(p.id))
             profile = p.profile(player.profile)
             if profile == player.profile:
                 continue

@@ -4,7 +4,7 @@ InvalidCommand or UnknownRecord its caller sees."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Set
+from collections.abc import Iterator, Sequence, Set
 from contextlib import contextmanager
 from typing import TypeVar, cast
 from uuid import UUID
@@ -47,6 +47,12 @@ class Records:
         with self._reading():
             return bool(self.recorder.select_events(key, limit=1))
 
+    def existing(self, keys: Sequence[UUID]) -> set[UUID]:
+        """Those of `keys` with an event, in one read (the recorder is a sealing one or the
+        remote one: ledger/evidence, `existing`)."""
+        with self._reading():
+            return cast(set[UUID], self.recorder.existing(keys))  # type: ignore[attr-defined]
+
     def entry_at(self, position: int, field: str) -> Notification:
         """The stored entry at `position`; InvalidCommand naming `field` if there is none."""
         with self._reading():
@@ -79,9 +85,12 @@ class Records:
     def check_players(
         self, report: SubmitSection | SubmitMatch, new: Set[str] = frozenset()
     ) -> None:
-        """Every player of `report` registered, or among `new` (registered in the same write)."""
+        """Every player of `report` registered, or among `new` (registered in the same write),
+        asked of the store in one read."""
+        keys = {p.id: player_key(p.id) for p in report.players if p.id not in new}
+        known = self.existing(list(keys.values()))
         for j, p in enumerate(report.players):
-            if p.id not in new and not self.exists(player_key(p.id)):
+            if p.id in keys and keys[p.id] not in known:
                 raise InvalidCommand(("players", j, "id"), f"{p.id!r} is not a registered player")
 
     def section(self, section_id: str) -> Section:
