@@ -93,23 +93,25 @@ def played_sections(
 ) -> list[dict[str, Any]]:
     """`player_sections` of a player whose records are `ids` (his and those merged into his)
     and whose history rows (`players.HISTORY_MARKS`) were read: his sections in one query,
-    each report's games indexed by player once (`played`, remembered by its bytes, which
-    SQLite hands over as they are stored, never decoded into a string for each page)."""
-    from projections.queries.played import played
+    each report's games indexed by player once (`played_items`: a report read before is not
+    read again; one read as bytes, which SQLite hands over as they are stored)."""
+    from projections.queries.played import played_items
 
     rows = view.db.execute(
-        "select i.key, i.start, i.end, cast(i.payload as blob) from item_players p "
+        "select i.key, i.start, i.end, i.position, i.revision, "
+        "(select value from meta where key = 'ledger_id') from item_players p "
         "join items i on i.key = p.item_key "
         "where p.player = ? and i.kind = 'section' order by i.sort_key desc",
         [player_id],
     ).fetchall()
+    reports = played_items(view, rows[0][5] if rows else None, [r[:1] + r[3:5] for r in rows])
     changes: dict[str, list[tuple[Any, ...]]] = {}
     for key, system, _, _, _, *change in history:
         changes.setdefault(key, []).append((system, *change))
     order = system_order(view)
     out = []
-    for key, first, last, payload in rows:
-        report = played(payload)
+    for key, first, last, *_ in rows:
+        report = reports[key]
         score, games = report.score(ids)
         out.append(
             {
