@@ -33,13 +33,16 @@ from projections.queries.players import (
     card,
     cards,
     current_ratings,
+    merged_card,
     merges,
     names,
     person,
     player,
     player_card,
+    player_reads,
     profile_position,
     profiles,
+    records_of,
     survivor,
 )
 from projections.queries.records import (
@@ -53,6 +56,7 @@ from projections.queries.records import (
 )
 from projections.queries.search import search_players
 from projections.queries.sections import (
+    played_sections,
     player_sections,
     section_changes,
     section_record,
@@ -83,7 +87,11 @@ __all__ = [
     "person",
     "player",
     "player_card",
+    "player_reads",
+    "played_sections",
+    "merged_card",
     "player_sections",
+    "records_of",
     "previous_change",
     "problems",
     "profile_position",

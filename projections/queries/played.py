@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import msgspec
+
+if TYPE_CHECKING:
+    from projections.schema import ReadModel
 
 
 class _Game(msgspec.Struct):
@@ -90,4 +94,40 @@ def played(payload: bytes | str) -> Played:
     for one in games_of.keys() | byes_of.keys():
         if one is not None:
             found.totals[one] = found.counted({one})
+    return found
+
+
+# A section's `Played`, by its read model's ledger (`meta`'s ledger_id: a digest of its first
+# entry) and the item's key, position and revision: an item's stored report is its revision's
+# at that position of that ledger, so a page reads no report it has read before (issue 33: a
+# player's reports were 270 KB a page on the 100k ledger, 0.4 ms of copying).
+_KNOWN: dict[tuple[str, str, int, int], Played] = {}
+
+
+def played_items(
+    view: ReadModel, ledger: str | None, items: list[tuple[str, int, int]]
+) -> dict[str, Played]:
+    """Each of `items`' (key, position, revision) `Played`: those read before remembered
+    (`_KNOWN`, never for a model bound to no ledger), the others' reports read in one query."""
+    found: dict[str, Played] = {}
+    missing = []
+    for key, position, revision in items:
+        known = None if ledger is None else _KNOWN.get((ledger, key, position, revision))
+        if known is None:
+            missing.append(key)
+        else:
+            found[key] = known
+    if not missing:
+        return found
+    if len(_KNOWN) >= SECTIONS_REMEMBERED:
+        _KNOWN.clear()
+    rows = view.db.execute(
+        "select key, position, revision, cast(payload as blob) from items "
+        f"where key in ({', '.join('?' for _ in missing)})",
+        missing,
+    )
+    for key, position, revision, payload in rows:
+        found[key] = played(payload)
+        if ledger is not None:
+            _KNOWN[(ledger, key, position, revision)] = found[key]
     return found

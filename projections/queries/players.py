@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
 
 from ledger.rules.families import family as rules_family
 from projections.queries.common import system_order
@@ -14,16 +15,52 @@ if TYPE_CHECKING:
     from projections.schema import ReadModel, SqlModel
 
 
+# The columns a player's page reads of every one of his history rows, in one query (issue 33):
+# his last list or drop below a floor in each system, the K of his last change, the changes
+# of the sections he played (the unique index on (player, system, sort_key) in its order).
+HISTORY_MARKS = (
+    "select item_key, system, kind, formula, k, pre_rating, post_rating, official_rating, "
+    "detail from history where player = ? order by system, sort_key"
+)
+
+
+@dataclass
+class Reads:
+    """What a player's page reads once (issue 33: as few queries as it needs): `player`'s
+    answer, his profile (decoded; None without one), the merges in force and his history
+    rows (`HISTORY_MARKS`)."""
+
+    out: dict[str, Any]
+    profile: dict[str, Any] | None
+    merged: Merges | None
+    history: list[tuple[Any, ...]]
+
+
 def player(view: SqlModel, player_id: str) -> dict[str, Any] | None:
     """A player's name and current ratings row in every system; None if unknown."""
-    cursor = view.db.execute("select * from ratings where player = ? order by system", [player_id])
-    names = [d[0] for d in cursor.description]
-    rows = [dict(zip(names, row, strict=True)) for row in cursor]
-    profile = view.db.execute("select profile from players where id = ?", [player_id]).fetchone()
-    if profile is None and not rows:
+    found = player_reads(view, player_id)
+    return None if found is None else found.out
+
+
+def player_reads(view: SqlModel, player_id: str) -> Reads | None:
+    """`player`'s answer with what else his page reads (`Reads`): his profile and ratings rows
+    in one query, his history rows in another, the merges in a third; None if unknown."""
+    cursor = view.db.execute(
+        "select p.profile, r.* from (select ? as id) asked "
+        "left join players p on p.id = asked.id left join ratings r on r.player = asked.id "
+        "order by r.system",
+        [player_id],
+    )
+    names = [d[0] for d in cursor.description][1:]
+    rows = cursor.fetchall()
+    profile = None if rows[0][0] is None else json.loads(rows[0][0])
+    ratings_rows = [dict(zip(names, row[1:], strict=True)) for row in rows if row[1] is not None]
+    if profile is None and not ratings_rows:
         return None
+    history = view.db.execute(HISTORY_MARKS, [player_id]).fetchall()
+    shows_k = "k" in dict(rules_family(view.family).words.ratings)
     ratings = {}
-    for r in rows:
+    for r in ratings_rows:
         system = r.pop("system")
         # A family's own columns (`Rater.rating_columns`): a row with US Chess floors says
         # whether it is established; only a row without asks its family (and loads it) whether
@@ -31,39 +68,35 @@ def player(view: SqlModel, player_id: str) -> dict[str, Any] | None:
         if "established" in r:
             r["established"] = bool(r["established"])
             r["pending_floor_request"] = json.loads(r["pending_floor_request"] or "null")
-        elif "k" in dict(rules_family(view.family).words.ratings):
-            r["k"] = _last_k(view, player_id, system)
+        elif shows_k:
+            r["k"] = _last_k(history, system)
         ratings[system] = {k: v for k, v in r.items() if k != "player"}
     out: dict[str, Any] = {"id": player_id}
     if profile is not None:
-        out["name"] = json.loads(profile[0]).get("name")
+        out["name"] = profile.get("name")
     out["ratings"] = ratings
-    if dropped := below_floor(view, player_id, set(ratings)):
+    if dropped := _below_floor(history, set(ratings)):
         out["unrated"] = dropped
     found = merges(view)
     if found is not None and (joined := found.merged_into(player_id)) is not None:
         out["merged_into"] = joined | {"name": _name_of(view, joined["id"])}
     if found is not None and (absorbed := found.absorbed(player_id)):
         out["merged"] = absorbed
-    return out
+    return Reads(out, profile, found, history)
 
 
-def below_floor(view: SqlModel, player_id: str, rated: set[str]) -> dict[str, str]:
+def _below_floor(history: list[tuple[Any, ...]], rated: set[str]) -> dict[str, str]:
     """System → "unrated (below 1400)" where the last list that rated the player showed him
     unrated for falling below its floor (FIDE 7.2.1), or, before any list, his last drop did
     (the family's rater: its standing is the list it would publish), and he has no rating
-    since."""
-    rows = view.db.execute(
-        "select h.system, h.formula, h.detail from history h join (select system, "
-        "max(sort_key) as sort_key from history where player = ? and (kind = 'list' or "
-        "formula = 'below_floor') group by system) last on last.system = h.system "
-        "and last.sort_key = h.sort_key "
-        "where h.player = ? order by h.system",
-        [player_id, player_id],
-    ).fetchall()
+    since (`history`: his rows in `HISTORY_MARKS`' order, the last of a system its latest)."""
+    last: dict[str, tuple[str | None, str]] = {}
+    for _, system, kind, formula, *_, detail in history:
+        if kind == "list" or formula == "below_floor":
+            last[system] = (formula, detail)
     return {
         system: unrated_below(json.loads(detail)["below"])
-        for system, formula, detail in rows
+        for system, (formula, detail) in sorted(last.items())
         if formula == "below_floor" and system not in rated
     }
 
@@ -91,7 +124,11 @@ def survivor(view: ReadModel, player_id: str) -> str:
 
 def person(view: ReadModel, player_id: str) -> set[str]:
     """A surviving record's id with those of the records merged into it."""
-    found = merges(view)
+    return records_of(player_id, merges(view))
+
+
+def records_of(player_id: str, found: Merges | None) -> set[str]:
+    """`person` under the merges in force `found`."""
     return {player_id} if found is None else {player_id, *found.absorbed(player_id)}
 
 
@@ -102,7 +139,14 @@ def player_card(view: SqlModel, player_id: str) -> dict[str, Any] | None:
     row = view.db.execute("select profile from players where id = ?", [player_id]).fetchone()
     if row is None:
         return None
-    profile, found = json.loads(row[0]), merges(view)
+    return merged_card(view, player_id, json.loads(row[0]), merges(view))
+
+
+def merged_card(
+    view: SqlModel, player_id: str, profile: dict[str, Any], found: Merges | None
+) -> dict[str, Any]:
+    """`player_card` of his `profile` (decoded), a field he lacks taken from a record merged
+    into his (`found`: the merges in force)."""
     for other in found.absorbed(player_id) if found is not None else ():
         given = view.db.execute("select profile from players where id = ?", [other]).fetchone()
         for name, value in json.loads(given[0]).items() if given else ():
@@ -132,13 +176,13 @@ def card(profile: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _last_k(view: SqlModel, player_id: str, system: str) -> float | None:
-    found = view.db.execute(
-        "select k from history where player = ? and system = ? and k is not null "
-        "order by sort_key desc limit 1",
-        [player_id, system],
-    ).fetchone()
-    return None if found is None else found[0]
+def _last_k(history: list[tuple[Any, ...]], system: str) -> float | None:
+    """The K of the player's last change in `system` that has one (`HISTORY_MARKS`' rows)."""
+    found = None
+    for _, row_system, _, _, k, *_ in history:
+        if row_system == system and k is not None:
+            found = k
+    return cast(float | None, found)
 
 
 def profiles(view: ReadModel) -> dict[str, dict[str, Any]]:

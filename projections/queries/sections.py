@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from projections.names import words
 from projections.queries.common import system_order
-from projections.queries.players import merges, person
+from projections.queries.players import HISTORY_MARKS, merges, person
 from projections.queries.search import matches
 
 if TYPE_CHECKING:
@@ -83,31 +83,35 @@ def section_record(view: ReadModel, section_id: str) -> dict[str, Any] | None:
 
 def player_sections(view: ReadModel, player_id: str) -> list[dict[str, Any]]:
     """The rated sections a player played, newest first: event, dates, the player's score
-    and games, and per system the rating before and after (his history rows in one query;
-    each report's games indexed by player once: `played`, remembered by its bytes, which
-    SQLite hands over as they are stored, never decoded into a string for each page)."""
-    from projections.queries.played import played
+    and games, and per system the rating before and after (`played_sections`)."""
+    history = view.db.execute(HISTORY_MARKS, [player_id]).fetchall()
+    return played_sections(view, player_id, person(view, player_id), history)
 
-    ids = person(view, player_id)  # a record merged into his plays as him
+
+def played_sections(
+    view: ReadModel, player_id: str, ids: set[str], history: list[tuple[Any, ...]]
+) -> list[dict[str, Any]]:
+    """`player_sections` of a player whose records are `ids` (his and those merged into his)
+    and whose history rows (`players.HISTORY_MARKS`) were read: his sections in one query,
+    each report's games indexed by player once (`played_items`: a report read before is not
+    read again; one read as bytes, which SQLite hands over as they are stored)."""
+    from projections.queries.played import played_items
+
     rows = view.db.execute(
-        "select i.key, i.start, i.end, cast(i.payload as blob) from item_players p "
+        "select i.key, i.start, i.end, i.position, i.revision, "
+        "(select value from meta where key = 'ledger_id') from item_players p "
         "join items i on i.key = p.item_key "
         "where p.player = ? and i.kind = 'section' order by i.sort_key desc",
         [player_id],
     ).fetchall()
+    reports = played_items(view, rows[0][5] if rows else None, [r[:1] + r[3:5] for r in rows])
     changes: dict[str, list[tuple[Any, ...]]] = {}
-    for key, *change in view.db.execute(
-        "select h.item_key, h.system, h.pre_rating, h.post_rating, h.official_rating, h.detail "
-        "from item_players p join items i on i.key = p.item_key "
-        "join history h on h.player = p.player and h.item_key = i.key "
-        "where p.player = ? and i.kind = 'section'",
-        [player_id],
-    ):
-        changes.setdefault(key, []).append(tuple(change))
+    for key, system, _, _, _, *change in history:
+        changes.setdefault(key, []).append((system, *change))
     order = system_order(view)
     out = []
-    for key, first, last, payload in rows:
-        report = played(payload)
+    for key, first, last, *_ in rows:
+        report = reports[key]
         score, games = report.score(ids)
         out.append(
             {

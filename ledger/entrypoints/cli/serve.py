@@ -30,6 +30,8 @@ from ledger.store import DEFAULT_STORE
 KEEP_MB = 64
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ledger.entrypoints.web.app import Site
     from ledger.entrypoints.web.follow import Follower
     from ledger.entrypoints.web.writes import Door
@@ -109,6 +111,7 @@ class Server:
             map=self.map,
             **where,
             threads=THREADS,
+            dispatcher=_dispatcher(site.sessions.warm),
             channel_timeout=CHANNEL_TIMEOUT_SECONDS,
             cleanup_interval=CLEANUP_INTERVAL_SECONDS,
             connection_limit=connection_limit(),
@@ -152,6 +155,21 @@ def connection_limit() -> int:
         soft = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
     return min(CONNECTION_LIMIT, soft - FILES_BESIDE_CONNECTIONS)
+
+
+def _dispatcher(warm: Callable[[], None]) -> Any:
+    """waitress' threads, each running `warm` before it takes its first request (its read
+    sessions opened: issue 33, a first request pays nothing more than the next)."""
+    from waitress.task import ThreadedTaskDispatcher
+
+    class Warmed(ThreadedTaskDispatcher):
+        def handler_thread(self, thread_no: int) -> None:
+            warm()
+            super().handler_thread(thread_no)
+
+    found = Warmed()
+    found.set_thread_count(THREADS)
+    return found
 
 
 def _waitress() -> type:

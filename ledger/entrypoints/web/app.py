@@ -167,6 +167,10 @@ class Site:
                 if found:
                     answer = answer.model_copy(update={"ledger_break": str(found[0])})  # issue 28
                 ctype, body = "application/json", _indented(answers.dump(answer))
+            elif isinstance(answer, dict):  # a twin as its model writes it (`Route.typed`)
+                if found:
+                    answer["ledger_break"] = str(found[0])
+                ctype, body = "application/json", _indented(msgspec.json.encode(answer))
             else:
                 assert isinstance(answer, str)  # a page's HTML (`_answer`)
                 ctype, body = "text/html; charset=utf-8", answer.encode()
@@ -224,9 +228,10 @@ class Site:
         )
 
     def _answer(self, family: str, route: str, query: dict[str, str], api: bool) -> object:
-        """The JSON twin's data (`api`), else the page's HTML: only the one asked for is made
-        (a page's data may be a function, called only for its twin), while `family`'s read
-        model is open."""
+        """The JSON twin's data (`api`: validated into its model, or as it stands for a
+        `Route.typed` page), else the page's HTML: only the one asked for is made (a page's
+        data may be a function, called only for its twin), while `family`'s read model is
+        open."""
         when = asked_when(query)
         with self._read(family, when) as (view, ledger, when):
             if not api:
@@ -235,9 +240,10 @@ class Site:
                 SWITCH.get()[:] = switch
             page, values = routes.route(route)
             data, html = page.page(Asked(view, ledger, values, query, when, self.served))
-            if api:
-                return page.adapter.validate_python(data() if callable(data) else data)
-            return html()
+            if not api:
+                return html()
+            found = data() if callable(data) else data
+            return found if page.typed else page.adapter.validate_python(found)
 
     @contextmanager
     def _read(self, family: str, when: When) -> Iterator[tuple[View, Readable, When]]:

@@ -41,7 +41,11 @@ def search(view: View, query: dict[str, str], when: When) -> tuple[object, Page]
 
 
 def player_data(view: View, player: str, when: When) -> dict[str, Any]:
-    out = queries.player(view, player)
+    return shown(view, queries.player(view, player), player, when)
+
+
+def shown(view: View, out: dict[str, Any] | None, player: str, when: When) -> dict[str, Any]:
+    """A player's answer (`queries.player`'s) as his pages show it at `when`."""
     if out is None:
         raise HttpError("404 Not Found", f"player {player!r} is not in the ledger")
     if when.as_of is not None:
@@ -57,15 +61,21 @@ def player_data(view: View, player: str, when: When) -> dict[str, Any]:
 
 
 def player(view: View, player: str, when: When) -> tuple[object, Page]:
-    data = player_data(view, player, when)
-    data["card"] = queries.player_card(view, player)
+    """His page: what it reads of him read once (`queries.player_reads`: his profile, the
+    merges in force, his history rows)."""
+    reads = queries.player_reads(view, player)
+    data = shown(view, None if reads is None else reads.out, player, when)
+    assert reads is not None
+    profile, merged = reads.profile, reads.merged
+    data["card"] = None if profile is None else queries.merged_card(view, player, profile, merged)
     words = rules_family(view.family).words
     fields = [
         (k, label)
         for k, label in words.ratings
         if any(r.get(k) is not None for r in data["ratings"].values())
     ]
-    played = queries.player_sections(view, player)
+    ids = queries.records_of(player, merged)
+    played = queries.played_sections(view, player, ids, reads.history)
     if when.as_of is not None:
         played = [t for t in played if t["end_date"] <= when.as_of]
     for t in played:

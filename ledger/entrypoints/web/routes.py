@@ -46,7 +46,10 @@ class Param:
 @dataclass(frozen=True)
 class Route:
     """A page: its path (`{name}` a segment's value; `rest`: the last one takes the rest of
-    the path, a section id may hold `/`), its twin's model and the function answering it."""
+    the path, a section id may hold `/`), its twin's model and the function answering it;
+    `typed`: its data is the twin as its model writes it (the fields set, in the model's
+    order, of its types), written as it stands, never validated into the model first (issue
+    33: a page asked most; tests/test_typed_twins.py holds it to the model's bytes)."""
 
     name: str
     path: str
@@ -55,6 +58,7 @@ class Route:
     page: Callable[[Asked], tuple[object, Page]]
     params: tuple[Param, ...] = ()
     rest: bool = False
+    typed: bool = False
     adapter: TypeAdapter[Any] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -102,6 +106,7 @@ ROUTES = (
         answers.Player,
         "A player's card, ratings and sections",
         lambda a: players.player(a.view, a.path["player"], a.when),
+        typed=True,
     ),
     Route(
         "player_history",

@@ -17,6 +17,7 @@ the code that made the page (`BUILD`).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -144,6 +145,16 @@ class Sessions:
         for stop in found.breaks:  # each request's banner (issue 28), found at the catch-up
             report_break(stop)
         return found
+
+    def warm(self) -> None:
+        """This thread's session of every family opened before its first request (issue 33:
+        a first request pays nothing more than the next); one that cannot be opened now is
+        left to the request, which opens it again and says why."""
+        held: dict[str, Held] = self.local.__dict__.setdefault("held", {})
+        for family in self.views:
+            if family not in held:
+                with contextlib.suppress(Exception):
+                    held[family] = self._open(family)
 
     def past(self, held: Held, family: str, position: int) -> View:
         """`family`'s read model as the ledger stood at `position`, built once by this
