@@ -89,7 +89,7 @@ def test_a_checked_read_finds_the_key_events_by_kind_not_by_scanning_every_entry
     from ledger.application import RatingsLedger
 
     path = tmp_path / "ledger.db"
-    RatingsLedger(f"sqlite:///{path}").close()
+    app = RatingsLedger(f"sqlite:///{path}")  # its tables (an unwritten file goes at close)
     db = sqlite3.connect(path)
     plan = db.execute(
         "EXPLAIN QUERY PLAN SELECT rowid FROM stored_events "
@@ -97,4 +97,5 @@ def test_a_checked_read_finds_the_key_events_by_kind_not_by_scanning_every_entry
         ("ratings-ledger:RoleGranted", "ratings-ledger:ListCommitted", 10),
     ).fetchall()
     db.close()
+    app.close()
     assert any("INDEX stored_events_topic" in row[-1] for row in plan), plan

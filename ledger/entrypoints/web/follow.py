@@ -51,6 +51,9 @@ FALLBACK_SECONDS = 10.0
 # (SQLite's default, every 1,000 pages: a few appends' worth); past this many pages a commit
 # still does it.
 QUIET_SECONDS = 0.05
+# a SQLite follower's look once the ledger has been quiet for QUIET_SECONDS: an idle server
+# does not look 1,000 times a second (a page asked for still catches up itself)
+QUIET_POLL_SECONDS = 0.01
 WAL_PAGES_AT_MOST = 10_000
 RETRY_SECONDS = 1.0  # after a failure (a missing store, a read model of another ledger…)
 SQLITE = "sqlite:///"
@@ -67,6 +70,8 @@ class Follower:
         default = POLL_SECONDS if self.sqlite else FALLBACK_SECONDS
         self.store, self.view, self.family = store, view, family
         self.poll = default if poll is None else poll  # the longest wait between looks
+        quiet = QUIET_POLL_SECONDS if self.sqlite and poll is None else self.poll
+        self.quiet_poll = max(self.poll, quiet)  # the wait once the ledger has been quiet
         self.stopping = threading.Event()
         self.bell = socket.socketpair()  # `stop` rings it: a wait on PostgreSQL ends at once
         self.thread = threading.Thread(target=self._run, name="read-model follower", daemon=True)
@@ -116,7 +121,8 @@ class Follower:
                         elif caught_up is not None and monotonic() - caught_up > QUIET_SECONDS:
                             view.db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
                             caught_up = None
-                        wait(self.poll if caught_up is None else min(self.poll, QUIET_SECONDS))
+                        busy = caught_up is not None
+                        wait(min(self.poll, QUIET_SECONDS) if busy else self.quiet_poll)
             finally:
                 view.close()
         finally:
