@@ -215,7 +215,7 @@ def detail(o: PlayerOutcome, outcome: SectionOutcome) -> dict[str, Any]:
         "sum_delta",
         "reason",
     )
-    detail = {k: getattr(o, k) for k in keys if getattr(o, k) not in (None, False)}
+    detail = {k: v for k in keys if (v := getattr(o, k)) not in (None, False)}
     if o.deltas:  # 8.3.2: each game's opponent, D, PD, score and ΔR
         detail["games"] = [
             [who, g.opponent, g.d, g.pd, g.score, g.delta]
