@@ -102,9 +102,13 @@ class Rater(Protocol[S]):
         amendments: Sequence[AmendmentRow],
         explain: bool,
         what_if: WhatIf | None,
+        items: int | None = None,
     ) -> Self:
         """The rater over `lookup` and the profiles, with the recorded rules amendments,
-        explain detail (rows not stored) and a what-if replay's rules."""
+        explain detail (rows not stored) and a what-if replay's rules; `items`: how many
+        items it is about to rate when that is known before the first (a rebuild's), for a
+        family whose arithmetic repays a start-up cost only over a long replay (None: not
+        known)."""
         ...
 
     def rate(self, item: Item) -> list[Change]:
@@ -132,9 +136,10 @@ def rater_for(
     amendments: Sequence[AmendmentRow] = (),
     explain: bool = False,
     what_if: WhatIf | None = None,
+    items: int | None = None,
 ) -> Rater[Any]:
-    """Family `name`'s rater opened on a read model (`Rater.open`)."""
-    return rater_class(name).open(lookup, profiles, amendments, explain, what_if)
+    """Family `name`'s rater opened on a read model (`Rater.open`; `items`: its size hint)."""
+    return rater_class(name).open(lookup, profiles, amendments, explain, what_if, items)
 
 
 @functools.cache

@@ -46,13 +46,15 @@ class RatingStep:
         amendments: Sequence[AmendmentRow],
         explain: bool = False,
         merged: Merges | None = None,
+        items: int | None = None,
     ) -> ItemRater:
         """The family's rater; with `merged`, it sees merged-away records as their survivors'
-        (projections/merges.py)."""
+        (projections/merges.py); `items`: how many items it will rate, when known."""
+        what_if = self.what_if
         if not merged:
-            return rater_for(self.family, lookup, profiles, amendments, explain, self.what_if)
+            return rater_for(self.family, lookup, profiles, amendments, explain, what_if, items)
         found = merges.profiles(profiles, merged)
-        rater = rater_for(self.family, lookup, found, amendments, explain, self.what_if)
+        rater = rater_for(self.family, lookup, found, amendments, explain, what_if, items)
         return merges.Renaming(rater, merged)
 
     @property

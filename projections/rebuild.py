@@ -153,6 +153,7 @@ class Rebuild:
             batch.facts,
             amendments,
             merged=batch.merges(),
+            items=len(batch.items),  # the replay's size, known before its first item
         )
         rate = rater.rate
         history = history_layout(self.family)  # its history: its state columns

@@ -250,3 +250,68 @@ def test_a_replay_that_passes_the_threshold_has_the_pure_replays_digest(tmp_path
         view.close()
     assert calls == [28]  # the third section alone: 56 games rated before it, 28 before the second
     assert digests[0] == digests[1]
+
+
+@pytest.mark.parametrize(
+    ("items", "games_rated", "expected"),
+    [
+        (None, 0, False),  # a replay of unknown size: the pure kernel until the games threshold
+        (kernel.COMPILED_FROM_ITEMS - 1, 0, False),  # known too small to repay the load
+        (kernel.COMPILED_FROM_ITEMS, 0, True),  # known large enough: from its first section
+        (kernel.COMPILED_FROM_ITEMS - 1, kernel.COMPILED_AFTER_GAMES, True),
+    ],
+)
+def test_a_replay_known_to_be_large_is_rated_by_the_compiled_kernel_from_its_first_section(
+    monkeypatch, items, games_rated, expected
+):
+    # Issue 33: "the compiled path may be the default once a replay is large enough to repay
+    # its load (say where, measured)": a replay that knows its size before its first item
+    # (kernel.COMPILED_FROM_ITEMS items or more) loads the compiled kernel at once.
+    monkeypatch.setattr(kernel, "_COMPILED", [])
+    assert kernel.use_compiled(None, games_rated, items) is expected
+    assert (kernel._COMPILED != []) is expected  # numba loaded only when it rates
+    assert not kernel.use_compiled("pure", 0, kernel.COMPILED_FROM_ITEMS)
+
+
+@pytest.mark.parametrize(("threshold", "expected"), [(1, [28, 28, 28]), (10_000, [])])
+def test_a_rebuild_tells_the_rater_its_size_and_keeps_the_pure_replays_digest(
+    tmp_path, monkeypatch, threshold, expected
+):
+    # Issue 33: the replay's known size chooses the kernel from the start, and "the pure path
+    # stays the reference and both give the same digest": a rebuild of three 28-game round
+    # robins with COMPILED_FROM_ITEMS at 1 rates every section by the compiled kernel, at
+    # 10,000 none.
+    from projection_helpers import Ledger, round_robin
+
+    from ledger.application import RatingsLedger
+    from ledger.log import read_entries
+    from ledger.rules.uschess.rater import KERNEL_VARIABLE
+    from projections.projector import View
+
+    ledger = Ledger(RatingsLedger(f"sqlite:///{tmp_path / 'ledger.db'}"))
+    ids = [f"2000{n:04d}" for n in range(1, 9)]
+    ledger.register(*ids, adult=True)
+    for month, day in (("JAN", "2024-01-06"), ("FEB", "2024-02-03"), ("MAR", "2024-03-02")):
+        ledger.submit(round_robin(month, ids, day))
+    monkeypatch.setattr(kernel, "COMPILED_FROM_ITEMS", threshold)
+    monkeypatch.setattr(kernel, "_COMPILED", [])
+    calls: list[int] = []
+    real = compiled.rate_compiled
+
+    def counted(*args):
+        calls.append(len(args[4]))
+        return real(*args)
+
+    monkeypatch.setattr(compiled, "rate_compiled", counted)
+    digests = []
+    for choice in ("pure", None):
+        if choice is None:
+            monkeypatch.delenv(KERNEL_VARIABLE, raising=False)
+        else:
+            monkeypatch.setenv(KERNEL_VARIABLE, choice)
+        view = View(tmp_path / f"{choice}.db")
+        view.rebuild(read_entries(ledger.app))
+        digests.append(view.digest())
+        view.close()
+    assert calls == expected
+    assert digests[0] == digests[1]

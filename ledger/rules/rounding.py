@@ -6,8 +6,8 @@ from fractions import Fraction
 
 def round_half_up(x: float | Fraction) -> int:
     """Nearest integer, halves rounded up (US Chess §1, §7: "conventional rounding rules")."""
-    whole = math.floor(x)
-    return int(whole) + 1 if x - whole >= 0.5 else int(whole)
+    whole = math.floor(x)  # an int, for a float and a Fraction alike
+    return whole + 1 if x - whole >= 0.5 else whole
 
 
 def round_to_nearest(x: float, step: int) -> int:

@@ -118,9 +118,11 @@ class GamesRater(ABC):
         amendments: Sequence[AmendmentRow],
         explain: bool,
         what_if: WhatIf | None,
+        items: int | None = None,
     ) -> Self:
         """The rater of a read model, under a what-if's rules version if it names one (rules
-        amendments are US Chess's parameters: the replay command refuses them here)."""
+        amendments are US Chess's parameters: the replay command refuses them here). The
+        replay's size (`items`) changes nothing: its arithmetic has nothing to load first."""
         return cls(lookup, profiles, None if what_if is None else what_if.rules)
 
     def standing(self, player: str, system: str | None = None) -> Standing[object]:
@@ -213,7 +215,7 @@ def detail(o: PlayerOutcome, outcome: SectionOutcome) -> dict[str, Any]:
         "sum_delta",
         "reason",
     )
-    detail = {k: getattr(o, k) for k in keys if getattr(o, k) not in (None, False)}
+    detail = {k: v for k in keys if (v := getattr(o, k)) not in (None, False)}
     if o.deltas:  # 8.3.2: each game's opponent, D, PD, score and ΔR
         detail["games"] = [
             [who, g.opponent, g.d, g.pd, g.score, g.delta]

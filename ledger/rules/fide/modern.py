@@ -8,8 +8,6 @@ rated meanwhile is rated with his current rating but counts as unrated for his o
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from ledger.rules.fide.initial import PoolEvent, initial_rating
 from ledger.rules.fide.k_factor import k_factor, limited_k
 from ledger.rules.fide.per_game import game_deltas, rating_change, round_change, sum_delta
@@ -56,11 +54,9 @@ def rate_modern(section: Section, version: FideVersion) -> SectionOutcome:
         if not counted:
             outcomes.append(not_rated(player.id, player.rating))
         elif player.rating is not None:
-            outcome = rated(version, section, player, player.rating, counted)
-            outcomes.append(replace(outcome, opponents=opponents))
+            outcomes.append(rated(version, section, player, player.rating, counted, opponents))
         else:
-            outcome = unrated(version, section, player, counted)
-            outcomes.append(replace(outcome, opponents=opponents))
+            outcomes.append(unrated(version, section, player, counted, opponents))
     return SectionOutcome(version.name, True, tuple(outcomes))
 
 
@@ -70,9 +66,11 @@ def rated(
     player: Player,
     rating: float,
     counted: tuple[tuple[float, float], ...],
+    opponents: tuple[str, ...],
 ) -> PlayerOutcome:
-    """8.3: ΣΔR over his games against rated opponents, times K (limited by K × n ≤ 700 over
-    this section's games; a list limits it over the period's)."""
+    """8.3: ΣΔR over his games against rated opponents (`counted`: rating and score; their
+    ids `opponents`), times K (limited by K × n ≤ 700 over this section's games; a list
+    limits it over the period's)."""
     base = k_factor(
         version,
         rating,
@@ -99,6 +97,7 @@ def rated(
         k_base=base,
         sum_delta=total,
         deltas=deltas,
+        opponents=opponents,
     )
 
 
@@ -107,8 +106,10 @@ def unrated(
     section: Section,
     player: Player,
     counted: tuple[tuple[float, float], ...],
+    opponents: tuple[str, ...],
 ) -> PlayerOutcome:
-    """8.2 over his pooled games so far (7.1.4), this section's included."""
+    """8.2 over his pooled games so far (7.1.4), this section's included (`counted`: rating
+    and score against rated opponents; their ids `opponents`)."""
     events = (*player.pool, PoolEvent(section.end, counted))
     init = initial_rating(version, events, section.end)
     return PlayerOutcome(
@@ -126,4 +127,5 @@ def unrated(
         dp=init.dp,
         reason=init.reason,
         results=counted,
+        opponents=opponents,
     )

@@ -154,7 +154,8 @@ class FideRater(GamesRater):
         system: str = STANDARD,
     ) -> list[Change]:
         version = version or fide_version(date.fromisoformat(item.end), self.version_named(item))
-        ids = [pid for pid in pre if any(pid in g[:2] for g in games)]
+        playing = {x for g in games for x in g[:2]}  # a set: each player looked up once
+        ids = [pid for pid in pre if pid in playing]
         profiles = {pid: self.profiles.get(pid) for pid in pre}
         ks = {pid: _listed_k(_fide_state(s), profiles[pid], system) for pid, s in pre.items()}
         states = {

@@ -83,13 +83,14 @@ class Section:
         if self.end < self.start:
             raise ValueError("a section cannot end before it starts")
         ids = [p.id for p in self.players]
-        if len(set(ids)) != len(ids):
+        known = set(ids)  # each game's two players looked up here: a set, not the list
+        if len(known) != len(ids):
             raise ValueError("player ids must be unique")
         for p in self.players:
             if p.newly_rated and p.rating is None:
                 raise ValueError(f"{p.id}: a newly rated player needs his published rating")
         for white, black, score in self.games:
-            if white not in ids or black not in ids or white == black:
+            if white not in known or black not in known or white == black:
                 raise ValueError(f"game {white}–{black}: players must be two different entrants")
             if score not in SCORES:
                 raise ValueError(f"game {white}–{black}: score must be 1, 0.5 or 0")

@@ -12,6 +12,10 @@ from typing import Any, NamedTuple
 PoolEntry = tuple[str, Any]
 
 
+# the JSON of each state without performances or pool, by its other fields' values and types
+_PLAIN: dict[tuple[tuple[Any, ...], tuple[type, ...]], str] = {}
+
+
 class FideState(NamedTuple):
     """Each field None while it has no value (its key absent from the JSON)."""
 
@@ -25,6 +29,18 @@ class FideState(NamedTuple):
     k: int | None = None
 
     def to_json(self) -> str:
+        """The state's JSON; a rated player's (no performances, no pool: most of a replay's)
+        made once per value and kept (_PLAIN), as every row and standing stores it."""
+        if self.prior is not None or self.pool is not None:
+            return self._json()
+        flags = (self.reached_2400, self.prior_unknown, self.k)
+        key = (flags, tuple(map(type, flags)))  # True and 1 are equal keys: their types too
+        found = _PLAIN.get(key)
+        if found is None:
+            found = _PLAIN[key] = self._json()
+        return found
+
+    def _json(self) -> str:
         return json.dumps(
             {k: v for k, v in self._asdict().items() if v is not None}, sort_keys=True
         )

@@ -250,17 +250,21 @@ def after_section(
     # §5: the peak is the "highest attained established rating" (post-section N > 25).
     if is_established(pre_games + games) and (peak is None or post_rating > peak):
         peak = post_rating
-    return FloorState(
-        state.wins + wins,
-        state.draws + draws,
-        # §5: N_R "events of at least three ratable games"
-        state.sections_of_three + (1 if games >= 3 else 0),
-        peak,
-        olm_games_after(state.olm_games, pre_rating, pre_games, games),
-        state.money_floor,
-        state.director_floor,
-        state.ceiling,
-        state.floor_lowerings,
+    # tuple.__new__: a NamedTuple's own __new__ costs a Python call, here once per player and item
+    return tuple.__new__(
+        FloorState,
+        (
+            state.wins + wins,
+            state.draws + draws,
+            # §5: N_R "events of at least three ratable games"
+            state.sections_of_three + (1 if games >= 3 else 0),
+            peak,
+            olm_games_after(state.olm_games, pre_rating, pre_games, games),
+            state.money_floor,
+            state.director_floor,
+            state.ceiling,
+            state.floor_lowerings,
+        ),
     )
 
 

@@ -94,15 +94,21 @@ _COMPILED: list[Kernel | None] = []  # the compiled twin once imported (None wit
 # (docs/benchmarks/replay.md, "The automatic kernel"); a catch-up or the 100k ledger never
 # loads it.
 COMPILED_AFTER_GAMES = 300_000
+# Items a replay known to rate this many or more before its first (a rebuild: every item of the
+# log) is rated by the compiled kernel from the first, its load repaid within the replay:
+# docs/benchmarks/replay.md, "The kernel by the replay's size", for the measured break-even.
+COMPILED_FROM_ITEMS = 6_000
 
 
-def use_compiled(choice: str | None, games_rated: int) -> bool:
+def use_compiled(choice: str | None, games_rated: int, items: int | None = None) -> bool:
     """Whether the compiled kernel rates the next section: `choice` "compiled" or "pure" when
-    asked for (RATINGS_LEDGER_KERNEL), else once `games_rated` (by this replay) passed
-    COMPILED_AFTER_GAMES and numba is installed."""
+    asked for (RATINGS_LEDGER_KERNEL), else, numba installed, when the replay is known to rate
+    `items` ≥ COMPILED_FROM_ITEMS items or once `games_rated` (by this replay) passed
+    COMPILED_AFTER_GAMES."""
     if choice in ("compiled", "pure"):
         return choice == "compiled"
-    return games_rated >= COMPILED_AFTER_GAMES and _compiled() is not None
+    large = items is not None and items >= COMPILED_FROM_ITEMS
+    return (large or games_rated >= COMPILED_AFTER_GAMES) and _compiled() is not None
 
 
 def _compiled() -> Kernel | None:

@@ -74,9 +74,10 @@ def parse_amendments(entries: Sequence[Mapping[str, Any]]) -> tuple[Amendment, .
 
 
 # "compiled" or "pure": Steps 2–5 by that kernel (the compiled one: the `fast` extra, numba);
-# unset, by the pure one until a replay has rated kernel.COMPILED_AFTER_GAMES games, then by
-# the compiled one if installed. The same floats bit for bit; the compiled kernel costs over
-# 100 MiB more memory (docs/decisions.md, "the columnar rating kernel").
+# unset, by the compiled one if installed from a replay's first item when it is known to rate
+# kernel.COMPILED_FROM_ITEMS items or more (a rebuild), else by the pure one until the replay
+# has rated kernel.COMPILED_AFTER_GAMES games. The same floats bit for bit; the compiled
+# kernel costs over 100 MiB more memory (docs/decisions.md, "the columnar rating kernel").
 KERNEL_VARIABLE = "RATINGS_LEDGER_KERNEL"
 
 
@@ -121,6 +122,7 @@ class Rater:
         amendments: tuple[Amendment, ...] = (),
         explain: bool = False,
         version: str | None = None,
+        items: int | None = None,
     ) -> None:
         self.lookup = lookup
         self.profiles = profiles
@@ -129,6 +131,7 @@ class Rater:
         self.version = version  # a what-if replay's rules version for every section
         self.kernel = os.environ.get(KERNEL_VARIABLE)  # the kernel asked for (None: either)
         self.games_rated = 0  # by this rater: the compiled kernel loads past a threshold
+        self.items = items  # the items it will rate, when known: the kernel chosen by them
         self._rules: dict[tuple[str, str | None], Rules] = {}
 
     @classmethod
@@ -139,14 +142,16 @@ class Rater:
         amendments: Sequence[AmendmentRow],
         explain: bool,
         what_if: WhatIf | None,
+        items: int | None = None,
     ) -> Rater:
         """The rater of a read model: under a what-if, its amendments after the recorded ones
-        and its rules version for every section."""
+        and its rules version for every section; `items`, the replay's size when known,
+        chooses the kernel from its first section (kernel.use_compiled)."""
         recorded = parse_amendments(amendments)
         if what_if is None:
-            return cls(lookup, profiles, recorded, explain)
+            return cls(lookup, profiles, recorded, explain, items=items)
         extra = parse_amendments(list(what_if.amendments))
-        return cls(lookup, profiles, recorded + extra, explain, what_if.rules)
+        return cls(lookup, profiles, recorded + extra, explain, what_if.rules, items)
 
     def standing(self, player: str, system: str) -> Standing[UsChessState]:
         return self.lookup(player, System(system))
@@ -302,8 +307,8 @@ class Rater:
 
     def _compiled(self, games: int) -> bool:
         """Whether the compiled kernel rates a section of `games` games (kernel.use_compiled,
-        counting the games this rater has rated before it)."""
-        compiled = use_compiled(self.kernel, self.games_rated)
+        given the items this rater will rate and the games it has rated before it)."""
+        compiled = use_compiled(self.kernel, self.games_rated, self.items)
         self.games_rated += games
         return compiled
 

@@ -81,12 +81,14 @@ def _search(
 ) -> tuple[float, int]:
     """§4.1 steps 1–4 and the cap from R'_0 and S': M and p, each step's M added to `path`
     (when given) with its label."""
+    # each opponent's piece of f: its knots R_i − 400 and R_i + 400, and R_i
+    spans = [(ri - 400.0, ri + 400.0, ri) for ri in opponents]
     # The knots R_i ± 400 in order (a knot listed twice finds the same neighbours).
-    knots = [ri - 400.0 for ri in opponents] + [ri + 400.0 for ri in opponents]
+    knots = [low for low, _, _ in spans] + [high for _, high, _ in spans]
     knots.append(prior - 400.0)
     knots.append(prior + 400.0)
     knots.sort()
-    searched = _root(_curve(prior, n_eff, opponents, target), prior, knots, path)
+    searched = _root(_curve(prior, n_eff, spans, target), prior, knots, path)
     big_m, p = step_four(searched, r0, prior, opponents, knots)
     if path is not None and big_m != searched:
         path.append(("4b", big_m))
@@ -98,11 +100,12 @@ def _search(
 
 
 def _curve(
-    prior: float, n_eff: float, opponents: Sequence[float], target: float
+    prior: float, n_eff: float, spans: Sequence[tuple[float, float, float]], target: float
 ) -> Callable[[float], float]:
     """§4.1: f(R) = N'·PWe(R, R'_0) + Σ PWe(R, R_i) − S', PWe judged against the same knots
-    (each opponent's weight is 1, so its term is PWe itself)."""
-    # a closure, R'_0 ∓ 400 computed once: f runs about four times per search
+    (each opponent's weight is 1, so its term is PWe itself); `spans`: each opponent's
+    (R_i − 400, R_i + 400, R_i)."""
+    # a closure, R'_0 ∓ 400 and each R_i ∓ 400 computed once: f runs about four times a search
     low, high = prior - 400.0, prior + 400.0
 
     def f(r: float) -> float:
@@ -111,10 +114,10 @@ def _curve(
             total += n_eff
         elif r > low:
             total += n_eff * (0.5 + (r - prior) / 800.0)
-        for ri in opponents:
-            if r >= ri + 400.0:
+        for below, above, ri in spans:
+            if r >= above:
                 total += 1.0
-            elif r > ri - 400.0:
+            elif r > below:
                 total += 0.5 + (r - ri) / 800.0
         return total
 
