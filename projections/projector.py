@@ -158,7 +158,7 @@ class View:
         back with `dry_run`: the report of what would change, and nothing kept); one process
         at a time (`projections.lock`): the others wait, then apply what is left, if any.
         `settle`: called once the entries are applied, before anything is kept (its error
-        keeps nothing: a check of the entries made elsewhere, ledger/evidence/elsewhere.py)."""
+        keeps nothing: a check of the entries made elsewhere, ledger/elsewhere.py)."""
         with exclusive(self.path):
             self.follow_file()
             return self._catch_up(entries, dry_run, settle=settle)

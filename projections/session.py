@@ -13,8 +13,8 @@ from datetime import date, datetime, time
 from pathlib import Path
 from typing import NamedTuple
 
+from ledger.elsewhere import UnverifiedRead, checked_elsewhere
 from ledger.evidence import read_verified_entries
-from ledger.evidence.elsewhere import UnverifiedRead, checked_elsewhere
 from ledger.evidence.verified import Trail
 from ledger.log import LedgerEntry
 from ledger.reading import Readable, open_ledger
@@ -254,7 +254,7 @@ class ReadSession:
     ) -> CatchUp:
         """`run` over the ledger's verified entries from its start: for a large ledger, read
         here while another process checks its signatures, kept only once that check settled
-        (ledger/evidence/elsewhere.py); where it finds a write that does not verify, read
+        (ledger/elsewhere.py); where it finds a write that does not verify, read
         again, checked here (which stops there and reports it)."""
         check = checked_elsewhere(self.ledger, 0)
         if check is not None:

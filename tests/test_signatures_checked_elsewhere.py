@@ -1,7 +1,7 @@
 """A replay from the start whose signatures another process checks (issue 33: "work that does
 not depend on earlier ratings (decoding, checking signatures, the writer) overlaps with
 rating"): the model it keeps is the one a read checked in its own process gives, a break
-included (ledger/evidence/elsewhere.py)."""
+included (ledger/elsewhere.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from ledger import elsewhere
 from ledger.application import RatingsLedger
-from ledger.evidence import elsewhere
 from ledger.log import ReadBreak, breaks_reported
 from projections.session import ReadSession
 from tests.tamper_helpers import edit

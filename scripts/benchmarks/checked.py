@@ -1,6 +1,6 @@
 """A checked replay: the read model rebuilt as a session rebuilds it, every write's signature
 checked (issue 28), in the rebuilding process or in another one beside it (issue 33,
-ledger/evidence/elsewhere.py), alternately, beside the raw read.
+ledger/elsewhere.py), alternately, beside the raw read.
 
 Reports each way's wall, the rebuilding process's CPU and its children's (the writer process
 and the check's), and the ratios over the raw read.
@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from benchmarks.measure import ratio, summary
-from ledger.evidence import elsewhere
+from ledger import elsewhere
 from projections.session import ReadSession
 
 WAYS = {"checked_here": 10**15, "checked_elsewhere": elsewhere.LARGE}  # way → its LARGE
