@@ -60,8 +60,9 @@ class Stored(NamedTuple):
 # profiles as facts, text and tuples were some 180 MiB).
 _LENGTH = 1 << 24
 _OFFSET = 1 << 40
-# Profiles a rebuild keeps decoded for its raters (the rest read back when asked for again).
-HOT_PROFILES = 50_000
+# Profiles a rebuild keeps decoded for its raters (the rest read back when asked for again):
+# about 490 bytes each, 5 MiB (docs/benchmarks/rebuild-memory.md).
+HOT_PROFILES = 10_000
 ITEMS_CHUNK = 100  # items written to the read model at a time (their facts read back)
 WRITE_CHUNK = 2_000  # rows of the other records written at a time
 
