@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from operator import itemgetter
@@ -54,6 +55,14 @@ class Stored(NamedTuple):
     players: int  # the length of the players' JSON array after the fact
 
 
+# A rebuild's profile, packed in one int beside its player's id: its position, whether it is an
+# update, where its stored text and then its encoded fact lie in the spool (issue 33: 200,000
+# profiles as facts, text and tuples were some 180 MiB).
+_LENGTH = 1 << 24
+_OFFSET = 1 << 40
+# Profiles a rebuild keeps decoded for its raters (the rest read back when asked for again):
+# about 490 bytes each, 5 MiB (docs/benchmarks/rebuild-memory.md).
+HOT_PROFILES = 10_000
 ITEMS_CHUNK = 100  # items written to the read model at a time (their facts read back)
 WRITE_CHUNK = 2_000  # rows of the other records written at a time
 
@@ -132,7 +141,7 @@ class Fresh(Batch):
 
     def __init__(self) -> None:
         super().__init__()
-        self.profiles: dict[str, Profile] = {}
+        self.profiles: dict[str, int] = {}  # packed (`_pack`), the profile in `spool`
         self.items: dict[str, Stored] = {}
         # the items' facts, encoded; closed by `close` (the rebuild holds the batch in `closing`)
         self.spool = tempfile.TemporaryFile(buffering=0)  # noqa: SIM115
@@ -144,16 +153,48 @@ class Fresh(Batch):
         self.problems: dict[tuple[int, str], tuple[str, str]] = {}
         self.lists: list[PublishedList] = []
         self.notes: dict[str, str] = {}
-        self.facts: dict[str, events.PlayerRegistered] = {}  # the raters' profiles, by `write`
+        self.facts = SpooledProfiles(self)  # the raters' profiles
 
     def touch(self, key: str, sort_key: str) -> None:
         """Nothing: a rebuild rates every item (a catch-up's batch notes what it changed)."""
 
     def profile(self, member_id: str) -> Profile | None:
-        return self.profiles.get(member_id)
+        packed = self.profiles.get(member_id)
+        if packed is None:
+            return None
+        text, fact, position = self._profile(member_id, packed)
+        return fact, text, position
 
     def put_profile(self, member_id: str, profile: Profile | None) -> None:
-        _put(self.profiles, member_id, profile)
+        """The profile's text and its fact appended to the spool, and where they lie kept."""
+        if profile is None:
+            self.profiles.pop(member_id, None)
+            return
+        fact, text, position = profile
+        data = text.encode()
+        encoded = events.encode(fact)
+        os.pwrite(self.spool.fileno(), data + encoded, self.spooled)
+        updated = int(type(fact) is events.PlayerProfileUpdated)
+        packed = ((position << 1 | updated) * _OFFSET + self.spooled) * _LENGTH + len(data)
+        self.profiles[member_id] = packed * _LENGTH + len(encoded)
+        self.spooled += len(data) + len(encoded)
+
+    def _profile(self, member_id: str, packed: int) -> tuple[str, events.PlayerRegistered, int]:
+        """A packed profile's text, fact and position, read back."""
+        packed, fact_length = divmod(packed, _LENGTH)
+        packed, text_length = divmod(packed, _LENGTH)
+        packed, offset = divmod(packed, _OFFSET)
+        position, updated = divmod(packed, 2)
+        data = os.pread(self.spool.fileno(), text_length + fact_length, offset)
+        type_ = "PlayerProfileUpdated" if updated else "PlayerRegistered"
+        fact = events.decode(type_, state=data[text_length:])
+        assert isinstance(fact, events.PlayerRegistered)  # decoded as its type
+        return data[:text_length].decode(), fact, position
+
+    def profile_text(self, member_id: str) -> tuple[str, int]:
+        """A player's stored profile and its position (a player the batch holds)."""
+        text, _, position = self._profile(member_id, self.profiles[member_id])
+        return text, position
 
     def item(self, key: str) -> Item | None:
         found = self.items.get(key)
@@ -255,19 +296,18 @@ class Fresh(Batch):
         """Every record but the history rows, the ratings and the problems, in bulk (before
         rating: a writer in another process stores them while the items are rated). Each
         table's rows go in its key's order: its b-trees are only appended to (issue 21).
-        The records rating does not read are let go once written (the profiles' stored
-        text, the sections, the entries' keys, the players noted as changed: a third of a
-        million-game rebuild's records); `facts` keeps the profiles' facts for the raters."""
+        The records rating does not read are let go once written (the sections, the
+        entries' keys, the players noted as changed: a third of a million-game rebuild's
+        records); the profiles stay in the spool, read back by `facts` for the raters."""
+        players = sorted(self.profiles)
         _insert(
             conn,
             "insert into players values (?, ?, ?)",
-            ((m, p[1], p[2]) for m, p in sorted(self.profiles.items())),
+            ((m, *self.profile_text(m)) for m in players),
         )
         # the name tables made in the writer's process, from each player's name
-        named = names.named((m, p[1]) for m, p in sorted(self.profiles.items()))
+        named = names.named((m, self.profile_text(m)[0]) for m in players)
         conn.call("projections.names:write_all", named, WRITE_CHUNK)
-        self.facts = {m: p[0] for m, p in self.profiles.items()}
-        self.profiles = {}
         _insert(
             conn,
             "insert into amendments values (?, ?, ?, ?, ?, ?)",
@@ -324,6 +364,37 @@ class Fresh(Batch):
             "insert into problems values (?, ?, ?, ?)",
             [(p, key, kind, why) for (p, key), (kind, why) in sorted(self.problems.items())],
         )
+
+
+class SpooledProfiles:
+    """The raters' profiles of a rebuild's batch: a player's fact read back from the batch's
+    spool when asked for, the last `HOT_PROFILES` asked for kept decoded (all of them below
+    that many players: a rebuild reads each once)."""
+
+    def __init__(self, batch: Fresh) -> None:
+        self.batch = batch
+        self.hot: OrderedDict[str, events.PlayerRegistered] = OrderedDict()
+
+    def get(
+        self, member_id: str, default: events.PlayerRegistered | None = None
+    ) -> events.PlayerRegistered | None:
+        found = self.hot.get(member_id)
+        if found is not None:
+            return found
+        packed = self.batch.profiles.get(member_id)
+        if packed is None:
+            return default
+        found = self.batch._profile(member_id, packed)[1]
+        self.hot[member_id] = found
+        if len(self.hot) > HOT_PROFILES:
+            self.hot.popitem(last=False)
+        return found
+
+    def __getitem__(self, member_id: str) -> events.PlayerRegistered:
+        found = self.get(member_id)
+        if found is None:
+            raise KeyError(member_id)
+        return found
 
 
 class Incremental(Batch):
