@@ -140,3 +140,16 @@ class Ledger:
         view = View(path)
         view.rebuild(read_entries(self.app))
         return view
+
+
+def counting(monkeypatch: Any, owner: object, name: str) -> list[tuple[Any, ...]]:
+    """The calls of `owner.name` from now on (its arguments), each still made."""
+    calls: list[tuple[Any, ...]] = []
+    real = getattr(owner, name)
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counted)
+    return calls

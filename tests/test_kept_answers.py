@@ -9,7 +9,7 @@ import threading
 from urllib.parse import urlencode
 
 import pytest
-from projection_helpers import Ledger, round_robin
+from projection_helpers import Ledger, counting, round_robin
 from test_web import get
 
 from ledger.application import RatingsLedger
@@ -34,18 +34,6 @@ def ledger(tmp_path):
     app.app.close()
 
 
-def _counting(monkeypatch, owner, name):
-    calls = []
-    real = getattr(owner, name)
-
-    def counted(*args, **kwargs):
-        calls.append(args)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(owner, name, counted)
-    return calls
-
-
 @pytest.mark.parametrize("path", [f"/api/players/{A}", f"/players/{A}"])
 def test_a_page_asked_again_at_the_same_position_is_answered_as_it_was_without_making_it(
     ledger, monkeypatch, path
@@ -53,7 +41,7 @@ def test_a_page_asked_again_at_the_same_position_is_answered_as_it_was_without_m
     # issue 33: "responses cached by the ledger position they reflect (ETag)"
     _, store = ledger
     site = Site(store)
-    made = _counting(monkeypatch, players, "player")
+    made = counting(monkeypatch, players, "player")
     first, second = get(site, path), get(site, path)
     assert (first.status, second.status) == (200, 200)
     assert first.text == second.text
@@ -65,7 +53,7 @@ def test_an_append_moves_the_position_and_the_next_answer_is_made_afresh(ledger,
     # issue 33: an answer is kept by "the ledger position [it reflects]": a write moves it
     app, store = ledger
     site = Site(store)
-    made = _counting(monkeypatch, players, "player")
+    made = counting(monkeypatch, players, "player")
     before = get(site, f"/api/players/{D}")
     app.submit(round_robin("FEB", [A, D], "2024-02-03"))
     after = get(site, f"/api/players/{D}")
@@ -79,7 +67,7 @@ def test_a_site_that_keeps_no_answers_makes_every_one(ledger, monkeypatch):
     # "unkept" server measures
     _, store = ledger
     site = Site(store, kept=0)
-    made = _counting(monkeypatch, players, "player")
+    made = counting(monkeypatch, players, "player")
     for _ in range(3):
         assert get(site, f"/api/players/{A}").status == 200
     assert len(made) == 3
@@ -126,7 +114,7 @@ def test_a_past_model_is_built_once_for_every_page_asked_at_its_position(ledger,
     position = app.app.recorder.max_notification_id()
     app.submit(round_robin("FEB", [A, D], "2024-02-03"))
     site = Site(store, kept=0)
-    built = _counting(monkeypatch, sessions, "at_position")
+    built = counting(monkeypatch, sessions, "at_position")
     for player in (A, D, A):
         answer = get(site, f"/api/players/{player}", f"position={position}")
         assert answer.status == 200
@@ -157,7 +145,7 @@ def test_a_moments_position_is_found_once_by_a_process_whichever_thread_asks(led
     moment = list(read_entries(app.app, 0))[-2].recorded_at
     app.submit(round_robin("FEB", [A, D], "2024-02-03"))
     site = Site(store)
-    scanned = _counting(monkeypatch, session.ReadSession, "position")
+    scanned = counting(monkeypatch, session.ReadSession, "position")
     answers = []
 
     def ask(player: str) -> None:

@@ -15,7 +15,7 @@ from urllib.error import HTTPError
 from urllib.parse import urlencode
 
 import pytest
-from projection_helpers import Ledger, round_robin
+from projection_helpers import Ledger, counting, round_robin
 from test_web import get
 
 from ledger.application import RatingsLedger
@@ -39,24 +39,12 @@ def ledger(tmp_path):
     app.app.close()
 
 
-def _counting(monkeypatch, owner, name):
-    calls = []
-    real = getattr(owner, name)
-
-    def counted(*args, **kwargs):
-        calls.append(args)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(owner, name, counted)
-    return calls
-
-
 def test_a_second_page_opens_no_session_and_catches_nothing_up(ledger, monkeypatch):
     # issue 33: "no per-request session set-up or catch-up when nothing is new"
     _, store = ledger
     site = Site(store)
-    opened = _counting(monkeypatch, session.ReadSession, "open")
-    caught_up = _counting(monkeypatch, binding, "catch_up")
+    opened = counting(monkeypatch, session.ReadSession, "open")
+    caught_up = counting(monkeypatch, binding, "catch_up")
     assert get(site, f"/api/players/{A}").status == 200
     assert (len(opened), len(caught_up)) == (1, 1)
     for player in (A, B, C):
@@ -238,7 +226,7 @@ def test_an_as_known_at_moment_is_looked_up_in_the_log_once(ledger, monkeypatch)
     with RatingsLedger(store) as app:
         first = list(read_entries(app))[-2]  # the players registered, the section after it
     site = Site(store)
-    scans = _counting(monkeypatch, session, "position_at")
+    scans = counting(monkeypatch, session, "position_at")
     for _ in range(3):
         answer = get(site, f"/api/players/{A}", urlencode({"as_known_at": first.recorded_at}))
         assert answer.json()["position"] == first.position
