@@ -101,7 +101,7 @@ def test_sqlite_needs_no_set_up_and_ambient_settings_never_redirect_it(
     monkeypatch.setenv("RATINGSLEDGER_SQLITE_DBNAME", str(tmp_path / "elsewhere.db"))
     with RatingsLedger() as ledger:
         assert ledger.recorder.max_notification_id() is None
-    assert (tmp_path / "ratings-ledger.db").exists()
+        assert (tmp_path / "ratings-ledger.db").exists()  # the default, in the current folder
     assert not (tmp_path / "elsewhere.db").exists()
 
 
