@@ -108,7 +108,10 @@ class View:
                     modelfile.start(self.path)
         self.inode = path.stat().st_ino
         self.db = sqlite_utils.Database(sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_SECONDS))
-        self.db.execute("PRAGMA journal_mode=WAL")
+        # Setting the mode takes a lock SQLite does not wait for (threads opening a new model
+        # together got "database is locked"): set only where the file is not in WAL already.
+        if self.db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA cache_size=-262144")  # 256 MiB: index writes stay in memory
 
