@@ -37,8 +37,9 @@ class SectionWrites:
             if register:
                 self.app.authorized(Verb.REGISTER, actor)
             created: list[Aggregate] = []
+            known = self.records.existing([player_key(p.id) for p in register])  # one read
             for p in register:
-                if self.records.exists(player_key(p.id)):
+                if player_key(p.id) in known:
                     raise InvalidCommand(("id",), f"player {p.id!r} is already registered")
                 created.append(Player(member_id=p.id, **p.profile(), actor=actor))
             new = {p.id for p in register}
