@@ -10,9 +10,9 @@ append's position (read from its file: its follower did it). Then as a reader se
 each server answers the new section's page (`/api/v1/sections/ID`, 200) with an ETag naming a
 position at or after the append's, polled every 2 ms over one kept connection per server, each
 request naming the ETag last given (a 304 while the model has not moved; a request that comes
-before the follower's catch-up makes its own). Then each server's CPU
-time while the store is quiet, per second. Prints JSON (medians, best, worst); the schema is
-dropped after.
+before the follower's catch-up makes its own). Each phase also gives each server's CPU time
+over it per write. Then each server's CPU time while the store is quiet, per second. Prints
+JSON (medians, best, worst); the schema is dropped after.
 
     .venv/bin/python scripts/benchmarks/followers.py --store postgresql://postgres@127.0.0.1/test
 """
@@ -242,6 +242,15 @@ def on_pages(ports: list[int]) -> Callable[[str, int], list[float]]:
     return seen
 
 
+def costed(pids: list[int], writes: int, run: Callable[[], dict]) -> dict:
+    """`run`'s result, with each server's CPU time over it per write (its follower's
+    catch-ups, and in the page phase the polls' requests too)."""
+    before = [cpu_seconds(pid) for pid in pids]
+    result = run()
+    spent = [cpu_seconds(pid) - b for pid, b in zip(pids, before, strict=True)]
+    return result | {"server_cpu_ms_per_write": [round(1000 * s / writes, 1) for s in spent]}
+
+
 def measure(store: str, workdir: Path, servers: int, writes: int, quiet: float) -> dict:
     """The measurement on the ledger at `store` (generated already)."""
     views = [workdir / f"server{n}.view.db" for n in range(servers)]
@@ -254,8 +263,11 @@ def measure(store: str, workdir: Path, servers: int, writes: int, quiet: float) 
             channel: str = app.recorder.channel_name  # type: ignore[attr-defined]
             commits = Commits(store.partition("?")[0], channel)
             try:
-                model = writes_seen(app, commits, writes, in_models(views))
-                page = writes_seen(app, commits, writes, on_pages([port for _, port in started]))
+                pids = [process.pid for process in processes]
+                seen = in_models(views)
+                model = costed(pids, writes, lambda: writes_seen(app, commits, writes, seen))
+                pages = on_pages([port for _, port in started])
+                page = costed(pids, writes, lambda: writes_seen(app, commits, writes, pages))
             finally:
                 commits.close()
         time.sleep(1.0)  # the last catch-up's checkpoint done
