@@ -15,6 +15,7 @@ from pathlib import Path
 from ledger.errors import LedgerError
 from ledger.evidence import read_verified_entries
 from ledger.evidence.reads import link_at
+from ledger.evidence.tables import Glance
 from ledger.evidence.verified import Trail
 from ledger.federation import ledger_family, recorded
 from ledger.log import LedgerEntry
@@ -40,10 +41,18 @@ def binding(view: View) -> dict[str, str]:
     return dict(rows)
 
 
-def check(view: View, ledger: Readable) -> None:
-    """Refuse a read model of another ledger or ahead of it; bind an unbound one."""
+def built_to(view: View) -> int:
+    """The position whose chain link `view` records it was built to (0: none)."""
+    return int(binding(view).get("built_to", "").partition("@")[2] or 0)
+
+
+def check(view: View, ledger: Readable, seen: Glance | None = None) -> None:
+    """Refuse a read model of another ledger or ahead of it; bind an unbound one. `seen`:
+    the ledger's identity, head and link at `built_to` as one statement saw them just now
+    (`reads.glance`); what it did not see (a head or link the model moved past since) is read
+    here."""
     found = binding(view)
-    identity = ledger_id(ledger)
+    identity = ledger_id(ledger) if seen is None else seen.identity()
     store = redacted(ledger.store)
     where = f"the read model {view.path}"
     if "ledger_id" in found and found["ledger_id"] != identity:
@@ -51,14 +60,16 @@ def check(view: View, ledger: Readable) -> None:
             f"{where} was built from another ledger ({found.get('ledger_store')}), not "
             f"{store}: give this ledger's --view, or rebuild it"
         )
-    head = ledger.recorder.max_notification_id() or 0
+    head = seen.head if seen is not None else 0
+    if view.last_position > head:  # `seen` may be older than a catch-up by another thread
+        head = ledger.recorder.max_notification_id() or 0
     if view.last_position > head:
         raise ViewMismatch(
             f"{where} says it holds the ledger up to position {view.last_position}, but "
             f"{store} ends at {head}: it was edited or is another ledger's; rebuild it"
         )
     digest, _, position = found.get("built_to", "").partition("@")
-    if position and (link := link_at(ledger, int(position))) is not None and link != digest:
+    if position and (link := _link(ledger, int(position), seen)) is not None and link != digest:
         raise ViewMismatch(
             f"{where} was built from entries up to position {position} that {store} no "
             "longer holds (the chain differs there): rebuild it"
@@ -121,6 +132,11 @@ def recomputed(view: View, ledger: Readable) -> str:
             )
             copy(view, fresh)
             return fresh.digest()
+
+
+def _link(ledger: Readable, position: int, seen: Glance | None) -> str | None:
+    """The chain link at `position`: as `seen` saw it, if it looked there."""
+    return seen.link if seen is not None and seen.at == position else link_at(ledger, position)
 
 
 def _write(view: View, rows: dict[str, str]) -> None:

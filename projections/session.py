@@ -15,6 +15,8 @@ from typing import NamedTuple
 
 from ledger.elsewhere import UnverifiedRead, checked_elsewhere
 from ledger.evidence import read_verified_entries
+from ledger.evidence.reads import glance
+from ledger.evidence.tables import Glance
 from ledger.evidence.verified import Trail
 from ledger.log import LedgerEntry
 from ledger.reading import Readable, open_ledger
@@ -153,10 +155,11 @@ class ReadSession:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def check(self) -> None:
-        """Refuse a read model of another ledger or ahead of it (`projections.binding`)."""
+    def check(self, seen: Glance | None = None) -> None:
+        """Refuse a read model of another ledger or ahead of it (`projections.binding`; `seen`:
+        what one statement saw of the ledger just now, `reads.glance`)."""
         if not self._checked:
-            binding.check(self.view, self.ledger)
+            binding.check(self.view, self.ledger, seen)
             self._checked = True
 
     def catch_up(self, before: int | None = None) -> CatchUp:
@@ -165,18 +168,19 @@ class ReadSession:
         if self._stats is None and not self._catches_up:
             self._stats = CatchUp(last_position=self.view.last_position)
         if self._stats is None:
-            self.check()
+            self.view.follow_file()  # another session may have built it meanwhile
+            seen = self._glance()
+            self.check(seen)
 
             def run(entries: Iterable[LedgerEntry], settle: Settle) -> CatchUp:
                 if before is not None:
                     entries = (e for e in entries if e.position < before)
                 return binding.catch_up(self.view, self.ledger, entries, settle, self._trail)
 
-            self.view.follow_file()  # another session may have built it meanwhile
             if self.view.last_position == 0:  # from the start: perhaps checked elsewhere
                 self._stats = self._replayed(run, "catching up")
             else:
-                self._stats = run(self._lacking(), None)
+                self._stats = run(self._lacking(seen), None)
         return self._stats
 
     def rebuild(self) -> CatchUp:
@@ -241,13 +245,25 @@ class ReadSession:
         kept = self.view.digest()
         return self.view.last_position, kept, binding.recomputed(self.view, self.ledger)
 
-    def _lacking(self) -> Iterator[LedgerEntry]:
+    def _glance(self) -> Glance | None:
+        """Along a trail (a server's follower's, issue 33), in one statement: the ledger's
+        identity, head and link at the position the model was built to for its binding's
+        check, and the entries after the trail's end for its catch-up (`reads.glance`)."""
+        after = self.view.last_position
+        kept = self._trail.start(after) if self._trail is not None and after else None
+        if kept is None:
+            return None
+        return glance(self.ledger, kept[0], binding.built_to(self.view))
+
+    def _lacking(self, seen: Glance | None = None) -> Iterator[LedgerEntry]:
         """The entries after the read model's last position, looked for only when the
         catch-up reads them (holding the model's lock, so after any other catch-up that held
-        it): none, and no ledger read, when the model already reaches the ledger's end."""
+        it): none, and no ledger read, when the model already reaches the ledger's end (as
+        `seen` saw it, if given)."""
         after = self.view.last_position
-        if after < (self.ledger.recorder.max_notification_id() or 0):
-            yield from self._read(after, "catching up")
+        head = seen.head if seen is not None else self.ledger.recorder.max_notification_id()
+        if after < (head or 0):
+            yield from self._read(after, "catching up", seen)
 
     def _replayed(
         self, run: Callable[[Iterable[LedgerEntry], Settle], CatchUp], label: str
@@ -266,10 +282,11 @@ class ReadSession:
                 check.close()
         return run(self._read(0, label), None)
 
-    def _read(self, after: int, label: str) -> Iterable[LedgerEntry]:
-        """The ledger's verified entries after `after`, through the progress wrapper."""
+    def _read(self, after: int, label: str, seen: Glance | None = None) -> Iterable[LedgerEntry]:
+        """The ledger's verified entries after `after` (those `seen` read, if it read them
+        all), through the progress wrapper."""
         return self._progressed(
-            read_verified_entries(self.ledger, after, trail=self._trail), after, label
+            read_verified_entries(self.ledger, after, trail=self._trail, ahead=seen), after, label
         )
 
     def _progressed(

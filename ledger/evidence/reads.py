@@ -10,7 +10,7 @@ from eventsourcing.persistence import ApplicationRecorder, Notification
 from ledger.evidence.asides import keys_at, profiles, set_asides
 from ledger.evidence.chain import parsed
 from ledger.evidence.signing import COMMITMENT, Signed, Verifier
-from ledger.evidence.tables import BATCH, Links, as_signed, links_of, recorder_of
+from ledger.evidence.tables import BATCH, Glance, Links, as_signed, links_of, recorder_of
 from ledger.evidence.tree import TreeRows
 from ledger.log import HasRecorder
 
@@ -20,10 +20,18 @@ def signed_entries(
     after: int = 0,
     batch: int = BATCH,
     last_link: Callable[[int, str | None], object] | None = None,
+    ahead: Glance | None = None,
 ) -> Iterator[list[tuple[Notification, Signed]]]:
     """The entries after position `after` with their signatures, `batch` at a time, each batch
     read in a read-only transaction of its own; `last_link` is given the last entry's position
-    and its sealed link, read in the last batch's transaction."""
+    and its sealed link, read in the last batch's transaction. `ahead`: the entries after
+    `after` read already (`glance`), all of them in one batch if it holds them all."""
+    if ahead is not None and ahead.after == after and ahead.whole:
+        if ahead.rows:
+            if last_link is not None:
+                last_link(ahead.rows[-1][0].id, ahead.rows[-1][2])
+            yield [(n, as_signed(n, s)) for n, s, _ in ahead.rows]
+        return
     recorder = recorder_of(app_or_recorder)
     while True:
         with links_of(recorder) as links:
@@ -35,6 +43,13 @@ def signed_entries(
         if len(rows) < batch:
             return
         after = rows[-1][0].id
+
+
+def glance(app_or_recorder: HasRecorder | ApplicationRecorder, after: int, at: int) -> Glance:
+    """In one statement: the ledger's head and first entry, the link at `at` and the first
+    batch of signed entries after `after` (`tables.Links.glance`)."""
+    with links_of(recorder_of(app_or_recorder), single=True) as links:
+        return links.glance(after, at, BATCH)
 
 
 def write_start(app_or_recorder: HasRecorder | ApplicationRecorder, after: int) -> int:

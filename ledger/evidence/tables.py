@@ -12,6 +12,7 @@ from eventsourcing.persistence import ApplicationRecorder, Notification, Persist
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 
 from ledger.errors import StoreError
+from ledger.evidence.checkpoints import identity
 from ledger.evidence.signing import Signed, as_uuid
 from ledger.evidence.tree import TREE_TABLE, TreeRows, as_bytes
 from ledger.log import HasRecorder, to_entry
@@ -19,6 +20,28 @@ from ledger.roles import PROFILE_KINDS
 from ledger.store import CHAIN_TABLE
 
 BATCH = 5000
+# a stored event's columns with its signature, and the join that gives it (`Links`)
+_SIGNED = "e.{p}, e.originator_id, e.originator_version, e.topic, e.state, c.signature"
+_JOINED = "FROM {e} e LEFT JOIN {t} c ON c.position = e.{p}"
+
+
+class Glance(NamedTuple):
+    """What one statement saw of a store (`Links.glance`): its last position (`head`), its
+    first entry (None: it has none), the chain link at position `at`, and the signed entries
+    after `after`, each with its signature and link: all of them if `whole`."""
+
+    head: int
+    first: Notification | None
+    at: int
+    link: str | None
+    after: int
+    rows: list[tuple[Notification, bytes | None, str | None]]
+    whole: bool
+
+    def identity(self) -> str | None:
+        """The ledger's identity (`checkpoints.identity`: a digest of its first entry)."""
+        f = self.first
+        return None if f is None else identity(f.id, f.originator_id, f.topic, f.state)
 
 
 class LastWrite(NamedTuple):
@@ -145,27 +168,48 @@ class Links:
         if upto is not None:
             where.append("e.{p} <= ?")
             params.append(upto)
-        sql = (
-            "SELECT e.{p}, e.originator_id, e.originator_version, e.topic, e.state, c.signature "
-            "FROM {e} e LEFT JOIN {t} c ON c.position = e.{p} "
-            f"WHERE {' AND '.join(where)} ORDER BY e.{{p}}"
-        )
+        sql = f"SELECT {_SIGNED} {_JOINED} WHERE {' AND '.join(where)} ORDER BY e.{{p}}"
         if limit is not None:
             sql += " LIMIT ?"
             params.append(limit)
-        return [
-            (
-                Notification(
-                    id=position,
-                    originator_id=self.to_id(originator),
-                    originator_version=version,
-                    topic=topic,
-                    state=state.encode() if isinstance(state, str) else bytes(state),
-                ),
-                unhex(signature),
-            )
-            for position, originator, version, topic, state, signature in self._rows(sql, params)
-        ]
+        return [(self._stored(row), unhex(row[5])) for row in self._rows(sql, params)]
+
+    def glance(self, after: int, at: int, limit: int) -> Glance:
+        """In one statement: the ledger's last position and first entry, the chain link at
+        position `at`, and up to `limit` stored events after position `after` with their
+        signatures and links (a server's follower after a notification: issue 33)."""
+        sql = (
+            f"SELECT * FROM (SELECT {_SIGNED}, c.hash, 0 AS part {_JOINED} "
+            "WHERE e.{p} > ? ORDER BY e.{p} LIMIT ?) AS n UNION ALL "
+            "SELECT * FROM (SELECT {p}, originator_id, originator_version, topic, state, NULL, "
+            "NULL, 1 FROM {e} ORDER BY {p} LIMIT 1) AS f UNION ALL "
+            "SELECT (SELECT max({p}) FROM {e}), NULL, NULL, NULL, NULL, NULL, "
+            "(SELECT hash FROM {t} WHERE position = ?), 2"
+        )
+        parts: list[list[tuple[Any, ...]]] = [[], [], []]
+        for row in self._rows(sql, (after, limit, at)):
+            parts[int(row[-1])].append(row)
+        (head, *_, link, _), first = parts[2][0], parts[1][0] if parts[1] else None
+        signed = sorted(parts[0], key=lambda row: int(row[0]))
+        return Glance(
+            int(head or 0),
+            None if first is None else self._stored(first),
+            at,
+            None if link is None else str(link),
+            after,
+            [(self._stored(row), unhex(row[5]), row[6]) for row in signed],
+            len(signed) < limit,
+        )
+
+    def _stored(self, row: Sequence[Any]) -> Notification:
+        position, originator, version, topic, state = row[:5]
+        return Notification(
+            id=int(position),
+            originator_id=self.to_id(originator),
+            originator_version=version,
+            topic=topic,
+            state=state.encode() if isinstance(state, str) else bytes(state),
+        )
 
     def profile_before(self, aggregate_id: UUID | str, version: int) -> bytes | None:
         """The stored state of a player's last profile entry before `version` of his record
@@ -220,10 +264,13 @@ def links_in(cursor: Cursor, recorder: ApplicationRecorder) -> Links:
 
 
 @contextmanager
-def links_of(recorder: ApplicationRecorder | Links) -> Iterator[Links]:
+def links_of(recorder: ApplicationRecorder | Links, single: bool = False) -> Iterator[Links]:
     """The chain and events tables of the recorder's store, in one read-only transaction;
     a missing chain table is a StoreError. Given a `Links` (`links_in`), that transaction; a
-    server's recorder, the copy of its log on this machine."""
+    server's recorder, the copy of its log on this machine. `single`: the caller reads them in
+    one statement, which sees one snapshot by itself: on PostgreSQL no transaction is opened
+    around it (a round trip each to open, set and end it, and a check of the chain table's
+    presence, made only if the statement fails)."""
     if isinstance(recorder, Links):
         yield recorder
         return
@@ -243,6 +290,9 @@ def links_of(recorder: ApplicationRecorder | Links) -> Iterator[Links]:
                 )
                 _check_table(cursor.fetchone()[0])
                 yield links_in(cursor, recorder)
+        elif single:
+            with _postgres_statement(datastore, events) as links:
+                yield links
         else:
             with _postgres_links(datastore, events) as links:
                 yield links
@@ -269,6 +319,20 @@ def _postgres_links(datastore: Any, events: str) -> Iterator[Links]:
         cursor.execute("SELECT to_regclass(%s) AS found", (links.table,))
         _check_table(cursor.fetchone()["found"])
         yield links
+
+
+@contextmanager
+def _postgres_statement(datastore: Any, events: str) -> Iterator[Links]:
+    """The tables read in one statement on an autocommit connection; if it fails, whether
+    the chain table is there says why (`_check_table`)."""
+    with datastore.get_connection() as conn, conn.cursor() as cursor:
+        links = _postgres_names(cursor, datastore, events)
+        try:
+            yield links
+        except Exception:
+            cursor.execute("SELECT to_regclass(%s) AS found", (links.table,))
+            _check_table(cursor.fetchone()["found"])
+            raise
 
 
 def _postgres_names(cursor: Any, datastore: Any, events: str) -> Links:

@@ -12,7 +12,7 @@ from eventsourcing.persistence import ApplicationRecorder
 from ledger.evidence.asides import SET_ASIDE, profiles
 from ledger.evidence.reads import signed_entries, verifier_at, write_start
 from ledger.evidence.signing import READ_EVENTS, SignatureError, Verifier
-from ledger.evidence.tables import recorder_of
+from ledger.evidence.tables import Glance, recorder_of
 from ledger.log import HasRecorder, LedgerEntry, ReadBreak, report_break, to_entry
 
 
@@ -70,6 +70,7 @@ def read_verified_entries(
     after_position: int = 0,
     batch: int = 500,
     trail: Trail | None = None,
+    ahead: Glance | None = None,
 ) -> Iterator[LedgerEntry]:
     """Like `ledger.log.read_entries`, but no entry is yielded before the signature of its
     write checks against the key its actor held at that position (`signing.Verifier`, in bulk,
@@ -79,7 +80,8 @@ def read_verified_entries(
     reported (`ledger.log.breaks_reported`), never raised (issue 28: one bad entry never takes
     the ledger down). Only key events' and list commitments' payloads are parsed here; every
     other entry is checked from its envelope (its actor) and its stored bytes. `trail`: goes on
-    from it when it can (`Trail`), and is left where this read got to."""
+    from it when it can (`Trail`), and is left where this read got to; `ahead`: the entries
+    read already after where it goes on from, if they are (`reads.glance`)."""
     kept = trail.start(after_position) if trail is not None else None
     if kept is None:
         start = write_start(app_or_recorder, after_position)
@@ -89,7 +91,7 @@ def read_verified_entries(
         verifier.profile_before = profiles(recorder_of(app_or_recorder))  # this read's ledger
     verified = start
     try:
-        writes = _writes(app_or_recorder, start, verifier, batch, trail, kept is not None)
+        writes = _writes(app_or_recorder, start, verifier, batch, trail, kept is not None, ahead)
         for end, write in writes:
             if trail is not None:
                 trail.keep(verifier, end)
@@ -128,15 +130,16 @@ def _writes(
     batch: int,
     trail: Trail | None = None,
     kept: bool = False,
+    ahead: Glance | None = None,
 ) -> Iterator[tuple[int, list[LedgerEntry]]]:
     """The entries after `start`, a verified write at a time with the position it ends at
     (set-aside entries left out; a set-aside entry alone is an empty write); SignatureError at
     the first that does not check; `_NotKept` at a set-aside write if the verifier is `kept`
     (a `Trail`'s: the positions it passes over were found before that write). `trail` is told
-    the last entry's sealed link."""
+    the last entry's sealed link; `ahead`: the entries after `start`, if read already."""
     held: list[LedgerEntry] = []
     sealed = trail.seal if trail is not None else None
-    for rows in signed_entries(app_or_recorder, start, batch, sealed):
+    for rows in signed_entries(app_or_recorder, start, batch, sealed, ahead):
         for notification, signed in rows:
             entry = to_entry(notification)
             if kept and entry.type == SET_ASIDE:

@@ -6,12 +6,13 @@ asked for after an append finds it done (issue 21: "the web server shows a newly
 section within 50 ms of the append"). The poll is `PRAGMA data_version` on a connection of its
 own (a counter SQLite changes when another connection commits: no table read). On a PostgreSQL
 store it LISTENs on the ledger's channel, which every append NOTIFYs in its transaction
-(ledger/evidence/postgres.py), and waits for a notification, looking at the ledger's last
-position (one indexed query) after each one and at the latest every `FALLBACK_SECONDS`: so any
-number of servers, each with its own read model, follow one store (issue 33). Each catch-up
-goes on from where the last verified read ended (a `Trail`, which the server's requests share:
-`projections.session.followed`): after a notification only the new writes are read and checked,
-in about ten queries on PostgreSQL, not the key events and tree again. The ledger and
+(ledger/evidence/postgres.py), and waits for a notification, catching up after each one and at
+the latest every `FALLBACK_SECONDS`: so any number of servers, each with its own read model,
+follow one store (issue 33). Each catch-up goes on from where the last verified read ended (a
+`Trail`, which the server's requests share: `projections.session.followed`): after a
+notification one statement reads the new writes with their chain rows and what the model's
+binding is checked against (`reads.glance`), and only the new writes are checked, not the key
+events and tree again. The ledger and
 the read model stay open between catch-ups (no reopening, and no checkpoint of the model's WAL
 at every close); the model's WAL is checkpointed when the ledger is quiet, outside the append →
 visible path. A request still catches up itself if it comes first
@@ -102,14 +103,9 @@ class Follower:
         ledger = open_ledger(self.store)
         try:
             view = View(self.view, self.family)
-            waits = (
-                contextlib.nullcontext(self.stopping.wait)
-                if self.sqlite
-                else _notified(ledger, self.bell[0])
-            )
             try:
                 # listening before the first look: an append between the two still wakes it
-                with waits as wait, changes(self.store, ledger) as changed:
+                with self._signals(ledger) as (wait, changed):
                     known, caught_up, trail = None, None, followed(ledger, self.view)
                     while not self.stopping.is_set():
                         now = changed()
@@ -128,15 +124,32 @@ class Follower:
         finally:
             ledger.close()
 
+    @contextlib.contextmanager
+    def _signals(self, ledger: Readable) -> Iterator[tuple[Wait, Callable[[], int]]]:
+        """A wait, and a cheap function whose answer changes when the ledger may have grown:
+        on SQLite its `data_version` (`changes`), looked at after every wait; on PostgreSQL
+        the notifications heard (`_notified`): no query until one comes."""
+        if self.sqlite:
+            with changes(self.store, ledger) as changed:
+                yield self.stopping.wait, changed
+        else:
+            with _notified(ledger, self.bell[0], self.poll) as signals:
+                yield signals
+
 
 @contextlib.contextmanager
-def _notified(ledger: Readable, bell: socket.socket) -> Iterator[Wait]:
+def _notified(
+    ledger: Readable, bell: socket.socket, fallback: float
+) -> Iterator[tuple[Wait, Callable[[], int]]]:
     """A wait that ends at a notification of an append to `ledger` (a PostgreSQL store), at a
-    ring of `bell`, or after its seconds: LISTENing on the ledger's channel all along, on a
-    connection of its own."""
+    ring of `bell`, or after its seconds, LISTENing on the ledger's channel all along on a
+    connection of its own; and the count of the notifications heard and of the waits of
+    `fallback` seconds or more that heard none (each a look, issue 33: an append by a writer
+    that does not notify)."""
     from psycopg.sql import SQL, Identifier
 
     recorder = cast("PostgresApplicationRecorder", ledger.recorder)
+    heard = [0]
     with recorder.datastore.get_connection() as conn, selectors.DefaultSelector() as ready:
         conn.execute(SQL("LISTEN {}").format(Identifier(recorder.channel_name)))
         ready.register(conn.fileno(), selectors.EVENT_READ)
@@ -145,9 +158,11 @@ def _notified(ledger: Readable, bell: socket.socket) -> Iterator[Wait]:
         def wait(seconds: float) -> None:
             if ready.select(seconds):
                 for _ in conn.notifies(timeout=0):  # drain those that came: any one wakes it
-                    pass
+                    heard[0] += 1
+            elif seconds >= fallback:
+                heard[0] += 1
 
-        yield wait
+        yield wait, lambda: heard[0]
 
 
 @contextlib.contextmanager
