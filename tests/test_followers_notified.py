@@ -10,17 +10,20 @@ from __future__ import annotations
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from projection_helpers import Ledger, round_robin
 
 from ledger.application import RatingsLedger
-from ledger.entrypoints.web.follow import FALLBACK_SECONDS, Follower
+from ledger.entrypoints.web.follow import FALLBACK_SECONDS, QUIET_SECONDS, Follower
+from ledger.entrypoints.web.sessions import Sessions
 from ledger.reading import open_ledger
 
 pytestmark = pytest.mark.postgres
@@ -227,3 +230,93 @@ def test_a_follower_on_a_quiet_postgresql_store_sends_no_queries(store, tmp_path
         follower.stop()
     assert rows, "the follower's connections"
     assert all(state == "idle" and float(idle) > 0.5 for _, state, idle in rows), rows
+
+
+def sent_by_thread(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, str]]:
+    """Every statement psycopg sends from now on, with the thread that sends it: each query (a
+    cursor's `execute`, `executemany`) and each command it sends of itself (BEGIN, ROLLBACK,
+    DEALLOCATE ALL: psycopg's `_exec_command`), each a round trip to the store."""
+    import psycopg
+    from psycopg import _connection_base
+
+    sent: list[tuple[int, str]] = []
+
+    def counting(real: Any) -> Any:
+        def counted(self: object, query: Any, *args: Any, **kwargs: Any) -> Any:
+            sent.append((threading.get_ident(), str(query)))
+            return real(self, query, *args, **kwargs)
+
+        return counted
+
+    for owner, name in (
+        (psycopg.Cursor, "execute"),
+        (psycopg.Cursor, "executemany"),
+        (_connection_base.BaseConnection, "_exec_command"),
+    ):
+        monkeypatch.setattr(owner, name, counting(getattr(owner, name)))
+    return sent
+
+
+def appended(app: RatingsLedger, n: int) -> int:
+    """A new section appended to the store; the ledger's last position then."""
+    Ledger(app).submit(round_robin(f"FEB{n}", [A, C], f"2024-02-{n + 3:02d}"))
+    return app.recorder.max_notification_id() or 0
+
+
+@pytest.fixture
+def followed(store: str, tmp_path: Path) -> Iterator[tuple[Follower, Path, RatingsLedger]]:
+    """A follower of the store in this process, its read model built and quiet; the ledger
+    open to append to."""
+    view = tmp_path / "server.view.db"
+    follower = Follower(store, view).start()
+    app = RatingsLedger(store)
+    try:
+        head = app.recorder.max_notification_id() or 0
+        assert seconds_until([view], head, WARM_SECONDS)[0] < WARM_SECONDS
+        time.sleep(4 * QUIET_SECONDS)  # its checkpoint once quiet: done
+        yield follower, view, app
+    finally:
+        follower.stop()
+        app.close()
+
+
+def test_after_a_notification_a_follower_reads_the_store_in_one_statement(followed, monkeypatch):
+    # Issue 33: servers "notified of new entries, not polling": from the notification to the
+    # read model at the new position the follower sends one statement, which reads the new
+    # entries with their chain rows and what the model's binding is checked against (the
+    # ledger's identity, head and the link it was built to): no look at the last position
+    # first, no transaction around it, nothing read from position 0.
+    follower, view, app = followed
+    sent = sent_by_thread(monkeypatch)
+    for n in range(WRITES):
+        head = appended(app, n)
+        assert seconds_until([view], head, BOUND_SECONDS)[0] < BOUND_SECONDS
+        time.sleep(4 * QUIET_SECONDS)  # what it does once the store is quiet again, counted
+        mine = [query for thread, query in sent if thread == follower.thread.ident]
+        assert len(mine) == n + 1, mine
+        assert "UNION ALL" in mine[-1], mine[-1]
+
+
+def test_a_request_reads_only_the_last_position_until_the_ledger_grows_then_one_statement_more(
+    followed, store, monkeypatch
+):
+    # Issue 33: "no per-request session set-up or catch-up when nothing is new": a request
+    # thread asks the store for its last position and nothing else; once an append moved it,
+    # the thread's catch-up goes on along the follower's trail in one statement (no check of
+    # the signatures or the binding from the log again).
+    _, view, app = followed
+    sessions = Sessions(store, {"uschess": view}, 1000)
+    sessions.session("uschess")  # this thread's session opened
+    sent = sent_by_thread(monkeypatch)
+    mine = threading.get_ident()
+    for _ in range(3):
+        sessions.session("uschess")
+    asked = [query for thread, query in sent if thread == mine]
+    assert len(asked) == 3 and all("MAX(notification_id)" in q for q in asked), asked
+    head = appended(app, 0)
+    assert seconds_until([view], head, BOUND_SECONDS)[0] < BOUND_SECONDS
+    sent.clear()
+    assert sessions.session("uschess").session.view.last_position == head
+    asked = [query for thread, query in sent if thread == mine]
+    others = [q for q in asked if "MAX(notification_id)" not in q]
+    assert len(others) == 1 and "UNION ALL" in others[0], asked
