@@ -14,7 +14,7 @@ import threading
 import time
 import urllib.request
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,7 @@ from projection_helpers import Ledger, round_robin
 
 from ledger.application import RatingsLedger
 from ledger.entrypoints.web.follow import FALLBACK_SECONDS, QUIET_SECONDS, Follower
-from ledger.entrypoints.web.sessions import Sessions
+from ledger.entrypoints.web.sessions import Held, Sessions
 from ledger.reading import open_ledger
 
 pytestmark = pytest.mark.postgres
@@ -280,6 +280,24 @@ def followed(store: str, tmp_path: Path) -> Iterator[tuple[Follower, Path, Ratin
         app.close()
 
 
+@pytest.fixture
+def opened(
+    store: str, followed: tuple[Follower, Path, RatingsLedger]
+) -> Iterator[Callable[[bool], Sessions]]:
+    """Sessions of the followed read model (a worker's, which never catches up, unless
+    `catches_up`) with this thread's session open; closed after the test."""
+    made: list[Held] = []
+
+    def sessions(catches_up: bool) -> Sessions:
+        found = Sessions(store, {"uschess": followed[1]}, 1000, catches_up)
+        made.append(found.session("uschess"))
+        return found
+
+    yield sessions
+    for held in made:
+        held.close()
+
+
 def test_after_a_notification_a_follower_reads_the_store_in_one_statement(followed, monkeypatch):
     # Issue 33: servers "notified of new entries, not polling": from the notification to the
     # read model at the new position the follower sends one statement, which reads the new
@@ -298,15 +316,14 @@ def test_after_a_notification_a_follower_reads_the_store_in_one_statement(follow
 
 
 def test_a_request_reads_only_the_last_position_until_the_ledger_grows_then_one_statement_more(
-    followed, store, monkeypatch
+    followed, opened, monkeypatch
 ):
     # Issue 33: "no per-request session set-up or catch-up when nothing is new": a request
     # thread asks the store for its last position and nothing else; once an append moved it,
     # the thread's catch-up goes on along the follower's trail in one statement (no check of
     # the signatures or the binding from the log again).
     _, view, app = followed
-    sessions = Sessions(store, {"uschess": view}, 1000)
-    sessions.session("uschess")  # this thread's session opened
+    sessions = opened(catches_up=True)
     sent = sent_by_thread(monkeypatch)
     mine = threading.get_ident()
     for _ in range(3):
@@ -320,3 +337,27 @@ def test_a_request_reads_only_the_last_position_until_the_ledger_grows_then_one_
     asked = [query for thread, query in sent if thread == mine]
     others = [q for q in asked if "MAX(notification_id)" not in q]
     assert len(others) == 1 and "UNION ALL" in others[0], asked
+
+
+def test_a_worker_reads_only_the_new_writes_and_still_names_one_that_does_not_verify(
+    followed, opened, store, monkeypatch
+):
+    # Issue 33: "several worker processes" only read the models their server's follower keeps;
+    # a worker's request after an append reads the writes after its last look in one
+    # statement (not the keys and tree from the log again), and still finds one that does not
+    # verify, which its pages name (issue 28: the read stops at the write before it).
+    from ledger.domain import player_key
+    from tests.tamper_helpers import insert
+
+    _, view, app = followed
+    worker = opened(catches_up=False)
+    head = appended(app, 0)
+    assert seconds_until([view], head, BOUND_SECONDS)[0] < BOUND_SECONDS
+    sent = sent_by_thread(monkeypatch)
+    assert worker.session("uschess").breaks == []
+    asked = [query for thread, query in sent if thread == threading.get_ident()]
+    others = [q for q in asked if "MAX(notification_id)" not in q]
+    assert len(others) == 1 and "UNION ALL" in others[0], asked
+    state = b'{"member_id": "30000008"}'  # appended by an insider: unsigned, unsealed
+    bad = insert(store, player_key("30000008"), 1, "ratings-ledger:PlayerRegistered", state)
+    assert [stop.position for stop in worker.session("uschess").breaks] == [bad]

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from eventsourcing.persistence import ApplicationRecorder
 
 from ledger.evidence.asides import SET_ASIDE, profiles
-from ledger.evidence.reads import signed_entries, verifier_at, write_start
+from ledger.evidence.reads import glance, signed_entries, verifier_at, write_start
 from ledger.evidence.signing import READ_EVENTS, SignatureError, Verifier
 from ledger.evidence.tables import Glance, recorder_of
 from ledger.log import HasRecorder, LedgerEntry, ReadBreak, report_break, to_entry
@@ -80,15 +80,19 @@ def read_verified_entries(
     reported (`ledger.log.breaks_reported`), never raised (issue 28: one bad entry never takes
     the ledger down). Only key events' and list commitments' payloads are parsed here; every
     other entry is checked from its envelope (its actor) and its stored bytes. `trail`: goes on
-    from it when it can (`Trail`), and is left where this read got to; `ahead`: the entries
-    read already after where it goes on from, if they are (`reads.glance`)."""
+    from it when it can (`Trail`), reading the entries after it in one statement unless
+    `ahead` read them already (`reads.glance`), and is left where this read got to."""
     kept = trail.start(after_position) if trail is not None else None
     if kept is None:
         start = write_start(app_or_recorder, after_position)
         verifier = verifier_at(app_or_recorder, start)
+        if trail is not None:  # where it stands even if no write follows
+            trail.keep(verifier, start)
     else:
         start, verifier = kept
         verifier.profile_before = profiles(recorder_of(app_or_recorder))  # this read's ledger
+        if ahead is None or ahead.after != start:  # the new writes, in one statement
+            ahead = glance(app_or_recorder, start, 0)
     verified = start
     try:
         writes = _writes(app_or_recorder, start, verifier, batch, trail, kept is not None, ahead)

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from ledger.entrypoints.web.follow import changes
 from ledger.evidence import read_verified_entries
+from ledger.evidence.verified import Trail
 from ledger.log import ReadBreak, breaks_reported, report_break
 from projections import SCHEMA_VERSION
 from projections.projector import View
@@ -118,6 +119,9 @@ class Sessions:
         self.store, self.views, self.busy_ms = store, dict(views), busy_ms
         self.catches_up = catches_up
         self.local = threading.local()
+        # a worker's trails, one per read model, and the lock its threads read them under
+        self.trails: dict[str, Trail] = {}
+        self.lock = threading.Lock()
         self.pasts = Pasts()
         # the positions of the as-known-at values asked, shared by the threads and the
         # families (all read one ledger): a moment's log scan once a process
@@ -178,9 +182,18 @@ class Sessions:
             if self.catches_up:
                 ReadSession(session.ledger, session.view, owns_ledger=False).catch_up()
             else:
-                for _ in read_verified_entries(session.ledger, session.view.last_position):
-                    pass
+                self._checked(session)
         return found
+
+    def _checked(self, session: ReadSession) -> None:
+        """A worker's read of the writes after its model's position, for the one that does
+        not verify: from where this process's last such read of the model ended, if later (it
+        found none up to there), along its `Trail` (one statement; one thread at a time)."""
+        with self.lock:
+            trail = self.trails.setdefault(session.view.path, Trail())
+            after = max(session.view.last_position, trail.position)
+            for _ in read_verified_entries(session.ledger, after, trail=trail):
+                pass
 
     def _open(self, family: str) -> Held:
         """A session whose binding is checked, caught up (unless `catches_up` is False),
