@@ -17,6 +17,7 @@ from projections.queries.history import (
     standing_before,
     systems_of,
 )
+from projections.queries.known import NotRecorded, history_known_at, rating_known_at, recorded
 from projections.queries.lists import (
     list_entries,
     list_rating,
@@ -74,6 +75,7 @@ __all__ = [
     "cards",
     "current_ratings",
     "history",
+    "history_known_at",
     "history_row",
     "item",
     "items_in_order",
@@ -91,6 +93,7 @@ __all__ = [
     "played_sections",
     "merged_card",
     "player_sections",
+    "recorded",
     "records_of",
     "previous_change",
     "problems",
@@ -100,7 +103,9 @@ __all__ = [
     "published_list",
     "published_lists",
     "rates_by_lists",
+    "NotRecorded",
     "rating_as_of",
+    "rating_known_at",
     "ratings_as_of",
     "row_as_of",
     "search_players",
