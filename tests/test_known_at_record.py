@@ -3,17 +3,22 @@ reads and a player page under 50 ms" at 10M games, "no temporary copy of a check
 request"): the fast read of every player equals the past model built the old way."""
 
 import importlib.util
+import json
 import sys
 from datetime import date
 from pathlib import Path
 
 import pytest
+from projection_helpers import Ledger, round_robin
+from typer.testing import CliRunner
 
 from ledger.application import RatingsLedger
+from ledger.entrypoints.cli import app
 from ledger.log import read_entries
-from projections import queries
+from projections import queries, timetravel
 from projections.projector import View
 
+A, B, C = "70000001", "70000002", "70000003"
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "generate.py"
 
 
@@ -77,7 +82,11 @@ def test_as_known_at_from_the_record_equals_the_past_model(entries, tmp_path):
         past.rebuild(e for e in entries if e.position <= position)
         players = {r[0] for r in past.db.execute("select distinct player from history")}
         players |= {r[0] for r in model.db.execute("select distinct player from history")}
+        players |= {r[0] for r in model.db.execute("select id from players")}
         for player in sorted(players):
+            assert queries.answers(model, player, position)
+            known = queries.player(past, player) is not None
+            assert queries.player_known_at(model, player, position) == known, (position, player)
             expected = {
                 s: queries.history(past, player, s) for s in queries.systems_of(past, player)
             }
@@ -93,3 +102,42 @@ def test_as_known_at_from_the_record_equals_the_past_model(entries, tmp_path):
         past.close()
     with pytest.raises(queries.NotRecorded):  # before the rebuild the record starts from
         queries.history_known_at(model, "anyone", start - 1)
+    assert not queries.answers(model, "anyone", start - 1)
+
+
+def test_the_command_line_reads_one_player_as_known_at_from_the_record(tmp_path, monkeypatch):
+    # Issue 33: "no temporary copy of a checkpoint per request". Once the read model exists,
+    # `history` and `rating` as known at a position before a correction read its record: no
+    # past model is built, and they print what the model built up to that position says.
+    store = f"sqlite:///{tmp_path / 'ledger.db'}"
+    led = Ledger(RatingsLedger(store))
+    led.register(A, B, C, adult=True)
+    led.submit(round_robin("JAN", [A, B, C], "2024-01-06"))
+    runner = CliRunner()
+
+    def cli(*args):
+        out = runner.invoke(app, [*args, "--json", "--store", store])
+        assert out.exit_code == 0, out.output
+        return json.loads(out.stdout)
+
+    cli("history", A, "--system", "OTBR")  # the read model made, its record starting here
+    led.submit(round_robin("FEB", [A, B], "2024-02-03"))
+    before = led.app.recorder.max_notification_id()
+    led.correct(round_robin("JAN", [A, B, C], "2024-01-06", results={(A, B): "0-1"}))
+    past = View(tmp_path / "past.db")
+    past.catch_up(e for e in read_entries(led.app) if e.position <= before)
+    led.app.close()
+
+    def no_past_model(*args, **kwargs):
+        raise AssertionError("a past model was built")
+
+    monkeypatch.setattr(timetravel, "at_position", no_past_model)
+    rows = cli("history", A, "--system", "OTBR", "--position", str(before))
+    assert rows == queries.history(past, A, "OTBR") and len(rows) == 2
+    rating = cli(
+        "rating", A, "--system", "OTBR", "--as-of", "2024-01-31", "--position", str(before)
+    )
+    assert rating == queries.rating_as_of(past, A, "OTBR", "2024-01-31")
+    assert (
+        rating["rating"] > cli("rating", A, "--system", "OTBR", "--as-of", "2024-01-31")["rating"]
+    )

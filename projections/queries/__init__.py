@@ -17,7 +17,14 @@ from projections.queries.history import (
     standing_before,
     systems_of,
 )
-from projections.queries.known import NotRecorded, history_known_at, rating_known_at, recorded
+from projections.queries.known import (
+    NotRecorded,
+    answers,
+    history_known_at,
+    player_known_at,
+    rating_known_at,
+    recorded,
+)
 from projections.queries.lists import (
     list_entries,
     list_rating,
@@ -69,6 +76,7 @@ from projections.queries.sections import (
 __all__ = [
     "amendment_rows",
     "amendments",
+    "answers",
     "awaiting_admin",
     "uploads_awaiting_review",
     "card",
@@ -89,6 +97,7 @@ __all__ = [
     "person",
     "player",
     "player_card",
+    "player_known_at",
     "player_reads",
     "played_sections",
     "merged_card",

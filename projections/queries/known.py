@@ -91,3 +91,31 @@ def rating_known_at(
     if not before:
         return None
     return rating_of_row(before[-1], player_id, system, day)
+
+
+def answers(view: ReadModel, player_id: str, position: int) -> bool:
+    """Whether the record answers `player_id`'s reads as known at `position`: it reaches it,
+    he was never merged into another record (so his history was his own then too), and a
+    profile he has had is his now (none voided)."""
+    try:
+        recorded(view, position)
+    except NotRecorded:
+        return False
+    db = view.db
+    merged = db.execute("select 1 from entries where key = ?", ["merge:" + player_id])
+    if merged.fetchone() is not None:
+        return False
+    had = db.execute("select 1 from entries where key = ?", ["player:" + player_id]).fetchone()
+    has = db.execute("select 1 from players where id = ?", [player_id]).fetchone()
+    return had is None or has is not None
+
+
+def player_known_at(view: ReadModel, player_id: str, position: int) -> bool:
+    """Whether the ledger knew the player at `position` (`queries.player` not None in a past
+    model): a profile recorded by then, or a history row then (`answers` must hold)."""
+    first = view.db.execute(
+        "select min(position) from entries where key = ?", ["player:" + player_id]
+    ).fetchone()[0]
+    return (first is not None and first <= position) or bool(
+        history_known_at(view, player_id, position)
+    )
