@@ -7,6 +7,7 @@ import json
 import sys
 from datetime import date
 from pathlib import Path
+from wsgiref.util import setup_testing_defaults
 
 import pytest
 from projection_helpers import Ledger, round_robin
@@ -14,6 +15,7 @@ from typer.testing import CliRunner
 
 from ledger.application import RatingsLedger
 from ledger.entrypoints.cli import app
+from ledger.entrypoints.web.app import Site
 from ledger.log import read_entries
 from projections import queries, timetravel
 from projections.projector import View
@@ -121,6 +123,7 @@ def test_the_command_line_reads_one_player_as_known_at_from_the_record(tmp_path,
         return json.loads(out.stdout)
 
     cli("history", A, "--system", "OTBR")  # the read model made, its record starting here
+    site = Site(store)
     led.submit(round_robin("FEB", [A, B], "2024-02-03"))
     before = led.app.recorder.max_notification_id()
     led.correct(round_robin("JAN", [A, B, C], "2024-01-06", results={(A, B): "0-1"}))
@@ -134,10 +137,26 @@ def test_the_command_line_reads_one_player_as_known_at_from_the_record(tmp_path,
     monkeypatch.setattr(timetravel, "at_position", no_past_model)
     rows = cli("history", A, "--system", "OTBR", "--position", str(before))
     assert rows == queries.history(past, A, "OTBR") and len(rows) == 2
-    rating = cli(
-        "rating", A, "--system", "OTBR", "--as-of", "2024-01-31", "--position", str(before)
-    )
+    asked = ("rating", A, "--system", "OTBR", "--as-of", "2024-01-31")
+    rating = cli(*asked, "--position", str(before))
     assert rating == queries.rating_as_of(past, A, "OTBR", "2024-01-31")
-    assert (
-        rating["rating"] > cli("rating", A, "--system", "OTBR", "--as-of", "2024-01-31")["rating"]
-    )
+    assert rating["rating"] > cli(*asked)["rating"]  # the correction made it a loss
+    # the site's history page as known then: the same answer as the past model's
+    history = (f"/api/players/{A}/history", f"system=OTBR&position={before}")
+    answer = page(site, *history)
+    assert answer == {"id": A, "system": "OTBR", "as_of": None, "history": answer["history"]}
+    assert answer["history"] == json.loads(json.dumps(rows))
+    monkeypatch.undo()
+    past_site = Site(store, tmp_path / "other.view.db")  # a new model: its record starts now
+    assert page(past_site, *history) == answer
+
+
+def page(site, path, query):
+    """A page's JSON twin, answered by the site in this process (200)."""
+    environ: dict = {}
+    setup_testing_defaults(environ)
+    environ.update(PATH_INFO=path, QUERY_STRING=query, REQUEST_METHOD="GET")
+    started = {}
+    body = b"".join(site(environ, lambda status, headers: started.update(status=status)))
+    assert started["status"].startswith("200"), body
+    return json.loads(body)

@@ -93,10 +93,11 @@ def rating_known_at(
     return rating_of_row(before[-1], player_id, system, day)
 
 
-def answers(view: ReadModel, player_id: str, position: int) -> bool:
+def answers(view: ReadModel, player_id: str, position: int, profile: bool = False) -> bool:
     """Whether the record answers `player_id`'s reads as known at `position`: it reaches it,
     he was never merged into another record (so his history was his own then too), and a
-    profile he has had is his now (none voided)."""
+    profile he has had is his now (none voided); with `profile`, his profile now is the one he
+    had then (recorded at or before `position`: his name on a page)."""
     try:
         recorded(view, position)
     except NotRecorded:
@@ -106,7 +107,9 @@ def answers(view: ReadModel, player_id: str, position: int) -> bool:
     if merged.fetchone() is not None:
         return False
     had = db.execute("select 1 from entries where key = ?", ["player:" + player_id]).fetchone()
-    has = db.execute("select 1 from players where id = ?", [player_id]).fetchone()
+    has = db.execute("select position from players where id = ?", [player_id]).fetchone()
+    if profile and has is not None and has[0] > position:
+        return False
     return had is None or has is not None
 
 
