@@ -51,6 +51,14 @@ def start(conn: sqlite3.Connection, position: int) -> None:
     conn.execute("insert into known_since values (?)", [position])
 
 
+def stop(conn: sqlite3.Connection) -> None:
+    """The model keeps no record from now on (a past model, read and dropped: its catch-up
+    applies its entries in one batch)."""
+    with conn:
+        conn.execute("delete from history_past")
+        conn.execute("delete from known_since")
+
+
 def since(conn: sqlite3.Connection) -> int | None:
     """The position the record starts from (None: the model keeps none)."""
     row = conn.execute("select position from known_since").fetchone()
