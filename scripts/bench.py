@@ -1,10 +1,10 @@
 """Benchmark the ledger: append rate, full replay, replay ÷ raw read, the replay with every
 signature checked here or in another process (scripts/benchmarks/checked.py), the rules'
 arithmetic alone (scripts/benchmarks/floor.py), correction re-rate, as-of, as known at (a past
-model from a checkpoint; one player from the model's record: scripts/benchmarks/known.py), a rebuild's peak
-memory, start-up of a `player` query, a live page's append → visible time and the site's
-load beside Datasette's (scripts/benchmarks/web_load.py; Datasette from the `bench` extra); the
-read model's bytes per game, a player's page and a re-rating under a changed rule
+model from a checkpoint; one player from the model's record: scripts/benchmarks/known.py), a
+rebuild's peak memory, start-up of a `player` query, a live page's append → visible time and
+the site's load beside Datasette's (scripts/benchmarks/web_load.py; Datasette from the `bench`
+extra); the read model's bytes per game, a player's page and a re-rating under a changed rule
 (scripts/benchmarks/scale.py, issue 33).
 
 Generates a synthetic ledger with scripts/generate.py at each size (or reuses one kept with
