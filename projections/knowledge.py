@@ -53,9 +53,8 @@ def start(conn: sqlite3.Connection, position: int) -> None:
 
 def stop(conn: sqlite3.Connection) -> None:
     """The model keeps no record from now on (a past model, read and dropped: its catch-up
-    applies its entries in one batch)."""
+    applies its entries in one batch); the rows kept so far stay, never read (`since`)."""
     with conn:
-        conn.execute("delete from history_past")
         conn.execute("delete from known_since")
 
 
