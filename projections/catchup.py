@@ -28,3 +28,22 @@ class CatchUp:
         """One more of the player's history rows in `system` changed (or gone)."""
         key = (player, system)
         self.history_changed[key] = self.history_changed.get(key, 0) + 1
+
+    def then(self, later: CatchUp) -> None:
+        """`later`, a catch-up of the entries after this one's, added to it: one catch-up of
+        them all (a standing's change from its first before to its last after; none if it
+        came back)."""
+        self.entries += later.entries
+        self.items_rated += later.items_rated
+        self.rows += later.rows
+        self.rows_rated += later.rows_rated
+        self.players |= later.players
+        self.last_position = later.last_position
+        for key, (_, after) in later.changes.items():
+            before = self.changes[key][0] if key in self.changes else later.changes[key][0]
+            if before == after:
+                self.changes.pop(key, None)
+            else:
+                self.changes[key] = (before, after)
+        for key, count in later.history_changed.items():
+            self.history_changed[key] = self.history_changed.get(key, 0) + count

@@ -23,7 +23,7 @@ import json
 import shutil
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,7 +32,7 @@ import sqlite_utils
 from ledger.log import LedgerEntry
 from ledger.rules.families import DEFAULT
 from ledger.rules.families import family as rules_family
-from projections import merges, modelfile, periods, queries
+from projections import knowledge, merges, modelfile, periods, queries
 from projections.batch import Incremental
 from projections.cascade import Cascade
 from projections.catchup import CatchUp
@@ -41,7 +41,7 @@ from projections.handlers import apply_entries
 from projections.items import Item
 from projections.lock import BUSY_TIMEOUT_SECONDS, exclusive
 from projections.profiles import ProfilesOnDemand
-from projections.rating import NotRated
+from projections.rating import NotRated, history_layout
 from projections.rating_step import RatingStep
 from projections.ratings_writer import RatingsWriter
 from projections.rebuild import Rebuild
@@ -220,6 +220,9 @@ class View:
         if dry_run:
             Path(new).unlink(missing_ok=True)
             return first
+        if knowledge.keeps_record(self.family):  # what it knew when, from here on
+            with closing(sqlite3.connect(new)) as made, made:
+                knowledge.start(made, stats.last_position)
         self.db.close()
         modelfile.link(self.path, new)
         self._open()
@@ -231,12 +234,16 @@ class View:
         conn = self.db.conn
         conn.execute("begin")
         try:
-            batch = Incremental(self.db)
-            first = apply_entries(batch, entries, stats)
+            if dry_run or knowledge.since(conn) is None:
+                batch = Incremental(self.db)
+                first = apply_entries(batch, entries, stats)
+                if first is not None:
+                    self._cascade.run(batch, stats)
+            else:
+                first = self._entry_by_entry(entries, stats)
             if first is None:
                 conn.rollback()
                 return None
-            self._cascade.run(batch, stats)
             self.db.table("meta").upsert(
                 {"key": "last_position", "value": str(stats.last_position)}
             )
@@ -249,6 +256,24 @@ class View:
             conn.rollback()
         else:
             conn.commit()
+        return first
+
+    def _entry_by_entry(self, entries: Iterable[LedgerEntry], stats: CatchUp) -> int | None:
+        """Each entry applied and its cascade run on its own, the rows it replaces kept as
+        known until its position (projections/knowledge.py); the first one's position."""
+        conn, first = self.db.conn, None
+        knowledge.record(conn, history_layout(self.family).own_columns)
+        try:
+            for entry in entries:
+                batch, step = Incremental(self.db), CatchUp(last_position=stats.last_position)
+                if apply_entries(batch, (entry,), step) is None:
+                    continue
+                first = first or entry.position
+                knowledge.at(conn, entry.position)
+                self._cascade.run(batch, step)
+                stats.then(step)
+        finally:
+            knowledge.at(conn, None)
         return first
 
     @property

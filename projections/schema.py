@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ledger.rules.families import NAMES
 from ledger.rules.rounding import round_half_up
-from projections import SCHEMA_VERSION
+from projections import SCHEMA_VERSION, knowledge
 from projections.history_store import NARROW_COLUMNS
 from projections.rating import history_layout, rater_class
 from projections.standing import Standing
@@ -237,9 +237,11 @@ RECORD_TABLES: dict[str, tuple[dict[str, type], str | tuple[str, ...]]] = {
     # `upload:SECTION_ID` notes, outside the content (`OUTSIDE_CONTENT`).
     "reviews": ({"key": str, "value": str}, "key"),
 }
-OUTSIDE_CONTENT = ("reviews",)
+OUTSIDE_CONTENT = ("reviews", *knowledge.TABLES)
 """Tables `content` leaves out, so no digest changes with them: the office's review queue is its
-work list, not a rating (docs/decisions.md, "The write door (issue 32)")."""
+work list, not a rating (docs/decisions.md, "The write door (issue 32)"); the record of what the
+model knew when is its catch-ups' history, which a rebuild does not have (projections/
+knowledge.py; docs/decisions.md, "As known at, from the record")."""
 
 
 def create(db: sqlite_utils.Database, family: str, what_if: str | None) -> bool:
@@ -285,9 +287,9 @@ def _create_rated(db: sqlite_utils.Database, family: str) -> None:
     types = {int: "INTEGER", float: "FLOAT", str: "TEXT"}
     reader = rater_class(family)
     column_types = {**ROW_TYPES, **reader.figure_columns, **reader.state_columns}
-    history_layout(family).create(
-        db.conn, {c: types[column_types.get(c, str)] for c in history_columns(family)}
-    )
+    history_types = {c: types[column_types.get(c, str)] for c in history_columns(family)}
+    history_layout(family).create(db.conn, history_types)
+    knowledge.create(db.conn, history_types)  # what the model knew when: not content
     # Entries the projection could not use: "not rated: reason" (issue 10).
     db.execute(
         "create table problems (position INTEGER, item_key TEXT, kind TEXT, reason TEXT, "

@@ -198,6 +198,20 @@ class ReadSession:
             raise NothingKnownYet(known_at)
         return found
 
+    def recorded(
+        self, player: str, known_at: datetime | None = None, position: int | None = None
+    ) -> int | None:
+        """The position asked (`known_at`'s, else `position`) if the caught-up model's record
+        of what it knew when answers `player`'s reads as known then (`queries.answers`,
+        projections/knowledge.py: no past model built); None: read a past model (`at`)."""
+        self.check()
+        if known_at is not None:
+            position = self.position(known_at)
+        self.catch_up()
+        if position is None or not queries.answers(self.view, player, position):
+            return None
+        return position
+
     @contextmanager
     def at(
         self, known_at: datetime | None = None, list: str | None = None, position: int | None = None

@@ -19,7 +19,7 @@ from ledger.evidence import read_verified_entries
 from ledger.log import LedgerEntry, read_entries
 from ledger.reading import Readable
 from ledger.text import digits
-from projections import queries
+from projections import knowledge, queries
 from projections.projector import View
 from projections.seals import Seals
 
@@ -44,6 +44,7 @@ def at_position(
     after = seals.restore(found, path, view.kind) if seals is not None else 0
     pending = itertools.takewhile(lambda e: e.position <= position, entries_after(after))
     past = View(path, view.family, view.what_if, checkpoint_every=0)
+    knowledge.stop(past.db.conn)  # read and dropped: no record of what it knew when
     past.catch_up(pending)
     return past
 

@@ -1,9 +1,10 @@
 """Benchmark the ledger: append rate, full replay, replay ÷ raw read, the replay with every
 signature checked here or in another process (scripts/benchmarks/checked.py), the rules'
-arithmetic alone (scripts/benchmarks/floor.py), correction re-rate, as-of, a rebuild's peak
-memory, start-up of a `player` query, a live page's append → visible time and the site's
-load beside Datasette's (scripts/benchmarks/web_load.py; Datasette from the `bench` extra); the
-read model's bytes per game, a player's page and a re-rating under a changed rule
+arithmetic alone (scripts/benchmarks/floor.py), correction re-rate, as-of, as known at (a past
+model from a checkpoint; one player from the model's record: scripts/benchmarks/known.py), a
+rebuild's peak memory, start-up of a `player` query, a live page's append → visible time and
+the site's load beside Datasette's (scripts/benchmarks/web_load.py; Datasette from the `bench`
+extra); the read model's bytes per game, a player's page and a re-rating under a changed rule
 (scripts/benchmarks/scale.py, issue 33).
 
 Generates a synthetic ledger with scripts/generate.py at each size (or reuses one kept with
@@ -45,6 +46,7 @@ from projections.seals import Seals
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # scripts/benchmarks/, however loaded
 from benchmarks.checked import checked_replay  # noqa: E402
 from benchmarks.floor import floor  # noqa: E402
+from benchmarks.known import known_reads  # noqa: E402
 from benchmarks.live import live  # noqa: E402
 from benchmarks.measure import _children_cpu, clocks, generate, machine, ratio, summary  # noqa: E402
 from benchmarks.memory import peak_memory  # noqa: E402
@@ -235,6 +237,8 @@ def run_size(
         result["as_known_at"] = {
             "before_the_corrections": summary(knowns),
             "from": "the read model's checkpoint at that position, caught up to it",
+            # one player's history and rating as known then, from the model's record
+            "from_the_record": known_reads(view, published, seed),
         }
         rng = random.Random(seed)
         keys = view.db.execute("select player, system from ratings").fetchall()

@@ -188,8 +188,9 @@ def test_a_read_model_of_the_layout_before_is_rebuilt_when_opened(ledger, tmp_pa
     ledger.catch_up(reopened)
     tables = {r[0] for r in reopened.db.execute("select name, type from sqlite_master")}
     assert set(history_store.TABLES) <= tables
-    # 4: the name tables (issue 33); 5: the reviews table, the office's queue (issue 32)
-    assert reopened.db["meta"].get("schema")["value"] == SCHEMA_VERSION == "5"
+    # 4: the name tables (issue 33); 5: the reviews table, the office's queue (issue 32); 6:
+    # the record of what the model knew when (issue 33, projections/knowledge.py)
+    assert reopened.db["meta"].get("schema")["value"] == SCHEMA_VERSION == "6"
     assert reopened.digest() == digest
 
 

@@ -23,7 +23,7 @@ def systems_of(view: ReadModel, player_id: str) -> list[str]:
 def history(view: ReadModel, player_id: str, system: str) -> list[dict[str, Any]]:
     """Every history row of a player in one system, in rating order."""
     return [
-        _history_out(r)
+        history_out(r)
         for r in view.db["history"].rows_where(
             "player = ? and system = ?", [player_id, system], order_by="sort_key"
         )
@@ -88,8 +88,11 @@ def row_as_of(view: ReadModel, player_id: str, system: str, day: str) -> dict[st
 def rating_as_of(view: ReadModel, player_id: str, system: str, day: str) -> dict[str, Any] | None:
     """The rating in effect on `day`: after every item that ended on or before it."""
     r = row_as_of(view, player_id, system, day)
-    if r is None:
-        return None
+    return None if r is None else rating_of_row(r, player_id, system, day)
+
+
+def rating_of_row(r: dict[str, Any], player_id: str, system: str, day: str) -> dict[str, Any]:
+    """The rating as of `day` that the history row `r` (the last in effect then) gives."""
     return {
         "id": player_id,
         "system": system,
@@ -125,7 +128,7 @@ def ratings_as_of(view: ReadModel, player_id: str, day: str) -> dict[str, dict[s
     return out
 
 
-def _history_out(r: dict[str, Any]) -> dict[str, Any]:
+def history_out(r: dict[str, Any]) -> dict[str, Any]:
     r = dict(r)
     r["detail"] = json.loads(r["detail"])
     return r

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -59,6 +60,42 @@ def caught_up(
             usage(f"--as-known-at: the ledger had no entries at {known_at}")
         except NoSuchList as exc:
             missing(str(exc))
+
+
+@dataclass(frozen=True)
+class Known:
+    """The read model a read of one player asks: `view` caught up and `position` the one asked,
+    when the model's record answers his reads as known then (`queries.history_known_at`);
+    else `view` as the ledger stood then (or now, if no time was asked) and no `position`."""
+
+    view: View
+    position: int | None
+
+
+@contextmanager
+def player_known(
+    store: str,
+    view: Path | None,
+    family: str,
+    player: str,
+    known_at: str | None = None,
+    position: int | None = None,
+) -> Iterator[Known]:
+    """As `caught_up`, for one player's reads: as known at a time or position, from the read
+    model's record where it answers (no past model built, issue 33), else a past model."""
+    from projections.session import NothingKnownYet
+
+    with reported(), closing(_session(store, view, family)) as session:
+        moment = None if known_at is None else known_moment(known_at)
+        try:
+            found = session.recorded(player, moment, position)
+            if found is not None:
+                yield Known(session.view, found)
+                return
+            with session.at(known_at=moment, position=position) as at:
+                yield Known(at.view, None)
+        except NothingKnownYet:
+            usage(f"--as-known-at: the ledger had no entries at {known_at}")
 
 
 def known_moment(text: str) -> datetime:

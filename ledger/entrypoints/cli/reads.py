@@ -24,7 +24,14 @@ from ledger.entrypoints.cli.common import (
     usage,
 )
 from ledger.entrypoints.cli.output import AsCsv, AsNl, AsTsv, chosen, emit
-from ledger.entrypoints.cli.reading import KnownAt, ListName, Position, _session, caught_up
+from ledger.entrypoints.cli.reading import (
+    KnownAt,
+    ListName,
+    Position,
+    _session,
+    caught_up,
+    player_known,
+)
 from ledger.entrypoints.cli.whatif import diff, replay
 from ledger.entrypoints.player_text import system_words
 from ledger.store import DEFAULT_STORE
@@ -172,10 +179,15 @@ def history(
 
     fmt = chosen(as_json, as_csv, as_tsv, as_nl)
     family = rules_family(store, family)
-    with caught_up(store, view, family, known_at, position) as v:
-        known = queries.player(v, player_id) is not None
-        into = queries.survivor(v, player_id)
-        rows = queries.history(v, into, system)
+    with player_known(store, view, family, player_id, known_at, position) as k:
+        if k.position is None:
+            known = queries.player(k.view, player_id) is not None
+            into = queries.survivor(k.view, player_id)
+            rows = queries.history(k.view, into, system)
+        else:  # from the model's record of what it knew when (issue 33)
+            known, into = queries.player_known_at(k.view, player_id, k.position), player_id
+            found = queries.history_known_at(k.view, player_id, k.position, [system])
+            rows = found.get(system, [])
     if not known:
         missing(f"player {player_id!r} is not in the ledger")
     merged_note(player_id, into)
@@ -223,15 +235,19 @@ def rating(
         usage("give --as-of or --list")
     day = iso_day("--as-of", as_of)
     family = rules_family(store, family)
-    with caught_up(store, view, family, known_at, position) as v:
-        into = queries.survivor(v, player_id)
-        merged_note(player_id, into)
-        player_id = into
+    with player_known(store, view, family, player_id, known_at, position) as k:
+        v = k.view
         by_lists = queries.rates_by_lists(v)
-        if by_lists and rates_from_previous_list(family):
-            out = queries.published_and_pending(v, player_id, system, day)
+        if k.position is not None:  # from the model's record of what it knew when (issue 33)
+            out = queries.rating_known_at(v, player_id, system, day, k.position)
         else:
-            out = queries.rating_as_of(v, player_id, system, day)
+            into = queries.survivor(v, player_id)
+            merged_note(player_id, into)
+            player_id = into
+            if by_lists and rates_from_previous_list(family):
+                out = queries.published_and_pending(v, player_id, system, day)
+            else:
+                out = queries.rating_as_of(v, player_id, system, day)
     if out is None:
         missing(f"{player_id!r} had no {system} rating on {day}")
     if rates_from_previous_list(family) and not by_lists:

@@ -233,24 +233,33 @@ class Site:
         data may be a function, called only for its twin), while `family`'s read model is
         open."""
         when = asked_when(query)
-        with self._read(family, when) as (view, ledger, when):
+        page, values = routes.route(route)
+        player = values.get("player") if page.known is not None else None
+        with self._read(family, when, player) as (view, ledger, when, known):
             if not api:
                 lists = [(x.family, x.name) for x in queries.published_lists(view)]
                 switch = self.served.switch(family, route, query, when, lists)
                 SWITCH.get()[:] = switch
-            page, values = routes.route(route)
-            data, html = page.page(Asked(view, ledger, values, query, when, self.served))
+            asked = Asked(view, ledger, values, query, when, self.served)
+            if known is None or page.known is None:
+                data, html = page.page(asked)
+            else:
+                data, html = page.known(asked, known)
             if not api:
                 return html()
             found = data() if callable(data) else data
             return found if page.typed else page.adapter.validate_python(found)
 
     @contextmanager
-    def _read(self, family: str, when: When) -> Iterator[tuple[View, Readable, When]]:
+    def _read(
+        self, family: str, when: When, player: str | None = None
+    ) -> Iterator[tuple[View, Readable, When, int | None]]:
         """`family`'s read model caught up (or as known at `when`), and the ledger opened
         read-only, from this thread's session (ledger/entrypoints/web/sessions.py); a missing
         store is never created. NotModified once the answer's ETag is known, if the request
-        holds it already."""
+        holds it already. As known at a position that the caught-up model's record answers for
+        `player` (his reads and his profile, `queries.answers`): that model and the position
+        (issue 33: no past model built); else the past model and None."""
         try:
             held = self.sessions.session(family)
         except (LedgerError, ValueError) as exc:
@@ -259,7 +268,7 @@ class Site:
         if known is None and when.position is None:
             with snapshot(session.view) as now:
                 VALIDATOR.get().check(tag(self.build, family, now, held.head), bool(BROKEN.get()))
-                yield session.view, session.ledger, when
+                yield session.view, session.ledger, when, None
             return
         try:
             past = when.position if known is None else held.position(known)
@@ -267,8 +276,14 @@ class Site:
             raise HttpError("404 Not Found", f"the ledger had no entries at {known}") from None
         position = past or 0
         VALIDATOR.get().check(tag(self.build, family, position, held.head), bool(BROKEN.get()))
+        when = replace(when, position=position)
+        if player is not None:
+            with snapshot(session.view):
+                if queries.answers(session.view, player, position, profile=True):
+                    yield session.view, session.ledger, when, position
+                    return
         view = self.sessions.past(held, family, position)  # built once per position
-        yield view, session.ledger, replace(when, position=position)
+        yield view, session.ledger, when, None
 
 
 @contextmanager

@@ -173,10 +173,37 @@ def points(rows: list[dict[str, Any]], as_of: str | None) -> list[tuple[str, flo
 
 
 def history(view: View, player: str, system: str | None, when: When) -> tuple[object, Page]:
-    data = player_data(view, player, when)
+    name = player_data(view, player, when).get("name")
     systems = queries.systems_of(view, player)
     system = system or (systems[0] if systems else None)
     rows = [] if system is None else queries.history(view, player, system)
+    return _history(view, player, name, system, systems, rows, when)
+
+
+def history_known(
+    view: View, player: str, system: str | None, when: When, position: int
+) -> tuple[object, Page]:
+    """`history` as known at `position`, read from the model's record (`queries.answers`
+    holds for the player and his profile: issue 33), the same answer as a past model's."""
+    if not queries.player_known_at(view, player, position):
+        raise HttpError("404 Not Found", f"player {player!r} is not in the ledger")
+    found = queries.history_known_at(view, player, position)
+    systems = list(found)
+    system = system or (systems[0] if systems else None)
+    rows = found.get(system, []) if system else []
+    name = queries.names(view, [player]).get(player)
+    return _history(view, player, name, system, systems, rows, when)
+
+
+def _history(
+    view: View,
+    player: str,
+    name: str | None,
+    system: str | None,
+    systems: list[str],
+    rows: list[dict[str, Any]],
+    when: When,
+) -> tuple[object, Page]:
     if when.as_of is not None:
         rows = [r for r in rows if r["end_date"] <= when.as_of]
     out = {"id": player, "system": system, "as_of": when.as_of, "history": rows}
@@ -187,7 +214,7 @@ def history(view: View, player: str, system: str | None, when: When) -> tuple[ob
         when=when,
         keep={"system": system},
         player=player,
-        name=data.get("name"),
+        name=name,
         system=system,
         systems=systems,
         rows=[(r, item_params(r["item_key"])) for r in rows],

@@ -59,6 +59,9 @@ class Route:
     params: tuple[Param, ...] = ()
     rest: bool = False
     typed: bool = False
+    # the page as known at a position, read from the model's record (projections/knowledge.py)
+    # where it answers the path's player (issue 33); None: a past model is read
+    known: Callable[[Asked, int], tuple[object, Page]] | None = None
     adapter: TypeAdapter[Any] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -115,6 +118,9 @@ ROUTES = (
         "A player's rating history in one system",
         lambda a: players.history(a.view, a.path["player"], a.query.get("system"), a.when),
         (SYSTEM,),
+        known=lambda a, at: players.history_known(
+            a.view, a.path["player"], a.query.get("system"), a.when, at
+        ),
     ),
     Route(
         "explain",
