@@ -588,7 +588,7 @@ def revisions_json(revisions: list[Revision]) -> str:
 
 def profile_fact(member_id: str, profile: str) -> events.PlayerRegistered:
     fact = events.decode(
-        "PlayerRegistered", payload={"member_id": member_id, **json.loads(profile)}
+        "PlayerRegistered", payload={"member_id": member_id, **msgspec.json.decode(profile)}
     )
     assert isinstance(fact, events.PlayerRegistered)  # decoded as its type
     return fact

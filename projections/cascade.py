@@ -9,6 +9,8 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+import msgspec
+
 from projections import history_store, periods, queries
 from projections.batch import Incremental, decode_item
 from projections.catchup import CatchUp
@@ -24,11 +26,11 @@ from projections.schema import (
     POST_RATING,
     PRE_RATING,
     STATE,
-    Executes,
     ReadModel,
 )
 from projections.standing import UNRATED, Standing
 
+_PLAYERS = msgspec.json.Decoder(list[str])  # an item's players, as `run` reads them
 Row = tuple[Any, ...]  # a history row as the rater makes it (HISTORY_COLUMNS)
 Stored = Sequence[tuple[int, Row]]  # an item's stored rows: (id, row)
 
@@ -120,8 +122,9 @@ class _Standings:
         self.layout = history_layout(model.family)  # its history: its state columns
         self.current = start  # the sort key of the item being rated
         self.live: dict[tuple[str, str], Standing[object]] = {}
-        # a standing met since the last item naming its player (not followed) passed over
-        self.stored: dict[tuple[str, str], Standing[object]] = {}
+        # a standing met since the last item naming its player (not followed) passed over, by
+        # player, then system (an item passed over forgets a player's at once)
+        self.stored: dict[str, dict[str, Standing[object]]] = {}
         # The followed standings that differ from the one after the stored row the cascade
         # passed last for them (or that have none): those whose ratings row may differ.
         self.apart: set[tuple[str, str]] = set()
@@ -133,10 +136,10 @@ class _Standings:
         s = self.live.get(key)
         if s is not None:
             return s
-        s = self.stored.get(key)
+        held = self.stored.setdefault(player, {})
+        s = held.get(system)
         if s is None:
-            s = queries.standing_before(self.model, player, system, self.current)
-            self.stored[key] = s
+            s = held[system] = queries.standing_before(self.model, player, system, self.current)
             self.systems.add(system)
         return s
 
@@ -150,20 +153,21 @@ class _Standings:
         wanted = set()
         for _, r in rows:
             player = r[1]
+            held = stored.get(player, {})
             for system in systems if r[PRE_RATING] is None else (r[2],):
-                if (player, system) not in stored and (player, system) not in live:
+                if system not in held and (player, system) not in live:
                     wanted.add((player, system))
         if wanted:
-            stored.update(
-                self.layout.standings_before(self.model.db.conn, sorted(wanted), sort_key)
-            )
+            found = self.layout.standings_before(self.model.db.conn, sorted(wanted), sort_key)
+            for (player, system), standing in found.items():
+                stored.setdefault(player, {})[system] = standing
 
     def passed(self, players: Iterable[str]) -> None:
         """An item passed over (its stored rows stand): the standings held of the players it
         names are forgotten, read again after it when asked for. Its rows are never read."""
+        stored = self.stored
         for player in players:
-            for system in self.systems:
-                self.stored.pop((player, system), None)
+            stored.pop(player, None)
 
     def unseat(self, player: str, system: str, standing: Standing[object]) -> None:
         """A player followed from the cascade's start, on `standing` (his rows are gone)."""
@@ -190,7 +194,7 @@ class _Standings:
                 else:
                     self.apart.add(key)
             else:
-                self.stored[key] = c.standing
+                self.stored.setdefault(c.player, {})[c.system] = c.standing
                 self.systems.add(c.system)
 
     def to_write(self, forced: set[tuple[str, str]]) -> dict[tuple[str, str], Standing[object]]:
@@ -261,17 +265,17 @@ class _Rerating:
 
     def run(self) -> None:
         self._unseat()
-        db, conn = self.model.db, self.model.db.conn
-        named = _named(db, self.start)
-        items = db.execute(
-            "select key, kind, start, end, position, revision, sort_key from items "
-            "where sort_key >= ? order by sort_key",
-            [self.start],
-        ).fetchall()
+        conn = self.model.db.conn
         layout = self.standings.layout
-        for row in items:
-            key = row[0]
-            players = named.get(key, ())
+        # Every item from the start, with the players it names (`item_players`, a JSON list):
+        # an item is read and decoded only if it is re-rated.
+        for found in conn.execute(
+            "select key, kind, start, end, position, revision, sort_key, (select "
+            "json_group_array(p.player) from item_players p where p.item_key = i.key) "
+            "from items i where sort_key >= ? order by sort_key",
+            [self.start],
+        ):
+            row, key, players = found[:7], found[0], _PLAYERS.decode(found[7])
             if key not in self.dirty and self.affected.isdisjoint(players):
                 self.standings.passed(players)  # its rows stand
                 continue
@@ -345,19 +349,6 @@ class _Rerating:
             else:
                 same.append(True)
         return same
-
-
-def _named(db: Executes, start: str) -> dict[str, set[str]]:
-    """Which players each item from `start` names (item_players): an item is read and decoded
-    only if it is re-rated."""
-    named: dict[str, set[str]] = {}
-    for key, player in db.execute(
-        "select p.item_key, p.player from items i join item_players p on p.item_key = i.key "
-        "where i.sort_key >= ?",
-        [start],
-    ):
-        named.setdefault(key, set()).add(player)
-    return named
 
 
 def _moved_on(before: Row, row: Row) -> bool:

@@ -2,13 +2,15 @@
 standings read many at a time, give what reading them one by one gives; a rebuild's records
 handed to its writer in chunks, while it rates, give the model a rebuild in one piece gives."""
 
+from contextlib import closing
 from datetime import date
 
 import pytest
 
 from ledger.application import RatingsLedger
+from ledger.commands import SubmitSection, parse
 from ledger.log import LedgerEntry, read_entries
-from projections import batch, queries, ratings_writer, rebuild
+from projections import batch, cascade, queries, ratings_writer, rebuild
 from projections.projector import View
 from projections.rating import history_layout
 from projections.standing import UNRATED
@@ -47,6 +49,41 @@ def test_a_cascade_reading_only_the_rows_of_the_items_it_re_rates_equals_a_full_
         incremental.catch_up(log[start : start + size])
     full = View(tmp_path / "full.db")
     full.rebuild(log)
+    assert incremental.digest() == full.digest()
+
+
+def test_a_correction_reaching_few_of_the_items_after_it_equals_a_full_replay(
+    tmp_path, monkeypatch
+):
+    # Issue 33: "a correction re-rates only what its cascade reaches": with many players who
+    # each play little, a correction's cascade passes over items after its start, each
+    # dropping what it held of the players it names (in every system), and re-rates the
+    # items its players reach; the model is the replay's.
+    store = f"sqlite:///{tmp_path / 'ledger.db'}"
+    generator().generate(store, 600, 3000, 11, date(2023, 1, 1), 3)
+    dropped = []  # players an item passed over named whose standings the cascade held
+    real = cascade._Standings.passed
+
+    def passed(self, players):
+        dropped.extend(p for p in players if p in self.stored)
+        real(self, players)
+
+    monkeypatch.setattr(cascade._Standings, "passed", passed)
+    with closing(RatingsLedger(store)) as app:
+        incremental = View(tmp_path / "incremental.db")
+        incremental.catch_up(read_entries(app))
+        sections = incremental.db.execute(
+            "select key from items where kind = 'section' order by sort_key"
+        ).fetchall()
+        payload = queries.item(incremental, sections[len(sections) // 2][0]).payload
+        game = next(g for g in payload["games"] if g["result"] in ("1-0", "0-1"))
+        game["result"] = "0-1" if game["result"] == "1-0" else "1-0"
+        data = {k: payload[k] for k in SubmitSection.model_fields if k in payload}
+        app.sections.correct(parse(SubmitSection, data), reason="a flip", actor="ratings-office")
+        rated = incremental.catch_up(read_entries(app, incremental.last_position)).items_rated
+        full = View(tmp_path / "full.db")
+        full.rebuild(read_entries(app))
+    assert dropped and rated < len(sections)
     assert incremental.digest() == full.digest()
 
 
