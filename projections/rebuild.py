@@ -114,8 +114,10 @@ class Rebuild:
             live = self._by_items(batch, items, stats, conn)
             _finish(items)
         batch.write_problems(conn)
-        self.ratings.write_all(live, conn)
+        # the history's and problems' indexes asked for before the ratings rows: a writer
+        # process builds them while this one makes those rows
         _index(conn, AFTER_RATING)
+        self.ratings.write_all(live, conn)
 
     def _by_lists(
         self, batch: Fresh, own: list[periods.PublishedList], stats: CatchUp, conn: Conn
