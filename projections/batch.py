@@ -293,21 +293,17 @@ class Fresh(Batch):
             del self.problems[found]
 
     def write(self, conn: Writer | LocalWriter) -> None:
-        """Every record but the history rows, the ratings and the problems, in bulk (before
-        rating: a writer in another process stores them while the items are rated). Each
-        table's rows go in its key's order: its b-trees are only appended to (issue 21).
-        The records rating does not read are let go once written (the sections, the
-        entries' keys, the players noted as changed: a third of a million-game rebuild's
+        """Every record but the history rows, the ratings, the problems and the name tables,
+        in bulk (before rating: a writer in another process stores them while the items are
+        rated). Each table's rows go in its key's order: its b-trees are only appended to
+        (issue 21). The records rating does not read are let go once written (the sections,
+        the entries' keys, the players noted as changed: a third of a million-game rebuild's
         records); the profiles stay in the spool, read back by `facts` for the raters."""
-        players = sorted(self.profiles)
         _insert(
             conn,
             "insert into players values (?, ?, ?)",
-            ((m, *self.profile_text(m)) for m in players),
+            ((m, *self.profile_text(m)) for m in sorted(self.profiles)),
         )
-        # the name tables made in the writer's process, from each player's name
-        named = names.named((m, self.profile_text(m)[0]) for m in players)
-        conn.call("projections.names:write_all", named, WRITE_CHUNK)
         _insert(
             conn,
             "insert into amendments values (?, ?, ?, ?, ?, ?)",
@@ -334,6 +330,13 @@ class Fresh(Batch):
             "insert into revisions values (?, ?)",
             ((k, revisions_json(v)) for k, v in sorted(self.revised.items())),
         )
+
+    def write_names(self, conn: Writer | LocalWriter) -> None:
+        """The name tables, made in the writer's process from each player's name (the
+        rebuild hands them over once the items' rows are in: issue 33)."""
+        players = sorted(self.profiles)
+        named = names.named((m, self.profile_text(m)[0]) for m in players)
+        conn.call("projections.names:write_all", named, WRITE_CHUNK)
 
     def item_writes(self, conn: Writer | LocalWriter) -> Iterator[None]:
         """The items' and their players' rows, `ITEMS_CHUNK` items a step (a million games'

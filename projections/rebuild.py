@@ -103,8 +103,9 @@ class Rebuild:
         for index in INDEXES:
             conn.execute(f"drop index if exists {index}")
         batch.write(conn)
-        # the items' rows a chunk a step, then their indexes (projections/batch.py)
-        items = _then_indexed(conn, batch.item_writes(conn))
+        # the items' rows a chunk a step, then their indexes and the name tables
+        # (projections/batch.py)
+        items = _then_indexed(conn, batch, batch.item_writes(conn))
         own = [x for x in batch.lists if x.family == self.family]
         live: Mapping[tuple[str, str], Standing[object]]
         if periods.in_periods(self.family, own):
@@ -114,8 +115,10 @@ class Rebuild:
             live = self._by_items(batch, items, stats, conn)
             _finish(items)
         batch.write_problems(conn)
-        self.ratings.write_all(live, conn)
+        # the history's and problems' indexes asked for before the ratings rows: a writer
+        # process builds them while this one makes those rows
         _index(conn, AFTER_RATING)
+        self.ratings.write_all(live, conn)
 
     def _by_lists(
         self, batch: Fresh, own: list[periods.PublishedList], stats: CatchUp, conn: Conn
@@ -228,11 +231,13 @@ def _when_large(
     yield from found
 
 
-def _then_indexed(conn: Conn, writes: Iterator[None]) -> Iterator[None]:
-    """`writes`' steps, then the items' indexes (in the writer process, while this one
-    rates)."""
+def _then_indexed(conn: Conn, batch: Fresh, writes: Iterator[None]) -> Iterator[None]:
+    """`writes`' steps, then the items' indexes and the name tables (in the writer process,
+    while this one rates: handed over at the start, the name tables of 200,000 players held
+    the rating some 7 s behind a full queue, docs/benchmarks/replay.md)."""
     yield from writes
     _index(conn, BEFORE_RATING)
+    batch.write_names(conn)
 
 
 def _finish(steps: Iterator[None]) -> None:

@@ -2,7 +2,9 @@
 
 A large rebuild rates in one process and hands every statement to another through a pipe,
 so that SQLite's inserts run on the machine's other core while rating goes on (about 13 %
-off a million-game rebuild on two idle cores; docs/decisions.md). A small one writes in
+off a million-game rebuild on two idle cores; docs/decisions.md); a thread of the rating
+process feeds the pipe from a queue, so that a burst the writer is behind on (the name tables
+it makes, the items' facts) waits there while rating goes on (issue 33). A small one writes in
 this process: starting a process would cost more than it saves. RATINGS_LEDGER_WRITER=local
 or =process chooses. Nothing here knows the schema; this file runs as the other process's
 program too (the standard library and msgspec only: it starts in a few milliseconds). Work
@@ -14,10 +16,12 @@ from __future__ import annotations
 
 import importlib
 import os
+import queue
 import sqlite3
 import struct
 import subprocess
 import sys
+import threading
 from collections.abc import Iterable, Sequence
 from typing import IO, Any
 
@@ -36,10 +40,14 @@ _ENCODE = msgspec.msgpack.Encoder().encode  # 8× faster than pickle on history 
 _DECODE = msgspec.msgpack.Decoder().decode
 
 
-def _send(stream: IO[bytes], obj: object) -> None:
+def _framed(obj: object) -> tuple[bytes, bytes]:
     data = _ENCODE(obj)
-    stream.write(_LENGTH.pack(len(data)))
-    stream.write(data)
+    return _LENGTH.pack(len(data)), data
+
+
+def _send(stream: IO[bytes], obj: object) -> None:
+    for part in _framed(obj):
+        stream.write(part)
 
 
 def _receive(stream: IO[bytes]) -> Any:
@@ -120,6 +128,11 @@ def serve(path: str, source: IO[bytes], reply: IO[bytes]) -> None:
 # The pipe's buffer (Linux's default is 64 KiB): a burst of records, the items' facts before
 # rating above all, waits there while the writer catches up, not in this process's write.
 PIPE_BYTES = 1 << 20
+# Messages held in the rating process beyond the pipe (`Writer`'s queue), each a chunk of rows
+# (a few hundred KB: HISTORY_CHUNK history rows about 600 KB) or one call: the 100k ledger's
+# rating process was held 0.06-0.12 s by a full pipe, a 300,000-game ledger of 200,000
+# players' about 8 s while the writer made the name tables (docs/benchmarks/replay.md).
+QUEUE_MESSAGES = 48
 
 
 def _widen(stream: IO[bytes]) -> None:
@@ -146,24 +159,52 @@ class Writer:
         assert self.process.stdin is not None and self.process.stdout is not None
         self.to, self.back = self.process.stdin, self.process.stdout
         _widen(self.to)
+        # the framed messages on their way, in order (None: no more), written by `_forward`
+        self.queue: queue.Queue[tuple[bytes, bytes] | None] = queue.Queue(QUEUE_MESSAGES)
+        self.broken = False  # the pipe broke: the writer process ended
+        self.forwarding = threading.Thread(target=self._forward, daemon=True)
+        self.forwarding.start()
+
+    def _forward(self) -> None:
+        """The queued messages into the pipe (its writes let the rating thread run); once the
+        pipe broke, the rest taken and dropped, so that nothing waits on a full queue."""
+        while (framed := self.queue.get()) is not None:
+            if self.broken:
+                continue
+            try:
+                for part in framed:
+                    self.to.write(part)
+            except (OSError, ValueError):  # a broken pipe (or closed): the process ended
+                self.broken = True
+
+    def _send(self, obj: object) -> None:
+        self.queue.put(_framed(obj))
 
     def execute(self, sql: str, args: Iterable[object] = ()) -> None:
-        _send(self.to, (sql, list(args), False))
+        self._send((sql, list(args), False))
 
     def executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> None:
-        _send(self.to, (sql, rows if isinstance(rows, list) else list(rows), True))
+        self._send((sql, rows if isinstance(rows, list) else list(rows), True))
 
     def split(self, rows: Sequence[Sequence[object]], first: int, spec: list[Part]) -> None:
         """Rows numbered from `first`, split there into the tables of `spec`."""
-        _send(self.to, (None, rows, [first, spec]))
+        self._send((None, rows, [first, spec]))
 
     def call(self, function: str, *args: object) -> None:
         """`function` ("module:name") called there with the connection and `args`: the rows
         it makes from them are made in the writer's process."""
-        _send(self.to, (None, list(args), function))
+        self._send((None, list(args), function))
+
+    def _drain(self) -> None:
+        """Wait until every queued message is written (or dropped) and the thread ended."""
+        self.queue.put(None)
+        self.forwarding.join()
 
     def close(self) -> None:
+        self._drain()
         try:
+            if self.broken:
+                raise BrokenPipeError
             _send(self.to, None)
             self.to.close()
             error = _receive(self.back)
@@ -178,6 +219,7 @@ class Writer:
         """Stop without committing (the rebuild failed)."""
         self.process.kill()
         self.process.wait()
+        self._drain()  # the thread's write fails on the ended process's pipe, and it ends
 
 
 class LocalWriter:
