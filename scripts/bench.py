@@ -54,6 +54,9 @@ from benchmarks.scale import compare_replay, model_bytes, player_pages  # noqa: 
 from benchmarks.startup import startup  # noqa: E402
 from benchmarks.web_load import web_load  # noqa: E402
 
+# The measurements that each replay the whole ledger once more, by their `--skip` names.
+SKIPPABLE = ("checked", "floor", "compare", "profile", "memory")
+
 
 def profile_rebuild(app: RatingsLedger, path: Path, top: int = 15) -> dict:
     prof = cProfile.Profile()
@@ -136,6 +139,7 @@ def run_size(
     ledgers: Path | None,
     with_live: bool = True,
     with_web: bool = True,
+    skip: frozenset[str] = frozenset(),
 ) -> dict:
     store, generated, append_s = ledger_copy(games, players, seed, workdir, ledgers)
     result: dict = {"games": games, "players": players, "generated": generated}
@@ -177,9 +181,11 @@ def run_size(
             "writer_process_median_cpu_s": round(statistics.median(writer_cpu), 3),
         }
         # the replay as a session makes it: every signature checked, here or elsewhere
-        result["checked_replay"] = checked_replay(store, workdir, repeats, read_s)
+        if "checked" not in skip:
+            result["checked_replay"] = checked_replay(store, workdir, repeats, read_s)
         # what the rules' Steps 2–5 alone cost, pure and compiled, beside the raw read
-        result["floor"] = floor(store, workdir, repeats, read_s)
+        if "floor" not in skip:
+            result["floor"] = floor(store, workdir, repeats, read_s)
         view = View(view_path)
         view.seals = seals = Seals(app)  # a session's view seals its checkpoints (issue 28)
         view.checkpoint()
@@ -258,9 +264,12 @@ def run_size(
         result["player_page_ms"] = player_pages(store, view_path, [k[0] for k in keys], seed)
         view.close()
         result["read_model"] = model_bytes(view_path, real_games)
-        result["replay_compare"] = compare_replay(store, view_path, workdir, repeats)
-        result["profile"] = profile_rebuild(app, workdir / f"profile-{games}.db")
-    result["memory"] = peak_memory(store, workdir, repeats)
+        if "compare" not in skip:
+            result["replay_compare"] = compare_replay(store, view_path, workdir, repeats)
+        if "profile" not in skip:
+            result["profile"] = profile_rebuild(app, workdir / f"profile-{games}.db")
+    if "memory" not in skip:
+        result["memory"] = peak_memory(store, workdir, repeats)
     if with_live:
         result["live"] = live(store, workdir, repeats, key_dir)
     if with_web:  # list day: 16 clients, ours beside Datasette on the same read model
@@ -287,6 +296,13 @@ def main() -> None:
         default=None,
         help="keep generated ledgers here and reuse them (each run works on a copy)",
     )
+    parser.add_argument(
+        "--skip",
+        nargs="+",
+        choices=SKIPPABLE,
+        default=[],
+        help="leave out these measurements, each a whole replay more (at 10M games: minutes)",
+    )
     args = parser.parse_args()
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="ratings-bench-"))
     workdir.mkdir(parents=True, exist_ok=True)
@@ -312,6 +328,7 @@ def main() -> None:
                 args.ledgers,
                 not args.no_live,
                 not args.no_web,
+                frozenset(args.skip),
             )
         )
         print(json.dumps(out["sizes"][-1]), file=sys.stderr)
