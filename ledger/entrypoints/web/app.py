@@ -44,6 +44,7 @@ from ledger.entrypoints.web.sessions import (
     KEPT_BYTES,
     Kept,
     Known,
+    Memos,
     NotModified,
     Sessions,
     Validator,
@@ -120,6 +121,7 @@ class Site:
         self.sessions = Sessions(store, self.views, busy_ms, catches_up)
         self.build = build()
         self.kept = Kept(kept)  # answers made, by the position they reflect: `kept` bytes
+        self.memos = Memos()  # what pages worked out from a model's state, for the next page
 
     def close(self) -> None:
         """Remove what the site built for its requests (the past read models)."""
@@ -233,24 +235,27 @@ class Site:
         data may be a function, called only for its twin), while `family`'s read model is
         open."""
         when = asked_when(query)
-        with self._read(family, when) as (view, ledger, when):
+        with self._read(family, when) as (view, ledger, when, memo):
             if not api:
                 lists = [(x.family, x.name) for x in queries.published_lists(view)]
                 switch = self.served.switch(family, route, query, when, lists)
                 SWITCH.get()[:] = switch
             page, values = routes.route(route)
-            data, html = page.page(Asked(view, ledger, values, query, when, self.served))
+            asked = Asked(view, ledger, values, query, when, self.served, memo)
+            data, html = page.page(asked)
             if not api:
                 return html()
             found = data() if callable(data) else data
             return found if page.typed else page.adapter.validate_python(found)
 
     @contextmanager
-    def _read(self, family: str, when: When) -> Iterator[tuple[View, Readable, When]]:
-        """`family`'s read model caught up (or as known at `when`), and the ledger opened
-        read-only, from this thread's session (ledger/entrypoints/web/sessions.py); a missing
-        store is never created. NotModified once the answer's ETag is known, if the request
-        holds it already."""
+    def _read(
+        self, family: str, when: When
+    ) -> Iterator[tuple[View, Readable, When, dict[Any, Any]]]:
+        """`family`'s read model caught up (or as known at `when`), the ledger opened
+        read-only, from this thread's session (ledger/entrypoints/web/sessions.py), and what
+        pages worked out from that model's state (`Memos`); a missing store is never created.
+        NotModified once the answer's ETag is known, if the request holds it already."""
         try:
             held = self.sessions.session(family)
         except (LedgerError, ValueError) as exc:
@@ -259,7 +264,8 @@ class Site:
         if known is None and when.position is None:
             with snapshot(session.view) as now:
                 VALIDATOR.get().check(tag(self.build, family, now, held.head), bool(BROKEN.get()))
-                yield session.view, session.ledger, when
+                memo = self.memos.at(family, session.view, now)
+                yield session.view, session.ledger, when, memo
             return
         try:
             past = when.position if known is None else held.position(known)
@@ -268,7 +274,8 @@ class Site:
         position = past or 0
         VALIDATOR.get().check(tag(self.build, family, position, held.head), bool(BROKEN.get()))
         view = self.sessions.past(held, family, position)  # built once per position
-        yield view, session.ledger, replace(when, position=position)
+        memo = self.memos.at(family, view, position)
+        yield view, session.ledger, replace(when, position=position), memo
 
 
 @contextmanager
