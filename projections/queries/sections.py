@@ -105,10 +105,13 @@ def played_sections(
         [player_id],
     ).fetchall()
     reports = played_items(view, rows[0][5] if rows else None, [r[:1] + r[3:5] for r in rows])
+    by_system: dict[str, list[tuple[Any, ...]]] = {}
+    for row in history:  # in the systems' order of the family, then as read
+        by_system.setdefault(row[1], []).append(row)
     changes: dict[str, list[tuple[Any, ...]]] = {}
-    for key, system, _, _, _, *change in history:
-        changes.setdefault(key, []).append((system, *change))
-    order = system_order(view)
+    for system in sorted(by_system, key=system_order(view)):
+        for row in by_system[system]:
+            changes.setdefault(row[0], []).append(row)
     out = []
     for key, first, last, *_ in rows:
         report = reports[key]
@@ -123,9 +126,7 @@ def played_sections(
                 "games": games,
                 "ratings": {
                     system: _played_rating(pre, post, official, detail)
-                    for system, pre, post, official, detail in sorted(
-                        changes.get(key, ()), key=lambda c: order(c[0])
-                    )
+                    for _, system, _, _, _, pre, post, official, detail in changes.get(key, ())
                 },
             }
         )
