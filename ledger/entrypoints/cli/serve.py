@@ -54,6 +54,10 @@ LOOP_SECONDS = 1.0  # the longest one wait for network events lasts
 MAX_BODY_BYTES = 8 * 1024
 MAX_HEADER_BYTES = 16 * 1024  # request line and headers; more is refused 431
 IN_MEMORY_BYTES = 64 * 1024  # waitress spools a body past this to a file: never reached
+# A request's thread sends its answer itself once this much is written: a page's header and
+# body then leave in one send (waitress' default, 1 byte, sends the header alone first); a
+# smaller answer leaves from the loop as its request ends (issue 33: 7 % less CPU a page)
+SEND_BYTES = 16 * 1024
 
 
 def register(app: typer.Typer) -> None:
@@ -111,6 +115,7 @@ class Server:
             map=self.map,
             **where,
             threads=THREADS,
+            send_bytes=SEND_BYTES,
             dispatcher=_dispatcher(site.sessions.warm),
             channel_timeout=CHANNEL_TIMEOUT_SECONDS,
             cleanup_interval=CLEANUP_INTERVAL_SECONDS,
