@@ -47,19 +47,28 @@ def sections(
     if end is not None:
         where.append("s.start_date <= ?")
         args.append(end)
-    rows = view.db.execute(
-        "select s.section_id, s.event_name, s.start_date, s.end_date, s.status, "
-        "(select count(*) from item_players p where p.item_key = 'section:' || s.section_id) "
-        "from sections s"
-        + (" where " + " and ".join(where) if where else "")
-        + " order by s.end_date desc, s.start_date desc, s.section_id",
-        args,
-    ).fetchall()
-    if words(text):
+    chosen = " where " + " and ".join(where) if where else ""
+    order = " order by s.end_date desc, s.start_date desc, s.section_id"
+    players = "(select count(*) from item_players p where p.item_key = 'section:' || s.section_id)"
+    if words(text):  # the words are matched here, on every section the rest chose
+        rows = view.db.execute(
+            "select s.section_id, s.event_name, s.start_date, s.end_date, s.status, "
+            f"{players} from sections s{chosen}{order}",
+            args,
+        ).fetchall()
         rows = [r for r in rows if matches(text, f"{r[0]} {r[1] or ''}")]
-    page = rows[offset:] if limit < 0 else rows[offset : offset + limit]
+        total = len(rows)
+        page = rows[offset:] if limit < 0 else rows[offset : offset + limit]
+    else:  # only the page's rows read, and counted (issue 33: the home page read them all)
+        total = view.db.execute(f"select count(*) from sections s{chosen}", args).fetchone()[0]
+        page = view.db.execute(
+            f"select s.section_id, s.event_name, s.start_date, s.end_date, s.status, {players} "
+            "from (select section_id, event_name, start_date, end_date, status from sections s"
+            f"{chosen}{order} limit ? offset ?) s{order}",
+            [*args, limit, offset],
+        ).fetchall()
     return {
-        "total": len(rows),
+        "total": total,
         "sections": [
             {
                 "section_id": sid,
