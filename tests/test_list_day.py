@@ -22,7 +22,7 @@ from ledger.application import RatingsLedger
 from ledger.entrypoints.web.app import Site
 from ledger.log import read_entries
 from ledger.store import view_path
-from projections import binding, session
+from projections import binding, session, unrated
 
 A, B, C, D = "20000001", "20000002", "20000003", "20000004"
 PATIENCE_SECONDS = 30  # a loaded test machine: the properties are "eventually", not times
@@ -60,6 +60,28 @@ def test_an_append_is_caught_up_by_the_next_page_of_a_held_session(ledger):
     app.submit(round_robin("FEB", [A, D], "2024-02-03"))
     played = get(site, f"/api/players/{D}").json()["sections"]
     assert [s["section_id"] for s in played] == ["FEB"]
+
+
+def test_a_sections_reasons_are_worked_out_once_while_the_model_stands_still(ledger, monkeypatch):
+    # issue 33: "a page costs well under a millisecond of Python beyond its queries": why a
+    # section rated a player not is asked by the page of each of its players, and worked out
+    # once for the model's position; an append moves it, and the reasons are worked out again
+    app, store = ledger
+    feb = round_robin("FEB", [A, B], "2024-02-03")
+    feb["players"] += [{"id": C}, {"id": D}]  # C and D play no game
+    app.submit(feb)
+    site = Site(store, kept=0)
+    worked = counting(monkeypatch, unrated, "reasons")
+
+    def not_rated(player: str) -> str | None:
+        played = get(site, f"/api/players/{player}").json()["sections"]
+        return next(s for s in played if s["section_id"] == "FEB").get("not_rated")
+
+    assert not_rated(C) == not_rated(D) == not_rated(C) == unrated.NO_GAME
+    assert len(worked) == 1
+    app.submit(round_robin("MAR", [A, B], "2024-03-02"))
+    assert not_rated(D) == unrated.NO_GAME
+    assert len(worked) == 2
 
 
 def test_a_page_is_tagged_with_the_position_it_reflects_for_a_proxy(ledger):

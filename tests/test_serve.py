@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 
 from ledger.application import RatingsLedger
 from ledger.entrypoints.cli import app
-from ledger.entrypoints.cli.serve import server
+from ledger.entrypoints.cli.serve import Server, server
 from ledger.entrypoints.web.app import Site
 from ledger.store import view_path
 
@@ -385,3 +385,29 @@ def test_a_content_length_of_5000_digits_is_answered_400(served):
         assert _status(client) == b"HTTP/1.1 400 Bad Request"
     with urllib.request.urlopen(f"{base}/api/log", timeout=5) as answer:
         assert answer.status == 200
+
+
+@pytest.mark.parametrize(("shared", "taken"), [(False, 5), (True, 1)])
+def test_a_worker_takes_one_waiting_connection_a_wake_up_so_a_burst_is_shared(
+    federation_store, shared, taken
+):
+    # issue 33: "several worker processes": on the socket the workers share, the first to
+    # wake took every connection of a burst and the others idled; a worker holding few
+    # connections takes one a wake-up, a lone server still takes up to 64 (a flood's probe)
+    listening = socket.create_server(("127.0.0.1", 0))
+    port = listening.getsockname()[1]
+    httpd = Server(Site(federation_store), "127.0.0.1", 0, sock=listening if shared else None)
+    if not shared:
+        listening.close()
+        port = httpd.server_port
+    clients = [socket.create_connection(("127.0.0.1", port)) for _ in range(5)]
+    try:
+        held = len(httpd.map)
+        httpd.inner.handle_accept()
+        assert len(httpd.map) - held == taken
+    finally:
+        for client in clients:
+            client.close()
+        httpd.shutdown()
+        httpd.server_close()
+        listening.close()

@@ -38,33 +38,27 @@ SECTIONS_REMEMBERED = 8192  # reports whose games by player `played` keeps (a fe
 
 @dataclass(frozen=True)
 class Played:
-    """A section's report as `player_sections` reads it: its name, each game's (white,
-    result), for each player the indexes of his games and his byes, and his score and games
-    counted (`totals`: what a page of one record reads, with no loop of its own)."""
+    """A section's report as `player_sections` reads it: its name, its games and byes, and
+    each player's score and games counted once, in one pass (`totals`: what a page of one
+    record reads, with no loop of its own)."""
 
     event_name: str | None
-    games: list[tuple[str | None, str]]
-    games_of: dict[str | None, list[int]]
-    byes_of: dict[str | None, list[str]]
-    totals: dict[str | None, tuple[float, int]]
+    games: list[_Game]
+    byes: list[_Bye]
+    totals: dict[str, tuple[float, int]]
 
     def score(self, ids: set[str]) -> tuple[float, int]:
         """The points and the games (a forfeit is no game) of the records `ids` of one
         person: a game between two of them counted once, a bye at its value."""
         if len(ids) == 1:
             return self.totals.get(next(iter(ids)), (0.0, 0))
-        return self.counted(ids)
-
-    def counted(self, ids: set[str]) -> tuple[float, int]:
-        """`score`, counted game by game."""
         score, games = 0.0, 0
-        for g in sorted({n for i in ids for n in self.games_of.get(i, ())}):
-            white, result = self.games[g]
-            score += points(result, white in ids)
-            games += "F" not in result
-        for i in ids:
-            score += sum(BYE_POINTS.get(b, 0.0) for b in self.byes_of.get(i, ()))
-        return score, games
+        for g in self.games:
+            if g.white in ids or g.black in ids:
+                white, black, counts = outcome(g.result)
+                score += white if g.white in ids else black
+                games += counts
+        return score + sum(BYE_POINTS.get(b.bye, 0.0) for b in self.byes if b.player in ids), games
 
 
 BYE_POINTS = {"full": 1.0, "half": 0.5, "zero": 0.0}
@@ -76,25 +70,36 @@ def points(result: str, white: bool) -> float:
     return {"1": 1.0, "1/2": 0.5}.get(left if white else right, 0.0)
 
 
+@functools.lru_cache(maxsize=256)
+def outcome(result: str) -> tuple[float, float, int]:
+    """A result string's points for White and for Black, and 1 if it is a game played (0 for
+    a forfeit); a report has a handful of distinct results, each read once."""
+    return points(result, True), points(result, False), int("F" not in result)
+
+
 @functools.lru_cache(maxsize=SECTIONS_REMEMBERED)
 def played(payload: bytes | str) -> Played:
-    """A report's games by player, remembered by its stored JSON (a corrected report is
-    another text, so never an old answer); a page of a player's sections reads only his."""
+    """A report's games and each player's totals, remembered by its stored JSON (a corrected
+    report is another text, so never an old answer): its games walked once (issue 33: a
+    section's first page is most of a cold page's cost)."""
     report = _REPORT.decode(payload)
-    games_of: dict[str | None, list[int]] = {}
-    for n, g in enumerate(report.games):
-        games_of.setdefault(g.white, []).append(n)
-        if g.black != g.white:
-            games_of.setdefault(g.black, []).append(n)
-    byes_of: dict[str | None, list[str]] = {}
+    totals: dict[str, tuple[float, int]] = {}
+    for g in report.games:
+        white, black, counts = outcome(g.result)
+        if g.white is not None:
+            score, games = totals.get(g.white, (0.0, 0))
+            totals[g.white] = (score + white, games + counts)
+        if g.black is not None and g.black != g.white:
+            score, games = totals.get(g.black, (0.0, 0))
+            totals[g.black] = (score + black, games + counts)
+    byes: dict[str, float] = {}
     for b in report.byes:
-        byes_of.setdefault(b.player, []).append(b.bye)
-    games = [(g.white, g.result) for g in report.games]
-    found = Played(report.event_name, games, games_of, byes_of, {})
-    for one in games_of.keys() | byes_of.keys():
-        if one is not None:
-            found.totals[one] = found.counted({one})
-    return found
+        if b.player is not None:
+            byes[b.player] = byes.get(b.player, 0.0) + BYE_POINTS.get(b.bye, 0.0)
+    for player, extra in byes.items():
+        score, games = totals.get(player, (0.0, 0))
+        totals[player] = (score + extra, games)
+    return Played(report.event_name, report.games, report.byes, totals)
 
 
 # A section's `Played`, by its read model's ledger (`meta`'s ledger_id: a digest of its first

@@ -47,19 +47,28 @@ def sections(
     if end is not None:
         where.append("s.start_date <= ?")
         args.append(end)
-    rows = view.db.execute(
-        "select s.section_id, s.event_name, s.start_date, s.end_date, s.status, "
-        "(select count(*) from item_players p where p.item_key = 'section:' || s.section_id) "
-        "from sections s"
-        + (" where " + " and ".join(where) if where else "")
-        + " order by s.end_date desc, s.start_date desc, s.section_id",
-        args,
-    ).fetchall()
-    if words(text):
+    chosen = " where " + " and ".join(where) if where else ""
+    order = " order by s.end_date desc, s.start_date desc, s.section_id"
+    players = "(select count(*) from item_players p where p.item_key = 'section:' || s.section_id)"
+    if words(text):  # the words are matched here, on every section the rest chose
+        rows = view.db.execute(
+            "select s.section_id, s.event_name, s.start_date, s.end_date, s.status, "
+            f"{players} from sections s{chosen}{order}",
+            args,
+        ).fetchall()
         rows = [r for r in rows if matches(text, f"{r[0]} {r[1] or ''}")]
-    page = rows[offset:] if limit < 0 else rows[offset : offset + limit]
+        total = len(rows)
+        page = rows[offset:] if limit < 0 else rows[offset : offset + limit]
+    else:  # only the page's rows read, and counted (issue 33: the home page read them all)
+        total = view.db.execute(f"select count(*) from sections s{chosen}", args).fetchone()[0]
+        page = view.db.execute(
+            f"select s.section_id, s.event_name, s.start_date, s.end_date, s.status, {players} "
+            "from (select section_id, event_name, start_date, end_date, status from sections s"
+            f"{chosen}{order} limit ? offset ?) s{order}",
+            [*args, limit, offset],
+        ).fetchall()
     return {
-        "total": len(rows),
+        "total": total,
         "sections": [
             {
                 "section_id": sid,
@@ -105,10 +114,13 @@ def played_sections(
         [player_id],
     ).fetchall()
     reports = played_items(view, rows[0][5] if rows else None, [r[:1] + r[3:5] for r in rows])
+    by_system: dict[str, list[tuple[Any, ...]]] = {}
+    for row in history:  # in the systems' order of the family, then as read
+        by_system.setdefault(row[1], []).append(row)
     changes: dict[str, list[tuple[Any, ...]]] = {}
-    for key, system, _, _, _, *change in history:
-        changes.setdefault(key, []).append((system, *change))
-    order = system_order(view)
+    for system in sorted(by_system, key=system_order(view)):
+        for row in by_system[system]:
+            changes.setdefault(row[0], []).append(row)
     out = []
     for key, first, last, *_ in rows:
         report = reports[key]
@@ -123,9 +135,7 @@ def played_sections(
                 "games": games,
                 "ratings": {
                     system: _played_rating(pre, post, official, detail)
-                    for system, pre, post, official, detail in sorted(
-                        changes.get(key, ()), key=lambda c: order(c[0])
-                    )
+                    for _, system, _, _, _, pre, post, official, detail in changes.get(key, ())
                 },
             }
         )

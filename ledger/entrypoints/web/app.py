@@ -44,6 +44,7 @@ from ledger.entrypoints.web.sessions import (
     KEPT_BYTES,
     Kept,
     Known,
+    Memos,
     NotModified,
     Sessions,
     Validator,
@@ -120,6 +121,7 @@ class Site:
         self.sessions = Sessions(store, self.views, busy_ms, catches_up)
         self.build = build()
         self.kept = Kept(kept)  # answers made, by the position they reflect: `kept` bytes
+        self.memos = Memos()  # what pages worked out from a model's state, for the next page
 
     def close(self) -> None:
         """Remove what the site built for its requests (the past read models)."""
@@ -235,12 +237,12 @@ class Site:
         when = asked_when(query)
         page, values = routes.route(route)
         player = values.get("player") if page.known is not None else None
-        with self._read(family, when, player) as (view, ledger, when, known):
+        with self._read(family, when, player) as (view, ledger, when, known, memo):
             if not api:
                 lists = [(x.family, x.name) for x in queries.published_lists(view)]
                 switch = self.served.switch(family, route, query, when, lists)
                 SWITCH.get()[:] = switch
-            asked = Asked(view, ledger, values, query, when, self.served)
+            asked = Asked(view, ledger, values, query, when, self.served, memo)
             if known is None or page.known is None:
                 data, html = page.page(asked)
             else:
@@ -253,12 +255,13 @@ class Site:
     @contextmanager
     def _read(
         self, family: str, when: When, player: str | None = None
-    ) -> Iterator[tuple[View, Readable, When, int | None]]:
-        """`family`'s read model caught up (or as known at `when`), and the ledger opened
-        read-only, from this thread's session (ledger/entrypoints/web/sessions.py); a missing
-        store is never created. NotModified once the answer's ETag is known, if the request
-        holds it already. As known at a position that the caught-up model's record answers for
-        `player` (his reads and his profile, `queries.answers`): that model and the position
+    ) -> Iterator[tuple[View, Readable, When, int | None, dict[Any, Any]]]:
+        """`family`'s read model caught up (or as known at `when`), the ledger opened
+        read-only, from this thread's session (ledger/entrypoints/web/sessions.py), and what
+        pages worked out from that model's state (`Memos`); a missing store is never created.
+        NotModified once the answer's ETag is known, if the request holds it already. As known
+        at a position that the caught-up model's record answers for `player` (his reads and
+        his profile, `queries.answers`): that model and the position, with a memo of its own
         (issue 33: no past model built); else the past model and None."""
         try:
             held = self.sessions.session(family)
@@ -268,7 +271,8 @@ class Site:
         if known is None and when.position is None:
             with snapshot(session.view) as now:
                 VALIDATOR.get().check(tag(self.build, family, now, held.head), bool(BROKEN.get()))
-                yield session.view, session.ledger, when, None
+                memo = self.memos.at(family, session.view, now)
+                yield session.view, session.ledger, when, None, memo
             return
         try:
             past = when.position if known is None else held.position(known)
@@ -280,10 +284,11 @@ class Site:
         if player is not None:
             with snapshot(session.view):
                 if queries.answers(session.view, player, position, profile=True):
-                    yield session.view, session.ledger, when, position
+                    yield session.view, session.ledger, when, position, {}
                     return
         view = self.sessions.past(held, family, position)  # built once per position
-        yield view, session.ledger, when, None
+        memo = self.memos.at(family, view, position)
+        yield view, session.ledger, when, None, memo
 
 
 @contextmanager

@@ -60,32 +60,41 @@ def shown(view: View, out: dict[str, Any] | None, player: str, when: When) -> di
     return out
 
 
-def player(view: View, player: str, when: When) -> tuple[object, Page]:
+def player(
+    view: View, player: str, when: When, memo: dict[Any, Any] | None = None
+) -> tuple[object, Page]:
     """His page: what it reads of him read once (`queries.player_reads`: his profile, the
-    merges in force, his history rows)."""
+    merges in force, his history rows); a section's reasons for rating him not kept in
+    `memo` for its other players' pages (the model's state's: `sessions.Memos`)."""
     reads = queries.player_reads(view, player)
     data = shown(view, None if reads is None else reads.out, player, when)
     assert reads is not None
     profile, merged = reads.profile, reads.merged
     data["card"] = None if profile is None else queries.merged_card(view, player, profile, merged)
-    words = rules_family(view.family).words
-    fields = [
-        (k, label)
-        for k, label in words.ratings
-        if any(r.get(k) is not None for r in data["ratings"].values())
-    ]
     ids = queries.records_of(player, merged)
     played = queries.played_sections(view, player, ids, reads.history)
     if when.as_of is not None:
         played = [t for t in played if t["end_date"] <= when.as_of]
+    memo = {} if memo is None else memo
     for t in played:
-        why = None if t["ratings"] else unrated.reasons(view, t["section_id"])
+        if t["ratings"]:
+            continue
+        key = ("not_rated", t["section_id"])
+        why = memo.get(key, memo)  # `memo` itself: not worked out yet
+        if why is memo:
+            why = memo[key] = unrated.reasons(view, t["section_id"])
         if why is not None and player in why.players:
             t["not_rated"] = why.players[player]  # only on a section that rated him not
     data["sections"] = played
 
     def page() -> str:
         """The HTML, its charts and lists read only for it (never for the JSON twin)."""
+        words = rules_family(view.family).words
+        fields = [
+            (k, label)
+            for k, label in words.ratings
+            if any(r.get(k) is not None for r in data["ratings"].values())
+        ]
         series = {s: points(queries.history(view, player, s), when.as_of) for s in data["ratings"]}
         return html(
             "player.html",

@@ -24,7 +24,8 @@ from projections.projector import View
 @dataclass(frozen=True)
 class Asked:
     """What a page is given: the read model, the ledger, the path's values, the query, the
-    times and the families the site serves."""
+    times, the families the site serves and what pages worked out from the model's state
+    (`sessions.Memos`: a page may keep there what another would work out again)."""
 
     view: View
     ledger: Readable
@@ -32,6 +33,7 @@ class Asked:
     query: dict[str, str]
     when: When
     served: Served
+    memo: dict[Any, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -108,7 +110,7 @@ ROUTES = (
         "/players/{player}",
         answers.Player,
         "A player's card, ratings and sections",
-        lambda a: players.player(a.view, a.path["player"], a.when),
+        lambda a: players.player(a.view, a.path["player"], a.when, a.memo),
         typed=True,
     ),
     Route(

@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ledger.entrypoints.web.follow import changes
 from ledger.evidence import read_verified_entries
@@ -48,6 +49,8 @@ HELD_MMAP_BYTES = 1 << 30
 MOMENTS_REMEMBERED = 1024  # as-known-at values whose position a session keeps
 KEPT_BYTES = 64 * 1024 * 1024  # the answers a process keeps (`Kept`), their bodies' bytes
 PASTS_KEPT = 4  # past read models a process keeps built (`Pasts`), each a model's size on disk
+STATES_KEPT = 4  # read models' states whose worked-out answers a process keeps (`Memos`)
+MEMO_ANSWERS = 8192  # answers kept for one state (all forgotten at once past it)
 
 
 def build() -> str:
@@ -300,6 +303,35 @@ class Pasts:
                 shutil.rmtree(self.folder, ignore_errors=True)
             self.folder = None
             self.models.clear()
+
+
+class Memos:
+    """What pages worked out from a read model in one state (its family, its file and the
+    position it reflects), shared by a process's threads: a section's reasons for rating a
+    player not, asked again by the page of each of its players (issue 33). A model's content
+    in a state is fixed (a catch-up moves its position, a rebuild links another file in), so
+    nothing is ever invalidated; the `kept` states most recently read are kept."""
+
+    def __init__(self, kept: int = STATES_KEPT) -> None:
+        self.kept = kept
+        self.states: OrderedDict[tuple[str, int, int], dict[Any, Any]] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def at(self, family: str, view: View, position: int) -> dict[Any, Any]:
+        """The answers worked out from `family`'s model `view` at `position` (none at first);
+        a page keeps what it works out there."""
+        state = (family, view.inode, position)
+        with self.lock:
+            found = self.states.get(state)
+            if found is None:
+                found = self.states[state] = {}
+                while len(self.states) > self.kept:
+                    self.states.popitem(last=False)
+            else:
+                self.states.move_to_end(state)
+            if len(found) >= MEMO_ANSWERS:
+                found.clear()
+            return found
 
 
 def _gone(path: Path) -> None:
