@@ -192,9 +192,12 @@ class Fresh(Batch):
         return data[:text_length].decode(), fact, position
 
     def profile_text(self, member_id: str) -> tuple[str, int]:
-        """A player's stored profile and its position (a player the batch holds)."""
-        text, _, position = self._profile(member_id, self.profiles[member_id])
-        return text, position
+        """A player's stored profile and its position (a player the batch holds), read back
+        without decoding its fact."""
+        packed = self.profiles[member_id] // _LENGTH
+        packed, text_length = divmod(packed, _LENGTH)
+        packed, offset = divmod(packed, _OFFSET)
+        return os.pread(self.spool.fileno(), text_length, offset).decode(), packed >> 1
 
     def item(self, key: str) -> Item | None:
         found = self.items.get(key)
@@ -300,13 +303,12 @@ class Fresh(Batch):
         entries' keys, the players noted as changed: a third of a million-game rebuild's
         records); the profiles stay in the spool, read back by `facts` for the raters."""
         players = sorted(self.profiles)
-        _insert(
-            conn,
-            "insert into players values (?, ?, ?)",
-            ((m, *self.profile_text(m)) for m in players),
-        )
+        named: list[tuple[str, str]] = []  # (player, name), from the rows as they are read
+        for at in range(0, len(players), WRITE_CHUNK):
+            rows = [(m, *self.profile_text(m)) for m in players[at : at + WRITE_CHUNK]]
+            conn.executemany("insert into players values (?, ?, ?)", rows)
+            named += names.named((m, text) for m, text, _ in rows)
         # the name tables made in the writer's process, from each player's name
-        named = names.named((m, self.profile_text(m)[0]) for m in players)
         conn.call("projections.names:write_all", named, WRITE_CHUNK)
         _insert(
             conn,
