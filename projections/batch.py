@@ -192,9 +192,12 @@ class Fresh(Batch):
         return data[:text_length].decode(), fact, position
 
     def profile_text(self, member_id: str) -> tuple[str, int]:
-        """A player's stored profile and its position (a player the batch holds)."""
-        text, _, position = self._profile(member_id, self.profiles[member_id])
-        return text, position
+        """A player's stored profile and its position (a player the batch holds), read back
+        without decoding its fact."""
+        packed = self.profiles[member_id] // _LENGTH
+        packed, text_length = divmod(packed, _LENGTH)
+        packed, offset = divmod(packed, _OFFSET)
+        return os.pread(self.spool.fileno(), text_length, offset).decode(), packed >> 1
 
     def item(self, key: str) -> Item | None:
         found = self.items.get(key)

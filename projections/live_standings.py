@@ -38,14 +38,25 @@ class LiveStandings(Mapping[Key, Standing[object]]):
         # player → {system: values} in one `marshal` string; a standing set again since it
         # was packed is in `hot` (read first), its packed values replaced at the next pack
         self.cold: dict[str, bytes] = {}
+        # the player whose string was unpacked last and his values by system: his other
+        # systems are looked up next (a rater's background, the ratings rows in key order)
+        self.last: tuple[str, dict[str, Any]] | None = None
 
     def lookup(self, player: str, system: str) -> Standing[object]:
         """The player's standing in `system` (UNRATED if he has none)."""
         found = self.hot.get((player, system))
         if found is not None:
             return found
-        packed = self.cold.get(player)
-        values = None if packed is None else marshal.loads(packed).get(system)
+        last = self.last
+        if last is not None and last[0] == player:
+            systems = last[1]
+        else:
+            packed = self.cold.get(player)
+            if packed is None:
+                return UNRATED
+            systems = marshal.loads(packed)
+            self.last = (player, systems)
+        values = systems.get(system)
         return UNRATED if values is None else self._unpacked(values)
 
     def put(self, player: str, system: str, standing: Standing[object]) -> None:
@@ -72,6 +83,7 @@ class LiveStandings(Mapping[Key, Standing[object]]):
                 systems = marshal.loads(packed) | systems
             cold[player] = marshal.dumps(systems)
         self.hot = {}
+        self.last = None
 
     def __getitem__(self, key: Key) -> Standing[object]:
         found = self.lookup(*key)

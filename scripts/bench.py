@@ -50,7 +50,7 @@ from benchmarks.known import known_reads  # noqa: E402
 from benchmarks.live import live  # noqa: E402
 from benchmarks.measure import _children_cpu, clocks, generate, machine, ratio, summary  # noqa: E402
 from benchmarks.memory import peak_memory  # noqa: E402
-from benchmarks.scale import compare_replay, model_bytes, player_pages  # noqa: E402
+from benchmarks.scale import by_players, compare_replay, model_bytes, player_pages  # noqa: E402
 from benchmarks.startup import startup  # noqa: E402
 from benchmarks.web_load import web_load  # noqa: E402
 
@@ -303,9 +303,27 @@ def main() -> None:
         default=[],
         help="leave out these measurements, each a whole replay more (at 10M games: minutes)",
     )
+    parser.add_argument(
+        "--players-scale",
+        type=int,
+        nargs="+",
+        default=None,
+        help="only a rebuild's CPU a game and peaks at the first --games size for each of "
+        "these players' counts (e.g. 2000 200000)",
+    )
     args = parser.parse_args()
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="ratings-bench-"))
     workdir.mkdir(parents=True, exist_ok=True)
+    if args.players_scale:
+        stores = {}
+        for players in args.players_scale:
+            store, generated, _ = ledger_copy(
+                args.games[0], players, args.seed, workdir, args.ledgers
+            )
+            stores[players] = (store, generated.get("games", args.games[0]))
+        scale = by_players(stores, workdir, args.repeats)
+        print(json.dumps({"benchmark": "players_scale", "machine": machine(), "by_players": scale}))
+        return
     out = {
         "benchmark": "bench",
         "machine": machine(),

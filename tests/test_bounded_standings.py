@@ -10,12 +10,14 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from projection_helpers import counting
 
 from ledger.application import RatingsLedger
 from ledger.evidence.signing import Keyring
 from ledger.log import read_entries
 from projections import live_standings
 from projections.projector import View
+from projections.standing import UNRATED
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "generate.py"
 
@@ -111,3 +113,32 @@ def test_a_standing_set_again_after_its_player_was_packed_reads_back_as_the_late
     assert {k: live[k] for k in live} == expected
     live.put("C", "OTBR", standing(1200.0))  # packs again: A's string holds the new OTBR
     assert live.lookup("A", "OTBR") == standing(1550.0) and len(live) == 4
+
+
+def test_a_players_string_is_unpacked_once_for_his_systems_and_again_once_packed_anew(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Issue 33, a replay's cost a game flat in the players: a rater asks for one player's
+    # systems one after another (his background, the ratings rows in key order), his string
+    # unpacked once for them; a pack that changed it is read again, never the old values.
+    from ledger.rules.uschess.state import UsChessState, columns, standing_of
+    from projections.standing import Standing
+
+    def standing(rating: float) -> Standing[object]:
+        return Standing(rating, 4, 0, 0, 0, "2024-03-02", UsChessState())
+
+    live = live_standings.LiveStandings(columns, standing_of, hot_limit=2)
+    live.put("A", "OTBR", standing(1500.0))
+    live.put("A", "OTBQ", standing(1400.0))
+    live.put("B", "OTBR", standing(1300.0))  # A's two packed into one string
+    loads = counting(monkeypatch, live_standings.marshal, "loads")
+    assert [live.lookup("A", s) for s in ("OTBR", "OTBQ", "OTBB")] == [
+        standing(1500.0),
+        standing(1400.0),
+        UNRATED,
+    ]
+    assert len(loads) == 1
+    live.put("A", "OTBQ", standing(1450.0))
+    live.put("C", "OTBR", standing(1200.0))  # packs: A's string holds the new OTBQ
+    assert ("A", "OTBQ") not in live.hot
+    assert live.lookup("A", "OTBQ") == standing(1450.0) and len(loads) > 1

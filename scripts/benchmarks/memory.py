@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 REBUILD_CHILD = """
-import json, sys, threading, time
+import json, os, sys, threading, time
 from contextlib import closing
 from ledger.application import RatingsLedger
 from ledger.log import read_entries
@@ -37,10 +37,15 @@ def watched(self, path):
             time.sleep(0.005)
     threading.Thread(target=poll, daemon=True).start()
 writer.Writer.__init__ = watched
+cpu = 0.0
 with closing(RatingsLedger(sys.argv[1])) as app:
     if sys.argv[3] == "rebuild":
+        cpu = time.process_time()
         View(sys.argv[2]).rebuild(read_entries(app))
-print(json.dumps({"self_kib": peak(), "writer_kib": writers[0]}))
+        cpu = time.process_time() - cpu
+times = os.times()  # the writer's CPU: a child that ended
+print(json.dumps({"self_kib": peak(), "writer_kib": writers[0], "cpu_s": cpu,
+                  "writer_cpu_s": times.children_user + times.children_system}))
 """
 
 
@@ -51,13 +56,7 @@ def peak_memory(store: str, workdir: Path, repeats: int) -> dict:
     view = workdir / "memory-view.db"
 
     def child(mode: str) -> dict:
-        out = subprocess.run(
-            [sys.executable, "-c", REBUILD_CHILD, store, str(view), mode],
-            check=True,
-            capture_output=True,
-            text=True,
-        )
-        return json.loads(out.stdout.strip().splitlines()[-1])
+        return rebuild_child(store, view, mode)
 
     idle = [child("idle")["self_kib"] for _ in range(2)]
     rebuilt = [child("rebuild") for _ in range(max(1, min(repeats, 2)))]
@@ -71,3 +70,15 @@ def peak_memory(store: str, workdir: Path, repeats: int) -> dict:
         "imports_only_peak_mib": round(min(idle) * mib, 1),
         "rebuild_over_imports_mib": round(own - min(idle) * mib, 1),
     }
+
+
+def rebuild_child(store: str, view: Path, mode: str = "rebuild") -> dict:
+    """One rebuild of `store` into `view` in a process of its own (`mode` "idle": none): the
+    peaks (VmHWM, KiB) of that process and its writer's, and their CPU seconds."""
+    out = subprocess.run(
+        [sys.executable, "-c", REBUILD_CHILD, store, str(view), mode],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])

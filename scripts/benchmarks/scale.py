@@ -1,6 +1,7 @@
 """Issue 33's measurements at a federation's size: the read model's bytes (per game and per
-table), a player's page served by the site (JSON and HTML) and a re-rating under a changed rule
-(`ratings-ledger replay --rules … --compare`)."""
+table), a player's page served by the site (JSON and HTML), a re-rating under a changed rule
+(`ratings-ledger replay --rules … --compare`) and a rebuild's cost per game as the players
+grow (`by_players`)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from pathlib import Path
 from wsgiref.util import setup_testing_defaults
 
 from benchmarks.measure import summary
+from benchmarks.memory import rebuild_child
 
 # the changed rule of the re-rating: every section under the 2015 rules
 CHANGED_RULE = ("--rules", "uschess-2015")
@@ -93,3 +95,34 @@ def compare_replay(store: str, view: Path, workdir: Path, repeats: int) -> dict:
             else:
                 made.unlink()
     return {"rule": " ".join(CHANGED_RULE), "ratings_changed": changed, "seconds": summary(samples)}
+
+
+def by_players(stores: dict[int, tuple[str, int]], workdir: Path, repeats: int) -> dict:
+    """A full rebuild of each ledger (players → (store, games)), each in a process of its own
+    and the ledgers alternating: CPU microseconds a game of the rebuilding process, of its
+    writer and of both (median of `repeats`), their peaks (MiB, the highest), and each
+    count's per game over the fewest players' (issue 33: a replay's cost a game flat in the
+    players)."""
+    runs: dict[int, list[dict]] = {players: [] for players in stores}
+    for _ in range(repeats):
+        for players, (store, _games) in stores.items():
+            runs[players].append(rebuild_child(store, workdir / f"players-{players}.db"))
+    out: dict = {}
+    for players, (_store, games) in stores.items():
+        found = runs[players]
+
+        def per_game(*keys: str, found: list[dict] = found, games: int = games) -> float:
+            return round(statistics.median(sum(r[k] for k in keys) for r in found) / games * 1e6, 1)
+
+        out[str(players)] = {
+            "games": games,
+            "rebuild_cpu_us_per_game": per_game("cpu_s"),
+            "writer_cpu_us_per_game": per_game("writer_cpu_s"),
+            "both_cpu_us_per_game": per_game("cpu_s", "writer_cpu_s"),
+            "rebuild_peak_mib": round(max(r["self_kib"] for r in found) / 1024, 1),
+            "writer_peak_mib": round(max(r["writer_kib"] for r in found) / 1024, 1),
+        }
+    fewest = out[str(min(stores))]["both_cpu_us_per_game"]
+    for row in out.values():
+        row["both_over_fewest_players"] = round(row["both_cpu_us_per_game"] / fewest, 2)
+    return out
