@@ -194,18 +194,19 @@ def temporary_name(name: str) -> str:
 def drop_abandoned(folder: Path) -> None:
     """Remove the temporary files of copies whose process is gone (killed mid-copy)."""
     for f in folder.glob("*.tmp"):
-        pid = f.name.split(".")[-3]
-        if pid.isdigit() and not _alive(int(pid)):
+        parts = f.name.split(".")  # NAME.PID.HEX.tmp (another name: left alone)
+        if len(parts) > 3 and parts[-3].isdigit() and not _alive(int(parts[-3])):
             f.unlink(missing_ok=True)
 
 
 def _alive(pid: int) -> bool:
+    """Whether process `pid` runs (another user's counts)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
+        pass
     return True
 
 
