@@ -347,9 +347,8 @@ class CopyInProgress:
     begun) copied to `target`'s temporary name (`TARGET.PID.HEX.tmp`, which
     `timetravel.checkpoints` never lists: only `POSITION.db`), sealed once complete (`seal`:
     the seal of `target` made from the file written), then renamed to `target`. A copy that
-    fails leaves nothing under
-    `target`'s name (nor an unsealed one, where a seal is asked for: one warning line); a
-    killed process leaves its temporary file, removed by the next copy."""
+    fails leaves nothing under `target`'s name (nor an unsealed one, where a seal is asked for:
+    one warning line); a killed process leaves its temporary file, removed by the next copy."""
 
     def __init__(self, target: Path, source: sqlite3.Connection, seal: Sealer | None) -> None:
         self.target, self.source, self.seal = target, source, seal
