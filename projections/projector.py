@@ -20,8 +20,10 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
+import os
 import shutil
 import sqlite3
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
@@ -46,16 +48,18 @@ from projections.rating_step import RatingStep
 from projections.ratings_writer import RatingsWriter
 from projections.rebuild import Rebuild
 from projections.schema import content, create
+from projections.seals import drop_abandoned, temporary_name, warn
 from projections.standing import Standing
 from projections.what_if import WhatIf
 
 if TYPE_CHECKING:
-    from projections.seals import Seals
+    from projections.seals import Sealer, Seals
 
 CHECKPOINT_EVERY = 10_000  # ledger positions between read-model checkpoints (as-known-at)
 # called before a catch-up or rebuild keeps what it read (None: nothing to wait for)
 Settle = Callable[[], None] | None
 COPY_CACHE_KIB = -2048  # SQLite's cache_size (negative: KiB) while a checkpoint is copied
+COPY_PAGES = 4096  # pages a checkpoint's copy takes at a time (its snapshot held throughout)
 
 
 class View:
@@ -72,6 +76,7 @@ class View:
         checkpoint_every: int = CHECKPOINT_EVERY,
     ) -> None:
         self.checkpoint_every = checkpoint_every
+        self._copying: threading.Thread | None = None  # the checkpoint being copied
         self.seals: Seals | None = None  # who seals its checkpoints (a session's: its ledger's)
         rules_family(family)  # an unknown name: ValueError naming the known ones
         if what_if == WhatIf():
@@ -147,6 +152,8 @@ class View:
             return []
 
     def close(self) -> None:
+        """Close the file, once the checkpoint being copied is done."""
+        self.wait_for_checkpoint()
         self.db.close()
 
     @property
@@ -286,32 +293,40 @@ class View:
     def checkpoints_dir(self) -> Path:
         return checkpoints_dir(self.path)
 
-    def checkpoint(self) -> Path:
-        """A copy of the read model as it stands, for `--as-known-at` (projections.timetravel),
-        sealed by `seals` (projections.seals; unsealed, no read uses it)."""
+    def checkpoint(self) -> None:
+        """Start a copy of the read model as it stands, for `--as-known-at`
+        (projections.timetravel), sealed by `seals` (projections.seals; unsealed, no read uses
+        it). Its snapshot is taken here, in a connection of its own (a read transaction of the
+        model as this catch-up left it, the position read from it); the pages are copied in a
+        thread (SQLite's backup), while the model goes on, and written under a temporary name
+        that no read lists (`CopyInProgress`), sealed whole, then linked in (docs/decisions.md,
+        "A checkpoint copied beside the catch-up"). The previous copy is finished first."""
+        self.wait_for_checkpoint()
         self.checkpoints_dir.mkdir(exist_ok=True)
-        target = self.checkpoints_dir / f"{self.last_position:012d}.db"
-        target.unlink(missing_ok=True)
-        # A copy needs no large cache: with the catch-up's (256 MiB), VACUUM's page cache and
-        # its index sorts held about 550 MiB more on a million-game model (issue 21).
-        cache = self.db.execute("PRAGMA cache_size").fetchone()[0]
-        self.db.execute(f"PRAGMA cache_size = {COPY_CACHE_KIB}")
+        source = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         try:
-            self.db.execute("VACUUM INTO ?", [str(target)])
-        finally:
-            self.db.execute(f"PRAGMA cache_size = {int(cache)}")
-        copy = sqlite3.connect(target)  # in WAL mode already: opening it later writes nothing
-        try:
-            copy.execute("PRAGMA journal_mode=WAL")
-        finally:
-            copy.close()
-        if self.seals is not None:
-            self.seals.seal(target, self.last_position, self.kind)
-        return target
+            source.execute(f"PRAGMA cache_size = {COPY_CACHE_KIB}")
+            source.execute("begin")
+            found = source.execute("select value from meta where key = 'last_position'")
+            position = int(found.fetchone()[0])
+            seal = None if self.seals is None else self.seals.sealer(position, self.kind)
+        except BaseException:
+            source.close()
+            raise
+        copy = CopyInProgress(self.checkpoints_dir / f"{position:012d}.db", source, seal)
+        self._copying = threading.Thread(target=copy.run, name="checkpoint copy", daemon=True)
+        self._copying.start()
+
+    def wait_for_checkpoint(self) -> None:
+        """Return once the checkpoint being copied, if any, is linked in (or failed)."""
+        if self._copying is not None:
+            self._copying.join()
+            self._copying = None
 
     def rebuild(self, entries: Iterable[LedgerEntry], settle: Settle = None) -> CatchUp:
         """Drop the read model and replay the whole ledger into it (holding its lock), kept
         once `settle` returned (as in `catch_up`)."""
+        self.wait_for_checkpoint()
         with exclusive(self.path):
             shutil.rmtree(self.checkpoints_dir, ignore_errors=True)
             return self._catch_up(entries, dry_run=False, fresh=True, settle=settle)
@@ -325,6 +340,38 @@ class View:
             for row in self.db.execute(query):
                 h.update(json.dumps(row, default=str).encode())
         return h.hexdigest()
+
+
+class CopyInProgress:
+    """One checkpoint's copy: the pages of `source`'s snapshot (a read transaction already
+    begun) copied to `target`'s temporary name (`TARGET.PID.HEX.tmp`, which
+    `timetravel.checkpoints` never lists: only `POSITION.db`), sealed once complete (`seal`:
+    the seal of `target` made from the file written), then renamed to `target`. A copy that
+    fails leaves nothing under `target`'s name (nor an unsealed one, where a seal is asked for:
+    one warning line); a killed process leaves its temporary file, removed by the next copy."""
+
+    def __init__(self, target: Path, source: sqlite3.Connection, seal: Sealer | None) -> None:
+        self.target, self.source, self.seal = target, source, seal
+        self.written = target.with_name(temporary_name(target.name))
+
+    def run(self) -> None:
+        try:
+            drop_abandoned(self.target.parent)
+            self.target.unlink(missing_ok=True)
+            with closing(sqlite3.connect(self.written)) as copy:
+                self.source.backup(copy, pages=COPY_PAGES)
+                # in WAL mode already: opening it later writes nothing
+                copy.execute("PRAGMA journal_mode=WAL")
+            if self.seal is not None:
+                self.seal(self.written, self.target)
+            os.replace(self.written, self.target)
+        except (OSError, sqlite3.Error) as exc:
+            why = getattr(exc, "strerror", None) or exc
+            warn(f"checkpoint file {self.target} not made ({why}): no read uses one")
+        finally:
+            self.source.close()
+            for suffix in ("", "-journal", "-wal", "-shm"):
+                Path(f"{self.written}{suffix}").unlink(missing_ok=True)
 
 
 @contextmanager

@@ -23,6 +23,7 @@ import json
 import os
 import secrets
 import sys
+import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -35,6 +36,8 @@ SECRET = "checkpoint-seals.secret"  # in the keyring folder, beside the actors' 
 SECRET_BYTES = 32
 CHUNK = 1 << 20  # bytes read and written at a time while a checkpoint file is copied
 SEAL = "ratings-ledger checkpoint seal 1"
+Sealer = Callable[[Path, Path], None]
+"""Seals a checkpoint: (the file written, the checkpoint's name) -> None (`Seals.sealer`)."""
 
 
 def warn(line: str) -> None:
@@ -60,20 +63,25 @@ class Seals:
         self.secret_file = keyring_path(keyring) / SECRET
         self.report = report
 
-    def seal(self, checkpoint: Path, position: int, model: str) -> None:
-        """Seal the checkpoint file just written at `position` of a read model of kind `model`
-        (`View.kind`; the secret made if this reader has none). A seal that cannot be written
-        leaves the file unsealed: never used."""
-        try:
+    def sealer(self, position: int, model: str) -> Sealer:
+        """What seals the checkpoint file of `position` of a read model of kind `model`
+        (`View.kind`), the ledger's part of the seal (its identity, the link at `position`)
+        read now, in the caller's thread: a function of the file written (complete, under its
+        temporary name) and the checkpoint's name, which writes the seal of that name from the
+        written file's bytes (the secret made if this reader has none); OSError if it cannot
+        (the copy is then dropped: never linked in unsealed)."""
+        where = self._where(position)
+
+        def seal(written: Path, checkpoint: Path) -> None:
             key = self._secret(create=True)
             if key is None:
                 raise OSError(0, f"{self.secret_file} is not a checkpoint seal secret")
-            seal = self._mac(key, _digest(checkpoint), position, model)
-            temporary = checkpoint.with_name(f"{checkpoint.name}.{os.getpid()}.tmp")
-            temporary.write_text(seal + "\n")
+            said = self._mac(key, _digest(written), position, model, where)
+            temporary = checkpoint.with_name(temporary_name(seal_file(checkpoint).name))
+            temporary.write_text(said + "\n")
             os.replace(temporary, seal_file(checkpoint))
-        except OSError as exc:
-            self.report(f"checkpoint file {checkpoint} not sealed ({exc.strerror}): never used")
+
+        return seal
 
     def restore(self, found: Sequence[tuple[int, Path]], target: Path, model: str) -> int:
         """The newest of `found` (position, checkpoint file of a model of kind `model`), newest
@@ -126,11 +134,23 @@ class Seals:
             return "does not match its seal"
         return None
 
-    def _mac(self, key: bytes, digest: bytes, position: int, model: str) -> str:
+    def _where(self, position: int) -> tuple[str | None, str | None]:
+        """What a seal names of the ledger: its identity and the chain link at `position`."""
+        return ledger_id(self.ledger), link_at(self.ledger, position)
+
+    def _mac(
+        self,
+        key: bytes,
+        digest: bytes,
+        position: int,
+        model: str,
+        where: tuple[str | None, str | None] | None = None,
+    ) -> str:
         """The seal of a file with SHA-256 `digest`, checkpointed at `position` of this ledger
-        by a read model of kind `model` in this layout (SCHEMA_VERSION)."""
-        message = [SEAL, digest.hex(), ledger_id(self.ledger), position, model, SCHEMA_VERSION]
-        message.append(link_at(self.ledger, position))
+        (`where`, read now if not given) by a read model of kind `model` in this layout
+        (SCHEMA_VERSION)."""
+        ledger, link = where or self._where(position)
+        message = [SEAL, digest.hex(), ledger, position, model, SCHEMA_VERSION, link]
         text = json.dumps(message, separators=(",", ":")).encode()
         return hmac.new(key, text, hashlib.sha256).hexdigest()
 
@@ -163,6 +183,31 @@ class Seals:
             pass  # another reader made it meanwhile: theirs is the secret
         finally:
             temporary.unlink(missing_ok=True)
+
+
+def temporary_name(name: str) -> str:
+    """A temporary name for a file `name` of the checkpoints' folder, this process's own
+    (`NAME.PID.HEX.tmp`: removed by a later copy once its process is gone)."""
+    return f"{name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp"
+
+
+def drop_abandoned(folder: Path) -> None:
+    """Remove the temporary files of copies whose process is gone (killed mid-copy)."""
+    for f in folder.glob("*.tmp"):
+        parts = f.name.split(".")  # NAME.PID.HEX.tmp (another name: left alone)
+        if len(parts) > 3 and parts[-3].isdigit() and not _alive(int(parts[-3])):
+            f.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    """Whether process `pid` runs (another user's counts)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
 
 
 def _digest(path: Path, target: Path | None = None) -> bytes:

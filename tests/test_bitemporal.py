@@ -54,6 +54,7 @@ def test_checkpoints_give_the_same_past_as_a_replay(tmp_path):
     view.seals = seals = Seals(led.app, report=pytest.fail)  # every checkpoint sealed, used
     for e in read_entries(led.app):
         view.catch_up([e])
+    view.wait_for_checkpoint()
     assert len(list(view.checkpoints_dir.glob("*.db.seal"))) >= 2
     for position in range(1, view.last_position + 1):
         past = timetravel.at_position(

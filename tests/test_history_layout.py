@@ -236,6 +236,7 @@ def test_an_as_known_at_read_never_starts_from_a_checkpoint_of_the_layout_before
     view = View(path, checkpoint_every=2)
     for entry in read_entries(ledger.app):
         view.catch_up([entry])
+    view.wait_for_checkpoint()
     checkpoints = sorted(view.checkpoints_dir.glob("*.db"))
     assert len(checkpoints) >= 3
     for db in [view.db.conn, *(sqlite3.connect(f) for f in checkpoints)]:
