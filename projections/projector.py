@@ -37,7 +37,7 @@ from projections.batch import Incremental
 from projections.cascade import Cascade
 from projections.catchup import CatchUp
 from projections.change import Change
-from projections.handlers import apply_entries
+from projections.handlers import apply, apply_entries
 from projections.items import Item
 from projections.lock import BUSY_TIMEOUT_SECONDS, exclusive
 from projections.profiles import ProfilesOnDemand
@@ -45,6 +45,7 @@ from projections.rating import NotRated, history_layout
 from projections.rating_step import RatingStep
 from projections.ratings_writer import RatingsWriter
 from projections.rebuild import Rebuild
+from projections.runs import Run
 from projections.schema import content, create
 from projections.standing import Standing
 from projections.what_if import WhatIf
@@ -240,7 +241,7 @@ class View:
                 if first is not None:
                     self._cascade.run(batch, stats)
             else:
-                first = self._entry_by_entry(entries, stats)
+                first = self._in_runs(entries, stats)
             if first is None:
                 conn.rollback()
                 return None
@@ -258,23 +259,37 @@ class View:
             conn.commit()
         return first
 
-    def _entry_by_entry(self, entries: Iterable[LedgerEntry], stats: CatchUp) -> int | None:
-        """Each entry applied and its cascade run on its own, the rows it replaces kept as
-        known until its position (projections/knowledge.py); the first one's position."""
-        conn, first = self.db.conn, None
+    def _in_runs(self, entries: Iterable[LedgerEntry], stats: CatchUp) -> int | None:
+        """The entries applied in runs (projections/runs.py), each run's cascade on its own,
+        the rows it replaces kept as known until the position of the entry that replaced them
+        (projections/knowledge.py); the first entry's position."""
+        conn, first, run = self.db.conn, None, None
         knowledge.record(conn, history_layout(self.family).own_columns)
         try:
             for entry in entries:
-                batch, step = Incremental(self.db), CatchUp(last_position=stats.last_position)
-                if apply_entries(batch, (entry,), step) is None:
+                if entry.position <= stats.last_position:
                     continue
+                if run is not None and not run.joins(entry):
+                    self._rerun(run, stats)
+                    run = None
+                if run is None:
+                    run = Run(Incremental(self.db), entry.position)
                 first = first or entry.position
-                knowledge.at(conn, entry.position)
-                self._cascade.run(batch, step)
-                stats.then(step)
+                apply(run.batch, entry)
+                stats.entries += 1
+                stats.last_position = entry.position
+            if run is not None:
+                self._rerun(run, stats)
         finally:
             knowledge.at(conn, None)
         return first
+
+    def _rerun(self, run: Run, stats: CatchUp) -> None:
+        """A run's cascade, the rows it replaces known until its first entry."""
+        knowledge.at(self.db.conn, run.position)
+        step = CatchUp(last_position=stats.last_position)
+        self._cascade.run(run.batch, step)
+        stats.then(step)
 
     @property
     def kind(self) -> str:
