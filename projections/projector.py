@@ -32,7 +32,7 @@ import sqlite_utils
 from ledger.log import LedgerEntry
 from ledger.rules.families import DEFAULT
 from ledger.rules.families import family as rules_family
-from projections import knowledge, merges, modelfile, periods, queries
+from projections import knowledge, merges, modelfile, moments, periods, queries
 from projections.batch import Incremental
 from projections.cascade import Cascade
 from projections.catchup import CatchUp
@@ -188,11 +188,13 @@ class View:
     ) -> CatchUp:
         stats = CatchUp(last_position=0 if fresh else self.last_position)
         start = stats.last_position
+        times = moments.Times() if start == 0 else moments.read(self.db.conn)
+        entries = times.watch(entries, start)
         with _no_cyclic_gc():
             if start == 0:
-                first = self._fresh(entries, stats, dry_run, settle)
+                first = self._fresh(entries, stats, dry_run, settle, times)
             else:
-                first = self._incremental(entries, stats, dry_run, settle)
+                first = self._incremental(entries, stats, dry_run, settle, times)
         if first is None or dry_run:
             return stats
         before = first - 1
@@ -203,11 +205,16 @@ class View:
         return stats
 
     def _fresh(
-        self, entries: Iterable[LedgerEntry], stats: CatchUp, dry_run: bool, settle: Settle
+        self,
+        entries: Iterable[LedgerEntry],
+        stats: CatchUp,
+        dry_run: bool,
+        settle: Settle,
+        times: moments.Times,
     ) -> int | None:
         """Into an empty read model: built whole in a new file, then linked in place of the
         empty one (`projections.modelfile`), once `settle` returned; with `dry_run`, the new
-        file dropped."""
+        file dropped. `times`: when its entries were recorded, noted as they are read."""
         built = self._rebuild.build(entries, stats)
         if built is None:
             return None
@@ -221,8 +228,9 @@ class View:
         if dry_run:
             Path(new).unlink(missing_ok=True)
             return first
-        if knowledge.keeps_record(self.family):  # what it knew when, from here on
-            with closing(sqlite3.connect(new)) as made, made:
+        with closing(sqlite3.connect(new)) as made, made:
+            moments.write(made, times)
+            if knowledge.keeps_record(self.family):  # what it knew when, from here on
                 knowledge.start(made, stats.last_position)
         self.db.close()
         modelfile.link(self.path, new)
@@ -230,7 +238,12 @@ class View:
         return first
 
     def _incremental(
-        self, entries: Iterable[LedgerEntry], stats: CatchUp, dry_run: bool, settle: Settle
+        self,
+        entries: Iterable[LedgerEntry],
+        stats: CatchUp,
+        dry_run: bool,
+        settle: Settle,
+        times: moments.Times,
     ) -> int | None:
         conn = self.db.conn
         conn.execute("begin")
@@ -248,6 +261,7 @@ class View:
             self.db.table("meta").upsert(
                 {"key": "last_position", "value": str(stats.last_position)}
             )
+            moments.write(conn, times)
             if settle is not None:
                 settle()
         except BaseException:
