@@ -72,6 +72,8 @@ def record(conn: sqlite3.Connection, own_columns: tuple[str, ...]) -> None:
     `at` names the entry being applied. `own_columns`: the family's history columns after
     `detail` (`Layout.own_columns`)."""
     conn.execute("create temp table if not exists known_now (position INTEGER)")
+    # the rows (ids) whose state before the entry is settled: kept, or added by it
+    conn.execute("create temp table if not exists known_ids (id INTEGER PRIMARY KEY)")
     columns = (*NARROW_COLUMNS, "detail", *own_columns)
     names = ", ".join(f"[{c}]" for c in columns)
     values = ", ".join(
@@ -105,16 +107,29 @@ def record(conn: sqlite3.Connection, own_columns: tuple[str, ...]) -> None:
         "select n.position, 0, NEW.player, NEW.system, NEW.sort_key from known_now n "
         f"where NEW.revision < n.position and {first('NEW.player', 'NEW.system', 'NEW.sort_key')};"
     )
+
+    def settled(row_id: str) -> str:
+        return f"insert or ignore into known_ids select {row_id} from known_now;"
+
+    # A row's standing or detail written after its row was kept (or added) keeps nothing more:
+    # told by one look in `known_ids`, before the trigger's statements run.
+    unsettled = "when {} not in (select id from known_ids)"
     triggers = {
-        "known_rows_update": ("before update on main.history_rows", kept("OLD.id")),
-        "known_rows_delete": ("before delete on main.history_rows", kept("OLD.id")),
-        "known_rows_insert": ("after insert on main.history_rows", added),
+        "known_rows_update": (
+            "before update on main.history_rows",
+            kept("OLD.id") + settled("OLD.id"),
+        ),
+        "known_rows_delete": (
+            "before delete on main.history_rows",
+            kept("OLD.id") + settled("OLD.id"),
+        ),
+        "known_rows_insert": ("after insert on main.history_rows", added + settled("NEW.id")),
     }
     for table in ("history_standing", "history_detail"):
         for event, row_id in (("insert", "NEW.id"), ("update", "OLD.id"), ("delete", "OLD.id")):
             triggers[f"known_{table}_{event}"] = (
-                f"before {event} on main.{table}",
-                kept(row_id),
+                f"before {event} on main.{table} {unsettled.format(row_id)}",
+                kept(row_id) + settled(row_id),
             )
     for name, (when, body) in triggers.items():
         conn.execute(f"create temp trigger if not exists {name} {when} begin {body} end")
@@ -124,5 +139,6 @@ def at(conn: sqlite3.Connection, position: int | None) -> None:
     """The entry being applied (its position: what the rows it replaces are known until);
     None: none, the triggers keep nothing."""
     conn.execute("delete from known_now")
+    conn.execute("delete from known_ids")
     if position is not None:
         conn.execute("insert into known_now values (?)", [position])
