@@ -27,6 +27,8 @@ from projections.periods import PublishedList
 PROFILE_TYPES = ("PlayerRegistered", "PlayerProfileUpdated")
 SECTION_TYPES = ("SectionSubmitted", "SectionCorrected", "SectionWithdrawn", "SectionReinstated")
 SUBMISSIONS = tuple(KIND_FACTS.values())  # the kinds that submit an item (once per key)
+# what decoding an entry that cannot be read raises (`read_fact`)
+UNREADABLE = (Undecodable, ValueError, TypeError, RecursionError)
 
 
 def on_profile(b: Batch, position: int, fact: events.PlayerRegistered) -> None:
@@ -93,7 +95,7 @@ def on_item(b: Batch, position: int, fact: Fact) -> None:
     second submission of an item the ledger holds already becomes a problem row instead (the
     write side accepts each once; a change of it is a correction, by those who may correct)."""
     key = fact_key(fact, position)
-    if type(fact) in SUBMISSIONS and _submitted(b, key):
+    if type(fact) in SUBMISSIONS and submitted(b, key):
         kind = ITEM_FACTS[type(fact)][0]
         why = f"not applied: {key} was submitted before (a change of it is a correction)"
         b.add_problem(position, key, kind, why)
@@ -110,7 +112,7 @@ def on_item(b: Batch, position: int, fact: Fact) -> None:
         _refold_item(b, key, revisions)
 
 
-def _submitted(b: Batch, key: str) -> bool:
+def submitted(b: Batch, key: str) -> bool:
     """Whether the item `key` was submitted before (a withdrawn section still was)."""
     kind, _, rest = key.partition(":")
     if kind == "section":
@@ -312,10 +314,9 @@ def apply(b: Batch, entry: LedgerEntry) -> None:
     queued = entry.type in uploads.FOLLOWED
     if handler is None and not queued:
         return
-    state = getattr(entry, "state", None)
     try:
-        fact = events.decode(entry.type, state, None if state is not None else entry.payload)
-    except (Undecodable, ValueError, TypeError, RecursionError) as exc:
+        fact = read_fact(entry)
+    except UNREADABLE as exc:
         if handler is not None:
             b.add_problem(
                 entry.position,
@@ -328,6 +329,13 @@ def apply(b: Batch, entry: LedgerEntry) -> None:
         handler(b, entry.position, fact)
     if queued:
         uploads.follow(b, entry, fact)
+
+
+def read_fact(entry: LedgerEntry) -> Fact | None:
+    """The entry's typed fact (None: a kind the read side does not read); one of `UNREADABLE`
+    raised if it cannot be read."""
+    state = getattr(entry, "state", None)
+    return events.decode(entry.type, state, None if state is not None else entry.payload)
 
 
 def apply_entries(batch: Batch, entries: Iterable[LedgerEntry], stats: CatchUp) -> int | None:

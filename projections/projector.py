@@ -34,12 +34,12 @@ import sqlite_utils
 from ledger.log import LedgerEntry
 from ledger.rules.families import DEFAULT
 from ledger.rules.families import family as rules_family
-from projections import knowledge, merges, modelfile, periods, queries
+from projections import knowledge, merges, modelfile, moments, periods, queries
 from projections.batch import Incremental
 from projections.cascade import Cascade
 from projections.catchup import CatchUp
 from projections.change import Change
-from projections.handlers import apply_entries
+from projections.handlers import apply, apply_entries
 from projections.items import Item
 from projections.lock import BUSY_TIMEOUT_SECONDS, exclusive
 from projections.profiles import ProfilesOnDemand
@@ -47,6 +47,7 @@ from projections.rating import NotRated, history_layout
 from projections.rating_step import RatingStep
 from projections.ratings_writer import RatingsWriter
 from projections.rebuild import Rebuild
+from projections.runs import Run
 from projections.schema import content, create
 from projections.seals import drop_abandoned, temporary_name, warn
 from projections.standing import Standing
@@ -194,11 +195,13 @@ class View:
     ) -> CatchUp:
         stats = CatchUp(last_position=0 if fresh else self.last_position)
         start = stats.last_position
+        times = moments.Times() if start == 0 else moments.read(self.db.conn)
+        entries = times.watch(entries, start)
         with _no_cyclic_gc():
             if start == 0:
-                first = self._fresh(entries, stats, dry_run, settle)
+                first = self._fresh(entries, stats, dry_run, settle, times)
             else:
-                first = self._incremental(entries, stats, dry_run, settle)
+                first = self._incremental(entries, stats, dry_run, settle, times)
         if first is None or dry_run:
             return stats
         before = first - 1
@@ -209,11 +212,16 @@ class View:
         return stats
 
     def _fresh(
-        self, entries: Iterable[LedgerEntry], stats: CatchUp, dry_run: bool, settle: Settle
+        self,
+        entries: Iterable[LedgerEntry],
+        stats: CatchUp,
+        dry_run: bool,
+        settle: Settle,
+        times: moments.Times,
     ) -> int | None:
         """Into an empty read model: built whole in a new file, then linked in place of the
         empty one (`projections.modelfile`), once `settle` returned; with `dry_run`, the new
-        file dropped."""
+        file dropped. `times`: when its entries were recorded, noted as they are read."""
         built = self._rebuild.build(entries, stats)
         if built is None:
             return None
@@ -227,8 +235,9 @@ class View:
         if dry_run:
             Path(new).unlink(missing_ok=True)
             return first
-        if knowledge.keeps_record(self.family):  # what it knew when, from here on
-            with closing(sqlite3.connect(new)) as made, made:
+        with closing(sqlite3.connect(new)) as made, made:
+            moments.write(made, times)
+            if knowledge.keeps_record(self.family):  # what it knew when, from here on
                 knowledge.start(made, stats.last_position)
         self.db.close()
         modelfile.link(self.path, new)
@@ -236,7 +245,12 @@ class View:
         return first
 
     def _incremental(
-        self, entries: Iterable[LedgerEntry], stats: CatchUp, dry_run: bool, settle: Settle
+        self,
+        entries: Iterable[LedgerEntry],
+        stats: CatchUp,
+        dry_run: bool,
+        settle: Settle,
+        times: moments.Times,
     ) -> int | None:
         conn = self.db.conn
         conn.execute("begin")
@@ -247,13 +261,14 @@ class View:
                 if first is not None:
                     self._cascade.run(batch, stats)
             else:
-                first = self._entry_by_entry(entries, stats)
+                first = self._in_runs(entries, stats)
             if first is None:
                 conn.rollback()
                 return None
             self.db.table("meta").upsert(
                 {"key": "last_position", "value": str(stats.last_position)}
             )
+            moments.write(conn, times)
             if settle is not None:
                 settle()
         except BaseException:
@@ -265,23 +280,37 @@ class View:
             conn.commit()
         return first
 
-    def _entry_by_entry(self, entries: Iterable[LedgerEntry], stats: CatchUp) -> int | None:
-        """Each entry applied and its cascade run on its own, the rows it replaces kept as
-        known until its position (projections/knowledge.py); the first one's position."""
-        conn, first = self.db.conn, None
+    def _in_runs(self, entries: Iterable[LedgerEntry], stats: CatchUp) -> int | None:
+        """The entries applied in runs (projections/runs.py), each run's cascade on its own,
+        the rows it replaces kept as known until the position of the entry that replaced them
+        (projections/knowledge.py); the first entry's position."""
+        conn, first, run = self.db.conn, None, None
         knowledge.record(conn, history_layout(self.family).own_columns)
         try:
             for entry in entries:
-                batch, step = Incremental(self.db), CatchUp(last_position=stats.last_position)
-                if apply_entries(batch, (entry,), step) is None:
+                if entry.position <= stats.last_position:
                     continue
+                if run is not None and not run.joins(entry):
+                    self._rerun(run, stats)
+                    run = None
+                if run is None:
+                    run = Run(Incremental(self.db), entry.position)
                 first = first or entry.position
-                knowledge.at(conn, entry.position)
-                self._cascade.run(batch, step)
-                stats.then(step)
+                apply(run.batch, entry)
+                stats.entries += 1
+                stats.last_position = entry.position
+            if run is not None:
+                self._rerun(run, stats)
         finally:
             knowledge.at(conn, None)
         return first
+
+    def _rerun(self, run: Run, stats: CatchUp) -> None:
+        """A run's cascade, the rows it replaces known until its first entry."""
+        knowledge.at(self.db.conn, run.position)
+        step = CatchUp(last_position=stats.last_position)
+        self._cascade.run(run.batch, step)
+        stats.then(step)
 
     @property
     def kind(self) -> str:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ledger.rules.families import NAMES
 from ledger.rules.rounding import round_half_up
-from projections import SCHEMA_VERSION, knowledge
+from projections import SCHEMA_VERSION, knowledge, moments
 from projections.history_store import NARROW_COLUMNS
 from projections.rating import history_layout, rater_class
 from projections.standing import Standing
@@ -146,7 +146,9 @@ CONTENT = {
     "order by key",
     "lists": f"select {', '.join(LIST_COLUMNS)} from lists order by family, number",
     # the ledger's family is the ledger's fact, not the model's content (projections/binding.py)
-    "meta": "select key, value from meta where key not in ('schema', 'ledger_family') order by key",
+    # nor are the times the model's entries were recorded at (projections/moments.py)
+    "meta": "select key, value from meta "
+    f"where key not in ('schema', 'ledger_family', '{moments.KEY}') order by key",
     "players": "select id, profile, position from players order by id",
     "problems": "select position, item_key, kind, reason from problems order by position, item_key",
     "ratings": "select {ratings} from ratings order by player, system",

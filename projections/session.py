@@ -21,7 +21,7 @@ from ledger.evidence.verified import Trail
 from ledger.log import LedgerEntry
 from ledger.reading import Readable, open_ledger
 from ledger.rules.families import DEFAULT
-from projections import binding, queries
+from projections import binding, moments, queries
 from projections.catchup import CatchUp
 from projections.items import to_item
 from projections.projector import Settle, View
@@ -193,7 +193,7 @@ class ReadSession:
 
     def position(self, known_at: datetime) -> int:
         """The last position recorded at or before `known_at`; NothingKnownYet if none."""
-        found = position_at(self.ledger, known_at)
+        found = position_at(self.ledger, known_at, moments.read(self.view.db.conn))
         if found == 0:
             raise NothingKnownYet(known_at)
         return found

@@ -12,7 +12,7 @@ import itertools
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing, contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from ledger.evidence import read_verified_entries
@@ -20,8 +20,11 @@ from ledger.log import LedgerEntry, read_entries
 from ledger.reading import Readable
 from ledger.text import digits
 from projections import knowledge, queries
+from projections.moments import Times, moment_of
 from projections.projector import View
 from projections.seals import Seals
+
+SCAN_BATCH = 64  # entries read at a time while reading on from where the search stopped
 
 
 class NoSuchList(LookupError):
@@ -101,16 +104,41 @@ def list_view(ledger: Readable, v: View, name: str) -> Iterator[View]:
             yield past
 
 
-def position_at(ledger: Readable, moment: datetime) -> int:
-    """The last ledger position recorded at or before `moment` (UTC if naive); 0 if none."""
+def position_at(ledger: Readable, moment: datetime, times: Times | None = None) -> int:
+    """The last ledger position recorded at or before `moment` (UTC if naive), of the prefix
+    before the first entry recorded after it; 0 if none. With `times` (a model's, of the same
+    ledger: projections/moments.py), the positions it covers are halved by single-entry reads
+    to an entry no earlier one was recorded after `moment` before, and read on from there;
+    without, read from the start."""
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    position = 0
-    for e in read_entries(ledger, 0):
-        if datetime.fromisoformat(e.recorded_at) > moment:
+    start = 0
+    if times is not None and times.latest is not None:
+        if times.latest <= moment:
+            start = times.upto
+        else:  # an entry up to `upto` is recorded after `moment`: the answer lies before it
+            start = _certainly_before(ledger, moment - timedelta(seconds=times.back), times.upto)
+    position = start
+    for e in read_entries(ledger, start, batch=SCAN_BATCH):
+        if moment_of(e.recorded_at) > moment:
             break
         position = e.position
     return position
+
+
+def _certainly_before(ledger: Readable, bound: datetime, upto: int) -> int:
+    """A position up to `upto` recorded at or before `bound` (0: none found), where the entry
+    at `upto` is recorded after it: halving, one entry read at each step (every position up
+    to `upto` holds an entry)."""
+    low, high = 0, upto
+    while high - low > 1:
+        middle = (low + high) // 2
+        entry = next(iter(read_entries(ledger, middle - 1, batch=1)))
+        if moment_of(entry.recorded_at) <= bound:
+            low = middle
+        else:
+            high = middle
+    return low
 
 
 @contextmanager

@@ -10,15 +10,17 @@ from pathlib import Path
 from wsgiref.util import setup_testing_defaults
 
 import pytest
-from projection_helpers import Ledger, round_robin
+from projection_helpers import Ledger, counting, round_robin
 from test_projection_identity import with_merges
 from typer.testing import CliRunner
 
 from ledger.application import RatingsLedger
+from ledger.commands import RegisterPlayer, parse
 from ledger.entrypoints.cli import app
 from ledger.entrypoints.web.app import Site
 from ledger.log import LedgerEntry, read_entries
 from projections import queries, timetravel
+from projections.cascade import Cascade
 from projections.projector import View
 
 A, B, C = "70000001", "70000002", "70000003"
@@ -185,3 +187,53 @@ def page(site, path, query):
     body = b"".join(site(environ, lambda status, headers: started.update(status=status)))
     assert started["status"].startswith("200"), body
     return json.loads(body)
+
+
+def test_a_catch_up_in_runs_keeps_the_record_of_every_entry(tmp_path, monkeypatch):
+    # Issue 33: a correction "costs little more per item than the replay"; a catch-up of many
+    # entries goes in runs, split "only at entries that change or delete rows already stored".
+    # In one catch-up, sections rated after every item of their players and a new player's
+    # registration join the run before them; a late section, a correction, two profiles
+    # changed and a withdrawal, each in the middle, start one. The record still answers every
+    # position as the model built from the entries up to it does.
+    D, E, F, G = "70000004", "70000005", "70000006", "70000007"
+    led = Ledger(RatingsLedger(f"sqlite:///{tmp_path / 'ledger.db'}"))
+    led.register(A, B, C, D, adult=True)
+    led.submit(round_robin("JAN", [A, B, C], "2024-01-06"))
+    led.submit(round_robin("FEB", [A, B, D], "2024-02-03"))
+    model = led.rebuilt(tmp_path / "model.db")
+    start = model.last_position
+    led.submit(round_robin("MAR", [A, C, D], "2024-03-02"))
+    led.register(E, adult=True)
+    led.submit(round_robin("APR", [A, B, E], "2024-04-06"))
+    led.submit(round_robin("LATE", [B, C, D], "2024-02-17"))  # before MAR and APR: a run
+    led.submit(round_robin("MAY", [C, D, E], "2024-05-04"))
+    led.correct(round_robin("MAR", [A, C, D], "2024-03-02", results={(A, C): "0-1"}))
+    led.register(G, adult=True)
+    led.submit(round_robin("JUN", [A, B, C, G], "2024-06-01"))
+    profile = parse(RegisterPlayer, {"id": A, "birth_date": "2011-05-05"})
+    led.app.players.register(profile, actor="admin")  # a profile of a player named: a run
+    led.submit(round_robin("JUL", [A, D, G], "2024-07-06"))
+    led.register(F, adult=True)
+    led.submit(round_robin("AUG", [B, E, F], "2024-08-03"))
+    led.app.players.register(
+        parse(RegisterPlayer, {"id": E, "birth_date": "2010-01-01"}), actor="admin"
+    )
+    led.withdraw("APR")
+    led.submit(round_robin("SEP", [A, B, C, D, E], "2024-09-07"))
+    entries = list(read_entries(led.app))
+    cascades = counting(monkeypatch, Cascade, "run")
+    model.catch_up(entries)  # one catch-up of them all
+    for position in range(start, entries[-1].position + 1):
+        past = View(tmp_path / f"past-{position}.db", checkpoint_every=0)
+        past.rebuild(e for e in entries if e.position <= position)
+        for player in (A, B, C, D, E, F, G):
+            assert queries.answers(model, player, position)
+            expected = {
+                s: queries.history(past, player, s) for s in queries.systems_of(past, player)
+            }
+            assert queries.history_known_at(model, player, position) == expected, position
+        past.close()
+    runs = [e.type for e in entries if e.position > start]
+    assert len(cascades) == 6, runs  # MAR…, LATE…, the correction…, A's…, E's…, APR gone…
+    led.app.close()

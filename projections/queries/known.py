@@ -1,7 +1,8 @@
 """A player's history and ratings as the ledger said them at a past position, read from the
 record of what the model knew when (projections/knowledge.py) without building a past model:
 each of the player's keys (system, item's sort key) as the row standing now, unless a row kept
-from before a later entry replaced it is the one that stood at the position (issue 33)."""
+from before a later entry replaced it is the one that stood at the position, and none if that
+row's item was revised after the position (issue 33)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ class NotRecorded(LookupError):
 @functools.cache
 def _selects(family: str) -> tuple[str, str]:
     """The rows of one player (in some systems, a JSON list) as known at a position: those
-    standing now that no kept row says came later, then the kept rows that stood then."""
+    standing now that no kept row says came later, then the kept rows that stood then; of
+    either, only a row of an item's revision at or before the position."""
     from projections.schema import history_columns
 
     columns = ", ".join(f"[{c}]" for c in history_columns(family))
@@ -36,10 +38,10 @@ def _selects(family: str) -> tuple[str, str]:
     )
     rows = (
         f"select {columns} from history h where h.player = :player and h.system in "
-        f"(select value from json_each(:systems)) and not exists ({later}) "
+        f"(select value from json_each(:systems)) and h.revision <= :at and not exists ({later}) "
         f"union all select {columns} from history_past p where p.player = :player "
         "and p.system in (select value from json_each(:systems)) and p.present "
-        f"and p.known_until = ({first_after})"
+        f"and p.revision <= :at and p.known_until = ({first_after})"
     )
     systems = (
         "select system from history where player = :player union "
