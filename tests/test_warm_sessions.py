@@ -17,9 +17,6 @@ from ledger.entrypoints.cli.serve import THREADS, Server
 from ledger.entrypoints.web.app import Site
 from ledger.entrypoints.web.sessions import Sessions
 from ledger.rules.families import NAMES
-from ledger.store import view_path
-from projections.projector import View
-from projections.queries import played
 
 
 @pytest.fixture(scope="module")
@@ -91,23 +88,3 @@ def test_a_workers_threads_and_families_check_the_ledgers_writes_once(store, mon
     assert len(learnt) == 1
     for family in NAMES:  # and every family's page still answers from its own model
         assert get(worker, f"/api/v1/{family}/players").status == 200
-
-
-def test_a_servers_workers_start_with_the_newest_reports_read(store, monkeypatch):
-    # Issue 33, "each worker reads each section's report once": the server reads them once
-    # before it forks (`played.remember`), and a page then reads none.
-    get(Site(store), "/")
-    monkeypatch.setattr(played, "_KNOWN", {})
-    view = View(view_path(store, None, NAMES[0]), NAMES[0], checkpoint_every=0)
-    try:
-        assert played.remember(view) > 0
-        sections = view.db.execute(
-            "select key, position, revision from items where kind = 'section'"
-        ).fetchall()
-        reads: list[str] = []
-        view.db.conn.set_trace_callback(reads.append)
-        found = played.played_items(view, next(iter(played._KNOWN))[0], sections)
-        view.db.conn.set_trace_callback(None)
-    finally:
-        view.close()
-    assert len(found) == len(sections) and reads == []

@@ -136,20 +136,3 @@ def played_items(
         if ledger is not None:
             _KNOWN[(ledger, key, position, revision)] = found[key]
     return found
-
-
-def remember(view: ReadModel) -> int:
-    """The reports of the newest sections (half of `SECTIONS_REMEMBERED`, leaving the pages
-    room) read ahead, as the pages of their players would read them (`played_items`): a
-    server reads them once before it forks its workers, which start with them read instead of
-    each reading them on its first pages (issue 33). How many were read (none for a model
-    bound to no ledger)."""
-    row = view.db.execute("select value from meta where key = 'ledger_id'").fetchone()
-    if row is None:
-        return 0
-    rows = view.db.execute(
-        "select key, position, revision from items where kind = 'section' "
-        "order by sort_key desc limit ?",
-        [SECTIONS_REMEMBERED // 2],
-    ).fetchall()
-    return len(played_items(view, row[0], [tuple(r) for r in rows]))

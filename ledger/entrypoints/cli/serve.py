@@ -6,7 +6,6 @@ import contextlib
 import os
 import signal
 import socket
-import sqlite3
 import threading
 import time
 from pathlib import Path
@@ -415,7 +414,6 @@ def _prefork(site: Site, host: str, port: int, workers: int, families: str | Non
     sock = _bound(host, port)
     bound = int(sock.getsockname()[1])  # the port chosen, for port 0
     _caught_up(site)
-    _read_ahead(site)
     gc.freeze()  # what the workers inherit is never collected by them, so stays shared
     children = []
     for _ in range(workers):
@@ -508,22 +506,6 @@ def _caught_up(site: Site) -> None:
             ReadSession.open(site.store, site.views[family], family) as session,
         ):
             session.catch_up()
-
-
-def _read_ahead(site: Site) -> None:
-    """The default family's read model's newest reports read once here, for every worker to
-    start with (`played.remember`: the reports are the ledger's, whatever the family); a model
-    that cannot be read is left to the pages, which say why."""
-    from ledger.errors import LedgerError
-    from projections.projector import View
-    from projections.queries.played import remember
-
-    with contextlib.suppress(LedgerError, ValueError, sqlite3.Error):
-        view = View(site.views[site.family], site.family, checkpoint_every=0)
-        try:
-            remember(view)
-        finally:
-            view.close()
 
 
 def follow(site: Site) -> list[Follower]:
