@@ -12,6 +12,7 @@ import pytest
 from test_site_families import _ledger
 from test_web import get
 
+import ledger.evidence.verified
 from ledger.entrypoints.cli.serve import THREADS, Server
 from ledger.entrypoints.web.app import Site
 from ledger.entrypoints.web.sessions import Sessions
@@ -64,3 +65,26 @@ def test_every_thread_of_a_server_warms_its_sessions_before_its_first_request(st
     finally:
         server.inner.task_dispatcher.shutdown()
         server.server_close()
+
+
+def test_a_workers_threads_and_families_check_the_ledgers_writes_once(store, monkeypatch):
+    # Brief (issue 33, the cold round): "share one verified read of the ledger across a
+    # process's threads and families at start (verification done once, the same checks)":
+    # the keys and tree are learnt from the log once a worker, not once a family.
+    get(Site(store), "/")  # the models built, as a worker's server builds them first
+    worker = Site(store, catches_up=False)
+    learnt: list[int] = []
+    real = ledger.evidence.verified.verifier_at
+
+    def counted(*args, **kwargs):
+        learnt.append(args[1])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ledger.evidence.verified, "verifier_at", counted)
+    threads = [threading.Thread(target=worker.sessions.warm) for _ in range(3)]
+    for t in threads:
+        t.start()
+        t.join()
+    assert len(learnt) == 1
+    for family in NAMES:  # and every family's page still answers from its own model
+        assert get(worker, f"/api/v1/{family}/players").status == 200

@@ -1,8 +1,10 @@
 """List day (issue 33): closed-loop clients against `serve` and, as the baseline in the same run,
-Datasette serving the same read model's `players` table. A cold round first (every player asked
-once, by our server never asked before, so no answer of it is kept), then warm rounds that
-alternate (ours, ours with `--keep 0`, Datasette's, ours, …); each side's median rate and p99
-are reported, with their ratios.
+Datasette serving the same read model's `players` table. First `rounds` cold rounds that
+alternate the servers (ours, ours with `--keep 0`, Datasette's, ours, …), each by a server
+started for it and never asked before (every player asked once: no answer of ours is kept,
+each of its threads answers its first requests); then, by the last cold round's servers,
+`rounds` warm rounds that alternate the same way. Each side's median rate, p99 and server CPU
+a request are reported, cold and warm, with their ratios.
 
 Each of `clients` threads asks, on one kept-alive connection, one player's JSON page after
 another (players in a seeded random order, the same order for both servers): ours is
@@ -203,51 +205,61 @@ def web_load(
 ) -> dict:
     """Our `serve --workers` (with its kept answers, and a second one with `--keep 0`) and
     Datasette on the same read model `view` (caught up, or caught up by our server first):
-    a cold round of each (every player once, ours never asked before), then `rounds`
-    alternating warm rounds each, then a round of revalidations of our pages."""
+    `rounds` alternating cold rounds, each by servers started for it (every player once), then
+    `rounds` alternating warm rounds by the last cold round's servers, then a round of
+    revalidations of our pages."""
     bin_dir = Path(sys.executable).parent
     model = workdir / "model.db"  # Datasette names the database after the file: /model/…
     model.unlink(missing_ok=True)
     model.symlink_to(Path(view).resolve())
-    ports = {name: _free_port() for name in ("ours", "unkept", "datasette")}
-    ours_command = [str(bin_dir / "ratings-ledger"), "serve", "--store", store]
-    ours_command += ["--view", str(view), "--workers", str(workers)]
-    started: dict[str, subprocess.Popen[bytes]] = {}
+    with sqlite3.connect(f"file:{view}?mode=ro", uri=True) as db:
+        ids = [r[0] for r in db.execute("select id from players order by id")]
+    random.Random(seed).shuffle(ids)
+    ours = [str(bin_dir / "ratings-ledger"), "serve", "--store", store]
+    ours += ["--view", str(view), "--workers", str(workers)]
+    datasette = [str(bin_dir / "datasette"), "serve", str(model)]
+    datasette += ["--setting", "sql_time_limit_ms", "10000"]
+    commands = {  # each server's command (its port added) and the path of its first answer
+        "ours": (ours, "/api/players"),
+        "unkept": (ours + ["--keep", "0"], "/api/players"),
+        "datasette": (datasette, f"/model/players/{ids[0]}.json"),
+    }
+    paths = {
+        "ours": [f"/api/players/{p}" for p in ids],
+        "unkept": [f"/api/players/{p}" for p in ids],
+        "datasette": [f"/model/players/{p}.json" for p in ids],
+    }
+    started: dict[str, tuple[subprocess.Popen[bytes], int]] = {}
+
+    def fresh(name: str) -> tuple[int, int]:
+        """A server `name` started for a cold round (its last one stopped first), once it
+        answered: its process group and port."""
+        if name in started:
+            _stop(started.pop(name)[0])
+        command, first = commands[name]
+        port = _free_port()
+        started[name] = _start(command + ["--port", str(port)], workdir, name), port
+        _wait(port, first)
+        return started[name][0].pid, port
+
     try:
-        started["ours"] = _start(ours_command + ["--port", str(ports["ours"])], workdir, "serve")
-        _wait(ports["ours"], "/api/players")
-        unkept = ours_command + ["--port", str(ports["unkept"]), "--keep", "0"]
-        started["unkept"] = _start(unkept, workdir, "serve-unkept")
-        with sqlite3.connect(f"file:{view}?mode=ro", uri=True) as db:
-            ids = [r[0] for r in db.execute("select id from players order by id")]
-        random.Random(seed).shuffle(ids)
-        started["datasette"] = _start(
-            [str(bin_dir / "datasette"), "serve", str(model), "--port", str(ports["datasette"])]
-            + ["--setting", "sql_time_limit_ms", "10000"],
-            workdir,
-            "datasette",
-        )
-        _wait(ports["datasette"], f"/model/players/{ids[0]}.json")
-        _wait(ports["unkept"], "/api/players")
-        paths = {
-            "ours": [f"/api/players/{p}" for p in ids],
-            "unkept": [f"/api/players/{p}" for p in ids],
-            "datasette": [f"/model/players/{p}.json" for p in ids],
-        }
-        group = {n: p.pid for n, p in started.items()}
-        cold = {
-            n: _measured(group[n], ports[n], paths[n], clients, seconds, once=True) for n in paths
-        }
+        cold: dict[str, list[dict]] = {n: [] for n in paths}
+        for _ in range(rounds):
+            for n in paths:
+                group, port = fresh(n)
+                cold[n].append(_measured(group, port, paths[n], clients, seconds, once=True))
         warm: dict[str, list[dict]] = {n: [] for n in paths}
         for _ in range(rounds):
             for n in paths:
-                warm[n].append(_measured(group[n], ports[n], paths[n], clients, seconds))
+                process, port = started[n]
+                warm[n].append(_measured(process.pid, port, paths[n], clients, seconds))
         tags: dict[str, str] = {}
         for r in warm["ours"]:
             tags |= r["tags"]
-        revalidated = _measured(group["ours"], ports["ours"], paths["ours"], clients, seconds, tags)
+        process, port = started["ours"]
+        revalidated = _measured(process.pid, port, paths["ours"], clients, seconds, tags)
     finally:
-        for process in started.values():
+        for process, _ in started.values():
             _stop(process)
         model.unlink(missing_ok=True)
     return _report(ids, clients, seconds, rounds, workers, cold, warm, revalidated)
@@ -259,15 +271,16 @@ def _report(
     seconds: float,
     rounds: int,
     workers: int,
-    cold: dict[str, dict],
+    cold: dict[str, list[dict]],
     warm: dict[str, list[dict]],
     revalidated: dict,
 ) -> dict:
-    """What `web_load` prints: each server's cold round and its warm rounds' medians, and
-    our rates over Datasette's."""
+    """What `web_load` prints: each server's cold and warm rounds and their medians, and our
+    median rates over Datasette's (cold, and each alternated cold round's ratio)."""
     sides = {name: _side(warm[name]) for name in warm}
-    plain = {n: {k: v for k, v in cold[n].items() if k != "tags"} for n in cold}
+    colds = {name: _side(cold[name]) for name in cold}
     rate = {n: sides[n]["median_requests_per_s"] for n in sides}
+    cold_rate = {n: colds[n]["median_requests_per_s"] for n in colds}
     asked = {n: sum(r["requests"] for r in warm[n]) for n in warm}
     return {
         "clients": clients,
@@ -275,18 +288,23 @@ def _report(
         "rounds_each": rounds,
         "workers": workers,
         "players": len(ids),
-        "cold_every_player_once": plain,
+        # each server's cold rounds (every player once, by a server started for the round),
+        # alternated with the others' and summed up as its warm rounds are
+        "cold_every_player_once": colds,
         "ours": {"page": "/api/players/ID (answers kept by position)", **sides["ours"]},
         "ours_unkept": {"page": "/api/players/ID, serve --keep 0", **sides["unkept"]},
         "datasette": {"page": "/model/players/ID.json (a players row)", **sides["datasette"]},
-        # the warm rounds ask each player this often, on average (after the cold round):
+        # the warm rounds ask each player this often, on average (after the cold rounds):
         # with answers kept, most are answered from them
         "warm_asks_per_player": {n: round(asked[n] / len(ids), 1) for n in asked},
         "rate_over_datasette": round(rate["ours"] / rate["datasette"], 2),
         "unkept_rate_over_datasette": round(rate["unkept"] / rate["datasette"], 2),
-        "cold_rate_over_datasette": round(
-            cold["ours"]["requests_per_s"] / cold["datasette"]["requests_per_s"], 2
-        ),
+        # ours' median cold rate over Datasette's, and each cold round's (ours then Datasette)
+        "cold_rate_over_datasette": round(cold_rate["ours"] / cold_rate["datasette"], 2),
+        "cold_rounds_rate_over_datasette": [
+            round(o["requests_per_s"] / d["requests_per_s"], 2)
+            for o, d in zip(cold["ours"], cold["datasette"], strict=True)
+        ],
         "revalidated_304": {k: v for k, v in revalidated.items() if k != "tags"},
     }
 

@@ -409,9 +409,12 @@ def _prefork(site: Site, host: str, port: int, workers: int, families: str | Non
     """`workers` processes answering on one socket bound here, each with its own sessions
     of the read models, which it only reads; this process catches each model up once, then
     keeps it caught up (one follower per family) until Ctrl-C or SIGTERM stops them all."""
+    import gc
+
     sock = _bound(host, port)
     bound = int(sock.getsockname()[1])  # the port chosen, for port 0
     _caught_up(site)
+    gc.freeze()  # what the workers inherit is never collected by them, so stays shared
     children = []
     for _ in range(workers):
         pid = os.fork()

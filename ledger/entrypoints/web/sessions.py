@@ -122,8 +122,9 @@ class Sessions:
         self.store, self.views, self.busy_ms = store, dict(views), busy_ms
         self.catches_up = catches_up
         self.local = threading.local()
-        # a worker's trails, one per read model, and the lock its threads read them under
-        self.trails: dict[str, Trail] = {}
+        # a worker's trail of the ledger, shared by its threads and families (they read one
+        # ledger: its writes are checked once a process), and the lock they read it under
+        self.trail = Trail()
         self.lock = threading.Lock()
         self.pasts = Pasts()
         # the positions of the as-known-at values asked, shared by the threads and the
@@ -190,12 +191,13 @@ class Sessions:
 
     def _checked(self, session: ReadSession) -> None:
         """A worker's read of the writes after its model's position, for the one that does
-        not verify: from where this process's last such read of the model ended, if later (it
-        found none up to there), along its `Trail` (one statement; one thread at a time)."""
+        not verify: from where this process's last such read ended, if later (it found none
+        up to there: the writes are the ledger's, whatever the family, so a thread's first
+        read goes on from the first thread's), along its `Trail` (one statement; one thread
+        at a time)."""
         with self.lock:
-            trail = self.trails.setdefault(session.view.path, Trail())
-            after = max(session.view.last_position, trail.position)
-            for _ in read_verified_entries(session.ledger, after, trail=trail):
+            after = max(session.view.last_position, self.trail.position)
+            for _ in read_verified_entries(session.ledger, after, trail=self.trail):
                 pass
 
     def _open(self, family: str) -> Held:
