@@ -8,6 +8,7 @@ import signal
 import socket
 import threading
 import time
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -111,22 +112,24 @@ class Server:
         if sock is not None:
             info = (sock.family, sock.type, sock.proto, sock.getsockname())
             where = {"sockets": [sock], "_sock": sock, "bind_socket": False, "sockinfo": info}
-        self.inner = _waitress()(
-            site,
-            map=self.map,
-            **where,
-            threads=THREADS,
-            send_bytes=SEND_BYTES,
-            dispatcher=_dispatcher(site.sessions.warm),
-            channel_timeout=CHANNEL_TIMEOUT_SECONDS,
-            cleanup_interval=CLEANUP_INTERVAL_SECONDS,
-            connection_limit=connection_limit(),
-            max_request_body_size=body + 1,  # waitress refuses from this size on
-            max_request_header_size=MAX_HEADER_BYTES,
-            inbuf_overflow=max(IN_MEMORY_BYTES, body + 1),  # a body is never spooled to disk
-            ident="ratings-ledger",
-            clear_untrusted_proxy_headers=True,
-        )
+        with warnings.catch_warnings():  # the one deprecation SEND_BYTES names, known
+            warnings.filterwarnings("ignore", "send_bytes", DeprecationWarning)
+            self.inner = _waitress()(
+                site,
+                map=self.map,
+                **where,
+                threads=THREADS,
+                send_bytes=SEND_BYTES,
+                dispatcher=_dispatcher(site.sessions.warm),
+                channel_timeout=CHANNEL_TIMEOUT_SECONDS,
+                cleanup_interval=CLEANUP_INTERVAL_SECONDS,
+                connection_limit=connection_limit(),
+                max_request_body_size=body + 1,  # waitress refuses from this size on
+                max_request_header_size=MAX_HEADER_BYTES,
+                inbuf_overflow=max(IN_MEMORY_BYTES, body + 1),  # a body never spooled to disk
+                ident="ratings-ledger",
+                clear_untrusted_proxy_headers=True,
+            )
         self.inner.deadline = deadline
         self.inner.shared = sock is not None  # the socket is other workers' too
         self.server_port: int = self.inner.effective_port
