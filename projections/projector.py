@@ -55,7 +55,10 @@ if TYPE_CHECKING:
 CHECKPOINT_EVERY = 10_000  # ledger positions between read-model checkpoints (as-known-at)
 # called before a catch-up or rebuild keeps what it read (None: nothing to wait for)
 Settle = Callable[[], None] | None
-COPY_CACHE_KIB = -2048  # SQLite's cache_size (negative: KiB) while a checkpoint is copied
+# SQLite's cache_size (negative: KiB) while the whole model is read once, in order (a
+# checkpoint's copy, a digest): the catch-up's 256 MiB filled as the model grew, and a
+# rebuild's digest of a million-game model held 170-210 MiB more than the rebuild (issue 33)
+SCAN_CACHE_KIB = -2048
 
 
 class View:
@@ -294,12 +297,8 @@ class View:
         target.unlink(missing_ok=True)
         # A copy needs no large cache: with the catch-up's (256 MiB), VACUUM's page cache and
         # its index sorts held about 550 MiB more on a million-game model (issue 21).
-        cache = self.db.execute("PRAGMA cache_size").fetchone()[0]
-        self.db.execute(f"PRAGMA cache_size = {COPY_CACHE_KIB}")
-        try:
+        with self._scanning():
             self.db.execute("VACUUM INTO ?", [str(target)])
-        finally:
-            self.db.execute(f"PRAGMA cache_size = {int(cache)}")
         copy = sqlite3.connect(target)  # in WAL mode already: opening it later writes nothing
         try:
             copy.execute("PRAGMA journal_mode=WAL")
@@ -320,11 +319,23 @@ class View:
         """SHA-256 over the read model's content (`schema.content`: every table's rows in key
         order, whatever the layout stores them as): rebuild identity, `verify --view`."""
         h = hashlib.sha256()
-        for table, query in content(self.family).items():
-            h.update(table.encode())
-            for row in self.db.execute(query):
-                h.update(json.dumps(row, default=str).encode())
+        with self._scanning():
+            for table, query in content(self.family).items():
+                h.update(table.encode())
+                for row in self.db.execute(query):
+                    h.update(json.dumps(row, default=str).encode())
         return h.hexdigest()
+
+    @contextmanager
+    def _scanning(self) -> Iterator[None]:
+        """SQLite's page cache held to SCAN_CACHE_KIB while the whole model is read once, the
+        catch-up's set again after (its pages let go: they count in the process's memory)."""
+        cache = self.db.execute("PRAGMA cache_size").fetchone()[0]
+        self.db.execute(f"PRAGMA cache_size = {SCAN_CACHE_KIB}")
+        try:
+            yield
+        finally:
+            self.db.execute(f"PRAGMA cache_size = {int(cache)}")
 
 
 @contextmanager
