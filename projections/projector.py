@@ -59,7 +59,10 @@ if TYPE_CHECKING:
 CHECKPOINT_EVERY = 10_000  # ledger positions between read-model checkpoints (as-known-at)
 # called before a catch-up or rebuild keeps what it read (None: nothing to wait for)
 Settle = Callable[[], None] | None
-COPY_CACHE_KIB = -2048  # SQLite's cache_size (negative: KiB) while a checkpoint is copied
+# SQLite's cache_size (negative: KiB) while the whole model is read once, in order (a
+# checkpoint's copy, a digest): the catch-up's 256 MiB filled as the model grew, and a
+# rebuild's digest of a million-game model held 170-210 MiB more than the rebuild (issue 33)
+SCAN_CACHE_KIB = -2048
 COPY_PAGES = 4096  # pages a checkpoint's copy takes at a time (its snapshot held throughout)
 
 
@@ -334,7 +337,7 @@ class View:
         self.checkpoints_dir.mkdir(exist_ok=True)
         source = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         try:
-            source.execute(f"PRAGMA cache_size = {COPY_CACHE_KIB}")
+            source.execute(f"PRAGMA cache_size = {SCAN_CACHE_KIB}")
             source.execute("begin")
             found = source.execute("select value from meta where key = 'last_position'")
             position = int(found.fetchone()[0])
@@ -364,11 +367,23 @@ class View:
         """SHA-256 over the read model's content (`schema.content`: every table's rows in key
         order, whatever the layout stores them as): rebuild identity, `verify --view`."""
         h = hashlib.sha256()
-        for table, query in content(self.family).items():
-            h.update(table.encode())
-            for row in self.db.execute(query):
-                h.update(json.dumps(row, default=str).encode())
+        with self._scanning():
+            for table, query in content(self.family).items():
+                h.update(table.encode())
+                for row in self.db.execute(query):
+                    h.update(json.dumps(row, default=str).encode())
         return h.hexdigest()
+
+    @contextmanager
+    def _scanning(self) -> Iterator[None]:
+        """SQLite's page cache held to SCAN_CACHE_KIB while the whole model is read once, the
+        catch-up's set again after (its pages let go: they count in the process's memory)."""
+        cache = self.db.execute("PRAGMA cache_size").fetchone()[0]
+        self.db.execute(f"PRAGMA cache_size = {SCAN_CACHE_KIB}")
+        try:
+            yield
+        finally:
+            self.db.execute(f"PRAGMA cache_size = {int(cache)}")
 
 
 class CopyInProgress:

@@ -1,6 +1,8 @@
 """The read model's digest is over its content (issue 21: "the read model's digest ... is the same
 just before and just after" the speed work, which changes the layout)."""
 
+import hashlib
+import json
 import sqlite3
 
 import pytest
@@ -9,7 +11,7 @@ from projection_helpers import Ledger, round_robin
 from ledger.application import RatingsLedger
 from ledger.log import read_entries
 from ledger.rules.families import DEFAULT
-from projections import history_store
+from projections import history_store, projector
 from projections.projector import View
 from projections.schema import NAME_TABLES, OUTSIDE_CONTENT, content
 
@@ -96,3 +98,16 @@ def test_a_history_part_moved_to_another_row_changes_the_digest(view, table):
     top = view.db.execute(f"select max(id) from [{table}]").fetchone()[0]
     view.db.execute(f"update [{table}] set id = id + ? where id = ?", [top, top])
     assert view.digest() != before
+
+
+def test_a_digest_reads_with_a_small_page_cache_and_keeps_the_catch_ups(view, monkeypatch):
+    # Issue 33: "Memory stays flat in the number of games": the catch-up's 256 MiB page cache
+    # filled as a digest read the whole model (a million-game rebuild's process 170-210 MiB
+    # more). The digest reads under SCAN_CACHE_KIB, and the catch-up's cache is set again.
+    before = view.db.execute("PRAGMA cache_size").fetchone()[0]
+    monkeypatch.setattr(
+        projector, "content", lambda family: {"c": "select * from pragma_cache_size"}
+    )
+    seen = hashlib.sha256(b"c" + json.dumps([projector.SCAN_CACHE_KIB]).encode()).hexdigest()
+    assert view.digest() == seen
+    assert view.db.execute("PRAGMA cache_size").fetchone()[0] == before != projector.SCAN_CACHE_KIB
