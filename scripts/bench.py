@@ -116,6 +116,7 @@ def ledger_copy(games: int, players: int, seed: int, workdir: Path, ledgers: Pat
     """A fresh copy of the generated ledger (generated once into `ledgers` when given)."""
     name = f"ledger-{games}-{players}-{seed}.db"
     source = (ledgers or workdir) / name
+    source.parent.mkdir(parents=True, exist_ok=True)
     counts = source.with_suffix(".json")
     append_s = None
     if not source.exists():
