@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
+import sys
+from datetime import date
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from ledger.application import RatingsLedger
@@ -20,6 +25,31 @@ from ledger.commands import (
 from ledger.log import read_entries
 from ledger.roles import Role
 from projections.projector import View
+
+GENERATE_SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "generate.py"
+
+
+def generator() -> ModuleType:
+    """scripts/generate.py as a module (its `generate(store, players, games, seed, start,
+    years)` appends the project's synthetic ledger)."""
+    spec = importlib.util.spec_from_file_location("generate_script", GENERATE_SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("generate_script", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+def generated_entries(folder: Path) -> list[Any]:
+    """The entries of a generated ledger in `folder` (120 players, 6,000 games from 2023,
+    seed 5): late sections, corrections, a withdrawal and an amendment among them."""
+    store = f"sqlite:///{folder / 'ledger.db'}"
+    generator().generate(store, 120, 6000, 5, date(2023, 1, 1), 3)
+    app = RatingsLedger(store)
+    try:
+        return list(read_entries(app))
+    finally:
+        app.close()
 
 
 def round_robin(

@@ -1,14 +1,11 @@
 """`explain`: every number behind a change, recomputed through the rules from stored standings."""
 
-import importlib.util
 import json
 import random
-import sys
 from datetime import date
-from pathlib import Path
 
 import pytest
-from projection_helpers import Ledger, round_robin
+from projection_helpers import Ledger, generator, round_robin
 from typer.testing import CliRunner
 
 from ledger.application import RatingsLedger
@@ -18,15 +15,10 @@ from projections import queries
 from projections.explain import explain, render
 from projections.projector import View
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "generate.py"
-
 
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory):
-    spec = importlib.util.spec_from_file_location("generate_script", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("generate_script", module)
-    spec.loader.exec_module(module)
+    module = generator()
     root = tmp_path_factory.mktemp("explain")
     store = f"sqlite:///{root / 'ledger.db'}"
     module.generate(store, 120, 5000, 9, date(2023, 1, 1), 3)

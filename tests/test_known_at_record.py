@@ -2,15 +2,11 @@
 reads and a player page under 50 ms" at 10M games, "no temporary copy of a checkpoint per
 request"): the fast read of every player equals the past model built the old way."""
 
-import importlib.util
 import json
-import sys
-from datetime import date
-from pathlib import Path
 from wsgiref.util import setup_testing_defaults
 
 import pytest
-from projection_helpers import Ledger, counting, round_robin
+from projection_helpers import Ledger, counting, generated_entries, round_robin
 from test_projection_identity import with_merges
 from typer.testing import CliRunner
 
@@ -24,27 +20,12 @@ from projections.cascade import Cascade
 from projections.projector import View
 
 A, B, C = "70000001", "70000002", "70000003"
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "generate.py"
-
-
-def generator():
-    spec = importlib.util.spec_from_file_location("generate_script", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("generate_script", module)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
 def entries(tmp_path_factory):
     """A generated ledger with late sections, corrections, a withdrawal and an amendment."""
-    store = f"sqlite:///{tmp_path_factory.mktemp('gen') / 'ledger.db'}"
-    generator().generate(store, 120, 6000, 5, date(2023, 1, 1), 3)
-    app = RatingsLedger(store)
-    try:
-        yield list(read_entries(app))
-    finally:
-        app.close()
+    return generated_entries(tmp_path_factory.mktemp("gen"))
 
 
 def late(entries):

@@ -1,13 +1,11 @@
 """Incremental catch-up in arbitrary chunks equals a full replay, on a generated ledger."""
 
-import importlib.util
 import itertools
-import sys
 from dataclasses import replace
 from datetime import date
-from pathlib import Path
 
 import pytest
+from projection_helpers import generated_entries, generator
 
 from ledger.application import RatingsLedger
 from ledger.log import LedgerEntry, read_entries
@@ -15,27 +13,11 @@ from projections import queries
 from projections.projector import View
 from projections.schema import NAME_TABLES
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "generate.py"
-
-
-def generator():
-    spec = importlib.util.spec_from_file_location("generate_script", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("generate_script", module)
-    spec.loader.exec_module(module)
-    return module
-
 
 @pytest.fixture(scope="module")
 def entries(tmp_path_factory):
     """A generated ledger with late sections, corrections, a withdrawal and an amendment."""
-    store = f"sqlite:///{tmp_path_factory.mktemp('gen') / 'ledger.db'}"
-    generator().generate(store, 120, 6000, 5, date(2023, 1, 1), 3)
-    app = RatingsLedger(store)
-    try:
-        yield list(read_entries(app))
-    finally:
-        app.close()
+    return generated_entries(tmp_path_factory.mktemp("gen"))
 
 
 @pytest.mark.parametrize("chunks", [2, 7, 31])
