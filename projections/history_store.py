@@ -88,6 +88,11 @@ class Layout:
         self.standing_insert = (
             f"insert or replace into history_standing values ({_marks(1 + len(self.own_columns))})"
         )
+        # a stored standing written again in place (a catch-up's rewrite, `rewrite`)
+        self.standing_update = (
+            f"update history_standing set {', '.join(f'[{c}] = ?' for c in self.own_columns)} "
+            "where id = ?"
+        )
         own = ", ".join(f"s.[{c}]" for c in self.own_columns)
         state = ", ".join(f"s.[{c}]" for c in self.state_columns)
         narrow = ", ".join(f"h.[{c}]" for c in NARROW_COLUMNS)
@@ -202,15 +207,18 @@ class Layout:
         each only the parts that differ are written (its figures, its standing, its detail),
         in a few statements."""
         rows, standing, detail, no_standing, no_detail = [], [], [], [], []
+        updated = []  # standings the row had: written in place (a replace deletes and inserts)
         for rid, old, new in stored:
             if old[KEYS:DETAIL] != new[KEYS:DETAIL]:
                 rows.append((*new[KEYS:DETAIL], rid))
-            state = tuple(new[DETAIL + 1 :])
-            if tuple(old[DETAIL + 1 :]) != state:
+            state, was = tuple(new[DETAIL + 1 :]), tuple(old[DETAIL + 1 :])
+            if was != state:
                 if state == self.no_standing:
                     no_standing.append((rid,))
-                else:
+                elif was == self.no_standing:
                     standing.append((rid, *state))
+                else:
+                    updated.append((*state, rid))
             if old[DETAIL] != new[DETAIL]:
                 if new[DETAIL] == NO_DETAIL:
                     no_detail.append((rid,))
@@ -218,6 +226,7 @@ class Layout:
                     detail.append((rid, new[DETAIL]))
         conn.executemany(NARROW_UPDATE, rows)
         conn.executemany(STANDING_DELETE, no_standing)
+        conn.executemany(self.standing_update, updated)
         conn.executemany(self.standing_insert, standing)
         conn.executemany(DETAIL_DELETE, no_detail)
         conn.executemany(DETAIL_INSERT, detail)
