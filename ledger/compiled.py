@@ -1,0 +1,116 @@
+"""The replay's hot modules compiled by mypyc, loaded only when built from today's source.
+
+`scripts/compile.py` compiles `MODULES` (the same source, mypy-typed, into C extensions) into
+`build/compiled/` with a manifest of the source files they were built from: every project
+module imported with them, since compiled code may carry another module's `Final` constants.
+`install` (run when `ledger` is imported) puts a finder first on `sys.meta_path` that loads
+the compiled modules only if every one of those files is unchanged, the Python is the one
+they were built for and `RATINGS_LEDGER_PURE` is unset; otherwise every module runs from its
+source, which stays the reference (docs/decisions.md, "Compiled modules").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.machinery
+import importlib.util
+import json
+import os
+import sys
+from collections.abc import Sequence
+from importlib.machinery import ModuleSpec
+from pathlib import Path
+from types import ModuleType
+
+# The modules compiled together (one mypyc group): the rules and the replay's rating path.
+MODULES = (
+    "ledger.rules.rounding",
+    "ledger.rules.uschess.columns",
+    "ledger.rules.uschess.effective_games",
+    "ledger.rules.uschess.floors",
+    "ledger.rules.uschess.history",
+    "ledger.rules.uschess.initialization",
+    "ledger.rules.uschess.kernel",
+    "ledger.rules.uschess.rater",
+    "ledger.rules.uschess.section",
+    "ledger.rules.uschess.special_formula",
+    "ledger.rules.uschess.standard_formula",
+    "ledger.rules.uschess.state",
+    "ledger.rules.uschess.systems",
+    "projections.batch",
+    "projections.change",
+    "projections.handlers",
+    "projections.items",
+    "projections.live_standings",
+    "projections.rating_step",
+    "projections.ratings_writer",
+    "projections.rebuild",
+    "projections.standing",
+)
+GROUP = "ratings_ledger"  # the group's shared library: `ratings_ledger__mypyc`
+PURE_VARIABLE = "RATINGS_LEDGER_PURE"  # set (to anything but "" or "0"): every module from source
+ROOT = Path(__file__).resolve().parent.parent  # the checkout: ledger/ and projections/ in it
+FOLDER = ROOT / "build" / "compiled"
+MANIFEST = "manifest.json"
+
+
+def source_digest(files: Sequence[str], root: Path = ROOT) -> str:
+    """SHA-256 over the named source files (paths relative to `root`) and their contents."""
+    h = hashlib.sha256()
+    for name in sorted(files):
+        h.update(name.encode() + b"\0")
+        h.update((root / name).read_bytes())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def python_tag() -> str:
+    """The interpreter an extension is built for: its cache tag and extension suffix."""
+    return f"{sys.implementation.cache_tag} {importlib.machinery.EXTENSION_SUFFIXES[0]}"
+
+
+def state(folder: Path = FOLDER, root: Path = ROOT) -> str:
+    """ "compiled", or why the source runs: "pure (asked)", "pure (not built)", "pure (stale)",
+    "pure (another Python)"."""
+    if os.environ.get(PURE_VARIABLE, "") not in ("", "0"):
+        return "pure (asked)"
+    try:
+        manifest = json.loads((folder / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return "pure (not built)"
+    if manifest.get("python") != python_tag():
+        return "pure (another Python)"
+    try:
+        fresh = source_digest(manifest["sources"], root) == manifest["digest"]
+    except (OSError, KeyError, TypeError):
+        fresh = False
+    return "compiled" if fresh else "pure (stale)"
+
+
+class CompiledFinder:
+    """Finds the compiled modules (and their group's library) in a built folder."""
+
+    def __init__(self, folder: Path, files: dict[str, str]) -> None:
+        self.folder = folder
+        self.files = files  # module name → its extension's path relative to `folder`
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
+        name = self.files.get(fullname)
+        if name is None:
+            return None
+        file = str(self.folder / name)
+        loader = importlib.machinery.ExtensionFileLoader(fullname, file)
+        return importlib.util.spec_from_file_location(fullname, file, loader=loader)
+
+
+def install(folder: Path = FOLDER, root: Path = ROOT) -> bool:
+    """Load the compiled modules from now on when `state` says "compiled"; whether it did."""
+    if any(isinstance(f, CompiledFinder) for f in sys.meta_path):
+        return True
+    if state(folder, root) != "compiled":
+        return False
+    files = json.loads((folder / MANIFEST).read_text())["files"]
+    sys.meta_path.insert(0, CompiledFinder(folder, files))
+    return True
