@@ -22,30 +22,80 @@ from importlib.machinery import ModuleSpec
 from pathlib import Path
 from types import ModuleType
 
-# The modules compiled together (one mypyc group): the rules and the replay's rating path.
+# The modules compiled together (one mypyc group): the rules (but for the generic frozen
+# dataclasses of family.py and timeline.py and versions.py's `object` field, which mypyc does
+# not load) and the read core's replay and cascade path.
 MODULES = (
+    "ledger.bounds",
+    "ledger.results",
+    "ledger.rules.conversion",
+    "ledger.rules.expectancy",
+    "ledger.rules.fide.family",
+    "ledger.rules.fide.games",
+    "ledger.rules.fide.initial",
+    "ledger.rules.fide.k_factor",
+    "ledger.rules.fide.lists",
+    "ledger.rules.fide.modern",
+    "ledger.rules.fide.per_game",
+    "ledger.rules.fide.periods",
+    "ledger.rules.fide.rate_of_play",
+    "ledger.rules.fide.rated",
+    "ledger.rules.fide.rater",
+    "ledger.rules.fide.section",
+    "ledger.rules.fide.state",
+    "ledger.rules.fide.tables",
+    "ledger.rules.fide.unrated",
+    "ledger.rules.fide.uplift",
+    "ledger.rules.fide.versions",
+    "ledger.rules.icu.algorithm",
+    "ledger.rules.icu.bonus",
+    "ledger.rules.icu.expectancy",
+    "ledger.rules.icu.family",
+    "ledger.rules.icu.k_factor",
+    "ledger.rules.icu.lists",
+    "ledger.rules.icu.performance",
+    "ledger.rules.icu.practice",
+    "ledger.rules.icu.provisional",
+    "ledger.rules.icu.rater",
+    "ledger.rules.icu.section",
+    "ledger.rules.icu.versions",
+    "ledger.rules.rating_lists",
     "ledger.rules.rounding",
+    "ledger.rules.time_controls",
+    "ledger.rules.time_notation",
     "ledger.rules.uschess.columns",
+    "ledger.rules.uschess.decisions",
     "ledger.rules.uschess.effective_games",
+    "ledger.rules.uschess.explain",
+    "ledger.rules.uschess.family",
+    "ledger.rules.uschess.fide_adjustment",
+    "ledger.rules.uschess.floor_levels",
     "ledger.rules.uschess.floors",
     "ledger.rules.uschess.history",
     "ledger.rules.uschess.initialization",
     "ledger.rules.uschess.kernel",
+    "ledger.rules.uschess.matches",
+    "ledger.rules.uschess.overrides",
+    "ledger.rules.uschess.parameters",
     "ledger.rules.uschess.rater",
     "ledger.rules.uschess.section",
     "ledger.rules.uschess.special_formula",
     "ledger.rules.uschess.standard_formula",
     "ledger.rules.uschess.state",
     "ledger.rules.uschess.systems",
+    "ledger.rules.uschess.time_controls",
     "projections.batch",
+    "projections.cascade",
     "projections.change",
     "projections.handlers",
+    "projections.history_store",
     "projections.items",
     "projections.live_standings",
+    "projections.names",
     "projections.rating_step",
     "projections.ratings_writer",
     "projections.rebuild",
-    "projections.standing",
+    "projections.runs",
 )
 GROUP = "ratings_ledger"  # the group's shared library: `ratings_ledger__mypyc`
 PURE_VARIABLE = "RATINGS_LEDGER_PURE"  # set (to anything but "" or "0"): every module from source
@@ -105,9 +155,14 @@ class CompiledFinder:
         return importlib.util.spec_from_file_location(fullname, file, loader=loader)
 
 
+def running() -> bool:
+    """Whether this process loads the compiled modules (`install` put its finder in place)."""
+    return any(isinstance(f, CompiledFinder) for f in sys.meta_path)
+
+
 def install(folder: Path = FOLDER, root: Path = ROOT) -> bool:
     """Load the compiled modules from now on when `state` says "compiled"; whether it did."""
-    if any(isinstance(f, CompiledFinder) for f in sys.meta_path):
+    if running():
         return True
     if state(folder, root) != "compiled":
         return False

@@ -21,7 +21,7 @@ class Columns(NamedTuple):
     score: list[float]
     wins: list[int]
     draws: list[int]
-    n_eff: list[float]  # 0.0 for a player without games
+    n_eff: list[float | int]  # N' (N itself, an int, when smaller); 0.0 without games
     k: list[float | None]  # None: the special formula (§1 Step 4)
     eligible: list[bool]
     step3: list[float | None]

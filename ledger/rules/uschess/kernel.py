@@ -41,7 +41,7 @@ Kernel = Callable[
 
 def rate_columns(
     prior: list[float],
-    games: list[float],
+    games: list[float | int],
     unrated: list[bool],
     history: list[int],
     white: list[int],
@@ -125,7 +125,7 @@ def _compiled() -> Kernel | None:
 
 def rate_python(
     prior: list[float],
-    games: list[float],
+    games: list[float | int],
     unrated: list[bool],
     history: list[int],
     white: list[int],
@@ -198,7 +198,7 @@ class _StepTwo:
         total: list[float],
         wins: list[int],
         draws: list[int],
-        n_eff: list[float],
+        n_eff: list[float | int],
         k: list[float | None],
         eligible: list[bool],
     ) -> None:
@@ -208,7 +208,7 @@ class _StepTwo:
 
 def _step_two(
     prior: list[float],
-    games: list[float],
+    games: list[float | int],
     special: list[bool],
     opponents: list[list[int]],
     results: list[list[float]],
@@ -219,7 +219,8 @@ def _step_two(
     size = len(prior)
     m_of = [len(r) for r in results]
     total, wins, draws = [0.0] * size, [0] * size, [0] * size
-    n_eff_of, eligible = [0.0] * size, [False] * size
+    n_eff_of: list[float | int] = [0.0] * size
+    eligible = [False] * size
     k_of: list[float | None] = [None] * size
     played = [i for i in range(size) if m_of[i]]
     for i in played:
