@@ -67,23 +67,27 @@ class LiveStandings(Mapping[Key, Standing[object]]):
 
     def _pack(self) -> None:
         """Every standing kept as an object packed into its player's string: as a history
-        row's values, or, with no family state (a history row always has one), as itself."""
-        columns = self.columns
+        row's values, or, with no family state (a history row always has one), as itself.
+        Each standing, then each player's values, let go as it is packed: copied whole first,
+        they had been a rebuild's peak (issue 33: 49 MiB of 328 at a million games for 200,000
+        players, docs/benchmarks/rebuild-memory.md)."""
+        columns, hot, cold = self.columns, self.hot, self.cold
+        self.hot, self.last = {}, None
         by_player: dict[str, dict[str, tuple[Any, ...]]] = {}
-        for (player, system), s in self.hot.items():
+        while hot:
+            (player, system), s = hot.popitem()
             if s.state is None:
                 values = (False, *s[:6], None)
             else:
                 values = (True, s.rating, s.games, *columns(s))
             by_player.setdefault(player, {})[str(system)] = values
-        cold = self.cold
-        for player, systems in by_player.items():
+        del hot
+        while by_player:
+            player, systems = by_player.popitem()
             packed = cold.get(player)
             if packed is not None:
                 systems = marshal.loads(packed) | systems
             cold[player] = marshal.dumps(systems)
-        self.hot = {}
-        self.last = None
 
     def __getitem__(self, key: Key) -> Standing[object]:
         found = self.lookup(*key)
