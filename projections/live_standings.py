@@ -18,8 +18,10 @@ Key = tuple[str, str]  # (player, system)
 
 # Standings kept as objects (about 480 bytes each, with their key, for US Chess) before they
 # are all packed (about 200): 10M games for 200,000 players leave about 800,000 standings,
-# which had been most of a rebuild's 617 MiB (docs/benchmarks/rebuild-memory.md).
-HOT_STANDINGS = 150_000
+# which had been most of a rebuild's 617 MiB. 75,000 rather than 150,000: 38-41 MiB less at
+# 1M games for 200,000 players with the compiled kernel, 6-12 MiB pure, for 1-4 % more CPU
+# (docs/benchmarks/rebuild-memory.md, "Session 13").
+HOT_STANDINGS = 75_000
 
 
 class LiveStandings(Mapping[Key, Standing[object]]):
