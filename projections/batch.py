@@ -343,7 +343,7 @@ class Fresh(Batch):
         found = ((m, self.profile_text(m)[0]) for m in sorted(self.profiles))
         conn.call("projections.names:start")
         while some := list(islice(found, NAMES_CHUNK)):
-            conn.call("projections.names:add", names.named(some))
+            conn.call("projections.names:add", names.named(some), WRITE_CHUNK)
         conn.call("projections.names:finish", WRITE_CHUNK)
 
     def item_writes(self, conn: Writer | LocalWriter) -> Iterator[None]:

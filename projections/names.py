@@ -128,10 +128,9 @@ def named(profiles: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
 
 def write_all(conn: Any, named: Sequence[Sequence[str]], chunk: int) -> None:
     """The name tables of a rebuild (`conn.executemany`) for `named` ((player, name), by
-    player; `named`): `start`, `add` for each `chunk` of players, `finish`."""
+    player; `named`): `start`, `add` and `finish`, `chunk` players at a time."""
     start(conn)
-    for at in range(0, len(named), chunk):
-        add(conn, named[at : at + chunk])
+    add(conn, named, chunk)
     finish(conn, chunk)
 
 
@@ -145,12 +144,14 @@ def start(conn: Any) -> None:
     conn.execute("create temp table made_keys (kind INTEGER, key TEXT, word TEXT)")
 
 
-def add(conn: Any, named: Sequence[Sequence[str]]) -> None:
+def add(conn: Any, named: Sequence[Sequence[str]], chunk: int) -> None:
     """The `names` rows and the words of `named` ((player, name), by player, after those
-    added before)."""
-    conn.executemany("insert into names values (?, ?)", [(p, folded(n)) for p, n in named])
-    made = [r for p, n in named for r in word_rows(p, n)]
-    conn.executemany("insert into temp.made_words values (?, ?, ?)", made)
+    added before), made `chunk` players at a time."""
+    for at in range(0, len(named), chunk):
+        some = named[at : at + chunk]
+        conn.executemany("insert into names values (?, ?)", [(p, folded(n)) for p, n in some])
+        made = [r for p, n in some for r in word_rows(p, n)]
+        conn.executemany("insert into temp.made_words values (?, ?, ?)", made)
 
 
 def finish(conn: Any, chunk: int) -> None:
