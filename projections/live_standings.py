@@ -8,6 +8,7 @@ unpacked when read.
 
 from __future__ import annotations
 
+import heapq
 import marshal
 from collections.abc import Callable, ItemsView, Iterator, Mapping, Sequence
 from typing import Any
@@ -116,6 +117,19 @@ class LiveStandings(Mapping[Key, Standing[object]]):
             for system, values in marshal.loads(packed).items():
                 if (player, system) not in hot:
                     yield (player, system), unpack(values)
+
+    def ordered(self) -> Iterator[tuple[Key, Standing[object]]]:
+        """Every (key, standing) in key order, each player's string read once, made as they
+        are asked for: no list of every key (at 1M games for 200,000 players the `ratings`
+        rows' sorted keys were 15 MiB at the end of a rebuild, its peak)."""
+        hot, cold, unpack = self.hot, self.cold, self._unpacked
+        packed = (
+            ((player, system), unpack(values))
+            for player in sorted(cold)
+            for system, values in sorted(marshal.loads(cold[player]).items())
+            if (player, system) not in hot
+        )
+        return heapq.merge(((key, hot[key]) for key in sorted(hot)), packed)
 
     def _unpacked(self, values: Sequence[Any]) -> Standing[object]:
         row, *rest = values

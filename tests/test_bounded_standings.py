@@ -171,3 +171,24 @@ def test_a_pack_holds_at_most_a_quarter_more_than_the_standings_it_packs() -> No
         tracemalloc.stop()
     assert len(live.cold) == 20_000 and not live.hot
     assert peak < 1.25 * held
+
+
+def test_the_standings_in_key_order_are_the_sorted_items_the_latest_kept() -> None:
+    # Issue 33, "peak memory at most 400 MB": the `ratings` rows are made from the standings in
+    # key order as they are read (`ordered`), not from a sorted list of every key, which had
+    # been a rebuild's peak; the same pairs as sorting them, a standing set again the latest.
+    from ledger.rules.uschess.state import UsChessState, columns, standing_of
+    from projections.standing import Standing
+
+    def standing(rating: float) -> Standing[object]:
+        return Standing(rating, 4, 0, 0, 0, "2024-03-02", UsChessState())
+
+    live = live_standings.LiveStandings(columns, standing_of, hot_limit=3)
+    for n, (player, system) in enumerate(
+        [("C", "OTBR"), ("A", "OTBR"), ("B", "OTBQ"), ("A", "OTBQ"), ("C", "OTBB"), ("C", "OTBR")]
+    ):
+        live.put(player, system, standing(1000.0 + n))
+    assert live.cold and live.hot  # some packed, some kept as objects
+    ordered = list(live.ordered())
+    assert ordered == sorted(dict(live.items()).items()) and len(ordered) == 5
+    assert dict(ordered)[("C", "OTBR")] == standing(1005.0)
