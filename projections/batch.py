@@ -65,6 +65,9 @@ _OFFSET = 1 << 40
 HOT_PROFILES = 10_000
 ITEMS_CHUNK = 100  # items written to the read model at a time (their facts read back)
 WRITE_CHUNK = 2_000  # rows of the other records written at a time
+# Players whose names go to the writer at a time (`write_names`): 200,000 at once were 40 MiB
+# of its process's 80; a few messages, so that the queue to it does not hold the rating back.
+NAMES_CHUNK = 20_000
 
 
 class Batch:
@@ -337,9 +340,11 @@ class Fresh(Batch):
     def write_names(self, conn: Writer | LocalWriter) -> None:
         """The name tables, made in the writer's process from each player's name (the
         rebuild hands them over once the items' rows are in: issue 33)."""
-        players = sorted(self.profiles)
-        named = names.named((m, self.profile_text(m)[0]) for m in players)
-        conn.call("projections.names:write_all", named, WRITE_CHUNK)
+        found = ((m, self.profile_text(m)[0]) for m in sorted(self.profiles))
+        conn.call("projections.names:start")
+        while some := list(islice(found, NAMES_CHUNK)):
+            conn.call("projections.names:add", names.named(some), WRITE_CHUNK)
+        conn.call("projections.names:finish", WRITE_CHUNK)
 
     def item_writes(self, conn: Writer | LocalWriter) -> Iterator[None]:
         """The items' and their players' rows, `ITEMS_CHUNK` items a step (a million games'

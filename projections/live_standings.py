@@ -8,6 +8,7 @@ unpacked when read.
 
 from __future__ import annotations
 
+import heapq
 import marshal
 from collections.abc import Callable, ItemsView, Iterator, Mapping, Sequence
 from typing import Any
@@ -18,8 +19,10 @@ Key = tuple[str, str]  # (player, system)
 
 # Standings kept as objects (about 480 bytes each, with their key, for US Chess) before they
 # are all packed (about 200): 10M games for 200,000 players leave about 800,000 standings,
-# which had been most of a rebuild's 617 MiB (docs/benchmarks/rebuild-memory.md).
-HOT_STANDINGS = 150_000
+# which had been most of a rebuild's 617 MiB. 75,000 rather than 150,000: 38-41 MiB less at
+# 1M games for 200,000 players with the compiled kernel, 6-12 MiB pure, for 1-4 % more CPU
+# (docs/benchmarks/rebuild-memory.md, "Session 13").
+HOT_STANDINGS = 75_000
 
 
 class LiveStandings(Mapping[Key, Standing[object]]):
@@ -67,24 +70,28 @@ class LiveStandings(Mapping[Key, Standing[object]]):
 
     def _pack(self) -> None:
         """Every standing kept as an object packed into its player's string: as a history
-        row's values, or, with no family state (a history row always has one), as itself."""
-        columns = self.columns
+        row's values, or, with no family state (a history row always has one), as itself.
+        Each standing, then each player's values, let go as it is packed: copied whole first,
+        they had been a rebuild's peak (issue 33: 49 MiB of 328 at a million games for 200,000
+        players, docs/benchmarks/rebuild-memory.md)."""
+        columns, hot, cold = self.columns, self.hot, self.cold
+        self.hot, self.last = {}, None
         by_player: dict[str, dict[str, tuple[Any, ...]]] = {}
-        for (player, system), s in self.hot.items():
+        while hot:
+            (player, system), s = hot.popitem()
             values: tuple[Any, ...]  # not the first branch's 8: the family's columns vary
             if s.state is None:
                 values = (False, *s[:6], None)
             else:
                 values = (True, s.rating, s.games, *columns(s))
             by_player.setdefault(player, {})[str(system)] = values
-        cold = self.cold
-        for player, systems in by_player.items():
+        del hot
+        while by_player:
+            player, systems = by_player.popitem()
             packed = cold.get(player)
             if packed is not None:
                 systems = marshal.loads(packed) | systems
             cold[player] = marshal.dumps(systems)
-        self.hot = {}
-        self.last = None
 
     def __getitem__(self, key: Key) -> Standing[object]:
         found = self.lookup(*key)
@@ -111,6 +118,19 @@ class LiveStandings(Mapping[Key, Standing[object]]):
             for system, values in marshal.loads(packed).items():
                 if (player, system) not in hot:
                     yield (player, system), unpack(values)
+
+    def ordered(self) -> Iterator[tuple[Key, Standing[object]]]:
+        """Every (key, standing) in key order, each player's string read once, made as they
+        are asked for: no list of every key (at 1M games for 200,000 players the `ratings`
+        rows' sorted keys were 15 MiB at the end of a rebuild, its peak)."""
+        hot, cold, unpack = self.hot, self.cold, self._unpacked
+        packed = (
+            ((player, system), unpack(values))
+            for player in sorted(cold)
+            for system, values in sorted(marshal.loads(cold[player]).items())
+            if (player, system) not in hot
+        )
+        return heapq.merge(((key, hot[key]) for key in sorted(hot)), packed)
 
     def _unpacked(self, values: Sequence[Any]) -> Standing[object]:
         row, *rest = values

@@ -128,17 +128,35 @@ def named(profiles: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
 
 def write_all(conn: Any, named: Sequence[Sequence[str]], chunk: int) -> None:
     """The name tables of a rebuild (`conn.executemany`) for `named` ((player, name), by
-    player; `named`): each table's rows in its key's order, made `chunk` players at a time
-    and put in order by SQLite (a temporary table, sorted through temporary files: the
-    words of 200,000 players sorted here were 1.2M tuples, most of a writer's 227 MiB). A
-    rebuild's writer process runs this (projections/writer.py `call`)."""
+    player; `named`): `start`, `add` and `finish`, `chunk` players at a time."""
+    start(conn)
+    add(conn, named, chunk)
+    finish(conn, chunk)
+
+
+def start(conn: Any) -> None:
+    """The temporary tables a rebuild's name rows are made in (`add`), put in order by
+    SQLite at the end (`finish`, through temporary files: the words of 200,000 players
+    sorted here were 1.2M tuples, most of a writer's 227 MiB). A rebuild's writer process
+    runs these (projections/writer.py `call`), the players handed over a chunk at a time
+    (200,000 players' names at once were 40 MiB of its 80, issue 33)."""
     conn.execute("create temp table made_words (form INTEGER, word TEXT, player TEXT)")
     conn.execute("create temp table made_keys (kind INTEGER, key TEXT, word TEXT)")
+
+
+def add(conn: Any, named: Sequence[Sequence[str]], chunk: int) -> None:
+    """The `names` rows and the words of `named` ((player, name), by player, after those
+    added before), made `chunk` players at a time."""
     for at in range(0, len(named), chunk):
         some = named[at : at + chunk]
         conn.executemany("insert into names values (?, ?)", [(p, folded(n)) for p, n in some])
         made = [r for p, n in some for r in word_rows(p, n)]
         conn.executemany("insert into temp.made_words values (?, ?, ?)", made)
+
+
+def finish(conn: Any, chunk: int) -> None:
+    """The `name_words` and `name_keys` tables from the words `add` made, in their keys'
+    order (the keys made `chunk` words at a time)."""
     conn.execute("insert into name_words select * from temp.made_words order by 1, 2, 3")
     vocabulary = conn.execute(
         "select distinct form, word from temp.made_words where form in (?, ?)", list(KEYED)

@@ -7,9 +7,11 @@ import json
 import operator
 import sqlite3
 from collections.abc import Mapping
+from itertools import islice
 from typing import Any
 
 from projections.catchup import CatchUp
+from projections.live_standings import LiveStandings
 from projections.schema import RatingsTable, rating_row, ratings_table
 from projections.standing import Standing
 from projections.writer import LocalWriter, Writer
@@ -31,10 +33,14 @@ class RatingsWriter:
         """A rebuild's rows, into an empty table: in key order (each b-tree appended to), a
         chunk at a time."""
         table = ratings_table(self.family)
-        rated = sorted(k for k, st in live.items() if st.rating is not None)
-        for start in range(0, len(rated), RATINGS_CHUNK):
-            chunk = rated[start : start + RATINGS_CHUNK]
-            rows = [table.values(rating_row(self.family, p, s, live[(p, s)])) for p, s in chunk]
+        ordered = (
+            live.ordered()
+            if isinstance(live, LiveStandings)
+            else ((key, live[key]) for key in sorted(live))
+        )
+        rated = ((key, st) for key, st in ordered if st.rating is not None)
+        while chunk := list(islice(rated, RATINGS_CHUNK)):
+            rows = [table.values(rating_row(self.family, p, s, st)) for (p, s), st in chunk]
             conn.executemany(table.insert, rows)
 
     def write_changes(

@@ -142,3 +142,53 @@ def test_a_players_string_is_unpacked_once_for_his_systems_and_again_once_packed
     live.put("C", "OTBR", standing(1200.0))  # packs: A's string holds the new OTBQ
     assert ("A", "OTBQ") not in live.hot
     assert live.lookup("A", "OTBQ") == standing(1450.0) and len(loads) > 1
+
+
+def test_a_pack_holds_at_most_a_quarter_more_than_the_standings_it_packs() -> None:
+    # Issue 33, "peak memory at most 400 MB": each standing is let go as it is packed, each
+    # player's values as his string is made; copied whole before any was let go, a pack had
+    # been a rebuild's peak (docs/benchmarks/rebuild-memory.md, "Session 13").
+    import tracemalloc
+
+    from ledger.rules.uschess.floors import FloorState
+    from ledger.rules.uschess.state import UsChessState, columns, standing_of
+    from projections.standing import Standing
+
+    live = live_standings.LiveStandings(columns, standing_of, hot_limit=40_001)
+    tracemalloc.start()
+    try:
+        empty = tracemalloc.get_traced_memory()[0]
+        for n in range(20_000):
+            for system in ("OTBR", "OTBQ"):  # each standing with a state of its own
+                floor = FloorState(n % 30, n % 7, 1, 1800.0 + n, 9, 1700)
+                state = UsChessState("mixed", "2024-03-02", floor, (("2024-02", -1.5),), (1.0, n))
+                live.put(f"{n:08d}", system, Standing(1500.0 + n, 9, 3, 2, 4, "2024-03-02", state))
+        held = tracemalloc.get_traced_memory()[0] - empty
+        tracemalloc.reset_peak()
+        live._pack()
+        peak = tracemalloc.get_traced_memory()[1] - empty
+    finally:
+        tracemalloc.stop()
+    assert len(live.cold) == 20_000 and not live.hot
+    assert peak < 1.25 * held
+
+
+def test_the_standings_in_key_order_are_the_sorted_items_the_latest_kept() -> None:
+    # Issue 33, "peak memory at most 400 MB": the `ratings` rows are made from the standings in
+    # key order as they are read (`ordered`), not from a sorted list of every key, which had
+    # been a rebuild's peak; the same pairs as sorting them, a standing set again the latest.
+    from ledger.rules.uschess.state import UsChessState, columns, standing_of
+    from projections.standing import Standing
+
+    def standing(rating: float) -> Standing[object]:
+        return Standing(rating, 4, 0, 0, 0, "2024-03-02", UsChessState())
+
+    live = live_standings.LiveStandings(columns, standing_of, hot_limit=3)
+    for n, (player, system) in enumerate(
+        [("C", "OTBR"), ("A", "OTBR"), ("B", "OTBQ"), ("A", "OTBQ"), ("C", "OTBB"), ("C", "OTBR")]
+    ):
+        live.put(player, system, standing(1000.0 + n))
+    assert live.cold and live.hot  # some packed, some kept as objects
+    ordered = list(live.ordered())
+    assert ordered == sorted(dict(live.items()).items()) and len(ordered) == 5
+    assert dict(ordered)[("C", "OTBR")] == standing(1005.0)

@@ -13,7 +13,10 @@ from typer.testing import CliRunner
 
 from ledger.application import RatingsLedger
 from ledger.entrypoints.cli import app
+from ledger.log import read_entries
+from projections.projector import View
 from projections.queries.search import one_slip
+from projections.schema import NAME_TABLES
 
 RATED = {  # member id: (name, OTBR rating or None)
     "50000001": ("Magnus Carlsen", 2850),
@@ -202,3 +205,26 @@ def test_the_web_search_is_the_same_query(store):
         in page
     )
     assert "(a close spelling)" not in get(Site(store), "/players", "q=Vasquez").text
+
+
+def test_a_rebuild_handing_the_names_over_three_players_at_a_time_makes_the_same_tables(
+    store, tmp_path, monkeypatch
+):
+    """Issue 33, memory flat in the players: a rebuild hands its players' names to the writer
+    `NAMES_CHUNK` at a time (projections/batch.py); the name tables (not in the digest) are
+    row for row those made from all 20 names at once."""
+    from projections import batch
+
+    def tables(path) -> dict[str, list[tuple[object, ...]]]:
+        with RatingsLedger(store) as app:
+            view = View(path)
+            view.rebuild(read_entries(app))
+            found = {t: view.db.execute(f"select * from {t}").fetchall() for t in NAME_TABLES}
+            view.close()
+        return found
+
+    whole = tables(tmp_path / "whole.db")
+    monkeypatch.setattr(batch, "NAMES_CHUNK", 3)
+    chunked = tables(tmp_path / "chunked.db")
+    assert len(whole["names"]) == len(RATED) and len(whole["name_keys"]) > len(RATED)
+    assert chunked == whole
