@@ -8,6 +8,7 @@ from dataclasses import asdict
 from datetime import date
 from typing import Any, ClassVar, cast
 
+from ledger import compiled
 from ledger.events import (
     ForeignRecord,
     MatchResultSubmitted,
@@ -74,10 +75,11 @@ def parse_amendments(entries: Sequence[Mapping[str, Any]]) -> tuple[Amendment, .
 
 
 # "compiled" or "pure": Steps 2–5 by that kernel (the compiled one: the `fast` extra, numba);
-# unset, by the compiled one if installed from a replay's first item when it is known to rate
-# kernel.COMPILED_FROM_ITEMS items or more (a rebuild), else by the pure one until the replay
-# has rated kernel.COMPILED_AFTER_GAMES games. The same floats bit for bit; the compiled
-# kernel costs over 100 MiB more memory (docs/decisions.md, "the columnar rating kernel").
+# unset, by the pure one (itself compiled) while the mypyc-compiled modules run
+# (ledger/compiled.py), else by numba's if installed from a replay's first item when it is
+# known to rate kernel.COMPILED_FROM_ITEMS items or more (a rebuild), else by the pure one
+# until the replay has rated kernel.COMPILED_AFTER_GAMES games. The same floats bit for bit;
+# numba's kernel costs over 100 MiB more memory (docs/decisions.md, "the columnar rating kernel").
 KERNEL_VARIABLE = "RATINGS_LEDGER_KERNEL"
 
 
@@ -129,7 +131,9 @@ class Rater:
         self.amendments = amendments
         self.explain = explain
         self.version = version  # a what-if replay's rules version for every section
-        self.kernel = os.environ.get(KERNEL_VARIABLE)  # the kernel asked for (None: either)
+        # the kernel asked for; unasked, the pure one while the modules run compiled by mypyc
+        # (its Steps 2–5 within 1.3× numba's, without numba's load and 110+ MiB), else either
+        self.kernel = os.environ.get(KERNEL_VARIABLE) or ("pure" if compiled.running() else None)
         self.games_rated = 0  # by this rater: the compiled kernel loads past a threshold
         self.items = items  # the items it will rate, when known: the kernel chosen by them
         self._rules: dict[tuple[str, str | None], Rules] = {}
