@@ -44,6 +44,7 @@ def _rebuilt(url: str, path: Path) -> tuple[str, int]:
     return digest, stats.items_rated
 
 
+@pytest.mark.patches
 def test_a_replay_whose_standings_are_packed_has_the_unpacked_replays_digest(
     generated: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -144,6 +145,7 @@ def test_a_players_string_is_unpacked_once_for_his_systems_and_again_once_packed
     assert live.lookup("A", "OTBQ") == standing(1450.0) and len(loads) > 1
 
 
+@pytest.mark.patches
 def test_a_pack_holds_at_most_a_quarter_more_than_the_standings_it_packs() -> None:
     # Issue 33, "peak memory at most 400 MB": each standing is let go as it is packed, each
     # player's values as his string is made; copied whole before any was let go, a pack had

@@ -52,6 +52,7 @@ def test_a_cascade_reading_only_the_rows_of_the_items_it_re_rates_equals_a_full_
     assert incremental.digest() == full.digest()
 
 
+@pytest.mark.patches
 def test_a_correction_reaching_few_of_the_items_after_it_equals_a_full_replay(
     tmp_path, monkeypatch
 ):

@@ -136,3 +136,18 @@ def test_the_compiled_modules_rate_a_ledger_exactly_as_the_source(
     assert _digest(generated_store, family, pure=False) == _digest(
         generated_store, family, pure=True
     )
+
+
+@needs_compiled
+def test_unasked_the_compiled_modules_rate_without_loading_numba(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Issue 33: memory flat; the mypyc-compiled pure kernel takes Steps 2–5 within 1.3× of
+    # numba's time without numba's load or its 110+ MiB (docs/decisions.md, "Compiled modules")
+    from ledger.rules.uschess.rater import KERNEL_VARIABLE, Rater
+
+    monkeypatch.delenv(KERNEL_VARIABLE, raising=False)
+    assert compiled.running()
+    assert Rater(lambda player, system: None, {}).kernel == "pure"
+    monkeypatch.setenv(KERNEL_VARIABLE, "compiled")
+    assert Rater(lambda player, system: None, {}).kernel == "compiled"

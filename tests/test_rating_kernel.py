@@ -212,6 +212,7 @@ def test_unasked_the_compiled_kernel_rates_from_the_threshold_when_numba_is_inst
     assert not kernel.use_compiled(None, 10 * threshold)
 
 
+@pytest.mark.patches
 def test_a_replay_that_passes_the_threshold_has_the_pure_replays_digest(tmp_path, monkeypatch):
     # Issue 33: "the pure path stays the reference and both give the same digest": a replay
     # whose later sections the compiled kernel rates once it passed the threshold (lowered to
@@ -273,6 +274,7 @@ def test_a_replay_known_to_be_large_is_rated_by_the_compiled_kernel_from_its_fir
     assert not kernel.use_compiled("pure", 0, kernel.COMPILED_FROM_ITEMS)
 
 
+@pytest.mark.patches
 @pytest.mark.parametrize(("threshold", "expected"), [(1, [28, 28, 28]), (10_000, [])])
 def test_a_rebuild_tells_the_rater_its_size_and_keeps_the_pure_replays_digest(
     tmp_path, monkeypatch, threshold, expected

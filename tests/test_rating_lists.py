@@ -326,6 +326,7 @@ def test_the_player_page_links_each_list_to_what_it_said(led, store_url, tmp_pat
     assert get(site, "/players/G/lists/nope").status == 404
 
 
+@pytest.mark.patches
 @pytest.mark.parametrize("incremental", [False, True])
 def test_a_section_that_cannot_be_rated_in_a_period_is_a_problem_row_and_the_rest_is_rated(
     led, tmp_path, monkeypatch, incremental

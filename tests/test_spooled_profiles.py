@@ -44,6 +44,7 @@ def _digest(url: str, path: Path) -> str:
     return digest
 
 
+@pytest.mark.patches
 def test_a_replay_that_keeps_few_profiles_decoded_has_the_replays_digest(
     generated: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
