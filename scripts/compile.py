@@ -10,6 +10,8 @@ build fails, it says so in one line and the source modules run, as they always c
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import os
 import shutil
@@ -81,12 +83,18 @@ def build(folder: Path) -> None:
     work.mkdir(parents=True, exist_ok=True)
     (work / "mypy.ini").write_text(MYPY_CONFIG)
     os.chdir(compiled.ROOT)
-    extensions = mypycify(
-        ["--config-file", str(work / "mypy.ini"), *files],
-        opt_level="3",
-        group_name=compiled.GROUP,
-        target_dir=str(work / "c"),
-    )
+    said = io.StringIO()  # mypyc's notes ("Treating generator comprehension as list"…)
+    try:
+        with contextlib.redirect_stdout(said):
+            extensions = mypycify(
+                ["--config-file", str(work / "mypy.ini"), *files],
+                opt_level="3",
+                group_name=compiled.GROUP,
+                target_dir=str(work / "c"),
+            )
+    except SystemExit:
+        errors = [line for line in said.getvalue().splitlines() if ": error:" in line]
+        raise RuntimeError(errors[0] if errors else "mypyc refused the modules") from None
     setup(
         name="ratings-ledger-compiled",
         ext_modules=extensions,
