@@ -29,12 +29,20 @@ class RatingsWriter:
         self, live: Mapping[tuple[str, str], Standing[object]], conn: Writer | LocalWriter
     ) -> None:
         """A rebuild's rows, into an empty table: in key order (each b-tree appended to), a
-        chunk at a time."""
-        table = ratings_table(self.family)
-        rated = sorted(k for k, st in live.items() if st.rating is not None)
-        for start in range(0, len(rated), RATINGS_CHUNK):
-            chunk = rated[start : start + RATINGS_CHUNK]
-            rows = [table.values(rating_row(self.family, p, s, live[(p, s)])) for p, s in chunk]
+        chunk at a time. Each standing is read once, in key order (a packed one unpacked
+        once: reading them all to sort the rated ones, then again for their rows, was a
+        tenth of a rebuild of 200,000 players, docs/benchmarks/replay.md)."""
+        table, family = ratings_table(self.family), self.family
+        rows: list[tuple[Any, ...]] = []
+        for player, system in sorted(live):
+            standing = live[(player, system)]
+            if standing.rating is None:
+                continue
+            rows.append(table.values(rating_row(family, player, system, standing)))
+            if len(rows) == RATINGS_CHUNK:
+                conn.executemany(table.insert, rows)
+                rows = []
+        if rows:
             conn.executemany(table.insert, rows)
 
     def write_changes(
