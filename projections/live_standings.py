@@ -71,6 +71,7 @@ class LiveStandings(Mapping[Key, Standing[object]]):
         columns = self.columns
         by_player: dict[str, dict[str, tuple[Any, ...]]] = {}
         for (player, system), s in self.hot.items():
+            values: tuple[Any, ...]  # not the first branch's 8: the family's columns vary
             if s.state is None:
                 values = (False, *s[:6], None)
             else:

@@ -8,7 +8,7 @@ import importlib
 
 from ledger.rules.family import Family
 
-NAMES = ("uschess", "fide", "icu")
+NAMES: tuple[str, ...] = ("uschess", "fide", "icu")  # a tuple[str, ...]: tests add one
 DEFAULT = "uschess"  # the family a command rates under unless told
 
 

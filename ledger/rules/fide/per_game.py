@@ -24,7 +24,7 @@ class GameDelta(NamedTuple):
     (`hundredths`: ΔR × 100, exact, since the table's PD has two decimals)."""
 
     opponent: float
-    d: float
+    d: float | int  # ±400 (an int) where 8.3.1 caps it
     pd: float
     score: float
     delta: float
@@ -46,7 +46,7 @@ def uncapped(version: FideVersion, rating: float, day: date, rapid_blitz: bool) 
 
 def counted_differences(
     version: FideVersion, rating: float, opponents: Sequence[float], day: date, rapid_blitz: bool
-) -> list[float]:
+) -> list[float | int]:
     """D for each game as 8.3.1 counts it.
 
     2024: every D beyond ±400 counts as ±400 (no cap at all for 2650+ from 1 October 2025).
@@ -55,10 +55,11 @@ def counted_differences(
     above his opponent, only the first with the greatest D is capped; games where he is more
     than 400 below are always counted at −400 (the cap is no benefit to him there).
     """
-    raw = [rating - r for r in opponents]
+    # a capped D is the int ±MAX_DIFFERENCE (the history's detail shows it so): `float | int`
+    raw: list[float | int] = [rating - r for r in opponents]
     if uncapped(version, rating, day, rapid_blitz):
         return raw
-    out = [max(d, -MAX_DIFFERENCE) for d in raw]
+    out: list[float | int] = [max(d, -MAX_DIFFERENCE) for d in raw]
     if version.cap == "400-one-upgrade" and not rapid_blitz:
         above = [i for i, d in enumerate(raw) if d > MAX_DIFFERENCE]
         if above:

@@ -215,13 +215,13 @@ def _round_robin(section: Section) -> SectionOutcome:
     rar = sum(rated.values()) / len(rated)  # 10.21b1: Rar
     pct: dict[str, int] = {}
     dpa = None
-    ra = rar
+    ra: float | int = rar  # 10.21b: a whole number (an int) once dpa is taken off
     if len(rated) < len(active):
         pct = {pid: percentage(scores[pid], len(results[pid])) for pid in rated}
         dpa = sum(dp(v) for v in pct.values()) / len(pct)  # 10.21b2: dpa
         ra = tournament_average(rar, dpa, n)
     # 10.68: an unrated player counts for others at his Ru from Rc = Ra (10.5: newly rated too).
-    counted_as = {
+    counted_as: dict[str, float | int] = {
         p.id: rated[p.id] if p.id in rated else performance(ra, scores[p.id], len(results[p.id]), n)
         for p in active
     }
@@ -230,7 +230,7 @@ def _round_robin(section: Section) -> SectionOutcome:
         if not results[player.id]:
             outcomes.append(not_rated(player.id, player.rating))
             continue
-        opponents = [counted_as[o] for o, _ in results[player.id]]
+        opponents: list[float | int] = [counted_as[o] for o, _ in results[player.id]]
         own_scores = [s for _, s in results[player.id]]
         if player.rating is not None:
             rc = round_robin_competition(ra, player.rating, n)
@@ -280,7 +280,7 @@ def _rated(
 
 def _unrated(
     player: Player,
-    rc_before_cap: float,
+    rc_before_cap: float | int,
     opponents: list[float],
     score: float,
     round_robin_opponents: int | None,

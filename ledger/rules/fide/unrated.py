@@ -30,8 +30,11 @@ def tournament_average(rar: float, dpa: float, opponents: int) -> int:
     return round_half_up(rar - dpa * opponents / (opponents + 1))
 
 
-def performance(rc: float, score: float, games: int, opponents: int | None = None) -> float:
-    """Ru (10.22–10.25); `opponents` is n in a round robin (10.25), None otherwise (10.24)."""
+def performance(
+    rc: float | int, score: float, games: int, opponents: int | None = None
+) -> float | int:
+    """Ru (10.22–10.25); `opponents` is n in a round robin (10.25), None otherwise (10.24).
+    An int Rc (a round robin's Ra, 10.21b) gives an int Ru by 10.22 and 10.24."""
     half_points_over = 2 * score - games
     if half_points_over == 0:
         return rc  # 10.22: Ru = Rc

@@ -35,5 +35,5 @@ def raised_profile_rating(
     (it was on a list before the uplift). Undated: taken as the rating in force, not raised."""
     for effective, ceiling, share in in_force:
         if rated_on is not None and rated_on < effective:
-            rating = uplifted_official(rating, ceiling, share)
+            rating = float(uplifted_official(rating, ceiling, share))
     return rating

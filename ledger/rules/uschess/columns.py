@@ -6,10 +6,11 @@ kernel.py (the pure-Python definition, and the choice between the two) and kerne
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
-MINIMUM_RATING = 100.0  # §1 Steps 3–5: "If the resulting rating ... is less than 100, ... 100"
-SPECIAL_UP_TO = 8  # §1 Step 4: the special formula for "8 or fewer games (N ≤ 8)"
+# §1 Steps 3–5: "If the resulting rating ... is less than 100, ... 100"
+MINIMUM_RATING: Final = 100.0
+SPECIAL_UP_TO: Final = 8  # §1 Step 4: the special formula for "8 or fewer games (N ≤ 8)"
 
 
 class Columns(NamedTuple):

@@ -66,7 +66,7 @@ class SourceWeight:
     original: float
     rating: float
     as_of: date
-    game_factor: float
+    game_factor: int
     staleness_days: int
     age_rating: float
     z: float
@@ -252,7 +252,7 @@ def weigh_source(
     original: float,
     rating: float,
     as_of: date,
-    factor: float,
+    factor: int,
     end_date: date,
     player: PlayerBackground,
 ) -> SourceWeight:
@@ -273,8 +273,9 @@ def _weighted_average(rows: list[SourceWeight], total: float) -> float | Fractio
     average = sum(row.weight * row.rating for row in rows) / total
     if abs(average % 1 - 0.5) > 1e-6:
         return average
-    weighted = sum(Fraction(row.weight) * Fraction(row.rating) for row in rows)
-    return weighted / sum(Fraction(row.weight) for row in rows)
+    # a Fraction start: typed and compiled (mypyc) as a Fraction sum, not an int one
+    weighted = sum((Fraction(row.weight) * Fraction(row.rating) for row in rows), Fraction(0))
+    return weighted / sum((Fraction(row.weight) for row in rows), Fraction(0))
 
 
 def initialize_blended(

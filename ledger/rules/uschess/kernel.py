@@ -10,27 +10,27 @@ installed (docs/decisions.md, "the columnar rating kernel").
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
+from typing import Final
 
 from ledger.rules.uschess.columns import MINIMUM_RATING, SPECIAL_UP_TO, Columns
 from ledger.rules.uschess.effective_games import effective_games
 from ledger.rules.uschess.special_formula import special_value
 from ledger.rules.uschess.standard_formula import bonus_eligible, k_factor, standard_values
 
-HISTORIES = ("mixed", "all_wins", "all_losses")  # §4.1's history, coded by its index here
+HISTORIES: Final = ("mixed", "all_wins", "all_losses")  # §4.1's history, coded by its index here
 HISTORY_CODES = {name: code for code, name in enumerate(HISTORIES)}
 
 # a kernel's signature: `rate_python`'s and kernel_compiled.rate_compiled's
 Kernel = Callable[
     [
-        Sequence[float],
-        Sequence[float],
-        Sequence[bool],
-        Sequence[int],
-        Sequence[int],
-        Sequence[int],
-        Sequence[float],
+        list[float],
+        list[float],
+        list[bool],
+        list[int],
+        list[int],
+        list[int],
+        list[float],
         float,
         bool,
         bool,
@@ -40,13 +40,13 @@ Kernel = Callable[
 
 
 def rate_columns(
-    prior: Sequence[float],
-    games: Sequence[float],
-    unrated: Sequence[bool],
-    history: Sequence[int],
-    white: Sequence[int],
-    black: Sequence[int],
-    score: Sequence[float],
+    prior: list[float],
+    games: list[float],
+    unrated: list[bool],
+    history: list[int],
+    white: list[int],
+    black: list[int],
+    score: list[float],
     bonus_multiplier: float,
     distinct_at_three: bool,
     dual_rated_k: bool,
@@ -114,23 +114,23 @@ def use_compiled(choice: str | None, games_rated: int, items: int | None = None)
 def _compiled() -> Kernel | None:
     """kernel_compiled.rate_compiled, or None without numba (imported once, when first used)."""
     if not _COMPILED:
-        found: Kernel | None
         try:
-            from ledger.rules.uschess.kernel_compiled import rate_compiled as found
+            import ledger.rules.uschess.kernel_compiled as kernel_compiled
         except ImportError:
-            found = None
-        _COMPILED.append(found)
+            _COMPILED.append(None)
+        else:
+            _COMPILED.append(kernel_compiled.rate_compiled)
     return _COMPILED[0]
 
 
 def rate_python(
-    prior: Sequence[float],
-    games: Sequence[float],
-    unrated: Sequence[bool],
-    history: Sequence[int],
-    white: Sequence[int],
-    black: Sequence[int],
-    score: Sequence[float],
+    prior: list[float],
+    games: list[float],
+    unrated: list[bool],
+    history: list[int],
+    white: list[int],
+    black: list[int],
+    score: list[float],
     bonus_multiplier: float,
     distinct_at_three: bool,
     dual_rated_k: bool,
@@ -168,12 +168,15 @@ def rate_python(
 
 
 def _games_of(
-    size: int, white: Sequence[int], black: Sequence[int], score: Sequence[float]
+    size: int, white: list[int], black: list[int], score: list[float]
 ) -> tuple[list[list[int]], list[list[float]]]:
     """Each player's opponents and results, in the section's order of games."""
     opponents: list[list[int]] = [[] for _ in range(size)]
     results: list[list[float]] = [[] for _ in range(size)]
-    for w, b, s in zip(white, black, score, strict=True):
+    if not len(white) == len(black) == len(score):
+        raise ValueError("a section's game columns differ in length")
+    for g in range(len(white)):
+        w, b, s = white[g], black[g], score[g]
         opponents[w].append(b)
         results[w].append(s)
         opponents[b].append(w)
@@ -181,24 +184,31 @@ def _games_of(
     return opponents, results
 
 
-@dataclass(frozen=True)
 class _StepTwo:
     """What Steps 4 and 5 need of each player: the players with games, m, the score, wins and
-    draws, N' (Step 2, §3), and for the standard formula K and bonus eligibility (§4.2)."""
+    draws, N' (Step 2, §3), and for the standard formula K and bonus eligibility (§4.2). A plain
+    class, not a dataclass: compiled, made without a call into the interpreter."""
 
-    played: list[int]
-    m: list[int]
-    total: list[float]
-    wins: list[int]
-    draws: list[int]
-    n_eff: list[float]
-    k: list[float | None]
-    eligible: list[bool]
+    __slots__ = ("played", "m", "total", "wins", "draws", "n_eff", "k", "eligible")
+
+    def __init__(
+        self,
+        played: list[int],
+        m: list[int],
+        total: list[float],
+        wins: list[int],
+        draws: list[int],
+        n_eff: list[float],
+        k: list[float | None],
+        eligible: list[bool],
+    ) -> None:
+        self.played, self.m, self.total, self.wins = played, m, total, wins
+        self.draws, self.n_eff, self.k, self.eligible = draws, n_eff, k, eligible
 
 
 def _step_two(
-    prior: Sequence[float],
-    games: Sequence[float],
+    prior: list[float],
+    games: list[float],
     special: list[bool],
     opponents: list[list[int]],
     results: list[list[float]],
@@ -214,9 +224,15 @@ def _step_two(
     played = [i for i in range(size) if m_of[i]]
     for i in played:
         m, res, r0 = m_of[i], results[i], prior[i]
-        total[i] = sum(res)
-        wins[i] = res.count(1.0)
-        draws[i] = res.count(0.5)
+        # the score, wins and draws in one pass (the score added in the games' order)
+        s, won, drawn = 0.0, 0, 0
+        for x in res:
+            s += x
+            if x == 1.0:
+                won += 1
+            elif x == 0.5:
+                drawn += 1
+        total[i], wins[i], draws[i] = s, won, drawn
         n_eff = n_eff_of[i] = effective_games(games[i], r0)  # Step 2, §3
         if not special[i]:
             k_of[i] = k_factor(n_eff, m, r0, dual_rated_k)
@@ -228,8 +244,8 @@ def _step_two(
 
 
 def _rated(
-    prior: Sequence[float],
-    history: Sequence[int],
+    prior: list[float],
+    history: list[int],
     opponents: list[list[int]],
     two: _StepTwo,
     bonus_multiplier: float,

@@ -8,13 +8,13 @@ from ledger.rules.conversion import Conversion
 from ledger.rules.timeline import Timeline
 
 # §2.1 (2015 §2.6, 2020 §2.1): FIDE → US Chess, replaced "as of March 1, 2024" (2024 §2.1).
-FIDE_2015 = Conversion(2000, (180.0, 0.94), (20.0, 1.02))
-FIDE_2024 = Conversion(2000, (-1073.0, 1.5667), (20.0, 1.02))
+FIDE_2015 = Conversion(2000.0, (180.0, 0.94), (20.0, 1.02))
+FIDE_2024 = Conversion(2000.0, (-1073.0, 1.5667), (20.0, 1.02))
 # §6: youth events (World Youth Championships); new formula "effective as of March 1, 2024".
-YOUTH_2015 = Conversion(2000, (560.0, 0.76), (80.0, 1.0))
-YOUTH_2024 = Conversion(2000, (-453.0, 1.2667), (80.0, 1.0))
+YOUTH_2015 = Conversion(2000.0, (560.0, 0.76), (80.0, 1.0))
+YOUTH_2024 = Conversion(2000.0, (-453.0, 1.2667), (80.0, 1.0))
 # §2.2: CFC → US Chess (unchanged in all three texts).
-CFC = Conversion(1500, (-90.0, 1.0), (-240.0, 1.1))
+CFC = Conversion(1500.0, (-90.0, 1.0), (-240.0, 1.1))
 
 # each by its name: a number (the multiplier) or a Conversion, as parse_parameter_value checks
 BASE_TIMELINES: dict[str, Timeline[object]] = {

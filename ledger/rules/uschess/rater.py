@@ -208,10 +208,17 @@ class Rater:
             systems = sorted(rated_systems(total, p.online, version) & version.systems)
         index = {x.id: i for i, x in enumerate(p.players)}
         ids = list(index)
-        rated = [g for g in p.games if g.result in RATED_RESULTS]
-        white = [index[g.white] for g in rated]
-        black = [index[g.black] for g in rated]
-        score = [RATED_RESULTS[g.result] for g in rated]
+        # the rated games as index columns (white, black, white's score), in one pass
+        white: list[int] = []
+        black: list[int] = []
+        score: list[float] = []
+        results = RATED_RESULTS
+        for g in p.games:
+            s = results.get(g.result)
+            if s is not None:
+                white.append(index[g.white])
+                black.append(index[g.black])
+                score.append(s)
         # the players of rated games, numbered in entry order (the games index this): the
         # entry numbers themselves when every player has a rated game
         playing = sorted({*white, *black})
@@ -328,7 +335,8 @@ class Rater:
         pre = [self.lookup(player, system) for player in players]
         states = us_state.states(pre)
         end = item.end
-        history = [HISTORY_CODES[s.history] for s in states]
+        codes = HISTORY_CODES
+        history = [codes[s.history] for s in states]
 
         def background(n: int) -> PlayerBackground:
             return self._background(players[n], system, end)
@@ -393,22 +401,22 @@ class Rater:
         name = str(system)
         end = item.end
         # The history row's columns that are the same for every player of the item
-        head = (item.sort_key, item.kind, end, item.position, item.revision, rules.name)
-        multiplier = rules.bonus_multiplier
-        key = item.key
+        key, sort_key, kind, position = item.key, item.sort_key, item.kind, item.position
+        revision, rules_name, multiplier = item.revision, rules.name, rules.bonus_multiplier
         personal, olm = floors.floor_systems(system, rules.version)
-        bound_rating = floors.bound_rating
-        formulas = (STANDARD, SPECIAL)
-        state_of = us_state.columns
-        # the row's S, K and E, then N', the bonus and Steps 3–5, as the kernel gives them
-        shared = zip(c.score, c.k, c.expected, strict=True)
-        steps = zip(c.n_eff, c.bonus, c.step3, c.step4, c.step5, strict=True)
-        per_player = zip(
-            players, pre, states, c.m, c.wins, c.draws, c.special, shared, steps, strict=True
-        )
-        for n, (player, before, was, m, wins, draws, special, values, own) in enumerate(per_player):
-            # every player here has played (`playing`), so Step 5 gave a rating
-            rating, bound = bound_rating(own[-1], was.floors, personal, olm)
+        # the kernel's columns as locals, each read by the player's index (typed, not zipped:
+        # compiled, each value is read directly)
+        special, played, won, drawn = c.special, c.m, c.wins, c.draws
+        score, k, expected = c.score, c.k, c.expected
+        n_eff, bonus, step3, step4, step5 = c.n_eff, c.bonus, c.step3, c.step4, c.step5
+        if not len(players) == len(pre) == len(states) == len(played) == len(step5):
+            raise ValueError("a section's players and the kernel's columns differ in length")
+        for n in range(len(players)):
+            player, before, was = players[n], pre[n], states[n]
+            m, wins, draws, post = played[n], won[n], drawn[n], step5[n]
+            if post is None:
+                raise ValueError(f"player {player} has no Step 5 rating")  # all have played
+            rating, bound = floors.bound_rating(post, was.floors, personal, olm)
             after = _after_games(before, was, rating, m, wins, draws, end)
             detail = "{}"
             init = inits.get(n) if inits else None
@@ -423,20 +431,31 @@ class Rater:
                 key,
                 player,
                 name,
-                *head,
-                formulas[special],
+                sort_key,
+                kind,
+                end,
+                position,
+                revision,
+                rules_name,
+                SPECIAL if special[n] else STANDARD,
                 before.rating,
                 rating,
                 round_half_up(rating),
                 before.games,
                 after.games,
                 m,
-                *values,
+                score[n],
+                k[n],
+                expected[n],
                 detail,
                 multiplier,
-                *own,
+                n_eff[n],
+                bonus[n],
+                step3[n],
+                step4[n],
+                post,
                 None if bound is None else bound.value,
-                *state_of(after),
+                *us_state.columns(after),
             )
             changes.append(tuple.__new__(Change, (player, system, after, row)))  # as _after_games
         return changes

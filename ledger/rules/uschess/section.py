@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from ledger.rules.uschess.columns import Columns
 from ledger.rules.uschess.initialization import Initialization, PlayerBackground, initialize
@@ -15,7 +15,8 @@ from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.time_controls import is_dual_rated_time_control
 from ledger.rules.uschess.versions import Rules, RuleVersion
 
-SPECIAL, STANDARD = "special", "standard"
+SPECIAL: Final = "special"
+STANDARD: Final = "standard"
 
 
 class Entrant(NamedTuple):
@@ -213,9 +214,9 @@ def rate_event_columns(
     games: Sequence[float],
     history: Sequence[int],
     background: Callable[[int], PlayerBackground],
-    white: Sequence[int],
-    black: Sequence[int],
-    score: Sequence[float],
+    white: list[int],
+    black: list[int],
+    score: list[float],
     rules: Rules,
     system: System,
     on: date,

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Sequence
-from typing import NamedTuple
+from collections.abc import Sequence
+from typing import Final, NamedTuple
 
-EPSILON = 1e-7  # §4.1: "Let ε = 10^−7 be a tolerance to detect values different from zero"
+EPSILON: Final = 1e-7  # §4.1: "Let ε = 10^−7 be a tolerance to detect values different from zero"
 # Comparisons with the knots R_i ± 400 allow this much floating-point error in rating points, so
 # that an M which is a knot in exact arithmetic (400.0000000000003 away in floats) counts as one.
-KNOT_TOLERANCE = 1e-9
-SPECIAL_CAP = 2700.0  # §4.1: "If the final value of M is greater than 2700, ... changed to 2700"
-MAX_STEPS = 10_000
+KNOT_TOLERANCE: Final = 1e-9
+# §4.1: "If the final value of M is greater than 2700, ... changed to 2700"
+SPECIAL_CAP: Final = 2700.0
+MAX_STEPS: Final = 10_000
 
 
 class SpecialResult(NamedTuple):
@@ -88,7 +89,7 @@ def _search(
     knots.append(prior - 400.0)
     knots.append(prior + 400.0)
     knots.sort()
-    searched = _root(_curve(prior, n_eff, spans, target), prior, knots, path)
+    searched = _root(prior, n_eff, spans, target, knots, path)
     big_m, p = step_four(searched, r0, prior, opponents, knots)
     if path is not None and big_m != searched:
         path.append(("4b", big_m))
@@ -99,34 +100,34 @@ def _search(
     return big_m, p
 
 
-def _curve(
-    prior: float, n_eff: float, spans: Sequence[tuple[float, float, float]], target: float
-) -> Callable[[float], float]:
+def _f(
+    r: float,
+    prior: float,
+    n_eff: float,
+    spans: list[tuple[float, float, float]],
+    target: float,
+) -> float:
     """§4.1: f(R) = N'·PWe(R, R'_0) + Σ PWe(R, R_i) − S', PWe judged against the same knots
     (each opponent's weight is 1, so its term is PWe itself); `spans`: each opponent's
-    (R_i − 400, R_i + 400, R_i)."""
-    # a closure, R'_0 ∓ 400 and each R_i ∓ 400 computed once: f runs about four times a search
-    low, high = prior - 400.0, prior + 400.0
-
-    def f(r: float) -> float:
-        total = -target
-        if r >= high:
-            total += n_eff
-        elif r > low:
-            total += n_eff * (0.5 + (r - prior) / 800.0)
-        for below, above, ri in spans:
-            if r >= above:
-                total += 1.0
-            elif r > below:
-                total += 0.5 + (r - ri) / 800.0
-        return total
-
-    return f
+    (R_i − 400, R_i + 400, R_i). A module function, not a closure: compiled, a direct call."""
+    total = -target
+    if r >= prior + 400.0:
+        total += n_eff
+    elif r > prior - 400.0:
+        total += n_eff * (0.5 + (r - prior) / 800.0)
+    for below, above, ri in spans:
+        if r >= above:
+            total += 1.0
+        elif r > below:
+            total += 0.5 + (r - ri) / 800.0
+    return total
 
 
 def _root(
-    f: Callable[[float], float],
     prior: float,
+    n_eff: float,
+    spans: list[tuple[float, float, float]],
+    target: float,
     knots: list[float],
     path: list[tuple[str, float]] | None,
 ) -> float:
@@ -136,7 +137,7 @@ def _root(
     big_m = prior
     if path is not None:
         path.append(("1", big_m))
-    f_m = f(big_m)
+    f_m = _f(big_m, prior, n_eff, spans, target)
     for _ in range(MAX_STEPS):
         if f_m > EPSILON:
             # §4.1 step 2: move down towards z_a, the largest knot below M.
@@ -144,7 +145,7 @@ def _root(
             if i < 0:
                 return big_m
             z_a = knots[i]
-            f_a = f(z_a)
+            f_a = _f(z_a, prior, n_eff, spans, target)
             if abs(f_m - f_a) < EPSILON:
                 big_m, label, f_m = z_a, "2b:knot", f_a
             else:
@@ -152,14 +153,14 @@ def _root(
                 if m_star < z_a:
                     big_m, label, f_m = z_a, "2b:knot", f_a
                 else:
-                    big_m, label, f_m = m_star, "2b:secant", f(m_star)
+                    big_m, label, f_m = m_star, "2b:secant", _f(m_star, prior, n_eff, spans, target)
         elif f_m < -EPSILON:
             # §4.1 step 3: move up towards z_b, the smallest knot above M.
             j = bisect.bisect_right(knots, big_m)
             if j >= len(knots):
                 return big_m
             z_b = knots[j]
-            f_b = f(z_b)
+            f_b = _f(z_b, prior, n_eff, spans, target)
             if abs(f_b - f_m) < EPSILON:
                 big_m, label, f_m = z_b, "3b:knot", f_b
             else:
@@ -167,7 +168,7 @@ def _root(
                 if m_star > z_b:
                     big_m, label, f_m = z_b, "3b:knot", f_b
                 else:
-                    big_m, label, f_m = m_star, "3b:secant", f(m_star)
+                    big_m, label, f_m = m_star, "3b:secant", _f(m_star, prior, n_eff, spans, target)
         else:
             return big_m
         if path is not None:

@@ -57,7 +57,7 @@ def standard_values(
     """`standard_rating`'s rating, E and bonus, as a plain tuple (the kernel's, per player)."""
     expected = 0.0
     for ri in opponents:
-        expected += 1.0 / (1.0 + 10.0 ** ((ri - r0) / 400.0))
+        expected += 1.0 / (1.0 + math.pow(10.0, (ri - r0) / 400.0))  # compiled: C's pow
     change = k * (score - expected)
     bonus = 0.0
     if bonus_multiplier is not None:

@@ -1,6 +1,7 @@
 """The six US Chess rating systems."""
 
 from enum import StrEnum
+from typing import Final
 
 
 class System(StrEnum):
@@ -18,7 +19,7 @@ class System(StrEnum):
 
 OTB_SYSTEMS = frozenset({System.OTBR, System.OTBQ, System.OTBB})
 ONLINE_SYSTEMS = frozenset({System.OLR, System.OLQ, System.OLB})
-ESTABLISHED_AFTER = 25  # §1: "established if it is based upon more than 25 games"
+ESTABLISHED_AFTER: Final = 25  # §1: "established if it is based upon more than 25 games"
 
 
 def is_established(games: int) -> bool:
