@@ -284,3 +284,44 @@ def test_a_catch_up_writes_and_notes_only_the_ratings_rows_that_differ(led, view
     old, new = stats.changes[(A, "OTBR")]
     assert (old["rating"], new["rating"]) == (before, 1234.5)
     assert conn.total_changes == written + 1
+
+
+def test_a_rebuilds_ratings_rows_read_each_standing_once_in_key_order(led, view):
+    # Issue 33: "find and cut what costs more per game when there are 200,000 players": a
+    # rebuild's packed standings are unpacked when read, so `write_all` reads each standing
+    # once (4 rated, 1 unrated: 5 reads), and writes the 4 rated ones' rows in key order.
+    from collections.abc import Mapping
+
+    from projections.ratings_writer import RatingsWriter
+    from projections.standing import UNRATED
+
+    class Counted(Mapping):
+        def __init__(self, standings):
+            self.standings, self.reads = standings, []
+
+        def __getitem__(self, key):
+            self.reads.append(key)
+            return self.standings[key]
+
+        def __iter__(self):
+            return iter(self.standings)
+
+        def __len__(self):
+            return len(self.standings)
+
+    class Rows:
+        def __init__(self):
+            self.rows = []
+
+        def executemany(self, sql, rows):
+            self.rows.extend(rows)
+
+    led.register(A, B, C, D, adult=True)
+    led.submit(round_robin("S1", [A, B, C, D], "2024-01-06"))
+    led.catch_up(view)
+    found = {(p, "OTBR"): queries.standing_before(view, p, "OTBR", "\uffff") for p in (D, C, B, A)}
+    live = Counted({**found, ("nobody", "OTBR"): UNRATED})
+    conn = Rows()
+    RatingsWriter(view.family).write_all(live, conn)
+    assert len(live.reads) == 5 and len(set(live.reads)) == 5
+    assert [r[:2] for r in conn.rows] == sorted(found)
