@@ -122,14 +122,14 @@ class Layout:
         # without a standing or a detail (projections/writer.py runs it, in a writer process
         # too).
         self.split: list[Part] = [
-            (ROWS_INSERT, 0, DETAIL, None),
+            ("history_rows", 0, DETAIL, None),
             (
-                self.standing_insert,
+                "history_standing",
                 DETAIL + 1,
                 DETAIL + 1 + len(self.own_columns),
                 self.no_standing,
             ),
-            (DETAIL_INSERT, DETAIL, DETAIL + 1, (NO_DETAIL,)),
+            ("history_detail", DETAIL, DETAIL + 1, (NO_DETAIL,)),
         ]
 
     def create(self, conn: sqlite3.Connection, types: dict[str, str]) -> None:

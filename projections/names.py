@@ -26,10 +26,14 @@ SUFFIX, DROPPED = range(2)
 KEYED = {ACCENTS: SUFFIX, TRANSLITERATED: DROPPED}  # the form each kind of key is made from
 
 
+# A run of letters and digits: exactly the characters of `str.isalnum` (\w less "_"; every
+# code point checked, issue 33), found by the regex engine rather than a character at a time.
+_ALNUM = re.compile(r"[^\W_]+")
+
+
 def words(text: str) -> str:
     """`text`'s words, case folded, punctuation as spaces."""
-    low = unicodedata.normalize("NFC", text).casefold()
-    return " ".join("".join(c if c.isalnum() else " " for c in low).split())
+    return " ".join(_ALNUM.findall(unicodedata.normalize("NFC", text).casefold()))
 
 
 # Letters that do not decompose, written as people write them without accents.
@@ -41,6 +45,8 @@ def folded(text: str) -> str:
     """`text` for matching: accents dropped (Müller → muller, Łukasz → lukasz, Ødegaard →
     odegaard), case folded, punctuation as spaces."""
     low = unicodedata.normalize("NFKD", text.casefold().translate(_BARE))
+    if low.isascii():  # no combining mark to drop
+        return words(low)
     return words("".join(c for c in low if not unicodedata.combining(c)))
 
 
@@ -116,9 +122,12 @@ def name_of(profile: str | None) -> str | None:
 def word_rows(player: str, name: str | None) -> set[tuple[int, str, str]]:
     """`name_words` rows of `player` named `name`: (form, word, player) for each word of each
     of its `forms`."""
-    if not name:
-        return set()
-    return {(form, w, player) for form, text in enumerate(forms(name)) for w in text.split()}
+    return _word_rows(player, forms(name)) if name else set()
+
+
+def _word_rows(player: str, texts: Sequence[str]) -> set[tuple[int, str, str]]:
+    """`name_words` rows of `player` from his name's `forms`."""
+    return {(form, w, player) for form, text in enumerate(texts) for w in text.split()}
 
 
 def named(profiles: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -148,9 +157,9 @@ def add(conn: Any, named: Sequence[Sequence[str]], chunk: int) -> None:
     """The `names` rows and the words of `named` ((player, name), by player, after those
     added before), made `chunk` players at a time."""
     for at in range(0, len(named), chunk):
-        some = named[at : at + chunk]
-        conn.executemany("insert into names values (?, ?)", [(p, folded(n)) for p, n in some])
-        made = [r for p, n in some for r in word_rows(p, n)]
+        some = [(p, forms(n)) for p, n in named[at : at + chunk]]
+        conn.executemany("insert into names values (?, ?)", [(p, f[ACCENTS]) for p, f in some])
+        made = [r for p, f in some for r in _word_rows(p, f)]
         conn.executemany("insert into temp.made_words values (?, ?, ?)", made)
 
 

@@ -6,10 +6,11 @@ off a million-game rebuild on two idle cores; docs/decisions.md); a thread of th
 process feeds the pipe from a queue, so that a burst the writer is behind on (the name tables
 it makes, the items' facts) waits there while rating goes on (issue 33). A small one writes in
 this process: starting a process would cost more than it saves. RATINGS_LEDGER_WRITER=local
-or =process chooses. Nothing here knows the schema; this file runs as the other process's
-program too (the standard library and msgspec only: it starts in a few milliseconds). Work
-that only makes rows from what a rebuild read (the players' name tables) is done there too,
-by a function named to `call` (imported there when first called).
+or =process chooses. Nothing here knows the schema; this module runs as the other process's
+program too (`python -m projections.writer`: the standard library and msgspec only, it starts
+in a few milliseconds). Work that only makes rows from what a rebuild read (the players' name
+tables) is done there too, by a function named to `call` (imported there when first called,
+compiled where built: ledger/compiled.py).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import msgspec
 PRAGMAS = ("journal_mode=OFF", "synchronous=OFF", "cache_size=-4096")
 LARGE = 1_000  # rated items (about 50,000 games) from which a rebuild writes elsewhere
 _LENGTH = struct.Struct("<Q")
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # `projections` is found here
 
 
 _ENCODE = msgspec.msgpack.Encoder().encode  # 8× faster than pickle on history rows
@@ -57,9 +59,9 @@ def _receive(stream: IO[bytes]) -> Any:
     return _DECODE(stream.read(_LENGTH.unpack(head)[0]))
 
 
-# One part of a table split in several (projections/history_store.py): its insert, the
-# columns [start, stop) of each row it takes (after the row's number), and those columns'
-# values in a row that has no such part (None: every row has one).
+# One part of a table split in several (projections/history_store.py): its table, the columns
+# [start, stop) of each row it takes (after the row's number, its first column), and those
+# columns' values in a row that has no such part (None: every row has one).
 Part = tuple[str, int, int, tuple[object, ...] | None]
 
 
@@ -80,13 +82,32 @@ def parts(
 def _split(
     conn: sqlite3.Connection, rows: Sequence[Sequence[object]], first: int, spec: list[Part]
 ) -> None:
-    """Rows numbered from `first` into each part's table."""
-    for (sql, *_), found in zip(spec, parts(enumerate(rows, first), spec), strict=True):
-        conn.executemany(sql, found)
+    """Rows numbered from `first` into each part's table: bound once, as they came, into a
+    temporary table of their width (emptied after each chunk, so SQLite numbers them from 1),
+    each part's columns then copied from there by SQL. Splitting them in Python instead took
+    a fifth more of the writer's CPU (docs/benchmarks/replay.md, session 13)."""
+    if not rows:
+        return
+    width = len(rows[0])
+    stage = f"temp.split_{width}"
+    columns = ", ".join(f"c{i}" for i in range(width))
+    conn.execute(f"create temp table if not exists split_{width} ({columns})")
+    conn.executemany(f"insert into {stage} values ({', '.join('?' * width)})", rows)
+    for table, start, stop, skip in spec:
+        taken = ", ".join(f"c{i}" for i in range(start, stop))
+        where = ""
+        if skip is not None:  # a row without the part has exactly these values there
+            where = " where not (" + " and ".join(f"c{i} is ?" for i in range(start, stop)) + ")"
+        conn.execute(
+            f"insert into {table} select rowid + ?, {taken} from {stage}{where}",
+            [first - 1, *(skip or ())],
+        )
+    conn.execute(f"delete from {stage}")
 
 
 def _call(conn: sqlite3.Connection, function: str, args: Sequence[object]) -> None:
     """`function` ("module:name") called with `conn` and `args`."""
+    importlib.import_module("ledger")  # the compiled modules, where built (ledger/compiled.py)
     module, _, name = function.partition(":")
     getattr(importlib.import_module(module), name)(conn, *args)
 
@@ -151,8 +172,11 @@ class Writer:
     `serve` in another process; `close` waits for the commit and raises any error."""
 
     def __init__(self, path: str) -> None:
+        # run as a module of its package (not a script by path), so that what it imports is
+        # found as in this process, compiled where built
         self.process = subprocess.Popen(
-            [sys.executable, os.path.abspath(__file__), path],
+            [sys.executable, "-m", "projections.writer", os.path.abspath(path)],
+            cwd=ROOT,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
         )

@@ -19,7 +19,7 @@ from projections.rating import history_layout, rater_class
 from projections.schema import ROW_TYPES, history_columns
 from projections.schema import content as family_content
 from projections.seals import Seals
-from projections.writer import parts
+from projections.writer import LocalWriter, parts
 
 A, B, C, D, E = "20000001", "20000002", "20000003", "20000004", "20000005"
 # The default family's layout (issue 29: each family's history keeps its own state columns).
@@ -94,6 +94,32 @@ OLD_LAYOUT = (  # schema version 2: one WITHOUT ROWID table, every column in eve
 )
 
 
+def test_rows_split_by_the_writer_are_stored_as_parts_gives_them(tmp_path):
+    # Issue 33 (the writer's CPU): rows bound once into a temporary table and copied by SQL
+    # into their tables, two chunks numbered 1-2 and 3-4, store what `parts` makes of them.
+    narrow = (0,) * len(history_store.NARROW_COLUMNS)
+    with_all = (*narrow, '{"init": 1}', *range(len(LAYOUT.no_standing)))
+    bare = (*narrow, "{}", *LAYOUT.no_standing)
+    chunks = [[with_all, bare], [bare, with_all]]
+    path = tmp_path / "model.db"
+    conn = sqlite3.connect(path)
+    LAYOUT.create(conn, {c: "" for c in HISTORY_COLUMNS})
+    conn.commit()
+    conn.close()
+    writer = LocalWriter(str(path))
+    for first, chunk in ((1, chunks[0]), (3, chunks[1])):
+        LAYOUT.append(writer, list(chunk), first)
+    writer.close()
+    conn = sqlite3.connect(path)
+    stored = [
+        conn.execute(f"select * from {t} order by id").fetchall() for t in history_store.TABLES
+    ]
+    made = parts(enumerate([*chunks[0], *chunks[1]], 1), LAYOUT.split)
+    assert stored == [[tuple(r) for r in part] for part in made]
+    assert [len(part) for part in stored] == [4, 2, 2]
+
+
+@pytest.mark.patches  # Layout.append, compiled: run from source (scripts/test)
 def test_the_history_content_is_the_same_as_in_the_layout_before(ledger, tmp_path, monkeypatch):
     # "the content the digest hashes must still give the same rows": the rows the raters
     # made, stored in the layout before this one (schema version 2), read by the digest's

@@ -6,6 +6,7 @@ transliterated (Cyrillic too) or one letter off, in that order, then by rating a
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 from projection_helpers import Ledger
@@ -14,6 +15,7 @@ from typer.testing import CliRunner
 from ledger.application import RatingsLedger
 from ledger.entrypoints.cli import app
 from ledger.log import read_entries
+from projections import names as name_forms
 from projections.projector import View
 from projections.queries.search import one_slip
 from projections.schema import NAME_TABLES
@@ -228,3 +230,11 @@ def test_a_rebuild_handing_the_names_over_three_players_at_a_time_makes_the_same
     chunked = tables(tmp_path / "chunked.db")
     assert len(whole["names"]) == len(RATED) and len(whole["name_keys"]) > len(RATED)
     assert chunked == whole
+
+
+def test_a_name_s_words_are_its_runs_of_the_characters_isalnum_keeps():
+    # Issue 33 (the writer's CPU): `words` finds them with a regex; "punctuation as spaces"
+    # still means every character `str.isalnum` rejects, for every code point.
+    kept = [chr(c) for c in range(sys.maxunicode + 1) if name_forms._ALNUM.fullmatch(chr(c))]
+    assert kept == [chr(c) for c in range(sys.maxunicode + 1) if chr(c).isalnum()]
+    assert name_forms.words("Jean-Luc O'Brien_2") == "jean luc o brien 2"
