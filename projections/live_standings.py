@@ -37,7 +37,10 @@ class LiveStandings(Mapping[Key, Standing[object]]):
     ) -> None:
         self.columns, self.standing_of = columns, standing_of
         self.hot_limit = HOT_STANDINGS if hot_limit is None else hot_limit
-        self.hot: dict[Key, Standing[object]] = {}
+        # player → {system: standing}: one lookup by the player's id, then his few systems
+        # (a dict keyed by (player, system) tuples cost twice as much a lookup)
+        self.hot: dict[str, dict[str, Standing[object]]] = {}
+        self.count = 0  # the standings in `hot`
         # player → {system: values} in one `marshal` string; a standing set again since it
         # was packed is in `hot` (read first), its packed values replaced at the next pack
         self.cold: dict[str, bytes] = {}
@@ -47,9 +50,11 @@ class LiveStandings(Mapping[Key, Standing[object]]):
 
     def lookup(self, player: str, system: str) -> Standing[object]:
         """The player's standing in `system` (UNRATED if he has none)."""
-        found = self.hot.get((player, system))
-        if found is not None:
-            return found
+        held = self.hot.get(player)
+        if held is not None:
+            found = held.get(system)
+            if found is not None:
+                return found
         last = self.last
         if last is not None and last[0] == player:
             systems = last[1]
@@ -63,31 +68,40 @@ class LiveStandings(Mapping[Key, Standing[object]]):
         return UNRATED if values is None else self._unpacked(values)
 
     def put(self, player: str, system: str, standing: Standing[object]) -> None:
-        key = (player, system)
-        if key not in self.hot and len(self.hot) >= self.hot_limit:
-            self._pack()
-        self.hot[key] = standing
+        held = self.hot.get(player)
+        if held is None or system not in held:
+            if self.count >= self.hot_limit:
+                self._pack()
+                held = None
+            if held is None:
+                held = self.hot[player] = {}
+            self.count += 1
+        held[system] = standing
+
+    def _held(self, player: str, system: str) -> bool:
+        """Whether the player's standing in `system` is kept as an object."""
+        held = self.hot.get(player)
+        return held is not None and system in held
 
     def _pack(self) -> None:
         """Every standing kept as an object packed into its player's string: as a history
         row's values, or, with no family state (a history row always has one), as itself.
-        Each standing, then each player's values, let go as it is packed: copied whole first,
-        they had been a rebuild's peak (issue 33: 49 MiB of 328 at a million games for 200,000
+        Each player's standings let go as his string is made: copied whole first, they had
+        been a rebuild's peak (issue 33: 49 MiB of 328 at a million games for 200,000
         players, docs/benchmarks/rebuild-memory.md)."""
         columns, hot, cold = self.columns, self.hot, self.cold
-        self.hot, self.last = {}, None
-        by_player: dict[str, dict[str, tuple[Any, ...]]] = {}
+        self.hot, self.count, self.last = {}, 0, None
         while hot:
-            (player, system), s = hot.popitem()
-            values: tuple[Any, ...]  # not the first branch's 8: the family's columns vary
-            if s.state is None:
-                values = (False, *s[:6], None)
-            else:
-                values = (True, s.rating, s.games, *columns(s))
-            by_player.setdefault(player, {})[str(system)] = values
-        del hot
-        while by_player:
-            player, systems = by_player.popitem()
+            player, held = hot.popitem()
+            systems: dict[str, tuple[Any, ...]] = {}
+            for system, s in held.items():
+                values: tuple[Any, ...]  # not the first branch's 8: the family's columns vary
+                if s.state is None:
+                    values = (False, *s[:6], None)
+                else:
+                    values = (True, s.rating, s.games, *columns(s))
+                systems[str(system)] = values
+            del held
             packed = cold.get(player)
             if packed is not None:
                 systems = marshal.loads(packed) | systems
@@ -95,16 +109,18 @@ class LiveStandings(Mapping[Key, Standing[object]]):
 
     def __getitem__(self, key: Key) -> Standing[object]:
         found = self.lookup(*key)
-        if found is UNRATED and key not in self.hot:
+        if found is UNRATED and not self._held(*key):
             raise KeyError(key)
         return found
 
     def __iter__(self) -> Iterator[Key]:
-        hot = self.hot
-        yield from hot
+        held = self._held
+        for player, systems in self.hot.items():
+            for system in systems:
+                yield player, system
         for player, packed in self.cold.items():
             for system in marshal.loads(packed):
-                if (player, system) not in hot:
+                if not held(player, system):
                     yield player, system
 
     def items(self) -> ItemsView[Key, Standing[object]]:
@@ -112,25 +128,32 @@ class LiveStandings(Mapping[Key, Standing[object]]):
 
     def pairs(self) -> Iterator[tuple[Key, Standing[object]]]:
         """Every (key, standing), each player's string read once."""
-        hot, unpack = self.hot, self._unpacked
-        yield from hot.items()
+        held, unpack = self._held, self._unpacked
+        for player, systems in self.hot.items():
+            for system, standing in systems.items():
+                yield (player, system), standing
         for player, packed in self.cold.items():
             for system, values in marshal.loads(packed).items():
-                if (player, system) not in hot:
+                if not held(player, system):
                     yield (player, system), unpack(values)
 
     def ordered(self) -> Iterator[tuple[Key, Standing[object]]]:
         """Every (key, standing) in key order, each player's string read once, made as they
         are asked for: no list of every key (at 1M games for 200,000 players the `ratings`
         rows' sorted keys were 15 MiB at the end of a rebuild, its peak)."""
-        hot, cold, unpack = self.hot, self.cold, self._unpacked
+        hot, cold, held, unpack = self.hot, self.cold, self._held, self._unpacked
         packed = (
             ((player, system), unpack(values))
             for player in sorted(cold)
             for system, values in sorted(marshal.loads(cold[player]).items())
-            if (player, system) not in hot
+            if not held(player, system)
         )
-        return heapq.merge(((key, hot[key]) for key in sorted(hot)), packed)
+        kept = (
+            ((player, system), standing)
+            for player in sorted(hot)
+            for system, standing in sorted(hot[player].items())
+        )
+        return heapq.merge(kept, packed)
 
     def _unpacked(self, values: Sequence[Any]) -> Standing[object]:
         row, *rest = values

@@ -4,53 +4,69 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from ledger.rules.rounding import round_half_up
 from ledger.rules.uschess.systems import System, is_established
 from ledger.rules.uschess.versions import Rules
 
+# The values below are plain classes of `Final` attributes rather than frozen dataclasses: a
+# replay makes one per unrated player and source, and compiled (mypyc) a class's own
+# `__init__` is native where a dataclass's runs as Python (docs/decisions.md, "Compiled
+# modules").
 
-@dataclass(frozen=True)
+
 class SourceRating:
     """A rating in another US Chess system: value, games credited, date it was computed."""
 
-    rating: float
-    games: int
-    as_of: date
+    __slots__ = ("rating", "games", "as_of")
 
-    def __post_init__(self) -> None:
-        if self.games < 0:
-            raise ValueError(f"games credited cannot be negative, got {self.games}")
+    def __init__(self, rating: float, games: int, as_of: date) -> None:
+        if games < 0:
+            raise ValueError(f"games credited cannot be negative, got {games}")
+        self.rating: Final = rating
+        self.games: Final = games
+        self.as_of: Final = as_of
 
 
-@dataclass(frozen=True)
 class ForeignRating:
     """A FIDE or CFC rating and the date of the list it comes from."""
 
-    rating: float
-    as_of: date
+    __slots__ = ("rating", "as_of")
+
+    def __init__(self, rating: float, as_of: date) -> None:
+        self.rating: Final = rating
+        self.as_of: Final = as_of
 
 
-@dataclass(frozen=True)
+NO_RATINGS: Mapping[System, SourceRating] = MappingProxyType({})
+
+
 class PlayerBackground:
     """What §2 may use: birth date, inferred adulthood, FIDE/CFC and other US Chess ratings.
 
     `cfc` is given only when it may be used (2020+ §2.2: "a Canadian resident").
     """
 
-    birth_date: date | None = None
-    adult: bool = False
-    fide: ForeignRating | None = None
-    cfc: ForeignRating | None = None
-    ratings: Mapping[System, SourceRating] = field(default_factory=dict)
+    __slots__ = ("birth_date", "adult", "fide", "cfc", "ratings")
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "ratings", MappingProxyType(dict(self.ratings)))
+    def __init__(
+        self,
+        birth_date: date | None = None,
+        adult: bool = False,
+        fide: ForeignRating | None = None,
+        cfc: ForeignRating | None = None,
+        ratings: Mapping[System, SourceRating] = NO_RATINGS,
+    ) -> None:
+        self.birth_date: Final = birth_date
+        self.adult: Final = adult
+        self.fide: Final = fide
+        self.cfc: Final = cfc
+        self.ratings: Final[Mapping[System, SourceRating]] = MappingProxyType(dict(ratings))
 
     def rated_in(self, system: System) -> SourceRating | None:
         """The rating in `system`, if it is based on at least one game."""
@@ -58,31 +74,88 @@ class PlayerBackground:
         return rating if rating is not None and rating.games > 0 else None
 
 
-@dataclass(frozen=True)
 class SourceWeight:
     """One row of the §2 table: X_k, its date, G_k, D_k, P_k, Z_k, S_k and W_k."""
 
-    source: str
-    original: float
-    rating: float
-    as_of: date
-    game_factor: int
-    staleness_days: int
-    age_rating: float
-    z: float
-    staleness_factor: float
-    weight: float
+    __slots__ = (
+        "source",
+        "original",
+        "rating",
+        "as_of",
+        "game_factor",
+        "staleness_days",
+        "age_rating",
+        "z",
+        "staleness_factor",
+        "weight",
+    )
+
+    def __init__(
+        self,
+        source: str,
+        original: float,
+        rating: float,
+        as_of: date,
+        game_factor: int,
+        staleness_days: int,
+        age_rating: float,
+        z: float,
+        staleness_factor: float,
+        weight: float,
+    ) -> None:
+        self.source: Final = source
+        self.original: Final = original
+        self.rating: Final = rating
+        self.as_of: Final = as_of
+        self.game_factor: Final = game_factor
+        self.staleness_days: Final = staleness_days
+        self.age_rating: Final = age_rating
+        self.z: Final = z
+        self.staleness_factor: Final = staleness_factor
+        self.weight: Final = weight
+
+    def values(self) -> tuple[str, float, float, date, int, int, float, float, float, float]:
+        return (
+            self.source,
+            self.original,
+            self.rating,
+            self.as_of,
+            self.game_factor,
+            self.staleness_days,
+            self.age_rating,
+            self.z,
+            self.staleness_factor,
+            self.weight,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SourceWeight) and self.values() == other.values()
 
 
-@dataclass(frozen=True)
 class Initialization:
     """R0 and N from Step 1, what they came from, and the clause of the text applied."""
 
-    rating: float
-    games: int
-    method: str
-    clause: str
-    sources: tuple[SourceWeight, ...] = ()
+    __slots__ = ("rating", "games", "method", "clause", "sources")
+
+    def __init__(
+        self,
+        rating: float,
+        games: int,
+        method: str,
+        clause: str,
+        sources: tuple[SourceWeight, ...] = (),
+    ) -> None:
+        self.rating: Final = rating
+        self.games: Final = games
+        self.method: Final = method
+        self.clause: Final = clause
+        self.sources: Final = sources
+
+    def values(self) -> tuple[float, int, str, str, tuple[SourceWeight, ...]]:
+        return self.rating, self.games, self.method, self.clause, self.sources
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Initialization) and self.values() == other.values()
 
 
 IMPLAUSIBLE_AGE = 3.0  # §2.3 (2015 §2.6): "less than 3 years old" is a miscoded birth date

@@ -18,6 +18,7 @@ from ledger.events import (
 from ledger.results import RATED_RESULTS
 from ledger.rules.rounding import round_half_up
 from ledger.rules.time_controls import known_time_control, parse_time_control
+from ledger.rules.timeline import Timeline
 from ledger.rules.uschess import decisions, explain, floors
 from ledger.rules.uschess import state as us_state
 from ledger.rules.uschess.columns import Columns
@@ -51,7 +52,7 @@ from ledger.rules.uschess.state import (
 )
 from ledger.rules.uschess.systems import System
 from ledger.rules.uschess.time_controls import rated_systems
-from ledger.rules.uschess.versions import Amendment, Rules, RuleVersion, resolve
+from ledger.rules.uschess.versions import Amendment, Rules, RuleVersion, resolve_in, timelines
 from projections import rating
 from projections.change import Change
 from projections.items import Item
@@ -129,6 +130,8 @@ class Rater:
         self.lookup = lookup
         self.profiles = profiles
         self.amendments = amendments
+        # the amendments' timelines, made at the first `rules` (then one resolve a start date)
+        self._lines: dict[str, Timeline[object]] | None = None
         self.explain = explain
         self.version = version  # a what-if replay's rules version for every section
         # the kernel asked for; unasked, the pure one while the modules run compiled by mypyc
@@ -165,7 +168,11 @@ class Rater:
         found = self._rules.get(key)
         if found is None:
             chosen = self.version or version
-            found = self._rules[key] = resolve(date.fromisoformat(start), chosen, self.amendments)
+            lines = self._lines
+            if lines is None:
+                lines = self._lines = timelines(self.amendments)
+            on = date.fromisoformat(start)
+            found = self._rules[key] = resolve_in(on, chosen, self.amendments, lines)
         return found
 
     def rate(self, item: Item) -> list[Change]:

@@ -141,14 +141,24 @@ def timelines(amendments: Iterable[Amendment] = ()) -> dict[str, Timeline[object
 
 def resolve(start: date, version: str | None = None, amendments: Iterable[Amendment] = ()) -> Rules:
     """Rules for a section starting on `start` (§8: changes apply by section start date)."""
+    amendments = tuple(amendments)
+    return resolve_in(start, version, amendments, timelines(amendments))
+
+
+def resolve_in(
+    start: date,
+    version: str | None,
+    amendments: tuple[Amendment, ...],
+    lines: dict[str, Timeline[object]],
+) -> Rules:
+    """`resolve` given the amendments' timelines (`timelines(amendments)`), which a replay
+    makes once rather than once a start date."""
     if version is None:
         chosen = version_for(start)
     elif version in VERSIONS:
         chosen = VERSIONS[version]
     else:
         raise ValueError(f"unknown rules version {version!r}; known: {', '.join(VERSIONS)}")
-    amendments = tuple(amendments)
-    lines = timelines(amendments)
     # each timeline holds its parameter's kind of value (parse_parameter_value checks amended ones)
     return Rules(
         version=chosen,
