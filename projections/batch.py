@@ -308,17 +308,20 @@ class Fresh(Batch):
         _insert(
             conn,
             "insert into players values (?, ?, ?)",
-            ((m, *self.profile_text(m)) for m in sorted(self.profiles)),
+            _each(lambda m: (m, *self.profile_text(m)), sorted(self.profiles)),
         )
         _insert(
             conn,
             "insert into amendments values (?, ?, ?, ?, ?, ?)",
-            ((pos, *row) for pos, row in sorted(self.amendments.items())),
+            _each(lambda item: (item[0], *item[1]), sorted(self.amendments.items())),
         )
         _insert(
             conn,
             "insert into sections values (?, ?, ?, ?, ?, ?, ?, ?)",
-            (tuple(r.get(c) for c in SECTION_COLUMNS) for _, r in sorted(self.sections.items())),
+            _each(
+                lambda item: tuple(map(item[1].get, SECTION_COLUMNS)),
+                sorted(self.sections.items()),
+            ),
         )
         self.sections = {}
         _insert(conn, "insert into entries values (?, ?)", sorted(self.keys.items()))
@@ -334,13 +337,13 @@ class Fresh(Batch):
         _insert(
             conn,
             "insert into revisions values (?, ?)",
-            ((k, revisions_json(v)) for k, v in sorted(self.revised.items())),
+            _each(lambda item: (item[0], revisions_json(item[1])), sorted(self.revised.items())),
         )
 
     def write_names(self, conn: Writer | LocalWriter) -> None:
         """The name tables, made in the writer's process from each player's name (the
         rebuild hands them over once the items' rows are in: issue 33)."""
-        found = ((m, self.profile_text(m)[0]) for m in sorted(self.profiles))
+        found = _each(lambda m: (m, self.profile_text(m)[0]), sorted(self.profiles))
         conn.call("projections.names:start")
         while some := list(islice(found, NAMES_CHUNK)):
             conn.call("projections.names:add", names.named(some), WRITE_CHUNK)
@@ -607,3 +610,12 @@ def profile_fact(member_id: str, profile: str) -> events.PlayerRegistered:
 
 def decode_item(kind: str, payload: str) -> Fact:
     return stored_fact(kind, payload.encode())
+
+
+def _each(
+    make: Callable[[Any], tuple[Any, ...]], items: Iterable[Any]
+) -> Iterator[tuple[Any, ...]]:
+    """`make(x)` for each x, as asked for: a generator function, since compiled by mypyc a
+    generator expression passed on is made a list whole (every player's row at once)."""
+    for x in items:
+        yield make(x)

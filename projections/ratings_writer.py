@@ -6,8 +6,7 @@ from __future__ import annotations
 import json
 import operator
 import sqlite3
-from collections.abc import Mapping
-from itertools import islice
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from projections.catchup import CatchUp
@@ -32,15 +31,17 @@ class RatingsWriter:
     ) -> None:
         """A rebuild's rows, into an empty table: in key order (each b-tree appended to), a
         chunk at a time."""
-        table = ratings_table(self.family)
-        ordered = (
-            live.ordered()
-            if isinstance(live, LiveStandings)
-            else ((key, live[key]) for key in sorted(live))
-        )
-        rated = ((key, st) for key, st in ordered if st.rating is not None)
-        while chunk := list(islice(rated, RATINGS_CHUNK)):
-            rows = [table.values(rating_row(self.family, p, s, st)) for (p, s), st in chunk]
+        table, family = ratings_table(self.family), self.family
+        ordered = live.ordered() if isinstance(live, LiveStandings) else _in_order(live)
+        rows: list[tuple[Any, ...]] = []
+        for (player, system), standing in ordered:  # a loop: compiled, nothing made whole
+            if standing.rating is None:
+                continue
+            rows.append(table.values(rating_row(family, player, system, standing)))
+            if len(rows) == RATINGS_CHUNK:
+                conn.executemany(table.insert, rows)
+                rows = []
+        if rows:
             conn.executemany(table.insert, rows)
 
     def write_changes(
@@ -89,3 +90,10 @@ def _stored(
 
 
 _RATING_KEY = operator.itemgetter("player", "system")
+
+
+def _in_order(
+    live: Mapping[tuple[str, str], Standing[object]],
+) -> Iterator[tuple[tuple[str, str], Standing[object]]]:
+    for key in sorted(live):
+        yield key, live[key]
