@@ -147,12 +147,17 @@ def main() -> int:
         reason = str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__
         print(f"compiled modules: the build failed ({reason}); the source modules run")
         return 0
-    old = parent / f"{compiled.FOLDER.name}.old"
-    shutil.rmtree(old, ignore_errors=True)
-    if compiled.FOLDER.exists():
-        compiled.FOLDER.rename(old)
-    staging.rename(compiled.FOLDER)
-    shutil.rmtree(old, ignore_errors=True)
+    old = Path(tempfile.mkdtemp(prefix="compiled-old-", dir=parent))
+    try:  # a process loading the old build keeps its files open; the new one is whole
+        if compiled.FOLDER.exists():
+            compiled.FOLDER.rename(old / "build")
+        staging.rename(compiled.FOLDER)
+    except OSError as e:  # another setup's build put its own in place first
+        shutil.rmtree(staging, ignore_errors=True)
+        print(f"compiled modules: not put in place ({e.strerror}); another build was")
+        return 0
+    finally:
+        shutil.rmtree(old, ignore_errors=True)
     print(f"compiled modules: {len(compiled.MODULES)} built into {compiled.FOLDER}")
     return 0
 
