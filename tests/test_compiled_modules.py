@@ -151,3 +151,44 @@ def test_unasked_the_compiled_modules_rate_without_loading_numba(
     assert Rater(lambda player, system: None, {}).kernel == "pure"
     monkeypatch.setenv(KERNEL_VARIABLE, "compiled")
     assert Rater(lambda player, system: None, {}).kernel == "compiled"
+
+
+def _explained(store: str, player: str, section: str, pure: bool) -> str:
+    env = {k: v for k, v in os.environ.items() if k != compiled.PURE_VARIABLE}
+    if pure:
+        env[compiled.PURE_VARIABLE] = "1"
+    command = ["explain", player, "--system", "OTBR", "--section", section, "--json"]
+    return subprocess.run(
+        [str(Path(sys.executable).parent / "ratings-ledger"), *command, "--store", store],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+        cwd=ROOT,
+    ).stdout
+
+
+@needs_compiled
+def test_an_explanation_recomputed_by_the_compiled_modules_is_the_sources_to_the_letter(
+    generated_store: str,
+) -> None:
+    # "able to say why every number is what it is": N and N' stay the ints the source gives
+    # (compiled, an int in a `float` slot became 27.0 before the annotations said `float | int`)
+    from ledger.application import RatingsLedger
+    from ledger.log import read_entries
+    from projections.projector import View
+
+    app = RatingsLedger(generated_store)
+    view = View(Path(generated_store.removeprefix("sqlite:///")).with_suffix(".test-view.db"))
+    view.rebuild(read_entries(app))
+    rows = view.db.execute(
+        "select player, item_key from history where system = 'OTBR' and kind = 'section'"
+        " and games_before between 1 and 30 order by sort_key limit 4"
+    ).fetchall()
+    view.close()
+    app.close()
+    assert len(rows) == 4
+    for player, section in rows:
+        compiled_text = _explained(generated_store, player, section, pure=False)
+        assert '"N": ' in compiled_text
+        assert compiled_text == _explained(generated_store, player, section, pure=True)

@@ -27,7 +27,7 @@ class Entrant(NamedTuple):
 
     id: str
     rating: float
-    games: float
+    games: float | int
     unrated: bool = False
     history: str = "mixed"  # the player's previous games: mixed, all_wins or all_losses
 
@@ -46,7 +46,7 @@ class Rated:
 
     id: str
     pre_rating: float
-    games_before: float
+    games_before: float | int  # N: an int game count, or Step 1's
     unrated: bool
     formula: str
     m: int = 0
@@ -54,7 +54,7 @@ class Rated:
     wins: int = 0
     draws: int = 0
     losses: int = 0
-    n_eff: float = 0.0
+    n_eff: float | int = 0.0  # N' (N itself, an int, when smaller)
     k: float | None = None
     bonus_eligible: bool = False
     step3: float | None = None
@@ -76,7 +76,7 @@ class Rated:
         return None if self.unrated else self.pre_rating
 
     @property
-    def games_after(self) -> float:
+    def games_after(self) -> float | int:
         """§7: "each players' value of N is incremented by m"."""
         return self.games_before + self.m
 
@@ -164,7 +164,7 @@ class Start(NamedTuple):
 
     id: str
     rating: float | None
-    games: float
+    games: float | int
     unrated: bool = False
     history: str = "mixed"
     background: Callable[[], PlayerBackground] | None = None
@@ -211,7 +211,7 @@ def rate_event(
 
 def rate_event_columns(
     ratings: Sequence[float | None],
-    games: Sequence[float],
+    games: Sequence[float | int],
     history: Sequence[int],
     background: Callable[[int], PlayerBackground],
     white: list[int],
@@ -249,14 +249,14 @@ class Prior(NamedTuple):
     whether unrated, and each Step 1 by player index."""
 
     rating: list[float]
-    games: list[float]
+    games: list[float | int]
     unrated: list[bool]
     inits: dict[int, Initialization]
 
 
 def initialize_columns(
     ratings: Sequence[float | None],
-    games: Sequence[float],
+    games: Sequence[float | int],
     unrated: Sequence[bool],
     background: Callable[[int], PlayerBackground],
     rules: Rules,
