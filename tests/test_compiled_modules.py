@@ -103,19 +103,18 @@ def test_setup_leaves_the_compiled_modules_current_and_loaded() -> None:
     assert rater.__file__ is not None and rater.__file__.endswith(".so")
 
 
-def _digest(store: str, family: str, pure: bool) -> str:
+def _output(command: list[str], pure: bool) -> str:
+    """What `command` prints, run with the compiled modules or (`pure`) from source."""
     env = {k: v for k, v in os.environ.items() if k != compiled.PURE_VARIABLE}
     if pure:
         env[compiled.PURE_VARIABLE] = "1"
-    out = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "digest.py"), "--family", family, store],
-        capture_output=True,
-        text=True,
-        check=True,
-        env=env,
-        cwd=ROOT,
-    ).stdout
-    return str(json.loads(out)[0]["digest"])
+    run = subprocess.run(command, capture_output=True, text=True, check=True, env=env, cwd=ROOT)
+    return run.stdout
+
+
+def _digest(store: str, family: str, pure: bool) -> str:
+    digest = [sys.executable, str(ROOT / "scripts" / "digest.py"), "--family", family, store]
+    return str(json.loads(_output(digest, pure))[0]["digest"])
 
 
 @pytest.fixture(scope="module")
@@ -154,18 +153,9 @@ def test_unasked_the_compiled_modules_rate_without_loading_numba(
 
 
 def _explained(store: str, player: str, section: str, pure: bool) -> str:
-    env = {k: v for k, v in os.environ.items() if k != compiled.PURE_VARIABLE}
-    if pure:
-        env[compiled.PURE_VARIABLE] = "1"
-    command = ["explain", player, "--system", "OTBR", "--section", section, "--json"]
-    return subprocess.run(
-        [str(Path(sys.executable).parent / "ratings-ledger"), *command, "--store", store],
-        capture_output=True,
-        text=True,
-        check=True,
-        env=env,
-        cwd=ROOT,
-    ).stdout
+    cli = str(Path(sys.executable).parent / "ratings-ledger")
+    command = [cli, "explain", player, "--system", "OTBR", "--section", section, "--json"]
+    return _output([*command, "--store", store], pure)
 
 
 @needs_compiled
