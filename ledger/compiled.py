@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from importlib.machinery import ModuleSpec
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 # The modules compiled together (one mypyc group): the rules (but for the generic frozen
 # dataclasses of family.py and timeline.py and versions.py's `object` field, which mypyc does
@@ -122,19 +123,24 @@ def python_tag() -> str:
 def state(folder: Path = FOLDER, root: Path = ROOT) -> str:
     """ "compiled", or why the source runs: "pure (asked)", "pure (not built)", "pure (stale)",
     "pure (another Python)"."""
+    return _checked(folder, root)[0]
+
+
+def _checked(folder: Path, root: Path) -> tuple[str, dict[str, Any] | None]:
+    """`state`, and the build's manifest when it says "compiled" (read once)."""
     if os.environ.get(PURE_VARIABLE, "") not in ("", "0"):
-        return "pure (asked)"
+        return "pure (asked)", None
     try:
         manifest = json.loads((folder / MANIFEST).read_text())
     except (OSError, ValueError):
-        return "pure (not built)"
+        return "pure (not built)", None
     if manifest.get("python") != python_tag():
-        return "pure (another Python)"
+        return "pure (another Python)", None
     try:
         fresh = source_digest(manifest["sources"], root) == manifest["digest"]
     except (OSError, KeyError, TypeError):
         fresh = False
-    return "compiled" if fresh else "pure (stale)"
+    return ("compiled", manifest) if fresh else ("pure (stale)", None)
 
 
 class CompiledFinder:
@@ -164,8 +170,8 @@ def install(folder: Path = FOLDER, root: Path = ROOT) -> bool:
     """Load the compiled modules from now on when `state` says "compiled"; whether it did."""
     if running():
         return True
-    if state(folder, root) != "compiled":
+    manifest = _checked(folder, root)[1]
+    if manifest is None:
         return False
-    files = json.loads((folder / MANIFEST).read_text())["files"]
-    sys.meta_path.insert(0, CompiledFinder(folder, files))
+    sys.meta_path.insert(0, CompiledFinder(folder, manifest["files"]))
     return True

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.machinery
 import io
 import json
 import os
@@ -107,7 +108,7 @@ def build(folder: Path) -> None:
             str(work / "o"),
         ],
     )
-    suffix = compiled.python_tag().split(" ")[1]
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
     names = [*compiled.MODULES, f"{compiled.GROUP}__mypyc"]
     found = {name: name.replace(".", "/") + suffix for name in names}
     missing = [name for name, file in found.items() if not (folder / file).exists()]
