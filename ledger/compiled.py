@@ -97,6 +97,7 @@ MODULES = (
     "projections.ratings_writer",
     "projections.rebuild",
     "projections.runs",
+    "projections.statements",
 )
 GROUP = "ratings_ledger"  # the group's shared library: `ratings_ledger__mypyc`
 PURE_VARIABLE = "RATINGS_LEDGER_PURE"  # set (to anything but "" or "0"): every module from source

@@ -16,6 +16,7 @@ import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from projections import statements
 from projections.standing import UNRATED, Standing
 from projections.writer import LocalWriter, Part, Writer, parts
 
@@ -166,14 +167,14 @@ class Layout:
         last = conn.execute("select coalesce(max(id), 0) from history_rows").fetchone()[0]
         narrow, standing, detail = parts([*stored, *enumerate(added, last + 1)], self.split)
         kept = len(stored)
-        conn.executemany(ROWS_UPDATE, [(*r[1:], r[0]) for r in narrow[:kept]])
-        conn.executemany(ROWS_INSERT, narrow[kept:])
+        statements.executemany(conn, ROWS_UPDATE, [(*r[1:], r[0]) for r in narrow[:kept]])
+        statements.executemany(conn, ROWS_INSERT, narrow[kept:])
         # A stored row's standing or detail it no longer has goes; the others are replaced.
         has = {r[0] for r in standing}, {r[0] for r in detail}
         for table, ids in zip(("history_standing", "history_detail"), has, strict=True):
             gone = [(rid,) for rid, _ in stored if rid not in ids]
             conn.executemany(f"delete from {table} where id = ?", gone)
-        conn.executemany(self.standing_insert, standing)
+        statements.executemany(conn, self.standing_insert, standing)
         conn.executemany(DETAIL_INSERT, detail)
 
     def standing_of_row(self, row: Sequence[Any]) -> Standing[object]:
@@ -224,10 +225,10 @@ class Layout:
                     no_detail.append((rid,))
                 else:
                     detail.append((rid, new[DETAIL]))
-        conn.executemany(NARROW_UPDATE, rows)
+        statements.executemany(conn, NARROW_UPDATE, rows)
         conn.executemany(STANDING_DELETE, no_standing)
-        conn.executemany(self.standing_update, updated)
-        conn.executemany(self.standing_insert, standing)
+        statements.executemany(conn, self.standing_update, updated)
+        statements.executemany(conn, self.standing_insert, standing)
         conn.executemany(DETAIL_DELETE, no_detail)
         conn.executemany(DETAIL_INSERT, detail)
 

@@ -9,6 +9,7 @@ import sqlite3
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from projections import statements
 from projections.catchup import CatchUp
 from projections.live_standings import LiveStandings
 from projections.schema import RatingsTable, rating_row, ratings_table
@@ -75,9 +76,9 @@ class RatingsWriter:
             else:
                 continue
             stats.changes[key] = (table.as_dict(was), r)
-        conn.executemany(table.update, kept)
+        statements.executemany(conn, table.update, kept)
         conn.executemany("delete from ratings where player = ? and system = ?", gone)
-        conn.executemany(table.insert, list(map(table.values, written)))
+        statements.executemany(conn, table.insert, list(map(table.values, written)))
 
 
 def _stored(
