@@ -11,7 +11,7 @@ installed (docs/decisions.md, "the columnar rating kernel").
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Final
+from typing import Any, Final
 
 from ledger.rules.uschess.columns import MINIMUM_RATING, SPECIAL_UP_TO, Columns
 from ledger.rules.uschess.effective_games import effective_games
@@ -260,9 +260,12 @@ def _rated(
     bonus: list[float | None] = [None] * size
     # the step's columns as locals: this loop runs twice per section for every player
     k_of, n_eff, total, eligible = two.k, two.n_eff, two.total, two.eligible
+    # the opponents' ratings as `against` holds them: compiled, the same float objects, not
+    # each unboxed and boxed anew
+    ratings: list[Any] = against
     for i in two.played:
         k = k_of[i]
-        opp = [against[j] for j in opponents[i]]
+        opp = [ratings[j] for j in opponents[i]]
         if k is None:
             new = special_value(prior[i], n_eff[i], opp, total[i], HISTORIES[history[i]])
         else:
