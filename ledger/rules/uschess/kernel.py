@@ -237,11 +237,25 @@ def _step_two(
         n_eff = n_eff_of[i] = effective_games(games[i], r0)  # Step 2, §3
         if not special[i]:
             k_of[i] = k_factor(n_eff, m, r0, dual_rated_k)
-            met = opponents[i]
-            distinct = set(met)
-            most = 1 if len(distinct) == m else max(map(met.count, distinct))
-            eligible[i] = bonus_eligible(m, most, distinct_at_three)
+            eligible[i] = bonus_eligible(m, _most_meetings(opponents[i]), distinct_at_three)
     return _StepTwo(played, m_of, total, wins, draws, n_eff_of, k_of, eligible)
+
+
+def _most_meetings(met: list[int]) -> int:
+    """The most games against any one opponent (§4.2's bonus): a player's few games in a
+    section counted pair by pair, without a set and counting calls for every player; many
+    games by opponent."""
+    if len(met) > 16:
+        return max(map(met.count, set(met)))
+    most = 0
+    for a in met:
+        count = 0
+        for b in met:
+            if a == b:
+                count += 1
+        if count > most:
+            most = count
+    return most
 
 
 def _rated(

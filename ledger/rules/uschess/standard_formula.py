@@ -63,7 +63,7 @@ def standard_values(
     if bonus_multiplier is not None:
         # §4.2: bonus = max(0, K(S − E) − B√m'), m' = max(m, 4)
         m = len(opponents)
-        m_prime: float = m if m > 4 else 4  # compiled: a native float, for the native sqrt
+        m_prime = float(m if m > 4 else 4)  # compiled: a native float, for the native sqrt
         bonus = change - bonus_multiplier * math.sqrt(m_prime)
         if bonus < 0.0:
             bonus = 0.0
