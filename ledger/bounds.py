@@ -110,7 +110,8 @@ MAX_REASON = 1000  # reasons of corrections, withdrawals, overrides and amendmen
 
 def plausible_rating(value: float | None) -> bool:
     """A rating the read model can store: None (unrated) or finite in 0..RATING.read."""
-    return value is None or (isinstance(value, int | float) and 0.0 <= value <= RATING.read)
+    # (int, float), not int | float: compiled, two type checks rather than a union made per call
+    return value is None or (isinstance(value, (int, float)) and 0.0 <= value <= RATING.read)
 
 
 def plausible_parameter(value: object, name: str | None = None) -> bool:

@@ -80,6 +80,9 @@ def build(folder: Path) -> None:
 
     files = [name.replace(".", "/") + ".py" for name in compiled.MODULES]
     listed = sources()
+    # the sources' digest before mypyc reads them: a file edited while the (slow) build runs
+    # leaves a manifest that does not match it, so the build is never loaded for it
+    digest = compiled.source_digest(listed)
     work = compiled.ROOT / "build" / "compile-work"
     work.mkdir(parents=True, exist_ok=True)
     (work / "mypy.ini").write_text(MYPY_CONFIG)
@@ -117,7 +120,7 @@ def build(folder: Path) -> None:
     manifest = {
         "python": compiled.python_tag(),
         "sources": listed,
-        "digest": compiled.source_digest(listed),
+        "digest": digest,
         "files": found,
     }
     (folder / compiled.MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")

@@ -317,3 +317,11 @@ def test_a_rebuild_tells_the_rater_its_size_and_keeps_the_pure_replays_digest(
         view.close()
     assert calls == expected
     assert digests[0] == digests[1]
+
+
+def test_the_most_meetings_are_the_largest_count_of_games_against_one_opponent():
+    # §4.2's bonus: counted pair by pair for a few games, by opponent for many.
+    rng = random.Random(33)
+    for size in [*range(1, 40), 200]:
+        met = [rng.randrange(max(1, size // rng.choice([1, 2, 3]))) for _ in range(size)]
+        assert kernel._most_meetings(met) == max(met.count(j) for j in met)

@@ -1,3 +1,7 @@
+import math
+import random
+from fractions import Fraction
+
 import pytest
 
 from ledger.rules.rounding import round_half_up, round_to_nearest
@@ -31,3 +35,14 @@ def test_banker_rounding_is_not_used_for_even_halves():
 def test_rounding_to_the_nearest_five(value, rounded):
     # FIDE 10.32: "Rn ... is rounded off to the nearest 5 or zero."
     assert round_to_nearest(value, 5) == rounded
+
+
+def test_a_float_rounds_half_up_as_the_exact_fraction_it_holds():
+    # A float takes its own native path; the rounding is the same as of its exact value, at
+    # the halves (x.5) and the floats either side of them.
+    rng = random.Random(33)
+    values = [rng.uniform(-3000.0, 3000.0) for _ in range(2000)]
+    halves = [k + 0.5 for k in range(-50, 3000, 7)]
+    values += halves + [math.nextafter(h, -math.inf) for h in halves]
+    for x in values:
+        assert round_half_up(x) == round_half_up(Fraction(x)), x

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-MIXED, ALL_WINS, ALL_LOSSES = "mixed", "all_wins", "all_losses"
+from typing import Final
+
+MIXED: Final = "mixed"
+ALL_WINS: Final = "all_wins"
+ALL_LOSSES: Final = "all_losses"
 
 
 def history_after(rated: bool, history: str, m: int, wins: int, losses: int) -> str:

@@ -11,7 +11,7 @@ installed (docs/decisions.md, "the columnar rating kernel").
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Final
+from typing import Any, Final
 
 from ledger.rules.uschess.columns import MINIMUM_RATING, SPECIAL_UP_TO, Columns
 from ledger.rules.uschess.effective_games import effective_games
@@ -237,11 +237,25 @@ def _step_two(
         n_eff = n_eff_of[i] = effective_games(games[i], r0)  # Step 2, §3
         if not special[i]:
             k_of[i] = k_factor(n_eff, m, r0, dual_rated_k)
-            met = opponents[i]
-            distinct = set(met)
-            most = 1 if len(distinct) == m else max(map(met.count, distinct))
-            eligible[i] = bonus_eligible(m, most, distinct_at_three)
+            eligible[i] = bonus_eligible(m, _most_meetings(opponents[i]), distinct_at_three)
     return _StepTwo(played, m_of, total, wins, draws, n_eff_of, k_of, eligible)
+
+
+def _most_meetings(met: list[int]) -> int:
+    """The most games against any one opponent (§4.2's bonus): a player's few games in a
+    section counted pair by pair, without a set and counting calls for every player; many
+    games by opponent."""
+    if len(met) > 16:
+        return max(map(met.count, set(met)))
+    most = 0
+    for a in met:
+        count = 0
+        for b in met:
+            if a == b:
+                count += 1
+        if count > most:
+            most = count
+    return most
 
 
 def _rated(
@@ -260,9 +274,12 @@ def _rated(
     bonus: list[float | None] = [None] * size
     # the step's columns as locals: this loop runs twice per section for every player
     k_of, n_eff, total, eligible = two.k, two.n_eff, two.total, two.eligible
+    # the opponents' ratings as `against` holds them: compiled, the same float objects, not
+    # each unboxed and boxed anew
+    ratings: list[Any] = against
     for i in two.played:
         k = k_of[i]
-        opp = [against[j] for j in opponents[i]]
+        opp = [ratings[j] for j in opponents[i]]
         if k is None:
             new = special_value(prior[i], n_eff[i], opp, total[i], HISTORIES[history[i]])
         else:

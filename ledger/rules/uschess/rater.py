@@ -466,8 +466,7 @@ class Rater:
                 step4[n],
                 post,
                 None if bound is None else bound.value,
-                *us_state.columns(after),
-            )
+            ) + us_state.columns(after)  # two tuples joined: compiled, no list in between
             changes.append(tuple.__new__(Change, (player, system, after, row)))  # as _after_games
         return changes
 

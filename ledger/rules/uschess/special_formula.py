@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
 from typing import Final, NamedTuple
 
 EPSILON: Final = 1e-7  # §4.1: "Let ε = 10^−7 be a tolerance to detect values different from zero"
@@ -46,7 +45,7 @@ def adjusted_prior_and_score(
 def special_rating(
     r0: float,
     n_eff: float,
-    opponents: Sequence[float],
+    opponents: list[float],
     score: float,
     history: str = "mixed",
 ) -> SpecialResult:
@@ -64,7 +63,7 @@ def special_rating(
 
 
 def special_value(
-    r0: float, n_eff: float, opponents: Sequence[float], score: float, history: str = "mixed"
+    r0: float, n_eff: float, opponents: list[float], score: float, history: str = "mixed"
 ) -> float:
     """`special_rating(...).rating` alone (the rating kernel's, per player): the same search,
     without recording its path."""
@@ -75,21 +74,21 @@ def special_value(
 def _search(
     r0: float,
     n_eff: float,
-    opponents: Sequence[float],
+    opponents: list[float],
     prior: float,
     target: float,
     path: list[tuple[str, float]] | None,
 ) -> tuple[float, int]:
     """§4.1 steps 1–4 and the cap from R'_0 and S': M and p, each step's M added to `path`
     (when given) with its label."""
-    # each opponent's piece of f: its knots R_i − 400 and R_i + 400, and R_i
-    spans = [(ri - 400.0, ri + 400.0, ri) for ri in opponents]
-    # The knots R_i ± 400 in order (a knot listed twice finds the same neighbours).
-    knots = [low for low, _, _ in spans] + [high for _, high, _ in spans]
-    knots.append(prior - 400.0)
-    knots.append(prior + 400.0)
+    # The knots R_i ± 400 and R'_0 ± 400 in order (a knot listed twice finds the same
+    # neighbours).
+    knots = [prior - 400.0, prior + 400.0]
+    for ri in opponents:
+        knots.append(ri - 400.0)
+        knots.append(ri + 400.0)
     knots.sort()
-    searched = _root(prior, n_eff, spans, target, knots, path)
+    searched = _root(prior, n_eff, opponents, target, knots, path)
     big_m, p = step_four(searched, r0, prior, opponents, knots)
     if path is not None and big_m != searched:
         path.append(("4b", big_m))
@@ -100,25 +99,20 @@ def _search(
     return big_m, p
 
 
-def _f(
-    r: float,
-    prior: float,
-    n_eff: float,
-    spans: list[tuple[float, float, float]],
-    target: float,
-) -> float:
-    """§4.1: f(R) = N'·PWe(R, R'_0) + Σ PWe(R, R_i) − S', PWe judged against the same knots
-    (each opponent's weight is 1, so its term is PWe itself); `spans`: each opponent's
-    (R_i − 400, R_i + 400, R_i). A module function, not a closure: compiled, a direct call."""
+def _f(r: float, prior: float, n_eff: float, opponents: list[float], target: float) -> float:
+    """§4.1: f(R) = N'·PWe(R, R'_0) + Σ PWe(R, R_i) − S', PWe judged against the knots
+    R_i ± 400 (each opponent's weight is 1, so its term is PWe itself). A module function, not
+    a closure, over the opponents' ratings themselves: compiled, a direct call allocating
+    nothing."""
     total = -target
     if r >= prior + 400.0:
         total += n_eff
     elif r > prior - 400.0:
         total += n_eff * (0.5 + (r - prior) / 800.0)
-    for below, above, ri in spans:
-        if r >= above:
+    for ri in opponents:
+        if r >= ri + 400.0:
             total += 1.0
-        elif r > below:
+        elif r > ri - 400.0:
             total += 0.5 + (r - ri) / 800.0
     return total
 
@@ -126,7 +120,7 @@ def _f(
 def _root(
     prior: float,
     n_eff: float,
-    spans: list[tuple[float, float, float]],
+    opponents: list[float],
     target: float,
     knots: list[float],
     path: list[tuple[str, float]] | None,
@@ -137,7 +131,7 @@ def _root(
     big_m = prior
     if path is not None:
         path.append(("1", big_m))
-    f_m = _f(big_m, prior, n_eff, spans, target)
+    f_m = _f(big_m, prior, n_eff, opponents, target)
     for _ in range(MAX_STEPS):
         if f_m > EPSILON:
             # §4.1 step 2: move down towards z_a, the largest knot below M.
@@ -145,7 +139,7 @@ def _root(
             if i < 0:
                 return big_m
             z_a = knots[i]
-            f_a = _f(z_a, prior, n_eff, spans, target)
+            f_a = _f(z_a, prior, n_eff, opponents, target)
             if abs(f_m - f_a) < EPSILON:
                 big_m, label, f_m = z_a, "2b:knot", f_a
             else:
@@ -153,14 +147,15 @@ def _root(
                 if m_star < z_a:
                     big_m, label, f_m = z_a, "2b:knot", f_a
                 else:
-                    big_m, label, f_m = m_star, "2b:secant", _f(m_star, prior, n_eff, spans, target)
+                    f_star = _f(m_star, prior, n_eff, opponents, target)
+                    big_m, label, f_m = m_star, "2b:secant", f_star
         elif f_m < -EPSILON:
             # §4.1 step 3: move up towards z_b, the smallest knot above M.
             j = bisect.bisect_right(knots, big_m)
             if j >= len(knots):
                 return big_m
             z_b = knots[j]
-            f_b = _f(z_b, prior, n_eff, spans, target)
+            f_b = _f(z_b, prior, n_eff, opponents, target)
             if abs(f_b - f_m) < EPSILON:
                 big_m, label, f_m = z_b, "3b:knot", f_b
             else:
@@ -168,7 +163,8 @@ def _root(
                 if m_star > z_b:
                     big_m, label, f_m = z_b, "3b:knot", f_b
                 else:
-                    big_m, label, f_m = m_star, "3b:secant", _f(m_star, prior, n_eff, spans, target)
+                    f_star = _f(m_star, prior, n_eff, opponents, target)
+                    big_m, label, f_m = m_star, "3b:secant", f_star
         else:
             return big_m
         if path is not None:
@@ -177,7 +173,7 @@ def _root(
 
 
 def step_four(
-    big_m: float, r0: float, prior: float, opponents: Sequence[float], knots: Sequence[float]
+    big_m: float, r0: float, prior: float, opponents: list[float], knots: list[float]
 ) -> tuple[float, int]:
     """§4.1 step 4, given |f(M)| ≤ ε: M and p, or R_0 clamped to the knots around M if p = 0."""
     # §4.1 step 4: p counts the i with |M − R_i| ≤ 400, plus one if |M − R'_0| ≤ 400.

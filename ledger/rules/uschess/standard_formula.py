@@ -43,13 +43,13 @@ def standard_rating(
     bonus_multiplier: float | None,
 ) -> StandardResult:
     """§4.2: Rs = R0 + K(S − E) [+ bonus]; `bonus_multiplier` None when not eligible."""
-    rating, expected, bonus = standard_values(r0, opponents, score, k, bonus_multiplier)
+    rating, expected, bonus = standard_values(r0, list(opponents), score, k, bonus_multiplier)
     return StandardResult(rating, k, expected, score, bonus)
 
 
 def standard_values(
     r0: float,
-    opponents: Sequence[float],
+    opponents: list[float],
     score: float,
     k: float,
     bonus_multiplier: float | None,
@@ -63,7 +63,8 @@ def standard_values(
     if bonus_multiplier is not None:
         # §4.2: bonus = max(0, K(S − E) − B√m'), m' = max(m, 4)
         m = len(opponents)
-        bonus = change - bonus_multiplier * math.sqrt(m if m > 4 else 4)
+        m_prime = float(m if m > 4 else 4)  # compiled: a native float, for the native sqrt
+        bonus = change - bonus_multiplier * math.sqrt(m_prime)
         if bonus < 0.0:
             bonus = 0.0
     return r0 + change + bonus, expected, bonus
