@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from array import array
+from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
@@ -38,21 +40,26 @@ V = TypeVar("V")
 
 
 class Stored(NamedTuple):
-    """An item as a rebuild's batch keeps it until it is rated: where its fact lies, encoded, in
-    the batch's spool file, and after it the players it names (the facts are most of a ledger,
-    and its (item, player) pairs about a million strings at a million games: kept on disk, a
-    rebuild's memory does not grow with the ledger's length), and the rest as `Item`."""
+    """An item as a rebuild's batch keeps it until it is rated: its place in the rating order,
+    its key, and where its record lies in the batch's spool (`Spool`): its kind, dates,
+    position and revision, its fact as the read model stores it, and the players it names.
+    The facts are most of a ledger, and the rest as objects about 300 bytes an item (issue 33:
+    the items of 10M games are some 220,000): on disk, a rebuild's memory grows little with
+    the ledger's length."""
 
     sort_key: str
     key: str
-    kind: str
-    start: str
-    end: str
-    position: int
-    revision: int
-    offset: int
-    length: int
-    players: int  # the length of the players' JSON array after the fact
+    at: int  # where its record lies in the spool (`Spool.add`)
+
+
+# An item's record in the spool: its kind, start, end, position and revision (`Fresh._record`).
+_Head = tuple[str, str, str, int, int]
+_HEAD = msgspec.json.Encoder()
+_HEAD_DECODE = msgspec.json.Decoder(_Head).decode
+_PLAYERS_DECODE = msgspec.json.Decoder(list[str]).decode
+_ROW_ENCODE = msgspec.json.Encoder().encode  # a section's row (`Fresh.put_section`)
+_ROW_DECODE = msgspec.json.Decoder(dict[str, Any]).decode
+_REVISIONS_DECODE = msgspec.json.Decoder(list[Revision]).decode
 
 
 # A rebuild's profile, packed in one int beside its player's id: its position, whether it is an
@@ -60,6 +67,8 @@ class Stored(NamedTuple):
 # profiles as facts, text and tuples were some 180 MiB).
 _LENGTH = 1 << 24
 _OFFSET = 1 << 40
+# Where a record lies in a rebuild's spool, in one int: its offset times _RECORD, plus its length.
+_RECORD = 1 << 32
 # Profiles a rebuild keeps decoded for its raters (the rest read back when asked for again):
 # about 490 bytes each, 5 MiB (docs/benchmarks/rebuild-memory.md).
 HOT_PROFILES = 10_000
@@ -146,16 +155,20 @@ class Fresh(Batch):
         super().__init__()
         self.profiles: dict[str, int] = {}  # packed (`_pack`), the profile in `spool`
         self.items: dict[str, Stored] = {}
-        # the items' facts, encoded; closed by `close` (the rebuild holds the batch in `closing`)
+        # the items' records, the sections' rows and the profiles, encoded; closed by `close`
+        # (the rebuild holds the batch in `closing`)
         self.spool = tempfile.TemporaryFile(buffering=0)  # noqa: SIM115
         self.spooled = 0
-        self.sections: dict[str, dict[str, Any]] = {}
+        self.sections: dict[str, int] = {}  # where each row lies in the spool, as JSON
         self.amendments: dict[int, tuple[Any, ...]] = {}
-        self.keys: dict[int, str] = {}
-        self.revised: dict[str, list[Revision]] = {}
+        # the entries' positions, ascending, and each one's key (`entry_key`): two arrays, not a
+        # dict of ints (420,000 entries at 10M games were some 35 MiB as a dict)
+        self.positions: array[int] = array("q")
+        self.keys: list[str] = []
+        self.revised: dict[str, int] = {}  # where each record's revisions lie, as JSON
         self.problems: dict[tuple[int, str], tuple[str, str]] = {}
         self.lists: list[PublishedList] = []
-        self.notes: dict[str, str] = {}
+        self.notes: dict[str, int] = {}  # where each note lies
         self.facts = SpooledProfiles(self)  # the raters' profiles
 
     def touch(self, key: str, sort_key: str) -> None:
@@ -207,37 +220,36 @@ class Fresh(Batch):
         return None if found is None else self._item(found)
 
     def put_item(self, key: str, item: Item | None) -> None:
+        """The item's record appended to the spool (`_record`), and where it lies kept."""
         if item is None:
             self.items.pop(key, None)
             return
+        head = _HEAD.encode((item.kind, item.start, item.end, item.position, item.revision))
         data = events.encode(item.event)
         players = events.encode_value(list(dict.fromkeys(item.players)))
-        os.pwrite(self.spool.fileno(), data + players, self.spooled)
-        self.items[key] = Stored(
-            item.sort_key,
-            key,
-            item.kind,
-            item.start,
-            item.end,
-            item.position,
-            item.revision,
-            self.spooled,
-            len(data),
-            len(players),
-        )
-        self.spooled += len(data) + len(players)
+        self.items[key] = Stored(item.sort_key, key, self._add(b"\n".join((head, data, players))))
 
-    def _fact(self, s: Stored) -> bytes:
-        return os.pread(self.spool.fileno(), s.length, s.offset)
+    def _add(self, data: bytes) -> int:
+        """`data` appended to the spool: where it lies (`_read`)."""
+        os.pwrite(self.spool.fileno(), data, self.spooled)
+        at = self.spooled * _RECORD + len(data)
+        self.spooled += len(data)
+        return at
 
-    def _spooled(self, s: Stored) -> tuple[str, list[str]]:
-        """The item's fact, as the read model stores it, and its players."""
-        data = os.pread(self.spool.fileno(), s.length + s.players, s.offset)
-        return data[: s.length].decode(), msgspec.json.decode(data[s.length :])
+    def _read(self, at: int) -> bytes:
+        offset, length = divmod(at, _RECORD)
+        return os.pread(self.spool.fileno(), length, offset)
+
+    def _record(self, s: Stored) -> tuple[_Head, bytes, bytes]:
+        """An item's record read back: its kind, dates, position and revision, its fact as the
+        read model stores it (compact JSON: no line breaks, so each part is one line) and its
+        players' JSON array."""
+        head, fact, players = self._read(s.at).split(b"\n", 2)
+        return _HEAD_DECODE(head), fact, players
 
     def _item(self, s: Stored) -> Item:
-        fact = stored_fact(s.kind, self._fact(s))
-        return Item(s.key, s.kind, s.start, s.end, s.position, s.revision, fact)
+        (kind, start, end, position, revision), fact, _ = self._record(s)
+        return Item(s.key, kind, start, end, position, revision, stored_fact(kind, fact))
 
     def ordered(self) -> Iterator[Item]:
         """Every item in rating order, each read back and decoded when reached, and let go
@@ -252,13 +264,16 @@ class Fresh(Batch):
         self.spool.close()
 
     def _merge_records(self) -> Iterable[tuple[str, Any]]:
-        return [(k, v) for k, v in self.revised.items() if k.startswith(MERGE_KEY)]
+        return [(k, self.revisions(k)) for k in self.revised if k.startswith(MERGE_KEY)]
 
     def section(self, section_id: str) -> dict[str, Any] | None:
-        return self.sections.get(section_id)
+        at = self.sections.get(section_id)
+        return None if at is None else _ROW_DECODE(self._read(at))
 
     def put_section(self, section_id: str, row: dict[str, Any] | None) -> None:
-        _put(self.sections, section_id, row)
+        """The row appended to the spool as JSON (its values strings, ints and None), and
+        where it lies kept: 130,000 sections' rows at 10M games were some 70 MiB as dicts."""
+        _put(self.sections, section_id, None if row is None else self._add(_ROW_ENCODE(row)))
 
     def amendment(self, position: int) -> tuple[Any, ...] | None:
         return self.amendments.get(position)
@@ -267,16 +282,33 @@ class Fresh(Batch):
         _put(self.amendments, position, row)
 
     def entry_key(self, position: int) -> str | None:
-        return self.keys.get(position)
+        i = bisect_left(self.positions, position)
+        found = i < len(self.positions) and self.positions[i] == position
+        return self.keys[i] if found else None
 
     def put_entry_key(self, position: int, key: str) -> None:
-        self.keys[position] = key
+        """The entry's key, kept in the positions' order (a rebuild's entries come in it)."""
+        positions = self.positions
+        if not positions or position > positions[-1]:
+            positions.append(position)
+            self.keys.append(key)
+            return
+        i = bisect_left(positions, position)
+        if positions[i] == position:
+            self.keys[i] = key
+        else:
+            positions.insert(i, position)
+            self.keys.insert(i, key)
 
     def revisions(self, key: str) -> list[Revision]:
-        return self.revised.get(key, [])
+        at = self.revised.get(key)
+        return [] if at is None else _REVISIONS_DECODE(self._read(at))
 
     def put_revisions(self, key: str, revisions: list[Revision]) -> None:
-        _put(self.revised, key, revisions or None)
+        """The revisions appended to the spool as the read model stores them (a section's are
+        its whole facts), and where they lie kept."""
+        found = self._add(revisions_json(revisions).encode()) if revisions else None
+        _put(self.revised, key, found)
 
     def add_problem(self, position: int, key: str, kind: str, reason: str) -> None:
         self.problems[(position, key)] = (kind, reason)
@@ -286,10 +318,11 @@ class Fresh(Batch):
         self.listed = True
 
     def note(self, key: str) -> str | None:
-        return self.notes.get(key)
+        at = self.notes.get(key)
+        return None if at is None else self._read(at).decode()
 
     def put_note(self, key: str, value: str | None) -> None:
-        _put(self.notes, key, value)
+        _put(self.notes, key, None if value is None else self._add(value.encode()))
 
     def family_lists(self, family: str) -> list[str]:
         return [x.name for x in sorted(self.lists, key=lambda x: x.number) if x.family == family]
@@ -319,14 +352,20 @@ class Fresh(Batch):
             conn,
             "insert into sections values (?, ?, ?, ?, ?, ?, ?, ?)",
             _each(
-                lambda item: tuple(map(item[1].get, SECTION_COLUMNS)),
+                lambda item: tuple(map(_ROW_DECODE(self._read(item[1])).get, SECTION_COLUMNS)),
                 sorted(self.sections.items()),
             ),
         )
         self.sections = {}
-        _insert(conn, "insert into entries values (?, ?)", sorted(self.keys.items()))
-        self.keys = {}
-        _insert(conn, "insert into reviews values (?, ?)", sorted(self.notes.items()))
+        _insert(
+            conn, "insert into entries values (?, ?)", zip(self.positions, self.keys, strict=True)
+        )
+        self.positions, self.keys = array("q"), []
+        _insert(
+            conn,
+            "insert into reviews values (?, ?)",
+            _each(lambda item: (item[0], self._read(item[1]).decode()), sorted(self.notes.items())),
+        )
         self.notes = {}
         self.seeds = set()  # the profiles changed: every player, read by no rebuild
         _insert(
@@ -337,7 +376,9 @@ class Fresh(Batch):
         _insert(
             conn,
             "insert into revisions values (?, ?)",
-            _each(lambda item: (item[0], revisions_json(item[1])), sorted(self.revised.items())),
+            _each(
+                lambda item: (item[0], self._read(item[1]).decode()), sorted(self.revised.items())
+            ),
         )
 
     def write_names(self, conn: Writer | LocalWriter) -> None:
@@ -360,15 +401,19 @@ class Fresh(Batch):
         self, conn: Writer | LocalWriter, order: list[Stored], resolve: Callable[[str], str]
     ) -> Iterator[None]:
         while order:
-            chunk = [(s, *self._spooled(s)) for s in order[-ITEMS_CHUNK:][::-1]]
+            chunk = [(s, *self._record(s)) for s in order[-ITEMS_CHUNK:][::-1]]
             del order[-ITEMS_CHUNK:]
             conn.executemany(
                 "insert into items values (?, ?, ?, ?, ?, ?, ?, ?)",
-                [(s.key, s.kind, s.sort_key, *s[3:7], fact) for s, fact, _ in chunk],
+                [(s.key, h[0], s.sort_key, *h[1:], fact.decode()) for s, h, fact, _ in chunk],
             )
             conn.executemany(
                 "insert into item_players values (?, ?)",
-                [(s.key, p) for s, _, ps in chunk for p in sorted(dict.fromkeys(map(resolve, ps)))],
+                [
+                    (s.key, p)
+                    for s, _, _, ps in chunk
+                    for p in sorted(dict.fromkeys(map(resolve, _PLAYERS_DECODE(ps))))
+                ],
             )
             yield
 

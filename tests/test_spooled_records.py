@@ -1,0 +1,86 @@
+"""A rebuild's records kept in its spool file, not as objects (projections/batch.py `Fresh`,
+issue 33: "memory stays flat in the number of games and players"): each reads back as it was
+put, and the items in rating order."""
+
+from __future__ import annotations
+
+from contextlib import closing
+
+from ledger import events
+from projections import batch
+from projections.items import Item, fact_item
+
+
+def _match(match_id: str, day: str, event_name: str) -> events.Fact:
+    fact = events.decode(
+        "MatchResultSubmitted",
+        payload={
+            "match_id": match_id,
+            "event_name": event_name,
+            "online": False,
+            "time_control": "G/120",
+            "start_date": day,
+            "end_date": day,
+            "players": [{"id": "p2"}, {"id": "p1"}],
+            "games": [{"round": 1, "white": "p2", "black": "p1", "result": "1-0"}],
+        },
+    )
+    assert fact is not None
+    return fact
+
+
+def _fields(i: Item | None) -> tuple[object, ...] | None:
+    """An item's values (compiled by mypyc, `Item.__eq__` finds no `__slots__` to compare)."""
+    if i is None:
+        return None
+    return (i.key, i.kind, i.start, i.end, i.position, i.revision, i.event, i.sort_key)
+
+
+def test_a_spooled_item_reads_back_as_put_and_the_items_come_in_rating_order() -> None:
+    # Issue 33: an item's kind, dates, position, revision and fact come back equal (a line
+    # break in its text too: its record's parts are split at line breaks), its players
+    # with it, and the items in rating order whatever order they were put in.
+    items = [
+        fact_item(_match("m3", "2024-03-01", "Spring\nOpen"), 9),
+        fact_item(_match("m1", "2024-01-05", "Winter"), 4),
+        fact_item(_match("m2", "2024-01-05", "Winter, again"), 7, 2),
+    ]
+    with closing(batch.Fresh()) as fresh:
+        for item in items:
+            fresh.put_item(item.key, item)
+        fresh.put_item("gone", items[0])
+        fresh.put_item("gone", None)
+        assert _fields(fresh.item("match:m3")) == _fields(items[0])
+        assert fresh.item("gone") is None
+        assert fresh._record(fresh.items["match:m1"])[2] == b'["p2","p1"]'
+        ordered = list(fresh.ordered())
+    assert list(map(_fields, ordered)) == [
+        _fields(i) for i in sorted(items, key=lambda i: i.sort_key)
+    ]
+    assert [i.key for i in ordered] == ["match:m2", "match:m1", "match:m3"]
+
+
+def test_a_spooled_section_revisions_and_note_read_back_as_put() -> None:
+    # Issue 33: a section's row, a record's revisions and a note come back equal, and one put
+    # again reads back as the latest.
+    row = {"section_id": "s1", "latest_position": 2**40, "reason": None, "event_name": "Ann\n"}
+    revisions: list[batch.Revision] = [[3, "SectionSubmitted", {"rounds": 2, "score": 1.5}]]
+    with closing(batch.Fresh()) as fresh:
+        fresh.put_section("s1", {"section_id": "s1"})
+        fresh.put_section("s1", row)
+        fresh.put_revisions("section:s1", revisions)
+        fresh.put_note("roles:td", '["td"]')
+        fresh.put_note("upload:s1", "x")
+        fresh.put_note("upload:s1", None)
+        assert fresh.section("s1") == row and fresh.section("s2") is None
+        assert fresh.revisions("section:s1") == revisions and fresh.revisions("other") == []
+        assert (fresh.note("roles:td"), fresh.note("upload:s1")) == ('["td"]', None)
+
+
+def test_an_entrys_key_reads_back_by_its_position_whatever_order_they_came_in() -> None:
+    # Issue 33: the entries' keys are kept as positions and keys in the positions' order.
+    with closing(batch.Fresh()) as fresh:
+        for position, key in [(5, "a"), (9, "b"), (7, "c"), (1, "d"), (9, "e")]:
+            fresh.put_entry_key(position, key)
+        assert [fresh.entry_key(p) for p in (1, 5, 7, 9, 2, 10)] == ["d", "a", "c", "e", None, None]
+        assert list(fresh.positions) == [1, 5, 7, 9] and fresh.keys == ["d", "a", "c", "e"]
