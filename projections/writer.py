@@ -122,7 +122,7 @@ def serve(path: str, source: IO[bytes], reply: IO[bytes]) -> None:
     """Run the statements read from `source` in one transaction; at the end (None), commit
     and write back None, or the first error's text (nothing is committed then)."""
     # This process binds rows for the writer alone: a None answered by an adapter at once, not
-    # looked up (docs/decisions.md, "The writer's NULLs").
+    # looked up (docs/decisions.md, "The writer process's NULLs").
     sqlite3.register_adapter(type(None), _NULL)
     conn = sqlite3.connect(path, isolation_level=None)
     error: str | None = None
