@@ -240,6 +240,12 @@ class Fresh(Batch):
         offset, length = divmod(at, _RECORD)
         return os.pread(self.spool.fileno(), length, offset)
 
+    def _texts(self, held: dict[str, int]) -> Iterator[tuple[str, str]]:
+        """Each (key, text) of `held`, in key order, its text read back from the spool as asked
+        for (a generator function: compiled, not a list made whole)."""
+        for key, at in sorted(held.items()):
+            yield key, self._read(at).decode()
+
     def _record(self, s: Stored) -> tuple[_Head, bytes, bytes]:
         """An item's record read back: its kind, dates, position and revision, its fact as the
         read model stores it (compact JSON: no line breaks, so each part is one line) and its
@@ -361,11 +367,7 @@ class Fresh(Batch):
             conn, "insert into entries values (?, ?)", zip(self.positions, self.keys, strict=True)
         )
         self.positions, self.keys = array("q"), []
-        _insert(
-            conn,
-            "insert into reviews values (?, ?)",
-            _each(lambda item: (item[0], self._read(item[1]).decode()), sorted(self.notes.items())),
-        )
+        _insert(conn, "insert into reviews values (?, ?)", self._texts(self.notes))
         self.notes = {}
         self.seeds = set()  # the profiles changed: every player, read by no rebuild
         _insert(
@@ -373,13 +375,7 @@ class Fresh(Batch):
             f"insert into lists values ({', '.join('?' for _ in LIST_COLUMNS)})",
             sorted(tuple(x.row()[c] for c in LIST_COLUMNS) for x in self.lists),
         )
-        _insert(
-            conn,
-            "insert into revisions values (?, ?)",
-            _each(
-                lambda item: (item[0], self._read(item[1]).decode()), sorted(self.revised.items())
-            ),
-        )
+        _insert(conn, "insert into revisions values (?, ?)", self._texts(self.revised))
 
     def write_names(self, conn: Writer | LocalWriter) -> None:
         """The name tables, made in the writer's process from each player's name (the
