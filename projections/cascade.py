@@ -11,7 +11,7 @@ from typing import Any
 
 import msgspec
 
-from projections import history_store, periods, queries
+from projections import history_store, knowledge, periods, queries
 from projections.batch import Incremental, decode_item
 from projections.catchup import CatchUp
 from projections.change import Change
@@ -235,12 +235,19 @@ class _Rewrites:
             assert before is not None  # a stored row's id comes with the row (`old`)
             self.rewritten.append((rid, before, row))
 
-    def write(self, conn: sqlite3.Connection, layout: Layout, stats: CatchUp) -> None:
-        """Rows keep their keys (player, system, the item's sort key): replaced in place."""
-        history_store.delete_ids(conn, self.stale)
-        layout.rewrite(conn, self.rewritten)
+    def write(
+        self,
+        conn: sqlite3.Connection,
+        layout: Layout,
+        stats: CatchUp,
+        record: knowledge.Keeping | None,
+    ) -> None:
+        """Rows keep their keys (player, system, the item's sort key): replaced in place
+        (`record`: what keeps the rows as they were, projections/knowledge.py)."""
+        history_store.delete_ids(conn, self.stale, record)
+        layout.rewrite(conn, self.rewritten, record)
         self.added.sort(key=operator.itemgetter(1, 2, 3))
-        layout.replace(conn, self.added)
+        layout.replace(conn, self.added, record)
         stats.rows += len(self.rewritten) + len(self.added)
 
 
@@ -256,6 +263,10 @@ class _Rerating:
         self.forced: set[tuple[str, str]] = set()  # their ratings rows compared whatever
         self.standings = _Standings(self.model, start)
         self.rows = _Rewrites()
+        # what keeps the rows it changes as they were (None: no record kept)
+        self.record = knowledge.keeping(
+            self.model.db.conn, history_layout(self.model.family).own_columns
+        )
         self.rater = self.step.rater(
             self.standings.lookup,
             ProfilesOnDemand(self.model),
@@ -282,7 +293,7 @@ class _Rerating:
             old_rows = layout.rows_of_item(conn, key)
             self.standings.read_ahead(old_rows, row[6])
             self._rerate(row, old_rows)
-        self.rows.write(conn, self.standings.layout, self.stats)
+        self.rows.write(conn, self.standings.layout, self.stats, self.record)
         self.ratings.write_changes(self.standings.to_write(self.forced), self.stats, conn)
 
     def _unseat(self) -> None:
@@ -305,7 +316,7 @@ class _Rerating:
                 self.affected.add(player)
                 if now is None:
                     self.stats.row_changed(player, system)
-            history_store.delete_item(db.conn, key)
+            history_store.delete_item(db.conn, key, self.record)
 
     def _rerate(self, row: Row, old_rows: Stored) -> None:
         """One item rated again, its rows compared with the stored ones."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from projections import statements
 from projections.standing import UNRATED, Standing
@@ -68,6 +68,17 @@ ID_OF_KEY = "select id from history_rows where player = ? and system = ? and sor
 STANDING_DELETE = "delete from history_standing where id = ?"
 DETAIL_DELETE = "delete from history_detail where id = ?"
 DETAIL_OR_NONE = f"case when d.id is null then '{NO_DETAIL}' else d.detail end"
+
+
+class Record(Protocol):
+    """What keeps the rows a catch-up changes as they stood before (projections/knowledge.py,
+    `Keeping`): each writer here gives it the rows it is about to change, before it does."""
+
+    def keep(self, ids: Iterable[int]) -> None:
+        """The stored rows of `ids`, about to be changed or deleted."""
+
+    def add(self, rows: Sequence[Sequence[Any]], ids: Iterable[int]) -> None:
+        """Rater's rows about to be stored as new rows, numbered `ids`."""
 
 
 class Layout:
@@ -154,9 +165,12 @@ class Layout:
         conn.split(rows, first, self.split)
         return first + len(rows)
 
-    def replace(self, conn: sqlite3.Connection, rows: Iterable[Sequence[Any]]) -> None:
+    def replace(
+        self, conn: sqlite3.Connection, rows: Iterable[Sequence[Any]], record: Record | None = None
+    ) -> None:
         """Store rater's rows in place of the rows with their keys (player, system, sort key),
-        or as new rows numbered after the last (a catch-up)."""
+        or as new rows numbered after the last (a catch-up; `record`: what keeps the rows
+        replaced)."""
         stored, added = [], []
         for row in rows:
             found = conn.execute(ID_OF_KEY, row[1:4]).fetchone()
@@ -165,6 +179,9 @@ class Layout:
             else:
                 stored.append((found[0], row))
         last = conn.execute("select coalesce(max(id), 0) from history_rows").fetchone()[0]
+        if record is not None:
+            record.keep([rid for rid, _ in stored])
+            record.add(added, range(last + 1, last + 1 + len(added)))
         narrow, standing, detail = parts([*stored, *enumerate(added, last + 1)], self.split)
         kept = len(stored)
         statements.executemany(conn, ROWS_UPDATE, [(*r[1:], r[0]) for r in narrow[:kept]])
@@ -202,11 +219,16 @@ class Layout:
         return found
 
     def rewrite(
-        self, conn: sqlite3.Connection, stored: Sequence[tuple[int, Sequence[Any], Sequence[Any]]]
+        self,
+        conn: sqlite3.Connection,
+        stored: Sequence[tuple[int, Sequence[Any], Sequence[Any]]],
+        record: Record | None = None,
     ) -> None:
         """Stored rows given again with the same key: (id, the row as stored, the new row); of
         each only the parts that differ are written (its figures, its standing, its detail),
-        in a few statements."""
+        in a few statements (`record`: what keeps the rows as they were; each differs)."""
+        if record is not None:
+            record.keep([rid for rid, _, _ in stored])
         rows, standing, detail, no_standing, no_detail = [], [], [], [], []
         updated = []  # standings the row had: written in place (a replace deletes and inserts)
         for rid, old, new in stored:
@@ -233,24 +255,30 @@ class Layout:
         conn.executemany(DETAIL_INSERT, detail)
 
 
-def delete_ids(conn: sqlite3.Connection, ids: Iterable[int]) -> None:
-    """The rows of these ids (from every table)."""
+def delete_ids(conn: sqlite3.Connection, ids: Iterable[int], record: Record | None = None) -> None:
+    """The rows of these ids (from every table; `record`: what keeps them)."""
     args = [(i,) for i in ids]
+    if record is not None:
+        record.keep([i for (i,) in args])
     for table in ("history_detail", "history_standing", "history_rows"):
         conn.executemany(f"delete from {table} where id = ?", args)
 
 
-def delete_item(conn: sqlite3.Connection, item_key: str) -> None:
-    """Every row of one item."""
-    _delete(conn, "select id from history_rows where item_key = ?", [[item_key]])
+def delete_item(conn: sqlite3.Connection, item_key: str, record: Record | None = None) -> None:
+    """Every row of one item (`record`: what keeps them)."""
+    _delete(conn, "select id from history_rows where item_key = ?", [[item_key]], record)
 
 
 def delete_keys(conn: sqlite3.Connection, keys: Iterable[Sequence[Any]]) -> None:
     """The rows of (player, system, sort key) keys."""
-    _delete(conn, ID_OF_KEY, keys)
+    _delete(conn, ID_OF_KEY, keys, None)
 
 
-def _delete(conn: sqlite3.Connection, select: str, args: Iterable[Sequence[Any]]) -> None:
-    ids = [(r[0],) for a in args for r in conn.execute(select, a).fetchall()]
-    for table in ("history_detail", "history_standing", "history_rows"):
-        conn.executemany(f"delete from {table} where id = ?", ids)
+def _delete(
+    conn: sqlite3.Connection,
+    select: str,
+    args: Iterable[Sequence[Any]],
+    record: Record | None,
+) -> None:
+    ids = [r[0] for a in args for r in conn.execute(select, a).fetchall()]
+    delete_ids(conn, ids, record)

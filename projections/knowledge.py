@@ -2,19 +2,19 @@
 
 A catch-up applies its entries in runs (projections/runs.py), each with its own cascade, so
 the model passes through the state it had after every entry but the ones that only add rows.
-While it does, temporary triggers on the history's tables (projections/history_store.py) keep,
-in `history_past`, each row as it stood before the run's first entry changed it (`present` 1),
-or the mark that its key had no row before the entry added one (`present` 0), with the entry's
-position as `known_until`: the row was what the ledger said before that position. A row of an
-item revised at or after that position needs no mark (nor is it kept if changed in the run):
-its `revision` says it stood at no position before its item's revision. `known_since` holds the
-position the record starts from: a rebuild's last position (a rebuild rates the whole ledger
-at once and knows no earlier state). So, for a position P from `known_since` on, a player's
-history as known at P is, key by key, the kept row with the least `known_until` above P, else
-the row standing now, unless its revision is after P (`queries.history_known_at`): a few index
-reads, whatever the ledger's size, where a past model built from a checkpoint copies the whole
-model (projections/timetravel.py). Not content: a rebuild keeps none of it
-(docs/decisions.md, "As known at, from the record").
+While it does, the cascade (projections/cascade.py, through `Keeping`) keeps, in
+`history_past`, before the statements that change them, each row as it stood before the run's
+first entry changed it (`present` 1), or the mark that its key had no row before the entry
+added one (`present` 0), with the entry's position as `known_until`: the row was what the
+ledger said before that position. A row of an item revised at or after that position needs no
+mark (nor is it kept if changed in the run): its `revision` says it stood at no position before
+its item's revision. `known_since` holds the position the record starts from: a rebuild's last
+position (a rebuild rates the whole ledger at once and knows no earlier state). So, for a
+position P from `known_since` on, a player's history as known at P is, key by key, the kept row
+with the least `known_until` above P, else the row standing now, unless its revision is after P
+(`queries.history_known_at`): a few index reads, whatever the ledger's size, where a past model
+built from a checkpoint copies the whole model (projections/timetravel.py). Not content: a
+rebuild keeps none of it (docs/decisions.md, "As known at, from the record").
 
 A family that rates by its published lists (`Family.late_items`) re-rates every item at each
 catch-up (projections/periods.py): its models keep no record, and read a past model.
@@ -22,10 +22,15 @@ catch-up (projections/periods.py): its models keep no record, and read a past mo
 
 from __future__ import annotations
 
+import json
 import sqlite3
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from ledger.rules.families import family as rules_family
 from projections.history_store import DETAIL_OR_NONE, NARROW_COLUMNS
+
+REVISION = NARROW_COLUMNS.index("revision")
 
 TABLES = ("history_past", "known_since")
 KEY = ("player", "system", "sort_key")
@@ -66,14 +71,43 @@ def since(conn: sqlite3.Connection) -> int | None:
     return None if row is None else int(row[0])
 
 
-def record(conn: sqlite3.Connection, own_columns: tuple[str, ...]) -> None:
-    """The triggers that keep the rows an entry replaces, on this connection (temporary:
-    neither a rebuild's writer nor a copy of the file has them); they keep nothing until
-    `at` names the entry being applied. `own_columns`: the family's history columns after
-    `detail` (`Layout.own_columns`)."""
+def record(conn: sqlite3.Connection) -> None:
+    """The tables the record is kept with on this connection (temporary: neither a rebuild's
+    writer nor a copy of the file has them); they keep nothing until `at` names the entry
+    being applied. No trigger keeps anything: the cascade, which makes every change of the
+    history's tables in a catch-up, gives the rows it is about to change to `Keeping`
+    (docs/decisions.md, "The record kept by statements, not row triggers")."""
     conn.execute("create temp table if not exists known_now (position INTEGER)")
     # the rows (ids) whose state before the entry is settled: kept, or added by it
     conn.execute("create temp table if not exists known_ids (id INTEGER PRIMARY KEY)")
+
+
+# The first change of a key in an entry keeps it: no row of its key is kept yet at that position.
+def _first(player: str, system: str, sort_key: str) -> str:
+    return (
+        "not exists (select 1 from history_past k where k.player = "
+        f"{player} and k.system = {system} and k.sort_key = {sort_key} "
+        "and k.known_until = n.position)"
+    )
+
+
+_KEPT: dict[tuple[str, ...], str] = {}  # the statement keeping rows, by a family's own columns
+# New rows (their key and revision, bound): each marks its key absent before the entry, unless
+# its item was revised at or after it.
+_ADDED = (
+    "insert into history_past (known_until, present, player, system, sort_key) "
+    "select n.position, 0, ?1, ?2, ?3 from known_now n "
+    f"where ?4 < n.position and {_first('?1', '?2', '?3')}"
+)
+_SETTLED = "insert or ignore into known_ids select value from json_each(?)"
+
+
+def _kept(own_columns: tuple[str, ...]) -> str:
+    """The statement keeping the stored rows of the ids given (a JSON list) as they stand,
+    those not settled yet in the entry (kept or added) and stored before it."""
+    found = _KEPT.get(own_columns)
+    if found is not None:
+        return found
     columns = (*NARROW_COLUMNS, "detail", *own_columns)
     names = ", ".join(f"[{c}]" for c in columns)
     values = ", ".join(
@@ -83,56 +117,49 @@ def record(conn: sqlite3.Connection, own_columns: tuple[str, ...]) -> None:
             *(f"s.[{c}]" for c in own_columns),
         )
     )
-
-    # The first change of a key in an entry keeps it; no conflict clause (a trigger's yields
-    # to its statement's: an `insert or replace` would make an `or ignore` replace).
-    def first(player: str, system: str, sort_key: str) -> str:
-        return (
-            "not exists (select 1 from history_past k where k.player = "
-            f"{player} and k.system = {system} and k.sort_key = {sort_key} "
-            "and k.known_until = n.position)"
-        )
-
-    def kept(row_id: str) -> str:
-        return (
-            f"insert into history_past (known_until, present, {names}) "
-            f"select n.position, 1, {values} from history_rows h "
-            "left join history_standing s on s.id = h.id "
-            f"left join history_detail d on d.id = h.id, known_now n where h.id = {row_id} "
-            f"and h.revision < n.position and {first('h.player', 'h.system', 'h.sort_key')};"
-        )
-
-    added = (
-        "insert into history_past (known_until, present, player, system, sort_key) "
-        "select n.position, 0, NEW.player, NEW.system, NEW.sort_key from known_now n "
-        f"where NEW.revision < n.position and {first('NEW.player', 'NEW.system', 'NEW.sort_key')};"
+    statement = _KEPT[own_columns] = (
+        f"insert into history_past (known_until, present, {names}) "
+        f"select n.position, 1, {values} from known_now n, history_rows h "
+        "left join history_standing s on s.id = h.id "
+        "left join history_detail d on d.id = h.id "
+        "where h.id in (select value from json_each(?)) "
+        "and h.id not in (select id from known_ids) "
+        f"and h.revision < n.position and {_first('h.player', 'h.system', 'h.sort_key')}"
     )
+    return statement
 
-    def settled(row_id: str) -> str:
-        return f"insert or ignore into known_ids select {row_id} from known_now;"
 
-    # A row's standing or detail written after its row was kept (or added) keeps nothing more:
-    # told by one look in `known_ids`, before the trigger's statements run.
-    unsettled = "when {} not in (select id from known_ids)"
-    triggers = {
-        "known_rows_update": (
-            "before update on main.history_rows",
-            kept("OLD.id") + settled("OLD.id"),
-        ),
-        "known_rows_delete": (
-            "before delete on main.history_rows",
-            kept("OLD.id") + settled("OLD.id"),
-        ),
-        "known_rows_insert": ("after insert on main.history_rows", added + settled("NEW.id")),
-    }
-    for table in ("history_standing", "history_detail"):
-        for event, row_id in (("insert", "NEW.id"), ("update", "OLD.id"), ("delete", "OLD.id")):
-            triggers[f"known_{table}_{event}"] = (
-                f"before {event} on main.{table} {unsettled.format(row_id)}",
-                kept(row_id) + settled(row_id),
-            )
-    for name, (when, body) in triggers.items():
-        conn.execute(f"create temp trigger if not exists {name} {when} begin {body} end")
+class Keeping:
+    """The record kept while an entry is applied (`at`): what the row triggers of its first
+    version did, a statement for many rows. Each history row changed first in the entry is
+    kept as it stood (`present` 1), once, before any statement changes it, and each new row
+    marks its key absent before the entry (`present` 0); either settles its id."""
+
+    def __init__(self, conn: sqlite3.Connection, own_columns: tuple[str, ...]) -> None:
+        self.conn, self.kept = conn, _kept(own_columns)
+
+    def keep(self, ids: Iterable[int]) -> None:
+        """The stored rows of `ids`, about to be changed or deleted."""
+        listed = json.dumps(sorted(set(ids)))
+        if listed != "[]":
+            self.conn.execute(self.kept, [listed])
+            self.conn.execute(_SETTLED, [listed])
+
+    def add(self, rows: Sequence[Sequence[Any]], ids: Iterable[int]) -> None:
+        """Rater's rows about to be stored as new rows, numbered `ids`."""
+        if rows:
+            marks = [(r[1], r[2], r[3], r[REVISION]) for r in rows]
+            self.conn.executemany(_ADDED, marks)
+            self.conn.execute(_SETTLED, [json.dumps(list(ids))])
+
+
+def keeping(conn: sqlite3.Connection, own_columns: tuple[str, ...]) -> Keeping | None:
+    """The record kept on `conn` while an entry is applied; None: none (the model keeps no
+    record, or the catch-up applies its entries in one batch, `record` not called)."""
+    made = conn.execute("select 1 from sqlite_temp_master where name = 'known_now'").fetchone()
+    if made is None or conn.execute("select 1 from known_now").fetchone() is None:
+        return None
+    return Keeping(conn, own_columns)
 
 
 def at(conn: sqlite3.Connection, position: int | None) -> None:

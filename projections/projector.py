@@ -43,7 +43,7 @@ from projections.handlers import apply, apply_entries
 from projections.items import Item
 from projections.lock import BUSY_TIMEOUT_SECONDS, exclusive
 from projections.profiles import ProfilesOnDemand
-from projections.rating import NotRated, history_layout
+from projections.rating import NotRated
 from projections.rating_step import RatingStep
 from projections.ratings_writer import RatingsWriter
 from projections.rebuild import Rebuild
@@ -288,7 +288,7 @@ class View:
         the rows it replaces kept as known until the position of the entry that replaced them
         (projections/knowledge.py); the first entry's position."""
         conn, first, run = self.db.conn, None, None
-        knowledge.record(conn, history_layout(self.family).own_columns)
+        knowledge.record(conn)
         try:
             for entry in entries:
                 if entry.position <= stats.last_position:

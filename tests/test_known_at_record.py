@@ -78,6 +78,52 @@ def test_as_known_at_from_the_record_with_merged_players(entries, tmp_path):
     assert not queries.answers(model, forged, log[-1].position)
 
 
+def test_the_record_keeps_exactly_the_rows_an_entry_changed_as_they_stood(entries, tmp_path):
+    # projections/knowledge.py: the record keeps "each row as it stood before the run's first
+    # entry changed it (`present` 1), or the mark that its key had no row before the entry
+    # added one (`present` 0)". For a correction, a withdrawal and a late section, each caught
+    # up alone after a rebuild of the entries before it: the rows kept at its position are the
+    # stored rows it changed or removed, value for value, and the marks the keys it added whose
+    # item was revised before it; nothing else.
+    kinds = {t: [e.position for e in entries if e.type == t] for t in {e.type for e in entries}}
+    chosen = [kinds["SectionCorrected"][0], kinds["SectionWithdrawn"][0], late(entries)[0]]
+    for position in chosen:
+        model = View(tmp_path / f"model-{position}.db", checkpoint_every=0)
+        model.rebuild(e for e in entries if e.position < position)
+        before = _rows_by_key(model, "select * from history")
+        model.catch_up(e for e in entries if e.position == position)
+        after = _rows_by_key(model, "select * from history")
+        columns = ", ".join(f"[{c}]" for c in _columns(model))
+        kept = _rows_by_key(
+            model,
+            f"select {columns} from history_past where known_until = ? and present = 1",
+            [position],
+        )
+        marks = _rows_by_key(
+            model,
+            f"select {columns} from history_past where known_until = ? and present = 0",
+            [position],
+        )
+        changed = {k: r for k, r in before.items() if after.get(k) != r}
+        revision = _columns(model).index("revision")
+        added = {k for k, r in after.items() if k not in before and r[revision] < position}
+        assert changed, position  # each of them changes stored rows
+        assert kept == changed, position
+        assert set(marks) == added, position
+        count = model.db.execute("select count(*) from history_past").fetchone()[0]
+        assert count == len(kept) + len(marks)
+        model.close()
+
+
+def _columns(model):
+    return [d[0] for d in model.db.execute("select * from history limit 0").description]
+
+
+def _rows_by_key(model, select, args=()):
+    """Rows of the history's columns by key (player, system, sort key)."""
+    return {tuple(r[1:4]): tuple(r) for r in model.db.execute(select, args)}
+
+
 def same_as_past_models(entries, changing, tmp_path):
     """The model rebuilt a little before the first of `changing` (its record starts there),
     then caught up many entries at a time; at that start, the last position, and just before
