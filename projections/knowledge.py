@@ -30,7 +30,8 @@ from typing import Any
 from ledger.rules.families import family as rules_family
 from projections.history_store import DETAIL_OR_NONE, NARROW_COLUMNS
 
-REVISION = NARROW_COLUMNS.index("revision")
+# a rater row's key and revision, where NARROW_COLUMNS puts them
+MARKED = tuple(NARROW_COLUMNS.index(c) for c in ("player", "system", "sort_key", "revision"))
 
 TABLES = ("history_past", "known_since")
 KEY = ("player", "system", "sort_key")
@@ -148,7 +149,7 @@ class Keeping:
     def add(self, rows: Sequence[Sequence[Any]], ids: Iterable[int]) -> None:
         """Rater's rows about to be stored as new rows, numbered `ids`."""
         if rows:
-            marks = [(r[1], r[2], r[3], r[REVISION]) for r in rows]
+            marks = [tuple(r[i] for i in MARKED) for r in rows]
             self.conn.executemany(_ADDED, marks)
             self.conn.execute(_SETTLED, [json.dumps(list(ids))])
 
@@ -164,7 +165,7 @@ def keeping(conn: sqlite3.Connection, own_columns: tuple[str, ...]) -> Keeping |
 
 def at(conn: sqlite3.Connection, position: int | None) -> None:
     """The entry being applied (its position: what the rows it replaces are known until);
-    None: none, the triggers keep nothing."""
+    None: none, `keeping` keeps nothing."""
     conn.execute("delete from known_now")
     conn.execute("delete from known_ids")
     if position is not None:
