@@ -97,7 +97,9 @@ MODULES = (
     "projections.ratings_writer",
     "projections.rebuild",
     "projections.runs",
+    "projections.schema",
     "projections.statements",
+    "projections.uploads",
 )
 GROUP = "ratings_ledger"  # the group's shared library: `ratings_ledger__mypyc`
 PURE_VARIABLE = "RATINGS_LEDGER_PURE"  # set (to anything but "" or "0"): every module from source

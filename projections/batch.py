@@ -29,7 +29,7 @@ from projections.merges import KEY as MERGE_KEY
 from projections.merges import Merges, records
 from projections.periods import PublishedList
 from projections.schema import LIST_COLUMNS, SECTION_COLUMNS
-from projections.writer import LocalWriter, Writer
+from projections.writer import TEXT_ROWS, LocalWriter, Writer
 
 # A player's profile as the read model keeps it: the fact, its stored JSON, its position.
 Profile = tuple[events.PlayerRegistered, str, int]
@@ -72,6 +72,9 @@ _RECORD = 1 << 32
 # Profiles a rebuild keeps decoded for its raters (the rest read back when asked for again):
 # about 490 bytes each, 5 MiB (docs/benchmarks/rebuild-memory.md).
 HOT_PROFILES = 10_000
+# Bytes of a rebuild's spool held in memory before they are written to its file in one call
+# (a call a record cost a system call each, some 7,000 at 100k games: docs/decisions.md).
+SPOOL_BUFFER = 1 << 20
 ITEMS_CHUNK = 100  # items written to the read model at a time (their facts read back)
 WRITE_CHUNK = 2_000  # rows of the other records written at a time
 # Players whose names go to the writer at a time (`write_names`): 200,000 at once were 40 MiB
@@ -118,7 +121,9 @@ class Batch:
 
     # Records; each pair is a read and a write (None deletes).
     def profile(self, member_id: str) -> Profile | None: ...
-    def put_profile(self, member_id: str, profile: Profile | None) -> None: ...
+    def put_profile(
+        self, member_id: str, profile: Profile | None, encoded: bytes | None = None
+    ) -> None: ...  # `encoded`, when given, is `events.encode` of the profile's fact
     def item(self, key: str) -> Item | None: ...
     def put_item(self, key: str, item: Item | None) -> None: ...
     def section(self, section_id: str) -> dict[str, Any] | None: ...
@@ -158,7 +163,12 @@ class Fresh(Batch):
         # the items' records, the sections' rows and the profiles, encoded; closed by `close`
         # (the rebuild holds the batch in `closing`)
         self.spool = tempfile.TemporaryFile(buffering=0)  # noqa: SIM115
-        self.spooled = 0
+        self.spooled = 0  # the spool's length, the bytes held in memory included
+        # the spool's last bytes, the first `held` of `pending`, not yet in its file: written
+        # SPOOL_BUFFER at a time (`_spool`)
+        self.pending = bytearray(SPOOL_BUFFER)
+        self.held = 0
+        self.flushed = 0  # the spool's bytes in its file (those before the ones held)
         self.sections: dict[str, int] = {}  # where each row lies in the spool, as JSON
         self.amendments: dict[int, tuple[Any, ...]] = {}
         # the entries' positions, ascending, and each one's key (`entry_key`): two arrays, not a
@@ -181,19 +191,20 @@ class Fresh(Batch):
         text, fact, position = self._profile(member_id, packed)
         return fact, text, position
 
-    def put_profile(self, member_id: str, profile: Profile | None) -> None:
+    def put_profile(
+        self, member_id: str, profile: Profile | None, encoded: bytes | None = None
+    ) -> None:
         """The profile's text and its fact appended to the spool, and where they lie kept."""
         if profile is None:
             self.profiles.pop(member_id, None)
             return
         fact, text, position = profile
         data = text.encode()
-        encoded = events.encode(fact)
-        os.pwrite(self.spool.fileno(), data + encoded, self.spooled)
+        if encoded is None:
+            encoded = events.encode(fact)
         updated = int(type(fact) is events.PlayerProfileUpdated)
-        packed = ((position << 1 | updated) * _OFFSET + self.spooled) * _LENGTH + len(data)
-        self.profiles[member_id] = packed * _LENGTH + len(encoded)
-        self.spooled += len(data) + len(encoded)
+        packed = ((position << 1 | updated) * _OFFSET + self._spool(data + encoded)) * _LENGTH
+        self.profiles[member_id] = (packed + len(data)) * _LENGTH + len(encoded)
 
     def _profile(self, member_id: str, packed: int) -> tuple[str, events.PlayerRegistered, int]:
         """A packed profile's text, fact and position, read back."""
@@ -201,7 +212,7 @@ class Fresh(Batch):
         packed, text_length = divmod(packed, _LENGTH)
         packed, offset = divmod(packed, _OFFSET)
         position, updated = divmod(packed, 2)
-        data = os.pread(self.spool.fileno(), text_length + fact_length, offset)
+        data = self._spooled(offset, text_length + fact_length)
         type_ = "PlayerProfileUpdated" if updated else "PlayerRegistered"
         fact = events.decode(type_, state=data[text_length:])
         assert isinstance(fact, events.PlayerRegistered)  # decoded as its type
@@ -213,7 +224,7 @@ class Fresh(Batch):
         packed = self.profiles[member_id] // _LENGTH
         packed, text_length = divmod(packed, _LENGTH)
         packed, offset = divmod(packed, _OFFSET)
-        return os.pread(self.spool.fileno(), text_length, offset).decode(), packed >> 1
+        return self._spooled(offset, text_length).decode(), packed >> 1
 
     def item(self, key: str) -> Item | None:
         found = self.items.get(key)
@@ -231,13 +242,35 @@ class Fresh(Batch):
 
     def _add(self, data: bytes) -> int:
         """`data` appended to the spool: where it lies (`_read`)."""
-        os.pwrite(self.spool.fileno(), data, self.spooled)
-        at = self.spooled * _RECORD + len(data)
-        self.spooled += len(data)
-        return at
+        return self._spool(data) * _RECORD + len(data)
 
     def _read(self, at: int) -> bytes:
         offset, length = divmod(at, _RECORD)
+        return self._spooled(offset, length)
+
+    def _spool(self, data: bytes) -> int:
+        """`data` appended to the spool: its offset. The bytes are held in `pending` until
+        SPOOL_BUFFER of them are, then written to the file in one call (docs/decisions.md,
+        "The rebuild's spool written a mebibyte at a time")."""
+        offset, size = self.spooled, len(data)
+        if self.held + size > SPOOL_BUFFER:  # the bytes held to the file first
+            os.pwrite(self.spool.fileno(), memoryview(self.pending)[: self.held], self.flushed)
+            self.flushed, self.held = offset, 0
+        if size > SPOOL_BUFFER:  # more than it holds: to the file at once
+            os.pwrite(self.spool.fileno(), data, offset)
+            self.flushed = offset + size
+        else:
+            # in place (its length stays), through a view: one copy, not two
+            memoryview(self.pending)[self.held : self.held + size] = data
+            self.held += size
+        self.spooled += size
+        return offset
+
+    def _spooled(self, offset: int, length: int) -> bytes:
+        """The spool's `length` bytes at `offset` (one record's: in `pending` or in the file)."""
+        start = offset - self.flushed
+        if start >= 0:
+            return bytes(self.pending[start : start + length])
         return os.pread(self.spool.fileno(), length, offset)
 
     def _texts(self, held: dict[str, int]) -> Iterator[tuple[str, str]]:
@@ -250,8 +283,10 @@ class Fresh(Batch):
         """An item's record read back: its kind, dates, position and revision, its fact as the
         read model stores it (compact JSON: no line breaks, so each part is one line) and its
         players' JSON array."""
-        head, fact, players = self._read(s.at).split(b"\n", 2)
-        return _HEAD_DECODE(head), fact, players
+        data = self._read(s.at)
+        # the two line breaks found by memchr, not split's byte-by-byte scan of the fact
+        first, last = data.index(b"\n"), data.rindex(b"\n")
+        return _HEAD_DECODE(data[:first]), data[first + 1 : last], data[last + 1 :]
 
     def _item(self, s: Stored) -> Item:
         (kind, start, end, position, revision), fact, _ = self._record(s)
@@ -399,9 +434,12 @@ class Fresh(Batch):
         while order:
             chunk = [(s, *self._record(s)) for s in order[-ITEMS_CHUNK:][::-1]]
             del order[-ITEMS_CHUNK:]
-            conn.executemany(
+            # the facts as their UTF-8 bytes, decoded into text by the writer (docs/decisions.md,
+            # "The items' facts decoded by the writer")
+            conn.call(
+                TEXT_ROWS,
                 "insert into items values (?, ?, ?, ?, ?, ?, ?, ?)",
-                [(s.key, h[0], s.sort_key, *h[1:], fact.decode()) for s, h, fact, _ in chunk],
+                [(s.key, h[0], s.sort_key, *h[1:], fact) for s, h, fact, _ in chunk],
             )
             conn.executemany(
                 "insert into item_players values (?, ?)",
@@ -469,8 +507,11 @@ class Incremental(Batch):
             return None
         return profile_fact(member_id, row[0]), row[0], row[1]
 
-    def put_profile(self, member_id: str, profile: Profile | None) -> None:
-        """The player's row and, when his name changed, his names' rows (projections/names)."""
+    def put_profile(
+        self, member_id: str, profile: Profile | None, encoded: bytes | None = None
+    ) -> None:
+        """The player's row and, when his name changed, his names' rows (projections/names);
+        the fact is not stored (`encoded` unused)."""
         row = self._one("select profile from players where id = ?", [member_id])
         before = names.name_of(None if row is None else row[0])
         after = names.name_of(None if profile is None else profile[1])

@@ -31,6 +31,10 @@ SUBMISSIONS = tuple(KIND_FACTS.values())  # the kinds that submit an item (once 
 UNREADABLE = (Undecodable, ValueError, TypeError, RecursionError)
 
 
+# A profile's stored text: `json.dumps(payload, sort_keys=True)`, its encoder made once.
+_PROFILE_TEXT = json.JSONEncoder(sort_keys=True).encode
+
+
 def on_profile(b: Batch, position: int, fact: events.PlayerRegistered) -> None:
     key = "player:" + fact.member_id
     b.put_entry_key(position, key)
@@ -43,17 +47,18 @@ def on_profile(b: Batch, position: int, fact: events.PlayerRegistered) -> None:
 
 def _set_profile(b: Batch, member_id: str, fact: events.PlayerRegistered, position: int) -> None:
     payload = events.to_payload(fact)
+    encoded = events.encode_value(payload)  # `events.encode(fact)`: its payload, re-encoded
     del payload["member_id"]
     if payload.get("club") is None:  # a profile without a club reads as before clubs were kept
         payload.pop("club", None)
     for name in events.LATER_PROFILE_FIELDS:
         if payload.get(name, 0) is None:
             del payload[name]
-    text = json.dumps(payload, sort_keys=True)
+    text = _PROFILE_TEXT(payload)
     old = b.profile(member_id)
     if old is None or old[1] != text:  # (a first profile too: items may precede it)
         b.seeds.update({member_id, b.merges().resolve(member_id)})  # a merged record's survivor
-    b.put_profile(member_id, (fact, text, position))
+    b.put_profile(member_id, (fact, text, position), encoded)
 
 
 def _refold_profile(b: Batch, member_id: str, revisions: list[Revision]) -> None:

@@ -112,6 +112,17 @@ def _call(conn: sqlite3.Connection, function: str, args: Sequence[object]) -> No
     getattr(importlib.import_module(module), name)(conn, *args)
 
 
+def text_rows(conn: sqlite3.Connection, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+    """`rows` inserted by `sql`, the last value of each the UTF-8 bytes of a text, bound as
+    that text: decoded here, in the writer's process, not made text by the rating process and
+    encoded again on its way through the pipe (docs/decisions.md, "The items' facts decoded
+    by the writer")."""
+    conn.executemany(sql, [(*row[:-1], row[-1].decode()) for row in rows])
+
+
+TEXT_ROWS = "projections.writer:text_rows"  # `text_rows`, as `call` names it
+
+
 # A None's adapter: None (bound as NULL), from a method of C (`{}.get(None)`), not a Python
 # function's call. Without one, Python 3.11's sqlite3 raises and clears two AttributeErrors
 # looking for one, for every None it binds: about 0.5 µs, and a history row holds about ten.

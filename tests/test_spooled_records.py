@@ -84,3 +84,18 @@ def test_an_entrys_key_reads_back_by_its_position_whatever_order_they_came_in() 
             fresh.put_entry_key(position, key)
         assert [fresh.entry_key(p) for p in (1, 5, 7, 9, 2, 10)] == ["d", "a", "c", "e", None, None]
         assert list(fresh.positions) == [1, 5, 7, 9] and fresh.keys == ["d", "a", "c", "e"]
+
+
+def test_spooled_records_read_back_alike_from_the_file_and_from_the_bytes_not_yet_written() -> None:
+    # Issue 33 (the spool written SPOOL_BUFFER bytes at a time): a record put before the spool
+    # last wrote to its file reads back from the file, one put after from memory, equal either
+    # way; the file holds every byte before the ones kept in memory.
+    texts = [f"{n}:" + "x" * (batch.SPOOL_BUFFER // 3) for n in range(7)]
+    texts[4] = "big:" + "y" * batch.SPOOL_BUFFER  # more than the spool holds in memory
+    with closing(batch.Fresh()) as fresh:
+        for n, text in enumerate(texts):
+            fresh.put_note(f"n{n}", text)
+        assert 0 < fresh.flushed < fresh.spooled  # some in the file, the last ones not
+        assert fresh.spooled - fresh.flushed == fresh.held < batch.SPOOL_BUFFER
+        assert [fresh.note(f"n{n}") for n in range(7)] == texts
+        assert len(fresh.spool.read()) == fresh.flushed
