@@ -3,13 +3,18 @@ set lately kept as objects, at most HOT_STANDINGS of them; beyond that all are p
 the values a history row keeps of it (the family's `columns` and `standing_of`, exact: a
 catch-up reads standings back from those rows; a standing without a family state as itself),
 a player's in one `marshal` string (one key, one string for his three or four systems), and
-unpacked when read.
+unpacked when read. The strings lie in a spool file (a temporary file, gone with the process),
+each player's place in it an int in memory: at 10M games for 200,000 players they had been
+some 80 MiB of the rebuild's (docs/decisions.md, "A rebuild's packed standings in a spool file
+(issue 33)"; docs/benchmarks/rebuild-memory.md).
 """
 
 from __future__ import annotations
 
 import heapq
 import marshal
+import os
+import tempfile
 from collections.abc import Callable, ItemsView, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -24,6 +29,19 @@ Key = tuple[str, str]  # (player, system)
 # (docs/benchmarks/rebuild-memory.md, "Session 13").
 HOT_STANDINGS = 75_000
 
+# Where a player's packed string lies in the spool, in one int: its offset times _LENGTH, plus
+# its length (a string of four systems is some 400 bytes, under 16 MiB).
+_SHIFT = 24
+_LENGTH = 1 << _SHIFT
+# Bytes of packed strings written to the spool at a time (a pack writes its players' strings,
+# some 20 MB at 10M games, a buffer of this size at a time).
+SPOOL_CHUNK = 1 << 20
+# The spool written again with only its players' latest strings once it holds more than this
+# many times their bytes (each pack appends the strings of the players it packs, the strings
+# they replace left where they were), and more than COMPACT_OVER bytes.
+COMPACT_FACTOR = 3
+COMPACT_OVER = 64 << 20
+
 
 class LiveStandings(Mapping[Key, Standing[object]]):
     """(player, system) → standing, the packed ones read back on demand: a player's packed
@@ -34,16 +52,26 @@ class LiveStandings(Mapping[Key, Standing[object]]):
         columns: Callable[[Standing[Any]], tuple[Any, ...]],
         standing_of: Callable[[Sequence[Any]], Standing[Any]],
         hot_limit: int | None = None,
+        compact_over: int | None = None,
     ) -> None:
         self.columns, self.standing_of = columns, standing_of
         self.hot_limit = HOT_STANDINGS if hot_limit is None else hot_limit
+        self.compact_over = COMPACT_OVER if compact_over is None else compact_over
         # player → {system: standing}: one lookup by the player's id, then his few systems
         # (a dict keyed by (player, system) tuples cost twice as much a lookup)
         self.hot: dict[str, dict[str, Standing[object]]] = {}
         self.count = 0  # the standings in `hot`
-        # player → {system: values} in one `marshal` string; a standing set again since it
-        # was packed is in `hot` (read first), its packed values replaced at the next pack
-        self.cold: dict[str, bytes] = {}
+        # player → where his {system: values} `marshal` string lies in the spool (an offset
+        # and a length, `_LENGTH`); a standing set again since it was packed is in `hot` (read
+        # first), its packed values replaced at the next pack
+        self.cold: dict[str, int] = {}
+        # the packed strings, made at the first pack and closed by `close`; the bytes written
+        # to it and those of its players' latest strings (`compact`)
+        self.spool: Any = None
+        self.fd = -1
+        self.spooled = 0
+        self.live = 0
+        self.compactions = 0
         # the player whose string was unpacked last and his values by system: his other
         # systems are looked up next (a rater's background, the ratings rows in key order)
         self.last: tuple[str, dict[str, Any]] | None = None
@@ -59,10 +87,10 @@ class LiveStandings(Mapping[Key, Standing[object]]):
         if last is not None and last[0] == player:
             systems = last[1]
         else:
-            packed = self.cold.get(player)
-            if packed is None:
+            at = self.cold.get(player)
+            if at is None:
                 return UNRATED
-            systems = marshal.loads(packed)
+            systems = marshal.loads(os.pread(self.fd, at & (_LENGTH - 1), at >> _SHIFT))
             self.last = (player, systems)
         values = systems.get(system)
         return UNRATED if values is None else self._unpacked(values)
@@ -85,12 +113,17 @@ class LiveStandings(Mapping[Key, Standing[object]]):
 
     def _pack(self) -> None:
         """Every standing kept as an object packed into its player's string: as a history
-        row's values, or, with no family state (a history row always has one), as itself.
-        Each player's standings let go as his string is made: copied whole first, they had
-        been a rebuild's peak (issue 33: 49 MiB of 328 at a million games for 200,000
-        players, docs/benchmarks/rebuild-memory.md)."""
+        row's values, or, with no family state (a history row always has one), as itself;
+        the strings appended to the spool a chunk at a time. Each player's standings let go as
+        his string is made: copied whole first, they had been a rebuild's peak (issue 33: 49
+        MiB of 328 at a million games for 200,000 players, docs/benchmarks/rebuild-memory.md)."""
         columns, hot, cold = self.columns, self.hot, self.cold
         self.hot, self.count, self.last = {}, 0, None
+        if self.spool is None:
+            self.spool = tempfile.TemporaryFile(buffering=0)  # noqa: SIM115
+            self.fd = self.spool.fileno()
+        fd, start, live = self.fd, self.spooled, self.live
+        chunk = bytearray()
         while hot:
             player, held = hot.popitem()
             systems: dict[str, tuple[Any, ...]] = {}
@@ -102,10 +135,57 @@ class LiveStandings(Mapping[Key, Standing[object]]):
                     values = (True, s.rating, s.games, *columns(s))
                 systems[str(system)] = values
             del held
-            packed = cold.get(player)
-            if packed is not None:
-                systems = marshal.loads(packed) | systems
-            cold[player] = marshal.dumps(systems)
+            at = cold.get(player)
+            if at is not None:
+                length = at & (_LENGTH - 1)
+                systems = marshal.loads(os.pread(fd, length, at >> _SHIFT)) | systems
+                live -= length
+            data = marshal.dumps(systems)
+            if len(data) >= _LENGTH:
+                raise ValueError(f"{player}'s standings are {len(data)} bytes packed")
+            cold[player] = (start + len(chunk)) * _LENGTH + len(data)
+            live += len(data)
+            chunk += data
+            if len(chunk) >= SPOOL_CHUNK:
+                start += _written(fd, chunk, start)
+                chunk = bytearray()
+        self.spooled = start + _written(fd, chunk, start)
+        self.live = live
+        if self.spooled > COMPACT_FACTOR * live and self.spooled > self.compact_over:
+            self.compact()
+
+    def compact(self) -> None:
+        """The spool written anew with only each player's latest string (those it replaced
+        left behind), a chunk at a time, in its players' order."""
+        old, spool = self.fd, tempfile.TemporaryFile(buffering=0)  # noqa: SIM115
+        fd, start, cold = spool.fileno(), 0, self.cold
+        chunk = bytearray()
+        try:
+            for player, at in cold.items():
+                length = at & (_LENGTH - 1)
+                cold[player] = (start + len(chunk)) * _LENGTH + length
+                chunk += os.pread(old, length, at >> _SHIFT)
+                if len(chunk) >= SPOOL_CHUNK:
+                    start += _written(fd, chunk, start)
+                    chunk = bytearray()
+            start += _written(fd, chunk, start)
+        except BaseException:
+            spool.close()
+            raise
+        self.spool.close()
+        self.spool, self.fd, self.spooled, self.live = spool, fd, start, start
+        self.compactions += 1
+
+    def close(self) -> None:
+        """The spool closed (its file gone); the standings packed in it with it."""
+        if self.spool is not None:
+            self.spool.close()
+            self.spool, self.fd, self.cold = None, -1, {}
+
+    def _packed(self, at: int) -> dict[str, Any]:
+        """The player's systems' values from the string at `at` in the spool."""
+        values: dict[str, Any] = marshal.loads(os.pread(self.fd, at & (_LENGTH - 1), at >> _SHIFT))
+        return values
 
     def __getitem__(self, key: Key) -> Standing[object]:
         found = self.lookup(*key)
@@ -118,8 +198,8 @@ class LiveStandings(Mapping[Key, Standing[object]]):
         for player, systems in self.hot.items():
             for system in systems:
                 yield player, system
-        for player, packed in self.cold.items():
-            for system in marshal.loads(packed):
+        for player, at in self.cold.items():
+            for system in self._packed(at):
                 if not held(player, system):
                     yield player, system
 
@@ -132,8 +212,8 @@ class LiveStandings(Mapping[Key, Standing[object]]):
         for player, systems in self.hot.items():
             for system, standing in systems.items():
                 yield (player, system), standing
-        for player, packed in self.cold.items():
-            for system, values in marshal.loads(packed).items():
+        for player, at in self.cold.items():
+            for system, values in self._packed(at).items():
                 if not held(player, system):
                     yield (player, system), unpack(values)
 
@@ -154,7 +234,7 @@ class LiveStandings(Mapping[Key, Standing[object]]):
     def _packed_in_order(self) -> Iterator[tuple[Key, Standing[object]]]:
         cold, held, unpack = self.cold, self._held, self._unpacked
         for player in sorted(cold):
-            for system, values in sorted(marshal.loads(cold[player]).items()):
+            for system, values in sorted(self._packed(cold[player]).items()):
                 if not held(player, system):
                     yield (player, system), unpack(values)
 
@@ -173,3 +253,11 @@ class _Items(ItemsView[Key, Standing[object]]):
 
     def __iter__(self) -> Iterator[tuple[Key, Standing[object]]]:
         return self._mapping.pairs()
+
+
+def _written(fd: int, data: bytearray, offset: int) -> int:
+    """`data` written at `offset` in the file (all of it: a short write is written on)."""
+    done = 0
+    while done < len(data):
+        done += os.pwrite(fd, memoryview(data)[done:], offset + done)
+    return done

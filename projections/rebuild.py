@@ -113,12 +113,16 @@ class Rebuild:
             live = self._by_lists(batch, own, stats, conn)
         else:
             live = self._by_items(batch, items, stats, conn)
+        try:
             _finish(items)
-        batch.write_problems(conn)
-        # the history's and problems' indexes asked for before the ratings rows: a writer
-        # process builds them while this one makes those rows
-        _index(conn, AFTER_RATING)
-        self.ratings.write_all(live, conn)
+            batch.write_problems(conn)
+            # the history's and problems' indexes asked for before the ratings rows: a writer
+            # process builds them while this one makes those rows
+            _index(conn, AFTER_RATING)
+            self.ratings.write_all(live, conn)
+        finally:
+            if isinstance(live, LiveStandings):
+                live.close()  # its spool file gone (a failed rebuild's with its process)
 
     def _by_lists(
         self, batch: Fresh, own: list[periods.PublishedList], stats: CatchUp, conn: Conn

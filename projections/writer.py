@@ -174,6 +174,11 @@ PIPE_BYTES = 1 << 20
 # rating process was held 0.06-0.12 s by a full pipe, a 300,000-game ledger of 200,000
 # players' about 8 s while the writer made the name tables (docs/benchmarks/replay.md).
 QUEUE_MESSAGES = 48
+# ... and at most this many bytes of them (one message over it waits alone): a chunk of
+# history rows at 200,000 players is some 1.5 MB framed, and 40 of them queued while the writer
+# made the name tables were a 1M-game rebuild's peak (docs/benchmarks/rebuild-memory.md,
+# "Session 15"). The rating waits for the writer beyond it (wall time, not CPU).
+QUEUE_BYTES = 16 << 20
 
 
 def _widen(stream: IO[bytes]) -> None:
@@ -205,6 +210,9 @@ class Writer:
         _widen(self.to)
         # the framed messages on their way, in order (None: no more), written by `_forward`
         self.queue: queue.Queue[tuple[bytes, bytes] | None] = queue.Queue(QUEUE_MESSAGES)
+        # the queued messages' bytes, at most QUEUE_BYTES (`_send` waits on `drained`)
+        self.queued = 0
+        self.drained = threading.Condition()
         self.broken = False  # the pipe broke: the writer process ended
         self.forwarding = threading.Thread(target=self._forward, daemon=True)
         self.forwarding.start()
@@ -213,16 +221,24 @@ class Writer:
         """The queued messages into the pipe (its writes let the rating thread run); once the
         pipe broke, the rest taken and dropped, so that nothing waits on a full queue."""
         while (framed := self.queue.get()) is not None:
-            if self.broken:
-                continue
-            try:
-                for part in framed:
-                    self.to.write(part)
-            except (OSError, ValueError):  # a broken pipe (or closed): the process ended
-                self.broken = True
+            if not self.broken:
+                try:
+                    for part in framed:
+                        self.to.write(part)
+                except (OSError, ValueError):  # a broken pipe (or closed): the process ended
+                    self.broken = True
+            with self.drained:
+                self.queued -= len(framed[1])
+                self.drained.notify()
 
     def _send(self, obj: object) -> None:
-        self.queue.put(_framed(obj))
+        framed = _framed(obj)
+        size = len(framed[1])
+        with self.drained:
+            while self.queued and self.queued + size > QUEUE_BYTES:
+                self.drained.wait()
+            self.queued += size
+        self.queue.put(framed)
 
     def execute(self, sql: str, args: Iterable[object] = ()) -> None:
         self._send((sql, list(args), False))

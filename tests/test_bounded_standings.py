@@ -49,8 +49,9 @@ def test_a_replay_whose_standings_are_packed_has_the_unpacked_replays_digest(
     generated: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Issue 33: memory flat in the players, "read-model digests unchanged": with at most 7
-    # standings kept as objects (every other one packed and read back from its history
-    # row's values) the replay stores the same model as with all of them kept.
+    # standings kept as objects (every other one packed into the spool file and read back
+    # from its history row's values, the spool written anew whenever it holds three times its
+    # latest strings) the replay stores the same model as with all of them kept.
     whole = _rebuilt(generated, tmp_path / "whole.db")
     packs: list[int] = []
     pack = live_standings.LiveStandings._pack
@@ -61,9 +62,12 @@ def test_a_replay_whose_standings_are_packed_has_the_unpacked_replays_digest(
         pack(self)
 
     monkeypatch.setattr(live_standings, "HOT_STANDINGS", 7)
+    monkeypatch.setattr(live_standings, "COMPACT_OVER", 0)
     monkeypatch.setattr(live_standings.LiveStandings, "_pack", counted)
+    compactions = counting(monkeypatch, live_standings.LiveStandings, "compact")
     assert _rebuilt(generated, tmp_path / "packed.db") == whole
     assert len(packs) > 100  # packed again and again, not once at the end
+    assert len(compactions) > 1  # the spool written anew again and again
 
 
 def test_a_packed_standing_reads_back_equal_and_a_missing_one_is_unrated() -> None:
@@ -194,3 +198,27 @@ def test_the_standings_in_key_order_are_the_sorted_items_the_latest_kept() -> No
     ordered = list(live.ordered())
     assert ordered == sorted(dict(live.items()).items()) and len(ordered) == 5
     assert dict(ordered)[("C", "OTBR")] == standing(1005.0)
+
+
+def test_packed_standings_read_back_the_same_from_a_spool_written_anew() -> None:
+    # Issue 33, "peak memory at most 400 MB": the packed strings lie in a spool file, only
+    # where each lies kept in memory; the spool, written anew with each player's latest string
+    # once it holds COMPACT_FACTOR times their bytes, reads back every standing the latest.
+    from ledger.rules.uschess.state import UsChessState, columns, standing_of
+    from projections.standing import Standing
+
+    def standing(rating: float) -> Standing[object]:
+        return Standing(rating, 4, 0, 0, 0, "2024-03-02", UsChessState())
+
+    live = live_standings.LiveStandings(columns, standing_of, hot_limit=5, compact_over=0)
+    latest: dict[tuple[str, str], Standing[object]] = {}
+    for n in range(400):  # 40 players in 3 systems, set again and again
+        key = (f"P{n * 7 % 40:02d}", ("OTBR", "OTBQ", "OTBB")[n % 3])
+        latest[key] = standing(1000.0 + n)
+        live.put(*key, latest[key])
+    assert live.compactions > 0 and all(isinstance(at, int) for at in live.cold.values())
+    assert live.spooled <= live_standings.COMPACT_FACTOR * live.live
+    assert dict(live.items()) == latest and list(live.ordered()) == sorted(latest.items())
+    assert all(live.lookup(*key) == s for key, s in latest.items())
+    live.close()
+    assert live.spool is None and not live.cold

@@ -57,6 +57,40 @@ def test_a_writer_busy_with_a_burst_does_not_hold_the_rating_process(tmp_path, m
     assert found == list(range(count * ROWS))  # all of them, in order
 
 
+def test_a_burst_beyond_the_queues_bytes_waits_for_the_writer_and_arrives_in_order(
+    tmp_path, monkeypatch
+):
+    # Issue 33, "peak memory at most 400 MB": the queue holds at most QUEUE_BYTES of messages
+    # (a 1M-game rebuild's peak had been 40 history chunks queued); a sender beyond it waits
+    # until the writer has taken enough, and every message still arrives, in order.
+    conn, path = _writer(tmp_path, monkeypatch)
+    go = tmp_path / "go"
+    conn.call("tests.writer_helpers:wait_for", str(go))  # the writer busy until told
+    big = 10 * ROWS  # about 900 KB a message
+    size = len(writer._framed([("", [(0, ROW, ROW)] * big, True)])[1])
+    count = 2 * writer.QUEUE_BYTES // size + 1  # twice the bytes, fewer than QUEUE_MESSAGES
+    assert count < writer.QUEUE_MESSAGES
+    queued: list[int] = []
+
+    def burst() -> None:
+        for m in range(count):
+            conn.executemany("insert into t values (?, ?, ?)", [(m, ROW, ROW)] * big)
+            queued.append(conn.queued)
+
+    sender = threading.Thread(target=burst)
+    sender.start()
+    sender.join(3)
+    held = sender.is_alive()  # the writer takes nothing yet: the sender waits
+    go.touch()
+    sender.join(60)
+    conn.close()
+    assert held and not sender.is_alive()
+    assert max(queued) <= writer.QUEUE_BYTES
+    with sqlite3.connect(path) as db:
+        found = [n for (n,) in db.execute("select n from t order by rowid")]
+    assert found == [m for m in range(count) for _ in range(big)]
+
+
 def test_a_writer_process_that_ended_is_one_error_line_and_holds_nothing(tmp_path, monkeypatch):
     conn, path = _writer(tmp_path, monkeypatch)
     _messages(conn, 1)
