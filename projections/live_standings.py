@@ -90,7 +90,7 @@ class LiveStandings(Mapping[Key, Standing[object]]):
             at = self.cold.get(player)
             if at is None:
                 return UNRATED
-            systems = marshal.loads(os.pread(self.fd, at & (_LENGTH - 1), at >> _SHIFT))
+            systems = self._packed(at)
             self.last = (player, systems)
         values = systems.get(system)
         return UNRATED if values is None else self._unpacked(values)
