@@ -22,6 +22,7 @@ catch-up (projections/periods.py): its models keep no record, and read a past mo
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 from collections.abc import Iterable, Sequence
@@ -92,7 +93,6 @@ def _first(player: str, system: str, sort_key: str) -> str:
     )
 
 
-_KEPT: dict[tuple[str, ...], str] = {}  # the statement keeping rows, by a family's own columns
 # New rows (their key and revision, bound): each marks its key absent before the entry, unless
 # its item was revised at or after it.
 _ADDED = (
@@ -103,12 +103,10 @@ _ADDED = (
 _SETTLED = "insert or ignore into known_ids select value from json_each(?)"
 
 
+@functools.cache  # one statement a family's own columns
 def _kept(own_columns: tuple[str, ...]) -> str:
     """The statement keeping the stored rows of the ids given (a JSON list) as they stand,
     those not settled yet in the entry (kept or added) and stored before it."""
-    found = _KEPT.get(own_columns)
-    if found is not None:
-        return found
     columns = (*NARROW_COLUMNS, "detail", *own_columns)
     names = ", ".join(f"[{c}]" for c in columns)
     values = ", ".join(
@@ -118,7 +116,7 @@ def _kept(own_columns: tuple[str, ...]) -> str:
             *(f"s.[{c}]" for c in own_columns),
         )
     )
-    statement = _KEPT[own_columns] = (
+    return (
         f"insert into history_past (known_until, present, {names}) "
         f"select n.position, 1, {values} from known_now n, history_rows h "
         "left join history_standing s on s.id = h.id "
@@ -127,7 +125,6 @@ def _kept(own_columns: tuple[str, ...]) -> str:
         "and h.id not in (select id from known_ids) "
         f"and h.revision < n.position and {_first('h.player', 'h.system', 'h.sort_key')}"
     )
-    return statement
 
 
 class Keeping:
