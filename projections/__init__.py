@@ -1,4 +1,4 @@
 """Projections: the read model rebuilt by replaying the ledger through the rating rules."""
 
 # The read model's layout (projections/schema.py): a read model of another version is rebuilt.
-SCHEMA_VERSION = "6"
+SCHEMA_VERSION = "7"

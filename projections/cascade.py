@@ -15,7 +15,20 @@ from projections import history_store, knowledge, periods, queries
 from projections.batch import Incremental, decode_item
 from projections.catchup import CatchUp
 from projections.change import Change
-from projections.history_store import Layout
+from projections.history_store import (
+    DETAIL,
+    SEEN_DETAIL,
+    SEEN_GAMES,
+    SEEN_ID,
+    SEEN_PLAYER,
+    SEEN_POST,
+    SEEN_PRE,
+    SEEN_PRINT,
+    SEEN_SORT_KEY,
+    SEEN_SYSTEM,
+    Layout,
+    fingerprint,
+)
 from projections.items import Item
 from projections.profiles import ProfilesOnDemand
 from projections.rating import history_layout
@@ -24,7 +37,7 @@ from projections.ratings_writer import RatingsWriter
 from projections.schema import (
     GAMES_AFTER,
     POST_RATING,
-    PRE_RATING,
+    SORT_KEY,
     STATE,
     ReadModel,
 )
@@ -32,7 +45,8 @@ from projections.standing import UNRATED, Standing
 
 _PLAYERS = msgspec.json.Decoder(list[str])  # an item's players, as `run` reads them
 Row = tuple[Any, ...]  # a history row as the rater makes it (HISTORY_COLUMNS)
-Stored = Sequence[tuple[int, Row]]  # an item's stored rows: (id, row)
+Seen = tuple[Any, ...]  # a stored row as a cascade reads it (history_store.SEEN)
+Stored = Sequence[Seen]  # an item's stored rows
 
 
 class Cascade:
@@ -143,18 +157,18 @@ class _Standings:
             self.systems.add(system)
         return s
 
-    def read_ahead(self, rows: Iterable[tuple[int, Row]], sort_key: str) -> None:
+    def read_ahead(self, rows: Iterable[Seen], sort_key: str) -> None:
         """The standings rating an item (at `sort_key`) may ask for that the cascade does not
         hold, in a query a system: of each player its stored rows rate, in their system and,
         if he was unrated there, in the others (his background)."""
         systems, stored, live = self.systems, self.stored, self.live
-        for _, r in rows:
-            systems.add(r[2])
+        for r in rows:
+            systems.add(r[SEEN_SYSTEM])
         wanted = set()
-        for _, r in rows:
-            player = r[1]
+        for r in rows:
+            player = r[SEEN_PLAYER]
             held = stored.get(player, {})
-            for system in systems if r[PRE_RATING] is None else (r[2],):
+            for system in systems if r[SEEN_PRE] is None else (r[SEEN_SYSTEM],):
                 if system not in held and (player, system) not in live:
                     wanted.add((player, system))
         if wanted:
@@ -209,31 +223,33 @@ class _Rewrites:
 
     def __init__(self) -> None:
         self.stale: list[int] = []  # ids of rows that no new row replaces
-        self.rewritten: list[tuple[int, Row, Row]] = []  # (id, old, new)
+        self.rewritten: list[tuple[Seen, Row, int]] = []  # (old, new, new's fingerprint)
         self.added: list[Row] = []  # rows with no stored row of their item
 
-    def old(self, rows: Stored, sort_key: str) -> dict[tuple[str, str], tuple[int | None, Row]]:
+    def old(self, rows: Stored, sort_key: str) -> dict[tuple[str, str], tuple[int | None, Seen]]:
         """An item's stored rows by (player, system), each with the id a new row replaces (None:
         the item moved to `sort_key`, new dates, and its rows go to their new keys)."""
-        old: dict[tuple[str, str], tuple[int | None, Row]] = {}
-        for rid, r in rows:
-            moved = r[3] != sort_key
+        old: dict[tuple[str, str], tuple[int | None, Seen]] = {}
+        for r in rows:
+            rid = r[SEEN_ID]
+            moved = r[SEEN_SORT_KEY] != sort_key
             if moved:
                 self.drop(rid)
-            old[(r[1], r[2])] = (None if moved else rid, r)
+            old[(r[SEEN_PLAYER], r[SEEN_SYSTEM])] = (None if moved else rid, r)
         return old
 
     def drop(self, rid: int) -> None:
         """The stored row `rid`, which no new row replaces."""
         self.stale.append(rid)
 
-    def put(self, rid: int | None, before: Row | None, row: Row) -> None:
-        """`row` in place of the stored row `rid` (None: a new row)."""
+    def put(self, rid: int | None, before: Seen | None, row: Row, print_: int) -> None:
+        """`row` (its fingerprint `print_`) in place of the stored row `rid` (None: a new
+        row)."""
         if rid is None:
             self.added.append(row)
         else:
             assert before is not None  # a stored row's id comes with the row (`old`)
-            self.rewritten.append((rid, before, row))
+            self.rewritten.append((before, row, print_))
 
     def write(
         self,
@@ -340,20 +356,33 @@ class _Rerating:
         self.standings.follow(changes, same, self.affected, self.stats)
 
     def _compare(
-        self, changes: list[Change], old: dict[tuple[str, str], tuple[int | None, Row]]
+        self, changes: list[Change], old: dict[tuple[str, str], tuple[int | None, Seen]]
     ) -> list[bool]:
         """Each change's row against its stored one (taken from `old`), the ones that differ
-        to be written; whether each change's standing is the one its stored row keeps."""
+        to be written; whether each change's standing is the one its stored row keeps. A
+        stored row is the same as the new one if its key, detail and fingerprint are
+        (docs/decisions.md, "A stored row known by its fingerprint (issue 33)")."""
         same = []
         for c in changes:
             row = c.row
             pair = (c.player, str(c.system))
             rid, before = old.pop(pair, (None, None))
-            if before == row:  # the same row: left as it is (only changed rows are written)
+            if before is None:
+                self.rows.put(None, None, row, 0)  # the fingerprint is made when it is stored
+                same.append(False)
+                self.affected.add(c.player)
+                self.stats.row_changed(*pair)
+                continue
+            print_ = fingerprint(row)
+            if (
+                before[SEEN_PRINT] == print_
+                and before[SEEN_SORT_KEY] == row[SORT_KEY]
+                and before[SEEN_DETAIL] == row[DETAIL]
+            ):  # the same row: left as it is (only changed rows are written)
                 same.append(True)
                 continue
-            self.rows.put(rid, before, row)
-            if before is None or _moved_on(before, row):
+            self.rows.put(rid, before, row, print_)
+            if self._moved_on(before, row, print_):
                 same.append(False)
                 self.affected.add(c.player)
                 self.stats.row_changed(*pair)
@@ -361,12 +390,13 @@ class _Rerating:
                 same.append(True)
         return same
 
-
-def _moved_on(before: Row, row: Row) -> bool:
-    """Whether the standing after a history row differs from the one after `before`'s (the
-    rating first: it differs in most rows that differ)."""
-    return (
-        before[POST_RATING] != row[POST_RATING]
-        or before[GAMES_AFTER] != row[GAMES_AFTER]
-        or before[STATE] != row[STATE]
-    )
+    def _moved_on(self, before: Seen, row: Row, print_: int) -> bool:
+        """Whether the standing after a history row differs from the one after `before`'s (the
+        rating first: it differs in most rows that differ; the own values, read, only if the
+        rating and N are the same and the fingerprints differ)."""
+        if before[SEEN_POST] != row[POST_RATING] or before[SEEN_GAMES] != row[GAMES_AFTER]:
+            return True
+        if before[SEEN_PRINT] == print_:
+            return False
+        own = self.standings.layout.own_values(self.model.db.conn, before[SEEN_ID])
+        return own != tuple(row[STATE])

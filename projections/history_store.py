@@ -7,18 +7,27 @@ value, and its `detail` JSON to `history_detail` only if it is not "{}"; the thr
 by the row's `id`. The view `history` joins them back into the rater's rows, so every reader,
 and the digest (schema.content), sees the same rows as before the split (docs/decisions.md,
 "Narrow history rows"). A family's `Layout` holds its statements.
+
+Each narrow row also keeps its `fingerprint`: 64 bits of a BLAKE2b of the rater's row but its
+key and detail (`fingerprint`), made where the row is written (a rebuild's in its writer
+process). A cascade reads a stored row's key, figures it decides on, detail and fingerprint,
+not its ~45 values (docs/decisions.md, "A stored row known by its fingerprint (issue 33)").
+Not content: the view leaves it out.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
+
+import msgspec
 
 from projections import statements
 from projections.standing import UNRATED, Standing
-from projections.writer import LocalWriter, Part, Writer, parts
+from projections.writer import LocalWriter, Part, Writer, parts, split_rows
 
 # The rater's row: the narrow part every family has, then `detail`, then the family's own: its
 # figures (`Rater.figure_columns`) and its state columns (`Rater.state_columns`).
@@ -46,7 +55,7 @@ NARROW_COLUMNS = (
 POST = NARROW_COLUMNS.index("post_rating")
 GAMES = NARROW_COLUMNS.index("games_after")
 TABLES = ("history_rows", "history_standing", "history_detail")
-DETAIL = len(NARROW_COLUMNS)  # the index of `detail` in a rater's row
+DETAIL: Final = len(NARROW_COLUMNS)  # the index of `detail` in a rater's row
 NO_DETAIL = "{}"
 
 
@@ -54,15 +63,69 @@ def _marks(n: int) -> str:
     return ", ".join("?" for _ in range(n))
 
 
-ROWS_INSERT = f"insert into history_rows values ({_marks(1 + len(NARROW_COLUMNS))})"
+# A narrow row as stored: the rater's narrow values, then the row's fingerprint.
+STORED_NARROW = (*NARROW_COLUMNS, "fingerprint")
+ROWS_INSERT = f"insert into history_rows values ({_marks(1 + len(STORED_NARROW))})"
 ROWS_UPDATE = (
-    f"update history_rows set {', '.join(f'[{c}] = ?' for c in NARROW_COLUMNS)} where id = ?"
+    f"update history_rows set {', '.join(f'[{c}] = ?' for c in STORED_NARROW)} where id = ?"
 )
 # A stored row's narrow values but its key (item, player, system, sort key), its indexes kept.
-KEYS = 4
+KEYS: Final = 4
 NARROW_UPDATE = (
-    f"update history_rows set {', '.join(f'[{c}] = ?' for c in NARROW_COLUMNS[KEYS:])} where id = ?"
+    f"update history_rows set {', '.join(f'[{c}] = ?' for c in STORED_NARROW[KEYS:])} where id = ?"
 )
+# A stored row as a cascade reads it (`Layout.rows_of_item`): these, by their places.
+SEEN = (
+    "id",
+    "player",
+    "system",
+    "sort_key",
+    "pre_rating",
+    "post_rating",
+    "games_after",
+    "detail",
+    "standing",  # its id in history_standing (NULL: it has no standing)
+    "fingerprint",
+)
+SEEN_ID, SEEN_PLAYER, SEEN_SYSTEM, SEEN_SORT_KEY, SEEN_PRE = range(5)
+SEEN_POST, SEEN_GAMES, SEEN_DETAIL, SEEN_STANDING, SEEN_PRINT = range(5, 10)
+_ENCODE: Final = msgspec.msgpack.Encoder().encode
+_BLAKE2B: Final = hashlib.blake2b
+_EXACT: Final = 1 << 53  # ints below this in size are the float they equal
+
+
+def fingerprint(row: Sequence[Any]) -> int:
+    """A rater's row's fingerprint: a signed 64-bit BLAKE2b of its values but its key and
+    detail, msgpack-encoded, an int as the float it equals (so that rows equal in Python have
+    one fingerprint, whichever of 1 and 1.0 a rater made, or SQLite gave back). The same in
+    every process and Python: not `hash` (salted for str) nor `marshal` (its bytes follow
+    interning)."""
+    values = list(row)
+    values[DETAIL] = None  # compared apart (it is read)
+    for i in range(KEYS, len(values)):
+        v = values[i]
+        if isinstance(v, int):
+            n: int = v
+            if -_EXACT < n < _EXACT:
+                values[i] = float(n)
+    digest = _BLAKE2B(_ENCODE(values[KEYS:]), digest_size=8).digest()
+    return int.from_bytes(digest, "little", signed=True)
+
+
+def printed(row: Sequence[Any]) -> tuple[Any, ...]:
+    """A rater's row as it is split to be stored: its fingerprint after its narrow values."""
+    return (*row[:DETAIL], fingerprint(row), *row[DETAIL:])
+
+
+def append_printed(
+    conn: sqlite3.Connection, rows: Sequence[Sequence[Any]], first: int, spec: list[Part]
+) -> None:
+    """Rater's rows numbered from `first`, each fingerprinted and split into `spec`'s tables
+    (run by the writer, in its process for a large rebuild: `Layout.append`)."""
+    split_rows(conn, [printed(r) for r in rows], first, spec)
+
+
+APPEND = "projections.history_store:append_printed"  # `append_printed`, as `call` names it
 DETAIL_INSERT = "insert or replace into history_detail values (?, ?)"
 ID_OF_KEY = "select id from history_rows where player = ? and system = ? and sort_key = ?"
 STANDING_DELETE = "delete from history_standing where id = ?"
@@ -106,6 +169,7 @@ class Layout:
             "where id = ?"
         )
         own = ", ".join(f"s.[{c}]" for c in self.own_columns)
+        self.own_of_id = f"select {own} from history_standing s where s.id = ?"
         state = ", ".join(f"s.[{c}]" for c in self.state_columns)
         narrow = ", ".join(f"h.[{c}]" for c in NARROW_COLUMNS)
         # The rows as the raters make them: what every reader and the digest read.
@@ -114,10 +178,11 @@ class Layout:
             "from history_rows h left join history_standing s on s.id = h.id "
             "left join history_detail d on d.id = h.id"
         )
-        # The stored rows of one item, each with its `id` first: a cascade reads those of the
+        # The stored rows of one item as a cascade sees them (`SEEN`): it reads those of the
         # items it re-rates (never those it passes over) and compares them with the new ones.
         self.rows_of_item_query = (
-            f"select h.id, {narrow}, {DETAIL_OR_NONE}, {own} from history_rows h "
+            "select h.id, h.player, h.system, h.sort_key, h.pre_rating, h.post_rating, "
+            f"h.games_after, {DETAIL_OR_NONE}, s.id, h.fingerprint from history_rows h "
             "left join history_standing s on s.id = h.id "
             "left join history_detail d on d.id = h.id where h.item_key = ?"
         )
@@ -130,18 +195,18 @@ class Layout:
             "where x.player = w.value and x.system = ? and x.sort_key < ? "
             "order by x.sort_key desc limit 1) left join history_standing s on s.id = h.id"
         )
-        # The rater's row split: where each table's columns lie in it, and the values of a row
-        # without a standing or a detail (projections/writer.py runs it, in a writer process
-        # too).
+        # The rater's row split once `printed` (its fingerprint after its narrow values): where
+        # each table's columns lie in it, and the values of a row without a standing or a
+        # detail (projections/writer.py runs it, in a writer process too).
         self.split: list[Part] = [
-            ("history_rows", 0, DETAIL, None),
+            ("history_rows", 0, DETAIL + 1, None),
             (
                 "history_standing",
-                DETAIL + 1,
-                DETAIL + 1 + len(self.own_columns),
+                DETAIL + 2,
+                DETAIL + 2 + len(self.own_columns),
                 self.no_standing,
             ),
-            ("history_detail", DETAIL, DETAIL + 1, (NO_DETAIL,)),
+            ("history_detail", DETAIL + 1, DETAIL + 2, (NO_DETAIL,)),
         ]
 
     def create(self, conn: sqlite3.Connection, types: dict[str, str]) -> None:
@@ -149,7 +214,7 @@ class Layout:
         conn.execute(
             "create table history_rows (id INTEGER PRIMARY KEY, "
             + ", ".join(f"[{c}] {types[c]}" for c in NARROW_COLUMNS)
-            + ")"
+            + ", fingerprint INTEGER)"
         )
         conn.execute(
             "create table history_standing (id INTEGER PRIMARY KEY, "
@@ -161,8 +226,9 @@ class Layout:
 
     def append(self, conn: Writer | LocalWriter, rows: Sequence[Sequence[Any]], first: int) -> int:
         """Bulk-load rater's rows into an empty history (a rebuild), numbered from `first`, in
-        the order they come (each table appended to), split by the writer; the next number."""
-        conn.split(rows, first, self.split)
+        the order they come (each table appended to), fingerprinted and split by the writer;
+        the next number."""
+        conn.call(APPEND, rows, first, self.split)
         return first + len(rows)
 
     def replace(
@@ -182,7 +248,8 @@ class Layout:
         if record is not None:
             record.keep([rid for rid, _ in stored])
             record.add(added, range(last + 1, last + 1 + len(added)))
-        narrow, standing, detail = parts([*stored, *enumerate(added, last + 1)], self.split)
+        numbered = [*stored, *enumerate(added, last + 1)]
+        narrow, standing, detail = parts([(i, printed(r)) for i, r in numbered], self.split)
         kept = len(stored)
         statements.executemany(conn, ROWS_UPDATE, [(*r[1:], r[0]) for r in narrow[:kept]])
         statements.executemany(conn, ROWS_INSERT, narrow[kept:])
@@ -198,9 +265,14 @@ class Layout:
         """The standing after a rater's row: its rating, N and state columns."""
         return self.standing_of((row[POST], row[GAMES], *row[self.state_start :]))
 
-    def rows_of_item(self, conn: sqlite3.Connection, key: str) -> list[tuple[int, tuple[Any, ...]]]:
-        """The stored rows of the item `key`, each as (id, the rater's row)."""
-        return [(row[0], row[1:]) for row in conn.execute(self.rows_of_item_query, [key])]
+    def rows_of_item(self, conn: sqlite3.Connection, key: str) -> list[tuple[Any, ...]]:
+        """The stored rows of the item `key`, as a cascade sees them (`SEEN`)."""
+        return conn.execute(self.rows_of_item_query, [key]).fetchall()
+
+    def own_values(self, conn: sqlite3.Connection, rid: int) -> tuple[Any, ...]:
+        """The stored row `rid`'s own values (its figures and state: a rater's row's last)."""
+        found = conn.execute(self.own_of_id, [rid]).fetchone()
+        return self.no_standing if found is None else tuple(found)
 
     def standings_before(
         self, conn: sqlite3.Connection, pairs: Sequence[tuple[str, str]], sort_key: str
@@ -221,28 +293,30 @@ class Layout:
     def rewrite(
         self,
         conn: sqlite3.Connection,
-        stored: Sequence[tuple[int, Sequence[Any], Sequence[Any]]],
+        stored: Sequence[tuple[Sequence[Any], Sequence[Any], int]],
         record: Record | None = None,
     ) -> None:
-        """Stored rows given again with the same key: (id, the row as stored, the new row); of
-        each only the parts that differ are written (its figures, its standing, its detail),
+        """Stored rows given again with the same key: (the row as a cascade saw it, `SEEN`;
+        the new row; its fingerprint); of each only the parts that differ are written: its
+        narrow row and standing where the fingerprints differ, its detail where it differs,
         in a few statements (`record`: what keeps the rows as they were; each differs)."""
         if record is not None:
-            record.keep([rid for rid, _, _ in stored])
+            record.keep([old[SEEN_ID] for old, _, _ in stored])
         rows, standing, detail, no_standing, no_detail = [], [], [], [], []
         updated = []  # standings the row had: written in place (a replace deletes and inserts)
-        for rid, old, new in stored:
-            if old[KEYS:DETAIL] != new[KEYS:DETAIL]:
-                rows.append((*new[KEYS:DETAIL], rid))
-            state, was = tuple(new[DETAIL + 1 :]), tuple(old[DETAIL + 1 :])
-            if was != state:
+        for old, new, print_ in stored:
+            rid = old[SEEN_ID]
+            if old[SEEN_PRINT] != print_:
+                rows.append((*new[KEYS:DETAIL], print_, rid))
+                state = tuple(new[DETAIL + 1 :])
                 if state == self.no_standing:
-                    no_standing.append((rid,))
-                elif was == self.no_standing:
+                    if old[SEEN_STANDING] is not None:
+                        no_standing.append((rid,))
+                elif old[SEEN_STANDING] is None:
                     standing.append((rid, *state))
                 else:
                     updated.append((*state, rid))
-            if old[DETAIL] != new[DETAIL]:
+            if old[SEEN_DETAIL] != new[DETAIL]:
                 if new[DETAIL] == NO_DETAIL:
                     no_detail.append((rid,))
                 else:

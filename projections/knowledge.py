@@ -46,9 +46,11 @@ def keeps_record(family: str) -> bool:
 def create(conn: sqlite3.Connection, types: dict[str, str]) -> None:
     """The record's tables (`types`: a history row's columns and their SQL types, in order)."""
     columns = ", ".join(f"[{c}] {t}" for c, t in types.items())
+    # A rowid table, its key a unique index: as `without rowid`, rows of ~350 bytes spilled to
+    # overflow pages (docs/benchmarks/corrections.md, sessions 13 and 16).
+    conn.execute(f"create table history_past (known_until INTEGER, present INTEGER, {columns})")
     conn.execute(
-        f"create table history_past (known_until INTEGER, present INTEGER, {columns}, "
-        f"primary key ({', '.join(KEY)}, known_until)) without rowid"
+        f"create unique index idx_history_past_key on history_past ({', '.join(KEY)}, known_until)"
     )
     conn.execute("create table known_since (position INTEGER)")
 

@@ -27,6 +27,7 @@ STATE = slice(len(ROW_COLUMNS), None)  # a history row's own columns, whatever t
 POST_RATING = ROW_COLUMNS.index("post_rating")
 PRE_RATING = ROW_COLUMNS.index("pre_rating")
 GAMES_AFTER = ROW_COLUMNS.index("games_after")
+SORT_KEY = ROW_COLUMNS.index("sort_key")
 
 ROW_TYPES = {
     "position": int,

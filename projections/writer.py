@@ -79,7 +79,7 @@ def parts(
     return out
 
 
-def _split(
+def split_rows(
     conn: sqlite3.Connection, rows: Sequence[Sequence[object]], first: int, spec: list[Part]
 ) -> None:
     """Rows numbered from `first` into each part's table: bound once, as they came, into a
@@ -149,7 +149,7 @@ def serve(path: str, source: IO[bytes], reply: IO[bytes]) -> None:
                 if sql is None and isinstance(many, str):  # a function's name: `call`
                     _call(conn, many, args)
                 elif sql is None:  # rows split into parts: `many` is [first, spec]
-                    _split(conn, args, *many)
+                    split_rows(conn, args, *many)
                 elif many:
                     conn.executemany(sql, args)
                 else:
@@ -299,7 +299,7 @@ class LocalWriter:
 
     def split(self, rows: Sequence[Sequence[object]], first: int, spec: list[Part]) -> None:
         """Rows numbered from `first`, split into the tables of `spec`."""
-        _split(self.conn, rows, first, spec)
+        split_rows(self.conn, rows, first, spec)
 
     def call(self, function: str, *args: object) -> None:
         """`function` ("module:name") called with the connection and `args`."""

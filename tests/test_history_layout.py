@@ -77,9 +77,10 @@ def test_a_history_row_keeps_its_standing_apart_and_only_with_a_value():
     narrow = (0,) * len(history_store.NARROW_COLUMNS)
     with_all = (*narrow, '{"init": 1}', *range(len(LAYOUT.no_standing)))
     bare = (*narrow, "{}", *LAYOUT.no_standing)
-    rows, standing, detail = parts([(7, with_all), (8, bare)], LAYOUT.split)
+    stored = [(7, history_store.printed(with_all)), (8, history_store.printed(bare))]
+    rows, standing, detail = parts(stored, LAYOUT.split)
     assert [r[0] for r in rows] == [7, 8]
-    assert rows[1] == (8, *narrow)
+    assert rows[1] == (8, *narrow, history_store.fingerprint(bare))
     assert standing == [(7, *range(len(LAYOUT.no_standing)))]
     assert detail == [(7, '{"init": 1}')]
 
@@ -114,7 +115,7 @@ def test_rows_split_by_the_writer_are_stored_as_parts_gives_them(tmp_path):
     stored = [
         conn.execute(f"select * from {t} order by id").fetchall() for t in history_store.TABLES
     ]
-    made = parts(enumerate([*chunks[0], *chunks[1]], 1), LAYOUT.split)
+    made = parts(enumerate(map(history_store.printed, [*chunks[0], *chunks[1]]), 1), LAYOUT.split)
     assert stored == [[tuple(r) for r in part] for part in made]
     assert [len(part) for part in stored] == [4, 2, 2]
 
@@ -215,8 +216,9 @@ def test_a_read_model_of_the_layout_before_is_rebuilt_when_opened(ledger, tmp_pa
     tables = {r[0] for r in reopened.db.execute("select name, type from sqlite_master")}
     assert set(history_store.TABLES) <= tables
     # 4: the name tables (issue 33); 5: the reviews table, the office's queue (issue 32); 6:
-    # the record of what the model knew when (issue 33, projections/knowledge.py)
-    assert reopened.db["meta"].get("schema")["value"] == SCHEMA_VERSION == "6"
+    # the record of what the model knew when (issue 33, projections/knowledge.py); 7: each
+    # narrow row's fingerprint, the record a rowid table (issue 33)
+    assert reopened.db["meta"].get("schema")["value"] == SCHEMA_VERSION == "7"
     assert reopened.digest() == digest
 
 

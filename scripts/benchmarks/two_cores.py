@@ -117,7 +117,7 @@ def written(messages: list[Message], family: str, workdir: Path) -> list[float]:
             if sql is None and isinstance(many, str):
                 writer._call(conn, many, args)
             elif sql is None:
-                writer._split(conn, args, *many)
+                writer.split_rows(conn, args, *many)
             elif many:
                 conn.executemany(sql, args)
             else:
