@@ -87,8 +87,16 @@ SEEN = (
     "standing",  # its id in history_standing (NULL: it has no standing)
     "fingerprint",
 )
-SEEN_ID, SEEN_PLAYER, SEEN_SYSTEM, SEEN_SORT_KEY, SEEN_PRE = range(5)
-SEEN_POST, SEEN_GAMES, SEEN_DETAIL, SEEN_STANDING, SEEN_PRINT = range(5, 10)
+SEEN_ID: Final = SEEN.index("id")
+SEEN_PLAYER: Final = SEEN.index("player")
+SEEN_SYSTEM: Final = SEEN.index("system")
+SEEN_SORT_KEY: Final = SEEN.index("sort_key")
+SEEN_PRE: Final = SEEN.index("pre_rating")
+SEEN_POST: Final = SEEN.index("post_rating")
+SEEN_GAMES: Final = SEEN.index("games_after")
+SEEN_DETAIL: Final = SEEN.index("detail")
+SEEN_STANDING: Final = SEEN.index("standing")
+SEEN_PRINT: Final = SEEN.index("fingerprint")
 _ENCODE: Final = msgspec.msgpack.Encoder().encode
 _BLAKE2B: Final = hashlib.blake2b
 _EXACT: Final = 1 << 53  # ints below this in size are the float they equal
@@ -131,6 +139,8 @@ ID_OF_KEY = "select id from history_rows where player = ? and system = ? and sor
 STANDING_DELETE = "delete from history_standing where id = ?"
 DETAIL_DELETE = "delete from history_detail where id = ?"
 DETAIL_OR_NONE = f"case when d.id is null then '{NO_DETAIL}' else d.detail end"
+# The values of `SEEN` not read from `history_rows` (h): from its standing (s), its detail (d).
+_SEEN_FROM = {"detail": DETAIL_OR_NONE, "standing": "s.id"}
 
 
 class Record(Protocol):
@@ -180,9 +190,9 @@ class Layout:
         )
         # The stored rows of one item as a cascade sees them (`SEEN`): it reads those of the
         # items it re-rates (never those it passes over) and compares them with the new ones.
+        seen = ", ".join(_SEEN_FROM.get(c, f"h.[{c}]") for c in SEEN)
         self.rows_of_item_query = (
-            "select h.id, h.player, h.system, h.sort_key, h.pre_rating, h.post_rating, "
-            f"h.games_after, {DETAIL_OR_NONE}, s.id, h.fingerprint from history_rows h "
+            f"select {seen} from history_rows h "
             "left join history_standing s on s.id = h.id "
             "left join history_detail d on d.id = h.id where h.item_key = ?"
         )
