@@ -86,21 +86,15 @@ def record(conn: sqlite3.Connection) -> None:
     conn.execute("create temp table if not exists known_ids (id INTEGER PRIMARY KEY)")
 
 
-# The first change of a key in an entry keeps it: no row of its key is kept yet at that position.
-def _first(player: str, system: str, sort_key: str) -> str:
-    return (
-        "not exists (select 1 from history_past k where k.player = "
-        f"{player} and k.system = {system} and k.sort_key = {sort_key} "
-        "and k.known_until = n.position)"
-    )
-
-
+# The first change of a key in an entry keeps it, in this statement and `_kept`'s: a key kept
+# at the entry's position already is left as it is (`or ignore`, told by the unique index on
+# the key and `known_until`, `create`: docs/decisions.md, "The record's first change told by
+# its unique index (issue 33)").
 # New rows (their key and revision, bound): each marks its key absent before the entry, unless
 # its item was revised at or after it.
 _ADDED = (
-    "insert into history_past (known_until, present, player, system, sort_key) "
-    "select n.position, 0, ?1, ?2, ?3 from known_now n "
-    f"where ?4 < n.position and {_first('?1', '?2', '?3')}"
+    "insert or ignore into history_past (known_until, present, player, system, sort_key) "
+    "select n.position, 0, ?1, ?2, ?3 from known_now n where ?4 < n.position"
 )
 _SETTLED = "insert or ignore into known_ids select value from json_each(?)"
 
@@ -119,13 +113,13 @@ def _kept(own_columns: tuple[str, ...]) -> str:
         )
     )
     return (
-        f"insert into history_past (known_until, present, {names}) "
+        f"insert or ignore into history_past (known_until, present, {names}) "
         f"select n.position, 1, {values} from known_now n, history_rows h "
         "left join history_standing s on s.id = h.id "
         "left join history_detail d on d.id = h.id "
         "where h.id in (select value from json_each(?)) "
         "and h.id not in (select id from known_ids) "
-        f"and h.revision < n.position and {_first('h.player', 'h.system', 'h.sort_key')}"
+        "and h.revision < n.position"
     )
 
 

@@ -15,9 +15,11 @@ from ledger.commands import RegisterPlayer, parse
 from ledger.entrypoints.cli import app
 from ledger.entrypoints.web.app import Site
 from ledger.log import LedgerEntry, read_entries
-from projections import queries, timetravel
+from projections import history_store, knowledge, queries, timetravel
 from projections.cascade import Cascade
+from projections.history_store import ID_OF_KEY
 from projections.projector import View
+from projections.rating import history_layout
 
 A, B, C = "70000001", "70000002", "70000003"
 
@@ -113,6 +115,35 @@ def test_the_record_keeps_exactly_the_rows_an_entry_changed_as_they_stood(entrie
         count = model.db.execute("select count(*) from history_past").fetchone()[0]
         assert count == len(kept) + len(marks)
         model.close()
+
+
+def test_a_key_kept_at_a_position_is_kept_once_as_it_stood_first(entries, tmp_path):
+    # projections/knowledge.py: "The first change of a key in an entry keeps it": a row an
+    # entry deletes is kept as it stood (`present` 1); stored again under its key in the same
+    # entry, it adds no mark that the key had no row (`present` 0), and kept again at that
+    # position (the entry's run again: its settled ids forgotten), nothing more is kept.
+    model = View(tmp_path / "model.db", checkpoint_every=0)
+    model.rebuild(entries)
+    conn, layout = model.db.conn, history_layout(model.family)
+    position = model.last_position + 1
+    before = conn.execute("select * from history order by player, system, sort_key").fetchone()
+    (rid,) = conn.execute(ID_OF_KEY, before[1:4]).fetchone()
+    knowledge.record(conn)
+    knowledge.at(conn, position)
+    record = knowledge.keeping(conn, layout.own_columns)
+    assert record is not None
+    history_store.delete_ids(conn, [rid], record)
+    layout.replace(conn, [before], record)  # a new row of the same key
+    (again,) = conn.execute(ID_OF_KEY, before[1:4]).fetchone()
+    assert again != rid
+    knowledge.at(conn, position)
+    record.keep([again])
+    kept = conn.execute(
+        "select * from history_past where known_until = ? order by rowid", [position]
+    ).fetchall()
+    assert [(k[0], k[1]) for k in kept] == [(position, 1)]
+    assert kept[0][2:] == tuple(before)
+    model.close()
 
 
 def _columns(model):
