@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import struct
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final, Protocol
 
@@ -99,6 +100,7 @@ SEEN_STANDING: Final = SEEN.index("standing")
 SEEN_PRINT: Final = SEEN.index("fingerprint")
 _ENCODE: Final = msgspec.msgpack.Encoder().encode
 _BLAKE2B: Final = hashlib.blake2b
+_SIGNED: Final = struct.Struct("<q").unpack  # 8 bytes as a signed little-endian int
 _EXACT: Final = 1 << 53  # ints below this in size are the float they equal
 
 
@@ -117,7 +119,8 @@ def fingerprint(row: Sequence[Any]) -> int:
             if -_EXACT < n < _EXACT:
                 values[i] = float(n)
     digest = _BLAKE2B(_ENCODE(values[KEYS:]), digest_size=8).digest()
-    return int.from_bytes(digest, "little", signed=True)
+    signed: int = _SIGNED(digest)[0]
+    return signed
 
 
 def printed(row: Sequence[Any]) -> tuple[Any, ...]:
@@ -196,14 +199,16 @@ class Layout:
             "left join history_standing s on s.id = h.id "
             "left join history_detail d on d.id = h.id where h.item_key = ?"
         )
-        # The state after each player's last row in one system before a sort key (rating, N,
-        # then the state columns), for players given as a JSON list, each answered by his
-        # place in it: many players, one query (a plain list: json_each parses it once).
+        # The state after each (player, system)'s last row before a sort key (rating, N, then
+        # the state columns), for pairs given as two JSON lists (the players; their systems, in
+        # the same places), each answered by its place: many pairs, one query (plain lists:
+        # json_each parses the players once, json_extract finds a pair's system by its place).
         self.states_before = (
             f"select w.key, h.post_rating, h.games_after, {state} "
-            "from json_each(?) w join history_rows h on h.id = (select x.id from history_rows x "
-            "where x.player = w.value and x.system = ? and x.sort_key < ? "
-            "order by x.sort_key desc limit 1) left join history_standing s on s.id = h.id"
+            "from json_each(?1) w join history_rows h on h.id = (select x.id from history_rows x "
+            "where x.player = w.value and x.system = json_extract(?2, '$[' || w.key || ']') "
+            "and x.sort_key < ?3 order by x.sort_key desc limit 1) "
+            "left join history_standing s on s.id = h.id"
         )
         # The rater's row split once `printed` (its fingerprint after its narrow values): where
         # each table's columns lie in it, and the values of a row without a standing or a
@@ -288,16 +293,12 @@ class Layout:
         self, conn: sqlite3.Connection, pairs: Sequence[tuple[str, str]], sort_key: str
     ) -> dict[tuple[str, str], Standing[object]]:
         """Each (player, system)'s standing just before the item at `sort_key` (UNRATED if he
-        has no row before it), read in one query a system: what `queries.standing_before`
-        gives."""
+        has no row before it), read in one query: what `queries.standing_before` gives."""
         found: dict[tuple[str, str], Standing[object]] = dict.fromkeys(pairs, UNRATED)
-        by_system: dict[str, list[str]] = {}
-        for player, system in pairs:
-            by_system.setdefault(system, []).append(player)
-        query = self.states_before
-        for system, players in by_system.items():
-            for at, *state in conn.execute(query, [json.dumps(players), system, sort_key]):
-                found[(players[at], system)] = self.standing_of(state)
+        players = json.dumps([player for player, _ in pairs])
+        systems = json.dumps([system for _, system in pairs])
+        for at, *state in conn.execute(self.states_before, [players, systems, sort_key]):
+            found[pairs[at]] = self.standing_of(state)
         return found
 
     def rewrite(

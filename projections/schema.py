@@ -106,7 +106,7 @@ class RatingsTable:
 
     def __init__(self, columns: dict[str, type]) -> None:
         self.columns = columns
-        names = list(columns)
+        self.names = names = tuple(columns)
         self.values = operator.itemgetter(*names)  # a row's values, in column order
         self.insert = (
             f"insert or replace into ratings ({', '.join(names)}) "
@@ -123,8 +123,12 @@ class RatingsTable:
         )
 
     def as_dict(self, values: tuple[Any, ...] | None) -> dict[str, Any] | None:
-        """A row's values as its dict (None: no row)."""
-        return None if values is None else dict(zip(self.columns, values, strict=True))
+        """A row's values (as many as its columns) as its dict (None: no row)."""
+        if values is None:
+            return None
+        assert len(values) == len(self.names)
+        # a loop mypyc compiles: `zip(..., strict=True)` is a call it leaves to the interpreter
+        return {name: values[i] for i, name in enumerate(self.names)}
 
 
 @functools.cache
