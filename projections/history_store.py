@@ -99,7 +99,8 @@ SEEN_DETAIL: Final = SEEN.index("detail")
 SEEN_STANDING: Final = SEEN.index("standing")
 SEEN_PRINT: Final = SEEN.index("fingerprint")
 _ENCODE: Final = msgspec.msgpack.Encoder().encode
-_BLAKE2B: Final = hashlib.blake2b
+# a BLAKE2b of 8 bytes, copied for each row: a new one, its digest size a keyword, costs more
+_BLAKE2B: Final = hashlib.blake2b(digest_size=8)
 _SIGNED: Final = struct.Struct("<q").unpack  # 8 bytes as a signed little-endian int
 _EXACT: Final = 1 << 53  # ints below this in size are the float they equal
 
@@ -118,8 +119,9 @@ def fingerprint(row: Sequence[Any]) -> int:
             n: int = v
             if -_EXACT < n < _EXACT:
                 values[i] = float(n)
-    digest = _BLAKE2B(_ENCODE(values[KEYS:]), digest_size=8).digest()
-    signed: int = _SIGNED(digest)[0]
+    hasher = _BLAKE2B.copy()
+    hasher.update(_ENCODE(values[KEYS:]))
+    signed: int = _SIGNED(hasher.digest())[0]
     return signed
 
 
