@@ -149,10 +149,10 @@ def test_a_writer_process_started_while_the_log_is_read_builds_the_same_model(
     opened: list[int] = []
     open_writer = rebuild.open_writer
 
-    def recorded(path, items):
+    def recorded(path, items, shared):
         opened.append(len(seen))
         monkeypatch.setenv("RATINGS_LEDGER_WRITER", "process")  # even on one core
-        return open_writer(path, items)
+        return open_writer(path, items, shared)
 
     monkeypatch.setattr(rebuild, "open_writer", recorded)
     there = View(tmp_path / "there.db")
