@@ -27,7 +27,7 @@ from projections.live_standings import LiveStandings
 from projections.rating import history_layout, rater_class
 from projections.rating_step import RatingStep
 from projections.ratings_writer import RatingsWriter
-from projections.schema import AFTER_RATING, BEFORE_RATING, INDEXES, create
+from projections.schema import AFTER_RATING, BEFORE_RATING, INDEXES, LOADED, create
 from projections.standing import Standing
 from projections.what_if import WhatIf
 from projections.writer import LARGE, PRAGMAS, LocalWriter, Writer
@@ -100,9 +100,11 @@ class Rebuild:
         the writer first, the history rows in chunks as they come (split there into the
         history's tables, projections/history_store.py): a writer process stores them while
         the next items are rated (projections/writer.py)."""
-        # Indexes are built after the bulk inserts, from sorted keys (issue 21).
+        # Indexes are built after the bulk inserts, from sorted keys (issue 21), but for those
+        # kept while the history is loaded (projections/schema.py LOADED).
         for index in INDEXES:
-            conn.execute(f"drop index if exists {index}")
+            if index not in LOADED:
+                conn.execute(f"drop index if exists {index}")
         batch.write(conn)
         # the items' rows a chunk a step, then their indexes and the name tables
         # (projections/batch.py)
