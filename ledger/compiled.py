@@ -98,6 +98,7 @@ MODULES = (
     "projections.rebuild",
     "projections.runs",
     "projections.schema",
+    "projections.spooled_items",
     "projections.statements",
     "projections.uploads",
 )

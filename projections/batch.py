@@ -29,7 +29,8 @@ from projections.merges import KEY as MERGE_KEY
 from projections.merges import Merges, records
 from projections.periods import PublishedList
 from projections.schema import LIST_COLUMNS, SECTION_COLUMNS
-from projections.writer import TEXT_ROWS, LocalWriter, Writer
+from projections.spooled_items import RECORD, WRITE_ROWS, Spooled, parts, record
+from projections.writer import LocalWriter, Writer
 
 # A player's profile as the read model keeps it: the fact, its stored JSON, its position.
 Profile = tuple[events.PlayerRegistered, str, int]
@@ -52,11 +53,6 @@ class Stored(NamedTuple):
     at: int  # where its record lies in the spool (`Spool.add`)
 
 
-# An item's record in the spool: its kind, start, end, position and revision (`Fresh._record`).
-_Head = tuple[str, str, str, int, int]
-_HEAD = msgspec.json.Encoder()
-_HEAD_DECODE = msgspec.json.Decoder(_Head).decode
-_PLAYERS_DECODE = msgspec.json.Decoder(list[str]).decode
 _ROW_ENCODE = msgspec.json.Encoder().encode  # a section's row (`Fresh.put_section`)
 _ROW_DECODE = msgspec.json.Decoder(dict[str, Any]).decode
 _REVISIONS_DECODE = msgspec.json.Decoder(list[Revision]).decode
@@ -67,8 +63,6 @@ _REVISIONS_DECODE = msgspec.json.Decoder(list[Revision]).decode
 # profiles as facts, text and tuples were some 180 MiB).
 _LENGTH = 1 << 24
 _OFFSET = 1 << 40
-# Where a record lies in a rebuild's spool, in one int: its offset times _RECORD, plus its length.
-_RECORD = 1 << 32
 # Profiles a rebuild keeps decoded for its raters (the rest read back when asked for again):
 # about 490 bytes each, 5 MiB (docs/benchmarks/rebuild-memory.md).
 HOT_PROFILES = 10_000
@@ -235,17 +229,16 @@ class Fresh(Batch):
         if item is None:
             self.items.pop(key, None)
             return
-        head = _HEAD.encode((item.kind, item.start, item.end, item.position, item.revision))
-        data = events.encode(item.event)
-        players = events.encode_value(list(dict.fromkeys(item.players)))
-        self.items[key] = Stored(item.sort_key, key, self._add(b"\n".join((head, data, players))))
+        head = (item.kind, item.start, item.end, item.position, item.revision)
+        data = record(head, events.encode(item.event), item.players)
+        self.items[key] = Stored(item.sort_key, key, self._add(data))
 
     def _add(self, data: bytes) -> int:
         """`data` appended to the spool: where it lies (`_read`)."""
-        return self._spool(data) * _RECORD + len(data)
+        return self._spool(data) * RECORD + len(data)
 
     def _read(self, at: int) -> bytes:
-        offset, length = divmod(at, _RECORD)
+        offset, length = divmod(at, RECORD)
         return self._spooled(offset, length)
 
     def _spool(self, data: bytes) -> int:
@@ -254,8 +247,7 @@ class Fresh(Batch):
         "The rebuild's spool written a mebibyte at a time")."""
         offset, size = self.spooled, len(data)
         if self.held + size > SPOOL_BUFFER:  # the bytes held to the file first
-            os.pwrite(self.spool.fileno(), memoryview(self.pending)[: self.held], self.flushed)
-            self.flushed, self.held = offset, 0
+            self._flush()
         if size > SPOOL_BUFFER:  # more than it holds: to the file at once
             os.pwrite(self.spool.fileno(), data, offset)
             self.flushed = offset + size
@@ -265,6 +257,11 @@ class Fresh(Batch):
             self.held += size
         self.spooled += size
         return offset
+
+    def _flush(self) -> None:
+        """The spool's bytes held in memory written to its file."""
+        os.pwrite(self.spool.fileno(), memoryview(self.pending)[: self.held], self.flushed)
+        self.flushed, self.held = self.spooled, 0
 
     def _spooled(self, offset: int, length: int) -> bytes:
         """The spool's `length` bytes at `offset` (one record's: in `pending` or in the file)."""
@@ -279,17 +276,8 @@ class Fresh(Batch):
         for key, at in sorted(held.items()):
             yield key, self._read(at).decode()
 
-    def _record(self, s: Stored) -> tuple[_Head, bytes, bytes]:
-        """An item's record read back: its kind, dates, position and revision, its fact as the
-        read model stores it (compact JSON: no line breaks, so each part is one line) and its
-        players' JSON array."""
-        data = self._read(s.at)
-        # the two line breaks found by memchr, not split's byte-by-byte scan of the fact
-        first, last = data.index(b"\n"), data.rindex(b"\n")
-        return _HEAD_DECODE(data[:first]), data[first + 1 : last], data[last + 1 :]
-
     def _item(self, s: Stored) -> Item:
-        (kind, start, end, position, revision), fact, _ = self._record(s)
+        (kind, start, end, position, revision), fact, _ = parts(self._read(s.at))
         return Item(s.key, kind, start, end, position, revision, stored_fact(kind, fact))
 
     def ordered(self) -> Iterator[Item]:
@@ -421,34 +409,31 @@ class Fresh(Batch):
             conn.call("projections.names:add", names.named(some), WRITE_CHUNK)
         conn.call("projections.names:finish", WRITE_CHUNK)
 
+    def shared(self) -> int:
+        """The spool file's descriptor, for a writer process to read the items' records from
+        (open there under the same number: projections/writer.py `Writer`)."""
+        return int(self.spool.fileno())
+
     def item_writes(self, conn: Writer | LocalWriter) -> Iterator[None]:
         """The items' and their players' rows, `ITEMS_CHUNK` items a step (a million games'
         pairs at once were 100 MiB), each step when the rebuild asks: spread over its rating,
-        the writer stores them as items are rated (issue 21). Made before rating."""
+        the writer stores them as items are rated (issue 21). The writer makes them from the
+        records it reads from the spool (projections/spooled_items.py), every byte of which is
+        in its file from here on. Made before rating."""
+        self._flush()
         order = sorted(self.items.values(), key=itemgetter(1), reverse=True)
-        return self._write_items(conn, order, self.merges().resolve)
+        merges = self.merges()
+        survivors = {m: merges.resolve(m) for m in merges.into}
+        return self._write_items(conn, order, survivors)
 
     def _write_items(
-        self, conn: Writer | LocalWriter, order: list[Stored], resolve: Callable[[str], str]
+        self, conn: Writer | LocalWriter, order: list[Stored], survivors: dict[str, str]
     ) -> Iterator[None]:
+        fd = self.shared()
         while order:
-            chunk = [(s, *self._record(s)) for s in order[-ITEMS_CHUNK:][::-1]]
+            chunk: list[Spooled] = [(s.key, s.sort_key, s.at) for s in order[-ITEMS_CHUNK:][::-1]]
             del order[-ITEMS_CHUNK:]
-            # the facts as their UTF-8 bytes, decoded into text by the writer (docs/decisions.md,
-            # "The items' facts decoded by the writer")
-            conn.call(
-                TEXT_ROWS,
-                "insert into items values (?, ?, ?, ?, ?, ?, ?, ?)",
-                [(s.key, h[0], s.sort_key, *h[1:], fact) for s, h, fact, _ in chunk],
-            )
-            conn.executemany(
-                "insert into item_players values (?, ?)",
-                [
-                    (s.key, p)
-                    for s, _, _, ps in chunk
-                    for p in sorted(dict.fromkeys(map(resolve, _PLAYERS_DECODE(ps))))
-                ],
-            )
+            conn.call(WRITE_ROWS, fd, chunk, survivors)
             yield
 
     def write_problems(self, conn: Writer | LocalWriter) -> None:

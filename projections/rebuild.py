@@ -27,7 +27,7 @@ from projections.live_standings import LiveStandings
 from projections.rating import history_layout, rater_class
 from projections.rating_step import RatingStep
 from projections.ratings_writer import RatingsWriter
-from projections.schema import AFTER_RATING, BEFORE_RATING, INDEXES, create
+from projections.schema import AFTER_RATING, BEFORE_RATING, INDEXES, LOADED, create
 from projections.standing import Standing
 from projections.what_if import WhatIf
 from projections.writer import LARGE, PRAGMAS, LocalWriter, Writer
@@ -61,7 +61,7 @@ class Rebuild:
     def _build(
         self, batch: Fresh, entries: Iterable[LedgerEntry], stats: CatchUp
     ) -> tuple[int, str] | None:
-        target = _Target(lambda: self._new_build(len(batch.items)))
+        target = _Target(lambda: self._new_build(len(batch.items), batch.shared()))
         try:
             # a large rebuild's writer process starts while the rest of the log is read
             first = apply_entries(batch, _when_large(entries, batch, target.open), stats)
@@ -82,8 +82,9 @@ class Rebuild:
         writer.close()
         return first, new
 
-    def _new_build(self, items: int) -> tuple[str, Conn]:
-        """A new file behind the model's link, its tables made, and the writer for `items`."""
+    def _new_build(self, items: int, spool: int) -> tuple[str, Conn]:
+        """A new file behind the model's link, its tables made, and the writer for `items`
+        (which reads the items' records from the batch's `spool`, a file descriptor)."""
         new = modelfile.new_build(self.path)
         db = sqlite_utils.Database(new)
         try:
@@ -92,16 +93,18 @@ class Rebuild:
             create(db, self.family, None if self.what_if is None else self.what_if.to_json())
         finally:
             db.close()
-        return new, open_writer(new, items)
+        return new, open_writer(new, items, (spool,))
 
     def _replay(self, batch: Fresh, stats: CatchUp, conn: Conn) -> None:
         """Into an empty read model: every item in rating order, in memory. The records go to
         the writer first, the history rows in chunks as they come (split there into the
         history's tables, projections/history_store.py): a writer process stores them while
         the next items are rated (projections/writer.py)."""
-        # Indexes are built after the bulk inserts, from sorted keys (issue 21).
+        # Indexes are built after the bulk inserts, from sorted keys (issue 21), but for those
+        # kept while the history is loaded (projections/schema.py LOADED).
         for index in INDEXES:
-            conn.execute(f"drop index if exists {index}")
+            if index not in LOADED:
+                conn.execute(f"drop index if exists {index}")
         batch.write(conn)
         # the items' rows a chunk a step, then their indexes and the name tables
         # (projections/batch.py)

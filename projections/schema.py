@@ -96,9 +96,15 @@ INDEXES = {
     "idx_problems_item_key": "create index idx_problems_item_key on problems (item_key)",
 }
 # The indexes on the records a rebuild writes before it rates (projections/batch.py): its
-# writer builds them while the items are rated; the others once every row is in.
+# writer builds them while the items are rated; the others once every row is in, but for
+# those it keeps while the history is loaded (`LOADED`).
 BEFORE_RATING = ("idx_items_sort_key", "idx_item_players_player")
-AFTER_RATING = tuple(name for name in INDEXES if name not in BEFORE_RATING)
+# Kept, not dropped, by a rebuild: its history rows come an item at a time, so each item's
+# entries go to one place of this index, kept by the writer while the items are rated (its
+# other core) rather than sorted after the last, when the rebuild waits for it
+# (docs/decisions.md, "The history's item index kept while the rows are loaded").
+LOADED = ("idx_history_item_key",)
+AFTER_RATING = tuple(name for name in INDEXES if name not in BEFORE_RATING + LOADED)
 
 
 class RatingsTable:

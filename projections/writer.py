@@ -112,17 +112,6 @@ def _call(conn: sqlite3.Connection, function: str, args: Sequence[object]) -> No
     getattr(importlib.import_module(module), name)(conn, *args)
 
 
-def text_rows(conn: sqlite3.Connection, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-    """`rows` inserted by `sql`, the last value of each the UTF-8 bytes of a text, bound as
-    that text: decoded here, in the writer's process, not made text by the rating process and
-    encoded again on its way through the pipe (docs/decisions.md, "The items' facts decoded
-    by the writer")."""
-    conn.executemany(sql, [(*row[:-1], row[-1].decode()) for row in rows])
-
-
-TEXT_ROWS = "projections.writer:text_rows"  # `text_rows`, as `call` names it
-
-
 # A None's adapter: None (bound as NULL), from a method of C (`{}.get(None)`), not a Python
 # function's call. Without one, Python 3.11's sqlite3 raises and clears two AttributeErrors
 # looking for one, for every None it binds: about 0.5 µs, and a history row holds about ten.
@@ -194,9 +183,11 @@ def _widen(stream: IO[bytes]) -> None:
 
 class Writer:
     """The statements of a rebuild, as on a connection (`execute`, `executemany`), sent to
-    `serve` in another process; `close` waits for the commit and raises any error."""
+    `serve` in another process; `close` waits for the commit and raises any error. `shared`:
+    descriptors of this process's files open in that one too, under the same numbers (a
+    function it is told to `call` may read them: the rebuild's spool)."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, shared: Sequence[int] = ()) -> None:
         # run as a module of its package (not a script by path), so that what it imports is
         # found as in this process, compiled where built
         self.process = subprocess.Popen(
@@ -204,6 +195,7 @@ class Writer:
             cwd=ROOT,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
+            pass_fds=tuple(shared),
         )
         assert self.process.stdin is not None and self.process.stdout is not None
         self.to, self.back = self.process.stdin, self.process.stdout
@@ -315,14 +307,15 @@ class LocalWriter:
         self.conn.close()
 
 
-def writer(path: str, items: int) -> Writer | LocalWriter:
+def writer(path: str, items: int, shared: Sequence[int] = ()) -> Writer | LocalWriter:
     """The writer for a rebuild of `items` rated items: another process for a large one on a
-    machine with more than one core, else this one (RATINGS_LEDGER_WRITER=local|process)."""
+    machine with more than one core, else this one (RATINGS_LEDGER_WRITER=local|process);
+    `shared`: the files open in this process it may read (`Writer`)."""
     chosen = os.environ.get("RATINGS_LEDGER_WRITER")
     if chosen is None:
         spare = (os.cpu_count() or 1) > 1 and bool(sys.executable)
         chosen = "process" if items >= LARGE and spare else "local"
-    return Writer(path) if chosen == "process" else LocalWriter(path)
+    return Writer(path, shared) if chosen == "process" else LocalWriter(path)
 
 
 if __name__ == "__main__":

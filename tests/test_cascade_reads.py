@@ -10,9 +10,10 @@ import pytest
 from ledger.application import RatingsLedger
 from ledger.commands import SubmitSection, parse
 from ledger.log import LedgerEntry, read_entries
-from projections import batch, cascade, queries, ratings_writer, rebuild
+from projections import batch, cascade, queries, ratings_writer, rebuild, writer
 from projections.projector import View
 from projections.rating import history_layout
+from projections.schema import INDEXES
 from projections.standing import UNRATED
 from tests.test_projection_identity import generator, with_merges
 
@@ -149,10 +150,10 @@ def test_a_writer_process_started_while_the_log_is_read_builds_the_same_model(
     opened: list[int] = []
     open_writer = rebuild.open_writer
 
-    def recorded(path, items):
+    def recorded(path, items, shared):
         opened.append(len(seen))
         monkeypatch.setenv("RATINGS_LEDGER_WRITER", "process")  # even on one core
-        return open_writer(path, items)
+        return open_writer(path, items, shared)
 
     monkeypatch.setattr(rebuild, "open_writer", recorded)
     there = View(tmp_path / "there.db")
@@ -179,3 +180,28 @@ def test_a_rebuild_failing_after_its_writer_started_leaves_no_build_behind(
         view.rebuild(broken())
     assert sorted(p.name for p in tmp_path.iterdir()) == before
     assert view.db.execute("select count(*) from items").fetchone()[0] == 0
+
+
+def test_a_rebuild_keeps_the_history_item_index_while_it_loads_the_rows(
+    entries, tmp_path, monkeypatch
+):
+    # Issue 33 (docs/decisions.md, "The history's item index kept while the rows are
+    # loaded"): the rebuild neither drops nor builds the history's item index, which its new
+    # file has from its schema; the writer keeps it as the rows come, and every secondary
+    # index is there at the end.
+    sent: list[str] = []
+    execute = writer.LocalWriter.execute
+
+    def recorded(self, sql, args=()):
+        sent.append(sql)
+        execute(self, sql, args)
+
+    monkeypatch.setattr(writer.LocalWriter, "execute", recorded)
+    monkeypatch.setenv("RATINGS_LEDGER_WRITER", "local")
+    view = View(tmp_path / "model.db")
+    view.rebuild(entries)
+    assert [s for s in sent if "drop index" in s]  # the others are dropped
+    assert not [s for s in sent if "idx_history_item_key" in s]
+    found = {r[0] for r in view.db.execute("select name from sqlite_master where type = 'index'")}
+    assert set(INDEXES) <= found
+    view.close()

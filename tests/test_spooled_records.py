@@ -4,11 +4,17 @@ put, and the items in rating order."""
 
 from __future__ import annotations
 
+import sqlite3
 from contextlib import closing
 
+import pytest
+import sqlite_utils
+
 from ledger import events
-from projections import batch
+from projections import batch, writer
 from projections.items import Item, fact_item
+from projections.schema import create
+from projections.spooled_items import parts
 
 
 def _match(match_id: str, day: str, event_name: str) -> events.Fact:
@@ -52,7 +58,7 @@ def test_a_spooled_item_reads_back_as_put_and_the_items_come_in_rating_order() -
         fresh.put_item("gone", None)
         assert _fields(fresh.item("match:m3")) == _fields(items[0])
         assert fresh.item("gone") is None
-        assert fresh._record(fresh.items["match:m1"])[2] == b'["p2","p1"]'
+        assert parts(fresh._read(fresh.items["match:m1"].at))[2] == b'["p2","p1"]'
         ordered = list(fresh.ordered())
     assert list(map(_fields, ordered)) == [
         _fields(i) for i in sorted(items, key=lambda i: i.sort_key)
@@ -99,3 +105,37 @@ def test_spooled_records_read_back_alike_from_the_file_and_from_the_bytes_not_ye
         assert fresh.spooled - fresh.flushed == fresh.held < batch.SPOOL_BUFFER
         assert [fresh.note(f"n{n}") for n in range(7)] == texts
         assert len(fresh.spool.read()) == fresh.flushed
+
+
+@pytest.mark.parametrize("local", [True, False])
+def test_the_writer_makes_the_items_rows_from_the_spool_each_player_as_his_survivor(
+    tmp_path, local
+) -> None:
+    # Issue 33 (docs/decisions.md, "The items' rows made by the writer from the spool"): the
+    # writer, in this process or in its own, reads each item's record from the rebuild's spool
+    # file and stores its row (the fact as text, byte for byte) and one row a player, in key
+    # order, a player merged away named by the record he counts as, once.
+    db = sqlite_utils.Database(tmp_path / "model.db")
+    create(db, "uschess", None)
+    db.close()
+    items = [fact_item(_match(f"m{n}", "2024-01-05", "Winter — open"), n) for n in (2, 1)]
+    with closing(batch.Fresh()) as fresh:
+        for item in items:
+            fresh.put_item(item.key, item)
+        fresh.put_revisions(
+            "merge:p2", [[3, "PlayersMerged", {"member_id": "p2", "into": "p1", "reason": None}]]
+        )
+        path = str(tmp_path / "model.db")
+        conn = writer.LocalWriter(path) if local else writer.Writer(path, [fresh.shared()])
+        for _ in fresh.item_writes(conn):
+            pass
+        conn.close()
+    stored = sqlite3.connect(tmp_path / "model.db")
+    rows = stored.execute("select key, kind, position, payload from items").fetchall()
+    assert rows == [
+        ("match:m1", "match", 1, events.encode(items[1].event).decode()),
+        ("match:m2", "match", 2, events.encode(items[0].event).decode()),
+    ]
+    pairs = stored.execute("select item_key, player from item_players").fetchall()
+    assert pairs == [("match:m1", "p1"), ("match:m2", "p1")]
+    stored.close()

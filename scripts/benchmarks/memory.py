@@ -27,10 +27,10 @@ def peak(pid="self"):
 
 writers = [0]
 start = writer.Writer.__init__
-def watched(self, path):
+def watched(self, path, *shared):
     # the writer's mark read until it ends: its index builds and commit come after the
     # rebuild's last statement (read at `close`, they were not counted)
-    start(self, path)
+    start(self, path, *shared)
     def poll(pid=self.process.pid):
         while (found := peak(pid)) is not None:
             writers[0] = max(writers[0], found)

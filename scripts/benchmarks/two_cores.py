@@ -17,19 +17,21 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sqlite3
 import tempfile
 import time
 from collections.abc import Iterable, Sequence
 from contextlib import closing
 from pathlib import Path
+from typing import cast
 from unittest import mock
 
 import sqlite_utils
 
 from ledger.application import RatingsLedger
 from ledger.log import read_entries
-from projections import rebuild, writer
+from projections import rebuild, spooled_items, writer
 from projections.projector import View
 from projections.schema import create
 
@@ -37,10 +39,13 @@ Message = tuple[float, bytes]  # (the rebuild's CPU seconds when sent, the frame
 
 
 class Recorder:
-    """A writer process's connection that records each message instead of sending it."""
+    """A writer process's connection that records each message instead of sending it; the
+    files it is given to read (`shared`) kept open under new numbers, which the messages name
+    instead (the rebuild closes its own before they are run)."""
 
-    def __init__(self, clock: float, messages: list[Message]) -> None:
+    def __init__(self, clock: float, messages: list[Message], shared: Sequence[int]) -> None:
         self.clock, self.messages = clock, messages
+        self.kept = {fd: os.dup(fd) for fd in shared}
 
     def _send(self, obj: object) -> None:
         data = writer._ENCODE(obj)
@@ -58,6 +63,9 @@ class Recorder:
         self._send((None, rows, [first, spec]))
 
     def call(self, function: str, *args: object) -> None:
+        if function == spooled_items.WRITE_ROWS:  # its first argument: the spool's descriptor
+            fd, *rest = args
+            args = (self.kept[cast(int, fd)], *rest)
         self._send((None, list(args), function))
 
     def close(self) -> None:
@@ -73,9 +81,9 @@ def recorded(store: str, family: str, workdir: Path) -> tuple[float, float, floa
     started: list[float] = []
     clock = [0.0]
 
-    def open_writer(path: str, items: int) -> Recorder:
+    def open_writer(path: str, items: int, shared: Sequence[int]) -> Recorder:
         started.append(time.process_time() - clock[0])
-        return Recorder(clock[0], messages)
+        return Recorder(clock[0], messages, shared)
 
     with (
         mock.patch.object(rebuild, "open_writer", open_writer),
