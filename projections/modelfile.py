@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import uuid
+from contextlib import closing
 from pathlib import Path
 
 _BUILD = ".build-"  # PATH.build-HEX: one build of the read model at PATH
@@ -32,14 +33,17 @@ def current(path: str) -> Path | None:
 def start(path: str) -> None:
     """An empty build linked in as the read model at `path`."""
     build = new_build(path)
-    sqlite3.connect(build).close()
     link(path, build)
 
 
 def link(path: str, build: str) -> None:
     """Make `path` the link to `build` in one step (a rename over the old link or file). The
     build it replaced stays, whole, for connections still open on it, until the next link;
-    older builds, and any an interrupted rebuild left, go."""
+    older builds, and any an interrupted rebuild left, go. The build is put in WAL mode first:
+    setting it takes a lock SQLite does not wait for, so readers opening the new model
+    together would race to set it ("database is locked")."""
+    with closing(sqlite3.connect(build)) as conn:
+        conn.execute("PRAGMA journal_mode=WAL")
     old = current(path)
     tmp = build + ".link"
     Path(tmp).unlink(missing_ok=True)
