@@ -159,7 +159,7 @@ class _Standings:
 
     def read_ahead(self, rows: Iterable[Seen], sort_key: str) -> None:
         """The standings rating an item (at `sort_key`) may ask for that the cascade does not
-        hold, in a query a system: of each player its stored rows rate, in their system and,
+        hold, in one query: of each player its stored rows rate, in their system and,
         if he was unrated there, in the others (his background)."""
         systems, stored, live = self.systems, self.stored, self.live
         for r in rows:
