@@ -137,8 +137,6 @@ def serve(path: str, source: IO[bytes], reply: IO[bytes]) -> None:
             try:
                 if sql is None and isinstance(many, str):  # a function's name: `call`
                     _call(conn, many, args)
-                elif sql is None:  # rows split into parts: `many` is [first, spec]
-                    split_rows(conn, args, *many)
                 elif many:
                     conn.executemany(sql, args)
                 else:
@@ -238,10 +236,6 @@ class Writer:
     def executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> None:
         self._send((sql, rows if isinstance(rows, list) else list(rows), True))
 
-    def split(self, rows: Sequence[Sequence[object]], first: int, spec: list[Part]) -> None:
-        """Rows numbered from `first`, split there into the tables of `spec`."""
-        self._send((None, rows, [first, spec]))
-
     def call(self, function: str, *args: object) -> None:
         """`function` ("module:name") called there with the connection and `args`: the rows
         it makes from them are made in the writer's process."""
@@ -288,10 +282,6 @@ class LocalWriter:
 
     def executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> None:
         self.conn.executemany(sql, rows)
-
-    def split(self, rows: Sequence[Sequence[object]], first: int, spec: list[Part]) -> None:
-        """Rows numbered from `first`, split into the tables of `spec`."""
-        split_rows(self.conn, rows, first, spec)
 
     def call(self, function: str, *args: object) -> None:
         """`function` ("module:name") called with the connection and `args`."""

@@ -21,7 +21,8 @@ def test_nones_the_writer_process_binds_are_stored_as_null(tmp_path, monkeypatch
         db.execute("create table u (id, a, b, c)")
     conn = writer.Writer(str(path))
     conn.executemany("insert into t values (?, ?, ?, ?)", ROWS)
-    conn.split(ROWS, 1, [("u", 1, 4, None)])  # the history rows' way, a staging table's
+    # the history rows' way (`split_rows`, called there as `append_printed` calls it)
+    conn.call("projections.writer:split_rows", ROWS, 1, [("u", 1, 4, None)])
     conn.close()
     with sqlite3.connect(path) as db:
         found = [

@@ -59,9 +59,6 @@ class Recorder:
     def executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> None:
         self._send((sql, rows if isinstance(rows, list) else list(rows), True))
 
-    def split(self, rows: Sequence[Sequence[object]], first: int, spec: list[writer.Part]) -> None:
-        self._send((None, rows, [first, spec]))
-
     def call(self, function: str, *args: object) -> None:
         if function == spooled_items.WRITE_ROWS:  # its first argument: the spool's descriptor
             fd, *rest = args
