@@ -21,9 +21,8 @@ import msgspec
 
 # A record's head: its kind, start, end, position and revision.
 Head = tuple[str, str, str, int, int]
-_HEAD_ENCODE = msgspec.json.Encoder().encode
+_ENCODE = msgspec.json.Encoder().encode  # a head, a players' array: compact JSON
 _HEAD_DECODE = msgspec.json.Decoder(Head).decode
-_PLAYERS_ENCODE = msgspec.json.Encoder().encode
 _PLAYERS_DECODE = msgspec.json.Decoder(list[str]).decode
 # Where a record lies in a rebuild's spool, in one int: its offset times RECORD, plus its length.
 RECORD = 1 << 32
@@ -34,7 +33,7 @@ WRITE_ROWS = "projections.spooled_items:write_rows"  # `write_rows`, as `Writer.
 
 def record(head: Head, fact: bytes, players: Sequence[str]) -> bytes:
     """An item's record: its head, its fact (compact JSON) and its players, one line each."""
-    return b"\n".join((_HEAD_ENCODE(head), fact, _PLAYERS_ENCODE(list(dict.fromkeys(players)))))
+    return b"\n".join((_ENCODE(head), fact, _ENCODE(list(dict.fromkeys(players)))))
 
 
 def parts(data: bytes) -> tuple[Head, bytes, bytes]:
