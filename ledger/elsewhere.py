@@ -13,6 +13,7 @@ break and reports it). This file runs as the other process's program too.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -51,9 +52,10 @@ class CheckedElsewhere:
             stderr=subprocess.DEVNULL,  # a failure there is no answer: the read is checked here
         )
         assert self.process.stdin is not None  # a pipe, asked for above
-        # the store's URL on the pipe, not the command line: it may hold a password
-        self.process.stdin.write(ledger.store.encode())
-        self.process.stdin.close()
+        # the store's URL on the pipe, not the command line: it may hold a password; a process
+        # that has already ended closed the pipe, and `settle` then finds no answer
+        with contextlib.suppress(BrokenPipeError), self.process.stdin as pipe:
+            pipe.write(ledger.store.encode())
 
     def entries(self) -> Iterator[LedgerEntry]:
         """The entries up to the limit, without those set aside (as a checked read gives them

@@ -5,8 +5,10 @@ included (ledger/elsewhere.py)."""
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -83,19 +85,31 @@ def test_a_write_that_does_not_verify_is_read_again_here_and_reported_once(
     assert [b.position for b in here[1]] == [submitted.position]
 
 
+@pytest.mark.parametrize("ended", [False, True], ids=["ending", "ended before it is told"])
 def test_a_check_elsewhere_that_ends_without_an_answer_is_read_again_here(
     ledger: RatingsLedger,
     section_ready: Callable[..., object],
     store_url: str,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+    ended: bool,
 ) -> None:
-    # a process that fails (here: one that exits at once) keeps nothing read unchecked
+    # a process that fails (here: one that exits at once, maybe before the store's URL is
+    # written to it, which closes the pipe) keeps nothing read unchecked and breaks no read
     if not store_url.startswith("sqlite"):
         pytest.skip("checked elsewhere on SQLite files only")
     ledger.sections.submit(section_ready(), actor="td")
     answers = spied(monkeypatch)
     here = replayed(store_url, tmp_path / "here.db", 10**9, "rebuild")
     monkeypatch.setattr(elsewhere.sys, "executable", "/bin/false")
+    if ended:
+        started = subprocess.Popen
+
+        def finished(*args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
+            process = started(*args, **kwargs)
+            process.wait()
+            return process
+
+        monkeypatch.setattr(elsewhere.subprocess, "Popen", finished)
     there = replayed(store_url, tmp_path / "there.db", 1, "rebuild")
     assert answers == ["the check ended without an answer"] and there == here
