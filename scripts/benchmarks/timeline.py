@@ -135,13 +135,15 @@ def logged(entries: Iterator[LedgerEntry], watch: Watch) -> Iterator[LedgerEntry
 
 
 PHASES = ("log", "records", "rating", "ratings", "tail")
+# a chunk of history rows: split by SQL (before 027d41a), or now made by the writer's `call`
+HISTORY = ("split history", "call projections.history_store:append_printed")
 
 
 def phases(watch: Watch, end: tuple[float, float]) -> dict[str, tuple[float, float]]:
     """Each phase's (wall, own CPU) at its end."""
     marks = watch.marks
     log = next(m for m in marks if m[2] == "log read")
-    splits = [m for m in marks if m[2] == "split history"]
+    splits = [m for m in marks if m[2] in HISTORY]
     ratings = [m for m in marks if m[2] == "insert into ratings"]
     last = [m for m in marks if m[2] not in ("close", "end")][-1]
     first_split = splits[0] if splits else log
@@ -215,7 +217,7 @@ def main() -> None:
         out["marks"] = [
             [round(w, 2), round(c, 2), what]
             for w, c, what in watch.marks
-            if what not in ("split history", "call projections.spooled_items:write_rows")
+            if what not in (*HISTORY, "call projections.spooled_items:write_rows")
             and not what.startswith("insert into item_players")
         ]
     print(json.dumps(out))
