@@ -1,6 +1,7 @@
 """A rebuild's standings in memory, bounded in the number of players (issue 33): the standings
-set lately kept as objects, at most HOT_STANDINGS of them; beyond that all are packed, each as
-the values a history row keeps of it (the family's `columns` and `standing_of`, exact: a
+set lately kept as objects, at most HOT_STANDINGS of them; beyond that the older are packed
+(those first set longest ago, until a share KEPT is left), each as the values a history row
+keeps of it (the family's `columns` and `standing_of`, exact: a
 catch-up reads standings back from those rows; a standing without a family state as itself),
 a player's in one `marshal` string (one key, one string for his three or four systems), and
 unpacked when read. The strings lie in a spool file (a temporary file, gone with the process),
@@ -22,12 +23,16 @@ from projections.standing import UNRATED, Standing
 
 Key = tuple[str, str]  # (player, system)
 
-# Standings kept as objects (about 480 bytes each, with their key, for US Chess) before they
-# are all packed (about 200): 10M games for 200,000 players leave about 800,000 standings,
-# which had been most of a rebuild's 617 MiB. 75,000 rather than 150,000: 38-41 MiB less at
-# 1M games for 200,000 players with the compiled kernel, 6-12 MiB pure, for 1-4 % more CPU
-# (docs/benchmarks/rebuild-memory.md, "Session 13").
-HOT_STANDINGS = 75_000
+# Standings kept as objects (about 480 bytes each, with their key, for US Chess) before the
+# older are packed (about 200): 10M games for 200,000 players leave about 800,000 standings,
+# which had been most of a rebuild's 617 MiB. 150,000 (session 13 chose 75,000 for 38-41 MiB
+# at 1M games): at 10M games a pack of 75,000 had left 80 % of the rows' lookups to unpack and
+# their standings to pack, some 45 % of the rating's CPU (docs/benchmarks/ten-million.md,
+# "Session 17"), and the 10M rebuild's peak is well under issue 33's 400 MB.
+HOT_STANDINGS = 150_000
+# The share of HOT_STANDINGS a pack leaves kept as objects: the players whose standings were
+# first set last since the pack before, looked up again soonest (a pack had packed them all).
+KEPT = 0.75
 
 # Where a player's packed string lies in the spool, in one int: its offset times _LENGTH, plus
 # its length (a string of four systems is some 400 bytes, under 16 MiB).
@@ -53,9 +58,12 @@ class LiveStandings(Mapping[Key, Standing[object]]):
         standing_of: Callable[[Sequence[Any]], Standing[Any]],
         hot_limit: int | None = None,
         compact_over: int | None = None,
+        kept: int | None = None,
     ) -> None:
         self.columns, self.standing_of = columns, standing_of
         self.hot_limit = HOT_STANDINGS if hot_limit is None else hot_limit
+        # the standings a pack leaves kept as objects, those set last (`_pack`)
+        self.kept = int(self.hot_limit * KEPT) if kept is None else kept
         self.compact_over = COMPACT_OVER if compact_over is None else compact_over
         # player → {system: standing}: one lookup by the player's id, then his few systems
         # (a dict keyed by (player, system) tuples cost twice as much a lookup)
@@ -100,7 +108,7 @@ class LiveStandings(Mapping[Key, Standing[object]]):
         if held is None or system not in held:
             if self.count >= self.hot_limit:
                 self._pack()
-                held = None
+                held = self.hot.get(player)
             if held is None:
                 held = self.hot[player] = {}
             self.count += 1
@@ -118,14 +126,18 @@ class LiveStandings(Mapping[Key, Standing[object]]):
         his string is made: copied whole first, they had been a rebuild's peak (issue 33: 49
         MiB of 328 at a million games for 200,000 players, docs/benchmarks/rebuild-memory.md)."""
         columns, hot, cold = self.columns, self.hot, self.cold
-        self.hot, self.count, self.last = {}, 0, None
+        self.last = None  # his packed string may be written anew
+        count, keep = self.count, self.kept
+        oldest = iter(list(hot))  # in the order first set since they were last packed
         if self.spool is None:
             self.spool = tempfile.TemporaryFile(buffering=0)  # noqa: SIM115
             self.fd = self.spool.fileno()
         fd, start, live = self.fd, self.spooled, self.live
         chunk = bytearray()
-        while hot:
-            player, held = hot.popitem()
+        while count > keep:
+            player = next(oldest)
+            held = hot.pop(player)
+            count -= len(held)
             systems: dict[str, tuple[Any, ...]] = {}
             for system, s in held.items():
                 values: tuple[Any, ...]  # not the first branch's 8: the family's columns vary
@@ -150,7 +162,7 @@ class LiveStandings(Mapping[Key, Standing[object]]):
                 start += _written(fd, chunk, start)
                 chunk = bytearray()
         self.spooled = start + _written(fd, chunk, start)
-        self.live = live
+        self.live, self.count = live, count
         if self.spooled > COMPACT_FACTOR * live and self.spooled > self.compact_over:
             self.compact()
 

@@ -132,7 +132,7 @@ def test_a_players_string_is_unpacked_once_for_his_systems_and_again_once_packed
     def standing(rating: float) -> Standing[object]:
         return Standing(rating, 4, 0, 0, 0, "2024-03-02", UsChessState())
 
-    live = live_standings.LiveStandings(columns, standing_of, hot_limit=2)
+    live = live_standings.LiveStandings(columns, standing_of, hot_limit=2, kept=0)
     live.put("A", "OTBR", standing(1500.0))
     live.put("A", "OTBQ", standing(1400.0))
     live.put("B", "OTBR", standing(1300.0))  # A's two packed into one string
@@ -160,7 +160,7 @@ def test_a_pack_holds_at_most_a_quarter_more_than_the_standings_it_packs() -> No
     from ledger.rules.uschess.state import UsChessState, columns, standing_of
     from projections.standing import Standing
 
-    live = live_standings.LiveStandings(columns, standing_of, hot_limit=40_001)
+    live = live_standings.LiveStandings(columns, standing_of, hot_limit=40_001, kept=0)
     tracemalloc.start()
     try:
         empty = tracemalloc.get_traced_memory()[0]
@@ -177,6 +177,33 @@ def test_a_pack_holds_at_most_a_quarter_more_than_the_standings_it_packs() -> No
         tracemalloc.stop()
     assert len(live.cold) == 20_000 and not live.hot
     assert peak < 1.25 * held
+
+
+def test_a_pack_leaves_the_standings_set_last_kept_and_packs_the_older_first() -> None:
+    # Issue 33, the 10M replay's wall: a pack packs the players in the order their standings
+    # were first set since the pack before, until `kept` standings are left as objects (those
+    # set last, looked up again soonest: at 10M games for 200,000 players a pack of all of them
+    # had left some 80 % of the lookups to unpack), each read back the latest.
+    from ledger.rules.uschess.state import UsChessState, columns, standing_of
+    from projections.standing import Standing
+
+    def standing(rating: float) -> Standing[object]:
+        return Standing(rating, 4, 0, 0, 0, "2024-03-02", UsChessState())
+
+    live = live_standings.LiveStandings(columns, standing_of, hot_limit=4, kept=2)
+    for n, player in enumerate("ABCD"):
+        live.put(player, "OTBR", standing(1000.0 + n))
+    live.put("A", "OTBQ", standing(900.0))  # the fifth: A and B packed, C and D kept
+    assert set(live.cold) == {"A", "B"} and set(live.hot) == {"C", "D", "A"}
+    assert live.count == 3
+    live.put("E", "OTBR", standing(1500.0))
+    live.put("F", "OTBR", standing(1600.0))  # the limit again: C and D packed (set first)
+    assert set(live.cold) == {"A", "B", "C", "D"} and set(live.hot) == {"A", "E", "F"}
+    assert live.lookup("A", "OTBR") == standing(1000.0)
+    assert live.lookup("A", "OTBQ") == standing(900.0)
+    ratings = [live.lookup(p, "OTBR").rating for p in "BCDEF"]
+    assert ratings == [1001.0, 1002.0, 1003.0, 1500.0, 1600.0] and len(live) == 7
+    live.close()
 
 
 def test_the_standings_in_key_order_are_the_sorted_items_the_latest_kept() -> None:
