@@ -62,8 +62,10 @@ class LiveStandings(Mapping[Key, Standing[object]]):
     ) -> None:
         self.columns, self.standing_of = columns, standing_of
         self.hot_limit = HOT_STANDINGS if hot_limit is None else hot_limit
-        # the standings a pack leaves kept as objects, those set last (`_pack`)
-        self.kept = int(self.hot_limit * KEPT) if kept is None else kept
+        # the standings a pack leaves kept as objects, those set last (`_pack`): fewer than
+        # the bound, or a pack would pack none
+        chosen = int(self.hot_limit * KEPT) if kept is None else kept
+        self.kept = max(0, min(chosen, self.hot_limit - 1))
         self.compact_over = COMPACT_OVER if compact_over is None else compact_over
         # player → {system: standing}: one lookup by the player's id, then his few systems
         # (a dict keyed by (player, system) tuples cost twice as much a lookup)

@@ -204,6 +204,11 @@ def test_a_pack_leaves_the_standings_set_last_kept_and_packs_the_older_first() -
     ratings = [live.lookup(p, "OTBR").rating for p in "BCDEF"]
     assert ratings == [1001.0, 1002.0, 1003.0, 1500.0, 1600.0] and len(live) == 7
     live.close()
+    bounded = live_standings.LiveStandings(columns, standing_of, hot_limit=2, kept=5)
+    for player in "XYZ":  # `kept` at most one under the bound: a pack still packs
+        bounded.put(player, "OTBR", standing(1000.0))
+    assert bounded.count <= 2 and list(bounded.cold) == ["X"]
+    bounded.close()
 
 
 def test_the_standings_in_key_order_are_the_sorted_items_the_latest_kept() -> None:
