@@ -47,6 +47,11 @@ _PLAYERS = msgspec.json.Decoder(list[str])  # an item's players, as `run` reads 
 Row = tuple[Any, ...]  # a history row as the rater makes it (HISTORY_COLUMNS)
 Seen = tuple[Any, ...]  # a stored row as a cascade reads it (history_store.SEEN)
 Stored = Sequence[Seen]  # an item's stored rows
+# Rows a cascade holds to write (replaced, added or gone) before it writes them, between two
+# items: a year-old correction at 10M games replaces 401,091 rows, and held to its end they
+# and their stored rows were some 700 MB of its 2.2 GB (docs/decisions.md, "A cascade writes
+# as it goes (issue 33)"). Not `Final`: read when a cascade runs, so a script may set it.
+WRITE_EVERY = 20_000
 
 
 class Cascade:
@@ -218,13 +223,20 @@ class _Standings:
 
 
 class _Rewrites:
-    """The history rows a cascade replaces, written at its end: until then, a player not
-    followed in memory reads rows that the re-rating left as they were (docs/decisions.md)."""
+    """The history rows a cascade replaces, written between two items once it holds
+    `WRITE_EVERY` of them, and at its end: a row it writes is of an item it has rated, and a
+    player not followed in memory reads the same standing from it as from the row it
+    replaced (had it changed, the player would be followed: docs/decisions.md, "A cascade
+    writes as it goes (issue 33)")."""
 
     def __init__(self) -> None:
         self.stale: list[int] = []  # ids of rows that no new row replaces
         self.rewritten: list[tuple[Seen, Row, int]] = []  # (old, new, new's fingerprint)
         self.added: list[Row] = []  # rows with no stored row of their item
+
+    def held(self) -> int:
+        """How many rows it holds to write."""
+        return len(self.stale) + len(self.rewritten) + len(self.added)
 
     def old(self, rows: Stored, sort_key: str) -> dict[tuple[str, str], tuple[int | None, Seen]]:
         """An item's stored rows by (player, system), each with the id a new row replaces (None:
@@ -258,13 +270,15 @@ class _Rewrites:
         stats: CatchUp,
         record: knowledge.Keeping | None,
     ) -> None:
-        """Rows keep their keys (player, system, the item's sort key): replaced in place
-        (`record`: what keeps the rows as they were, projections/knowledge.py)."""
+        """The rows held, written and let go. Rows keep their keys (player, system, the
+        item's sort key): replaced in place (`record`: what keeps the rows as they were,
+        projections/knowledge.py)."""
         history_store.delete_ids(conn, self.stale, record)
         layout.rewrite(conn, self.rewritten, record)
         self.added.sort(key=operator.itemgetter(1, 2, 3))
         layout.replace(conn, self.added, record)
         stats.rows += len(self.rewritten) + len(self.added)
+        self.stale, self.rewritten, self.added = [], [], []
 
 
 class _Rerating:
@@ -309,7 +323,9 @@ class _Rerating:
             old_rows = layout.rows_of_item(conn, key)
             self.standings.read_ahead(old_rows, row[6])
             self._rerate(row, old_rows)
-        self.rows.write(conn, self.standings.layout, self.stats, self.record)
+            if self.rows.held() >= WRITE_EVERY:
+                self.rows.write(conn, layout, self.stats, self.record)
+        self.rows.write(conn, layout, self.stats, self.record)
         self.ratings.write_changes(self.standings.to_write(self.forced), self.stats, conn)
 
     def _unseat(self) -> None:

@@ -18,8 +18,10 @@ class CatchUp:
     rows_rated: int = 0
     players: set[str] = field(default_factory=set)
     last_position: int = 0
-    # (player, system) → (ratings row before or None, after or None), for changed standings
-    changes: dict[tuple[str, str], tuple[dict[str, Any] | None, dict[str, Any] | None]] = field(
+    # (player, system) → (ratings row before or None, after or None), for changed standings:
+    # each row its values in the table's column order (`ratings_table(family).names`), as
+    # stored and as written, not a dict of them (a correction at 10M changes 197,731 rows)
+    changes: dict[tuple[str, str], tuple[tuple[Any, ...] | None, tuple[Any, ...] | None]] = field(
         default_factory=dict
     )
     history_changed: dict[tuple[str, str], int] = field(default_factory=dict)

@@ -11,6 +11,7 @@ from ledger import events
 from ledger.log import LedgerEntry
 from ledger.reading import Readable
 from ledger.text import counted
+from projections.schema import ratings_table
 from projections.session import ReadSession
 
 FIELDS = ("rating", "official_rating", "games", "floor", "ceiling")
@@ -33,12 +34,14 @@ def consequences(
         if (said := _said(r.detail))
     ]
     keys = sorted(set(stats.changes) | set(stats.history_changed))
+    # where each of FIELDS is in a row's values (floor and ceiling are US Chess's columns:
+    # None in a family without them)
+    columns = ratings_table(family).names
+    at = [columns.index(f) if f in columns else None for f in FIELDS]
     changed = []
     for player, system in keys:
         before, after = stats.changes.get((player, system), (None, None))
-        # floor and ceiling are US Chess's columns: None in a family without them
-        b = {f: before.get(f) for f in FIELDS} if before else None
-        a = {f: after.get(f) for f in FIELDS} if after else None
+        b, a = _fields(before, at), _fields(after, at)
         if b == a and not stats.history_changed.get((player, system)):
             continue
         changed.append(
@@ -86,6 +89,13 @@ def render(report: dict[str, Any]) -> str:
 
 def _who(c: dict[str, Any]) -> str:
     return f"{c['player']} {c['name']}" if c.get("name") else c["player"]
+
+
+def _fields(row: tuple[Any, ...] | None, at: list[int | None]) -> dict[str, Any] | None:
+    """FIELDS of a `ratings` row's values (`at`: where each is in them), None for no row."""
+    if row is None:
+        return None
+    return {f: None if i is None else row[i] for f, i in zip(FIELDS, at, strict=True)}
 
 
 def _said(detail: str) -> dict[str, str]:

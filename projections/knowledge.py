@@ -82,8 +82,6 @@ def record(conn: sqlite3.Connection) -> None:
     history's tables in a catch-up, gives the rows it is about to change to `Keeping`
     (docs/decisions.md, "The record kept by statements, not row triggers")."""
     conn.execute("create temp table if not exists known_now (position INTEGER)")
-    # the rows (ids) whose state before the entry is settled: kept, or added by it
-    conn.execute("create temp table if not exists known_ids (id INTEGER PRIMARY KEY)")
 
 
 # The first change of a key in an entry keeps it, in this statement and `_kept`'s: a key kept
@@ -96,13 +94,15 @@ _ADDED = (
     "insert or ignore into history_past (known_until, present, player, system, sort_key) "
     "select n.position, 0, ?1, ?2, ?3 from known_now n where ?4 < n.position"
 )
-_SETTLED = "insert or ignore into known_ids select value from json_each(?)"
 
 
 @functools.cache  # one statement a family's own columns
 def _kept(own_columns: tuple[str, ...]) -> str:
     """The statement keeping the stored rows of the ids given (a JSON list) as they stand,
-    those not settled yet in the entry (kept or added) and stored before it."""
+    those stored before the entry: a row whose key the entry has kept already (or marked
+    absent, adding it) is left out by the unique index (`or ignore`). A row keeps its key
+    while it is stored, so no table of the ids settled is needed (docs/decisions.md, "A
+    cascade writes as it goes (issue 33)")."""
     columns = (*NARROW_COLUMNS, "detail", *own_columns)
     names = ", ".join(f"[{c}]" for c in columns)
     values = ", ".join(
@@ -118,7 +118,6 @@ def _kept(own_columns: tuple[str, ...]) -> str:
         "left join history_standing s on s.id = h.id "
         "left join history_detail d on d.id = h.id "
         "where h.id in (select value from json_each(?)) "
-        "and h.id not in (select id from known_ids) "
         "and h.revision < n.position"
     )
 
@@ -127,7 +126,8 @@ class Keeping:
     """The record kept while an entry is applied (`at`): what the row triggers of its first
     version did, a statement for many rows. Each history row changed first in the entry is
     kept as it stood (`present` 1), once, before any statement changes it, and each new row
-    marks its key absent before the entry (`present` 0); either settles its id."""
+    marks its key absent before the entry (`present` 0); either settles its key for the
+    entry."""
 
     def __init__(self, conn: sqlite3.Connection, own_columns: tuple[str, ...]) -> None:
         self.conn, self.kept = conn, _kept(own_columns)
@@ -137,14 +137,12 @@ class Keeping:
         listed = json.dumps(sorted(set(ids)))
         if listed != "[]":
             self.conn.execute(self.kept, [listed])
-            self.conn.execute(_SETTLED, [listed])
 
     def add(self, rows: Sequence[Sequence[Any]], ids: Iterable[int]) -> None:
         """Rater's rows about to be stored as new rows, numbered `ids`."""
         if rows:
             marks = [tuple(r[i] for i in MARKED) for r in rows]
             self.conn.executemany(_ADDED, marks)
-            self.conn.execute(_SETTLED, [json.dumps(list(ids))])
 
 
 def keeping(conn: sqlite3.Connection, own_columns: tuple[str, ...]) -> Keeping | None:
@@ -160,6 +158,5 @@ def at(conn: sqlite3.Connection, position: int | None) -> None:
     """The entry being applied (its position: what the rows it replaces are known until);
     None: none, `keeping` keeps nothing."""
     conn.execute("delete from known_now")
-    conn.execute("delete from known_ids")
     if position is not None:
         conn.execute("insert into known_now values (?)", [position])

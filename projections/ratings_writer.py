@@ -52,7 +52,8 @@ class RatingsWriter:
         conn: sqlite3.Connection,
     ) -> None:
         """A catch-up's rows: only those that differ from the stored ones are written, and each
-        is noted in `stats.changes` as (before, after)."""
+        is noted in `stats.changes` as (before, after): the row's values as stored, and as
+        written (in the table's column order)."""
         table = ratings_table(self.family)
         gone = [(p, str(s)) for (p, s), st in live.items() if st.rating is None]
         rows = [
@@ -64,7 +65,7 @@ class RatingsWriter:
         before = _stored(conn, table, keys)
         gone = [k for k in gone if k in before]
         for key in gone:
-            stats.changes[key] = (table.as_dict(before[key]), None)
+            stats.changes[key] = (before[key], None)
         written, kept = [], []  # new rows; rows that were there (updated in place)
         for r in rows:
             key, values = _RATING_KEY(r), table.values(r)
@@ -75,7 +76,7 @@ class RatingsWriter:
                 kept.append((*values[2:], *key))
             else:
                 continue
-            stats.changes[key] = (table.as_dict(was), r)
+            stats.changes[key] = (was, values)
         statements.executemany(conn, table.update, kept)
         conn.executemany("delete from ratings where player = ? and system = ?", gone)
         statements.executemany(conn, table.insert, list(map(table.values, written)))

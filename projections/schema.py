@@ -128,14 +128,6 @@ class RatingsTable:
             "(select json_extract(value, '$[0]'), json_extract(value, '$[1]') from json_each(?))"
         )
 
-    def as_dict(self, values: tuple[Any, ...] | None) -> dict[str, Any] | None:
-        """A row's values (as many as its columns) as its dict (None: no row)."""
-        if values is None:
-            return None
-        assert len(values) == len(self.names)
-        # a loop mypyc compiles: `zip(..., strict=True)` is a call it leaves to the interpreter
-        return {name: values[i] for i, name in enumerate(self.names)}
-
 
 @functools.cache
 def ratings_table(family: str) -> RatingsTable:

@@ -4,6 +4,7 @@ handed to its writer in chunks, while it rates, give the model a rebuild in one 
 
 from contextlib import closing
 from datetime import date
+from pathlib import Path
 
 import pytest
 
@@ -205,3 +206,54 @@ def test_a_rebuild_keeps_the_history_item_index_while_it_loads_the_rows(
     found = {r[0] for r in view.db.execute("select name from sqlite_master where type = 'index'")}
     assert set(INDEXES) <= found
     view.close()
+
+
+@pytest.mark.patches
+def test_a_cascade_writing_its_rows_as_it_goes_keeps_the_model_and_record_of_one_write(
+    tmp_path, monkeypatch
+):
+    # Issue 33: "memory stays flat": a correction's cascade writes the rows it holds once it
+    # holds WRITE_EVERY of them, between two items, rather than all at its end; the model
+    # is the replay's, and the record of what it knew before (history_past) and the
+    # ratings rows' before → after are those of one write at the end.
+    store = f"sqlite:///{tmp_path / 'ledger.db'}"
+    generator().generate(store, 200, 3000, 11, date(2023, 1, 1), 3)
+    with closing(RatingsLedger(store)) as app:
+        staged = View(tmp_path / "staged.db")
+        staged.rebuild(read_entries(app))
+        sections = staged.db.execute(
+            "select key from items where kind = 'section' order by sort_key"
+        ).fetchall()
+        payload = queries.item(staged, sections[len(sections) // 3][0]).payload
+        staged.close()
+        game = next(g for g in payload["games"] if g["result"] in ("1-0", "0-1"))
+        game["result"] = "0-1" if game["result"] == "1-0" else "1-0"
+        data = {k: payload[k] for k in SubmitSection.model_fields if k in payload}
+        app.sections.correct(parse(SubmitSection, data), reason="a flip", actor="ratings-office")
+        full = View(tmp_path / "full.db")
+        full.rebuild(read_entries(app))
+        seen = {}
+        real = cascade._Rewrites.write
+        for every in (10**9, 1, 7):
+            writes = []
+
+            def write(self, *args, writes=writes):
+                writes.append(self.held())
+                real(self, *args)
+
+            monkeypatch.setattr(cascade._Rewrites, "write", write)
+            monkeypatch.setattr(cascade, "WRITE_EVERY", every)
+            path = tmp_path / f"every-{every}.db"
+            path.write_bytes(Path(staged.path).read_bytes())
+            view = View(path, checkpoint_every=0)
+            stats = view.catch_up(read_entries(app, view.last_position))
+            past = view.db.execute(
+                "select * from history_past order by player, system, sort_key, known_until"
+            ).fetchall()
+            seen[every] = (view.digest(), past, stats.changes, stats.rows, len(writes))
+            view.close()
+    (digest, past, changes, rows, once), *others = seen.values()
+    assert digest == full.digest() and past and changes and once == 1
+    for other in others:
+        assert other[:4] == (digest, past, changes, rows)
+        assert other[4] > 10  # written many times as the cascade went

@@ -264,6 +264,7 @@ def test_a_catch_up_writes_and_notes_only_the_ratings_rows_that_differ(led, view
     # is written and noted before → after.
     from projections.catchup import CatchUp
     from projections.ratings_writer import RatingsWriter
+    from projections.schema import ratings_table
 
     led.register(A, B, C, D, adult=True)
     led.submit(round_robin("S1", [A, B, C, D], "2024-01-06"))
@@ -281,8 +282,12 @@ def test_a_catch_up_writes_and_notes_only_the_ratings_rows_that_differ(led, view
     with conn:
         ratings.write_changes({(A, "OTBR"): last[A]._replace(rating=1234.5)}, stats, conn)
     assert set(stats.changes) == {(A, "OTBR")}
-    old, new = stats.changes[(A, "OTBR")]
-    assert (old["rating"], new["rating"]) == (before, 1234.5)
+    old, new = stats.changes[(A, "OTBR")]  # the row's values, in the table's column order
+    names = ratings_table(view.family).names
+    rating = names.index("rating")
+    assert (old[rating], new[rating]) == (before, 1234.5)
+    stored = f"select {', '.join(names)} from ratings where player = ? and system = 'OTBR'"
+    assert new == conn.execute(stored, [A]).fetchone()  # as the row now stored
     assert conn.total_changes == written + 1
 
 
