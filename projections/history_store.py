@@ -155,8 +155,8 @@ class Record(Protocol):
     def keep(self, ids: Iterable[int]) -> None:
         """The stored rows of `ids`, about to be changed or deleted."""
 
-    def add(self, rows: Sequence[Sequence[Any]], ids: Iterable[int]) -> None:
-        """Rater's rows about to be stored as new rows, numbered `ids`."""
+    def add(self, rows: Sequence[Sequence[Any]]) -> None:
+        """Rater's rows about to be stored as new rows."""
 
 
 class Layout:
@@ -264,7 +264,7 @@ class Layout:
         last = conn.execute("select coalesce(max(id), 0) from history_rows").fetchone()[0]
         if record is not None:
             record.keep([rid for rid, _ in stored])
-            record.add(added, range(last + 1, last + 1 + len(added)))
+            record.add(added)
         numbered = [*stored, *enumerate(added, last + 1)]
         narrow, standing, detail = parts([(i, printed(r)) for i, r in numbered], self.split)
         kept = len(stored)

@@ -138,8 +138,8 @@ class Keeping:
         if listed != "[]":
             self.conn.execute(self.kept, [listed])
 
-    def add(self, rows: Sequence[Sequence[Any]], ids: Iterable[int]) -> None:
-        """Rater's rows about to be stored as new rows, numbered `ids`."""
+    def add(self, rows: Sequence[Sequence[Any]]) -> None:
+        """Rater's rows about to be stored as new rows."""
         if rows:
             marks = [tuple(r[i] for i in MARKED) for r in rows]
             self.conn.executemany(_ADDED, marks)
