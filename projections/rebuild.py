@@ -76,10 +76,10 @@ class Rebuild:
             writer.execute(
                 "update meta set value = ? where key = 'last_position'", [str(stats.last_position)]
             )
+            writer.close()  # the commit (a full disk fails here)
         except BaseException:
-            writer.abort()
+            target.abort()  # the writer stopped and the new file removed, as above
             raise
-        writer.close()
         return first, new
 
     def _new_build(self, items: int, spool: int) -> tuple[str, Conn]:

@@ -203,3 +203,49 @@ def test_a_postgres_connection_killed_mid_command_leaves_all_or_nothing(
     assert again == (2 if code == 0 else 0)
     assert submitted(ledger, "CRASH-1") == 1
     assert verify(ledger).broken is None
+
+
+@pytest.mark.patches
+@pytest.mark.parametrize("step", ["rating", "commit"])
+def test_a_rebuild_that_fails_after_its_new_file_is_made_leaves_no_build_file_behind(
+    ledger: RatingsLedger,
+    section_ready: Callable[..., SubmitSection],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    step: str,
+) -> None:
+    # "no fault (full disk, …) breaks a read or loses a write": a rebuild that fails after its
+    # new file is made (in its rating, or at its commit: where a full disk fails it) removes
+    # that file, as one failing in the log's read does, and the model it would have replaced
+    # stays linked, whole
+    from projections import modelfile, rebuild, writer
+
+    ledger.sections.submit(section_ready(), actor="td")
+    path = tmp_path / "view.db"
+    view = View(path)
+    view.rebuild(read_entries(ledger))
+    digest = view.digest()
+    view.close()
+    before, linked = _builds(tmp_path), modelfile.current(str(path))
+
+    def failing(*args: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setenv("RATINGS_LEDGER_WRITER", "local")
+    if step == "rating":
+        monkeypatch.setattr(rebuild.Rebuild, "_replay", failing)
+    else:
+        monkeypatch.setattr(writer.LocalWriter, "close", failing)
+    view = View(path)
+    with pytest.raises(OSError, match="No space left"):
+        view.rebuild(read_entries(ledger))
+    view.close()
+    assert _builds(tmp_path) == before and modelfile.current(str(path)) == linked
+    view = View(path)
+    assert view.digest() == digest
+    view.close()
+
+
+def _builds(folder: Path) -> set[str]:
+    """The read model's build files in `folder` (projections/modelfile.py), their WAL apart."""
+    return {b.name for b in folder.glob("view.db.build-*") if not b.name.endswith(("-wal", "-shm"))}
