@@ -75,18 +75,11 @@ def test_a_correction_reaching_few_of_the_items_after_it_equals_a_full_replay(
     with closing(RatingsLedger(store)) as app:
         incremental = View(tmp_path / "incremental.db")
         incremental.catch_up(read_entries(app))
-        sections = incremental.db.execute(
-            "select key from items where kind = 'section' order by sort_key"
-        ).fetchall()
-        payload = queries.item(incremental, sections[len(sections) // 2][0]).payload
-        game = next(g for g in payload["games"] if g["result"] in ("1-0", "0-1"))
-        game["result"] = "0-1" if game["result"] == "1-0" else "1-0"
-        data = {k: payload[k] for k in SubmitSection.model_fields if k in payload}
-        app.sections.correct(parse(SubmitSection, data), reason="a flip", actor="ratings-office")
+        sections = flip_a_result(app, incremental, 2)
         rated = incremental.catch_up(read_entries(app, incremental.last_position)).items_rated
         full = View(tmp_path / "full.db")
         full.rebuild(read_entries(app))
-    assert dropped and rated < len(sections)
+    assert dropped and rated < sections
     assert incremental.digest() == full.digest()
 
 
@@ -221,15 +214,8 @@ def test_a_cascade_writing_its_rows_as_it_goes_keeps_the_model_and_record_of_one
     with closing(RatingsLedger(store)) as app:
         staged = View(tmp_path / "staged.db")
         staged.rebuild(read_entries(app))
-        sections = staged.db.execute(
-            "select key from items where kind = 'section' order by sort_key"
-        ).fetchall()
-        payload = queries.item(staged, sections[len(sections) // 3][0]).payload
+        flip_a_result(app, staged, 3)
         staged.close()
-        game = next(g for g in payload["games"] if g["result"] in ("1-0", "0-1"))
-        game["result"] = "0-1" if game["result"] == "1-0" else "1-0"
-        data = {k: payload[k] for k in SubmitSection.model_fields if k in payload}
-        app.sections.correct(parse(SubmitSection, data), reason="a flip", actor="ratings-office")
         full = View(tmp_path / "full.db")
         full.rebuild(read_entries(app))
         seen = {}
@@ -257,3 +243,17 @@ def test_a_cascade_writing_its_rows_as_it_goes_keeps_the_model_and_record_of_one
     for other in others:
         assert other[:4] == (digest, past, changes, rows)
         assert other[4] > 10  # written many times as the cascade went
+
+
+def flip_a_result(app: RatingsLedger, view: View, part: int) -> int:
+    """The section `1/part` of the way through the model's (in rating order) corrected by the
+    ratings office: its first decided game's result flipped. The model's sections, counted."""
+    sections = view.db.execute(
+        "select key from items where kind = 'section' order by sort_key"
+    ).fetchall()
+    payload = queries.item(view, sections[len(sections) // part][0]).payload
+    game = next(g for g in payload["games"] if g["result"] in ("1-0", "0-1"))
+    game["result"] = "0-1" if game["result"] == "1-0" else "1-0"
+    data = {k: payload[k] for k in SubmitSection.model_fields if k in payload}
+    app.sections.correct(parse(SubmitSection, data), reason="a flip", actor="ratings-office")
+    return len(sections)
