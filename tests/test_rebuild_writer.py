@@ -4,6 +4,7 @@ rating process hands it waits in a queue beyond the pipe, so a writer busy with 
 not hold the rating; every message still arrives in order, and a writer that ended is still
 one error line."""
 
+import gc
 import os
 import signal
 import sqlite3
@@ -103,3 +104,16 @@ def test_a_writer_process_that_ended_is_one_error_line_and_holds_nothing(tmp_pat
     assert str(raised.value) == "writing the read model: the writer process ended (-9)"
     with sqlite3.connect(path) as db:
         assert db.execute("select count(*) from t").fetchone() == (0,)
+
+
+def test_the_writer_process_stores_its_rows_without_the_cycle_collector(tmp_path, monkeypatch):
+    # docs/decisions.md, "The writer process without the cycle collector (issue 33)": its
+    # rows are acyclic tuples; the rating process's own collector is left as it was.
+    conn, path = _writer(tmp_path, monkeypatch)
+    conn.call("tests.writer_helpers:note_collector")
+    _messages(conn, 2)
+    conn.close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("select n from t where a = 'gc'").fetchall() == [(0,)]
+        assert db.execute("select count(*) from t").fetchone() == (2 * ROWS + 1,)
+    assert gc.isenabled()
