@@ -12,7 +12,7 @@ from typing import Any
 import msgspec
 
 from projections import history_store, knowledge, periods, queries
-from projections.batch import Incremental, decode_item
+from projections.batch import Incremental
 from projections.catchup import CatchUp
 from projections.change import Change
 from projections.history_store import (
@@ -29,7 +29,7 @@ from projections.history_store import (
     Layout,
     fingerprint,
 )
-from projections.items import Item
+from projections.items import Item, stored_fact
 from projections.profiles import ProfilesOnDemand
 from projections.rating import history_layout
 from projections.rating_step import RatingStep
@@ -353,9 +353,12 @@ class _Rerating:
     def _rerate(self, row: Row, old_rows: Stored) -> None:
         """One item rated again, its rows compared with the stored ones."""
         key, kind, s, e, position, revision, sort_key = row
-        db = self.model.db
-        payload = db.execute("select payload from items where key = ?", [key]).fetchone()[0]
-        item = Item(key, kind, s, e, position, revision, decode_item(kind, payload))
+        conn = self.model.db.conn
+        # its JSON as bytes, as the decoder takes it: not made a str and encoded again
+        payload = conn.execute(
+            "select cast(payload as blob) from items where key = ?", [key]
+        ).fetchone()[0]
+        item = Item(key, kind, s, e, position, revision, stored_fact(kind, payload))
         self.standings.current = sort_key
         self.batch.drop_problems(revision, key)
         changes = self.step.rate(item, self.rater.rate, self.batch) or []

@@ -18,7 +18,6 @@ Not content: the view leaves it out.
 from __future__ import annotations
 
 import hashlib
-import json
 import sqlite3
 import struct
 from collections.abc import Callable, Iterable, Sequence
@@ -297,8 +296,8 @@ class Layout:
         """Each (player, system)'s standing just before the item at `sort_key` (UNRATED if he
         has no row before it), read in one query: what `queries.standing_before` gives."""
         found: dict[tuple[str, str], Standing[object]] = dict.fromkeys(pairs, UNRATED)
-        players = json.dumps([player for player, _ in pairs])
-        systems = json.dumps([system for _, system in pairs])
+        players = statements.json_list([player for player, _ in pairs])
+        systems = statements.json_list([system for _, system in pairs])
         for at, *state in conn.execute(self.states_before, [players, systems, sort_key]):
             found[pairs[at]] = self.standing_of(state)
         return found

@@ -23,12 +23,12 @@ catch-up (projections/periods.py): its models keep no record, and read a past mo
 from __future__ import annotations
 
 import functools
-import json
 import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ledger.rules.families import family as rules_family
+from projections import statements
 from projections.history_store import DETAIL_OR_NONE, NARROW_COLUMNS
 
 # a rater row's key and revision, where NARROW_COLUMNS puts them
@@ -134,7 +134,7 @@ class Keeping:
 
     def keep(self, ids: Iterable[int]) -> None:
         """The stored rows of `ids`, about to be changed or deleted."""
-        listed = json.dumps(sorted(set(ids)))
+        listed = statements.json_list(sorted(set(ids)))
         if listed != "[]":
             self.conn.execute(self.kept, [listed])
 

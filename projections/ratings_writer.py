@@ -3,7 +3,6 @@ catch-up's only where they differ from the stored ones, each noted before → af
 
 from __future__ import annotations
 
-import json
 import operator
 import sqlite3
 from collections.abc import Iterator, Mapping
@@ -87,7 +86,7 @@ def _stored(
 ) -> dict[tuple[str, str], tuple[Any, ...]]:
     """The `ratings` rows of (player, system) keys (their values, in the table's column order),
     in one query."""
-    found = conn.execute(table.of_keys, [json.dumps(keys)])
+    found = conn.execute(table.of_keys, [statements.json_list(keys)])
     return {(row[0], row[1]): row for row in found}
 
 

@@ -1,4 +1,5 @@
-"""A statement run for many rows with their NULLs written into it, not bound.
+"""A statement run for many rows with their NULLs written into it, not bound; a list bound
+as the JSON text a statement reads with `json_each`.
 
 Python 3.11's sqlite3 binds a None through its adapter lookup, which raises and clears an
 AttributeError for each one: about 0.4 µs a value, against 0.05 for a number, and a catch-up's
@@ -10,8 +11,11 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Final
 
+import msgspec
+
+_JSON: Final = msgspec.json.Encoder().encode
 # A statement's text split at its placeholders (`?`, none of them in a literal), by its text.
 _SPLIT: dict[str, list[str]] = {}
 
@@ -21,8 +25,10 @@ def executemany(conn: sqlite3.Connection, statement: str, rows: Iterable[Sequenc
     pattern of Nones in one call, the patterns in the order first met."""
     groups: dict[tuple[int, ...], list[tuple[Any, ...]]] = {}
     for row in rows:
-        nulls = tuple([i for i, v in enumerate(row) if v is None])
-        values = tuple([v for v in row if v is not None]) if nulls else tuple(row)
+        values = tuple(row)  # a tuple (the row itself if it is one): read by index, compiled
+        nulls = tuple([i for i in range(len(values)) if values[i] is None])
+        if nulls:
+            values = tuple([v for v in values if v is not None])
         found = groups.get(nulls)
         if found is None:
             groups[nulls] = [values]
@@ -44,3 +50,10 @@ def with_nulls(statement: str, nulls: tuple[int, ...]) -> str:
         out.append("NULL" if i - 1 in nulls else "?")
         out.append(parts[i])
     return "".join(out)
+
+
+def json_list(values: Sequence[Any]) -> str:
+    """`values` as JSON text, bound for a statement's `json_each`: msgspec's, a few times
+    cheaper than `json.dumps`'s (its text is UTF-8 where json.dumps escapes; SQLite reads the
+    same values from both)."""
+    return _JSON(values).decode()

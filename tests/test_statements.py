@@ -1,6 +1,7 @@
 """A statement run for many rows with their NULLs written into it (projections/statements.py,
-issue 33): the rows stored are those binding every value stores."""
+issue 33): the rows stored are those binding every value stores; a list bound as JSON."""
 
+import json
 import sqlite3
 
 from projections import statements
@@ -51,3 +52,15 @@ def test_a_statement_has_null_in_place_of_the_placeholders_of_a_rows_nones():
         statements.with_nulls(statement, (1,)) == "update t set a = ?, b = NULL, c = ? where id = ?"
     )
     assert statements.with_nulls(statement, ()) == statement
+
+
+def test_a_list_bound_as_json_reads_back_the_values_json_dumps_gave():
+    values = ["Łukasz Żółć", "OTBR", 'a "quoted" \\ name', 3, -7, ["12345678", "OLB"], []]
+    conn = sqlite3.connect(":memory:")
+    query = (
+        "select key, value, type, case type when 'array' then json_extract(value, '$[1]') end "
+        "from json_each(?)"
+    )
+    read = conn.execute(query, [statements.json_list(values)]).fetchall()
+    assert read == conn.execute(query, [json.dumps(values)]).fetchall()
+    assert [v for _, v, t, _ in read if t in ("text", "integer")] == values[:5]

@@ -199,17 +199,23 @@ def standing_of(values: Sequence[Any]) -> UsStanding:
         pending,
         _,
     ) = values
-    fl = FloorState(
-        wins, draws, sections_of_three, peak, olm_games, money, director, ceiling, lowerings
+    # tuple.__new__: a NamedTuple's own __new__ costs a Python call, here three for each
+    # standing a catch-up reads (projections/history_store.py, `Layout.standings_before`)
+    fl = tuple.__new__(
+        FloorState,
+        (wins, draws, sections_of_three, peak, olm_games, money, director, ceiling, lowerings),
     )
-    state = UsChessState(
-        history,
-        olm_date,
-        fl,
-        () if changes is None else tuple((d, c) for d, c in json.loads(changes)),
-        None if pending is None else tuple(json.loads(pending)),
+    state = tuple.__new__(
+        UsChessState,
+        (
+            history,
+            olm_date,
+            fl,
+            () if changes is None else tuple((d, c) for d, c in json.loads(changes)),
+            None if pending is None else tuple(json.loads(pending)),
+        ),
     )
-    return Standing(rating, games, wins, draws, losses, rated_on, state)
+    return tuple.__new__(Standing, (rating, games, wins, draws, losses, rated_on, state))
 
 
 @functools.lru_cache(maxsize=4096)
