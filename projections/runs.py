@@ -16,10 +16,9 @@ is what the record keeps (those items are rated once for each).
 
 from __future__ import annotations
 
-import json
-
 from ledger import events
 from ledger.log import LedgerEntry
+from projections import statements
 from projections.batch import Incremental
 from projections.handlers import (
     HANDLERS,
@@ -75,5 +74,5 @@ class Run:
 
     def _later(self, sort_key: str, players: set[str]) -> bool:
         """Whether an item after `sort_key` names any of `players`."""
-        found = self.batch.conn.execute(LATER, [sort_key, json.dumps(sorted(players))])
+        found = self.batch.conn.execute(LATER, [sort_key, statements.json_list(sorted(players))])
         return found.fetchone() is not None
