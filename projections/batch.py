@@ -71,9 +71,12 @@ HOT_PROFILES = 10_000
 SPOOL_BUFFER = 1 << 20
 ITEMS_CHUNK = 100  # items written to the read model at a time (their facts read back)
 WRITE_CHUNK = 2_000  # rows of the other records written at a time
-# Players whose names go to the writer at a time (`write_names`): 200,000 at once were 40 MiB
-# of its process's 80; a few messages, so that the queue to it does not hold the rating back.
+# Players whose names go to the writer at a time (`follow_names`, `write_names`): 200,000 at
+# once were 40 MiB of its process's 80; a few messages, so that the queue to it does not hold
+# the rating back.
 NAMES_CHUNK = 20_000
+_NAMES_START, _NAMES_ADD = "projections.names:start", "projections.names:add"
+_NAMES_FORGET, _NAMES_FINISH = "projections.names:forget", "projections.names:finish"
 
 
 class Batch:
@@ -174,6 +177,12 @@ class Fresh(Batch):
         self.lists: list[PublishedList] = []
         self.notes: dict[str, int] = {}  # where each note lies
         self.facts = SpooledProfiles(self)  # the raters' profiles
+        # the writer the players' names go to as the log is read (`follow_names`); the players
+        # set since the last handed over (each his name then), and those handed over whose
+        # profile changed since (made again at the end, `write_names`)
+        self.names_to: Writer | LocalWriter | None = None
+        self.unnamed: dict[str, str | None] = {}
+        self.renamed: set[str] = set()
 
     def touch(self, key: str, sort_key: str) -> None:
         """Nothing: a rebuild rates every item (a catch-up's batch notes what it changed)."""
@@ -189,6 +198,9 @@ class Fresh(Batch):
         self, member_id: str, profile: Profile | None, encoded: bytes | None = None
     ) -> None:
         """The profile's text and its fact appended to the spool, and where they lie kept."""
+        if self.names_to is not None:
+            name = None if profile is None else profile[0].name
+            self._name_changed(self.names_to, member_id, name)
         if profile is None:
             self.profiles.pop(member_id, None)
             return
@@ -400,14 +412,51 @@ class Fresh(Batch):
         )
         _insert(conn, "insert into revisions values (?, ?)", self._texts(self.revised))
 
+    def follow_names(self, conn: Writer | LocalWriter) -> None:
+        """The players' names handed to `conn`'s writer from here on as the log is read, a
+        chunk at a time (a large rebuild's writer process idles while the log is read: the
+        name tables of 200,000 players were some 11 s of its CPU, issue 33); the rest, and
+        those whose profile changed since, by `write_names`."""
+        conn.call(_NAMES_START)
+        self._add_names(conn, list(self.profiles))
+        self.names_to = conn
+
+    def _name_changed(self, conn: Writer | LocalWriter, member_id: str, name: object) -> None:
+        """A player's profile set anew (`name`: its name; None: dropped) while the names are
+        followed: one handed over already is made again at the end."""
+        if member_id not in self.unnamed and member_id in self.profiles:
+            self.renamed.add(member_id)
+            return
+        self.unnamed[member_id] = names.usable(name)
+        if len(self.unnamed) >= NAMES_CHUNK:
+            self._hand_unnamed(conn)
+
+    def _hand_unnamed(self, conn: Writer | LocalWriter) -> None:
+        """The names of the players set since the last were handed over (those with one)."""
+        named = [(p, n) for p, n in self.unnamed.items() if n is not None]
+        conn.call(_NAMES_ADD, named, WRITE_CHUNK)
+        self.unnamed = {}
+
+    def _add_names(self, conn: Writer | LocalWriter, players: list[str]) -> None:
+        """The names of `players` (each with a profile) handed over, NAMES_CHUNK at a time."""
+        found = _each(lambda m: (m, self.profile_text(m)[0]), players)
+        while some := list(islice(found, NAMES_CHUNK)):
+            conn.call(_NAMES_ADD, names.named(some), WRITE_CHUNK)
+
     def write_names(self, conn: Writer | LocalWriter) -> None:
         """The name tables, made in the writer's process from each player's name (the
-        rebuild hands them over once the items' rows are in: issue 33)."""
-        found = _each(lambda m: (m, self.profile_text(m)[0]), sorted(self.profiles))
-        conn.call("projections.names:start")
-        while some := list(islice(found, NAMES_CHUNK)):
-            conn.call("projections.names:add", names.named(some), WRITE_CHUNK)
-        conn.call("projections.names:finish", WRITE_CHUNK)
+        rebuild hands them over once the items' rows are in: issue 33): every player's, or
+        those `follow_names` has not handed over as they now are."""
+        if self.names_to is None:
+            conn.call(_NAMES_START)
+            self._add_names(conn, sorted(self.profiles))
+        else:
+            self._hand_unnamed(conn)
+            if self.renamed:  # their rows made again, from their profiles as they end
+                conn.call(_NAMES_FORGET, sorted(self.renamed))
+                self._add_names(conn, sorted(self.renamed & self.profiles.keys()))
+            self.names_to, self.renamed = None, set()
+        conn.call(_NAMES_FINISH, WRITE_CHUNK)
 
     def shared(self) -> int:
         """The spool file's descriptor, for a writer process to read the items' records from

@@ -113,9 +113,11 @@ def keys(kind: int, word: str) -> set[str]:
 
 def name_of(profile: str | None) -> str | None:
     """The name in a `players` row's stored profile (None: no row, or no name)."""
-    if profile is None:
-        return None
-    name = json.loads(profile).get("name")
+    return None if profile is None else usable(json.loads(profile).get("name"))
+
+
+def usable(name: object) -> str | None:
+    """A profile's name as the name tables take it (None: none, or not a name)."""
     return name if isinstance(name, str) and name else None
 
 
@@ -136,8 +138,8 @@ def named(profiles: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
 
 
 def write_all(conn: Any, named: Sequence[Sequence[str]], chunk: int) -> None:
-    """The name tables of a rebuild (`conn.executemany`) for `named` ((player, name), by
-    player; `named`): `start`, `add` and `finish`, `chunk` players at a time."""
+    """The name tables of a rebuild (`conn.executemany`) for `named` ((player, name);
+    `named`): `start`, `add` and `finish`, `chunk` players at a time."""
     start(conn)
     add(conn, named, chunk)
     finish(conn, chunk)
@@ -148,24 +150,36 @@ def start(conn: Any) -> None:
     SQLite at the end (`finish`, through temporary files: the words of 200,000 players
     sorted here were 1.2M tuples, most of a writer's 227 MiB). A rebuild's writer process
     runs these (projections/writer.py `call`), the players handed over a chunk at a time
-    (200,000 players' names at once were 40 MiB of its 80, issue 33)."""
+    as the log is read (200,000 players' names at once were 40 MiB of its 80, issue 33)."""
+    conn.execute("create temp table made_names (player TEXT, sort_name TEXT)")
     conn.execute("create temp table made_words (form INTEGER, word TEXT, player TEXT)")
     conn.execute("create temp table made_keys (kind INTEGER, key TEXT, word TEXT)")
 
 
 def add(conn: Any, named: Sequence[Sequence[str]], chunk: int) -> None:
-    """The `names` rows and the words of `named` ((player, name), by player, after those
-    added before), made `chunk` players at a time."""
+    """The `names` rows and the words of `named` ((player, name), in any order, each player
+    once unless `forget` was told of him since), made `chunk` players at a time."""
     for at in range(0, len(named), chunk):
         some = [(p, forms(n)) for p, n in named[at : at + chunk]]
-        conn.executemany("insert into names values (?, ?)", [(p, f[ACCENTS]) for p, f in some])
+        conn.executemany(
+            "insert into temp.made_names values (?, ?)", [(p, f[ACCENTS]) for p, f in some]
+        )
         made = [r for p, f in some for r in _word_rows(p, f)]
         conn.executemany("insert into temp.made_words values (?, ?, ?)", made)
 
 
+def forget(conn: Any, players: Sequence[str]) -> None:
+    """The rows `add` made of `players` dropped (their profiles changed since: a rebuild
+    adds them again as they end)."""
+    chosen = "player in (select value from json_each(?))"
+    for table in ("made_names", "made_words"):
+        conn.execute(f"delete from temp.{table} where {chosen}", [json.dumps(list(players))])
+
+
 def finish(conn: Any, chunk: int) -> None:
-    """The `name_words` and `name_keys` tables from the words `add` made, in their keys'
-    order (the keys made `chunk` words at a time)."""
+    """The `names`, `name_words` and `name_keys` tables from the rows `add` made, in their
+    keys' order (the keys made `chunk` words at a time)."""
+    conn.execute("insert into names select * from temp.made_names order by 1")
     conn.execute("insert into name_words select * from temp.made_words order by 1, 2, 3")
     vocabulary = conn.execute(
         "select distinct form, word from temp.made_words where form in (?, ?)", list(KEYED)
@@ -174,8 +188,8 @@ def finish(conn: Any, chunk: int) -> None:
         made = [(KEYED[f], k, w) for f, w in found for k in keys(KEYED[f], w)]
         conn.executemany("insert into temp.made_keys values (?, ?, ?)", made)
     conn.execute("insert into name_keys select distinct * from temp.made_keys order by 1, 2, 3")
-    conn.execute("drop table temp.made_words")
-    conn.execute("drop table temp.made_keys")
+    for table in ("made_names", "made_words", "made_keys"):
+        conn.execute(f"drop table temp.{table}")
 
 
 def rename(conn: Executes, player: str, before: str | None, after: str | None) -> None:

@@ -62,9 +62,13 @@ class Rebuild:
         self, batch: Fresh, entries: Iterable[LedgerEntry], stats: CatchUp
     ) -> tuple[int, str] | None:
         target = _Target(lambda: self._new_build(len(batch.items), batch.shared()))
+
+        def started() -> None:  # the players' names made there while the log is read
+            batch.follow_names(target.open()[1])
+
         try:
             # a large rebuild's writer process starts while the rest of the log is read
-            first = apply_entries(batch, _when_large(entries, batch, target.open), stats)
+            first = apply_entries(batch, _when_large(entries, batch, started), stats)
         except BaseException:
             target.abort()
             raise
@@ -239,8 +243,9 @@ def _when_large(
 
 
 def _then_indexed(conn: Conn, batch: Fresh, writes: Iterator[None]) -> Iterator[None]:
-    """`writes`' steps, then the items' indexes and the name tables (in the writer process,
-    while this one rates: handed over at the start, the name tables of 200,000 players held
+    """`writes`' steps, then the items' indexes and the name tables finished (in the writer
+    process, while this one rates: a large rebuild's names handed over as the log was read,
+    `Fresh.follow_names`; all at the rating's start, the name tables of 200,000 players held
     the rating some 7 s behind a full queue, docs/benchmarks/replay.md)."""
     yield from writes
     _index(conn, BEFORE_RATING)

@@ -209,6 +209,16 @@ def test_the_web_search_is_the_same_query(store):
     assert "(a close spelling)" not in get(Site(store), "/players", "q=Vasquez").text
 
 
+def name_tables(store: str, path) -> dict[str, list[tuple[object, ...]]]:
+    """The name tables of a read model rebuilt at `path` from `store`."""
+    with RatingsLedger(store) as app:
+        view = View(path)
+        view.rebuild(read_entries(app))
+        found = {t: view.db.execute(f"select * from {t}").fetchall() for t in NAME_TABLES}
+        view.close()
+    return found
+
+
 def test_a_rebuild_handing_the_names_over_three_players_at_a_time_makes_the_same_tables(
     store, tmp_path, monkeypatch
 ):
@@ -217,19 +227,63 @@ def test_a_rebuild_handing_the_names_over_three_players_at_a_time_makes_the_same
     row for row those made from all 20 names at once."""
     from projections import batch
 
-    def tables(path) -> dict[str, list[tuple[object, ...]]]:
-        with RatingsLedger(store) as app:
-            view = View(path)
-            view.rebuild(read_entries(app))
-            found = {t: view.db.execute(f"select * from {t}").fetchall() for t in NAME_TABLES}
-            view.close()
-        return found
-
-    whole = tables(tmp_path / "whole.db")
+    whole = name_tables(store, tmp_path / "whole.db")
     monkeypatch.setattr(batch, "NAMES_CHUNK", 3)
-    chunked = tables(tmp_path / "chunked.db")
+    chunked = name_tables(store, tmp_path / "chunked.db")
     assert len(whole["names"]) == len(RATED) and len(whole["name_keys"]) > len(RATED)
     assert chunked == whole
+
+
+@pytest.mark.patches
+@pytest.mark.parametrize("writer", ["local", "process"])
+def test_names_handed_over_while_the_log_is_read_end_as_the_profiles_end(
+    tmp_path, monkeypatch, writer
+):
+    """Issue 33 ("work that does not depend on earlier ratings … overlaps with rating"): a
+    large rebuild hands its players' names to the writer as the log is read, once the writer
+    started (projections/batch.py `follow_names`); a name changed after it was handed over is
+    made again at the end. The name tables are row for row those of a rebuild that hands
+    every name over once the log is read, and hold each player's last name only."""
+    from projections import batch, rebuild
+
+    store = f"sqlite:///{tmp_path / 'ledger.db'}"
+    ids = list(RATED)
+    OLD_WORDS = {("carlsen", ids[0]), ("ivanov", ids[11]), ("sergei", ids[11])}
+    ledger = Ledger(RatingsLedger(store))
+    try:
+        for member in ids[:10]:
+            ledger.register(member, name=RATED[member][0])
+        for member in ids[:4]:  # the writer starts after two items (LARGE below)
+            ledger.opening(member, "OTBR", 1500, 30)
+        ledger.register(ids[0], name="Magnus Øvergaard")  # handed over, then renamed
+        for member in ids[10:]:
+            ledger.register(member, name=RATED[member][0])
+        ledger.register(ids[11], name="Boris Spassky")  # renamed before or after his chunk
+        ledger.register(ids[19], name="Мария Жукова-Петрова")
+        for member in ids[10:14]:
+            ledger.opening(member, "OTBR", 1600, 30)
+    finally:
+        ledger.app.close()
+
+    monkeypatch.setenv("RATINGS_LEDGER_WRITER", "local")
+    at_the_end = name_tables(store, tmp_path / "end.db")
+    handed: list[int] = []
+    follow = batch.Fresh.follow_names
+
+    def followed(self, conn):
+        handed.append(len(self.profiles))
+        follow(self, conn)
+
+    monkeypatch.setattr(batch.Fresh, "follow_names", followed)
+    monkeypatch.setattr(rebuild, "LARGE", 2)
+    monkeypatch.setattr(batch, "NAMES_CHUNK", 3)
+    monkeypatch.setenv("RATINGS_LEDGER_WRITER", writer)
+    assert name_tables(store, tmp_path / "followed.db") == at_the_end
+    assert handed == [10]  # before the rest of the players were registered
+    named = dict(at_the_end["names"])
+    assert named[ids[0]] == "magnus overgaard" and named[ids[11]] == "boris spassky"
+    gone = [w for w in at_the_end["name_words"] if (w[1], w[2]) in OLD_WORDS]
+    assert not gone and ("spassky", ids[11]) in {w[1:] for w in at_the_end["name_words"]}
 
 
 def test_a_name_s_words_are_its_runs_of_the_characters_isalnum_keeps():
