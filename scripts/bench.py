@@ -227,6 +227,18 @@ def run_size(
             "re_rate_per_row_us": per_row,
             "replay_per_row_us": replay_row,
             "per_row_over_replay_per_row": ratio(per_row, replay_row),
+            # the same per row rated: the replay's cost of an item as large as the cascade's
+            # (a year back its items hold more rows than the ledger's average item)
+            "median_cpu_per_row_over_replay_with_writer": round(
+                per_row["median_cpu_s"]
+                / (1e6 * (replay_s["median_cpu_s"] + statistics.median(writer_cpu)))
+                * stats.rows,
+                2,
+            ),
+            "rows_per_item": {
+                "cascade": round(statistics.median(rows_rated) / statistics.median(rated), 1),
+                "replay": round(stats.rows / stats.items_rated, 1),
+            },
             "share_of_full_replay": round(
                 statistics.median(rated) * per_item["median_s"] / 1000 / replay_s["median_s"], 4
             ),
