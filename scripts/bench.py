@@ -210,6 +210,8 @@ def run_size(
         per_row = summary(per_rows)  # microseconds
         replay_item = {k: round(1000 * v / stats.items_rated, 3) for k, v in replay_s.items()}
         replay_row = {k: round(1e6 * v / stats.rows, 3) for k, v in replay_s.items()}
+        # the replay's CPU with its writer process's (a catch-up starts none)
+        with_writer = replay_s["median_cpu_s"] + statistics.median(writer_cpu)
         result["correction"] = {
             "items_re_rated": rated,
             "history_rows_rewritten": rows,
@@ -217,12 +219,8 @@ def run_size(
             "re_rate_per_item_ms": per_item,
             "replay_per_item_ms": replay_item,
             "per_item_over_replay_per_item": ratio(per_item, replay_item),
-            # the replay's CPU with its writer process's (a catch-up starts none)
             "median_cpu_over_replay_with_writer": round(
-                per_item["median_cpu_s"]
-                / (1000 * (replay_s["median_cpu_s"] + statistics.median(writer_cpu)))
-                * stats.items_rated,
-                2,
+                per_item["median_cpu_s"] / 1000 * stats.items_rated / with_writer, 2
             ),
             "re_rate_per_row_us": per_row,
             "replay_per_row_us": replay_row,
@@ -230,10 +228,7 @@ def run_size(
             # the same per row rated: the replay's cost of an item as large as the cascade's
             # (a year back its items hold more rows than the ledger's average item)
             "median_cpu_per_row_over_replay_with_writer": round(
-                per_row["median_cpu_s"]
-                / (1e6 * (replay_s["median_cpu_s"] + statistics.median(writer_cpu)))
-                * stats.rows,
-                2,
+                per_row["median_cpu_s"] / 1e6 * stats.rows / with_writer, 2
             ),
             "rows_per_item": {
                 "cascade": round(statistics.median(rows_rated) / statistics.median(rated), 1),
