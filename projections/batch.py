@@ -434,7 +434,8 @@ class Fresh(Batch):
     def _hand_unnamed(self, conn: Writer | LocalWriter) -> None:
         """The names of the players set since the last were handed over (those with one)."""
         named = [(p, n) for p, n in self.unnamed.items() if n is not None]
-        conn.call(_NAMES_ADD, named, WRITE_CHUNK)
+        if named:
+            conn.call(_NAMES_ADD, named, WRITE_CHUNK)
         self.unnamed = {}
 
     def _add_names(self, conn: Writer | LocalWriter, players: list[str]) -> None:

@@ -171,9 +171,11 @@ def add(conn: Any, named: Sequence[Sequence[str]], chunk: int) -> None:
 def forget(conn: Any, players: Sequence[str]) -> None:
     """The rows `add` made of `players` dropped (their profiles changed since: a rebuild
     adds them again as they end)."""
-    chosen = "player in (select value from json_each(?))"
+    listed = [json.dumps(list(players))]
     for table in ("made_names", "made_words"):
-        conn.execute(f"delete from temp.{table} where {chosen}", [json.dumps(list(players))])
+        conn.execute(
+            f"delete from temp.{table} where player in (select value from json_each(?))", listed
+        )
 
 
 def finish(conn: Any, chunk: int) -> None:
