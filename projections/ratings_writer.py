@@ -15,8 +15,9 @@ from projections.schema import RatingsTable, rating_row, ratings_table
 from projections.standing import Standing
 from projections.writer import LocalWriter, Writer
 
-# `ratings` rows a rebuild builds and hands to the writer at a time: a million games' 60,000
-# rows built at once were about 100 MiB, the rebuild's peak (issue 21).
+# `ratings` rows built at a time: a rebuild's handed to the writer (a million games' 60,000
+# rows built at once were about 100 MiB, the rebuild's peak: issue 21), and a catch-up's
+# compared with the stored ones and written (`write_changes`). Not `Final`: a test sets it.
 RATINGS_CHUNK = 4_000
 
 
@@ -52,14 +53,30 @@ class RatingsWriter:
     ) -> None:
         """A catch-up's rows: only those that differ from the stored ones are written, and each
         is noted in `stats.changes` as (before, after): the row's values as stored, and as
-        written (in the table's column order)."""
+        written (in the table's column order). In key order, `RATINGS_CHUNK` keys at a time:
+        a year-old correction at 10M games writes 197,731 rows, and made at once they and the
+        stored rows read were some 700 MB of its peak (docs/decisions.md, "A catch-up's
+        `ratings` rows a chunk at a time (issue 33)")."""
         table = ratings_table(self.family)
-        gone = [(p, str(s)) for (p, s), st in live.items() if st.rating is None]
-        rows = [
-            rating_row(self.family, p, s, st)
-            for (p, s), st in live.items()
-            if st.rating is not None
-        ]
+        chunk: list[tuple[tuple[str, str], Standing[object]]] = []
+        for pair in _in_order(live):  # each chunk read and written in the key's order
+            chunk.append(pair)
+            if len(chunk) == RATINGS_CHUNK:
+                self._write_chunk(table, chunk, stats, conn)
+                chunk = []
+        if chunk:
+            self._write_chunk(table, chunk, stats, conn)
+
+    def _write_chunk(
+        self,
+        table: RatingsTable,
+        chunk: list[tuple[tuple[str, str], Standing[object]]],
+        stats: CatchUp,
+        conn: sqlite3.Connection,
+    ) -> None:
+        """Some keys' rows (`write_changes`)."""
+        gone = [(p, str(s)) for (p, s), st in chunk if st.rating is None]
+        rows = [rating_row(self.family, p, s, st) for (p, s), st in chunk if st.rating is not None]
         keys = [*gone, *((r["player"], r["system"]) for r in rows)]
         before = _stored(conn, table, keys)
         gone = [k for k in gone if k in before]

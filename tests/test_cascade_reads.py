@@ -245,6 +245,35 @@ def test_a_cascade_writing_its_rows_as_it_goes_keeps_the_model_and_record_of_one
         assert other[4] > 10  # written many times as the cascade went
 
 
+def test_a_catch_up_writing_its_ratings_rows_a_chunk_at_a_time_keeps_the_model_and_changes(
+    tmp_path, monkeypatch
+):
+    # Issue 33: "memory stays flat": a catch-up compares and writes its ratings rows
+    # RATINGS_CHUNK keys at a time, in key order, rather than all at once; the model is the
+    # replay's, and the rows' before → after are those of one chunk.
+    store = f"sqlite:///{tmp_path / 'ledger.db'}"
+    generator().generate(store, 200, 3000, 11, date(2023, 1, 1), 3)
+    with closing(RatingsLedger(store)) as app:
+        staged = View(tmp_path / "staged.db")
+        staged.rebuild(read_entries(app))
+        flip_a_result(app, staged, 3)
+        staged.close()
+        full = View(tmp_path / "full.db")
+        full.rebuild(read_entries(app))
+        seen = {}
+        for chunk in (10**9, 1, 7):
+            monkeypatch.setattr(ratings_writer, "RATINGS_CHUNK", chunk)
+            path = tmp_path / f"chunk-{chunk}.db"
+            path.write_bytes(Path(staged.path).read_bytes())
+            view = View(path, checkpoint_every=0)
+            stats = view.catch_up(read_entries(app, view.last_position))
+            seen[chunk] = (view.digest(), stats.changes)
+            view.close()
+    (digest, changes), *others = seen.values()
+    assert digest == full.digest() and len(changes) > 7 * 3  # several chunks of 7
+    assert all(other == (digest, changes) for other in others)
+
+
 def flip_a_result(app: RatingsLedger, view: View, part: int) -> int:
     """The section `1/part` of the way through the model's (in rating order) corrected by the
     ratings office: its first decided game's result flipped. The model's sections, counted."""
