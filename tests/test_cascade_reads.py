@@ -201,14 +201,10 @@ def test_a_rebuild_keeps_the_history_item_index_while_it_loads_the_rows(
     view.close()
 
 
-@pytest.mark.patches
-def test_a_cascade_writing_its_rows_as_it_goes_keeps_the_model_and_record_of_one_write(
-    tmp_path, monkeypatch
-):
-    # Issue 33: "memory stays flat": a correction's cascade writes the rows it holds once it
-    # holds WRITE_EVERY of them, between two items, rather than all at its end; the model
-    # is the replay's, and the record of what it knew before (history_past) and the
-    # ratings rows' before → after are those of one write at the end.
+@pytest.fixture
+def corrected(tmp_path):
+    """A generated ledger, its model staged before a correction (a result a third of the way
+    through flipped), and the digest of the ledger's replay after it."""
     store = f"sqlite:///{tmp_path / 'ledger.db'}"
     generator().generate(store, 200, 3000, 11, date(2023, 1, 1), 3)
     with closing(RatingsLedger(store)) as app:
@@ -218,59 +214,65 @@ def test_a_cascade_writing_its_rows_as_it_goes_keeps_the_model_and_record_of_one
         staged.close()
         full = View(tmp_path / "full.db")
         full.rebuild(read_entries(app))
-        seen = {}
-        real = cascade._Rewrites.write
-        for every in (10**9, 1, 7):
-            writes = []
+        yield app, Path(staged.path), full.digest()
+        full.close()
 
-            def write(self, *args, writes=writes):
-                writes.append(self.held())
-                real(self, *args)
 
-            monkeypatch.setattr(cascade._Rewrites, "write", write)
-            monkeypatch.setattr(cascade, "WRITE_EVERY", every)
-            path = tmp_path / f"every-{every}.db"
-            path.write_bytes(Path(staged.path).read_bytes())
-            view = View(path, checkpoint_every=0)
-            stats = view.catch_up(read_entries(app, view.last_position))
-            past = view.db.execute(
-                "select * from history_past order by player, system, sort_key, known_until"
-            ).fetchall()
-            seen[every] = (view.digest(), past, stats.changes, stats.rows, len(writes))
-            view.close()
+def caught_up(app, staged, path):
+    """A copy of the staged model at `path`, caught up with the ledger: the view, its stats."""
+    path.write_bytes(staged.read_bytes())
+    view = View(path, checkpoint_every=0)
+    return view, view.catch_up(read_entries(app, view.last_position))
+
+
+@pytest.mark.patches
+def test_a_cascade_writing_its_rows_as_it_goes_keeps_the_model_and_record_of_one_write(
+    corrected, tmp_path, monkeypatch
+):
+    # Issue 33: "memory stays flat": a correction's cascade writes the rows it holds once it
+    # holds WRITE_EVERY of them, between two items, rather than all at its end; the model
+    # is the replay's, and the record of what it knew before (history_past) and the
+    # ratings rows' before → after are those of one write at the end.
+    app, staged, replayed = corrected
+    seen = {}
+    real = cascade._Rewrites.write
+    for every in (10**9, 1, 7):
+        writes = []
+
+        def write(self, *args, writes=writes):
+            writes.append(self.held())
+            real(self, *args)
+
+        monkeypatch.setattr(cascade._Rewrites, "write", write)
+        monkeypatch.setattr(cascade, "WRITE_EVERY", every)
+        view, stats = caught_up(app, staged, tmp_path / f"every-{every}.db")
+        past = view.db.execute(
+            "select * from history_past order by player, system, sort_key, known_until"
+        ).fetchall()
+        seen[every] = (view.digest(), past, stats.changes, stats.rows, len(writes))
+        view.close()
     (digest, past, changes, rows, once), *others = seen.values()
-    assert digest == full.digest() and past and changes and once == 1
+    assert digest == replayed and past and changes and once == 1
     for other in others:
         assert other[:4] == (digest, past, changes, rows)
         assert other[4] > 10  # written many times as the cascade went
 
 
 def test_a_catch_up_writing_its_ratings_rows_a_chunk_at_a_time_keeps_the_model_and_changes(
-    tmp_path, monkeypatch
+    corrected, tmp_path, monkeypatch
 ):
     # Issue 33: "memory stays flat": a catch-up compares and writes its ratings rows
     # RATINGS_CHUNK keys at a time, in key order, rather than all at once; the model is the
     # replay's, and the rows' before → after are those of one chunk.
-    store = f"sqlite:///{tmp_path / 'ledger.db'}"
-    generator().generate(store, 200, 3000, 11, date(2023, 1, 1), 3)
-    with closing(RatingsLedger(store)) as app:
-        staged = View(tmp_path / "staged.db")
-        staged.rebuild(read_entries(app))
-        flip_a_result(app, staged, 3)
-        staged.close()
-        full = View(tmp_path / "full.db")
-        full.rebuild(read_entries(app))
-        seen = {}
-        for chunk in (10**9, 1, 7):
-            monkeypatch.setattr(ratings_writer, "RATINGS_CHUNK", chunk)
-            path = tmp_path / f"chunk-{chunk}.db"
-            path.write_bytes(Path(staged.path).read_bytes())
-            view = View(path, checkpoint_every=0)
-            stats = view.catch_up(read_entries(app, view.last_position))
-            seen[chunk] = (view.digest(), stats.changes)
-            view.close()
+    app, staged, replayed = corrected
+    seen = {}
+    for chunk in (10**9, 1, 7):
+        monkeypatch.setattr(ratings_writer, "RATINGS_CHUNK", chunk)
+        view, stats = caught_up(app, staged, tmp_path / f"chunk-{chunk}.db")
+        seen[chunk] = (view.digest(), stats.changes)
+        view.close()
     (digest, changes), *others = seen.values()
-    assert digest == full.digest() and len(changes) > 7 * 3  # several chunks of 7
+    assert digest == replayed and len(changes) > 7 * 3  # several chunks of 7
     assert all(other == (digest, changes) for other in others)
 
 
